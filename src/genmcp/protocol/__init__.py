@@ -1,0 +1,1 @@
+"""MCP wire protocol: JSON-RPC envelopes, revisions, and per-revision shapes."""

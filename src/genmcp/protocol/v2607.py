@@ -1,0 +1,612 @@
+"""Builders for MCP 2026-07-28 wire shapes.
+
+This module owns the plain-dict shapes a tool author (and the Suite) puts on the wire for the
+2026-07-28 revision: content blocks, ``CallToolResult``, the nested input requests of multi
+round-trip requests (``elicitation/create``, ``sampling/createMessage``, ``roots/list``), the
+``input_required`` result, and the table of client capabilities those requests need.
+
+Every builder takes keyword arguments named in snake_case, drops the ones left unset (``None``),
+maps the rest to the camelCase wire keys (``meta`` becomes ``_meta``) and returns a fresh ``dict``
+that the caller owns. Nothing here does I/O: the module imports nothing from asyncio, from any
+web framework, or from the rest of genmcp.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+__all__ = [
+    "JSON",
+    "LOG_LEVELS",
+    "META_CLIENT_CAPABILITIES",
+    "META_CLIENT_INFO",
+    "META_LOG_LEVEL",
+    "META_PROTOCOL_VERSION",
+    "META_SERVER_INFO",
+    "META_SUBSCRIPTION_ID",
+    "PROTOCOL_VERSION",
+    "JSONObject",
+    "audio",
+    "call_tool_result",
+    "create_message_request",
+    "elicit_request",
+    "embedded_resource",
+    "image",
+    "input_required_result",
+    "list_roots_request",
+    "missing_capabilities",
+    "required_capabilities",
+    "resource_link",
+    "text",
+]
+
+JSON = Any
+"""Any JSON value: ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None``."""
+
+JSONObject = dict[str, Any]
+"""A JSON object as built by this module (a fresh ``dict`` with ``str`` keys)."""
+
+PROTOCOL_VERSION: Final = "2026-07-28"
+
+META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+
+LOG_LEVELS: Final[tuple[str, ...]] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+"""Logging levels in increasing severity (RFC 5424 order, least severe first)."""
+
+_ELICIT: Final = "elicitation/create"
+_SAMPLE: Final = "sampling/createMessage"
+_ROOTS: Final = "roots/list"
+
+# Capability features an input request can need; rendered into ClientCapabilities objects.
+_FORM: Final = "elicitation.form"
+_URL: Final = "elicitation.url"
+_SAMPLING: Final = "sampling"
+_SAMPLING_TOOLS: Final = "sampling.tools"
+_SAMPLING_CONTEXT: Final = "sampling.context"
+_ROOTS_CAP: Final = "roots"
+
+# includeContext values that need ``sampling.context`` (deprecated by SEP-2596).
+_CONTEXT_VALUES_NEEDING_CAP: Final = frozenset({"thisServer", "allServers"})
+
+
+def _put(target: JSONObject, key: str, value: Any) -> None:
+    """Set ``target[key]`` unless ``value`` is ``None`` (unset)."""
+    if value is not None:
+        target[key] = value
+
+
+def _copy_mapping(value: Mapping[str, Any] | None) -> JSONObject | None:
+    """Return a shallow ``dict`` copy of a mapping, keeping ``None`` as unset."""
+    return None if value is None else dict(value)
+
+
+def _block_extras(
+    block: JSONObject, annotations: Mapping[str, Any] | None, meta: Mapping[str, Any] | None
+) -> JSONObject:
+    """Add the ``annotations`` and ``_meta`` every content block may carry."""
+    _put(block, "annotations", _copy_mapping(annotations))
+    _put(block, "_meta", _copy_mapping(meta))
+    return block
+
+
+def _base64(data: bytes | str, field: str) -> str:
+    """Encode bytes as standard base64, or check that a ``str`` already is base64."""
+    if isinstance(data, str):
+        try:
+            base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError(
+                f"{field} is a str but not valid standard base64; pass bytes to have it encoded"
+            ) from exc
+        return data
+    if isinstance(data, bytes | bytearray | memoryview):
+        return base64.b64encode(data).decode("ascii")
+    raise TypeError(f"{field} must be bytes or a base64 str, not {type(data).__name__}")
+
+
+def _compact_json(value: Any) -> str:
+    """Serialize a JSON value compactly, keeping non-ASCII characters as they are."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+# --------------------------------------------------------------------------- content blocks
+
+
+def text(
+    text: str,
+    *,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a ``TextContent`` block.
+
+    Args:
+        text: The text.
+        annotations: Optional ``Annotations`` (``audience``, ``priority``, ``lastModified``).
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"type": "text", "text": ...}`` plus the optional keys that were given.
+    """
+    return _block_extras({"type": "text", "text": text}, annotations, meta)
+
+
+def image(
+    data: bytes | str,
+    mime_type: str,
+    *,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build an ``ImageContent`` block.
+
+    Args:
+        data: Raw image bytes (base64-encoded here) or a str that already is standard base64.
+        mime_type: The image MIME type, e.g. ``"image/png"``; sent as ``mimeType``.
+        annotations: Optional ``Annotations``.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"type": "image", "data": ..., "mimeType": ...}`` plus the optional keys given.
+
+    Raises:
+        ValueError: ``data`` is a str that is not valid base64.
+        TypeError: ``data`` is neither bytes nor str.
+    """
+    block = {"type": "image", "data": _base64(data, "image data"), "mimeType": mime_type}
+    return _block_extras(block, annotations, meta)
+
+
+def audio(
+    data: bytes | str,
+    mime_type: str,
+    *,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build an ``AudioContent`` block.
+
+    Args:
+        data: Raw audio bytes (base64-encoded here) or a str that already is standard base64.
+        mime_type: The audio MIME type, e.g. ``"audio/wav"``; sent as ``mimeType``.
+        annotations: Optional ``Annotations``.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"type": "audio", "data": ..., "mimeType": ...}`` plus the optional keys given.
+
+    Raises:
+        ValueError: ``data`` is a str that is not valid base64.
+        TypeError: ``data`` is neither bytes nor str.
+    """
+    block = {"type": "audio", "data": _base64(data, "audio data"), "mimeType": mime_type}
+    return _block_extras(block, annotations, meta)
+
+
+def resource_link(
+    uri: str,
+    name: str,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+    icons: Sequence[Mapping[str, Any]] | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a ``ResourceLink`` block (a resource the client may read later).
+
+    Args:
+        uri: The resource URI.
+        name: Programmatic name of the resource.
+        title: Optional human-readable title.
+        description: Optional description.
+        mime_type: Optional MIME type; sent as ``mimeType``.
+        size: Optional size of the raw content in bytes.
+        icons: Optional list of ``Icon`` objects (``src``, ``mimeType?``, ``sizes?``, ``theme?``).
+        annotations: Optional ``Annotations``.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"type": "resource_link", "uri": ..., "name": ...}`` plus the optional keys given.
+    """
+    block: JSONObject = {"type": "resource_link", "uri": uri, "name": name}
+    _put(block, "title", title)
+    _put(block, "description", description)
+    _put(block, "mimeType", mime_type)
+    _put(block, "size", size)
+    _put(block, "icons", None if icons is None else [dict(icon) for icon in icons])
+    return _block_extras(block, annotations, meta)
+
+
+def embedded_resource(
+    uri: str,
+    *,
+    text: str | None = None,
+    blob: bytes | str | None = None,
+    mime_type: str | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build an ``EmbeddedResource`` block carrying the resource contents inline.
+
+    Args:
+        uri: The resource URI.
+        text: The contents as text; give exactly one of ``text`` and ``blob``.
+        blob: The contents as bytes (base64-encoded here) or as a standard base64 str.
+        mime_type: Optional MIME type of the contents; sent as ``resource.mimeType``.
+        annotations: Optional ``Annotations`` of the block.
+        meta: Optional ``_meta`` of the block (not of the inner contents).
+
+    Returns:
+        ``{"type": "resource", "resource": {"uri": ..., "text" | "blob": ...}}`` plus the
+        optional keys given.
+
+    Raises:
+        ValueError: Both or neither of ``text`` and ``blob`` were given, or ``blob`` is a str
+            that is not valid base64.
+    """
+    if (text is None) == (blob is None):
+        raise ValueError("embedded_resource needs exactly one of text= or blob=")
+    contents: JSONObject = {"uri": uri}
+    _put(contents, "mimeType", mime_type)
+    if blob is not None:
+        contents["blob"] = _base64(blob, "resource blob")
+    else:
+        contents["text"] = text
+    return _block_extras({"type": "resource", "resource": contents}, annotations, meta)
+
+
+# --------------------------------------------------------------------------- results
+
+
+def call_tool_result(
+    *,
+    text: str | None = None,
+    error: str | None = None,
+    structured: JSON = None,
+    content: Iterable[Mapping[str, Any]] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a ``CallToolResult`` without ``resultType`` (the Suite adds it).
+
+    Content blocks come in this order: the ``error`` message, then ``text`` (or the JSON text
+    mirror of ``structured``), then the given ``content`` blocks.
+
+    Args:
+        text: A message for the model, as one text block.
+        error: A tool-level error the model should read: sets ``isError: true`` and adds the
+            message as the first text block. May be combined with ``text``.
+        structured: Any JSON value except ``None`` (``None`` means unset), sent as
+            ``structuredContent``. Unless ``text`` is given, it is also mirrored as a compact
+            JSON text block, as the spec recommends.
+        content: Further content blocks, appended in order.
+        meta: Optional ``_meta`` object of the result.
+
+    Returns:
+        ``{"content": [...]}`` (always present, possibly empty) plus ``structuredContent``,
+        ``isError`` (only when ``error`` was given) and ``_meta`` when set.
+
+    Raises:
+        ValueError: ``structured`` holds NaN or an infinity (not JSON).
+        TypeError: ``structured`` is not JSON-serializable.
+    """
+    blocks: list[JSONObject] = []
+    if error is not None:
+        blocks.append({"type": "text", "text": error})
+    if text is not None:
+        blocks.append({"type": "text", "text": text})
+    elif structured is not None:
+        blocks.append({"type": "text", "text": _compact_json(structured)})
+    if content is not None:
+        blocks.extend(dict(block) for block in content)
+    result: JSONObject = {"content": blocks}
+    _put(result, "structuredContent", structured)
+    if error is not None:
+        result["isError"] = True
+    _put(result, "_meta", _copy_mapping(meta))
+    return result
+
+
+def input_required_result(
+    input_requests: Mapping[str, Mapping[str, Any]] | None = None,
+    request_state: str | None = None,
+) -> JSONObject:
+    """Build an ``InputRequiredResult`` (``resultType: "input_required"``).
+
+    Args:
+        input_requests: Keys mapped to nested requests (built with :func:`elicit_request`,
+            :func:`create_message_request`, :func:`list_roots_request`, or given raw as
+            ``{"method": ..., "params": ...}``). An empty mapping counts as unset.
+        request_state: The (already sealed) state string the client echoes on the retry.
+
+    Returns:
+        ``{"resultType": "input_required", "inputRequests"?: ..., "requestState"?: ...}``.
+
+    Raises:
+        ValueError: Neither argument was given, or a request names an unknown method.
+        TypeError: ``request_state`` is not a str.
+    """
+    if not input_requests and request_state is None:
+        raise ValueError("input_required_result needs input_requests, request_state, or both")
+    if request_state is not None and not isinstance(request_state, str):
+        raise TypeError(f"request_state must be a str, not {type(request_state).__name__}")
+    result: JSONObject = {"resultType": "input_required"}
+    if input_requests:
+        _needed_features(input_requests)  # rejects unknown methods and malformed requests
+        result["inputRequests"] = {key: dict(request) for key, request in input_requests.items()}
+    _put(result, "requestState", request_state)
+    return result
+
+
+# --------------------------------------------------------------------------- input requests
+
+
+def elicit_request(
+    message: str, requested_schema: Mapping[str, Any] | None = None, *, url: str | None = None
+) -> JSONObject:
+    """Build a nested ``elicitation/create`` request.
+
+    Form mode (``requested_schema``) sends ``message`` and ``requestedSchema`` without a
+    ``mode`` key (form is the default); URL mode (``url``) sends ``mode: "url"``, ``message``
+    and ``url``. Never ask for secrets in form mode.
+
+    Args:
+        message: What the user is asked and why.
+        requested_schema: A flat object schema of primitive properties (form mode).
+        url: The page the user should visit (URL mode).
+
+    Returns:
+        ``{"method": "elicitation/create", "params": {...}}``.
+
+    Raises:
+        ValueError: Both or neither of ``requested_schema`` and ``url`` were given.
+    """
+    if (requested_schema is None) == (url is None):
+        raise ValueError("elicit_request needs exactly one of requested_schema or url=")
+    params: JSONObject
+    if url is not None:
+        params = {"mode": "url", "message": message, "url": url}
+    else:
+        params = {"message": message, "requestedSchema": dict(requested_schema or {})}
+    return {"method": _ELICIT, "params": params}
+
+
+def _sampling_message(message: str | Mapping[str, Any]) -> JSONObject:
+    """Turn a str into a user text message; copy a mapping as given."""
+    if isinstance(message, str):
+        return {"role": "user", "content": {"type": "text", "text": message}}
+    return dict(message)
+
+
+def create_message_request(
+    messages: str | Sequence[str | Mapping[str, Any]],
+    max_tokens: int,
+    *,
+    system_prompt: str | None = None,
+    model_preferences: Mapping[str, Any] | None = None,
+    temperature: float | None = None,
+    stop_sequences: Sequence[str] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    include_context: str | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: str | Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a nested ``sampling/createMessage`` request.
+
+    Args:
+        messages: ``SamplingMessage`` objects; a str item becomes a user text message, and a
+            bare str stands for a single such message.
+        max_tokens: Upper bound of tokens to sample (a positive int); sent as ``maxTokens``.
+        system_prompt: Optional system prompt.
+        model_preferences: Optional ``ModelPreferences``.
+        temperature: Optional sampling temperature.
+        stop_sequences: Optional stop sequences.
+        metadata: Optional provider-specific metadata object.
+        include_context: Optional ``"none"``, ``"thisServer"`` or ``"allServers"`` (the last
+            two are deprecated and need the client's ``sampling.context``).
+        tools: Optional tools the model may use (needs the client's ``sampling.tools``).
+        tool_choice: Optional ``ToolChoice``; a str is shorthand for ``{"mode": str}``.
+
+    Returns:
+        ``{"method": "sampling/createMessage", "params": {...}}``.
+
+    Raises:
+        ValueError: ``max_tokens`` is not a positive int.
+    """
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise ValueError(f"max_tokens must be a positive int, not {max_tokens!r}")
+    items = [messages] if isinstance(messages, str) else messages
+    params: JSONObject = {
+        "messages": [_sampling_message(item) for item in items],
+        "maxTokens": max_tokens,
+    }
+    _put(params, "systemPrompt", system_prompt)
+    _put(params, "modelPreferences", _copy_mapping(model_preferences))
+    _put(params, "temperature", temperature)
+    _put(params, "stopSequences", None if stop_sequences is None else list(stop_sequences))
+    _put(params, "metadata", _copy_mapping(metadata))
+    _put(params, "includeContext", include_context)
+    _put(params, "tools", None if tools is None else [dict(tool) for tool in tools])
+    if isinstance(tool_choice, str):
+        params["toolChoice"] = {"mode": tool_choice}
+    else:
+        _put(params, "toolChoice", _copy_mapping(tool_choice))
+    return {"method": _SAMPLE, "params": params}
+
+
+def list_roots_request() -> JSONObject:
+    """Build a nested ``roots/list`` request.
+
+    Returns:
+        ``{"method": "roots/list"}``.
+    """
+    return {"method": _ROOTS}
+
+
+# --------------------------------------------------------------------------- capabilities
+
+
+def _request_features(key: str, request: Any) -> set[str]:
+    """Return the capability features one nested request needs."""
+    if not isinstance(request, Mapping):
+        raise ValueError(f"input request {key!r} must be an object, not {type(request).__name__}")
+    method = request.get("method")
+    params = request.get("params")
+    if params is None:
+        params = {}
+    if not isinstance(params, Mapping):
+        raise ValueError(f"input request {key!r}: params must be an object")
+    if method == _ELICIT:
+        mode = params.get("mode", "form")
+        if mode == "form":
+            return {_FORM}
+        if mode == "url":
+            return {_URL}
+        raise ValueError(f"input request {key!r}: unknown elicitation mode {mode!r}")
+    if method == _SAMPLE:
+        features = {_SAMPLING}
+        if params.get("tools") is not None or params.get("toolChoice") is not None:
+            features.add(_SAMPLING_TOOLS)
+        if params.get("includeContext") in _CONTEXT_VALUES_NEEDING_CAP:
+            features.add(_SAMPLING_CONTEXT)
+        return features
+    if method == _ROOTS:
+        return {_ROOTS_CAP}
+    raise ValueError(
+        f"input request {key!r}: unknown method {method!r} "
+        f"(expected {_ELICIT!r}, {_SAMPLE!r} or {_ROOTS!r})"
+    )
+
+
+def _needed_features(input_requests: Mapping[str, Any]) -> set[str]:
+    """Return the union of the capability features the nested requests need."""
+    if not isinstance(input_requests, Mapping):
+        raise ValueError("input requests must be an object mapping keys to requests")
+    features: set[str] = set()
+    for key, request in input_requests.items():
+        features |= _request_features(str(key), request)
+    return features
+
+
+def _render(features: set[str], *, explicit_form: bool) -> JSONObject:
+    """Render capability features as a ``ClientCapabilities`` object.
+
+    Form elicitation is written as ``elicitation: {}`` (which means form only) unless
+    ``explicit_form`` asks for ``elicitation: {"form": {}}``.
+    """
+    caps: JSONObject = {}
+    if _FORM in features or _URL in features:
+        elicitation: JSONObject = {}
+        if _FORM in features and explicit_form:
+            elicitation["form"] = {}
+        if _URL in features:
+            elicitation["url"] = {}
+        caps["elicitation"] = elicitation
+    if features & {_SAMPLING, _SAMPLING_TOOLS, _SAMPLING_CONTEXT}:
+        sampling: JSONObject = {}
+        if _SAMPLING_CONTEXT in features:
+            sampling["context"] = {}
+        if _SAMPLING_TOOLS in features:
+            sampling["tools"] = {}
+        caps["sampling"] = sampling
+    if _ROOTS_CAP in features:
+        caps["roots"] = {}
+    return caps
+
+
+def required_capabilities(input_requests: Mapping[str, Mapping[str, Any]]) -> JSONObject:
+    """Return the ``ClientCapabilities`` object that the nested requests need, merged.
+
+    Form elicitation needs ``{"elicitation": {}}``, URL mode ``{"elicitation": {"url": {}}}``
+    (both: ``{"elicitation": {"form": {}, "url": {}}}``, since ``url`` alone does not declare
+    form); sampling needs ``{"sampling": {}}``, plus ``tools`` when ``tools`` or ``toolChoice``
+    is set and ``context`` for the deprecated ``includeContext`` values; ``roots/list`` needs
+    ``{"roots": {}}``.
+
+    Args:
+        input_requests: Keys mapped to nested requests ``{"method": ..., "params"?: ...}``.
+
+    Returns:
+        A ``ClientCapabilities`` object (``{}`` when there are no requests).
+
+    Raises:
+        ValueError: A request is not an object, or names an unknown method or elicitation mode.
+    """
+    features = _needed_features(input_requests)
+    return _render(features, explicit_form=_URL in features)
+
+
+def _sub(caps: Any, key: str) -> Mapping[str, Any] | None:
+    """Return ``caps[key]`` when both are objects, else ``None`` (not declared)."""
+    if not isinstance(caps, Mapping):
+        return None
+    value = caps.get(key)
+    return value if isinstance(value, Mapping) else None
+
+
+def _declared(feature: str, client_capabilities: Mapping[str, Any]) -> bool:
+    """Tell whether the client declared one capability feature."""
+    elicitation = _sub(client_capabilities, "elicitation")
+    sampling = _sub(client_capabilities, "sampling")
+    if feature == _FORM:
+        # ``elicitation: {}`` (no mode listed) means form only, for older clients.
+        return elicitation is not None and (
+            _sub(elicitation, "form") is not None or "url" not in elicitation
+        )
+    if feature == _URL:
+        return _sub(elicitation, "url") is not None
+    if feature == _SAMPLING:
+        return sampling is not None
+    if feature == _SAMPLING_TOOLS:
+        return _sub(sampling, "tools") is not None
+    if feature == _SAMPLING_CONTEXT:
+        return _sub(sampling, "context") is not None
+    return _sub(client_capabilities, "roots") is not None
+
+
+def missing_capabilities(
+    input_requests: Mapping[str, Mapping[str, Any]], client_capabilities: Mapping[str, Any]
+) -> JSONObject | None:
+    """Return the capabilities the nested requests need but the client did not declare.
+
+    ``elicitation: {}`` and ``elicitation: {"form": {}}`` declare form mode; URL mode needs
+    ``elicitation.url``; sampling with tools needs ``sampling.tools``. A capability value that
+    is not an object counts as not declared. When the client declared ``elicitation`` but not
+    form mode, the missing form mode is written as ``{"elicitation": {"form": {}}}``.
+
+    Args:
+        input_requests: Keys mapped to nested requests.
+        client_capabilities: The request's ``io.modelcontextprotocol/clientCapabilities``.
+
+    Returns:
+        A ``ClientCapabilities`` object fit for the -32021 error's ``requiredCapabilities``,
+        or ``None`` when everything needed was declared.
+
+    Raises:
+        ValueError: As for :func:`required_capabilities`.
+    """
+    missing = {f for f in _needed_features(input_requests) if not _declared(f, client_capabilities)}
+    if not missing:
+        return None
+    explicit_form = _URL in missing or _sub(client_capabilities, "elicitation") is not None
+    return _render(missing, explicit_form=explicit_form)

@@ -1,0 +1,314 @@
+"""Purpose-bound signed tokens: ``requestState``, cursors, session ids.
+
+A :class:`Sealer` turns a JSON value into a compact URL-safe string and back. The string is
+signed (HMAC-SHA256 through itsdangerous), timestamped, salted with a *purpose* so a token made
+for one use never verifies for another, and prefixed with ``v1.`` so the format can change.
+Tokens are signed, not encrypted: anyone holding one can read its payload, so never put secrets
+in it. To bind a token to a call, put :func:`digest` of (tool, arguments, principal) in the
+payload and compare it on the way back.
+
+Several keys can be configured for rotation: the first one signs, all of them verify. This
+module imports nothing from the rest of genmcp.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import secrets
+import time
+from collections.abc import Sequence
+from typing import Any, Final, Literal
+
+from itsdangerous import BadData, BadSignature, URLSafeTimedSerializer
+
+__all__ = [
+    "CLOCK_SKEW_S",
+    "MAX_TOKEN_CHARS",
+    "MIN_KEY_BYTES",
+    "TOKEN_PREFIX",
+    "SealError",
+    "Sealer",
+    "WeakKeyError",
+    "digest",
+]
+
+MIN_KEY_BYTES: Final = 32
+"""Shortest accepted secret key, in bytes (a str key is measured as UTF-8)."""
+
+MAX_TOKEN_CHARS: Final = 16384
+"""Longest token :meth:`Sealer.seal` produces and :meth:`Sealer.unseal` reads."""
+
+TOKEN_PREFIX: Final = "v1."
+"""Version prefix of every token."""
+
+CLOCK_SKEW_S: Final = 60.0
+"""How far in the future a token's timestamp may lie (clocks of other processes)."""
+
+SealReason = Literal["malformed", "tampered", "expired"]
+
+_KEY_FIX: Final = (
+    "export GENMCP_SECRET_KEY=\"$(python -c 'import secrets; print(secrets.token_urlsafe(48))')\""
+)
+# Everything after the prefix: [.]payload.timestamp.signature in URL-safe base64 ('.' marks zlib).
+_TOKEN_BODY: Final = re.compile(r"\.?[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+_SALT_PREFIX: Final = "genmcp.sealing.v1:"
+
+logger = logging.getLogger("genmcp")
+
+
+class SealError(Exception):
+    """A token failed to unseal.
+
+    Attributes:
+        reason: ``"malformed"`` (not a token of ours at all), ``"tampered"`` (bad signature,
+            unknown key or another purpose) or ``"expired"`` (older than the max age).
+    """
+
+    reason: SealReason
+
+    def __init__(self, reason: SealReason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class WeakKeyError(ValueError):
+    """A secret key is too short to sign tokens safely."""
+
+
+def _key_bytes(key: str | bytes) -> bytes:
+    """Return a key as bytes, refusing weak or wrongly typed keys."""
+    if isinstance(key, str):
+        # surrogateescape gives back the raw bytes of an undecodable environment variable.
+        raw = key.encode("utf-8", "surrogateescape")
+    elif isinstance(key, bytes):
+        raw = key
+    else:
+        raise TypeError(f"a secret key must be str or bytes, not {type(key).__name__}")
+    if len(raw) < MIN_KEY_BYTES:
+        raise WeakKeyError(
+            f"secret key is {len(raw)} bytes long; genmcp needs at least {MIN_KEY_BYTES} random "
+            f"bytes to sign tokens. Generate one and set it, e.g.: {_KEY_FIX}"
+        )
+    return raw
+
+
+def _check_max_age(max_age_s: float) -> float:
+    """Return ``max_age_s`` as a float, refusing negative or non-finite values."""
+    value = float(max_age_s)
+    if not 0.0 <= value < float("inf"):
+        raise ValueError(f"max_age_s must be a finite number >= 0, not {max_age_s!r}")
+    return value
+
+
+def _check_purpose(purpose: str) -> str:
+    """Return ``purpose``, refusing anything but a non-empty str."""
+    if not isinstance(purpose, str) or not purpose:
+        raise ValueError(f"purpose must be a non-empty str, not {purpose!r}")
+    return purpose
+
+
+class Sealer:
+    """Seals JSON payloads into signed, timestamped, purpose-bound tokens.
+
+    Attributes:
+        max_age_s: Default age limit of :meth:`unseal`, in seconds (timestamps have one-second
+            resolution).
+        ephemeral: True when the key was generated at random for this process (see
+            :meth:`from_config`).
+    """
+
+    max_age_s: float
+    ephemeral: bool
+
+    def __init__(self, secret_keys: Sequence[str | bytes], *, max_age_s: float = 1200.0) -> None:
+        """Create a sealer.
+
+        Args:
+            secret_keys: The keys, current first: the first one signs, every one verifies.
+                Each must be at least :data:`MIN_KEY_BYTES` bytes.
+            max_age_s: Default age limit of :meth:`unseal`, in seconds.
+
+        Raises:
+            ValueError: No keys were given, or ``max_age_s`` is negative.
+            WeakKeyError: A key is shorter than :data:`MIN_KEY_BYTES` bytes.
+            TypeError: A key is neither str nor bytes, or ``secret_keys`` is a single key.
+        """
+        if isinstance(secret_keys, str | bytes):
+            raise TypeError("secret_keys must be a sequence of keys; wrap a single key in a list")
+        keys = [_key_bytes(key) for key in secret_keys]
+        if not keys:
+            raise ValueError("Sealer needs at least one secret key")
+        self.max_age_s = _check_max_age(max_age_s)
+        self.ephemeral = False
+        # itsdangerous signs with the LAST key and verifies with all of them.
+        self._serializer = URLSafeTimedSerializer(
+            list(reversed(keys)),
+            serializer_kwargs={"allow_nan": False, "ensure_ascii": True},
+            signer_kwargs={"key_derivation": "hmac", "digest_method": hashlib.sha256},
+        )
+
+    def __repr__(self) -> str:
+        return f"Sealer(max_age_s={self.max_age_s!r}, ephemeral={self.ephemeral!r})"
+
+    @classmethod
+    def from_config(
+        cls,
+        secret_key: str | bytes | Sequence[str | bytes] | None = None,
+        *,
+        env: str = "GENMCP_SECRET_KEY",
+        max_age_s: float = 1200.0,
+    ) -> Sealer:
+        """Create a sealer from explicit keys, the environment, or a random per-process key.
+
+        Args:
+            secret_key: One key or a list of keys (current first). Wins when given.
+            env: Environment variable read otherwise: one key, or a comma-separated list
+                (current first) for rotation.
+            max_age_s: Default age limit of :meth:`unseal`, in seconds.
+
+        Returns:
+            A :class:`Sealer`. Without any configured key it signs with a random key and has
+            ``ephemeral`` set, and a warning is logged on the ``genmcp`` logger: its tokens do
+            not survive a restart and do not verify in other processes.
+
+        Raises:
+            ValueError: An explicit empty list of keys was given.
+            WeakKeyError: A configured key is too short.
+        """
+        if secret_key is not None:
+            if isinstance(secret_key, str | bytes):
+                return cls([secret_key], max_age_s=max_age_s)
+            return cls(secret_key, max_age_s=max_age_s)
+        configured = [key.strip() for key in os.environ.get(env, "").split(",")]
+        keys = [key for key in configured if key]
+        if keys:
+            return cls(keys, max_age_s=max_age_s)
+        logger.warning(
+            "%s is not set: genmcp signs tokens (requestState, cursors, session ids) with a "
+            "random key made for this process only. Tokens will not survive a restart and will "
+            "not verify in other processes or workers. Set a key shared by all processes, "
+            "e.g.: %s",
+            env,
+            _KEY_FIX.replace("GENMCP_SECRET_KEY", env, 1),
+        )
+        sealer = cls([secrets.token_bytes(MIN_KEY_BYTES)], max_age_s=max_age_s)
+        sealer.ephemeral = True
+        return sealer
+
+    def seal(self, purpose: str, payload: Any) -> str:
+        """Sign a JSON payload for one purpose.
+
+        Args:
+            purpose: What the token is for, e.g. ``"requestState"``; only :meth:`unseal` with
+                the same purpose accepts it.
+            payload: Any JSON value. It is readable by whoever holds the token: no secrets.
+
+        Returns:
+            The token: ``v1.`` followed by URL-safe base64 parts separated by dots.
+
+        Raises:
+            ValueError: The purpose is empty, the payload holds NaN or an infinity, or the
+                token would exceed :data:`MAX_TOKEN_CHARS` characters.
+            TypeError: The payload is not JSON-serializable.
+        """
+        salt = _SALT_PREFIX + _check_purpose(purpose)
+        token = TOKEN_PREFIX + self._serializer.dumps(payload, salt=salt)
+        if len(token) > MAX_TOKEN_CHARS:
+            raise ValueError(
+                f"sealed {purpose!r} token is {len(token)} characters, over the limit of "
+                f"{MAX_TOKEN_CHARS}; keep the payload small (store bulk data elsewhere and seal "
+                "a handle to it)"
+            )
+        return token
+
+    def unseal(self, purpose: str, token: str, *, max_age_s: float | None = None) -> Any:
+        """Verify a token made by :meth:`seal` for ``purpose`` and return its payload.
+
+        Args:
+            purpose: The purpose the token must have been sealed for.
+            token: The token, untrusted.
+            max_age_s: Age limit in seconds; defaults to the sealer's ``max_age_s``.
+
+        Returns:
+            The payload.
+
+        Raises:
+            SealError: ``reason`` is ``"malformed"`` for anything that is not a well-formed
+                token (wrong type, prefix or characters, too long, undecodable payload),
+                ``"tampered"`` for a bad signature, an unknown key or another purpose, and
+                ``"expired"`` for a token older than the age limit (or dated more than
+                :data:`CLOCK_SKEW_S` seconds in the future).
+            ValueError: ``purpose`` is empty or ``max_age_s`` is negative.
+        """
+        salt = _SALT_PREFIX + _check_purpose(purpose)
+        limit = self.max_age_s if max_age_s is None else _check_max_age(max_age_s)
+        body = self._token_body(purpose, token)
+        try:
+            payload, signed_at = self._serializer.loads(body, salt=salt, return_timestamp=True)
+        except BadSignature as exc:
+            raise SealError(
+                "tampered",
+                f"{purpose!r} token has an invalid signature: it was altered, signed with an "
+                "unknown key, or made for another purpose",
+            ) from exc
+        except BadData as exc:
+            raise SealError("malformed", f"{purpose!r} token payload cannot be decoded") from exc
+        age = int(time.time()) - int(signed_at.timestamp())
+        if age > limit:
+            raise SealError(
+                "expired", f"{purpose!r} token expired: it is {age} s old, the limit is {limit:g} s"
+            )
+        if age < -CLOCK_SKEW_S:
+            raise SealError(
+                "expired",
+                f"{purpose!r} token is dated {-age} s in the future; check the clocks of the "
+                "processes sharing the key",
+            )
+        return payload
+
+    @staticmethod
+    def _token_body(purpose: str, token: object) -> str:
+        """Return the part after the prefix, or raise a ``malformed`` :class:`SealError`."""
+        if not isinstance(token, str):
+            raise SealError(
+                "malformed", f"{purpose!r} token must be a string, not {type(token).__name__}"
+            )
+        if len(token) > MAX_TOKEN_CHARS:
+            raise SealError(
+                "malformed",
+                f"{purpose!r} token is {len(token)} characters, over the limit of "
+                f"{MAX_TOKEN_CHARS}",
+            )
+        if not token.startswith(TOKEN_PREFIX):
+            raise SealError("malformed", f"{purpose!r} token does not start with {TOKEN_PREFIX!r}")
+        body = token[len(TOKEN_PREFIX) :]
+        if _TOKEN_BODY.fullmatch(body) is None:
+            raise SealError("malformed", f"{purpose!r} token is not in the sealed token format")
+        return body
+
+
+def digest(*parts: Any) -> str:
+    """Return the SHA-256 hex digest of the canonical JSON of ``parts``.
+
+    Canonical JSON: keys sorted, no whitespace, non-ASCII kept as UTF-8. Used to bind a token
+    to what it was made for, e.g. ``digest(tool_name, arguments, principal)``.
+
+    Args:
+        *parts: JSON values (dict keys must be str).
+
+    Returns:
+        64 lowercase hex characters.
+
+    Raises:
+        TypeError: A part is not JSON-serializable.
+        ValueError: A part holds NaN or an infinity.
+    """
+    canonical = json.dumps(
+        list(parts), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+    # surrogatepass: lone surrogates (legal in JSON strings) must not crash the hash.
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
