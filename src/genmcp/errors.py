@@ -1,0 +1,145 @@
+"""Every protocol failure genmcp can answer with, in one table.
+
+Each failure has a *reason* (a stable slug). ``REASONS`` maps the reason to
+the HTTP status, JSON-RPC code and default message taken from the MCP
+2026-07-28 specification (and its legacy session mode). Layers raise
+``MCPError(reason, ...)``; only transports turn it into bytes.
+
+The exception tree::
+
+    MCPError                 a protocol error with reason, code, status, data
+    CallbackReturnError      a tool hook returned something undocumented (server bug)
+
+Imports nothing from the rest of genmcp.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "REASONS",
+    "CallbackReturnError",
+    "MCPError",
+    "WireError",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+HEADER_MISMATCH = -32020
+MISSING_CAPABILITY = -32021
+UNSUPPORTED_VERSION = -32022
+LEGACY_RESOURCE_NOT_FOUND = -32002
+
+
+@dataclass(frozen=True, slots=True)
+class WireError:
+    """How one reason looks on the wire: HTTP status, JSON-RPC code, message."""
+
+    status: int
+    code: int
+    message: str
+    client_fault: bool = True
+
+
+REASONS: dict[str, WireError] = {
+    # JSON-RPC envelope
+    "parse_error": WireError(400, PARSE_ERROR, "Parse error: the body is not valid JSON"),
+    "invalid_request": WireError(400, INVALID_REQUEST, "Invalid Request"),
+    "batch_rejected": WireError(
+        400, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported"
+    ),
+    "method_not_found": WireError(404, METHOD_NOT_FOUND, "Method not found"),
+    "invalid_params": WireError(200, INVALID_PARAMS, "Invalid params"),
+    "internal_error": WireError(200, INTERNAL_ERROR, "Internal error", client_fault=False),
+    # 2026-07-28 request rules
+    "missing_meta": WireError(400, INVALID_PARAMS, "Invalid params: missing required _meta key"),
+    "invalid_meta": WireError(400, INVALID_PARAMS, "Invalid params: malformed _meta"),
+    "header_mismatch": WireError(400, HEADER_MISMATCH, "Header mismatch"),
+    "missing_capability": WireError(400, MISSING_CAPABILITY, "Missing required client capability"),
+    "unsupported_version": WireError(400, UNSUPPORTED_VERSION, "Unsupported protocol version"),
+    # method-level client errors
+    "unknown_tool": WireError(200, INVALID_PARAMS, "Unknown tool"),
+    "bad_cursor": WireError(200, INVALID_PARAMS, "Invalid cursor"),
+    "bad_log_level": WireError(200, INVALID_PARAMS, "Invalid log level"),
+    "bad_request_state": WireError(200, INVALID_PARAMS, "Invalid requestState"),
+    "bad_input_responses": WireError(200, INVALID_PARAMS, "Invalid inputResponses"),
+    "resource_not_found": WireError(200, INVALID_PARAMS, "Resource not found"),
+    "unknown_prompt": WireError(200, INVALID_PARAMS, "Unknown prompt"),
+    # HTTP transport
+    "forbidden_origin": WireError(403, INVALID_REQUEST, "Forbidden: Origin not allowed"),
+    "forbidden_host": WireError(403, INVALID_REQUEST, "Forbidden: Host not allowed"),
+    "body_too_large": WireError(413, INVALID_REQUEST, "Request body too large"),
+    "method_not_allowed": WireError(405, INVALID_REQUEST, "Method not allowed"),
+    "unsupported_media_type": WireError(
+        415, INVALID_REQUEST, "Unsupported Media Type: send application/json"
+    ),
+    # legacy session mode
+    "session_required": WireError(400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id required"),
+    "session_not_found": WireError(404, INVALID_REQUEST, "Session not found"),
+    "not_initialized": WireError(400, INVALID_REQUEST, "Bad Request: session not initialized"),
+    "legacy_resource_not_found": WireError(200, LEGACY_RESOURCE_NOT_FOUND, "Resource not found"),
+}
+
+
+class MCPError(Exception):
+    """Raised for any failure that is answered with a JSON-RPC error.
+
+    Args:
+        reason: a key of ``REASONS``; fixes the HTTP status and JSON-RPC code.
+        message: the message sent to the client (defaults to the table's).
+        data: the JSON-RPC ``error.data`` member, if any.
+        code: override the JSON-RPC code (for tool-chosen ``Error`` outcomes).
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        message: str | None = None,
+        data: Any = None,
+        *,
+        code: int | None = None,
+    ) -> None:
+        wire = REASONS[reason]
+        self.reason = reason
+        self.message = message or wire.message
+        self.data = data
+        self.code = wire.code if code is None else code
+        self.status = wire.status
+        self.client_fault = wire.client_fault
+        super().__init__(self.message)
+
+    def to_error(self) -> dict[str, Any]:
+        """The JSON-RPC ``error`` member for this failure."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    def __repr__(self) -> str:
+        return (
+            f"MCPError({self.reason!r}, {self.message!r}, code={self.code}, status={self.status})"
+        )
+
+
+class CallbackReturnError(TypeError):
+    """Raised when a tool hook returns a value its contract does not allow.
+
+    genmcp never guesses what an undocumented return meant: this names the
+    tool, the hook and the value so the bug is found at once.
+    """
+
+    def __init__(self, tool: str, callback: str, value: Any, expected: str) -> None:
+        self.tool = tool
+        self.callback = callback
+        self.value = value
+        super().__init__(f"tool {tool!r}: {callback}() returned {value!r}; expected {expected}")

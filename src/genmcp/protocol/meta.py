@@ -1,0 +1,89 @@
+"""The request ``_meta`` of MCP 2026-07-28: presence, types and the version served.
+
+Split in two steps so the HTTP transport can put its header checks between
+them, in the order the spec digest (§5.5) gives: ``request_version`` (missing
+``_meta`` or version: -32602; version not served: -32022), then
+``check_meta`` (client capabilities, log level, progress token: -32602).
+
+Pure: no I/O; imports only genmcp's errors and versions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from genmcp.errors import MCPError
+from genmcp.protocol.versions import MODERN_VERSIONS
+
+__all__ = [
+    "META_CLIENT_CAPABILITIES",
+    "META_CLIENT_INFO",
+    "META_LOG_LEVEL",
+    "META_PROTOCOL_VERSION",
+    "META_SERVER_INFO",
+    "META_SUBSCRIPTION_ID",
+    "check_meta",
+    "meta_of",
+    "request_version",
+]
+
+META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+LOG_LEVELS: Final = frozenset(
+    ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+)
+
+
+def meta_of(params: dict[str, Any]) -> dict[str, Any]:
+    """The request's ``params._meta`` object, or the missing-``_meta`` error."""
+    meta = params.get("_meta")
+    if meta is None:
+        raise MCPError("missing_meta", "Invalid params: params._meta is required")
+    if not isinstance(meta, dict):
+        raise MCPError("invalid_meta", "Invalid params: params._meta must be an object")
+    return meta
+
+
+def request_version(meta: dict[str, Any], served: tuple[str, ...] = MODERN_VERSIONS) -> str:
+    """The protocol version the request names, checked against the ``served`` ones."""
+    version = meta.get(META_PROTOCOL_VERSION)
+    if version is None:
+        raise MCPError(
+            "missing_meta", f"Invalid params: _meta[{META_PROTOCOL_VERSION!r}] is required"
+        )
+    if not isinstance(version, str) or version not in served:
+        raise MCPError(
+            "unsupported_version",
+            f"Unsupported protocol version: {version!r}",
+            {"supported": list(served), "requested": version},
+        )
+    return version
+
+
+def check_meta(meta: dict[str, Any]) -> None:
+    """Check the other ``_meta`` keys the spec defines (types and allowed values)."""
+    caps = meta.get(META_CLIENT_CAPABILITIES)
+    if caps is None:
+        raise MCPError(
+            "missing_meta", f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] is required"
+        )
+    if not isinstance(caps, dict):
+        raise MCPError(
+            "invalid_meta", f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] must be an object"
+        )
+    level = meta.get(META_LOG_LEVEL)
+    if level is not None and level not in LOG_LEVELS:
+        raise MCPError(
+            "bad_log_level",
+            f"Invalid params: _meta[{META_LOG_LEVEL!r}] must be one of "
+            + ", ".join(sorted(LOG_LEVELS)),
+        )
+    token = meta.get("progressToken")
+    if token is not None and (isinstance(token, bool) or not isinstance(token, str | int)):
+        raise MCPError(
+            "invalid_meta", "Invalid params: _meta.progressToken must be a string or an integer"
+        )

@@ -1,0 +1,231 @@
+"""The Tool behaviour: a class with GenMCP's callbacks as hooks, and its outcomes.
+
+A tool is a subclass of ``Tool`` configured with class keyword options
+(``name=``, ``description=``, ``input_schema=`` ...). The options feed the
+default hooks, so most tools implement only ``call``. Every hook receives the
+provider argument ``arg`` last: ``tools=[(MyTool, arg)]`` (a bare class means
+``arg=None``). One instance serves all calls of one provider; per-call state
+lives only in ``Stream`` state.
+
+Outcomes of ``call`` and ``handle_message`` are the small frozen types
+``Result``, ``Stream``, ``Error`` and ``InputRequired``; anything else raises
+``CallbackReturnError``.
+
+Imports asyncio-free modules only (schema, errors); never a web framework.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from genmcp.errors import INTERNAL_ERROR
+from genmcp.schema import InvalidArguments, SchemaLike, compile_schema
+
+if TYPE_CHECKING:
+    from genmcp.channel import Channel
+
+__all__ = [
+    "CacheControl",
+    "Error",
+    "InputRequired",
+    "InvalidArguments",
+    "Outcome",
+    "Result",
+    "Stream",
+    "Tool",
+    "ToolRequest",
+]
+
+CacheControl = tuple[Literal["public", "private"], int]
+"""``("public" | "private", ttl_ms)``: how long clients may cache a listing."""
+
+NO_ARGUMENTS_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": False}
+INFO_KEYS = ("name", "title", "description", "annotations", "_meta")
+_OPTION_KEYS = (
+    "name",
+    "title",
+    "description",
+    "annotations",
+    "meta",
+    "input_schema",
+    "output_schema",
+    "cache_control",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRequest:
+    """What a tool's hooks receive for one ``tools/call``.
+
+    Attributes:
+        name: the tool name the client called.
+        arguments: the arguments: a dict, or a pydantic model instance when the
+            tool's input schema is a model class.
+        meta: the request's ``_meta`` (protocol version, client capabilities ...).
+        input_responses: the client's answers on a multi round-trip retry, else None.
+        request_state: the verified state from ``InputRequired(..., state)``, else None.
+    """
+
+    name: str
+    arguments: Any
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    input_responses: dict[str, Any] | None = None
+    request_state: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """Finish the call with a ``CallToolResult`` (build it with ``call_tool_result``)."""
+
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """Keep the call open: mailbox messages go to ``handle_message`` with this state."""
+
+    state: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """Finish the call with a JSON-RPC error (a protocol failure, not a tool error).
+
+    A failure the model should read is a result instead:
+    ``Result(call_tool_result(error="..."))``.
+    """
+
+    message: str
+    code: int = INTERNAL_ERROR
+    data: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class InputRequired:
+    """Ask the client for input and come back with the answers (multi round-trip).
+
+    Attributes:
+        requests: key -> nested request (``elicit_request(...)``,
+            ``create_message_request(...)``, ``list_roots_request()`` or the
+            spec's raw ``{"method": ..., "params": ...}`` shape).
+        state: JSON-able state, sealed into ``requestState`` and handed back as
+            ``request.request_state`` on the retry. Signed, not encrypted: no secrets.
+    """
+
+    requests: Mapping[str, Mapping[str, Any]]
+    state: Any = None
+
+
+Outcome = Result | Stream | Error | InputRequired
+
+
+class Tool:
+    """Base class of every tool; subclass it with keyword options.
+
+    Example::
+
+        class Add(Tool, name="add", description="Adds two numbers.",
+                  input_schema={"type": "object", "properties": {
+                      "a": {"type": "number"}, "b": {"type": "number"}},
+                      "required": ["a", "b"]}):
+            async def call(self, request, channel, arg):
+                a, b = request.arguments["a"], request.arguments["b"]
+                return Result(call_tool_result(text=str(a + b)))
+
+    ``call`` may be a plain ``def``; it then runs in a worker thread.
+    """
+
+    _genmcp_options: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls, **options: Any) -> None:
+        unknown = sorted(set(options) - set(_OPTION_KEYS))
+        if unknown:
+            raise TypeError(
+                f"{cls.__qualname__}: unknown Tool option(s) {', '.join(unknown)}; "
+                f"known options: {', '.join(_OPTION_KEYS)}"
+            )
+        super().__init_subclass__()
+        cls._genmcp_options = {**cls._genmcp_options, **options}
+
+    # -- metadata hooks ---------------------------------------------------------
+
+    def info(self, key: str, arg: Any) -> Any:
+        """Return the metadata ``key`` (name, title, description, annotations, _meta).
+
+        Called once per provider when the Suite is built.
+        """
+        option = "meta" if key == "_meta" else key
+        return self._genmcp_options.get(option)
+
+    def input_schema(self, arg: Any) -> SchemaLike:
+        """Return the input JSON Schema (a dict) or a pydantic model class.
+
+        Called once per provider when the Suite is built. Defaults to the
+        ``input_schema=`` option, else a schema that accepts no arguments.
+        """
+        schema: SchemaLike | None = self._genmcp_options.get("input_schema")
+        return NO_ARGUMENTS_SCHEMA if schema is None else schema
+
+    def output_schema(self, arg: Any) -> SchemaLike | None:
+        """Return the output JSON Schema (or model class) the structured result follows."""
+        schema: SchemaLike | None = self._genmcp_options.get("output_schema")
+        return schema
+
+    def cache_control(self, arg: Any) -> CacheControl:
+        """Return how long ``tools/list`` may be cached: ``("public"|"private", ttl_ms)``."""
+        option: CacheControl | None = self._genmcp_options.get("cache_control")
+        return ("private", 0) if option is None else option
+
+    # -- call hooks ---------------------------------------------------------------
+
+    def validate_request(self, request: ToolRequest, arg: Any) -> ToolRequest:
+        """Check the arguments before ``call``; return the request to call with.
+
+        The generated version validates against ``input_schema`` (a pydantic
+        model class casts the arguments into an instance) and raises
+        ``InvalidArguments``, which the client receives as an ``isError``
+        result. Define your own to replace it; the schema then only describes.
+        """
+        validator = self.__dict__.get("_genmcp_validator")
+        if validator is None:  # the Suite prepares it at build time; this covers direct use
+            validator = compile_schema(self.input_schema(arg), owner=type(self).__qualname__)
+            self.__dict__["_genmcp_validator"] = validator
+        return _with_arguments(request, validator.validate(request.arguments))
+
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Outcome:
+        """Handle one ``tools/call``. Must be overridden.
+
+        Return ``Result`` to answer, ``Stream(state)`` to wait for mailbox
+        messages, ``InputRequired`` to ask the client for input, ``Error`` for a
+        protocol error. Raising an exception answers -32603 and logs it.
+        """
+        raise TypeError(f"{type(self).__qualname__} must implement call()")
+
+    async def handle_message(self, message: Any, channel: Channel, state: Any, arg: Any) -> Outcome:
+        """Handle one mailbox message while streaming; return the next outcome.
+
+        Called one message at a time after ``call`` (or a previous
+        ``handle_message``) returned ``Stream(state)``.
+        """
+        raise TypeError(
+            f"{type(self).__qualname__} returned Stream but does not implement handle_message()"
+        )
+
+    async def handle_close(self, channel: Channel, state: Any, arg: Any) -> None:
+        """Called once when the client goes away while the call is streaming."""
+
+
+def _with_arguments(request: ToolRequest, arguments: Any) -> ToolRequest:
+    if arguments is request.arguments:
+        return request
+    return ToolRequest(
+        request.name, arguments, request.meta, request.input_responses, request.request_state
+    )
+
+
+def is_async_hook(tool: Tool, hook: str) -> bool:
+    """True when the tool's ``hook`` is a coroutine function (else it runs in a thread)."""
+    return inspect.iscoroutinefunction(getattr(tool, hook))

@@ -1,0 +1,1 @@
+"""Transports: how a Suite reaches clients (Streamable HTTP via FastAPI, stdio)."""

@@ -1,0 +1,344 @@
+"""``mcp_router(...)``: MCP Streamable HTTP as a FastAPI ``APIRouter``.
+
+``app.include_router(mcp_router(...), prefix="/mcp")`` serves MCP at ``/mcp``.
+Without auth or dependencies the endpoint is a raw ASGI route inside the
+router, so FastAPI's per-endpoint machinery costs nothing; with them it is an
+ordinary API route whose auth dependency's return value becomes
+``channel.assigns``.
+
+A call that answers before it streams anything gets plain JSON; the first
+notification or ``channel.start_stream()`` switches the response to SSE
+(sse-starlette) with keepalive comments. A client that goes away disconnects
+the worker (cancel, or ``handle_close`` while streaming).
+
+The only module that imports Starlette and FastAPI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from fastapi import APIRouter, Depends, HTTPException, params
+from sse_starlette import EventSourceResponse
+from starlette.requests import Request as HTTPRequest
+from starlette.responses import Response as HTTPResponse
+from starlette.routing import Route
+from starlette.types import Message, Receive, Scope, Send
+
+from genmcp.channel import FINAL, MESSAGE, Event
+from genmcp.errors import MCPError
+from genmcp.protocol.jsonrpc import (
+    EnvelopeError,
+    Notification,
+    Request,
+    encode,
+    error_response,
+    parse,
+)
+from genmcp.suite import Suite, ToolProvider
+from genmcp.transports.http import LOCAL_HOSTS, MAX_BODY_BYTES, guard, modern_preflight
+from genmcp.worker import Worker
+
+__all__ = ["MCPEndpoint", "MCPRouter", "mcp_router"]
+
+JSON_HEADERS: Final = [(b"content-type", b"application/json")]
+SSE_HEADERS: Final = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
+
+
+class MCPRouter(APIRouter):
+    """An ``APIRouter`` serving MCP; ``router.suite`` is the Suite behind it."""
+
+    suite: Suite
+    endpoint: MCPEndpoint
+
+
+class MCPEndpoint:
+    """The ASGI endpoint serving one Suite over Streamable HTTP."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        *,
+        allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
+        allowed_origins: Iterable[str] | None = None,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        keepalive_s: float = 15.0,
+    ) -> None:
+        self.suite = suite
+        self.allowed_hosts = None if allowed_hosts is None else tuple(allowed_hosts)
+        self.allowed_origins = None if allowed_origins is None else tuple(allowed_origins)
+        self.max_body_bytes = max_body_bytes
+        self.keepalive_s = keepalive_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.serve(scope, receive, send, {}, guarded=False)
+
+    def check_guard(self, headers: Mapping[str, str]) -> MCPError | None:
+        """Origin and Host checks (before the body is read and before auth)."""
+        return guard(headers, self.allowed_hosts, self.allowed_origins)
+
+    async def serve(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        assigns: Mapping[str, Any],
+        *,
+        guarded: bool,
+    ) -> None:
+        """Answer one HTTP request with ``assigns`` from auth."""
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        problem = None if guarded else self.check_guard(headers)
+        if problem is None and scope["method"] != "POST":
+            problem = MCPError("method_not_allowed", f"Method not allowed: {scope['method']}")
+        if problem is None:
+            problem = _content_type_problem(headers)
+        if problem is not None:
+            await _send_json(send, error_response(None, problem), problem.status)
+            return
+        body = await _read_body(receive, headers, self.max_body_bytes)
+        if body is None:
+            failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
+            await _send_json(send, error_response(None, failure), failure.status)
+            return
+        await self._dispatch(body, headers, scope, receive, send, assigns)
+
+    async def _dispatch(
+        self,
+        body: bytes,
+        headers: dict[str, str],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        assigns: Mapping[str, Any],
+    ) -> None:
+        try:
+            message = parse(body)
+        except EnvelopeError as exc:
+            await _send_json(send, error_response(exc.request_id, exc), exc.status)
+            return
+        if isinstance(message, Notification):
+            await _send_empty(send, 202)
+            return
+        if not isinstance(message, Request):
+            failure = MCPError(
+                "invalid_request", "Invalid Request: responses are not accepted here"
+            )
+            await _send_json(send, error_response(message.id, failure), failure.status)
+            return
+        try:
+            meta = modern_preflight(headers, message, self.suite)
+        except MCPError as exc:
+            await _send_json(send, error_response(message.id, exc), exc.status)
+            return
+        reply = await self.suite.handle(message, assigns, meta)
+        if isinstance(reply, Worker):
+            await self._answer_worker(reply, scope, receive, send)
+        else:
+            await _send_json(send, *reply)
+
+    async def _answer_worker(
+        self, worker: Worker, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        await asyncio.sleep(0)  # let the worker take its first step: most calls end here
+        event = worker.outbox.get_nowait()
+        if event is None:
+            event = await _first_event(worker, receive)
+            if event is None:
+                return
+        kind, payload = event
+        if kind == FINAL:
+            await _send_json(send, *payload)
+            return
+        stream = EventSourceResponse(
+            _sse_events(worker, event),
+            ping=self.keepalive_s,
+            headers=SSE_HEADERS,
+            sep="\n",
+        )
+        await stream(scope, receive, send)
+
+
+async def _first_event(worker: Worker, receive: Receive) -> Event | None:
+    """Wait for the worker's first event, or the client going away (then None)."""
+    get = asyncio.ensure_future(worker.outbox.get())
+    gone = asyncio.ensure_future(_disconnected(receive))
+    try:
+        await asyncio.wait((get, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not get.done():
+            get.cancel()
+            worker.disconnect()
+    return get.result() if not get.cancelled() else None
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _sse_events(worker: Worker, first: Event) -> AsyncIterator[dict[str, str]]:
+    kind, payload = first
+    try:
+        while True:
+            if kind == MESSAGE:
+                yield {"data": encode(payload).decode()}
+            elif kind == FINAL:
+                yield {"data": encode(payload[0]).decode()}
+                return
+            kind, payload = await worker.outbox.get()
+    finally:
+        worker.disconnect()
+
+
+def _content_type_problem(headers: Mapping[str, str]) -> MCPError | None:
+    content_type = headers.get("content-type")
+    if content_type is None or "json" in content_type.lower():
+        return None
+    return MCPError("unsupported_media_type", f"Unsupported Media Type: {content_type}")
+
+
+async def _read_body(receive: Receive, headers: Mapping[str, str], limit: int) -> bytes | None:
+    """The whole request body, or None when it is over ``limit`` bytes."""
+    declared = headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message: Message = await receive()
+        if message["type"] != "http.request":
+            return b""
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def _send_json(send: Send, message: Any, status: int) -> None:
+    body = encode(message)
+    headers = [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]
+    if status == 405:
+        headers.append((b"allow", b"POST"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_empty(send: Send, status: int) -> None:
+    await send(
+        {"type": "http.response.start", "status": status, "headers": [(b"content-length", b"0")]}
+    )
+    await send({"type": "http.response.body", "body": b""})
+
+
+class _Delegate(HTTPResponse):
+    """A response that hands the raw ASGI exchange to the MCP endpoint."""
+
+    def __init__(self, endpoint: MCPEndpoint, assigns: Mapping[str, Any]) -> None:
+        self._endpoint, self._assigns = endpoint, assigns
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._endpoint.serve(scope, receive, send, self._assigns, guarded=True)
+
+
+def _as_assigns(value: Any) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return value
+    return {"principal": value}
+
+
+def _no_auth() -> None:
+    return None
+
+
+def mcp_router(
+    *,
+    server_name: str | None = None,
+    server_version: str | None = None,
+    tools: Iterable[ToolProvider] = (),
+    suite: Suite | None = None,
+    auth: Callable[..., Any] | None = None,
+    dependencies: Sequence[params.Depends] | None = None,
+    path: str = "",
+    allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
+    allowed_origins: Iterable[str] | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    keepalive_s: float = 15.0,
+    **suite_options: Any,
+) -> MCPRouter:
+    """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
+
+    Args:
+        server_name: ``serverInfo.name`` (unless ``suite`` is given).
+        server_version: ``serverInfo.version`` (unless ``suite`` is given).
+        tools: tool classes or ``(ToolClass, arg)`` pairs.
+        suite: an existing Suite to serve instead of building one.
+        auth: a FastAPI dependency; its return value (a mapping, or any value
+            stored as ``{"principal": value}``) becomes ``channel.assigns``.
+            It runs after the Origin/Host checks.
+        dependencies: more FastAPI dependencies for the endpoint.
+        path: the route path inside the router (``""`` with a prefix).
+        allowed_hosts: host names accepted in ``Host`` and ``Origin``;
+            loopback names by default; ``["*"]`` or None accepts every host.
+        allowed_origins: extra exact origins accepted (``https://app.example``).
+        max_body_bytes: request body cap (413 beyond it).
+        keepalive_s: seconds between SSE keepalive comments.
+        **suite_options: passed to ``Suite`` (page_size, secret_key, instructions, ...).
+    """
+    if suite is None:
+        if server_name is None or server_version is None:
+            raise TypeError("mcp_router needs server_name and server_version (or suite=...)")
+        suite = Suite(
+            server_name=server_name, server_version=server_version, tools=tools, **suite_options
+        )
+    elif suite_options or tools:
+        raise TypeError("give tools and Suite options to the Suite, not with suite=...")
+    endpoint = MCPEndpoint(
+        suite,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+        max_body_bytes=max_body_bytes,
+        keepalive_s=keepalive_s,
+    )
+    router = MCPRouter()
+    router.suite, router.endpoint = suite, endpoint
+    if auth is None and not dependencies:
+        route = Route(path or "/", endpoint, name="mcp", include_in_schema=False)
+        route.path = path  # FastAPI joins the include prefix with this path
+        router.routes.append(route)
+        return router
+    _add_dependent_route(router, endpoint, auth or _no_auth, list(dependencies or ()), path)
+    return router
+
+
+def _add_dependent_route(
+    router: APIRouter,
+    endpoint: MCPEndpoint,
+    auth: Callable[..., Any],
+    dependencies: list[params.Depends],
+    path: str,
+) -> None:
+    def check_origin(request: HTTPRequest) -> None:
+        problem = endpoint.check_guard({k.lower(): v for k, v in request.headers.items()})
+        if problem is not None:
+            raise HTTPException(problem.status, problem.message)
+
+    async def mcp(request: HTTPRequest, assigns: Any = Depends(auth)) -> HTTPResponse:
+        return _Delegate(endpoint, _as_assigns(assigns))
+
+    router.add_api_route(
+        path,
+        mcp,
+        methods=["POST", "GET", "DELETE"],
+        dependencies=[Depends(check_origin), *dependencies],
+        include_in_schema=False,
+        name="mcp",
+    )
