@@ -19,7 +19,7 @@ import asyncio
 import threading
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from genmcp.errors import MCPError
 from genmcp.protocol.jsonrpc import notification
@@ -27,7 +27,16 @@ from genmcp.protocol.jsonrpc import notification
 if TYPE_CHECKING:
     from genmcp.worker import Mailbox
 
-__all__ = ["FINAL", "MESSAGE", "OPEN", "Channel", "Event", "Outbox", "missing_capabilities"]
+__all__ = [
+    "FINAL",
+    "MESSAGE",
+    "OPEN",
+    "Channel",
+    "Event",
+    "Outbox",
+    "Pending",
+    "missing_capabilities",
+]
 
 META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
 META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
@@ -74,6 +83,24 @@ class Outbox:
             return self._queue.get_nowait()
         except asyncio.QueueEmpty:
             return None
+
+
+class Pending(Protocol):
+    """A request still being answered: its events arrive on ``outbox``.
+
+    ``Worker`` (a ``tools/call``) is one; a listen stream is another. The
+    transport drains the outbox until the ``FINAL`` event and calls
+    ``disconnect()`` when the client goes away before it.
+    """
+
+    @property
+    def outbox(self) -> Outbox:
+        """Where the request's notifications and final response arrive."""
+        ...
+
+    def disconnect(self) -> None:
+        """The client went away: stop the work and send nothing more."""
+        ...
 
 
 @final

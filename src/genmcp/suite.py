@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
+from genmcp.channel import Pending
 from genmcp.errors import MCPError
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response
@@ -225,8 +226,8 @@ class Suite:
         request: Request,
         assigns: Mapping[str, Any],
         meta: dict[str, Any] | None = None,
-    ) -> Reply | Worker:
-        """Answer one request: a ``(response, status)`` now, or a running ``Worker``.
+    ) -> Reply | Pending:
+        """Answer one request: a ``(response, status)`` now, or a running ``Pending``.
 
         ``meta`` is the request's already checked ``_meta``; when None it is checked here.
         Protocol errors come back as error responses, never as exceptions.
@@ -238,9 +239,10 @@ class Suite:
             if handler is None:
                 raise MCPError("method_not_found", f"Method not found: {request.method}")
             answer = handler(request, meta, assigns)
-            if isinstance(answer, Worker):
-                return answer
-            return result_response(request.id, answer), 200
+            if isinstance(answer, dict):
+                return result_response(request.id, answer), 200
+            pending: Pending = answer
+            return pending
         except MCPError as exc:
             return error_response(request.id, exc), exc.status
 

@@ -27,7 +27,7 @@ from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from genmcp.channel import FINAL, MESSAGE, Event
+from genmcp.channel import FINAL, MESSAGE, Event, Pending
 from genmcp.errors import MCPError
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
@@ -39,7 +39,6 @@ from genmcp.protocol.jsonrpc import (
 )
 from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.http import LOCAL_HOSTS, MAX_BODY_BYTES, guard, modern_preflight
-from genmcp.worker import Worker
 
 __all__ = ["MCPEndpoint", "MCPRouter", "mcp_router"]
 
@@ -134,13 +133,13 @@ class MCPEndpoint:
             await _send_json(send, error_response(message.id, exc), exc.status)
             return
         reply = await self.suite.handle(message, assigns, meta)
-        if isinstance(reply, Worker):
-            await self._answer_worker(reply, scope, receive, send)
-        else:
+        if isinstance(reply, tuple):
             await _send_json(send, *reply)
+        else:
+            await self._answer_pending(reply, scope, receive, send)
 
-    async def _answer_worker(
-        self, worker: Worker, scope: Scope, receive: Receive, send: Send
+    async def _answer_pending(
+        self, worker: Pending, scope: Scope, receive: Receive, send: Send
     ) -> None:
         await asyncio.sleep(0)  # let the worker take its first step: most calls end here
         event = worker.outbox.get_nowait()
@@ -161,7 +160,7 @@ class MCPEndpoint:
         await stream(scope, receive, send)
 
 
-async def _first_event(worker: Worker, receive: Receive) -> Event | None:
+async def _first_event(worker: Pending, receive: Receive) -> Event | None:
     """Wait for the worker's first event, or the client going away (then None)."""
     get = asyncio.ensure_future(worker.outbox.get())
     gone = asyncio.ensure_future(_disconnected(receive))
@@ -180,7 +179,7 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
-async def _sse_events(worker: Worker, first: Event) -> AsyncIterator[dict[str, str]]:
+async def _sse_events(worker: Pending, first: Event) -> AsyncIterator[dict[str, str]]:
     kind, payload = first
     try:
         while True:
