@@ -1,0 +1,97 @@
+"""genmcp: Tool classes mounted with mcp_router into a FastAPI app.
+
+Run: PORT=8105 /tmp/genmcp-bench/venvs/genmcp/bin/python bench/servers/genmcp_server.py
+Endpoint POST /mcp. STATEFUL=1 asks mcp_router for its legacy-session mode (by the first of
+LEGACY_KWARGS that mcp_router accepts) and exits with status 3 when it has none yet.
+JSON_RESPONSE is ignored: genmcp picks JSON or SSE per call itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import sys
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common as C
+from fastapi import FastAPI
+
+from genmcp import Result, Tool, call_tool_result, mcp_router
+
+LEGACY_KWARGS = ("legacy", "stateful", "legacy_sessions", "sessions")
+
+
+class AddTool(Tool, name="add", description="Adds two numbers.", input_schema=C.ADD_SCHEMA):
+    async def call(self, request, channel, arg):
+        return Result(call_tool_result(text=str(request.arguments["a"] + request.arguments["b"])))
+
+
+class EchoTool(Tool, name="echo", description="Returns the text.", input_schema=C.ECHO_SCHEMA):
+    async def call(self, request, channel, arg):
+        return Result(call_tool_result(text=request.arguments["text"]))
+
+
+class ProgressTool(
+    Tool,
+    name="progress",
+    description="Sends progress notifications, then returns.",
+    input_schema=C.PROGRESS_SCHEMA,
+):
+    async def call(self, request, channel, arg):
+        steps = int(request.arguments.get("steps", 10))
+        interval = int(request.arguments.get("interval_ms", 100)) / 1000
+        for i in range(1, steps + 1):
+            await asyncio.sleep(interval)
+            channel.send_progress(i, total=steps)
+        return Result(call_tool_result(text="done"))
+
+
+class CreateOrderTool(
+    Tool, name="create_order", description=C.ORDER_DESCRIPTION, input_schema=C.ORDER_SCHEMA
+):
+    async def call(self, request, channel, arg):
+        return Result(call_tool_result(text=C.order_summary(request.arguments["items"])))
+
+
+async def _noop(self, request, channel, arg):
+    return Result(call_tool_result(text="ok"))
+
+
+def _extra_tool(i: int) -> type[Tool]:
+    options = {
+        "name": C.extra_name(i),
+        "description": C.extra_description(i),
+        "input_schema": C.EXTRA_SCHEMA,
+    }
+    return types.new_class(f"Extra{i:04d}", (Tool,), options, lambda ns: ns.update(call=_noop))
+
+
+TOOLS: list[type[Tool]] = [AddTool, EchoTool, ProgressTool, CreateOrderTool]
+TOOLS += [_extra_tool(i) for i in range(C.EXTRA_TOOLS)]
+
+
+def _router_kwargs() -> dict:
+    if not C.STATEFUL:
+        return {}
+    accepted = inspect.signature(mcp_router).parameters
+    for key in LEGACY_KWARGS:
+        if key in accepted:
+            return {key: True}
+    print(
+        "genmcp_server: mcp_router has no legacy-session switch yet "
+        f"(looked for {', '.join(LEGACY_KWARGS)})",
+        file=sys.stderr,
+    )
+    sys.exit(3)
+
+
+app = FastAPI()
+app.include_router(
+    mcp_router(server_name="bench", server_version="1.0", tools=TOOLS, **_router_kwargs()),
+    prefix="/mcp",
+)
+
+if __name__ == "__main__":
+    C.serve(app)

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Create the benchmark virtualenvs and install wrk. Idempotent: a venv whose marker file
+# matches its package list is left alone; re-running after a change only rebuilds that venv.
+#
+#   bash bench/setup.sh                 # all baseline venvs (+ genmcp if src/genmcp exists)
+#   bash bench/setup.sh genmcp          # only the named venvs
+#
+# Venvs live in $BENCH_VENVS (default /tmp/genmcp-bench/venvs/<name>).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/.." && pwd)"
+VENVS="${BENCH_VENVS:-/tmp/genmcp-bench/venvs}"
+PY="${BENCH_PYTHON:-python3}"
+
+# Server stack shared by every venv: one uvicorn worker with uvloop + httptools.
+STACK="uvicorn uvloop httptools"
+
+# name -> pip arguments. Framework versions are pinned to the ones issue 7 compares against;
+# the rest of the stack floats and is recorded per run in RESULTS.md.
+declare -A PKGS=(
+  [starlette]="starlette $STACK"
+  [fastapi]="fastapi $STACK"
+  [mcp]="mcp==2.3.0 $STACK"
+  [fastmcp]="fastmcp==4.1.6 $STACK"
+  [genmcp]="-e $REPO $STACK"
+)
+ORDER=(starlette fastapi mcp fastmcp genmcp)
+
+ensure_wrk() {
+  if command -v wrk >/dev/null 2>&1; then return; fi
+  if [ "$(id -u)" != 0 ]; then echo "setup: wrk missing and not root; install wrk" >&2; exit 1; fi
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y wrk
+}
+
+make_venv() {
+  local name="$1" spec="${PKGS[$1]}"
+  local dir="$VENVS/$name" marker="$VENVS/$name/.bench-spec"
+  if [ "$name" = genmcp ] && [ ! -f "$REPO/src/genmcp/__init__.py" ]; then
+    echo "setup: skip genmcp (src/genmcp/__init__.py not there yet)"; return 0
+  fi
+  if [ -x "$dir/bin/python" ] && [ -f "$marker" ] && [ "$(cat "$marker")" = "$spec" ]; then
+    echo "setup: $name ok ($dir)"; return 0
+  fi
+  echo "setup: building $name: pip install $spec"
+  rm -rf "$dir"
+  "$PY" -m venv "$dir"
+  "$dir/bin/python" -m pip install -q --upgrade pip >/dev/null
+  # shellcheck disable=SC2086
+  "$dir/bin/python" -m pip install -q $spec
+  echo "$spec" > "$marker"
+}
+
+ensure_wrk
+mkdir -p "$VENVS"
+if [ "$#" -gt 0 ]; then names=("$@"); else names=("${ORDER[@]}"); fi
+for n in "${names[@]}"; do
+  [ -n "${PKGS[$n]+x}" ] || { echo "setup: unknown venv '$n' (known: ${ORDER[*]})" >&2; exit 2; }
+  make_venv "$n"
+done
+echo "setup: done"
