@@ -30,9 +30,9 @@ from support.client import ModernClient
 streaming = examples.load("streaming")
 
 
-async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
+async def eventually(check: Callable[[], bool], within: float = 5.0) -> None:
     """Wait until ``check()`` holds (state changed by the server thread)."""
-    deadline = asyncio.get_running_loop().time() + timeout
+    deadline = asyncio.get_running_loop().time() + within
     while not check():
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("condition not reached in time")
