@@ -1,0 +1,84 @@
+# genmcp developer entry points. `make run` serves the example app, `make test` is what CI runs.
+#
+# The virtualenv lives in $(VENV). Installs are stamped inside it and redone only when
+# pyproject.toml changes (or the venv is gone): .run-stamp for `pip install -e .`,
+# .dev-stamp for `pip install -e '.[dev]'` (which also satisfies .run-stamp).
+
+PYTHON ?= python3
+VENV ?= .venv
+HOST ?= 127.0.0.1
+PORT ?= 8000
+APP ?= app:app
+APP_DIR ?= examples
+PYTEST_ARGS ?=
+
+BIN := $(VENV)/bin
+VENV_PYTHON := $(BIN)/python
+PIP := $(VENV_PYTHON) -m pip --disable-pip-version-check --no-input --quiet
+RUN_STAMP := $(VENV)/.run-stamp
+DEV_STAMP := $(VENV)/.dev-stamp
+
+# A failed recipe leaves no half-made stamp or venv marker behind.
+.DELETE_ON_ERROR:
+.PHONY: help run test lint typecheck pytest venv dev clean
+
+help:
+	@echo "make run        serve $(APP_DIR)/$(APP) on http://$(HOST):$(PORT) (HOST=, PORT= to change)"
+	@echo "make test       ruff, mypy --strict and pytest in $(VENV) (what CI runs)"
+	@echo "make lint       ruff check src tests examples"
+	@echo "make typecheck  mypy, configured in pyproject.toml"
+	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow"
+	@echo "make clean      remove $(VENV) and the tool caches"
+
+$(VENV_PYTHON):
+	@echo "==> creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version 2>&1))"
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(VENV_PYTHON)
+	@echo "==> installing genmcp into $(VENV)"
+	$(PIP) install -e .
+	@touch $@
+
+$(DEV_STAMP): pyproject.toml | $(VENV_PYTHON)
+	@echo "==> installing genmcp with the dev extra into $(VENV)"
+	$(PIP) install -e '.[dev]'
+	@touch $@ $(RUN_STAMP)
+
+venv: $(RUN_STAMP)
+dev: $(DEV_STAMP)
+
+run: $(RUN_STAMP)
+	@echo "==> serving $(APP_DIR)/$(APP) on http://$(HOST):$(PORT) (MCP at /mcp)"
+	$(VENV_PYTHON) -m uvicorn --app-dir $(APP_DIR) $(APP) --host $(HOST) --port $(PORT)
+
+# One recipe, not prerequisites, so the steps run in order and stop at the first failure
+# even under `make -j`.
+test: $(DEV_STAMP)
+	@echo "==> [1/3] ruff check src tests examples"
+	$(BIN)/ruff check src tests examples
+	@echo "==> [2/3] mypy"
+	$(BIN)/mypy
+	@echo "==> [3/3] pytest"
+	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check src tests examples
+
+typecheck: $(DEV_STAMP)
+	$(BIN)/mypy
+
+pytest: $(DEV_STAMP)
+	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+
+# bench: and conformance: are added by their owners below.
+
+# The official MCP conformance suite against examples/everything_server.py; installs Node 22
+# and the suite under .cache/conformance on first use. Knobs: scripts/README.md.
+.PHONY: conformance
+conformance: $(DEV_STAMP)
+	VENV=$(VENV) bash scripts/conformance.sh
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build dist
+	find . -path ./.git -prune -o \( -name __pycache__ -o -name '*.egg-info' \) -type d -prune -exec rm -rf {} +

@@ -1,0 +1,166 @@
+"""LiveServer: a real uvicorn server on 127.0.0.1 in a background thread, for end-to-end tests.
+
+Owns: starting uvicorn on a free port with its own event loop, waiting until it listens,
+and stopping it (graceful, then forced). The app's loop is `LiveServer.loop`; coroutines
+can run there with `submit()` / `run_in_loop()`.
+
+    with serve(app) as base_url:
+        httpx.get(base_url + "/mcp")
+
+The server logs through the standard `logging` tree (uvicorn's own logging config is not
+installed), so pytest captures it. Warnings raised in the server thread obey the test's
+filters: with `filterwarnings = error` they surface as 500s, which is what we want.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import threading
+import time
+from collections.abc import Coroutine, Iterator, Mapping
+from typing import Any, Final, TypeVar
+
+import uvicorn
+
+T = TypeVar("T")
+
+#: Our defaults; any `uvicorn.Config` keyword given to LiveServer overrides them.
+CONFIG_DEFAULTS: Final[Mapping[str, Any]] = {
+    "log_level": "warning",
+    "log_config": None,
+    "access_log": False,
+    "lifespan": "auto",
+    "ws": "none",
+    "timeout_graceful_shutdown": 3,
+}
+
+
+class LiveServer:
+    """One uvicorn server for `app` (any ASGI app); use as a context manager or start/stop."""
+
+    def __init__(
+        self,
+        app: Any,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        startup_timeout: float = 10.0,
+        shutdown_timeout: float = 10.0,
+        **config: Any,
+    ) -> None:
+        self.config = uvicorn.Config(app, host=host, port=port, **{**CONFIG_DEFAULTS, **config})
+        self.server = uvicorn.Server(self.config)
+        self.host = host
+        self.port = port
+        self.startup_timeout = startup_timeout
+        self.shutdown_timeout = shutdown_timeout
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._failure: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop the app runs on (closed once the server has stopped)."""
+        if self._loop is None:
+            raise RuntimeError("the server is not running")
+        return self._loop
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> str:
+        """Start serving and return the base URL once uvicorn listens."""
+        if self._thread is not None:
+            raise RuntimeError("a LiveServer starts once")
+        self._thread = threading.Thread(target=self._run, name="live-uvicorn", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + self.startup_timeout
+        while not self.server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError("uvicorn stopped during startup") from self._failure
+            if time.monotonic() > deadline:
+                self.stop()
+                raise TimeoutError(f"uvicorn did not start in {self.startup_timeout}s")
+            time.sleep(0.005)
+        sockets = self.server.servers[0].sockets
+        self.port = sockets[0].getsockname()[1]
+        return self.url
+
+    def stop(self) -> None:
+        """Ask uvicorn to exit; force it after `shutdown_timeout`; wait for the thread."""
+        thread = self._thread
+        if thread is None or not thread.is_alive():
+            return
+        self.server.should_exit = True
+        thread.join(self.shutdown_timeout)
+        if thread.is_alive():
+            self.server.force_exit = True
+            thread.join(self.shutdown_timeout)
+        if thread.is_alive():
+            raise RuntimeError(f"uvicorn on {self.url} did not stop")
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule `coro` on the app's loop, from any thread."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    async def run_in_loop(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on the app's loop and await its result from the test's loop."""
+        return await asyncio.wrap_future(self.submit(coro))
+
+    def __enter__(self) -> str:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        try:
+            with asyncio.Runner() as runner:
+                self._loop = runner.get_loop()
+                runner.run(self.server.serve())
+        except BaseException as exc:  # uvicorn reports a failed startup with sys.exit()
+            self._failure = exc
+
+
+@contextlib.contextmanager
+def serve(app: Any, **options: Any) -> Iterator[str]:
+    """Serve `app` for the duration of the block; yield its base URL."""
+    with LiveServer(app, **options) as base_url:
+        yield base_url
+
+
+class LiveServers:
+    """The `live_server` fixture: `base = live_server(app)`; all stopped at teardown."""
+
+    def __init__(self) -> None:
+        self.started: list[LiveServer] = []
+
+    def __call__(self, app: Any, **options: Any) -> str:
+        return self.start(app, **options).url
+
+    def start(self, app: Any, **options: Any) -> LiveServer:
+        server = LiveServer(app, **options)
+        server.start()
+        self.started.append(server)
+        return server
+
+    @property
+    def last(self) -> LiveServer:
+        return self.started[-1]
+
+    def stop_all(self) -> None:
+        errors = []
+        for server in reversed(self.started):
+            try:
+                server.stop()
+            except RuntimeError as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]

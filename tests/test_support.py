@@ -1,0 +1,137 @@
+"""Smoke tests for the test helpers in `tests/support/`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from support.client import ModernClient, decode_header_value, encode_header_value
+from support.schema import SchemaViolation, require_schema, validate
+from support.server import LiveServers
+from support.sse import SSEComment, SSEEvent, SSEParser
+
+CALL_RESULT = {"resultType": "complete", "content": [{"type": "text", "text": "3"}]}
+
+
+async def test_live_server_serves_a_real_get(live_server: LiveServers) -> None:
+    async def hello(request: Request) -> PlainTextResponse:
+        return PlainTextResponse(f"hello {request.client.host if request.client else '?'}")
+
+    base = live_server(Starlette(routes=[Route("/", hello)]))
+
+    async with httpx.AsyncClient() as http:
+        response = await http.get(base + "/")
+
+    assert (response.status_code, response.text) == (200, "hello 127.0.0.1")
+    assert live_server.last.loop is not asyncio.get_running_loop()
+    assert await live_server.last.run_in_loop(asyncio.sleep(0, "on the app loop")) == (
+        "on the app loop"
+    )
+
+
+def test_validate_rejects_a_bad_call_tool_result() -> None:
+    require_schema()
+    validate(CALL_RESULT, "CallToolResult")
+
+    with pytest.raises(SchemaViolation, match="content"):
+        validate({"resultType": "complete", "content": "3"}, "CallToolResult")
+
+
+def test_sse_parser_follows_the_event_stream_rules() -> None:
+    parser = SSEParser()
+    chunks = [
+        b": keep\r",
+        b"\n\r\ndata: a\r\ndata:b\n",
+        b"id: 7\nevent: x\n\nretry: 5\n\ndata: cut",
+    ]
+
+    items = [item for chunk in chunks for item in parser.feed(chunk)] + parser.close()
+
+    assert items == [
+        SSEComment("keep"),
+        SSEEvent("a\nb", event="x", id="7"),
+        SSEEvent("", retry=5),
+    ]
+
+
+def test_header_values_use_base64_only_when_needed() -> None:
+    assert encode_header_value("add") == "add"
+    assert encode_header_value(True) == "true"
+    for value in ["café", " lead", "tab\t", "=?base64?Zm9v?="]:
+        encoded = encode_header_value(value)
+        assert encoded.startswith("=?base64?") and decode_header_value(encoded) == value
+
+
+def sse_tool_app(seen: list[Request]) -> Starlette:
+    async def mcp(request: Request) -> Response:
+        seen.append(request)
+        body = await request.json()
+        progress = {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": body["params"]["_meta"]["progressToken"], "progress": 1},
+        }
+        response = {"jsonrpc": "2.0", "id": body["id"], "result": CALL_RESULT}
+
+        async def events() -> AsyncIterator[str]:
+            yield ": ping\n\n"
+            yield f"event: message\ndata: {json.dumps(progress)}\n\n"
+            yield f"data: {json.dumps(response)}\n\n"
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])
+
+
+async def test_modern_client_sends_modern_requests_and_reads_sse(
+    live_server: LiveServers, modern_client: Callable[..., ModernClient]
+) -> None:
+    seen: list[Request] = []
+    client = modern_client(live_server(sse_tool_app(seen)))
+
+    reply = await client.request("tools/call", {"name": "añadir"}, id="c1", progress_token=9)
+
+    headers = seen[0].headers
+    assert headers["mcp-protocol-version"] == "2026-07-28"
+    assert headers["mcp-method"] == "tools/call"
+    assert decode_header_value(headers["mcp-name"]) == "añadir" != headers["mcp-name"]
+    assert "text/event-stream" in headers["accept"]
+    assert reply.is_sse and reply.comments == ["ping"]
+    assert [n["method"] for n in reply.notifications] == ["notifications/progress"]
+    assert reply.response == {"jsonrpc": "2.0", "id": "c1", "result": CALL_RESULT}
+
+
+def endless_app(on_close: Callable[[], object]) -> Starlette:
+    async def mcp(request: Request) -> Response:
+        async def events() -> AsyncIterator[str]:
+            try:
+                while True:
+                    yield ": tick\n\n"
+                    await asyncio.sleep(0.01)
+            finally:
+                on_close()
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])
+
+
+async def test_leaving_a_stream_closes_the_connection(
+    live_server: LiveServers, modern_client: Callable[..., ModernClient]
+) -> None:
+    closed, loop = asyncio.Event(), asyncio.get_running_loop()
+    client = modern_client(live_server(endless_app(lambda: loop.call_soon_threadsafe(closed.set))))
+
+    async with client.stream("tools/list") as exchange:
+        first = await anext(exchange.items())
+
+    assert first == SSEComment("tick")
+    await asyncio.wait_for(closed.wait(), 5)
