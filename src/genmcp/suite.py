@@ -12,6 +12,7 @@ Imports genmcp's core and protocol modules; never a web framework.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
@@ -45,7 +46,8 @@ Reply = tuple[Response, int]
 
 REQUEST_STATE: Final = "request_state"
 CURSOR: Final = "cursor:"
-_NO_EXPIRY: Final = float("inf")
+CURSOR_MAX_AGE_S: Final = 7 * 24 * 3600.0
+"""Cursors outlive any listing session; a change of the tool set voids them sooner."""
 
 
 class ToolEntry:
@@ -155,6 +157,8 @@ class Suite:
         self._result_meta = {META_SERVER_INFO: self.server_info}
         self._tools: dict[str, ToolEntry] = {}
         self._pages: list[Response] | None = None
+        self._pages_version = ""
+        self._pages_expire = 0.0
         self._workers: dict[str, Worker] = {}
         for provider in tools:
             self.add_tool(provider)
@@ -263,20 +267,24 @@ class Suite:
     # -- tools/list -----------------------------------------------------------------
 
     def _list_tools(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
-        pages = self._pages if self._pages is not None else self._build_pages()
+        fresh = self._pages is not None and time.monotonic() < self._pages_expire
+        pages = self._pages if fresh and self._pages is not None else self._build_pages()
         cursor = request.params.get("cursor")
         if cursor is None:
             return pages[0]
         try:
-            index = self.sealer.unseal(CURSOR + "tools/list", cursor, max_age_s=_NO_EXPIRY)
+            payload = self.sealer.unseal(CURSOR + "tools/list", cursor, max_age_s=CURSOR_MAX_AGE_S)
         except SealError as exc:
             raise MCPError("bad_cursor", f"Invalid cursor: {exc}") from None
-        if not isinstance(index, int) or not 0 <= index < len(pages):
+        version, index = payload if isinstance(payload, list) and len(payload) == 2 else (None, -1)
+        if version != self._pages_version or not isinstance(index, int) or index >= len(pages):
             raise MCPError("bad_cursor", "Invalid cursor: the tool list has changed; start again")
         return pages[index]
 
     def _build_pages(self) -> list[Response]:
         entries = sorted(self._tools.values(), key=lambda entry: entry.name)
+        self._pages_version = digest([entry.name for entry in entries])[:16]
+        self._pages_expire = time.monotonic() + CURSOR_MAX_AGE_S / 2  # cursors in pages stay valid
         scope, ttl = _merge_cache(entry.tool.cache_control(entry.arg) for entry in entries)
         size = self.page_size
         chunks = [entries[i : i + size] for i in range(0, len(entries), size)] or [[]]
@@ -290,7 +298,8 @@ class Suite:
                 "_meta": self._result_meta,
             }
             if index + 1 < len(chunks):
-                page["nextCursor"] = self.sealer.seal(CURSOR + "tools/list", index + 1)
+                cursor = [self._pages_version, index + 1]
+                page["nextCursor"] = self.sealer.seal(CURSOR + "tools/list", cursor)
             pages.append(page)
         self._pages = pages
         return pages
