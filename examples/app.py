@@ -114,7 +114,8 @@ class DeleteFilesTool(
             )
             return InputRequired({"confirm": ask}, state={"asked": len(paths)})
         if answer.get("action") == "accept" and (answer.get("content") or {}).get("ok"):
-            return Result(call_tool_result(text=f"Deleted {request.request_state['asked']} file(s)."))
+            asked = request.request_state["asked"]
+            return Result(call_tool_result(text=f"Deleted {asked} file(s)."))
         return Result(call_tool_result(text="Nothing deleted."))
 
 

@@ -139,7 +139,13 @@ def result_response(request_id: RequestId, result: Any) -> dict[str, Any]:
 
 
 def error_response(request_id: RequestId | None, error: MCPError) -> dict[str, Any]:
-    """A JSON-RPC error response; ``id`` is null when the request's id is unknown."""
+    """A JSON-RPC error response; without ``id`` when the request's id is unknown.
+
+    The MCP schemas type ``id`` as string or integer, so an unknown id is left out
+    rather than sent as null (2025-11-25 and later make it optional).
+    """
+    if request_id is None:
+        return {"jsonrpc": "2.0", "error": error.to_error()}
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
 
 
