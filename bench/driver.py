@@ -148,6 +148,19 @@ def proc_cpu_s(pid: int) -> float:
         return 0.0
 
 
+def machine_busy_s() -> float:
+    """Non-idle CPU seconds of the whole machine since boot (all CPUs)."""
+    with open("/proc/stat") as f:
+        vals = [int(x) for x in f.readline().split()[1:]]
+    idle = vals[3] + (vals[4] if len(vals) > 4 else 0)
+    return (sum(vals[:8]) - idle) / CLK_TCK
+
+
+def children_cpu_s() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 # --------------------------------------------------------------------------- server process
 class Server:
     def __init__(self, name: str, env: dict[str, str], cpu: str, log_dir: Path, tag: str):
@@ -450,8 +463,14 @@ def phase(srv: Server, o: argparse.Namespace, conc: int, env: dict[str, str], pr
         run_wrk(srv.port, conc, o.warmup, o.client_cpu, {**env, **extra})
         srv.settle()
     cpu0 = srv.cpu_s()
+    busy0, kids0, t0 = machine_busy_s(), children_cpu_s(), time.monotonic()
     r = run_wrk(srv.port, conc, o.duration, o.client_cpu, {**env, **extra})
-    r["server_cpu_pct"] = 100 * (srv.cpu_s() - cpu0) / o.duration
+    server_cpu = srv.cpu_s() - cpu0
+    wall = time.monotonic() - t0
+    r["server_cpu_pct"] = 100 * server_cpu / o.duration
+    # CPU burnt by anything but the server and wrk (other jobs on a shared machine)
+    foreign = machine_busy_s() - busy0 - server_cpu - (children_cpu_s() - kids0)
+    r["foreign_cpu_pct"] = max(0.0, 100 * foreign / wall)
     r["drain_s"] = srv.settle()
     r["rss_mb"] = srv.rss_mb()
     return r
@@ -581,6 +600,9 @@ def scenario_env(scenario: str, o: argparse.Namespace) -> dict[str, str]:
     env = {"EXTRA_TOOLS": "0", "STATEFUL": "0", "JSON_RESPONSE": "1"}
     if scenario == "list":
         env["EXTRA_TOOLS"] = str(o.extra_tools)
+        env["PAGE_SIZE"] = str(
+            o.extra_tools + 100
+        )  # one page, like the servers that don't paginate
     elif scenario == "stream":
         env["JSON_RESPONSE"] = "0"
     elif scenario == "legacy":
@@ -721,6 +743,27 @@ def venv_versions(venv: str) -> dict[str, str]:
     return json.loads(p.stdout) if p.returncode == 0 else {}
 
 
+def genmcp_source() -> str:
+    """The commit genmcp was measured at (the genmcp venv is an editable install of this tree)."""
+    repo = BENCH.parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(repo), "status", "--porcelain", "--", "src"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return f"{head}{' + uncommitted changes in src/' if dirty else ''}"
+
+
 def machine_info() -> dict[str, Any]:
     info: dict[str, Any] = {
         "kernel": platform.release(),
@@ -752,8 +795,14 @@ def machine_info() -> dict[str, Any]:
     return info
 
 
+def _exit_on_term(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)  # unwinds through Server.stop() in the finally blocks
+
+
 def cmd_run(o: argparse.Namespace) -> Path:
     raise_nofile()
+    signal.signal(signal.SIGTERM, _exit_on_term)
+    signal.signal(signal.SIGINT, _exit_on_term)
     run_id = o.run_id or dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     out_dir = Path(o.results) / run_id
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -761,6 +810,7 @@ def cmd_run(o: argparse.Namespace) -> Path:
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     meta.setdefault("started", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     meta["machine"] = machine_info()
+    meta["genmcp_source"] = genmcp_source()
     meta.setdefault("invocations", []).append(" ".join([Path(sys.argv[0]).name, *sys.argv[1:]]))
     meta["settings"] = {
         k: getattr(o, k)
@@ -903,6 +953,7 @@ def report_markdown(run_dir: Path) -> str:
         "# genmcp benchmark results",
         "",
         f"- **Run:** `{run_dir.name}`, {meta.get('started')} → {meta.get('finished')} (UTC).",
+        f"- **genmcp source:** {meta.get('genmcp_source', 'not recorded')} (editable install).",
         f"- **Machine:** {mach.get('cpus')} vCPU ({mach.get('cpu_model', '?')}), {mach.get('mem_gib')} GiB, "
         f"{mach.get('os', '?')}, kernel {mach.get('kernel')}; {mach.get('wrk', 'wrk ?')}.",
         f"- **Method:** one uvicorn worker (uvloop, httptools, access log off) pinned to CPU {st['server_cpu']}; "
@@ -996,8 +1047,8 @@ def report_markdown(run_dir: Path) -> str:
         + " | "
         + " | ".join(f"p50 / p99 ms c{n}" for n in st["conc"])
         + " | errors | server CPU % c16 | "
-        "× ceiling " + " / ".join(f"c{n}" for n in st["conc"]) + " |",
-        "|---|---|" + "--:|" * (2 * len(st["conc"]) + 3),
+        "× ceiling " + " / ".join(f"c{n}" for n in st["conc"]) + " | other load % (max) |",
+        "|---|---|" + "--:|" * (2 * len(st["conc"]) + 4),
     ]
     for scen, mode, levels in (
         ("call", "2026-07-28", st["conc"]),
@@ -1023,7 +1074,9 @@ def report_markdown(run_dir: Path) -> str:
                 + " | ".join(cols)
                 + " | "
                 + " | ".join(lat)
-                + f" | {errs} | {fmt(cell(s, scen, 'c16', 'server_cpu_pct'))} | {rat} |"
+                + f" | {errs} | {fmt(cell(s, scen, 'c16', 'server_cpu_pct'))} | {rat} | "
+                + fmt(max((cell(s, scen, f"c{n}", "foreign_cpu_pct") or 0) for n in levels))
+                + " |"
             )
     L.append("")
 

@@ -4,6 +4,7 @@
 #
 #   bash bench/setup.sh                 # all baseline venvs (+ genmcp if src/genmcp exists)
 #   bash bench/setup.sh genmcp          # only the named venvs
+#   bash bench/setup.sh micro           # candidates for micro.py (not built by default)
 #
 # Venvs live in $BENCH_VENVS (default /tmp/genmcp-bench/venvs/<name>).
 set -euo pipefail
@@ -24,6 +25,8 @@ declare -A PKGS=(
   [mcp]="mcp==2.3.0 $STACK"
   [fastmcp]="fastmcp==4.1.6 $STACK"
   [genmcp]="-e $REPO $STACK"
+  # for micro.py only (validator / JSON-encoder candidates); not part of run.sh
+  [micro]="jsonschema fastjsonschema jsonschema-rs orjson pydantic"
 )
 ORDER=(starlette fastapi mcp fastmcp genmcp)
 

@@ -3,7 +3,8 @@
 Run: PORT=8105 /tmp/genmcp-bench/venvs/genmcp/bin/python bench/servers/genmcp_server.py
 Endpoint POST /mcp. STATEFUL=1 asks mcp_router for its legacy-session mode (by the first of
 LEGACY_KWARGS that mcp_router accepts) and exits with status 3 when it has none yet.
-JSON_RESPONSE is ignored: genmcp picks JSON or SSE per call itself.
+JSON_RESPONSE is ignored: genmcp picks JSON or SSE per call itself. PAGE_SIZE sets the
+tools/list page size (genmcp pages by 100 by default; the list scenario asks for one page).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import sys
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# a fixed signing key for this benchmark process only (silences the per-process-key warning)
+os.environ.setdefault("GENMCP_SECRET_KEY", "genmcp-bench-not-a-secret-0123456789abcdef0123456789")
 import _common as C
 from fastapi import FastAPI
 
@@ -73,12 +76,15 @@ TOOLS += [_extra_tool(i) for i in range(C.EXTRA_TOOLS)]
 
 
 def _router_kwargs() -> dict:
+    kwargs: dict = {}
+    if os.environ.get("PAGE_SIZE"):  # the list scenario asks for one page, like the baselines
+        kwargs["page_size"] = int(os.environ["PAGE_SIZE"])
     if not C.STATEFUL:
-        return {}
+        return kwargs
     accepted = inspect.signature(mcp_router).parameters
     for key in LEGACY_KWARGS:
         if key in accepted:
-            return {key: True}
+            return {**kwargs, key: True}
     print(
         "genmcp_server: mcp_router has no legacy-session switch yet "
         f"(looked for {', '.join(LEGACY_KWARGS)})",
