@@ -39,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -560,29 +561,35 @@ def sc_stream(srv: Server, o: argparse.Namespace) -> dict:
     srv.settle()
     idle = srv.rss_mb()
     cpu0 = srv.cpu_s()
+    r = stream_client(srv.port, o.stream_n, o.client_cpu)
+    r["server_cpu_s"] = srv.cpu_s() - cpu0
+    r["drain_s"] = srv.settle()
+    r["idle_rss_mb"] = idle
+    r["peak_rss_mb"] = srv.hwm_mb()
+    return r
+
+
+def stream_client(port: int, n: int, cpu: str) -> dict:
+    """Run the asyncio streaming client in its own process (pinned to `cpu`)."""
     argv = [
         sys.executable,
         str(Path(__file__).resolve()),
         "stream-client",
         "--port",
-        str(srv.port),
+        str(port),
         "--n",
-        str(o.stream_n),
+        str(n),
         "--steps",
         "10",
         "--interval-ms",
         "100",
     ]
-    if o.client_cpu != "":
-        argv = ["taskset", "-c", o.client_cpu, *argv]
+    if cpu != "":
+        argv = ["taskset", "-c", cpu, *argv]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=180)
     if p.returncode != 0:
         raise BenchError(f"stream client failed: {p.stderr[-800:]}")
     r = json.loads(p.stdout.strip().splitlines()[-1])
-    r["server_cpu_s"] = srv.cpu_s() - cpu0
-    r["drain_s"] = srv.settle()
-    r["idle_rss_mb"] = idle
-    r["peak_rss_mb"] = srv.hwm_mb()
     r["client_command"] = " ".join(argv)
     return r
 
@@ -1038,6 +1045,8 @@ def report_markdown(run_dir: Path) -> str:
         L += [f"- `{k[0]}` / `{k[1]}`: {e.splitlines()[0][:300]}" for k, e in failed]
     L.append("")
 
+    L += targets_section(cell)
+
     # detail: call
     L += [
         "## tools/call add",
@@ -1125,6 +1134,67 @@ def report_markdown(run_dir: Path) -> str:
         )
     L.append("")
     return "\n".join(L)
+
+
+def targets_section(cell: Callable[..., Any]) -> list[str]:
+    """Issue 7's targets, checked against this run (genmcp rows only)."""
+    if cell("genmcp", "call", "c16", "rps") is None:
+        return []
+
+    def row(what: str, value: Any, bound: float, ok: bool | None, unit: str = "x") -> str:
+        shown = (
+            "–"
+            if value is None
+            else (f"{value:.2f}{unit}" if unit == "x" else f"{value:,.1f} {unit}")
+        )
+        verdict = "–" if ok is None else ("met" if ok else "**missed**")
+        return f"| {what} | {shown} | {bound:g}{unit if unit == 'x' else ' ' + unit} | {verdict} |"
+
+    def rel(a: Any, b: Any) -> float | None:
+        return a / b if isinstance(a, int | float) and isinstance(b, int | float) and b else None
+
+    g16 = cell("genmcp", "call", "c16", "rps")
+    vs_sdk = rel(g16, cell("mcp_high", "call", "c16", "rps"))
+    vs_fastapi = rel(g16, cell("fastapi", "call", "c16", "rps"))
+    lst = rel(cell("genmcp", "list", "c16", "rps"), cell(REF, "list", "c16", "rps"))
+    wall = rel(cell("genmcp", "stream", "wall_s"), cell(REF, "stream", "wall_s"))
+    errs = cell("genmcp", "call", "c64", "errors")
+    rss = cell("genmcp", "call", "idle_rss_mb")
+    return [
+        "## Issue 7 targets (genmcp, this run)",
+        "",
+        "| target | measured | bound | verdict |",
+        "|---|--:|--:|---|",
+        row(
+            "tools/call c=16 vs mcp MCPServer",
+            vs_sdk,
+            3.0,
+            None if vs_sdk is None else vs_sdk >= 3.0,
+        ),
+        row(
+            "tools/call c=16 vs bare FastAPI route",
+            vs_fastapi,
+            1.0,
+            None if vs_fastapi is None else vs_fastapi >= 1.0,
+        ),
+        row(
+            "tools/list 1,000 tools vs bare Starlette",
+            lst,
+            0.8,
+            None if lst is None else lst >= 0.8,
+        ),
+        row(
+            "1,000 streams wall time vs bare Starlette (at most)",
+            wall,
+            1.3,
+            None if wall is None else wall <= 1.3,
+        ),
+        row(
+            "errors at c=64", errs, 0, None if errs is None else errs == 0, unit="errors", digits=0
+        ),
+        row("idle RSS (at most)", rss, 50, None if rss is None else rss <= 50, unit="MB"),
+        "",
+    ]
 
 
 def cmd_report(o: argparse.Namespace) -> None:
@@ -1223,8 +1293,14 @@ def cmd_profile(o: argparse.Namespace) -> None:
     try:
         srv.start()
         wait_ready(srv.port)
-        load = PROFILE_LOADS[o.scenario](o)
-        run_wrk(srv.port, o.conc, 2, o.client_cpu, load)  # warm-up
+        streaming = o.scenario == "stream"
+        if streaming:  # N concurrent progress calls, `rounds` times, inside the py-spy window
+            rounds = 3
+            o.duration = float(rounds * 6)
+            stream_client(srv.port, 100, o.client_cpu)  # warm-up
+        else:
+            load = PROFILE_LOADS[o.scenario](o)
+            run_wrk(srv.port, o.conc, 2, o.client_cpu, load)  # warm-up
         srv.settle()
         spy_argv = [
             str(pyspy),
@@ -1243,16 +1319,24 @@ def cmd_profile(o: argparse.Namespace) -> None:
         ]
         spy = subprocess.Popen(spy_argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         time.sleep(0.5)
-        r = run_wrk(srv.port, o.conc, o.duration, o.client_cpu, load)
-        spy.wait(timeout=60)
+        if streaming:
+            done = [stream_client(srv.port, o.stream_n, o.client_cpu) for _ in range(rounds)]
+            r = {"requests": sum(d["completed"] for d in done), "rps": 0.0}
+            r["rps"] = r["requests"] / sum(d["wall_s"] for d in done)
+        else:
+            r = run_wrk(srv.port, o.conc, o.duration, o.client_cpu, load)
+        spy.wait(timeout=120)
         if spy.returncode != 0 or not raw.exists():
             raise BenchError(f"py-spy failed: {spy.stderr.read().decode(errors='replace')[-500:]}")
     finally:
         srv.stop()
-    text = (
-        f"### `{o.server}` / `{o.scenario}`: py-spy at c={o.conc}, {o.duration:g} s, "
-        f"{r['rps']:,.0f} req/s under the profiler\n\n"
-        + summarize_profile(raw, r["requests"], o.rate, o.top)
+    what = (
+        f"{o.stream_n:,} concurrent progress calls x 3 (11 SSE messages each; 'request' = one call)"
+        if o.scenario == "stream"
+        else f"c={o.conc}, {o.duration:g} s, {r['rps']:,.0f} req/s under the profiler"
+    )
+    text = f"### `{o.server}` / `{o.scenario}`: py-spy, {what}\n\n" + summarize_profile(
+        raw, r["requests"], o.rate, o.top
     )
     md = out_dir / f"{o.server}__{o.scenario}.md"
     md.write_text(text + "\n")
@@ -1295,7 +1379,8 @@ def main(argv: list[str] | None = None) -> None:
     sc.add_argument("--interval-ms", type=int, default=100)
     pf = sub.add_parser("profile", help="py-spy one server under wrk load, top costs per request")
     pf.add_argument("--server", default="genmcp", choices=list(SERVERS))
-    pf.add_argument("--scenario", default="call", choices=list(PROFILE_LOADS))
+    pf.add_argument("--scenario", default="call", choices=[*PROFILE_LOADS, "stream"])
+    pf.add_argument("--stream-n", type=int, default=1000)
     pf.add_argument("--conc", type=int, default=16)
     pf.add_argument("--duration", type=float, default=10.0)
     pf.add_argument("--rate", type=int, default=250)
