@@ -751,24 +751,15 @@ def venv_versions(venv: str) -> dict[str, str]:
 
 
 def genmcp_source() -> str:
-    """The commit genmcp was measured at (the genmcp venv is an editable install of this tree)."""
-    repo = BENCH.parent
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(repo), "status", "--porcelain", "--", "src"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    return f"{head}{' + uncommitted changes in src/' if dirty else ''}"
+    """What the genmcp venv was built from (setup.sh's marker: a commit snapshot or -e tree)."""
+    marker = VENVS / "genmcp" / ".bench-spec"
+    if not marker.exists():
+        return "no genmcp venv"
+    spec = marker.read_text().split()
+    src = spec[1] if spec and spec[0] == "-e" else (spec[0] if spec else "?")
+    if spec and spec[0] == "-e":
+        return f"editable working tree {src} (uncommitted edits included)"
+    return f"commit snapshot {Path(src).name.removeprefix('genmcp-')} ({src})"
 
 
 def machine_info() -> dict[str, Any]:

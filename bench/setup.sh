@@ -2,7 +2,7 @@
 # Create the benchmark virtualenvs and install wrk. Idempotent: a venv whose marker file
 # matches its package list is left alone; re-running after a change only rebuilds that venv.
 #
-#   bash bench/setup.sh                 # all baseline venvs (+ genmcp if src/genmcp exists)
+#   bash bench/setup.sh                 # all venvs (genmcp once src/genmcp is committed)
 #   bash bench/setup.sh genmcp          # only the named venvs
 #   bash bench/setup.sh micro           # candidates for micro.py (not built by default)
 #
@@ -24,7 +24,7 @@ declare -A PKGS=(
   [fastapi]="fastapi $STACK"
   [mcp]="mcp==2.3.0 $STACK"
   [fastmcp]="fastmcp==4.1.6 $STACK"
-  [genmcp]="-e $REPO $STACK"
+  [genmcp]="GENMCP_SOURCE $STACK"   # filled in below: a snapshot of HEAD, or -e $REPO
   # for micro.py only (validator / JSON-encoder candidates); not part of run.sh
   [micro]="jsonschema fastjsonschema jsonschema-rs orjson pydantic"
 )
@@ -37,11 +37,30 @@ ensure_wrk() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y wrk
 }
 
+# genmcp is installed from a snapshot of the last commit that touched src/ or pyproject.toml
+# (git archive), not from the working tree, so that half-done edits by others don't break or blur a run; the marker holds
+# the commit, so the venv is rebuilt when HEAD moves. BENCH_GENMCP_EDITABLE=1 installs the
+# working tree in editable mode instead (for iterating on the hot path).
+genmcp_source() {
+  if [ "${BENCH_GENMCP_EDITABLE:-0}" = 1 ]; then echo "-e $REPO"; return; fi
+  local sha snap
+  # the last commit that changed the package itself (bench-only commits don't count)
+  sha="$(git -C "$REPO" log -1 --format=%h --abbrev=12 -- src pyproject.toml)"
+  snap="$VENVS/../src/genmcp-$sha"
+  if [ ! -f "$snap/pyproject.toml" ]; then
+    rm -rf "$snap.tmp" && mkdir -p "$snap.tmp"
+    git -C "$REPO" archive "$sha" | tar -x -C "$snap.tmp"
+    mv "$snap.tmp" "$snap"
+  fi
+  (cd "$snap" && pwd)
+}
+
 make_venv() {
   local name="$1" spec="${PKGS[$1]}"
+  if [ "$name" = genmcp ]; then spec="${spec/GENMCP_SOURCE/$(genmcp_source)}"; fi
   local dir="$VENVS/$name" marker="$VENVS/$name/.bench-spec"
-  if [ "$name" = genmcp ] && [ ! -f "$REPO/src/genmcp/__init__.py" ]; then
-    echo "setup: skip genmcp (src/genmcp/__init__.py not there yet)"; return 0
+  if [ "$name" = genmcp ] && ! git -C "$REPO" cat-file -e HEAD:src/genmcp/__init__.py 2>/dev/null; then
+    echo "setup: skip genmcp (src/genmcp/__init__.py not committed yet)"; return 0
   fi
   if [ -x "$dir/bin/python" ] && [ -f "$marker" ] && [ "$(cat "$marker")" = "$spec" ]; then
     echo "setup: $name ok ($dir)"; return 0

@@ -2,7 +2,8 @@
 
 Run: PORT=8105 /tmp/genmcp-bench/venvs/genmcp/bin/python bench/servers/genmcp_server.py
 Endpoint POST /mcp. STATEFUL=1 asks mcp_router for its legacy-session mode (by the first of
-LEGACY_KWARGS that mcp_router accepts) and exits with status 3 when it has none yet.
+LEGACY_KWARGS that mcp_router accepts); without such a switch it serves the default router and
+the driver's initialize probe decides whether the legacy row can be measured.
 JSON_RESPONSE is ignored: genmcp picks JSON or SSE per call itself. PAGE_SIZE sets the
 tools/list page size (genmcp pages by 100 by default; the list scenario asks for one page).
 """
@@ -85,12 +86,13 @@ def _router_kwargs() -> dict:
     for key in LEGACY_KWARGS:
         if key in accepted:
             return {**kwargs, key: True}
+    # no switch: serve the default router; the driver's initialize probe shows whether it works
     print(
-        "genmcp_server: mcp_router has no legacy-session switch yet "
-        f"(looked for {', '.join(LEGACY_KWARGS)})",
+        "genmcp_server: mcp_router has no legacy-session switch "
+        f"(looked for {', '.join(LEGACY_KWARGS)}); serving the default router",
         file=sys.stderr,
     )
-    sys.exit(3)
+    return kwargs
 
 
 app = FastAPI()
