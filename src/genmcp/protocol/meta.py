@@ -76,7 +76,7 @@ def check_meta(meta: dict[str, Any]) -> None:
             "invalid_meta", f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] must be an object"
         )
     level = meta.get(META_LOG_LEVEL)
-    if level is not None and level not in LOG_LEVELS:
+    if level is not None and (not isinstance(level, str) or level not in LOG_LEVELS):
         raise MCPError(
             "bad_log_level",
             f"Invalid params: _meta[{META_LOG_LEVEL!r}] must be one of "

@@ -43,6 +43,7 @@ LOCAL_HOSTS: Final = ("127.0.0.1", "localhost", "::1")
 _B64_PREFIX: Final = "=?base64?"
 _B64_SUFFIX: Final = "?="
 _VISIBLE: Final = re.compile(r"[\x20-\x7e]*")
+_DECIMAL: Final = re.compile(r"-?[0-9]+")
 _NAME_HEADERS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
@@ -83,7 +84,7 @@ def guard(
 
 def decode_header_value(value: str) -> str:
     """Decode an ``Mcp-*`` header value (plain, or ``=?base64?<b64>?=``)."""
-    value = value.strip()
+    value = value.strip(" \t")  # HTTP optional whitespace only, not Unicode spaces
     if value.startswith(_B64_PREFIX) and value.endswith(_B64_SUFFIX):
         encoded = value[len(_B64_PREFIX) : -len(_B64_SUFFIX)]
         try:
@@ -165,8 +166,5 @@ def _same_value(sent: str, value: Any) -> bool:
     if isinstance(value, bool):
         return sent == ("true" if value else "false")
     if isinstance(value, int):
-        try:
-            return int(sent) == value
-        except ValueError:
-            return False
+        return _DECIMAL.fullmatch(sent) is not None and int(sent) == value
     return isinstance(value, str) and sent == value
