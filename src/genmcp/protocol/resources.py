@@ -1,0 +1,190 @@
+"""Builders for the MCP 2026-07-28 resource shapes: listings, templates, contents, results.
+
+The companions of :mod:`genmcp.protocol.v2607` for ``resources/list``,
+``resources/templates/list`` and ``resources/read``. Same conventions: keyword arguments in
+snake_case, unset (``None``) ones dropped, camelCase wire keys (``meta`` becomes ``_meta``),
+a fresh ``dict`` returned. ``resultType``, cache hints the repo did not choose and the server
+``_meta`` are added by the Suite, not here.
+
+Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from genmcp.protocol.v2607 import JSONObject, _base64, _copy_mapping, _put
+
+__all__ = [
+    "blob_contents",
+    "read_resource_result",
+    "resource_item",
+    "resource_template",
+    "text_contents",
+]
+
+
+def text_contents(
+    uri: str,
+    text: str,
+    *,
+    mime_type: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build ``TextResourceContents``: one text part of a ``resources/read`` result.
+
+    Args:
+        uri: The URI of the resource (or sub-resource) this text is.
+        text: The text.
+        mime_type: Optional MIME type, e.g. ``"text/markdown"``; sent as ``mimeType``.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"uri": ..., "text": ...}`` plus the optional keys given.
+    """
+    contents: JSONObject = {"uri": uri}
+    _put(contents, "mimeType", mime_type)
+    contents["text"] = text
+    _put(contents, "_meta", _copy_mapping(meta))
+    return contents
+
+
+def blob_contents(
+    uri: str,
+    blob: bytes | str,
+    *,
+    mime_type: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build ``BlobResourceContents``: one binary part of a ``resources/read`` result.
+
+    Args:
+        uri: The URI of the resource (or sub-resource) these bytes are.
+        blob: Raw bytes (base64-encoded here) or a str that already is standard base64.
+        mime_type: Optional MIME type, e.g. ``"image/png"``; sent as ``mimeType``.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"uri": ..., "blob": ...}`` plus the optional keys given.
+
+    Raises:
+        ValueError: ``blob`` is a str that is not valid base64.
+        TypeError: ``blob`` is neither bytes nor str.
+    """
+    contents: JSONObject = {"uri": uri}
+    _put(contents, "mimeType", mime_type)
+    contents["blob"] = _base64(blob, "resource blob")
+    _put(contents, "_meta", _copy_mapping(meta))
+    return contents
+
+
+def read_resource_result(
+    contents: Mapping[str, Any] | Iterable[Mapping[str, Any]],
+    *,
+    ttl_ms: int | None = None,
+    cache_scope: Literal["public", "private"] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a ``ReadResourceResult`` without ``resultType`` (the Suite adds it).
+
+    Args:
+        contents: One contents object (:func:`text_contents`, :func:`blob_contents`) or
+            several; never empty (a missing resource is ``ResourceNotFound``, not an empty
+            result).
+        ttl_ms: How long the client may cache this result (ms); give it with ``cache_scope``
+            to override the repo's ``cache_control`` for this one read.
+        cache_scope: ``"public"`` or ``"private"``.
+        meta: Optional ``_meta`` object of the result.
+
+    Returns:
+        ``{"contents": [...]}`` plus ``ttlMs``/``cacheScope``/``_meta`` when given.
+
+    Raises:
+        ValueError: ``contents`` is empty, or only one of ``ttl_ms`` and ``cache_scope`` given.
+    """
+    parts = [dict(contents)] if isinstance(contents, Mapping) else [dict(c) for c in contents]
+    if not parts:
+        raise ValueError("a resources/read result needs at least one contents object")
+    if (ttl_ms is None) != (cache_scope is None):
+        raise ValueError("give ttl_ms and cache_scope together (or neither)")
+    result: JSONObject = {"contents": parts}
+    _put(result, "ttlMs", ttl_ms)
+    _put(result, "cacheScope", cache_scope)
+    _put(result, "_meta", _copy_mapping(meta))
+    return result
+
+
+def resource_item(
+    uri: str,
+    name: str,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    icons: Sequence[Mapping[str, Any]] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a ``Resource``: one entry of ``resources/list``.
+
+    Args:
+        uri: The resource URI.
+        name: Programmatic name (also the display fallback when ``title`` is absent).
+        title: Optional human-readable title.
+        description: Optional description, a hint for the model.
+        mime_type: Optional MIME type; sent as ``mimeType``.
+        size: Optional size of the raw content in bytes.
+        annotations: Optional ``Annotations`` (``audience``, ``priority``, ``lastModified``).
+        icons: Optional list of ``Icon`` objects.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"uri": ..., "name": ...}`` plus the optional keys given.
+    """
+    item: JSONObject = {"uri": uri, "name": name}
+    _put(item, "title", title)
+    _put(item, "description", description)
+    _put(item, "mimeType", mime_type)
+    _put(item, "size", size)
+    _put(item, "annotations", _copy_mapping(annotations))
+    _put(item, "icons", None if icons is None else [dict(icon) for icon in icons])
+    _put(item, "_meta", _copy_mapping(meta))
+    return item
+
+
+def resource_template(
+    uri_template: str,
+    name: str,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    icons: Sequence[Mapping[str, Any]] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a ``ResourceTemplate``: one entry of ``resources/templates/list``.
+
+    Args:
+        uri_template: An RFC 6570 template, e.g. ``"test://template/{id}/data"``.
+        name: Programmatic name.
+        title: Optional human-readable title.
+        description: Optional description.
+        mime_type: Optional MIME type shared by every resource the template names.
+        annotations: Optional ``Annotations``.
+        icons: Optional list of ``Icon`` objects.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"uriTemplate": ..., "name": ...}`` plus the optional keys given.
+    """
+    item: JSONObject = {"uriTemplate": uri_template, "name": name}
+    _put(item, "title", title)
+    _put(item, "description", description)
+    _put(item, "mimeType", mime_type)
+    _put(item, "annotations", _copy_mapping(annotations))
+    _put(item, "icons", None if icons is None else [dict(icon) for icon in icons])
+    _put(item, "_meta", _copy_mapping(meta))
+    return item
