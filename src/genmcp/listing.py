@@ -1,0 +1,114 @@
+"""Paginated list results built once: tools, prompts and resource templates.
+
+A :class:`Pages` holds every page of one list result, built from the items when the set
+changes (not per request), with the cache hint merged over the providers (``merge_cache``:
+one scope for all pages, as the spec requires). ``nextCursor`` is sealed for the method, so a
+cursor of one list never opens another, and carries a digest of the list it was cut from: a
+cursor from before a change (on this process or any other with the same key) gets -32602
+"the list has changed; start again" instead of a silently shifted page. Cursors expire after
+:data:`CURSOR_MAX_AGE_S`; pages are rebuilt (``stale``) at half that age, so a cursor handed
+out in a page is always valid for a good while.
+
+Imports genmcp's errors, sealing and tool (for ``CacheControl``); no asyncio, no web framework.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from genmcp.errors import MCPError
+from genmcp.sealing import Sealer, SealError, digest
+from genmcp.tool import CacheControl
+
+__all__ = ["CURSOR", "CURSOR_MAX_AGE_S", "CacheControl", "Pages", "merge_cache", "open_cursor"]
+
+CURSOR: Final = "cursor:"
+"""Sealing purpose prefix of cursors (``cursor:<method>``)."""
+CURSOR_MAX_AGE_S: Final = 7 * 24 * 3600.0
+"""Cursors outlive any listing session; a change of the list voids them sooner."""
+
+
+def merge_cache(hints: Iterable[CacheControl]) -> CacheControl:
+    """Public only if every hint is public; the smallest TTL wins; none: private, 0."""
+    merged: CacheControl | None = None
+    for scope, ttl in hints:
+        if merged is None:
+            merged = (scope, ttl)
+        else:
+            both_public = merged[0] == "public" and scope == "public"
+            merged = ("public" if both_public else "private", min(merged[1], ttl))
+    return merged or ("private", 0)
+
+
+def open_cursor(sealer: Sealer, method: str, cursor: Any) -> Any:
+    """The payload of a cursor sealed for ``method``; -32602 when it is not one."""
+    try:
+        return sealer.unseal(CURSOR + method, cursor, max_age_s=CURSOR_MAX_AGE_S)
+    except SealError as exc:
+        raise MCPError("bad_cursor", f"Invalid cursor: {exc}") from None
+
+
+class Pages:
+    """Every page of one list result.
+
+    Args:
+        method: the list method, e.g. ``"prompts/list"`` (the cursor purpose).
+        key: the result key holding the items, e.g. ``"prompts"``.
+        items: the items, in their final order.
+        cache: the cache hint of every page.
+        page_size: items per page (at least 1).
+        sealer: seals the cursors.
+        result_meta: the ``_meta`` of every page (server info).
+    """
+
+    __slots__ = ("_expires", "_pages", "_sealer", "_version", "method")
+
+    def __init__(
+        self,
+        method: str,
+        key: str,
+        items: list[dict[str, Any]],
+        cache: CacheControl,
+        page_size: int,
+        sealer: Sealer,
+        result_meta: Mapping[str, Any],
+    ) -> None:
+        self.method = method
+        self._sealer = sealer
+        self._version = digest(items)[:16]
+        self._expires = time.monotonic() + CURSOR_MAX_AGE_S / 2
+        scope, ttl = cache
+        chunks = [items[i : i + page_size] for i in range(0, len(items), page_size)] or [[]]
+        self._pages: list[dict[str, Any]] = []
+        for index, chunk in enumerate(chunks):
+            page: dict[str, Any] = {
+                "resultType": "complete",
+                key: chunk,
+                "ttlMs": ttl,
+                "cacheScope": scope,
+                "_meta": result_meta,
+            }
+            if index + 1 < len(chunks):
+                page["nextCursor"] = sealer.seal(CURSOR + method, [self._version, index + 1])
+            self._pages.append(page)
+
+    @property
+    def stale(self) -> bool:
+        """True once the cursors in these pages are half way to expiry: rebuild them."""
+        return time.monotonic() >= self._expires
+
+    def page(self, cursor: Any) -> dict[str, Any]:
+        """The page ``cursor`` names (None: the first); -32602 for a bad or stale cursor."""
+        if cursor is None:
+            return self._pages[0]
+        payload = open_cursor(self._sealer, self.method, cursor)
+        if not (isinstance(payload, list) and len(payload) == 2 and isinstance(payload[1], int)):
+            raise MCPError("bad_cursor", "Invalid cursor: not a cursor of this list")
+        version, index = payload
+        if version != self._version or not 0 < index < len(self._pages):
+            raise MCPError(
+                "bad_cursor", f"Invalid cursor: the {self.method} result has changed; start again"
+            )
+        return self._pages[index]

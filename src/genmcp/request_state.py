@@ -1,0 +1,106 @@
+"""Multi round-trip requests (MRTR): the sealed ``requestState`` shared by every method.
+
+``tools/call``, ``prompts/get`` and ``resources/read`` may answer ``InputRequired(requests,
+state)``. :meth:`RequestStates.input_required` checks the nested requests against the
+capabilities the client declared on this request (-32021 otherwise), seals ``state`` with a
+*binding* (a digest of what the request was: method, name or URI, arguments, principal) and
+builds the ``input_required`` result. On the retry :meth:`RequestStates.open` verifies the
+token and the binding and hands the state back; a tampered, expired or re-bound token is a
+precise -32602. The binding is chosen by the caller, so one token never serves another
+method, tool, prompt, resource, argument set or user.
+
+Imports genmcp's errors, sealing, protocol and tool outcome types; no asyncio, no web
+framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from genmcp.errors import MCPError
+from genmcp.protocol import v2607
+from genmcp.protocol.meta import META_CLIENT_CAPABILITIES
+from genmcp.sealing import Sealer, SealError
+from genmcp.tool import InputRequired
+
+__all__ = ["REQUEST_STATE", "RequestStates", "input_responses", "principal_of"]
+
+REQUEST_STATE: Final = "request_state"
+"""The sealing purpose of every ``requestState``."""
+
+
+def principal_of(assigns: Mapping[str, Any]) -> str | None:
+    """Who is calling, as auth recorded it (``principal`` or ``sub`` in the assigns)."""
+    for key in ("principal", "sub"):
+        value = assigns.get(key)
+        if value is not None:
+            return str(value)
+    return None
+
+
+def input_responses(value: Any) -> dict[str, Any] | None:
+    """The request's ``inputResponses`` (None when absent); -32602 when malformed."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise MCPError(
+            "bad_input_responses",
+            "Invalid params: inputResponses must be an object whose values are result objects",
+        )
+    return value
+
+
+class RequestStates:
+    """Seals and opens ``requestState`` tokens bound to their request.
+
+    Args:
+        sealer: the Suite's sealer (its keys and max age apply).
+        result_meta: the ``_meta`` every result carries (server info).
+    """
+
+    __slots__ = ("_result_meta", "_sealer")
+
+    def __init__(self, sealer: Sealer, result_meta: Mapping[str, Any]) -> None:
+        self._sealer = sealer
+        self._result_meta = result_meta
+
+    def open(self, params: Mapping[str, Any], binding: str) -> Any:
+        """The state sealed in ``params.requestState``; None when the request has none."""
+        if "requestState" not in params:
+            return None
+        try:
+            payload = self._sealer.unseal(REQUEST_STATE, params["requestState"])
+        except SealError as exc:
+            raise MCPError(
+                "bad_request_state",
+                f"Invalid requestState ({exc.reason}): {exc}",
+                {"reason": exc.reason},
+            ) from None
+        if not isinstance(payload, dict) or payload.get("b") != binding:
+            raise MCPError(
+                "bad_request_state",
+                "Invalid requestState (rebound): it was issued for another request, other "
+                "arguments or another user",
+                {"reason": "rebound"},
+            )
+        return payload.get("s")
+
+    def input_required(
+        self, meta: Mapping[str, Any], binding: str, outcome: InputRequired
+    ) -> dict[str, Any]:
+        """The ``input_required`` result for ``outcome``; -32021 if the client can't answer."""
+        declared = meta.get(META_CLIENT_CAPABILITIES) or {}
+        missing = (
+            v2607.missing_capabilities(outcome.requests, declared) if outcome.requests else None
+        )
+        if missing:
+            raise MCPError(
+                "missing_capability",
+                "Missing required client capability: " + ", ".join(sorted(missing)),
+                {"requiredCapabilities": missing},
+            )
+        token = self._sealer.seal(REQUEST_STATE, {"b": binding, "s": outcome.state})
+        result = v2607.input_required_result(outcome.requests or None, token)
+        result["_meta"] = self._result_meta
+        return result

@@ -1,0 +1,358 @@
+"""The resources a Suite serves, and its ``resources/*`` methods.
+
+A :class:`ResourceCatalog` holds the static resources and the repositories (each built once
+into a :class:`RepoEntry`), routes a URI to its owner (static resources first, then the
+repositories in the order they were added: the first whose ``parse_uri`` accepts it), and
+answers:
+
+- ``resources/list``: the static resources, then each repository's own pages, one repository
+  per page; the sealed cursor names the repository and carries its own cursor. The cache
+  hint is merged over every provider, so all pages share one scope.
+- ``resources/templates/list``: built once per change, paginated like ``tools/list``.
+- ``resources/read``: ``Result`` gets ``resultType`` and cache hints; ``ResourceNotFound``
+  and unknown URIs are -32602 with ``data.uri``; ``InputRequired`` goes through the shared
+  sealed ``requestState`` (bound to the URI and the principal).
+- completions of template variables (``completion/complete`` with ``ref/resource``).
+
+Imports genmcp's core modules; never asyncio directly, never a web framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from genmcp.errors import CallbackReturnError, MCPError
+from genmcp.listing import CURSOR, Pages, merge_cache, open_cursor
+from genmcp.oneshot import call_hook
+from genmcp.protocol.prompts import as_complete_result, complete_result
+from genmcp.protocol.uri_template import UriTemplate
+from genmcp.request_state import RequestStates, input_responses, principal_of
+from genmcp.resource import (
+    ListPage,
+    ReadOutcome,
+    ResourceNotFound,
+    ResourceRepo,
+    ResourceRequest,
+    StaticResource,
+)
+from genmcp.sealing import Sealer, digest
+from genmcp.tool import CacheControl, Error, InputRequired, Result
+
+if TYPE_CHECKING:
+    from genmcp.channel import Channel
+
+__all__ = ["RepoEntry", "ResourceCatalog", "ResourceProvider"]
+
+ResourceProvider = type[ResourceRepo] | tuple[type[ResourceRepo], Any] | StaticResource
+"""A repository class, ``(RepoClass, arg)``, or a ``StaticResource``."""
+
+Entries = list["RepoEntry"]
+Items = list[dict[str, Any]]
+
+LIST: Final = "resources/list"
+READ: Final = "resources/read"
+_READ_EXPECTED: Final = "Result, InputRequired, Error or ResourceNotFound"
+_STATIC_PREFIX: Final = "static:"  # never routed: _Statics overrides parse_uri
+
+
+class RepoEntry:
+    """One served repository: the instance, its ``arg`` and what was built from them once."""
+
+    __slots__ = ("arg", "completes", "key", "owner", "repo", "templates")
+
+    def __init__(self, cls: type[ResourceRepo], arg: Any) -> None:
+        if not (isinstance(cls, type) and issubclass(cls, ResourceRepo)):
+            raise TypeError(
+                f"{cls!r} is not a ResourceRepo subclass (give a class, (class, arg) "
+                "or a StaticResource)"
+            )
+        self.owner = cls.__qualname__
+        self.repo, self.arg = cls(), arg
+        prefix, template = self.repo.prefix(arg), self.repo.template(arg)
+        if (prefix is None) == (template is None):
+            raise ValueError(f"{self.owner}: give exactly one of prefix= and template=")
+        if template is not None:
+            try:
+                UriTemplate.parse(template)
+            except ValueError as exc:
+                raise ValueError(f"{self.owner}: {exc}") from None
+        self.key: str = template if template is not None else str(prefix)
+        self.templates = [dict(t) for t in self.repo.templates(arg)]
+        for described in self.templates:
+            if not described.get("name") or not isinstance(described.get("uriTemplate"), str):
+                raise ValueError(
+                    f"{self.owner}: a resource template needs a uriTemplate and a name "
+                    "(class option name=...)"
+                )
+        self.completes = type(self.repo).complete is not ResourceRepo.complete
+
+    def match(self, uri: str) -> Mapping[str, Any] | None:
+        """The ``read`` params of ``uri`` when this repository owns it, else None."""
+        params = self.repo.parse_uri(uri, self.arg)
+        if params is not None and not isinstance(params, Mapping):
+            raise CallbackReturnError(self.owner, "parse_uri", params, "a mapping or None")
+        return params
+
+
+class _Statics(ResourceRepo, prefix=_STATIC_PREFIX):
+    """The repository behind every ``StaticResource`` (its ``arg`` is the catalog)."""
+
+    async def list(self, cursor: Any, channel: Channel, arg: Any) -> ListPage:
+        catalog: ResourceCatalog = arg
+        items = sorted(catalog.statics.values(), key=lambda static: static.uri)
+        start = cursor if isinstance(cursor, int) and cursor > 0 else 0
+        end = start + catalog.page_size
+        return [static.item() for static in items[start:end]], (end if end < len(items) else None)
+
+    async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> ReadOutcome:
+        static = arg.statics.get(request.uri)
+        return ResourceNotFound() if static is None else Result(static.read_result())
+
+    def parse_uri(self, uri: str, arg: Any) -> Mapping[str, Any] | None:
+        return {} if uri in arg.statics else None
+
+    def cache_control(self, arg: Any) -> CacheControl:
+        hints: list[CacheControl] = [
+            s.cache_control or ("private", 0) for s in arg.statics.values()
+        ]
+        return merge_cache(hints)
+
+
+class ResourceCatalog:
+    """Static resources and repositories, and the ``resources/*`` methods over them."""
+
+    def __init__(
+        self,
+        *,
+        sealer: Sealer,
+        states: RequestStates,
+        page_size: int,
+        result_meta: Mapping[str, Any],
+    ) -> None:
+        self.statics: dict[str, StaticResource] = {}
+        self.repos: dict[str, RepoEntry] = {}
+        self.page_size = page_size
+        self._static_entry = RepoEntry(_Statics, self)
+        self._sealer, self._states, self._result_meta = sealer, states, result_meta
+        self._templates: Pages | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.statics or self.repos)
+
+    @property
+    def completes(self) -> bool:
+        """True when some repository completes template variables."""
+        return any(entry.completes for entry in self.repos.values())
+
+    # -- configuration ---------------------------------------------------------------------
+
+    def add(self, provider: ResourceProvider) -> None:
+        """Serve a static resource or a repository; a URI or key already served raises."""
+        if isinstance(provider, StaticResource):
+            if provider.uri in self.statics:
+                raise ValueError(f"static resource {provider.uri!r} is already served")
+            self.statics[provider.uri] = provider
+            return
+        cls, arg = provider if isinstance(provider, tuple) else (provider, None)
+        entry = RepoEntry(cls, arg)
+        other = self.repos.get(entry.key)
+        if other is not None:
+            raise ValueError(f"{entry.owner}: {entry.key!r} is already served by {other.owner}")
+        self.repos[entry.key] = entry
+        self._templates = None
+
+    def remove(self, key: str) -> bool:
+        """Stop serving the static resource with URI ``key``, or the repository whose prefix
+        or template is ``key``; False when there is none."""
+        if self.statics.pop(key, None) is not None:
+            return True
+        if self.repos.pop(key, None) is not None:
+            self._templates = None
+            return True
+        return False
+
+    def _cursor_key(self, entry: RepoEntry) -> str | None:
+        """How a cursor names ``entry``: its key, None for the static resources."""
+        return None if entry is self._static_entry else entry.key
+
+    def _entries(self) -> list[RepoEntry]:
+        return ([self._static_entry] if self.statics else []) + list(self.repos.values())
+
+    def route(self, uri: str) -> tuple[RepoEntry, Mapping[str, Any]] | None:
+        """The entry owning ``uri`` and the ``read`` params, or None."""
+        for entry in self._entries():
+            params = entry.match(uri)
+            if params is not None:
+                return entry, params
+        return None
+
+    # -- resources/list --------------------------------------------------------------------
+
+    async def list(self, params: Mapping[str, Any], channel: Channel) -> dict[str, Any]:
+        """One page of ``resources/list``."""
+        all_entries = self._entries()
+        scope, ttl = merge_cache(e.repo.cache_control(e.arg) for e in all_entries)
+        entries = [e for e in all_entries if type(e.repo).list is not ResourceRepo.list]
+        index, inner = self._position(entries, params.get("cursor"))
+        items: list[dict[str, Any]] = []
+        following: tuple[str | None, Any] | None = None
+        while index < len(entries) and not items and following is None:
+            entry = entries[index]
+            items, after = await self._list_one(entry, inner, channel)
+            index, inner = index + 1, None
+            if after is not None:
+                following = (self._cursor_key(entry), after)
+            elif items and index < len(entries):
+                following = (self._cursor_key(entries[index]), None)
+        page: dict[str, Any] = {
+            "resultType": "complete",
+            "resources": items,
+            "ttlMs": ttl,
+            "cacheScope": scope,
+            "_meta": self._result_meta,
+        }
+        if following is not None:
+            page["nextCursor"] = self._sealer.seal(CURSOR + LIST, list(following))
+        return page
+
+    def _position(self, entries: Entries, cursor: Any) -> tuple[int, Any]:
+        if cursor is None:
+            return 0, None
+        payload = open_cursor(self._sealer, LIST, cursor)
+        if isinstance(payload, list) and len(payload) == 2:
+            for index, entry in enumerate(entries):
+                if self._cursor_key(entry) == payload[0]:
+                    return index, payload[1]
+        raise MCPError("bad_cursor", "Invalid cursor: the resource list has changed; start again")
+
+    async def _list_one(self, entry: RepoEntry, cursor: Any, channel: Channel) -> tuple[Items, Any]:
+        page = await call_hook(entry.repo.list, cursor, channel, entry.arg)
+        if not (isinstance(page, tuple) and len(page) == 2 and isinstance(page[0], Sequence)):
+            raise CallbackReturnError(entry.owner, "list", page, "(items, next_cursor)")
+        items = [dict(item) for item in page[0] if isinstance(item, Mapping)]
+        if len(items) != len(page[0]) or not all(_listable(item) for item in items):
+            raise CallbackReturnError(
+                entry.owner, "list", page, "items built with resource_item(uri, name, ...)"
+            )
+        return items, page[1]
+
+    # -- resources/templates/list ----------------------------------------------------------
+
+    def templates(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """One page of ``resources/templates/list``."""
+        if self._templates is None or self._templates.stale:
+            entries = list(self.repos.values())
+            self._templates = Pages(
+                "resources/templates/list",
+                "resourceTemplates",
+                [described for entry in entries for described in entry.templates],
+                merge_cache(entry.repo.cache_control(entry.arg) for entry in entries),
+                self.page_size,
+                self._sealer,
+                self._result_meta,
+            )
+        return self._templates.page(params.get("cursor"))
+
+    # -- resources/read --------------------------------------------------------------------
+
+    async def read(
+        self,
+        params: Mapping[str, Any],
+        meta: Mapping[str, Any],
+        assigns: Mapping[str, Any],
+        channel: Channel,
+    ) -> dict[str, Any]:
+        """The ``resources/read`` result (or ``input_required`` result) for ``params``."""
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise MCPError(
+                "invalid_params", "Invalid params: resources/read needs params.uri (a string)"
+            )
+        routed = self.route(uri)
+        if routed is None:
+            raise _not_found(uri, None)
+        entry, uri_params = routed
+        responses = input_responses(params.get("inputResponses"))
+        binding = digest(READ, uri, principal_of(assigns))
+        state = self._states.open(params, binding)
+        request = ResourceRequest(uri, uri_params, meta, responses, state)
+        outcome = await call_hook(entry.repo.read, request, channel, entry.arg)
+        if isinstance(outcome, Result):
+            return self._complete(entry, uri, outcome.result)
+        if isinstance(outcome, ResourceNotFound):
+            raise _not_found(uri, outcome.message)
+        if isinstance(outcome, InputRequired):
+            return self._states.input_required(meta, binding, outcome)
+        if isinstance(outcome, Error):
+            raise MCPError("internal_error", outcome.message, outcome.data, code=outcome.code)
+        raise CallbackReturnError(entry.owner, "read", outcome, _READ_EXPECTED)
+
+    def _complete(self, entry: RepoEntry, uri: str, result: Any) -> dict[str, Any]:
+        contents = result.get("contents") if isinstance(result, dict) else None
+        if not isinstance(contents, list) or not contents:
+            raise CallbackReturnError(
+                entry.owner,
+                "read",
+                result,
+                "Result(read_resource_result(contents)) with contents; "
+                "return ResourceNotFound() for a missing resource",
+            )
+        for part in contents:
+            if not _readable(part):
+                raise CallbackReturnError(
+                    entry.owner, "read", part, "contents built with text_contents or blob_contents"
+                )
+        assert isinstance(result, dict)
+        if "ttlMs" not in result or "cacheScope" not in result:
+            scope, ttl = entry.repo.cache_control(entry.arg)
+            result = {**result, "ttlMs": ttl, "cacheScope": scope}
+        meta = result.get("_meta")
+        merged = self._result_meta if meta is None else {**self._result_meta, **meta}
+        return {**result, "resultType": "complete", "_meta": merged}
+
+    # -- completion/complete (ref/resource) -------------------------------------------------
+
+    async def complete(
+        self, template: str, argument: str, value: str, context: Mapping[str, str]
+    ) -> dict[str, Any]:
+        """The ``CompleteResult`` of the repository serving ``template`` for ``argument``."""
+        for entry in self.repos.values():
+            if any(described["uriTemplate"] == template for described in entry.templates):
+                _check_variable(template, argument)
+                if not entry.completes:
+                    return complete_result([])
+                values = await call_hook(entry.repo.complete, argument, value, context, entry.arg)
+                return as_complete_result(values, owner=entry.owner)
+        raise MCPError(
+            "invalid_params",
+            f"Invalid params: no resource template {template!r}",
+            {"uri": template},
+        )
+
+
+def _not_found(uri: str, message: str | None) -> MCPError:
+    return MCPError("resource_not_found", message or f"Resource not found: {uri}", {"uri": uri})
+
+
+def _listable(item: Mapping[str, Any]) -> bool:
+    return isinstance(item.get("uri"), str) and isinstance(item.get("name"), str)
+
+
+def _readable(part: Any) -> bool:
+    if not isinstance(part, dict) or not isinstance(part.get("uri"), str):
+        return False
+    return isinstance(part.get("text"), str) != isinstance(part.get("blob"), str)
+
+
+def _check_variable(template: str, argument: str) -> None:
+    try:
+        variables = UriTemplate.parse(template).variables
+    except ValueError:  # a template beyond level 1, described only: the hook judges
+        return
+    if argument not in variables:
+        raise MCPError(
+            "invalid_params",
+            f"Invalid params: resource template {template!r} has no variable {argument!r} "
+            f"(it has: {', '.join(variables) or 'none'})",
+        )

@@ -1,0 +1,159 @@
+"""Change notifications: what the Suite publishes, and the ``subscriptions/listen`` stream.
+
+The Suite publishes every change (a tool, prompt or resource added or removed, a resource
+updated) as a plain JSON-RPC notification on the broker topic :data:`CHANGES`
+(``genmcp.storage.Broker``, DESIGN §7: with a shared broker the change reaches streams held by
+other processes). Two kinds of stream subscribe to it:
+
+- a :class:`ListenStream` (2026-07-28): a ``Pending`` whose outbox first carries
+  ``notifications/subscriptions/acknowledged`` with the honored filter, then only the
+  notifications that filter wants, each tagged with the subscription id (the listen request
+  id, verbatim). The transport streams it as SSE, with keepalives, and calls
+  ``disconnect()`` when the client leaves: the broker subscription and the pump task end with
+  it. ``end()`` closes it from the server side with the empty ``complete`` result.
+- a legacy session's GET stream (2025 revisions): it subscribes to :data:`CHANGES` itself and
+  forwards the same untagged notifications, ``notifications/resources/updated`` only for the
+  URIs its session subscribed to.
+
+Imports asyncio and genmcp's channel, storage and protocol modules; never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, Final, final
+
+from genmcp.channel import FINAL, MESSAGE, Outbox
+from genmcp.protocol.jsonrpc import RequestId, notification, result_response
+from genmcp.protocol.listen import Filter, acknowledged, listen_result, tagged
+from genmcp.storage import Broker
+
+__all__ = ["CHANGES", "ChangeFeed", "ListenStream"]
+
+log = logging.getLogger("genmcp")
+
+CHANGES: Final = "genmcp.changes"
+"""The broker topic of change notifications (JSON-RPC notification dicts)."""
+
+
+@final
+class ListenStream:
+    """One open ``subscriptions/listen`` request (a ``Pending``).
+
+    Args:
+        request_id: the listen request id, echoed as the subscription id.
+        honored: the filter the server honors (acknowledged first).
+        broker: where changes are published.
+        result_meta: the ``_meta`` of the closing result (server info).
+        on_end: called once when the stream ends, however it ends.
+    """
+
+    __slots__ = (
+        "_on_end",
+        "_pump",
+        "_result_meta",
+        "_subscription",
+        "closed",
+        "honored",
+        "outbox",
+        "request_id",
+    )
+
+    def __init__(
+        self,
+        *,
+        request_id: RequestId,
+        honored: Filter,
+        broker: Broker,
+        result_meta: Mapping[str, Any],
+        on_end: Callable[[ListenStream], None],
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        self.request_id = request_id
+        self.honored = honored
+        self.outbox = Outbox(loop)
+        self.closed = False
+        self._on_end = on_end
+        self._result_meta = result_meta
+        self.outbox.put(MESSAGE, acknowledged(request_id, honored))
+        # Subscribed before the acknowledgement reaches the client: no change after it is lost.
+        self._subscription = broker.subscribe(CHANGES)
+        self._pump = loop.create_task(self._forward(), name=f"genmcp:listen:{request_id}")
+
+    async def _forward(self) -> None:
+        while True:
+            _topic, message = await self._subscription.receive()
+            if isinstance(message, Mapping) and self.honored.wants(message):
+                self.outbox.put(MESSAGE, tagged(message, self.request_id))
+
+    def disconnect(self) -> None:
+        """The client went away: stop listening; nothing more is sent."""
+        self._close()
+
+    def end(self) -> None:
+        """End the stream from the server side with the ``complete`` listen result."""
+        if self._close():
+            response = result_response(
+                self.request_id, listen_result(self.request_id, self._result_meta)
+            )
+            self.outbox.put(FINAL, (response, 200))
+
+    def _close(self) -> bool:
+        if self.closed:
+            return False
+        self.closed = True
+        self._subscription.close()
+        self._pump.cancel()
+        self._on_end(self)
+        return True
+
+
+@final
+class ChangeFeed:
+    """Publishes change notifications on :data:`CHANGES` from plain (sync) code.
+
+    ``Suite.add_tool`` and friends are plain methods, and ``Suite.resource_updated`` may be
+    called from any thread (a file watcher, a job callback), while a broker publishes on the
+    server's event loop. ``publish`` schedules the broker's ``publish`` there, in call order;
+    before any request reached the Suite (``bind``) no stream can be listening, so a change
+    then (the Suite being built) is not published.
+    """
+
+    __slots__ = ("_loop", "_tasks", "broker")
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Remember the server's loop (the Suite calls this on each request; first one wins)."""
+        if self._loop is None or self._loop.is_closed():
+            self._loop = loop
+
+    def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Publish the notification ``method`` (with ``params``) to every stream."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        message = notification(method, params)
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._spawn(message)
+        else:
+            loop.call_soon_threadsafe(self._spawn, message)
+
+    def _spawn(self, message: dict[str, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self.broker.publish(CHANGES, message))
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("publishing a change failed", exc_info=task.exception())
