@@ -1,0 +1,310 @@
+"""Client-side wire helpers shared by ``genmcp.testing`` and the ``genmcp`` command line.
+
+* ``build_request``: a 2026-07-28 JSON-RPC request with its ``params._meta``.
+* ``request_headers``: the Streamable HTTP headers a request needs (``MCP-Protocol-Version``,
+  ``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``), values encoded as the spec says.
+* ``SSEParser``: the ``data`` of server-sent events, fed chunk by chunk.
+* ``HTTPClient``: a small blocking 2026-07-28 client on the standard library's
+  ``http.client`` (the ``genmcp list`` / ``genmcp call`` commands): JSON or SSE replies,
+  notifications handed over as they arrive.
+
+Private: the public faces are ``genmcp.testing`` and ``genmcp.cli``. No web framework;
+imports genmcp's protocol modules only.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import http.client
+import itertools
+import json
+import socket
+import ssl
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from genmcp.protocol.meta import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+)
+
+__all__ = [
+    "CLIError",
+    "HTTPClient",
+    "RPCFailure",
+    "SSEParser",
+    "build_request",
+    "encode_header_value",
+    "header_params",
+    "request_headers",
+]
+
+Message = dict[str, Any]
+PROTOCOL_VERSION: Final = "2026-07-28"
+CLI_INFO: Final[Mapping[str, str]] = {"name": "genmcp-cli", "version": "0"}
+ACCEPT: Final = "application/json, text/event-stream"
+NAME_PARAMS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_B64_PREFIX: Final = "=?base64?"
+
+
+def build_request(
+    method: str,
+    params: Mapping[str, Any] | None,
+    request_id: str | int,
+    *,
+    version: str,
+    capabilities: Mapping[str, Any],
+    client_info: Mapping[str, Any] | None = None,
+    progress_token: str | int | None = None,
+    log_level: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Message:
+    """A JSON-RPC request whose ``params._meta`` carries what 2026-07-28 requires.
+
+    ``meta`` entries are merged last (a test may override or break any key).
+    """
+    wanted: dict[str, Any] = {
+        META_PROTOCOL_VERSION: version,
+        META_CLIENT_CAPABILITIES: dict(capabilities),
+    }
+    if client_info is not None:
+        wanted[META_CLIENT_INFO] = dict(client_info)
+    if progress_token is not None:
+        wanted["progressToken"] = progress_token
+    if log_level is not None:
+        wanted[META_LOG_LEVEL] = log_level
+    wanted.update(meta or {})
+    body_params = {**(params or {}), "_meta": wanted}
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
+
+
+def encode_header_value(value: str | int | bool) -> str:
+    """An ``Mcp-Name`` / ``Mcp-Param-*`` value: plain when safe, else ``=?base64?...?=``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    plain = (
+        value == value.strip(" ")
+        and all(" " <= char <= "~" for char in value)
+        and not value.lower().startswith(_B64_PREFIX)
+    )
+    if plain:
+        return value
+    return _B64_PREFIX + base64.b64encode(value.encode()).decode("ascii") + "?="
+
+
+def header_params(schema: Any) -> dict[str, str]:
+    """Argument name -> ``x-mcp-header`` name, for the root properties of a tool's schema."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return {}
+    return {
+        name: spec["x-mcp-header"]
+        for name, spec in properties.items()
+        if isinstance(spec, Mapping) and isinstance(spec.get("x-mcp-header"), str)
+    }
+
+
+def request_headers(message: Any, params: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The HTTP headers for POSTing ``message``; ``params`` from ``header_params``."""
+    headers = {"accept": ACCEPT, "content-type": "application/json"}
+    if not isinstance(message, Mapping) or not isinstance(message.get("method"), str):
+        return headers
+    method = message["method"]
+    body_params = message.get("params")
+    body_params = body_params if isinstance(body_params, Mapping) else {}
+    meta = body_params.get("_meta")
+    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, Mapping) else None
+    if isinstance(version, str):
+        headers["mcp-protocol-version"] = version
+    if "id" in message:
+        headers["mcp-method"] = method
+    name = body_params.get(NAME_PARAMS.get(method, ""))
+    if isinstance(name, str | int):
+        headers["mcp-name"] = encode_header_value(name)
+    arguments = body_params.get("arguments")
+    if method == "tools/call" and isinstance(arguments, Mapping):
+        for prop, header in (params or {}).items():
+            value = arguments.get(prop)
+            if isinstance(value, str | int):  # bool is an int
+                headers[f"mcp-param-{header.lower()}"] = encode_header_value(value)
+    return headers
+
+
+class SSEParser:
+    """Collects the ``data`` of each complete server-sent event; comments are skipped."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._buffer = ""
+
+    def feed(self, chunk: bytes, final: bool = False) -> list[str]:
+        """Add bytes; return the data of the events they completed."""
+        self._buffer = (self._buffer + self._decoder.decode(chunk, final)).replace("\r\n", "\n")
+        if final and self._buffer and not self._buffer.endswith("\n\n"):
+            self._buffer += "\n\n"
+        events = []
+        while "\n\n" in self._buffer:
+            block, self._buffer = self._buffer.split("\n\n", 1)
+            data = [
+                line[5:].removeprefix(" ") for line in block.split("\n") if line.startswith("data:")
+            ]
+            if data:
+                events.append("\n".join(data))
+        return events
+
+
+class CLIError(Exception):
+    """Raised when the server cannot be reached or understood; the message is for a user."""
+
+
+class RPCFailure(CLIError):
+    """Raised when the server answers with a JSON-RPC error."""
+
+    def __init__(self, error: Any) -> None:
+        error = error if isinstance(error, Mapping) else {}
+        self.code = error.get("code")
+        self.data = error.get("data")
+        super().__init__(f"{error.get('message', 'error')} ({self.code})")
+
+
+class HTTPClient:
+    """A blocking 2026-07-28 Streamable HTTP client: one connection per request.
+
+    Args:
+        url: the MCP endpoint (``http://`` or ``https://``).
+        headers: extra headers on every request (e.g. ``Authorization``).
+        timeout: seconds any connect or read may take.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        client_info: Mapping[str, Any] = CLI_INFO,
+    ) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise CLIError(f"not an http(s) URL: {url!r}")
+        self.url, self.timeout = url, timeout
+        self.headers = dict(headers or {})
+        self.client_info = dict(client_info)
+        self._parts = parts
+        self._target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._ids = itertools.count(1)
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool, following ``nextCursor`` to the last page."""
+        tools: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            page = self.request("tools/list", params)
+            tools.extend(page.get("tools") or [])
+            if "nextCursor" not in page:
+                return tools
+            params = {"cursor": page["nextCursor"]}
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        params: Mapping[str, str] | None = None,
+        on_notification: Callable[[Message], None] | None = None,
+        log_level: str | None = None,
+    ) -> dict[str, Any]:
+        """Call a tool, asking for progress; ``params`` are its ``x-mcp-header`` names."""
+        body = {"name": name, "arguments": dict(arguments)}
+        result: dict[str, Any] = self.request(
+            "tools/call",
+            body,
+            header_params=params,
+            on_notification=on_notification,
+            progress=True,
+            log_level=log_level,
+        )
+        return result
+
+    def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        header_params: Mapping[str, str] | None = None,
+        on_notification: Callable[[Message], None] | None = None,
+        progress: bool = False,
+        log_level: str | None = None,
+    ) -> Any:
+        """Send one request; return its result (``RPCFailure`` for an error response)."""
+        request_id = next(self._ids)
+        message = build_request(
+            method,
+            params,
+            request_id,
+            version=PROTOCOL_VERSION,
+            capabilities={},
+            client_info=self.client_info,
+            progress_token=f"progress-{request_id}" if progress else None,
+            log_level=log_level,
+        )
+        headers = {**request_headers(message, header_params), **self.headers}
+        connection = self._connection()
+        try:
+            connection.request("POST", self._target, json.dumps(message).encode(), headers)
+            reply = self._read(connection.getresponse(), on_notification or (lambda m: None))
+        except ConnectionRefusedError:
+            raise CLIError(f"cannot connect to {self.url}: connection refused") from None
+        except socket.gaierror as exc:
+            raise CLIError(f"cannot resolve {self._parts.hostname}: {exc.strerror}") from None
+        except TimeoutError:
+            raise CLIError(f"no answer from {self.url} within {self.timeout:g} s") from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise CLIError(f"cannot talk to {self.url}: {exc}") from None
+        finally:
+            connection.close()
+        if "error" in reply:
+            raise RPCFailure(reply["error"])
+        return reply.get("result")
+
+    def _connection(self) -> http.client.HTTPConnection:
+        host, port = self._parts.hostname or "", self._parts.port
+        if self._parts.scheme == "https":
+            context = ssl.create_default_context()
+            return http.client.HTTPSConnection(host, port, timeout=self.timeout, context=context)
+        return http.client.HTTPConnection(host, port, timeout=self.timeout)
+
+    def _read(
+        self, response: http.client.HTTPResponse, on_notification: Callable[[Message], None]
+    ) -> Message:
+        content_type = (response.getheader("content-type") or "").partition(";")[0].strip()
+        if content_type.lower() == "text/event-stream":
+            parser = SSEParser()
+            while True:
+                line = response.readline()
+                for data in parser.feed(line, final=not line):
+                    message = json.loads(data)
+                    if "method" not in message:
+                        return dict(message)
+                    if "id" not in message:
+                        on_notification(message)
+                if not line:
+                    raise CLIError(f"{self.url} ended its stream without a response")
+        body = response.read()
+        try:
+            decoded = json.loads(body)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0":
+            return decoded
+        snippet = body[:200].decode(errors="replace").strip()
+        raise CLIError(
+            f"{self.url} answered HTTP {response.status} {response.reason}, not MCP"
+            + (f": {snippet}" if snippet else "")
+        )

@@ -1,0 +1,363 @@
+"""MCP over stdio: newline-delimited JSON-RPC on stdin and stdout, for desktop clients.
+
+One process serves one client. Each line on stdin is one JSON-RPC message; each line we
+write on stdout is one message, and nothing else ever reaches stdout: logs go to stderr,
+and ``run_stdio`` points ``sys.stdout`` and file descriptor 1 at stderr too, so a stray
+``print`` in a tool cannot corrupt the stream.
+
+2026-07-28: every request carries its own ``_meta`` (``server/discover``, ``tools/list``,
+``tools/call``); requests are handled concurrently, each ``tools/call`` in its own
+worker; progress and logs are written as notifications while the request is in flight;
+``notifications/cancelled {requestId}`` disconnects the call (an async ``call`` is
+cancelled, a stream gets ``handle_close``) and nothing more is written for it. A line that
+is not JSON gets -32700, one that is not a JSON-RPC request -32600 (a line over
+``max_line_bytes`` too). A first message ``initialize`` makes the process legacy: until
+the legacy translation is wired in it is refused with -32022 naming the versions served.
+
+At EOF on stdin the server stops reading, gives the requests in flight
+``shutdown_grace_s`` to answer, disconnects the rest, waits for every worker to end and
+returns. ``stop()`` (SIGTERM, SIGINT under ``run_stdio``) does the same without the grace.
+
+Imports asyncio, the Suite and the protocol modules; never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Mapping
+from typing import Any, BinaryIO, Final
+
+from genmcp.channel import FINAL, MESSAGE, Pending
+from genmcp.errors import MCPError
+from genmcp.protocol.jsonrpc import (
+    EnvelopeError,
+    Notification,
+    Request,
+    RequestId,
+    encode,
+    error_response,
+    parse,
+)
+from genmcp.suite import Suite
+from genmcp.transports.http import MAX_BODY_BYTES
+
+__all__ = ["StdioServer", "run_stdio", "serve_stdio", "suite_of"]
+
+log = logging.getLogger("genmcp.stdio")
+
+_TOO_LONG: Final = b""
+"""Queued in place of a line over the limit (a line read is never empty: it has its newline)."""
+_READ_AHEAD: Final = 64
+
+
+def suite_of(target: Any, _depth: int = 0) -> Suite | None:
+    """The Suite behind ``target``: a Suite, an ``MCPRouter``, or an app that mounts one.
+
+    Routes are searched (through mounts and included routers) for the MCP endpoint; None
+    when no single Suite is found.
+    """
+    if isinstance(target, Suite):
+        return target
+    found = getattr(target, "suite", None)
+    if isinstance(found, Suite):
+        return found
+    if _depth > 4:
+        return None
+    suites = set()
+    for route in getattr(target, "routes", None) or ():
+        for name in ("endpoint", "app", "original_router"):  # a route, a mount, an include
+            inner = getattr(route, name, None)
+            if inner is not None and inner is not target:
+                suite = suite_of(inner, _depth + 1)
+                if suite is not None:
+                    suites.add(suite)
+    return suites.pop() if len(suites) == 1 else None
+
+
+class _Call:
+    """A request in flight: the task answering it and, once known, its Pending."""
+
+    __slots__ = ("pending", "task")
+
+    def __init__(self) -> None:
+        self.pending: Pending | None = None
+        self.task: asyncio.Task[None] | None = None
+
+
+class StdioServer:
+    """Serves one Suite to one client over a pair of binary streams.
+
+    Args:
+        suite: what to serve.
+        reader: where client lines come from (``sys.stdin.buffer``).
+        writer: where our lines go (the real stdout).
+        assigns: ``channel.assigns`` of every call (stdio has no auth: the local user).
+        shutdown_grace_s: how long requests in flight may still answer after EOF.
+        shutdown_timeout_s: how long to wait for workers to end after disconnecting them.
+        max_line_bytes: longest accepted line; longer ones are skipped and refused.
+    """
+
+    def __init__(
+        self,
+        suite: Suite,
+        *,
+        reader: BinaryIO,
+        writer: BinaryIO,
+        assigns: Mapping[str, Any] | None = None,
+        shutdown_grace_s: float = 1.0,
+        shutdown_timeout_s: float = 5.0,
+        max_line_bytes: int = MAX_BODY_BYTES,
+    ) -> None:
+        self.suite = suite
+        self.assigns: Mapping[str, Any] = dict(assigns or {})
+        self.shutdown_grace_s = shutdown_grace_s
+        self.shutdown_timeout_s = shutdown_timeout_s
+        self.max_line_bytes = max_line_bytes
+        self._reader, self._writer = reader, writer
+        self._calls: dict[RequestId, _Call] = {}
+        self._pendings: set[Pending] = set()
+        self._stopped: asyncio.Event | None = None
+        self._broken = False
+
+    # -- the loop -------------------------------------------------------------------
+
+    async def serve(self) -> None:
+        """Read and answer lines until EOF (or ``stop()``), then end every call."""
+        loop = asyncio.get_running_loop()
+        self._stopped = asyncio.Event()
+        lines: asyncio.Queue[bytes | None] = asyncio.Queue(_READ_AHEAD)
+        reader = threading.Thread(
+            target=self._read_lines, args=(loop, lines), name="genmcp-stdio-reader", daemon=True
+        )
+        reader.start()
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        try:
+            while True:
+                line = asyncio.ensure_future(lines.get())
+                await asyncio.wait((line, stopped), return_when=asyncio.FIRST_COMPLETED)
+                if not line.done():
+                    line.cancel()
+                    break
+                received = line.result()
+                if received is None:
+                    break
+                self._receive(received)
+        finally:
+            stopped.cancel()
+            await self._shutdown(grace=not self._stopped.is_set())
+
+    def stop(self) -> None:
+        """Stop reading and end every call now (a signal, or the client's stdout closed)."""
+        if self._stopped is not None:
+            self._stopped.set()
+
+    def _read_lines(self, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[Any]) -> None:
+        """Reader thread: blocking reads, handed to the loop one line at a time."""
+        limit = self.max_line_bytes
+        try:
+            while line := self._reader.readline(limit + 1):
+                if len(line) > limit and not line.endswith(b"\n"):
+                    while (rest := self._reader.readline(limit + 1)) and not rest.endswith(b"\n"):
+                        pass
+                    line = _TOO_LONG
+                asyncio.run_coroutine_threadsafe(lines.put(line), loop).result()
+        except (OSError, ValueError, RuntimeError) as exc:  # stdin closed under us, loop gone
+            log.debug("stdin reader stopped: %r", exc)
+        with contextlib.suppress(RuntimeError):
+            asyncio.run_coroutine_threadsafe(lines.put(None), loop)
+
+    # -- incoming messages --------------------------------------------------------------
+
+    def _receive(self, line: bytes) -> None:
+        if line == _TOO_LONG:
+            failure = MCPError(
+                "invalid_request", f"Invalid Request: message over {self.max_line_bytes} bytes"
+            )
+            self._write(error_response(None, failure))
+            return
+        if not line.strip():
+            return
+        try:
+            message = parse(line)
+        except EnvelopeError as exc:
+            self._write(error_response(exc.request_id, exc))
+            return
+        if isinstance(message, Notification):
+            self._notification(message)
+        elif isinstance(message, Request):
+            self._request(message)
+        else:
+            log.debug("ignored a client response (id %r): no request of ours awaits it", message.id)
+
+    def _notification(self, message: Notification) -> None:
+        if message.method != "notifications/cancelled":
+            return  # e.g. notifications/initialized: nothing to do
+        request_id = message.params.get("requestId")
+        call = self._calls.pop(request_id, None) if isinstance(request_id, str | int) else None
+        if call is not None and call.task is not None:
+            log.debug("request %r cancelled by the client", message.params.get("requestId"))
+            call.task.cancel()
+
+    def _request(self, request: Request) -> None:
+        if request.id in self._calls:
+            failure = MCPError(
+                "invalid_request", f"Invalid Request: id {request.id!r} is already in flight"
+            )
+            self._write(error_response(request.id, failure))
+            return
+        if request.method == "initialize":
+            self._write(self._refuse_legacy(request))
+            return
+        call = _Call()
+        self._calls[request.id] = call
+        call.task = asyncio.ensure_future(self._answer(request, call))
+
+    def _refuse_legacy(self, request: Request) -> dict[str, Any]:
+        """Answer ``initialize``: this process speaks only the 2026-07-28 protocol."""
+        requested = request.params.get("protocolVersion")
+        failure = MCPError(
+            "unsupported_version",
+            f"Unsupported protocol version: {requested!r} (this server speaks "
+            f"{', '.join(self.suite.supported_versions)} with per-request _meta)",
+            {"supported": list(self.suite.supported_versions), "requested": requested},
+        )
+        return error_response(request.id, failure)
+
+    async def _answer(self, request: Request, call: _Call) -> None:
+        """Answer one request: its notifications as they come, then its response."""
+        pending: Pending | None = None
+        try:
+            reply = await self.suite.handle(request, self.assigns)
+            if isinstance(reply, tuple):
+                self._write(reply[0])
+                return
+            pending = call.pending = reply
+            self._track(pending)
+            while True:
+                kind, payload = await pending.outbox.get()
+                if kind == MESSAGE:
+                    self._write(payload)
+                elif kind == FINAL:
+                    self._pendings.discard(pending)
+                    pending = None
+                    self._write(payload[0])
+                    return
+        except asyncio.CancelledError:
+            if pending is not None:
+                pending.disconnect()  # the client cancelled, or we are shutting down
+            raise
+        finally:
+            if self._calls.get(request.id) is call:
+                del self._calls[request.id]
+
+    def _track(self, pending: Pending) -> None:
+        """Remember a Pending until it answers, so shutdown can wait for its worker."""
+        self._pendings = {p for p in self._pendings if not _ended(p)}
+        self._pendings.add(pending)
+
+    def _write(self, message: Any) -> None:
+        if self._broken:
+            return
+        try:
+            self._writer.write(encode(message) + b"\n")
+            self._writer.flush()
+        except (OSError, ValueError) as exc:  # the client closed our stdout
+            log.info("stdout closed (%r): ending every call", exc)
+            self._broken = True
+            self.stop()
+
+    # -- shutdown -----------------------------------------------------------------------
+
+    async def _shutdown(self, *, grace: bool) -> None:
+        """Let requests in flight answer (EOF only), disconnect the rest, await workers."""
+        tasks = [call.task for call in self._calls.values() if call.task is not None]
+        if tasks and grace and not self._broken:
+            await asyncio.wait(tasks, timeout=self.shutdown_grace_s)
+        for call in list(self._calls.values()):
+            if call.task is not None:
+                call.task.cancel()
+        self._calls.clear()
+        if tasks:
+            await asyncio.wait(tasks)
+        ending = [task for p in self._pendings if (task := _task(p)) and not task.done()]
+        if ending:
+            _, left = await asyncio.wait(ending, timeout=self.shutdown_timeout_s)
+            if left:
+                log.warning("%d worker(s) still running at exit", len(left))
+        self._pendings.clear()
+
+
+def _task(pending: Pending) -> asyncio.Task[Any] | None:
+    """The task running a Pending (a Worker has one), to wait for its end."""
+    task = getattr(pending, "task", None)
+    return task if isinstance(task, asyncio.Task) else None
+
+
+def _ended(pending: Pending) -> bool:
+    task = _task(pending)
+    return task is None or task.done()
+
+
+async def serve_stdio(
+    target: Any,
+    *,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    **options: Any,
+) -> None:
+    """Serve ``target`` (a Suite, an ``MCPRouter`` or an app mounting one) over stdio.
+
+    ``options`` are those of ``StdioServer``. Returns at EOF once every worker ended.
+    """
+    suite = require_suite(target)
+    server = StdioServer(
+        suite,
+        reader=stdin if stdin is not None else sys.stdin.buffer,
+        writer=stdout if stdout is not None else sys.stdout.buffer,
+        **options,
+    )
+    await server.serve()
+
+
+def require_suite(target: Any) -> Suite:
+    """``suite_of(target)``, or a ``TypeError`` saying what to give instead."""
+    suite = suite_of(target)
+    if suite is None:
+        raise TypeError(
+            f"no Suite found in {target!r}: give a Suite, an MCPRouter, or an app that "
+            "includes exactly one mcp_router without an auth dependency"
+        )
+    return suite
+
+
+def run_stdio(target: Any, **options: Any) -> None:
+    """Serve ``target`` over this process's stdin and stdout until EOF (blocking).
+
+    Keeps stdout for the protocol alone: file descriptor 1 and ``sys.stdout`` are pointed
+    at stderr while serving. SIGTERM and SIGINT end every call and return.
+    """
+    suite = require_suite(target)
+    sys.stdout.flush()
+    protocol: BinaryIO
+    try:
+        protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no real file descriptors (embedded)
+        protocol = sys.stdout.buffer
+    sys.stdout = sys.stderr
+
+    async def main() -> None:
+        server = StdioServer(suite, reader=sys.stdin.buffer, writer=protocol, **options)
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signum, server.stop)
+        await server.serve()
+
+    asyncio.run(main())
