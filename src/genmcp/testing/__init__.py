@@ -1,0 +1,37 @@
+"""``MCPTestClient``: an in-process MCP client for tests, speaking the real 2026-07-28 protocol.
+
+It builds real JSON-RPC requests (``params._meta`` with the protocol version, client
+capabilities and client info; ``progressToken`` and ``logLevel`` when asked), sends them as
+JSON bytes and reads the notifications and the response as a client would. No sockets:
+
+* a ``Suite`` is driven directly (``suite.handle`` and the request's outbox);
+* an ``MCPRouter`` (mounted at ``path`` in a fresh FastAPI app) or any ASGI app is driven
+  through the HTTP transport in-process, ``Mcp-*`` headers included, so auth
+  dependencies, header checks and SSE framing run too.
+
+Example::
+
+    async def test_add() -> None:
+        async with MCPTestClient(suite) as client:
+            call = await client.call_tool("add", {"a": 1, "b": 2})
+        assert call.text == "3"
+
+Modules: ``client`` (``MCPTestClient``, ``OpenCall``), ``results`` (what calls return),
+``exchange`` (one request answered in-process). The top layer: used by tests only, it may
+import anything in genmcp.
+"""
+
+from genmcp.testing.client import DEFAULT_CAPABILITIES, MCPTestClient, OpenCall
+from genmcp.testing.results import CallResult, Reply, RPCError, accept, cancel, decline
+
+__all__ = [
+    "DEFAULT_CAPABILITIES",
+    "CallResult",
+    "MCPTestClient",
+    "OpenCall",
+    "RPCError",
+    "Reply",
+    "accept",
+    "cancel",
+    "decline",
+]

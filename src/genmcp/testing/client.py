@@ -1,0 +1,416 @@
+"""``MCPTestClient`` and ``OpenCall``: the in-process client and a call held open.
+
+See ``genmcp.testing`` for the overview. Requests are built by ``genmcp._client`` and
+answered through ``genmcp.testing.exchange`` (a Suite driven directly, or an ASGI app).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, Final, Self, TypeVar
+
+from genmcp._client import Message, build_request, header_params, request_headers
+from genmcp.suite import Suite
+from genmcp.testing.exchange import ASGIExchange, Exchange, SuiteExchange
+from genmcp.testing.results import CallResult, Reply, RPCError
+from genmcp.transports.fastapi import MCPRouter
+from genmcp.transports.stdio import suite_of
+
+__all__ = ["DEFAULT_CAPABILITIES", "Answers", "MCPTestClient", "OpenCall", "ProgressCallback"]
+
+PROTOCOL_VERSION: Final = "2026-07-28"
+DEFAULT_CAPABILITIES: Final[Mapping[str, Any]] = {
+    "elicitation": {"form": {}, "url": {}},
+    "roots": {},
+    "sampling": {"tools": {}},
+}
+"""What the test client declares unless told otherwise: a client that can answer every
+nested request (pass ``capabilities={}`` to test a bare client)."""
+CLIENT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-testing", "version": "0"}
+
+T = TypeVar("T")
+ProgressCallback = Callable[[dict[str, Any]], object]
+Answers = Mapping[str, Any] | Callable[[str, dict[str, Any]], Any]
+
+
+class OpenCall:
+    """A ``tools/call`` in flight (see ``MCPTestClient.open_call``)."""
+
+    def __init__(
+        self, exchange: Exchange, name: str, arguments: Any, timeout: float, on: ProgressCallback
+    ):
+        self.name, self.arguments = name, arguments
+        self.notifications: list[Message] = []
+        self._exchange, self._timeout, self._on = exchange, timeout, on
+        self._response: Message | None = None
+        self._ended = False
+
+    @property
+    def done(self) -> bool:
+        """True once the response arrived or the client disconnected."""
+        return self._ended
+
+    async def _next(self) -> Message | None:
+        if self._ended:
+            return None
+        message = await _within(self._exchange.receive(), self._timeout, "the server")
+        if message is None or "method" not in message:
+            self._response, self._ended = message, True
+            await self._exchange.aclose()
+            return None
+        self.notifications.append(message)
+        await _invoke(self._on, message)
+        return message
+
+    async def next_notification(self) -> Message:
+        """Wait for the next notification; AssertionError if the call answers first."""
+        message = await self._next()
+        if message is None:
+            raise AssertionError(f"the call ended without another notification: {self._response}")
+        return message
+
+    async def result(self) -> CallResult:
+        """Wait for the response; raises ``RPCError`` for an error response."""
+        while await self._next() is not None:
+            pass
+        reply = Reply(self._response, self._exchange.status, self.notifications)
+        return CallResult(self.name, self.arguments, reply.unwrap(), self.notifications)
+
+    async def disconnect(self) -> None:
+        """Go away before the response, as a client closing the stream does.
+
+        Returns once the transport let go of the request, and for a Suite once its worker
+        ended (``handle_close`` ran); with an app, ``client.wait_idle()`` waits for that.
+        """
+        if not self._ended:
+            self._ended = True
+            await _within(self._exchange.disconnect(), self._timeout, "the disconnect")
+
+
+class MCPTestClient:
+    """Drives a Suite, an ``MCPRouter`` or an ASGI app in-process, as an MCP client would.
+
+    Args:
+        target: a ``Suite`` (driven directly), an ``MCPRouter`` (mounted at ``path``) or an
+            ASGI app serving MCP at ``path``.
+        path: where the app serves MCP.
+        assigns: what auth would put in ``channel.assigns`` (Suite only; an app's auth
+            dependency sets them from ``headers``).
+        headers: extra HTTP headers on every request (apps only), e.g. ``Authorization``.
+        suite: the Suite behind an app, for ``live_workers``/``wait_idle`` when it cannot be
+            found in the app's routes.
+        capabilities: the client capabilities declared on each request.
+        client_info: the ``clientInfo`` sent on each request.
+        protocol_version: the version named in ``_meta``.
+        timeout: seconds any single wait may take before ``TimeoutError``.
+    """
+
+    def __init__(
+        self,
+        target: Any,
+        *,
+        path: str = "/mcp",
+        assigns: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        suite: Suite | None = None,
+        capabilities: Mapping[str, Any] = DEFAULT_CAPABILITIES,
+        client_info: Mapping[str, Any] = CLIENT_INFO,
+        protocol_version: str = PROTOCOL_VERSION,
+        timeout: float = 10.0,
+    ) -> None:
+        self.capabilities = capabilities
+        self.client_info = dict(client_info)
+        self.protocol_version = protocol_version
+        self.timeout = timeout
+        self._ids = itertools.count(1)
+        self._assigns = dict(assigns or {})
+        self._headers = dict(headers or {})
+        self._path = path
+        self._open: set[OpenCall] = set()
+        self._header_params: dict[str, dict[str, str]] | None = None
+        if isinstance(target, Suite):
+            if headers:
+                raise TypeError("headers= apply to an app; give a Suite assigns= instead")
+            self._app: Any = None
+            self.suite: Suite | None = target
+            return
+        if assigns is not None:
+            raise TypeError("assigns= apply to a Suite; an app's auth dependency sets them")
+        if isinstance(target, MCPRouter):
+            from fastapi import FastAPI
+
+            app = FastAPI()
+            app.include_router(target, prefix=path)
+            target = app
+        if not callable(target):
+            raise TypeError(f"expected a Suite, an MCPRouter or an ASGI app, got {target!r}")
+        self._app = target
+        self.suite = suite if suite is not None else suite_of(target)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Disconnect every call still open."""
+        for call in list(self._open):
+            await call.disconnect()
+
+    # -- requests -----------------------------------------------------------------
+
+    def build(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        id: str | int | None = None,
+        meta: Mapping[str, Any] | None = None,
+        progress_token: str | int | None = None,
+        log_level: str | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+    ) -> Message:
+        """The JSON-RPC request ``request()`` would send; ``meta`` entries are merged last."""
+        return build_request(
+            method,
+            params,
+            next(self._ids) if id is None else id,
+            version=self.protocol_version,
+            capabilities=self.capabilities if capabilities is None else capabilities,
+            client_info=self.client_info,
+            progress_token=progress_token,
+            log_level=log_level,
+            meta=meta,
+        )
+
+    async def send(self, message: Mapping[str, Any] | bytes) -> Exchange:
+        """Send one raw message (an object or exact bytes); read the reply from the Exchange."""
+        body = message if isinstance(message, bytes) else json.dumps(message).encode()
+        exchange: Exchange
+        if self._app is None:
+            assert self.suite is not None
+            exchange = SuiteExchange(self.suite, self._assigns)
+        else:
+            params = await self._params_for(message)
+            headers = {**request_headers(message, params), **self._headers}
+            exchange = ASGIExchange(self._app, self._path, headers)
+        await _within(exchange.start(body), self.timeout, "the server")
+        return exchange
+
+    async def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        progress: bool | ProgressCallback = False,
+        **options: Any,
+    ) -> Reply:
+        """Send one request and read its whole reply (errors are returned, not raised).
+
+        ``options`` are those of ``build`` (``id``, ``meta``, ``log_level``,
+        ``capabilities``); ``progress`` asks for progress (a callable sees each one).
+        """
+        if progress and "progress_token" not in options:
+            options["progress_token"] = f"progress-{next(self._ids)}"
+        exchange = await self.send(self.build(method, params, **options))
+        call = OpenCall(exchange, method, None, self.timeout, _callback(progress))
+        while await call._next() is not None:
+            pass
+        return Reply(call._response, exchange.status, call.notifications)
+
+    async def discover(self) -> dict[str, Any]:
+        """``server/discover``: the server's versions, capabilities and info."""
+        result: dict[str, Any] = (await self.request("server/discover")).unwrap()
+        return result
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool of ``tools/list``, following ``nextCursor`` to the last page."""
+        tools: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            page = (await self.request("tools/list", params)).unwrap()
+            tools.extend(page["tools"])
+            if "nextCursor" not in page:
+                return tools
+            params = {"cursor": page["nextCursor"]}
+
+    # -- tools/call ---------------------------------------------------------------------
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        progress: bool | ProgressCallback = False,
+        log_level: str | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        answers: Answers | None = None,
+        max_rounds: int = 10,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> CallResult:
+        """Call a tool and return its result with the notifications seen.
+
+        ``progress`` asks for progress (a callable is called with each one's params as it
+        arrives); ``log_level`` opts in to log notifications. With ``answers`` (key ->
+        response, a callable(request) per key, or one callable(key, request)) every
+        ``input_required`` round is answered and retried with the echoed ``requestState``
+        until the tool completes. A JSON-RPC error raises ``RPCError``.
+        """
+        rounds: list[dict[str, Any]] = []
+        seen: list[Message] = []
+        while True:
+            async with self.open_call(
+                name,
+                arguments,
+                progress=progress,
+                log_level=log_level,
+                capabilities=capabilities,
+                input_responses=input_responses,
+                request_state=request_state,
+                meta=meta,
+            ) as call:
+                try:
+                    outcome = await call.result()
+                finally:
+                    seen.extend(call.notifications)
+            if outcome.result_type != "input_required" or answers is None:
+                return CallResult(name, arguments, outcome.result, seen, rounds)
+            if len(rounds) >= max_rounds:
+                raise AssertionError(f"{name!r} still asks for input after {max_rounds} rounds")
+            rounds.append(outcome.result)
+            input_responses = {
+                key: await _answer(answers, key, request)
+                for key, request in outcome.input_requests.items()
+            }
+            request_state = outcome.request_state
+
+    async def retry(self, call: CallResult, responses: Mapping[str, Any], **options: Any) -> Any:
+        """Answer an ``input_required`` ``call`` by hand: the same call, ``responses`` and the
+        echoed ``requestState``; ``options`` are those of ``call_tool``."""
+        return await self.call_tool(
+            call.name,
+            call.arguments,
+            input_responses=responses,
+            request_state=call.request_state,
+            **options,
+        )
+
+    @contextlib.asynccontextmanager
+    async def open_call(
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        progress: bool | ProgressCallback = True,
+        log_level: str | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[OpenCall]:
+        """Start a call and hold it open; leaving the block unfinished disconnects it.
+
+        ``async with client.open_call("watch") as call:`` then ``await
+        call.next_notification()``, ``await call.result()`` or ``await call.disconnect()``.
+        """
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        if input_responses is not None:
+            params["inputResponses"] = dict(input_responses)
+        if request_state is not None:
+            params["requestState"] = request_state
+        request_id = next(self._ids)
+        body = self.build(
+            "tools/call",
+            params,
+            id=request_id,
+            meta=meta,
+            progress_token=f"progress-{request_id}" if progress else None,
+            log_level=log_level,
+            capabilities=capabilities,
+        )
+        exchange = await self.send(body)
+        call = OpenCall(exchange, name, arguments, self.timeout, _callback(progress))
+        self._open.add(call)
+        try:
+            yield call
+        finally:
+            self._open.discard(call)
+            await call.disconnect()
+
+    # -- workers ------------------------------------------------------------------
+
+    @property
+    def live_workers(self) -> int:
+        """How many calls the Suite is running now."""
+        if self.suite is None:
+            raise RuntimeError("no Suite known for this app: give MCPTestClient(app, suite=...)")
+        return self.suite.live_workers
+
+    async def wait_idle(self) -> None:
+        """Wait until every worker of the Suite ended; ``TimeoutError`` after ``timeout``."""
+
+        async def idle() -> None:
+            while self.live_workers:  # noqa: ASYNC110 (the Suite offers no event to wait on)
+                await asyncio.sleep(0.005)
+
+        await _within(idle(), self.timeout, "the workers to end")
+
+    async def _params_for(self, message: Mapping[str, Any] | bytes) -> dict[str, str]:
+        """The ``x-mcp-header`` params of the called tool, learnt from ``tools/list`` once."""
+        if not isinstance(message, Mapping) or message.get("method") != "tools/call":
+            return {}
+        name = (message.get("params") or {}).get("name")
+        if self._header_params is None:
+            self._header_params = {}
+            with contextlib.suppress(RPCError):
+                for tool in await self.list_tools():
+                    self._header_params[tool["name"]] = header_params(tool.get("inputSchema"))
+        return self._header_params.get(name, {}) if isinstance(name, str) else {}
+
+
+def _callback(progress: bool | ProgressCallback) -> ProgressCallback:
+    if callable(progress):
+        chosen = progress
+
+        def on_progress(message: Message) -> object:
+            if message.get("method") == "notifications/progress":
+                return chosen(message.get("params", {}))
+            return None
+
+        return on_progress
+    return lambda message: None
+
+
+async def _invoke(callback: ProgressCallback, message: Message) -> None:
+    value = callback(message)
+    if inspect.isawaitable(value):
+        await value
+
+
+async def _answer(answers: Answers, key: str, request: dict[str, Any]) -> Any:
+    if callable(answers):
+        value = answers(key, request)
+    elif key in answers:
+        value = answers[key]
+        if callable(value):
+            value = value(request)
+    else:
+        raise AssertionError(f"no answer given for input request {key!r}: {request}")
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _within(awaitable: Awaitable[T], seconds: float, what: str) -> T:
+    try:
+        return await asyncio.wait_for(awaitable, seconds)
+    except TimeoutError:
+        raise TimeoutError(f"waited {seconds}s for {what}") from None

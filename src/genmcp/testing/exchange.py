@@ -1,0 +1,239 @@
+"""In-process exchanges for ``genmcp.testing``: one request answered without sockets.
+
+* ``SuiteExchange``: the request goes to ``Suite.handle``; a Pending's outbox is read as the
+  response stream would be.
+* ``ASGIExchange``: the request is POSTed to an ASGI app run as a task; the response body
+  is read chunk by chunk (JSON, or SSE through ``SSEParser``), and a disconnect is the
+  ``http.disconnect`` a server reports when the client goes away.
+
+Used by ``MCPTestClient``. Imports genmcp's core, never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from genmcp._client import Message, SSEParser
+from genmcp.channel import FINAL, MESSAGE, Pending
+from genmcp.errors import MCPError
+from genmcp.protocol.jsonrpc import (
+    EnvelopeError,
+    Notification,
+    Request,
+    encode,
+    error_response,
+    parse,
+)
+from genmcp.suite import Suite
+
+__all__ = ["ASGIExchange", "Exchange", "SuiteExchange"]
+
+
+class Exchange(Protocol):
+    """One request sent in-process; its messages are read one at a time."""
+
+    status: int
+    body: bytes
+
+    async def start(self, body: bytes) -> None:
+        """Send the request and wait for the reply to begin."""
+
+    async def receive(self) -> Message | None:
+        """The next message (a notification or the response); None once the reply ended."""
+
+    async def disconnect(self) -> None:
+        """Go away before the reply ended; returns once the server let go of the request."""
+
+    async def aclose(self) -> None:
+        """Release the exchange after its reply ended."""
+
+
+def _roundtrip(message: Any) -> Message:
+    """The message as a client decodes it (checks that it is JSON at all)."""
+    decoded: Message = json.loads(encode(message))
+    return decoded
+
+
+class SuiteExchange:
+    """A request handed to ``Suite.handle``; the Pending's outbox is read as the stream."""
+
+    def __init__(self, suite: Suite, assigns: Mapping[str, Any]) -> None:
+        self.status = 200
+        self.body = b""
+        self._suite, self._assigns = suite, assigns
+        self._ready: deque[Message] = deque()
+        self._pending: Pending | None = None
+
+    def _answer(self, response: Message, status: int) -> None:
+        self._ready.append(_roundtrip(response))
+        self.status = status
+
+    async def start(self, body: bytes) -> None:
+        try:
+            message = parse(body)
+        except EnvelopeError as exc:
+            self._answer(error_response(exc.request_id, exc), exc.status)
+            return
+        if isinstance(message, Notification):
+            self.status = 202
+            return
+        if not isinstance(message, Request):
+            failure = MCPError("invalid_request", "Invalid Request: responses are not accepted")
+            self._answer(error_response(message.id, failure), failure.status)
+            return
+        reply = await self._suite.handle(message, self._assigns)
+        if isinstance(reply, tuple):
+            self._answer(*reply)
+        else:
+            self._pending = reply
+
+    async def receive(self) -> Message | None:
+        if self._ready:
+            return self._ready.popleft()
+        while self._pending is not None:
+            kind, payload = await self._pending.outbox.get()
+            if kind == MESSAGE:
+                return _roundtrip(payload)
+            if kind == FINAL:
+                self._pending = None
+                response, self.status = payload
+                return _roundtrip(response)
+        return None
+
+    async def disconnect(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        pending.disconnect()
+        task = getattr(pending, "task", None)  # a Worker: wait until it ended
+        if isinstance(task, asyncio.Task):
+            await asyncio.wait([task])
+
+    async def aclose(self) -> None:
+        return None
+
+
+class ASGIExchange:
+    """A POST to an ASGI app, run as a task; the response body is read as it is sent."""
+
+    def __init__(self, app: Any, path: str, headers: Mapping[str, str]) -> None:
+        self.status = 0
+        self.body = b""
+        self.headers: dict[str, str] = {}
+        self._app, self._path = app, path
+        self._headers = {"host": "localhost", **{k.lower(): v for k, v in headers.items()}}
+        self._out: asyncio.Queue[Message | None] = asyncio.Queue()
+        self._gone = asyncio.Event()
+        self._ready: deque[Message] = deque()
+        self._sse: SSEParser | None = None
+        self._request: bytes | None = None
+        self._ended = False
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self, body: bytes) -> None:
+        self._request = body
+        headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in self._headers.items()]
+        headers.append((b"content-length", str(len(body)).encode()))
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": self._path,
+            "raw_path": self._path.encode(),
+            "root_path": "",
+            "query_string": b"",
+            "headers": headers,
+            "client": ("127.0.0.1", 50000),
+            "server": ("localhost", 80),
+        }
+        self._task = asyncio.create_task(self._run(scope))
+        first = await self._out.get()
+        while first is not None and first["type"] != "http.response.start":
+            first = await self._out.get()
+        if first is None:
+            self._raise_failure()
+            raise AssertionError("the app ended without sending a response")
+        self.status = first["status"]
+        self.headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in first.get("headers", [])
+        }
+        content_type = self.headers.get("content-type", "").partition(";")[0].strip()
+        if content_type == "text/event-stream":
+            self._sse = SSEParser()
+
+    async def _run(self, scope: Message) -> None:
+        try:
+            await self._app(scope, self._receive, self._send)
+        finally:
+            self._out.put_nowait(None)
+
+    async def _receive(self) -> Message:
+        if self._request is not None:
+            body, self._request = self._request, None
+            return {"type": "http.request", "body": body, "more_body": False}
+        await self._gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def _send(self, message: Message) -> None:
+        if self._gone.is_set():
+            return  # the client went away: what the app still sends is lost
+        self._out.put_nowait(message)
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            self._gone.set()  # the response is complete; a server reports disconnect from now
+
+    async def receive(self) -> Message | None:
+        while not self._ready:
+            if self._ended:
+                return None
+            item = await self._out.get()
+            if item is None:
+                self._ended = True
+                self._raise_failure()
+            elif item["type"] == "http.response.body":
+                self._take(item.get("body", b""), final=not item.get("more_body", False))
+        return self._ready.popleft()
+
+    def _take(self, chunk: bytes, *, final: bool) -> None:
+        self._ended = final
+        if self._sse is not None:
+            for data in self._sse.feed(chunk, final):
+                self._ready.extend(_messages(data))
+            return
+        self.body += chunk
+        if final and self.body.strip():
+            try:
+                self._ready.extend(_messages(self.body.decode()))
+            except ValueError:
+                pass  # not JSON (a framework's error page): no message, ``body`` keeps it
+
+    def _raise_failure(self) -> None:
+        task = self._task
+        if task is not None and task.done() and not task.cancelled():
+            failure = task.exception()
+            if failure is not None:
+                raise failure
+
+    async def disconnect(self) -> None:
+        self._gone.set()
+        self._ended = True
+        if self._task is not None:
+            await asyncio.wait([self._task])
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            await asyncio.wait([self._task])
+            self._raise_failure()
+
+
+def _messages(data: str) -> list[Message]:
+    """JSON-RPC messages in one JSON text; other JSON (``{"detail": ...}``) is none."""
+    decoded = json.loads(data)
+    if isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0":
+        return [decoded]
+    return []

@@ -1,0 +1,285 @@
+"""genmcp.testing: MCPTestClient drives a Suite, a router or an app in-process, as a client.
+
+Most tests run over the three targets (`kind`): the Suite driven directly, an MCPRouter and
+a FastAPI app (both through the HTTP transport, in-process). Each gets a fresh Suite whose
+`Stats` record what the tools saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi import FastAPI, Header, HTTPException
+
+from demo_tools import Stats, make_suite
+from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result, mcp_router
+from genmcp.testing import MCPTestClient, RPCError, accept, decline
+
+
+def target_of(kind: str, stats: Stats, **options: Any) -> Any:
+    suite = make_suite(stats, **options)
+    if kind == "suite":
+        return suite
+    if kind == "router":
+        return mcp_router(suite=suite)
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite), prefix="/mcp")
+    return app
+
+
+@pytest.fixture(params=["suite", "router", "app"])
+def kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def stats() -> Stats:
+    return Stats()
+
+
+@pytest.fixture
+def client(kind: str, stats: Stats) -> MCPTestClient:
+    return MCPTestClient(target_of(kind, stats))
+
+
+async def test_discover_and_list_follow_every_page(kind: str, stats: Stats) -> None:
+    async with MCPTestClient(target_of(kind, stats, page_size=3)) as client:
+        discovered = await client.discover()
+        tools = await client.list_tools()
+
+    assert "2026-07-28" in discovered["supportedVersions"]
+    assert discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "demo"
+    assert [tool["name"] for tool in tools] == sorted(tool["name"] for tool in tools)
+    assert {"add", "count", "follow", "nap", "confirm"} <= {tool["name"] for tool in tools}
+    assert len(tools) > 3  # more than one page
+
+
+async def test_call_tool_returns_the_result_and_the_notifications(client: MCPTestClient) -> None:
+    seen: list[dict[str, Any]] = []
+
+    call = await client.call_tool("count", {"n": 3}, progress=seen.append, log_level="info")
+
+    assert call.text == "counted to 3"
+    assert call.result["resultType"] == "complete" and not call.is_error
+    assert [p["progress"] for p in call.progress] == [1, 2, 3] == [p["progress"] for p in seen]
+    assert [log["data"] for log in call.logs] == [{"step": 1}, {"step": 2}, {"step": 3}]
+    methods = [m["method"] for m in call.notifications]
+    assert methods == ["notifications/progress", "notifications/message"] * 3
+
+
+async def test_progress_reaches_an_async_callback_while_the_call_runs(
+    client: MCPTestClient,
+) -> None:
+    arrivals: list[float] = []
+
+    async def on_progress(params: dict[str, Any]) -> None:
+        arrivals.append(asyncio.get_running_loop().time())
+
+    await client.call_tool("count", {"n": 2, "delay": 0.05}, progress=on_progress)
+    finished = asyncio.get_running_loop().time()
+
+    assert len(arrivals) == 2
+    assert finished - arrivals[0] >= 0.09  # the first arrived long before the result
+
+
+async def test_without_progress_or_log_level_no_notification_is_sent(
+    client: MCPTestClient,
+) -> None:
+    call = await client.call_tool("count", {"n": 2})
+
+    assert call.notifications == [] and call.text == "counted to 2"
+
+
+async def test_answers_drive_the_input_required_rounds(client: MCPTestClient) -> None:
+    asked: list[dict[str, Any]] = []
+
+    def confirm(request: dict[str, Any]) -> dict[str, Any]:
+        asked.append(request)
+        return accept({"ok": True})
+
+    call = await client.call_tool("confirm", {"question": "Ship it?"}, answers={"ok": confirm})
+
+    assert call.structured == {"confirmed": True, "rounds": 2}
+    assert asked[0]["method"] == "elicitation/create"
+    assert asked[0]["params"]["message"] == "Ship it?"
+    assert [r["resultType"] for r in call.rounds] == ["input_required"]
+
+
+async def test_one_callable_may_answer_every_key(client: MCPTestClient) -> None:
+    call = await client.call_tool(
+        "confirm", {"question": "?"}, answers=lambda key, request: decline()
+    )
+
+    assert call.text == "not confirmed (decline)"
+
+
+async def test_an_unanswered_input_request_fails_the_test(client: MCPTestClient) -> None:
+    with pytest.raises(AssertionError, match="no answer given for input request 'ok'"):
+        await client.call_tool("confirm", {"question": "?"}, answers={})
+
+
+async def test_retry_by_hand_echoes_the_request_state(client: MCPTestClient) -> None:
+    first = await client.call_tool("confirm", {"question": "?"})
+    assert first.result_type == "input_required"
+    assert first.request_state and list(first.input_requests) == ["ok"]
+
+    second = await client.retry(first, {"ok": accept({"ok": False})})
+
+    assert second.structured == {"confirmed": False, "rounds": 2}
+    with pytest.raises(RPCError) as failure:  # a state that is not the echoed one is refused
+        await client.call_tool(
+            "confirm",
+            {"question": "?"},
+            input_responses={"ok": accept({"ok": True})},
+            request_state=first.request_state[:-2] + "xx",
+        )
+    assert failure.value.code == -32602 and "requestState" in failure.value.message
+
+
+async def test_a_bare_client_gets_the_missing_capability_error(client: MCPTestClient) -> None:
+    with pytest.raises(RPCError) as failure:
+        await client.call_tool("confirm", {"question": "?"}, capabilities={})
+
+    assert failure.value.code == -32021
+    assert failure.value.data == {"requiredCapabilities": {"elicitation": {}}}
+
+
+async def test_disconnect_mid_stream_runs_handle_close(client: MCPTestClient, stats: Stats) -> None:
+    async with client.open_call("follow") as call:
+        first = await call.next_notification()
+        worker = first["params"]["message"].removeprefix("worker ")
+        assert client.suite is not None and client.suite.send(worker, "tick")
+        assert (await call.next_notification())["params"]["message"] == "tick"
+        await call.disconnect()
+        assert call.done
+    await client.wait_idle()
+
+    assert (stats.closed, client.live_workers) == (1, 0)
+
+
+async def test_leaving_an_open_call_early_cancels_an_async_call(
+    client: MCPTestClient, stats: Stats
+) -> None:
+    async with client.open_call("nap", {"seconds": 30}) as call:
+        await call.next_notification()
+    await client.wait_idle()
+
+    assert (stats.started, stats.cancelled) == (1, 1)
+
+
+async def test_an_open_call_can_be_read_to_its_result(client: MCPTestClient) -> None:
+    async with client.open_call("follow") as call:
+        first = await call.next_notification()
+        assert client.suite is not None
+        client.suite.send(first["params"]["message"].removeprefix("worker "), "stop")
+        outcome = await call.result()
+        with pytest.raises(AssertionError, match="ended without another notification"):
+            await call.next_notification()
+
+    assert outcome.structured == {"seen": 0}
+    assert outcome.progress[0]["message"].startswith("worker ")
+
+
+async def test_errors_raise_from_call_tool_and_return_from_request(client: MCPTestClient) -> None:
+    with pytest.raises(RPCError) as failure:
+        await client.call_tool("nope")
+    reply = await client.request(
+        "tools/list", meta={"io.modelcontextprotocol/protocolVersion": "2024-01-01"}
+    )
+
+    assert (failure.value.code, failure.value.data) == (-32602, {"name": "nope"})
+    assert reply.error is not None and reply.error["code"] == -32022 and reply.status == 400
+    assert reply.error["data"]["supported"] == ["2026-07-28"]
+
+
+async def test_a_crashing_tool_is_an_internal_error(
+    client: MCPTestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with pytest.raises(RPCError, match=r"\(-32603\) Internal error in tool 'boom'"):
+        await client.call_tool("boom")
+
+    assert "boom" in caplog.text
+
+
+async def test_header_params_travel_as_headers_to_an_app(kind: str, stats: Stats) -> None:
+    async with MCPTestClient(target_of(kind, stats)) as client:
+        call = await client.call_tool("echo", {"region": "Zürich ", "value": [1, True]})
+
+    assert call.structured == {"region": "Zürich ", "value": [1, True]}
+
+
+async def test_app_headers_reach_the_auth_dependency() -> None:
+    class WhoAmI(Tool, name="whoami"):
+        async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+            return Result(call_tool_result(text=str(channel.assigns.get("principal"))))
+
+    def auth(authorization: str = Header("")) -> str:
+        if authorization != "Bearer let-me-in":
+            raise HTTPException(401, "no")
+        return "ann"
+
+    router = mcp_router(server_name="a", server_version="1", tools=[WhoAmI], auth=auth)
+
+    async with MCPTestClient(router, headers={"Authorization": "Bearer let-me-in"}) as client:
+        call = await client.call_tool("whoami")
+    async with MCPTestClient(router) as anonymous:
+        refused = await anonymous.request("tools/list")
+
+    assert call.text == "ann"
+    assert (refused.status, refused.response) == (401, None)
+    with pytest.raises(AssertionError, match="status 401"):
+        refused.unwrap()
+
+
+async def test_assigns_reach_the_channel_of_a_suite() -> None:
+    class WhoAmI(Tool, name="whoami"):
+        async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+            return Result(call_tool_result(text=str(channel.assigns.get("principal"))))
+
+    suite = make_suite()
+    suite.add_tool(WhoAmI)
+
+    async with MCPTestClient(suite, assigns={"principal": "bob"}) as client:
+        call = await client.call_tool("whoami")
+
+    assert call.text == "bob"
+
+
+async def test_raw_bytes_get_the_transport_errors(client: MCPTestClient) -> None:
+    exchange = await client.send(b"{not json")
+    message = await exchange.receive()
+
+    assert message is not None and message["error"]["code"] == -32700
+    assert exchange.status == 400
+
+
+async def test_a_silent_server_times_out_instead_of_hanging(kind: str, stats: Stats) -> None:
+    client = MCPTestClient(target_of(kind, stats), timeout=0.1)
+    async with client.open_call("nap", {"seconds": 30}) as call:
+        await call.next_notification()
+        with pytest.raises(TimeoutError, match=r"waited 0.1s for the server"):
+            await call.next_notification()
+    await client.wait_idle()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: MCPTestClient(42), "expected a Suite, an MCPRouter or an ASGI app"),
+        (lambda: MCPTestClient(make_suite(), headers={"a": "b"}), "headers= apply to an app"),
+        (lambda: MCPTestClient(FastAPI(), assigns={"a": 1}), "assigns= apply to a Suite"),
+    ],
+)
+def test_misuse_is_refused_at_once(make: Callable[[], Any], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        make()
+
+
+async def test_an_app_without_a_findable_suite_says_how_to_give_one() -> None:
+    client = MCPTestClient(FastAPI())
+
+    with pytest.raises(RuntimeError, match="give MCPTestClient"):
+        await client.wait_idle()
