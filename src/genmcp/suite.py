@@ -43,6 +43,7 @@ from genmcp.storage.memory import MemoryBroker
 from genmcp.subscriptions import ChangeFeed, ListenStream
 from genmcp.tool import CacheControl
 from genmcp.tool_catalog import ToolCatalog, ToolEntry, ToolProvider
+from genmcp.worker import Worker
 
 __all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
@@ -314,7 +315,9 @@ class Suite:
     def _list_tools(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
         return self._tools.list(request.params)
 
-    def _call_tool(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Any:
+    def _call_tool(
+        self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]
+    ) -> Worker:
         return self._tools.call(request, meta, assigns)
 
     # -- prompts --------------------------------------------------------------------
