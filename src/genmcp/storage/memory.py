@@ -1,0 +1,143 @@
+"""In-process implementations of ``genmcp.storage``: the defaults for one process.
+
+``MemorySessionRegistry`` keeps expiring entries in insertion order and prunes the expired
+ones as it goes, with a hard cap on their number (hostile clients open sessions for free).
+``MemoryBroker`` is a dict from topic to the bounded queues of its subscribers.
+
+Both run on the event loop of the server; they are not thread-safe, and need not be.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from typing import Any, Final
+
+__all__ = ["MemoryBroker", "MemorySessionRegistry"]
+
+log = logging.getLogger("genmcp")
+
+MAX_ENTRIES: Final = 100_000
+QUEUE_SIZE: Final = 256
+
+
+class _Expiring:
+    """A bounded map whose entries expire; the oldest entries go first when it is full."""
+
+    __slots__ = ("_entries", "_limit")
+
+    def __init__(self, limit: int) -> None:
+        self._entries: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._limit = limit
+
+    def put(self, key: str, value: Any, ttl_s: float) -> None:
+        now = time.monotonic()
+        self._prune(now)
+        self._entries.pop(key, None)
+        self._entries[key] = (now + max(ttl_s, 0.0), value)
+        while len(self._entries) > self._limit:
+            self._entries.popitem(last=False)
+
+    def get(self, key: str) -> Any:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        expires, value = entry
+        if expires <= time.monotonic():
+            del self._entries[key]
+            return None
+        return value
+
+    def delete(self, key: str) -> None:
+        self._entries.pop(key, None)
+
+    def _prune(self, now: float) -> None:
+        # Entries are roughly in expiry order (similar TTLs): stop at the first live one.
+        while self._entries:
+            key, (expires, _) = next(iter(self._entries.items()))
+            if expires > now:
+                return
+            del self._entries[key]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class MemorySessionRegistry:
+    """``SessionRegistry`` in this process's memory."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+        self._ended = _Expiring(max_entries)
+        self._fields = _Expiring(max_entries)
+
+    async def end(self, session: str, ttl_s: float) -> None:
+        self._ended.put(session, True, ttl_s)
+        self._fields.delete(session)
+
+    async def is_ended(self, session: str) -> bool:
+        return self._ended.get(session) is True
+
+    async def put(self, session: str, name: str, value: Any, ttl_s: float) -> None:
+        fields = dict(self._fields.get(session) or {})
+        fields[name] = value
+        self._fields.put(session, fields, ttl_s)
+
+    async def get(self, session: str, name: str) -> Any:
+        fields = self._fields.get(session)
+        return None if fields is None else fields.get(name)
+
+
+class _MemorySubscription:
+    __slots__ = ("_broker", "_queue", "_topics", "closed")
+
+    def __init__(self, broker: MemoryBroker, topics: tuple[str, ...]) -> None:
+        self._broker = broker
+        self._topics = topics
+        self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(QUEUE_SIZE)
+        self.closed = False
+
+    async def receive(self) -> tuple[str, Any]:
+        return await self._queue.get()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._broker._drop(self, self._topics)
+
+    def _deliver(self, topic: str, message: Any) -> None:
+        try:
+            self._queue.put_nowait((topic, message))
+        except asyncio.QueueFull:
+            log.warning("subscription to %s full (%d): message dropped", topic, QUEUE_SIZE)
+
+
+class MemoryBroker:
+    """``Broker`` in this process's memory."""
+
+    def __init__(self) -> None:
+        self._topics: dict[str, set[_MemorySubscription]] = {}
+
+    def subscribe(self, *topics: str) -> _MemorySubscription:
+        subscription = _MemorySubscription(self, topics)
+        for topic in topics:
+            self._topics.setdefault(topic, set()).add(subscription)
+        return subscription
+
+    async def publish(self, topic: str, message: Any) -> None:
+        for subscription in tuple(self._topics.get(topic, ())):
+            subscription._deliver(topic, message)
+
+    @property
+    def topics(self) -> int:
+        """How many topics have subscribers (tests check it returns to zero)."""
+        return len(self._topics)
+
+    def _drop(self, subscription: _MemorySubscription, topics: tuple[str, ...]) -> None:
+        for topic in topics:
+            subscribers = self._topics.get(topic)
+            if subscribers is not None:
+                subscribers.discard(subscription)
+                if not subscribers:
+                    del self._topics[topic]
