@@ -1,14 +1,25 @@
 """Protocol revisions genmcp serves, newest first, and which era a request is in.
 
-The era rules of the whole project live here, in one place:
+The era rules of the whole project live here, in one place (``era_of``). For one HTTP
+request, the first matching rule wins:
 
-* A request is **modern** (2026-07-28, stateless) when its ``_meta`` names a
-  protocol version, or when its ``MCP-Protocol-Version`` header names a
-  version that is not a legacy one.
-* It is **legacy** (2025-11-25, 2025-06-18, 2025-03-26; ``initialize`` plus
-  ``Mcp-Session-Id``) when it is ``initialize``, carries a session id, names a
-  legacy version in the header, or names no version at all (the spec lets a
-  server treat such a request as 2025-03-26).
+1. ``GET`` or ``DELETE``: **modern** when the ``MCP-Protocol-Version`` header names a
+   version that is not a legacy one (the transport answers 405), else **legacy** (the
+   session's notification stream, or the end of a session).
+2. A JSON array body (a 2025-03-26 batch): **legacy**.
+3. A JSON-RPC response (no ``method``; a client answering a server-initiated request):
+   **legacy**.
+4. ``params._meta`` names a protocol version, or the ``MCP-Protocol-Version`` header names
+   a version that is not a legacy one: **modern** (2026-07-28, stateless). This rule comes
+   before ``initialize``, so a modern ``initialize`` gets the modern "method not found",
+   and a modern request carrying a stray ``Mcp-Session-Id`` stays modern.
+5. ``initialize``, a legacy version in the header, or an ``Mcp-Session-Id``: **legacy**
+   (2025-11-25, 2025-06-18, 2025-03-26: ``initialize`` plus ``Mcp-Session-Id``).
+6. Neither a version nor a session: **legacy**, as 2025-03-26 (the spec lets a server treat
+   a request without ``MCP-Protocol-Version`` that way); it then needs a session id.
+
+A modern request is never affected by the legacy rules: whatever carries the 2026-07-28
+markers (``_meta`` version, or a non-legacy header) is modern, whatever else it carries.
 
 Pure: no I/O, nothing from genmcp.
 """
@@ -63,15 +74,26 @@ def era_of(
     params: dict[str, Any] | None,
     header_version: str | None,
     session_id: str | None,
+    *,
+    http_method: str = "POST",
+    batch: bool = False,
 ) -> Era:
-    """Decide the era of one HTTP POST (first matching rule wins)."""
-    if method == "initialize":
+    """Decide the era of one HTTP request (the module docstring lists the rules, in order).
+
+    Args:
+        method: the JSON-RPC method; None for a response (or a batch, or a GET/DELETE).
+        params: the message's ``params``, if any.
+        header_version: the ``MCP-Protocol-Version`` header, if sent.
+        session_id: the ``Mcp-Session-Id`` header, if sent.
+        http_method: ``"POST"``, ``"GET"`` or ``"DELETE"``.
+        batch: the body is a JSON array.
+    """
+    modern_header = header_version is not None and header_version not in LEGACY_VERSIONS
+    if http_method != "POST":
+        return Era.MODERN if modern_header else Era.LEGACY
+    if batch or method is None:
         return Era.LEGACY
     meta = params.get("_meta") if params else None
-    if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:
+    if modern_header or (isinstance(meta, dict) and META_PROTOCOL_VERSION in meta):
         return Era.MODERN
-    if header_version is not None and header_version not in LEGACY_VERSIONS:
-        return Era.MODERN
-    if session_id is not None or header_version is not None:
-        return Era.LEGACY
     return Era.LEGACY

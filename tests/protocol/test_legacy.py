@@ -1,0 +1,352 @@
+"""protocol/legacy.py: every translation checked against each 2025 revision's own schema.
+
+The strict check (`support.legacy_client.strict_validate`) closes every definition, so a
+field the revision does not know fails; the modern inputs below carry every field 2026-07-28
+allows, so a translation that forgets to drop one is caught.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import pytest
+
+from genmcp.errors import MCPError
+from genmcp.protocol import legacy
+from genmcp.protocol.versions import Era, era_of
+from support.legacy_client import check_message, strict_validate
+
+VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26")
+ICON: Final = [{"src": "https://example.com/i.png", "mimeType": "image/png"}]
+ANNOTATIONS: Final = {"audience": ["user"], "priority": 1, "lastModified": "2026-01-01T00:00:00Z"}
+SERVER_INFO: Final = {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
+TOOL: Final = {
+    "name": "t",
+    "title": "T",
+    "description": "d",
+    "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}},
+    "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+    "annotations": {"title": "T", "readOnlyHint": True},
+    "icons": ICON,
+    "_meta": {"x": 1},
+}
+BLOCKS: Final = [
+    {"type": "text", "text": "hi", "annotations": ANNOTATIONS, "_meta": {"m": 1}},
+    {"type": "image", "data": "iVBORw==", "mimeType": "image/png", "_meta": {"m": 1}},
+    {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+    {
+        "type": "resource",
+        "resource": {"uri": "test://r", "mimeType": "text/plain", "text": "r", "_meta": {}},
+        "annotations": ANNOTATIONS,
+    },
+    {
+        "type": "resource_link",
+        "uri": "file:///a",
+        "name": "a",
+        "title": "A",
+        "size": 3,
+        "icons": ICON,
+        "annotations": ANNOTATIONS,
+    },
+]
+MODERN_RESULTS: Final[dict[str, dict[str, Any]]] = {
+    "tools/list": {
+        "resultType": "complete",
+        "tools": [TOOL],
+        "nextCursor": "c",
+        "ttlMs": 5,
+        "cacheScope": "public",
+        "_meta": SERVER_INFO,
+    },
+    "tools/call": {
+        "resultType": "complete",
+        "content": BLOCKS,
+        "structuredContent": {"n": 1},
+        "isError": False,
+        "_meta": {**SERVER_INFO, "kept": True},
+    },
+    "resources/list": {
+        "resultType": "complete",
+        "resources": [
+            {
+                "uri": "test://r",
+                "name": "r",
+                "title": "R",
+                "size": 1,
+                "icons": ICON,
+                "annotations": ANNOTATIONS,
+                "_meta": {},
+            },
+        ],
+        "ttlMs": 0,
+        "cacheScope": "private",
+    },
+    "resources/templates/list": {
+        "resultType": "complete",
+        "resourceTemplates": [{"uriTemplate": "test://{id}", "name": "t", "title": "T"}],
+        "ttlMs": 0,
+        "cacheScope": "private",
+    },
+    "resources/read": {
+        "resultType": "complete",
+        "contents": [{"uri": "test://r", "blob": "AA==", "mimeType": "x/y", "_meta": {}}],
+        "ttlMs": 0,
+        "cacheScope": "private",
+    },
+    "prompts/list": {
+        "resultType": "complete",
+        "prompts": [
+            {
+                "name": "p",
+                "title": "P",
+                "icons": ICON,
+                "arguments": [{"name": "a", "title": "A", "required": True}],
+            },
+        ],
+        "ttlMs": 0,
+        "cacheScope": "private",
+    },
+    "prompts/get": {
+        "resultType": "complete",
+        "description": "d",
+        "messages": [{"role": "user", "content": block} for block in BLOCKS],
+    },
+    "completion/complete": {
+        "resultType": "complete",
+        "completion": {"values": ["a"], "total": 1, "hasMore": False},
+    },
+}
+DEFINITIONS: Final = {
+    "tools/list": "ListToolsResult",
+    "tools/call": "CallToolResult",
+    "resources/list": "ListResourcesResult",
+    "resources/templates/list": "ListResourceTemplatesResult",
+    "resources/read": "ReadResourceResult",
+    "prompts/list": "ListPromptsResult",
+    "prompts/get": "GetPromptResult",
+    "completion/complete": "CompleteResult",
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("method", sorted(MODERN_RESULTS))
+def test_results_keep_only_what_the_revision_knows(method: str, version: str) -> None:
+    result = legacy.legacy_result(method, MODERN_RESULTS[method], version)
+    strict_validate(result, DEFINITIONS[method], version)
+    assert not {"resultType", "ttlMs", "cacheScope"} & set(result)
+    assert "io.modelcontextprotocol/serverInfo" not in result.get("_meta", {})
+
+
+def test_call_results_per_revision() -> None:
+    old = legacy.legacy_result("tools/call", MODERN_RESULTS["tools/call"], "2025-03-26")
+    assert "structuredContent" not in old
+    assert old["content"][4] == {"type": "text", "text": "Resource link: A <file:///a>"}
+    assert old["_meta"] == {"kept": True}
+    mid = legacy.legacy_result("tools/call", MODERN_RESULTS["tools/call"], "2025-06-18")
+    assert mid["structuredContent"] == {"n": 1}
+    assert "icons" not in mid["content"][4]
+    new = legacy.legacy_result("tools/call", MODERN_RESULTS["tools/call"], "2025-11-25")
+    assert new["content"][4]["icons"] == ICON
+    scalar = {"resultType": "complete", "content": [], "structuredContent": [1, 2]}
+    assert "structuredContent" not in legacy.legacy_result("tools/call", scalar, "2025-11-25")
+
+
+def test_tool_output_schemas_must_describe_objects_before_2026() -> None:
+    tool = {**TOOL, "outputSchema": {"type": "array"}}
+    listed = legacy.legacy_result("tools/list", {"tools": [tool]}, "2025-11-25")
+    assert "outputSchema" not in listed["tools"][0]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_initialize_result(version: str) -> None:
+    info = {"name": "s", "version": "1", "title": "S", "websiteUrl": "https://s", "icons": ICON}
+    capabilities = {
+        "tools": {"listChanged": True},
+        "resources": {"subscribe": True},
+        "extensions": {"io.modelcontextprotocol/tasks": {}},
+    }
+    result = legacy.initialize_result(version, info, capabilities, "be nice")
+    strict_validate(result, "InitializeResult", version)
+    assert result["protocolVersion"] == version
+    assert result["capabilities"] == {
+        "tools": {"listChanged": True},
+        "resources": {"subscribe": True},
+        "logging": {},
+    }
+    assert ("title" in result["serverInfo"]) is (version != "2025-03-26")
+    assert ("icons" in result["serverInfo"]) is (version == "2025-11-25")
+
+
+def test_initialize_params() -> None:
+    version, caps, info = legacy.initialize_params(
+        {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {}}
+    )
+    assert (version, caps, info) == ("2025-06-18", {"roots": {}}, {})
+    assert legacy.initialize_params({})[0] == "2025-11-25"
+    for bad in ({"capabilities": []}, {"clientInfo": "me"}):
+        with pytest.raises(MCPError) as failure:
+            legacy.initialize_params(bad)
+        assert failure.value.code == -32602
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("2025-11-25", {"roots": {}, "sampling": {"tools": {}}, "elicitation": {"url": {}}}),
+        ("2025-06-18", {"roots": {}, "sampling": {"context": {}}, "elicitation": {}}),
+        ("2025-03-26", {"roots": {}, "sampling": {"context": {}}}),
+    ],
+)
+def test_client_capabilities_as_the_revision_defines_them(
+    version: str, expected: dict[str, Any]
+) -> None:
+    declared = {
+        "roots": {},
+        "sampling": {"tools": {}},
+        "elicitation": {"url": {}},
+        "tasks": {"list": {}},
+        "extensions": {"x": {}},
+        "experimental": "not an object",
+    }
+    assert legacy.client_capabilities(declared, version) == expected
+
+
+def test_modern_params_synthesize_meta_and_drop_modern_only_params() -> None:
+    params = {
+        "name": "t",
+        "arguments": {"a": 1},
+        "task": {"ttl": 5},
+        "requestState": "forged",
+        "inputResponses": {"k": {}},
+        "_meta": {"progressToken": 7, "custom": "kept", "io.modelcontextprotocol/logLevel": "x"},
+    }
+    modern = legacy.modern_params(
+        params,
+        modern_version="2026-07-28",
+        capabilities={"roots": {}},
+        client_info={"name": "c", "version": "1"},
+        level="info",
+    )
+    assert modern == {
+        "name": "t",
+        "arguments": {"a": 1},
+        "_meta": {
+            "progressToken": 7,
+            "custom": "kept",
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"roots": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+            "io.modelcontextprotocol/logLevel": "info",
+        },
+    }
+    bare = legacy.modern_params({}, modern_version="2026-07-28", capabilities={},
+                                client_info={}, level=None)  # fmt: skip
+    assert set(bare["_meta"]) == {
+        "io.modelcontextprotocol/protocolVersion",
+        "io.modelcontextprotocol/clientCapabilities",
+    }
+
+
+NESTED: Final = {
+    "form": {"method": "elicitation/create",
+             "params": {"mode": "form", "message": "m", "requestedSchema": {
+                 "type": "object", "properties": {"n": {"type": "string"}}}}},
+    "sampling": {"method": "sampling/createMessage",
+                 "params": {"messages": [{"role": "user",
+                                          "content": {"type": "text", "text": "q"}}],
+                            "maxTokens": 5, "temperature": 0.5}},
+    "roots": {"method": "roots/list"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "version"),
+    # 2025-03-26 has no elicitation: the capability check refuses it before any translation
+    [(k, v) for k in sorted(NESTED) for v in VERSIONS if (k, v) != ("form", "2025-03-26")],
+)
+def test_nested_requests_become_server_requests_of_the_revision(kind: str, version: str) -> None:
+    message = legacy.server_request("srv-1", NESTED[kind], version)
+    check_message(message, None, version)
+    assert message["id"] == "srv-1"
+    if kind == "form":
+        assert ("mode" in message["params"]) is (version == "2025-11-25")
+
+
+def test_url_elicitation_gets_the_2025_11_25_elicitation_id() -> None:
+    nested = {"method": "elicitation/create",
+              "params": {"mode": "url", "message": "m", "url": "https://x"}}  # fmt: skip
+    message = legacy.server_request("srv-2", nested, "2025-11-25")
+    check_message(message, None, "2025-11-25")
+    assert message["params"]["elicitationId"] == "srv-2"
+
+
+def test_sampling_with_tools_keeps_them_only_in_2025_11_25() -> None:
+    params = {"messages": [], "maxTokens": 5, "tools": [{"name": "t", "inputSchema": {}}]}
+    nested = {"method": "sampling/createMessage", "params": params}
+    assert "tools" in legacy.server_request("a", nested, "2025-11-25")["params"]
+    assert "tools" not in legacy.server_request("a", nested, "2025-06-18")["params"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_notifications_are_translated(version: str) -> None:
+    progress = {"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": 1, "progress": 1, "total": 2, "message": "m",
+                           "_meta": {"io.modelcontextprotocol/subscriptionId": 3}}}  # fmt: skip
+    log = {"jsonrpc": "2.0", "method": "notifications/message",
+           "params": {"level": "info", "data": {"a": 1}, "logger": "l"}}  # fmt: skip
+    changed = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}
+    updated = {"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": "test://r", "_meta": {}}}  # fmt: skip
+    for message in (progress, log, changed, updated):
+        check_message(legacy.legacy_message(message, version), None, version)
+    assert "_meta" not in legacy.legacy_message(progress, version)["params"]
+
+
+def test_input_responses_drop_the_meta_2026_does_not_have() -> None:
+    assert legacy.input_response("elicitation/create", {"action": "cancel", "_meta": {}}) == {
+        "action": "cancel"
+    }
+    sample = {"role": "assistant", "content": {}, "model": "m", "_meta": {"k": 1}}
+    assert legacy.input_response("sampling/createMessage", sample) == sample
+    with pytest.raises(MCPError):
+        legacy.input_response("roots/list", ["not", "an", "object"])
+
+
+def test_log_levels_and_modern_only_methods() -> None:
+    assert legacy.log_level({"level": "debug"}) == "debug"
+    for bad in ({}, {"level": "loud"}, {"level": ["debug"]}):
+        with pytest.raises(MCPError):
+            legacy.log_level(bad)
+    assert legacy.is_modern_only("server/discover") and legacy.is_modern_only("tasks/get")
+    assert not legacy.is_modern_only("tools/call")
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "header", "session", "http", "batch", "era"),
+    [
+        ("initialize", {}, None, None, "POST", False, Era.LEGACY),
+        ("initialize", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
+         "2026-07-28", None, "POST", False, Era.MODERN),
+        ("initialize", {}, "2026-07-28", None, "POST", False, Era.MODERN),
+        ("tools/list", {}, "2025-06-18", None, "POST", False, Era.LEGACY),
+        ("tools/list", {}, None, "sid", "POST", False, Era.LEGACY),
+        ("tools/list", {}, None, None, "POST", False, Era.LEGACY),
+        ("tools/list", {"_meta": {"io.modelcontextprotocol/protocolVersion": "x"}},
+         None, "sid", "POST", False, Era.MODERN),
+        ("tools/list", {}, "v999", "sid", "POST", False, Era.MODERN),
+        (None, None, "2026-07-28", None, "POST", False, Era.LEGACY),
+        (None, None, None, None, "POST", True, Era.LEGACY),
+        (None, None, None, "sid", "GET", False, Era.LEGACY),
+        (None, None, "2026-07-28", "sid", "DELETE", False, Era.MODERN),
+    ],
+)  # fmt: skip
+def test_era_rules(
+    method: str | None,
+    params: dict[str, Any] | None,
+    header: str | None,
+    session: str | None,
+    http: str,
+    batch: bool,
+    era: Era,
+) -> None:
+    assert era_of(method, params, header, session, http_method=http, batch=batch) is era
