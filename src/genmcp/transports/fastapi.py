@@ -11,6 +11,11 @@ notification or ``channel.start_stream()`` switches the response to SSE
 (sse-starlette) with keepalive comments. A client that goes away disconnects
 the worker (cancel, or ``handle_close`` while streaming).
 
+One endpoint serves both eras: ``protocol.versions.era_of`` picks the era of
+each request; legacy (2025) sessions, their ``GET`` streams and ``DELETE`` go
+to ``transports.legacy.LegacyServer``, everything else takes the 2026-07-28
+path untouched.
+
 The only module that imports Starlette and FastAPI.
 """
 
@@ -33,12 +38,17 @@ from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,
     Request,
+    Response,
     encode,
     error_response,
     parse,
 )
+from genmcp.protocol.jsonrpc import Message as JSONRPCMessage
+from genmcp.protocol.versions import Era, era_of
 from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.http import LOCAL_HOSTS, MAX_BODY_BYTES, guard, modern_preflight
+from genmcp.transports.legacy import Answer, LegacyServer
+from genmcp.transports.legacy_call import END
 
 __all__ = ["MCPEndpoint", "MCPRouter", "mcp_router"]
 
@@ -64,8 +74,10 @@ class MCPEndpoint:
         allowed_origins: Iterable[str] | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
         keepalive_s: float = 15.0,
+        legacy: LegacyServer | None = None,
     ) -> None:
         self.suite = suite
+        self.legacy = legacy
         self.allowed_hosts = None if allowed_hosts is None else tuple(allowed_hosts)
         self.allowed_origins = None if allowed_origins is None else tuple(allowed_origins)
         self.max_body_bytes = max_body_bytes
@@ -91,7 +103,8 @@ class MCPEndpoint:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         problem = None if guarded else self.check_guard(headers)
         if problem is None and scope["method"] != "POST":
-            problem = MCPError("method_not_allowed", f"Method not allowed: {scope['method']}")
+            await self._not_post(scope, receive, send, headers, assigns)
+            return
         if problem is None:
             problem = _content_type_problem(headers)
         if problem is not None:
@@ -103,6 +116,41 @@ class MCPEndpoint:
             await _send_json(send, error_response(None, failure), failure.status)
             return
         await self._dispatch(body, headers, scope, receive, send, assigns)
+
+    async def _not_post(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        headers: Mapping[str, str],
+        assigns: Mapping[str, Any],
+    ) -> None:
+        """GET opens a legacy session's stream, DELETE ends it; anything else is 405."""
+        method, legacy = scope["method"], self.legacy
+        if (
+            legacy is None
+            or method not in ("GET", "DELETE")
+            or era_of(None, None, *_era_headers(headers), http_method=method) is Era.MODERN
+        ):
+            failure = MCPError("method_not_allowed", f"Method not allowed: {method}")
+            allow = "POST" if legacy is None else "GET, POST, DELETE"
+            await _send_json(
+                send, error_response(None, failure), failure.status, [("allow", allow)]
+            )
+            return
+        if method == "DELETE":
+            await _send_answer(send, await legacy.delete(headers, assigns))
+            return
+        opened = await legacy.stream(headers, assigns)
+        if isinstance(opened, Answer):
+            await _send_answer(send, opened)
+            return
+        events = ({"data": encode(m).decode()} async for m in opened)
+        stream = EventSourceResponse(events, ping=self.keepalive_s, headers=SSE_HEADERS, sep="\n")
+        try:
+            await stream(scope, receive, send)
+        finally:
+            opened.close()
 
     async def _dispatch(
         self,
@@ -117,6 +165,13 @@ class MCPEndpoint:
             message = parse(body)
         except EnvelopeError as exc:
             await _send_json(send, error_response(exc.request_id, exc), exc.status)
+            return
+        if self.legacy is not None and _era(message, headers) is Era.LEGACY:
+            answer = await self.legacy.post(message, headers, assigns)
+            if isinstance(answer, Answer):
+                await _send_answer(send, answer)
+            else:
+                await self._answer_pending(answer, scope, receive, send)
             return
         if isinstance(message, Notification):
             await _send_empty(send, 202)
@@ -150,6 +205,9 @@ class MCPEndpoint:
         kind, payload = event
         if kind == FINAL:
             await _send_json(send, *payload)
+            return
+        if kind == END:  # cancelled before anything was sent: an empty stream
+            await _send_empty(send, 200, b"text/event-stream")
             return
         stream = EventSourceResponse(
             _sse_events(worker, event),
@@ -188,6 +246,8 @@ async def _sse_events(worker: Pending, first: Event) -> AsyncIterator[dict[str, 
             elif kind == FINAL:
                 yield {"data": encode(payload[0]).decode()}
                 return
+            elif kind == END:
+                return
             kind, payload = await worker.outbox.get()
     finally:
         worker.disconnect()
@@ -220,19 +280,38 @@ async def _read_body(receive: Receive, headers: Mapping[str, str], limit: int) -
             return b"".join(chunks)
 
 
-async def _send_json(send: Send, message: Any, status: int) -> None:
+def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
+    return headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
+
+
+def _era(message: JSONRPCMessage, headers: Mapping[str, str]) -> Era:
+    if isinstance(message, Response):
+        return era_of(None, None, *_era_headers(headers))
+    return era_of(message.method, message.params, *_era_headers(headers))
+
+
+async def _send_json(
+    send: Send, message: Any, status: int, extra: Sequence[tuple[str, str]] = ()
+) -> None:
     body = encode(message)
     headers = [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]
-    if status == 405:
-        headers.append((b"allow", b"POST"))
+    headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
-async def _send_empty(send: Send, status: int) -> None:
-    await send(
-        {"type": "http.response.start", "status": status, "headers": [(b"content-length", b"0")]}
-    )
+async def _send_answer(send: Send, answer: Answer) -> None:
+    if answer.body is None:
+        await _send_empty(send, answer.status)
+    else:
+        await _send_json(send, answer.body, answer.status, answer.headers)
+
+
+async def _send_empty(send: Send, status: int, content_type: bytes | None = None) -> None:
+    headers = [(b"content-length", b"0")]
+    if content_type is not None:
+        headers.append((b"content-type", content_type))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": b""})
 
 
@@ -241,6 +320,7 @@ class _Delegate(HTTPResponse):
 
     def __init__(self, endpoint: MCPEndpoint, assigns: Mapping[str, Any]) -> None:
         self._endpoint, self._assigns = endpoint, assigns
+        self.background = None  # FastAPI reads it after the endpoint returns
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._endpoint.serve(scope, receive, send, self._assigns, guarded=True)
@@ -271,6 +351,7 @@ def mcp_router(
     allowed_origins: Iterable[str] | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
     keepalive_s: float = 15.0,
+    legacy: bool | LegacyServer = True,
     **suite_options: Any,
 ) -> MCPRouter:
     """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
@@ -290,6 +371,9 @@ def mcp_router(
         allowed_origins: extra exact origins accepted (``https://app.example``).
         max_body_bytes: request body cap (413 beyond it).
         keepalive_s: seconds between SSE keepalive comments.
+        legacy: serve 2025 session clients on the same endpoint (True, the default), not
+            (False: 2026-07-28 only; GET and DELETE answer 405), or with a configured
+            ``LegacyServer`` (session registry, broker, session lifetime, ...).
         **suite_options: passed to ``Suite`` (page_size, secret_key, instructions, ...).
     """
     if suite is None:
@@ -300,12 +384,19 @@ def mcp_router(
         )
     elif suite_options or tools:
         raise TypeError("give tools and Suite options to the Suite, not with suite=...")
+    if isinstance(legacy, LegacyServer) and legacy.suite is not suite:
+        raise TypeError("the LegacyServer given as legacy= must serve the router's Suite")
     endpoint = MCPEndpoint(
         suite,
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
         max_body_bytes=max_body_bytes,
         keepalive_s=keepalive_s,
+        legacy=legacy
+        if isinstance(legacy, LegacyServer)
+        else LegacyServer(suite)
+        if legacy
+        else None,
     )
     router = MCPRouter()
     router.suite, router.endpoint = suite, endpoint

@@ -1,0 +1,395 @@
+"""Legacy session mode (2025-11-25, 2025-06-18, 2025-03-26) over Streamable HTTP.
+
+``LegacyServer`` answers what the era rules (``protocol.versions.era_of``) send to the
+legacy side, with no web framework: the transport hands it parsed messages and headers and
+writes back what it returns (an ``Answer``, a running ``LegacyCall`` or a GET stream).
+
+Sessions. ``initialize`` negotiates the version and answers with an ``Mcp-Session-Id`` that
+is a sealed token (``suite.sealer``, purpose ``"session"``) holding the version, the
+client's capabilities and clientInfo, a random key, and a digest of the principal: any
+process with the same secret can serve the session, and no table is needed. What a token
+cannot say lives behind ``storage.SessionRegistry`` (ended sessions, the log level) and
+``storage.Broker`` (cancellations, answers to server requests, the GET stream).
+
+HTTP rules, per the 2025 revisions: a request other than ``initialize`` without a session
+id is 400; an unknown, tampered, expired, ended or other user's session id is 404; an
+``MCP-Protocol-Version`` header that differs from the negotiated version is 400 (absent:
+the negotiated version is assumed); notifications and responses are 202; ``DELETE`` ends
+the session (200, then 404); ``GET`` opens the session's notification stream (a newer GET
+replaces an open one). JSON-RPC errors of requests travel with HTTP 200.
+
+Imports asyncio and genmcp's core; never a web framework.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from genmcp.channel import Pending
+from genmcp.errors import MCPError
+from genmcp.protocol import legacy
+from genmcp.protocol.jsonrpc import (
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    error_response,
+    result_response,
+)
+from genmcp.protocol.meta import check_meta
+from genmcp.protocol.versions import LEGACY_VERSIONS
+from genmcp.sealing import SealError, digest
+from genmcp.storage import Broker, SessionRegistry, Subscription
+from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
+from genmcp.subscriptions import CHANGES
+from genmcp.suite import principal_of
+from genmcp.transports.legacy_call import (
+    CallContext,
+    LegacyCall,
+    cancel_topic,
+    end_topic,
+    is_input_required,
+    legacy_reply,
+    reply_topic,
+)
+
+if TYPE_CHECKING:
+    from genmcp.suite import Suite
+
+__all__ = [
+    "MAX_SESSION_ID_CHARS",
+    "SESSION",
+    "Answer",
+    "LegacyServer",
+    "Session",
+    "SessionStream",
+]
+
+SESSION: Final = "session"
+"""Sealing purpose of session ids."""
+MAX_SESSION_ID_CHARS: Final = 4096
+"""Longest session id issued (it travels in a header on every request)."""
+SESSION_HEADER: Final = "mcp-session-id"
+VERSION_HEADER: Final = "mcp-protocol-version"
+_VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
+_ID_INFO: Final = ("name", "version", "title")
+_LOG_LEVEL: Final = "log_level"
+_RESOURCES: Final = "resources"
+_UPDATED: Final = "notifications/resources/updated"
+
+
+def _get_topic(session: str) -> str:
+    return f"legacy/{session}/get"
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A verified legacy session."""
+
+    key: str
+    version: str
+    capabilities: dict[str, Any]
+    client_info: dict[str, Any]
+    expires_at: float
+
+    @property
+    def ttl_s(self) -> float:
+        """Seconds until the session id expires."""
+        return max(self.expires_at - time.time(), 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An HTTP answer: status, JSON body (None: empty) and extra headers."""
+
+    status: int
+    body: dict[str, Any] | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+ACCEPTED: Final = Answer(202)
+
+
+def _transport_error(request_id: RequestId | None, exc: MCPError) -> Answer:
+    """A transport-level error: the 2025 texts send it without an id when there is none."""
+    body: dict[str, Any] = {"jsonrpc": "2.0", "error": exc.to_error()}
+    if request_id is not None:
+        body["id"] = request_id
+    return Answer(exc.status, body)
+
+
+class LegacyServer:
+    """Serves legacy sessions for one Suite.
+
+    Args:
+        suite: the Suite behind the endpoint.
+        registry: per-session state (default: in this process's memory).
+        broker: publish/subscribe between requests (default: the Suite's broker, where it
+            publishes change notifications).
+        session_max_age_s: how long a session id stays valid after ``initialize``.
+        answer_timeout_s: how long a call waits for the client's answers to its server
+            requests (a human may be filling in a form).
+        max_input_rounds: how many input rounds one request may take.
+    """
+
+    def __init__(
+        self,
+        suite: Suite,
+        *,
+        registry: SessionRegistry | None = None,
+        broker: Broker | None = None,
+        session_max_age_s: float = 86_400.0,
+        answer_timeout_s: float = 600.0,
+        max_input_rounds: int = 16,
+    ) -> None:
+        if session_max_age_s <= 0 or answer_timeout_s <= 0 or max_input_rounds < 1:
+            raise ValueError("session_max_age_s, answer_timeout_s and max_input_rounds must be > 0")
+        self.suite = suite
+        self.registry: SessionRegistry = MemorySessionRegistry() if registry is None else registry
+        if broker is None:
+            broker = getattr(suite, "broker", None)
+        self.broker: Broker = MemoryBroker() if broker is None else broker
+        self.session_max_age_s = session_max_age_s
+        self.answer_timeout_s = answer_timeout_s
+        self.max_input_rounds = max_input_rounds
+
+    # -- sessions -----------------------------------------------------------------
+
+    def new_session_id(
+        self, version: str, capabilities: dict[str, Any], client_info: dict[str, Any], who: Any
+    ) -> str:
+        """Seal a new session id (visible ASCII, at most ``MAX_SESSION_ID_CHARS``)."""
+        payload = {
+            "k": secrets.token_urlsafe(16),
+            "v": version,
+            "c": capabilities,
+            "i": client_info,
+            "p": digest(who),
+            "t": int(time.time()),
+        }
+        token = self._seal(payload)
+        if token is None:  # keep only the clientInfo a client must send
+            payload["i"] = {k: v for k, v in client_info.items() if k in _ID_INFO}
+            token = self._seal(payload)
+        if token is None:
+            raise MCPError(
+                "invalid_params",
+                "Invalid params: the client capabilities are too large for a session "
+                f"(over {MAX_SESSION_ID_CHARS} characters sealed), or not plain JSON",
+            )
+        return token
+
+    def _seal(self, payload: dict[str, Any]) -> str | None:
+        try:
+            token = self.suite.sealer.seal(SESSION, payload)
+        except (ValueError, TypeError):  # too large, or NaN from a lenient JSON parse
+            return None
+        if len(token) > MAX_SESSION_ID_CHARS or not _VISIBLE_ASCII.fullmatch(token):
+            return None
+        return token
+
+    async def session(self, headers: Mapping[str, str], assigns: Mapping[str, Any]) -> Session:
+        """The session a request names; 400 without one, 404 when it is not (or no more) ours."""
+        token = headers.get(SESSION_HEADER)
+        if token is None:
+            raise MCPError("session_required", "Bad Request: Mcp-Session-Id header is required")
+        try:
+            payload = self.suite.sealer.unseal(SESSION, token, max_age_s=self.session_max_age_s)
+        except SealError as exc:
+            raise MCPError("session_not_found", f"Session not found ({exc.reason})") from None
+        session = _session_of(payload, self.session_max_age_s)
+        if session is None or payload.get("p") != digest(principal_of(assigns)):
+            raise MCPError("session_not_found", "Session not found")
+        if await self.registry.is_ended(session.key):
+            raise MCPError("session_not_found", "Session not found (ended)")
+        sent = headers.get(VERSION_HEADER)
+        if sent is not None and sent != session.version:
+            raise MCPError(
+                "invalid_request",
+                f"Bad Request: MCP-Protocol-Version {sent!r} is not the session's negotiated "
+                f"version {session.version!r}",
+            )
+        return session
+
+    # -- HTTP methods ---------------------------------------------------------------
+
+    async def post(
+        self,
+        message: Request | Notification | Response,
+        headers: Mapping[str, str],
+        assigns: Mapping[str, Any],
+    ) -> Answer | Pending:
+        """Answer one POSTed legacy message."""
+        if isinstance(message, Request) and message.method == "initialize":
+            return self._initialize(message, assigns)
+        request_id = message.id if isinstance(message, Request) else None
+        try:
+            session = await self.session(headers, assigns)
+        except MCPError as exc:
+            return _transport_error(request_id, exc)
+        if isinstance(message, Response):
+            await self.broker.publish(reply_topic(session.key, message.id), message)
+            return ACCEPTED
+        if isinstance(message, Notification):
+            await self._notification(session, message)
+            return ACCEPTED
+        try:
+            return await self._request(session, message, assigns)
+        except MCPError as exc:
+            return Answer(200, error_response(message.id, exc))
+
+    async def delete(self, headers: Mapping[str, str], assigns: Mapping[str, Any]) -> Answer:
+        """End the session: its id answers 404 from now on; its streams and calls stop."""
+        try:
+            session = await self.session(headers, assigns)
+        except MCPError as exc:
+            return _transport_error(None, exc)
+        await self.registry.end(session.key, session.ttl_s)
+        await self.broker.publish(end_topic(session.key), "ended")
+        return Answer(200)
+
+    async def stream(
+        self, headers: Mapping[str, str], assigns: Mapping[str, Any]
+    ) -> Answer | SessionStream:
+        """Open the session's GET stream; a newer GET of the same session replaces it."""
+        try:
+            session = await self.session(headers, assigns)
+        except MCPError as exc:
+            return _transport_error(None, exc)
+        key = session.key
+        await self.broker.publish(_get_topic(key), "replaced")
+        topics = (CHANGES, end_topic(key), _get_topic(key))
+        return SessionStream(self, session, self.broker.subscribe(*topics))
+
+    # -- messages -------------------------------------------------------------------
+
+    def _initialize(self, request: Request, assigns: Mapping[str, Any]) -> Answer:
+        try:
+            version, capabilities, client_info = legacy.initialize_params(request.params)
+            session_id = self.new_session_id(
+                version, capabilities, client_info, principal_of(assigns)
+            )
+        except MCPError as exc:
+            return Answer(200, error_response(request.id, exc))
+        suite = self.suite
+        result = legacy.initialize_result(
+            version, suite.server_info, suite.capabilities, suite.instructions
+        )
+        return Answer(200, result_response(request.id, result), (("mcp-session-id", session_id),))
+
+    async def _notification(self, session: Session, message: Notification) -> None:
+        if message.method != "notifications/cancelled":
+            return  # initialized, roots/list_changed, progress: nothing to do
+        request_id = message.params.get("requestId")
+        if isinstance(request_id, str) or (
+            isinstance(request_id, int) and not isinstance(request_id, bool)
+        ):
+            await self.broker.publish(cancel_topic(session.key, request_id), "cancelled")
+
+    async def _request(
+        self, session: Session, request: Request, assigns: Mapping[str, Any]
+    ) -> Answer | Pending:
+        method = request.method
+        if method == "ping":
+            return Answer(200, result_response(request.id, {}))
+        if method == "logging/setLevel":
+            level = legacy.log_level(request.params)
+            await self.registry.put(session.key, _LOG_LEVEL, level, session.ttl_s)
+            return Answer(200, result_response(request.id, {}))
+        if method in ("resources/subscribe", "resources/unsubscribe") and (
+            "resources" in self.suite.capabilities
+        ):
+            await self._subscribe(session, method, request.params)
+            return Answer(200, result_response(request.id, {}))
+        if method in legacy.LEGACY_METHODS or legacy.is_modern_only(method):
+            raise MCPError("method_not_found", f"Method not found: {method}")
+        params = legacy.modern_params(
+            request.params,
+            modern_version=self.suite.supported_versions[0],
+            capabilities=legacy.client_capabilities(session.capabilities, session.version),
+            client_info=session.client_info,
+            level=await self.registry.get(session.key, _LOG_LEVEL),
+        )
+        meta = params["_meta"]
+        check_meta(meta)
+        modern = Request(request.id, method, params)
+        reply = await self.suite.handle(modern, assigns, meta)
+        if isinstance(reply, tuple) and not is_input_required(reply):
+            response, status = legacy_reply(request.id, method, reply, session.version)
+            return Answer(status, response)
+        context = CallContext(
+            suite=self.suite,
+            broker=self.broker,
+            session=session.key,
+            version=session.version,
+            request=modern,
+            meta=meta,
+            assigns=assigns,
+            max_rounds=self.max_input_rounds,
+            answer_timeout_s=self.answer_timeout_s,
+        )
+        return LegacyCall(context, reply)
+
+    async def _subscribe(self, session: Session, method: str, params: Mapping[str, Any]) -> None:
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise MCPError("invalid_params", f"Invalid params: {method} needs params.uri")
+        uris = set(await self.registry.get(session.key, _RESOURCES) or ())
+        if method == "resources/subscribe":
+            uris.add(uri)
+        else:
+            uris.discard(uri)
+        await self.registry.put(session.key, _RESOURCES, sorted(uris), session.ttl_s)
+
+
+class SessionStream:
+    """A session's GET stream: ``async for message in stream`` until it ends.
+
+    Carries the Suite's change notifications (list changes; resource updates only for the
+    URIs the session subscribed to), translated for the session's revision. It ends when
+    the session is deleted or a newer GET of the same session replaces it.
+    """
+
+    def __init__(self, server: LegacyServer, session: Session, subscription: Subscription):
+        self._server = server
+        self._session = session
+        self._subscription = subscription
+
+    def close(self) -> None:
+        """Stop the stream (idempotent); iterating ends it too."""
+        self._subscription.close()
+
+    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        session, registry = self._session, self._server.registry
+        try:
+            while True:
+                topic, message = await self._subscription.receive()
+                if topic != CHANGES:
+                    return  # the session ended, or a newer GET replaced this one
+                if message.get("method") != _UPDATED or (
+                    message.get("params", {}).get("uri")
+                    in (await registry.get(session.key, _RESOURCES) or ())
+                ):
+                    yield legacy.legacy_message(message, session.version)
+        finally:
+            self._subscription.close()
+
+
+def _session_of(payload: Any, max_age_s: float) -> Session | None:
+    if not isinstance(payload, dict):
+        return None
+    key, version, caps, info, issued = (payload.get(k) for k in ("k", "v", "c", "i", "t"))
+    if not (
+        isinstance(key, str)
+        and version in LEGACY_VERSIONS
+        and isinstance(caps, dict)
+        and isinstance(info, dict)
+        and isinstance(issued, int)
+    ):
+        return None
+    return Session(key, version, caps, info, issued + max_age_s)
