@@ -40,6 +40,23 @@ def call(request_id: Any, name: str, arguments: dict[str, Any] | None = None, **
     return request(request_id, "tools/call", {"name": name, "arguments": arguments or {}}, **meta)
 
 
+INITIALIZE: Any = {
+    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+               "clientInfo": {"name": "raw", "version": "0"}},
+}  # fmt: skip
+
+
+def legacy_call(
+    request_id: Any, name: str, arguments: Any = None, meta: Any = None
+) -> dict[str, Any]:
+    """A 2025 `tools/call`: no protocol `_meta` (the session has it)."""
+    params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+    if meta is not None:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
 def cancelled(request_id: Any) -> dict[str, Any]:
     params = {"requestId": request_id, "reason": "test"}
     return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
@@ -227,19 +244,66 @@ async def test_eof_answers_quick_requests_then_ends_every_worker() -> None:
     assert asyncio.get_running_loop().time() - started < 3
 
 
-async def test_an_app_is_served_through_its_suite_and_initialize_is_refused() -> None:
+async def test_an_app_is_served_through_its_suite_and_a_late_initialize_is_refused() -> None:
     child = await StdioProcess.start("demo_tools:app")
-    await child.send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                      "params": {"protocolVersion": "2025-06-18", "capabilities": {}}})  # fmt: skip
-    refused = await child.receive()
     await child.send(request(1, "tools/list"))
     listing, _ = await child.response(1)
+    await child.send(INITIALIZE)  # after a modern first message: not a legacy process
+    refused = await child.receive()
     status, _, _ = await child.close()
 
+    assert "add" in [tool["name"] for tool in listing["result"]["tools"]]
     assert refused["error"]["code"] == -32022
     assert refused["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2025-06-18"}
-    assert "add" in [tool["name"] for tool in listing["result"]["tools"]]
     assert status == 0
+
+
+async def test_a_first_initialize_makes_a_legacy_session(server: StdioProcess) -> None:
+    await server.send(INITIALIZE)
+    initialized, _ = await server.response(0)
+    await server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    await server.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    pong, _ = await server.response(1)
+    await server.send({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+                       "params": {"level": "info"}})  # fmt: skip
+    await server.response(2)
+    await server.send(legacy_call(3, "count", {"n": 1}, {"progressToken": "p"}))
+    counted, before = await server.response(3)
+    await server.send(request(4, "server/discover"))
+    modern_only, _ = await server.response(4)
+    status, rest, _ = await server.close()
+
+    result = initialized["result"]
+    assert (result["protocolVersion"], result["serverInfo"]["name"]) == ("2025-06-18", "demo")
+    assert "resultType" not in result and pong["result"] == {}
+    assert counted["result"] == {"content": [{"type": "text", "text": "counted to 1"}]}
+    assert [m["method"] for m in before] == ["notifications/progress", "notifications/message"]
+    assert modern_only["error"]["code"] == -32601
+    assert (status, rest) == (0, [])
+
+
+async def test_legacy_input_required_becomes_a_server_request(server: StdioProcess) -> None:
+    await server.send(INITIALIZE)
+    await server.response(0)
+    await server.send(legacy_call(1, "confirm", {"question": "Go?"}))
+    asked = await server.receive()
+    await server.send({"jsonrpc": "2.0", "id": asked["id"],
+                       "result": {"action": "accept", "content": {"ok": True}}})  # fmt: skip
+    confirmed, _ = await server.response(1)
+    await server.send(legacy_call(2, "nap", {"seconds": 30}, {"progressToken": 2}))
+    asleep = await server.receive()  # the nap has started
+    await server.send(cancelled(2))
+    await server.send(legacy_call(3, "stats"))
+    stats, more = await server.response(3)
+    status, rest, stderr = await server.close()
+
+    assert (asked["method"], asked["params"]["message"]) == ("elicitation/create", "Go?")
+    assert "mode" not in asked["params"]  # 2025-06-18 has no elicitation modes
+    assert confirmed["result"]["structuredContent"] == {"confirmed": True, "rounds": 2}
+    assert asleep["params"] == {"progressToken": 2, "progress": 0, "message": "asleep"}
+    assert stats["result"]["structuredContent"]["started"] == 1
+    assert (more, rest, status) == ([], [], 0)
+    assert "nap: cancelled" in stderr
 
 
 async def sdk_settled(client: Client) -> Any:
@@ -250,6 +314,34 @@ async def sdk_settled(client: Client) -> Any:
             return report
         await anyio.sleep(0.02)
     raise AssertionError(f"workers still running: {report}")
+
+
+async def test_the_official_sdk_client_talks_to_it_in_legacy_mode() -> None:
+    asked: list[str] = []
+
+    async def on_elicit(context: Any, params: Any) -> mcp_types.ElicitResult:
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="decline")
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(value)
+
+    progress: list[float] = []
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "genmcp", "run", "demo_tools:suite", "--transport", "stdio"],
+        cwd=TESTS,
+    )
+    async with Client(parameters, mode="legacy", elicitation_callback=on_elicit) as client:
+        version = client.protocol_version
+        added = await client.call_tool("add", {"a": 2, "b": 3})
+        counted = await client.call_tool("count", {"n": 2}, progress_callback=on_progress)
+        declined = await client.call_tool("confirm", {"question": "Go?"})
+
+    assert version == "2025-11-25"
+    assert added.content[0].text == "5"  # type: ignore[union-attr]
+    assert counted.content[0].text == "counted to 2" and progress == [1, 2]  # type: ignore[union-attr]
+    assert (asked, declined.content[0].text) == (["Go?"], "not confirmed (decline)")  # type: ignore[union-attr]
 
 
 async def test_the_official_sdk_client_talks_to_it_over_stdio() -> None:

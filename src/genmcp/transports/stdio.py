@@ -11,8 +11,13 @@ worker; progress and logs are written as notifications while the request is in f
 ``notifications/cancelled {requestId}`` disconnects the call (an async ``call`` is
 cancelled, a stream gets ``handle_close``) and nothing more is written for it. A line that
 is not JSON gets -32700, one that is not a JSON-RPC request -32600 (a line over
-``max_line_bytes`` too). A first message ``initialize`` makes the process legacy: until
-the legacy translation is wired in it is refused with -32022 naming the versions served.
+``max_line_bytes`` too).
+
+A first message ``initialize`` makes the process a legacy (2025) session, served by
+``transports.legacy.LegacyServer`` as over HTTP (the process is the session): ``ping``,
+``logging/setLevel``, results translated for the negotiated revision, and a tool's
+``InputRequired`` sent as server-initiated requests whose answers come back on stdin.
+After any other first message, ``initialize`` is refused with -32022.
 
 At EOF on stdin the server stops reading, gives the requests in flight
 ``shutdown_grace_s`` to answer, disconnects the rest, waits for every worker to end and
@@ -46,6 +51,8 @@ from genmcp.protocol.jsonrpc import (
 )
 from genmcp.suite import Suite
 from genmcp.transports.http import MAX_BODY_BYTES
+from genmcp.transports.legacy import Answer, LegacyServer, SessionStream
+from genmcp.transports.legacy_call import END
 
 __all__ = ["StdioServer", "run_stdio", "serve_stdio", "suite_of"]
 
@@ -80,16 +87,6 @@ def suite_of(target: Any, _depth: int = 0) -> Suite | None:
     return suites.pop() if len(suites) == 1 else None
 
 
-class _Call:
-    """A request in flight: the task answering it and, once known, its Pending."""
-
-    __slots__ = ("pending", "task")
-
-    def __init__(self) -> None:
-        self.pending: Pending | None = None
-        self.task: asyncio.Task[None] | None = None
-
-
 class StdioServer:
     """Serves one Suite to one client over a pair of binary streams.
 
@@ -101,6 +98,8 @@ class StdioServer:
         shutdown_grace_s: how long requests in flight may still answer after EOF.
         shutdown_timeout_s: how long to wait for workers to end after disconnecting them.
         max_line_bytes: longest accepted line; longer ones are skipped and refused.
+        legacy: serve a client whose first message is ``initialize`` (True), with a
+            configured ``LegacyServer``, or refuse it (False).
     """
 
     def __init__(
@@ -113,6 +112,7 @@ class StdioServer:
         shutdown_grace_s: float = 1.0,
         shutdown_timeout_s: float = 5.0,
         max_line_bytes: int = MAX_BODY_BYTES,
+        legacy: bool | LegacyServer = True,
     ) -> None:
         self.suite = suite
         self.assigns: Mapping[str, Any] = dict(assigns or {})
@@ -120,10 +120,14 @@ class StdioServer:
         self.shutdown_timeout_s = shutdown_timeout_s
         self.max_line_bytes = max_line_bytes
         self._reader, self._writer = reader, writer
-        self._calls: dict[RequestId, _Call] = {}
-        self._pendings: set[Pending] = set()
+        self._calls: dict[RequestId, asyncio.Task[None]] = {}  # requests in flight
         self._stopped: asyncio.Event | None = None
         self._broken = False
+        self._era: str | None = None  # "modern" or "legacy", fixed by the first request
+        self._legacy = legacy if isinstance(legacy, LegacyServer) else None
+        self._legacy_allowed = legacy is not False
+        self._session: dict[str, str] = {}  # the legacy session id, as LegacyServer reads it
+        self._background: set[asyncio.Task[Any]] = set()
 
     # -- the loop -------------------------------------------------------------------
 
@@ -192,6 +196,8 @@ class StdioServer:
             self._notification(message)
         elif isinstance(message, Request):
             self._request(message)
+        elif self._era == "legacy":  # an answer to one of our server requests
+            self._spawn(self._legacy_server().post(message, self._session, self.assigns))
         else:
             log.debug("ignored a client response (id %r): no request of ours awaits it", message.id)
 
@@ -200,9 +206,9 @@ class StdioServer:
             return  # e.g. notifications/initialized: nothing to do
         request_id = message.params.get("requestId")
         call = self._calls.pop(request_id, None) if isinstance(request_id, str | int) else None
-        if call is not None and call.task is not None:
+        if call is not None:
             log.debug("request %r cancelled by the client", message.params.get("requestId"))
-            call.task.cancel()
+            call.cancel()
 
     def _request(self, request: Request) -> None:
         if request.id in self._calls:
@@ -211,12 +217,13 @@ class StdioServer:
             )
             self._write(error_response(request.id, failure))
             return
-        if request.method == "initialize":
+        if self._era is None:
+            legacy = request.method == "initialize" and self._legacy_allowed
+            self._era = "legacy" if legacy else "modern"
+        if request.method == "initialize" and self._era == "modern":
             self._write(self._refuse_legacy(request))
             return
-        call = _Call()
-        self._calls[request.id] = call
-        call.task = asyncio.ensure_future(self._answer(request, call))
+        self._calls[request.id] = asyncio.ensure_future(self._answer(request))
 
     def _refuse_legacy(self, request: Request) -> dict[str, Any]:
         """Answer ``initialize``: this process speaks only the 2026-07-28 protocol."""
@@ -229,37 +236,67 @@ class StdioServer:
         )
         return error_response(request.id, failure)
 
-    async def _answer(self, request: Request, call: _Call) -> None:
+    async def _answer(self, request: Request) -> None:
         """Answer one request: its notifications as they come, then its response."""
         pending: Pending | None = None
         try:
-            reply = await self.suite.handle(request, self.assigns)
-            if isinstance(reply, tuple):
-                self._write(reply[0])
-                return
-            pending = call.pending = reply
-            self._track(pending)
-            while True:
-                kind, payload = await pending.outbox.get()
-                if kind == MESSAGE:
-                    self._write(payload)
-                elif kind == FINAL:
-                    self._pendings.discard(pending)
-                    pending = None
-                    self._write(payload[0])
-                    return
+            reply = await self._reply(request)
+            if not isinstance(reply, dict | None):
+                pending = reply
+                reply = await self._drain(pending)
+                pending = None
+            if reply is not None:
+                self._write(reply)
         except asyncio.CancelledError:
             if pending is not None:
                 pending.disconnect()  # the client cancelled, or we are shutting down
             raise
         finally:
-            if self._calls.get(request.id) is call:
+            if self._calls.get(request.id) is asyncio.current_task():
                 del self._calls[request.id]
 
-    def _track(self, pending: Pending) -> None:
-        """Remember a Pending until it answers, so shutdown can wait for its worker."""
-        self._pendings = {p for p in self._pendings if not _ended(p)}
-        self._pendings.add(pending)
+    async def _reply(self, request: Request) -> dict[str, Any] | Pending | None:
+        """The Suite's answer (modern) or the legacy session's; None: nothing to send."""
+        if self._era == "modern":
+            reply = await self.suite.handle(request, self.assigns)
+            return reply[0] if isinstance(reply, tuple) else reply
+        answer = await self._legacy_server().post(request, self._session, self.assigns)
+        if not isinstance(answer, Answer):
+            return answer
+        session = dict(answer.headers).get("mcp-session-id")
+        if session is not None:  # initialize: this process is the session from now on
+            self._session = {"mcp-session-id": session}
+            self._spawn(self._session_stream())
+        return answer.body
+
+    async def _drain(self, pending: Pending) -> dict[str, Any] | None:
+        """Write a Pending's messages as they come; its response, or None when it ended."""
+        while True:
+            kind, payload = await pending.outbox.get()
+            if kind == MESSAGE:
+                self._write(payload)
+            elif kind == FINAL:
+                response: dict[str, Any] = payload[0]
+                return response
+            elif kind == END:  # a legacy call cancelled through its session
+                return None
+
+    def _legacy_server(self) -> LegacyServer:
+        if self._legacy is None:
+            self._legacy = LegacyServer(self.suite)
+        return self._legacy
+
+    async def _session_stream(self) -> None:
+        """A legacy session's notifications not tied to a request (list changes)."""
+        stream = await self._legacy_server().stream(self._session, self.assigns)
+        if isinstance(stream, SessionStream):
+            async for message in stream:
+                self._write(message)
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _write(self, message: Any) -> None:
         if self._broken:
@@ -276,32 +313,24 @@ class StdioServer:
 
     async def _shutdown(self, *, grace: bool) -> None:
         """Let requests in flight answer (EOF only), disconnect the rest, await workers."""
-        tasks = [call.task for call in self._calls.values() if call.task is not None]
+        tasks = list(self._calls.values())
         if tasks and grace and not self._broken:
             await asyncio.wait(tasks, timeout=self.shutdown_grace_s)
-        for call in list(self._calls.values()):
-            if call.task is not None:
-                call.task.cancel()
+        for task in [*self._calls.values(), *self._background]:
+            task.cancel()
         self._calls.clear()
-        if tasks:
-            await asyncio.wait(tasks)
-        ending = [task for p in self._pendings if (task := _task(p)) and not task.done()]
-        if ending:
-            _, left = await asyncio.wait(ending, timeout=self.shutdown_timeout_s)
-            if left:
-                log.warning("%d worker(s) still running at exit", len(left))
-        self._pendings.clear()
+        if tasks or self._background:
+            await asyncio.wait([*tasks, *self._background])
+        await self._workers_ended()
 
-
-def _task(pending: Pending) -> asyncio.Task[Any] | None:
-    """The task running a Pending (a Worker has one), to wait for its end."""
-    task = getattr(pending, "task", None)
-    return task if isinstance(task, asyncio.Task) else None
-
-
-def _ended(pending: Pending) -> bool:
-    task = _task(pending)
-    return task is None or task.done()
+    async def _workers_ended(self) -> None:
+        """Wait (bounded) until the Suite runs no worker: this process is its only client."""
+        deadline = asyncio.get_running_loop().time() + self.shutdown_timeout_s
+        while self.suite.live_workers:  # the Suite offers no event to wait on
+            if asyncio.get_running_loop().time() > deadline:
+                log.warning("%d worker(s) still running at exit", self.suite.live_workers)
+                return
+            await asyncio.sleep(0.01)
 
 
 async def serve_stdio(
