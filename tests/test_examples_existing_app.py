@@ -8,8 +8,8 @@ from typing import Any, Final
 import httpx
 import pytest
 
-from support import examples
-from support.client import ModernClient
+from support import examples, schema
+from support.client import ModernClient, Reply
 from support.server import LiveServers
 
 existing_app = examples.load("existing_app")
@@ -142,3 +142,58 @@ async def test_the_host_guard_runs_before_auth(mcp: ModernClient) -> None:
     assert reply.status == 403, reply.body
     assert "www-authenticate" not in reply.headers
     assert "Host" in reply.body.decode()
+
+
+def structured(reply: Reply) -> Any:
+    assert reply.status == 200, reply.body
+    assert reply.result.get("isError", False) is False, reply.result
+    return reply.result["structuredContent"]
+
+
+async def test_a_loopback_origin_with_a_token_is_served(mcp: ModernClient) -> None:
+    headers = {**ALICE, "Origin": "http://localhost:3000"}
+    reply = await mcp.request("tools/call", {"name": "whoami"}, headers=headers)
+    assert structured(reply)["principal"] == "alice"
+
+
+async def test_whoami_returns_the_principal_and_scopes_auth_assigned(mcp: ModernClient) -> None:
+    alice = await mcp.request("tools/call", {"name": "whoami"}, headers=ALICE)
+    assert structured(alice) == {"principal": "alice", "scopes": ["mcp:tools", "items:read"]}
+    carol = await mcp.request("tools/call", {"name": "whoami"}, headers=CAROL)
+    assert structured(carol) == {"principal": "carol", "scopes": ["mcp:tools"]}
+
+
+async def test_tools_list_and_discover_are_served_behind_auth(mcp: ModernClient) -> None:
+    discover = await mcp.request("server/discover", headers=ALICE)
+    assert discover.result["_meta"]["io.modelcontextprotocol/serverInfo"] == {
+        "name": "inventory",
+        "version": "1.0.0",
+    }
+    listing = await mcp.request("tools/list", headers=ALICE)
+    tools = {tool["name"]: tool for tool in listing.result["tools"]}
+    assert sorted(tools) == ["get_item", "whoami"]
+    assert tools["whoami"]["outputSchema"]["required"] == ["principal", "scopes"]
+
+
+async def test_get_item_shares_the_apps_data(mcp: ModernClient) -> None:
+    found = await mcp.request(
+        "tools/call", {"name": "get_item", "arguments": {"item_id": 1}}, headers=ALICE
+    )
+    assert structured(found) == {"id": 1, "name": "hammer", "stock": 12}
+    missing = await mcp.request(
+        "tools/call", {"name": "get_item", "arguments": {"item_id": 999}}, headers=ALICE
+    )
+    assert missing.result["isError"] is True
+    assert missing.result["content"] == [{"type": "text", "text": "No item 999."}]
+
+
+async def test_the_modern_http_rules_still_apply_behind_auth(mcp: ModernClient) -> None:
+    mismatch = await mcp.request("tools/list", id=5, headers={**ALICE, "Mcp-Method": "tools/call"})
+    assert (mismatch.status, mismatch.error["code"], mismatch.response["id"]) == (400, -32020, 5)
+    parse = await mcp.raw_post(b"{nope", {**ALICE, "MCP-Protocol-Version": "2026-07-28"})
+    assert (parse.status, parse.error["code"]) == (400, -32700)
+    async with httpx.AsyncClient(transport=plain_http()) as http:
+        get = await http.get(mcp.url, headers={**ALICE, "MCP-Protocol-Version": "2026-07-28"})
+    assert get.status_code == 405
+    assert "POST" in {verb.strip() for verb in get.headers["allow"].split(",")}
+    schema.validate_server_message(get.json(), method=None)
