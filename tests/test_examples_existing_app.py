@@ -17,6 +17,7 @@ existing_app = examples.load("existing_app")
 METADATA_URL: Final = "http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp"
 ALICE: Final = {"Authorization": "Bearer alice-token"}
 BOB: Final = {"Authorization": "Bearer bob-token"}
+CAROL: Final = {"Authorization": "Bearer carol-token"}
 
 
 @pytest.fixture(scope="module")
