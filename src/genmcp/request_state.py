@@ -84,6 +84,9 @@ class RequestStates:
                 "arguments or another user",
                 {"reason": "rebound"},
             )
+        asked = payload.get("k")
+        if isinstance(asked, dict):
+            _check_answers(asked, params.get("inputResponses") or {})
         return payload.get("s")
 
     def input_required(
@@ -100,7 +103,47 @@ class RequestStates:
                 "Missing required client capability: " + ", ".join(sorted(missing)),
                 {"requiredCapabilities": missing},
             )
-        token = self._sealer.seal(REQUEST_STATE, {"b": binding, "s": outcome.state})
+        asked = {key: request.get("method") for key, request in (outcome.requests or {}).items()}
+        token = self._sealer.seal(REQUEST_STATE, {"b": binding, "s": outcome.state, "k": asked})
         result = v2607.input_required_result(outcome.requests or None, token)
         result["_meta"] = self._result_meta
         return result
+
+
+_ELICIT_ACTIONS: Final = frozenset(("accept", "decline", "cancel"))
+_ROLES: Final = frozenset(("user", "assistant"))
+
+
+def _answer_problem(method: Any, answer: Mapping[str, Any]) -> str | None:
+    """What is wrong with one answer to the nested request ``method`` (None: nothing)."""
+    if method == "elicitation/create":
+        if answer.get("action") not in _ELICIT_ACTIONS:
+            return 'an elicitation answer needs "action": "accept", "decline" or "cancel"'
+        if "content" in answer and not isinstance(answer["content"], dict):
+            return 'an elicitation answer\'s "content" must be an object'
+    elif method == "sampling/createMessage":
+        if answer.get("role") not in _ROLES or not isinstance(answer.get("model"), str):
+            return 'a sampling answer needs "role" ("user" or "assistant") and "model"'
+        if not isinstance(answer.get("content"), dict | list):
+            return 'a sampling answer needs "content" (a content block or a list of them)'
+    elif method == "roots/list":
+        roots = answer.get("roots")
+        if not isinstance(roots, list) or not all(
+            isinstance(root, dict) and isinstance(root.get("uri"), str) for root in roots
+        ):
+            return 'a roots answer needs "roots": a list of objects with a "uri"'
+    return None
+
+
+def _check_answers(asked: Mapping[str, Any], answers: Mapping[str, Any]) -> None:
+    """Check each answer against the request it answers; keys not asked are ignored."""
+    for key, answer in answers.items():
+        if key not in asked or not isinstance(answer, Mapping):
+            continue
+        problem = _answer_problem(asked[key], answer)
+        if problem is not None:
+            raise MCPError(
+                "bad_input_responses",
+                f"Invalid params: inputResponses[{key!r}]: {problem}",
+                {"key": key},
+            )
