@@ -131,8 +131,11 @@ class Channel:
         outbox: Outbox,
         mailbox: Mailbox | None = None,
     ) -> None:
-        self.meta: Mapping[str, Any] = MappingProxyType(dict(meta))
-        self.assigns: Mapping[str, Any] = MappingProxyType(dict(assigns))
+        # read-only views; the transport builds both per request and never changes them
+        self.meta: Mapping[str, Any] = MappingProxyType(meta) if isinstance(meta, dict) else meta
+        self.assigns: Mapping[str, Any] = (
+            MappingProxyType(assigns) if isinstance(assigns, dict) else assigns
+        )
         self.mailbox = mailbox
         self._outbox = outbox
         self._closed = False

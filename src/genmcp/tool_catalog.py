@@ -174,12 +174,15 @@ class ToolCatalog:
                 "invalid_params", "Invalid params: tools/call arguments must be an object"
             )
         responses = input_responses(params.get("inputResponses"))
-        binding = digest(name, arguments, principal_of(assigns))
-        state = self._states.open(params, binding)
+        principal = principal_of(assigns)
+        state = None
+        if "requestState" in params:
+            state = self._states.open(params, digest(name, arguments, principal))
         tool_request = ToolRequest(name, arguments, meta, responses, state)
 
         def finish(outcome: Outcome | BaseException) -> Reply:
-            return self._finish(request.id, entry, meta, binding, outcome)
+            # the binding is needed only to seal InputRequired: computed then, not per call
+            return self._finish(request.id, entry, meta, (name, arguments, principal), outcome)
 
         worker = Worker(
             tool=entry.tool,
@@ -187,7 +190,7 @@ class ToolCatalog:
             name=name,
             request=tool_request,
             meta=meta,
-            assigns=dict(assigns),
+            assigns=assigns,
             finish=finish,
             on_end=self._forget,
         )
@@ -202,7 +205,7 @@ class ToolCatalog:
         request_id: RequestId,
         entry: ToolEntry,
         meta: dict[str, Any],
-        binding: str,
+        binding: tuple[str, Any, str | None],
         outcome: Outcome | BaseException,
     ) -> Reply:
         try:
@@ -217,7 +220,11 @@ class ToolCatalog:
             return error_response(request_id, failure), failure.status
 
     def _outcome_result(
-        self, entry: ToolEntry, meta: dict[str, Any], binding: str, outcome: Outcome | BaseException
+        self,
+        entry: ToolEntry,
+        meta: dict[str, Any],
+        binding: tuple[str, Any, str | None],
+        outcome: Outcome | BaseException,
     ) -> dict[str, Any]:
         if isinstance(outcome, BaseException):
             if isinstance(outcome, InvalidArguments):
@@ -229,7 +236,7 @@ class ToolCatalog:
         if isinstance(outcome, Error):
             raise MCPError("internal_error", outcome.message, outcome.data, code=outcome.code)
         if isinstance(outcome, InputRequired):
-            return self._states.input_required(meta, binding, outcome)
+            return self._states.input_required(meta, digest(*binding), outcome)
         raise TypeError(f"tool {entry.name!r} ended while streaming")  # Stream after close
 
     def _complete(self, entry: ToolEntry, result: Any) -> dict[str, Any]:

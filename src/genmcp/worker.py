@@ -25,7 +25,7 @@ import asyncio
 import logging
 import secrets
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, final
 
 from genmcp.channel import FINAL, Channel, Outbox
@@ -124,7 +124,7 @@ class Worker:
         name: str,
         request: ToolRequest,
         meta: dict[str, Any],
-        assigns: dict[str, Any],
+        assigns: Mapping[str, Any],
         finish: Callable[[Outcome | BaseException], tuple[dict[str, Any], int]],
         on_end: Callable[[Worker], None],
     ) -> None:
