@@ -1,21 +1,28 @@
-"""Everything server: one genmcp server with every tool the MCP conformance suite calls.
+"""Everything server: one genmcp server with everything the MCP conformance suite exercises.
 
 ``make conformance`` (scripts/conformance.sh) starts it on a loopback port and runs the
 official suite against ``http://127.0.0.1:PORT/mcp`` at the 2025-11-25, 2026-07-28,
-2025-06-18 and 2025-03-26 revisions. It is also a tour of how genmcp tools are written:
-plain results, content blocks, progress, logs, tool errors, and the multi round-trip
-``InputRequired`` flow, which genmcp serves to 2026-07-28 clients as an
-``InputRequiredResult`` and to session (2025) clients as server-to-client requests on the
-call's own stream; each tool below is written once for both.
+2025-06-18 and 2025-03-26 revisions; ``tests/e2e`` drives it with the official Python and
+TypeScript SDK clients. It is also a tour of genmcp:
+
+- tools: plain results, content blocks, progress, logs, tool errors, cancellation, and the
+  multi round-trip ``InputRequired`` flow, which genmcp serves to 2026-07-28 clients as an
+  ``InputRequiredResult`` and to session (2025) clients as server-to-client requests on the
+  call's own stream; each tool below is written once for both;
+- resources (``StaticResource`` and a template ``ResourceRepo``), prompts (one of them asks
+  for input too) and argument completion;
+- tools that change the served tool and prompt lists, so that open
+  ``subscriptions/listen`` streams (and 2025 session GET streams) hear about it.
+
+The session behaviours of the 2025 revisions (``initialize``, ``ping``,
+``logging/setLevel``, ``resources/subscribe``, ``DELETE``) need no code here: genmcp serves
+them on the same endpoint. Not served: ``test_reconnection`` (scenario server-sse-polling,
+not scored), which needs resumable SSE streams (an event store and ``Last-Event-ID``) that
+genmcp does not have; README.md, "Conformance", lists what passes.
 
 Run it::
 
     .venv/bin/python examples/everything_server.py --port 3001
-
-Not here yet (they come with the resources/prompts/subscriptions and legacy issues): the
-resources, resource templates, prompts and completions the suite reads, the
-list-changed trigger tools, and the SSE-resumption tool. Each has a ``TODO(conformance)``
-below naming the scenarios that need it.
 """
 
 from __future__ import annotations
@@ -35,16 +42,24 @@ from fastapi import FastAPI
 
 from genmcp import (
     InputRequired,
+    Prompt,
+    ResourceRepo,
     Result,
+    StaticResource,
+    Suite,
     Tool,
     audio,
     call_tool_result,
     create_message_request,
     elicit_request,
     embedded_resource,
+    get_prompt_result,
     image,
     list_roots_request,
     mcp_router,
+    read_resource_result,
+    text_contents,
+    user_message,
 )
 
 # --------------------------------------------------------------------------- media
@@ -287,6 +302,31 @@ class LoggingTool(
     description="Logs only when the request sets a log level (2026-07-28).",
 ):
     """Same behaviour; server-stateless checks that no log goes out unasked."""
+
+
+class LongRunning(
+    Tool,
+    name="test_long_running_operation",
+    description="Reports progress every 100 ms for `seconds` (default 30), then finishes; "
+    "cancel it to stop it early.",
+    input_schema={
+        "type": "object",
+        "properties": {"seconds": {"type": "number", "minimum": 0, "maximum": 300, "default": 30}},
+    },
+):
+    """Not a conformance fixture: the SDK interop tests (tests/e2e) cancel it.
+
+    Cancelling needs no code: a 2025 client's ``notifications/cancelled``, or a 2026-07-28
+    client closing its POST, cancels this task (``asyncio.CancelledError`` at the ``await``).
+    """
+
+    async def call(self, request, channel, arg):
+        seconds = request.arguments.get("seconds", 30)
+        steps = max(1, math.ceil(seconds * 10))
+        for step in range(steps):
+            channel.send_progress(step, total=steps, message=f"step {step + 1} of {steps}")
+            await asyncio.sleep(0.1)
+        return Result(call_tool_result(text=f"Finished after {seconds} s."))
 
 
 # --------------------------------------------------------------------------- asking the client
@@ -611,16 +651,183 @@ class InputRequiredCapabilities(
         return InputRequired(asks, state={"asked": sorted(asks)})
 
 
-# --------------------------------------------------------------------------- not yet possible
-#
-# TODO(conformance): tools that need genmcp APIs from later issues.
-#   test_trigger_tool_change, test_trigger_prompt_change: change the tool / prompt list and
-#       notify open subscriptions/listen streams (server-stateless, 2026-07-28; the
-#       list-changed checks are SHOULD-level and warn while these are absent).
-#   test_reconnection: log, close the POST SSE stream after a priming event (id + retry),
-#       finish after the client resumes with GET + Last-Event-ID (server-sse-polling, not
-#       scored); needs an event store and a channel call to end the stream early.
-#   test_input_required_result_prompt is a prompt, below.
+# --------------------------------------------------------------------------- resources
+
+
+class TemplateData(
+    ResourceRepo,
+    template="test://template/{id}/data",
+    name="template-data",
+    description="JSON data for any id",
+    mime_type="application/json",
+):
+    """Every URI matching the template; ``request.params`` holds the (decoded) ``id``."""
+
+    async def read(self, request, channel, arg):
+        item_id = request.params["id"]
+        data = {"id": item_id, "templateTest": True, "data": f"Data for ID: {item_id}"}
+        contents = text_contents(request.uri, json.dumps(data), mime_type="application/json")
+        return Result(read_resource_result(contents))
+
+
+RESOURCES = [
+    StaticResource(
+        uri="test://static-text",
+        name="static-text",
+        description="A static text resource",
+        text="This is the content of the static text resource.",
+        mime_type="text/plain",
+    ),
+    StaticResource(
+        uri="test://static-binary",
+        name="static-binary",
+        description="A static binary resource (a PNG image)",
+        blob=PNG,
+        mime_type="image/png",
+    ),
+    StaticResource(
+        uri="test://watched-resource",
+        name="watched-resource",
+        description="A resource clients subscribe to",
+        text="Watched resource content.",
+        mime_type="text/plain",
+    ),
+    TemplateData,
+]
+# A URI nobody serves (test://nope) is "resource not found": -32602 with data.uri.
+
+
+# --------------------------------------------------------------------------- prompts
+
+
+class SimplePrompt(Prompt, name="test_simple_prompt", description="A prompt without arguments"):
+    async def get(self, request, channel, arg):
+        return Result(get_prompt_result("This is a simple prompt for testing."))
+
+
+class PromptWithArguments(
+    Prompt,
+    name="test_prompt_with_arguments",
+    description="A prompt with two required arguments",
+    arguments=[
+        {"name": "arg1", "description": "First test argument", "required": True},
+        {"name": "arg2", "description": "Second test argument", "required": True},
+    ],
+):
+    SUGGESTIONS = ("paris", "park", "peru", "world")
+
+    async def get(self, request, channel, arg):
+        arg1, arg2 = request.arguments["arg1"], request.arguments["arg2"]
+        return Result(get_prompt_result(f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"))
+
+    async def complete(self, argument, value, context, arg):
+        # completion/complete: the values that extend what the user typed, best first.
+        return [word for word in self.SUGGESTIONS if word.startswith(value)]
+
+
+class PromptWithEmbeddedResource(
+    Prompt,
+    name="test_prompt_with_embedded_resource",
+    description="A prompt that embeds a resource",
+    arguments=[{"name": "resourceUri", "description": "URI to embed", "required": True}],
+):
+    async def get(self, request, channel, arg):
+        resource = embedded_resource(
+            request.arguments["resourceUri"],
+            text="Embedded resource content for testing.",
+            mime_type="text/plain",
+        )
+        return Result(
+            get_prompt_result(
+                [user_message(resource), user_message("Please process the embedded resource.")]
+            )
+        )
+
+
+class PromptWithImage(Prompt, name="test_prompt_with_image", description="A prompt with an image"):
+    async def get(self, request, channel, arg):
+        return Result(
+            get_prompt_result(
+                [user_message(image(PNG, "image/png")), user_message("Please analyze the image.")]
+            )
+        )
+
+
+class InputRequiredPrompt(
+    Prompt,
+    name="test_input_required_result_prompt",
+    description="Asks the user for context before building the prompt.",
+):
+    """``InputRequired`` works on ``prompts/get`` (and ``resources/read``) as on tools."""
+
+    CONTEXT_SCHEMA: dict[str, Any] = {
+        "type": "object",
+        "properties": {"context": {"type": "string"}},
+        "required": ["context"],
+    }
+
+    async def get(self, request, channel, arg):
+        answer = responses(request).get("user_context")
+        if answer is None:
+            ask = elicit_request("What should the prompt be about?", self.CONTEXT_SCHEMA)
+            return InputRequired({"user_context": ask})
+        context = (accepted(answer) or {}).get("context", "anything")
+        return Result(get_prompt_result(f"Write about {context}."))
+
+
+PROMPTS = [
+    SimplePrompt,
+    PromptWithArguments,
+    PromptWithEmbeddedResource,
+    PromptWithImage,
+    InputRequiredPrompt,
+]
+
+
+# ------------------------------------------------------------- changing what is served
+
+
+class DynamicTool(
+    Tool, name="test_dynamic_tool", description="Comes and goes with test_trigger_tool_change."
+):
+    async def call(self, request, channel, arg):
+        return Result(call_tool_result(text="The dynamic tool is here."))
+
+
+class DynamicPrompt(
+    Prompt,
+    name="test_dynamic_prompt",
+    description="Comes and goes with test_trigger_prompt_change.",
+):
+    async def get(self, request, channel, arg):
+        return Result(get_prompt_result("The dynamic prompt is here."))
+
+
+class TriggerToolChange(
+    Tool,
+    name="test_trigger_tool_change",
+    description="Adds test_dynamic_tool, or removes it when it is there.",
+):
+    """``arg`` is the Suite itself; every change notifies the listening clients."""
+
+    async def call(self, request, channel, suite):
+        if suite.remove_tool("test_dynamic_tool"):
+            return Result(call_tool_result(text="Removed test_dynamic_tool."))
+        suite.add_tool(DynamicTool)
+        return Result(call_tool_result(text="Added test_dynamic_tool."))
+
+
+class TriggerPromptChange(
+    Tool,
+    name="test_trigger_prompt_change",
+    description="Adds test_dynamic_prompt, or removes it when it is there.",
+):
+    async def call(self, request, channel, suite):
+        if suite.remove_prompt("test_dynamic_prompt"):
+            return Result(call_tool_result(text="Removed test_dynamic_prompt."))
+        suite.add_prompt(DynamicPrompt)
+        return Result(call_tool_result(text="Added test_dynamic_prompt."))
+
 
 TOOLS = [
     SimpleText,
@@ -648,25 +855,27 @@ TOOLS = [
     InputRequiredCapabilities,
     JsonSchema202012,
     XMcpHeader,
+    LongRunning,
 ]
 
-# TODO(conformance): resources (resources-*, sep-2164-resource-not-found, caching):
-#   test://static-text (text/plain text), test://static-binary (image/png blob, PNG above),
-#   template test://template/{id}/data -> application/json
-#   {"id": ..., "templateTest": true, "data": "Data for ID: ..."},
-#   test://watched-resource (resources/subscribe + unsubscribe on sessions).
-# TODO(conformance): prompts (prompts-*, input-required-result-non-tool-request):
-#   test_simple_prompt, test_prompt_with_arguments(arg1, arg2),
-#   test_prompt_with_embedded_resource(resourceUri), test_prompt_with_image,
-#   test_input_required_result_prompt (InputRequired on prompts/get, then the prompt).
-# TODO(conformance): completion/complete for ref/prompt test_prompt_with_arguments, arg1
-#   (completion-complete).
 
+def build_suite() -> Suite:
+    suite = Suite(
+        server_name="everything",
+        server_version="1.0.0",
+        tools=TOOLS,
+        prompts=PROMPTS,
+        resources=RESOURCES,
+    )
+    # The trigger tools change what this very Suite serves: it is their provider argument.
+    suite.add_tool((TriggerToolChange, suite))
+    suite.add_tool((TriggerPromptChange, suite))
+    return suite
+
+
+router = mcp_router(suite=build_suite())
 app = FastAPI(title="genmcp everything server")
-app.include_router(
-    mcp_router(server_name="everything", server_version="1.0.0", tools=TOOLS),
-    prefix="/mcp",
-)
+app.include_router(router, prefix="/mcp")
 
 
 def main() -> None:
