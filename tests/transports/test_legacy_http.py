@@ -301,8 +301,10 @@ async def test_a_request_without_a_session_id_is_400(
 
 
 def tampered(token: str) -> str:
-    flipped = "A" if token[-1] != "A" else "B"
-    return token[:-1] + flipped
+    # Not the last character: its low bits are base64 padding, ignored when decoding.
+    at = len(token) - 10
+    flipped = "A" if token[at] != "A" else "B"
+    return token[:at] + flipped + token[at + 1 :]
 
 
 async def test_unknown_tampered_or_foreign_session_ids_are_404(
