@@ -851,6 +851,18 @@ async def test_resources_and_prompts_are_translated_per_revision(
         assert ("title" in prompts[0]) is ("title" in argument) is (version != "2025-03-26")
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_an_unknown_resource_is_the_2025_not_found_code(
+    catalog_server: tuple[str, MCPRouter], version: str
+) -> None:
+    async with LegacyClient(catalog_server[0], version=version) as client:
+        await client.open()
+        reply = await client.request("resources/read", {"uri": "test://missing"})
+    assert reply.status == 200
+    assert reply.error["code"] == -32002
+    assert reply.error["data"] == {"uri": "test://missing"}
+
+
 @pytest.mark.parametrize("version", WITH_ELICITATION)
 async def test_prompts_get_takes_the_same_input_flow(
     catalog_server: tuple[str, MCPRouter], version: str

@@ -46,6 +46,7 @@ __all__ = [
     "initialize_result",
     "input_response",
     "is_modern_only",
+    "legacy_error",
     "legacy_message",
     "legacy_result",
     "log_level",
@@ -55,6 +56,8 @@ __all__ = [
 ]
 
 V2025_11_25, V2025_06_18, V2025_03_26 = LEGACY_VERSIONS
+_INVALID_PARAMS: Final = -32602
+_LEGACY_RESOURCE_NOT_FOUND: Final = -32002
 _OLD: Final = V2025_03_26
 _MID: Final = V2025_06_18
 _NEW: Final = V2025_11_25
@@ -361,6 +364,22 @@ def legacy_result(method: str, result: Any, version: str) -> Any:
         legacy = {k: v for k, v in result.items() if k not in (*_MODERN_RESULT_KEYS, "_meta")}
     _result_meta(result, legacy, version)
     return legacy
+
+
+def legacy_error(method: str, error: Any) -> Any:
+    """A modern JSON-RPC error translated for a legacy session.
+
+    Only one code differs: a resource that does not exist is -32602 with ``data.uri`` in
+    2026-07-28 and -32002 in the 2025 revisions.
+    """
+    if (
+        method == "resources/read"
+        and isinstance(error, Mapping)
+        and error.get("code") == _INVALID_PARAMS
+        and str(error.get("message", "")).startswith("Resource not found")
+    ):
+        return {**error, "code": _LEGACY_RESOURCE_NOT_FOUND}
+    return error
 
 
 def legacy_message(message: Mapping[str, Any], version: str) -> dict[str, Any]:

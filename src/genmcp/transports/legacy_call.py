@@ -90,7 +90,8 @@ def legacy_reply(request_id: RequestId, method: str, reply: Reply, version: str)
         return result_response(
             request_id, legacy.legacy_result(method, response["result"], version)
         ), 200
-    return {"jsonrpc": "2.0", "id": request_id, "error": response.get("error")}, 200
+    error = legacy.legacy_error(method, response.get("error"))
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}, 200
 
 
 @dataclass(frozen=True, slots=True)
