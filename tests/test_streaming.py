@@ -24,6 +24,7 @@ from genmcp import (
     call_tool_result,
     mcp_router,
 )
+from genmcp.protocol.jsonrpc import Request
 from support import examples
 from support.client import ModernClient
 
@@ -361,3 +362,22 @@ async def test_a_thousand_concurrent_streaming_calls_complete_and_leave_no_worke
     done = await asyncio.gather(*(one(i) for i in range(1000)))
     assert sorted(done) == list(range(1000))
     await eventually(lambda: streaming.router.suite.live_workers == 0)
+
+
+async def test_app_shutdown_closes_live_streams_through_the_router_lifespan() -> None:
+    record.__init__()  # type: ignore[misc]
+    router = mcp_router(server_name="t", server_version="1", tools=[EchoStreamTool])
+    app = FastAPI()
+    app.include_router(router, prefix="/mcp")
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    async with app.router.lifespan_context(app):
+        request = Request(1, "tools/call", {"name": "echo_stream", "_meta": meta})
+        worker = await router.suite.handle(request, {})
+        await eventually(lambda: len(record.mailboxes) == 1)
+        assert router.suite.live_workers == 1
+    await eventually(lambda: router.suite.live_workers == 0)
+    assert record.mailboxes[0].closed
+    assert not isinstance(worker, tuple)

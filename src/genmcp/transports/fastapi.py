@@ -22,6 +22,7 @@ The only module that imports Starlette and FastAPI.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -61,6 +62,19 @@ class MCPRouter(APIRouter):
 
     suite: Suite
     endpoint: MCPEndpoint
+
+
+def _closing(suite: Suite) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    """A lifespan that ends the Suite's live calls and listen streams at shutdown."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await suite.aclose()
+
+    return lifespan
 
 
 class MCPEndpoint:
@@ -398,7 +412,7 @@ def mcp_router(
         if legacy
         else None,
     )
-    router = MCPRouter()
+    router = MCPRouter(lifespan=_closing(suite))
     router.suite, router.endpoint = suite, endpoint
     if auth is None and not dependencies:
         route = Route(path or "/", endpoint, name="mcp", include_in_schema=False)
