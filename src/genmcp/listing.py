@@ -16,13 +16,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from genmcp.errors import MCPError
 from genmcp.sealing import Sealer, SealError, digest
 from genmcp.tool import CacheControl
 
-__all__ = ["CURSOR", "CURSOR_MAX_AGE_S", "CacheControl", "Pages", "merge_cache", "open_cursor"]
+__all__ = [
+    "CURSOR",
+    "CURSOR_MAX_AGE_S",
+    "CacheControl",
+    "Catalog",
+    "NamedEntry",
+    "Pages",
+    "merge_cache",
+    "open_cursor",
+]
 
 CURSOR: Final = "cursor:"
 """Sealing purpose prefix of cursors (``cursor:<method>``)."""
@@ -112,3 +121,77 @@ class Pages:
                 "bad_cursor", f"Invalid cursor: the {self.method} result has changed; start again"
             )
         return self._pages[index]
+
+
+class NamedEntry(Protocol):
+    """What a catalog needs of one served item, built once from its provider."""
+
+    name: str
+    owner: str
+    descriptor: dict[str, Any]
+
+    def cache_control(self) -> CacheControl:
+        """The item's own cache hint for its list."""
+        ...
+
+
+E = TypeVar("E", bound=NamedEntry)
+
+
+class Catalog(Generic[E]):
+    """Items served by name (tools, prompts): add, remove, and the paginated list.
+
+    Subclasses set ``kind`` (for messages), ``method`` and ``key`` (the list result) and
+    build an entry from a provider in ``make``.
+    """
+
+    kind: ClassVar[str]
+    method: ClassVar[str]
+    key: ClassVar[str]
+
+    def __init__(self, *, sealer: Sealer, page_size: int, result_meta: Mapping[str, Any]) -> None:
+        self.entries: dict[str, E] = {}
+        self._sealer, self._page_size, self._result_meta = sealer, page_size, result_meta
+        self._pages: Pages | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def make(self, cls: Any, arg: Any) -> E:
+        """Build the entry of one provider (raise naming the class when it is unfit)."""
+        raise TypeError(f"{type(self).__name__} must define make()")
+
+    def add(self, provider: Any) -> E:
+        """Serve one more item; a name already served raises ``ValueError``."""
+        cls, arg = provider if isinstance(provider, tuple) else (provider, None)
+        entry = self.make(cls, arg)
+        other = self.entries.get(entry.name)
+        if other is not None:
+            raise ValueError(
+                f"{entry.owner}: {self.kind} {entry.name!r} is already served by {other.owner}"
+            )
+        self.entries[entry.name] = entry
+        self._pages = None
+        return entry
+
+    def remove(self, name: str) -> bool:
+        """Stop serving the item ``name``; False when there is none."""
+        removed = self.entries.pop(name, None) is not None
+        if removed:
+            self._pages = None
+        return removed
+
+    def list(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """One page of the list result, items sorted by name; pages built once per change."""
+        if self._pages is None or self._pages.stale:
+            entries = sorted(self.entries.values(), key=lambda entry: entry.name)
+            self._pages = Pages(
+                self.method,
+                self.key,
+                [entry.descriptor for entry in entries],
+                merge_cache(entry.cache_control() for entry in entries),
+                self._page_size,
+                self._sealer,
+                self._result_meta,
+            )
+        return self._pages.page(params.get("cursor"))

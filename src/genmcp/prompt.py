@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from genmcp.errors import CallbackReturnError, MCPError
-from genmcp.listing import Pages, merge_cache
+from genmcp.listing import Catalog
 from genmcp.oneshot import call_hook
 from genmcp.protocol.prompts import as_complete_result, complete_result, prompt_argument
 from genmcp.request_state import RequestStates, input_responses, principal_of
@@ -200,6 +200,10 @@ class PromptEntry:
         self.descriptor = descriptor
         self.completes = type(self.prompt).complete is not Prompt.complete
 
+    def cache_control(self) -> CacheControl:
+        """The prompt's cache hint for ``prompts/list``."""
+        return self.prompt.cache_control(self.arg)
+
 
 def _argument(owner: str, argument: Any) -> dict[str, Any]:
     if not isinstance(argument, Mapping) or not isinstance(argument.get("name"), str):
@@ -215,8 +219,10 @@ def _argument(owner: str, argument: Any) -> dict[str, Any]:
     )
 
 
-class PromptCatalog:
+class PromptCatalog(Catalog[PromptEntry]):
     """The prompts a Suite serves, and ``prompts/list``, ``prompts/get`` over them."""
+
+    kind, method, key = "prompt", "prompts/list", "prompts"
 
     def __init__(
         self,
@@ -226,53 +232,16 @@ class PromptCatalog:
         page_size: int,
         result_meta: Mapping[str, Any],
     ) -> None:
-        self.entries: dict[str, PromptEntry] = {}
-        self._sealer, self._states = sealer, states
-        self._page_size, self._result_meta = page_size, result_meta
-        self._pages: Pages | None = None
+        super().__init__(sealer=sealer, page_size=page_size, result_meta=result_meta)
+        self._states = states
 
-    def __bool__(self) -> bool:
-        return bool(self.entries)
+    def make(self, cls: Any, arg: Any) -> PromptEntry:
+        return PromptEntry(cls, arg)
 
     @property
     def completes(self) -> bool:
         """True when some prompt completes its arguments."""
         return any(entry.completes for entry in self.entries.values())
-
-    def add(self, provider: PromptProvider) -> PromptEntry:
-        """Serve one more prompt; a name already served raises ``ValueError``."""
-        cls, arg = provider if isinstance(provider, tuple) else (provider, None)
-        entry = PromptEntry(cls, arg)
-        other = self.entries.get(entry.name)
-        if other is not None:
-            raise ValueError(
-                f"{entry.owner}: prompt {entry.name!r} is already served by {other.owner}"
-            )
-        self.entries[entry.name] = entry
-        self._pages = None
-        return entry
-
-    def remove(self, name: str) -> bool:
-        """Stop serving the prompt ``name``; False when there is none."""
-        removed = self.entries.pop(name, None) is not None
-        if removed:
-            self._pages = None
-        return removed
-
-    def list(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """One page of ``prompts/list`` (sorted by name)."""
-        if self._pages is None or self._pages.stale:
-            entries = sorted(self.entries.values(), key=lambda entry: entry.name)
-            self._pages = Pages(
-                "prompts/list",
-                "prompts",
-                [entry.descriptor for entry in entries],
-                merge_cache(entry.prompt.cache_control(entry.arg) for entry in entries),
-                self._page_size,
-                self._sealer,
-                self._result_meta,
-            )
-        return self._pages.page(params.get("cursor"))
 
     def entry(self, params: Mapping[str, Any]) -> PromptEntry:
         """The prompt ``params.name`` names; -32602 when there is none."""

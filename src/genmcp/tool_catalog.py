@@ -21,13 +21,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from genmcp.errors import MCPError
-from genmcp.listing import Pages, merge_cache
+from genmcp.listing import Catalog
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response
 from genmcp.request_state import RequestStates, input_responses, principal_of
 from genmcp.schema import ArgumentValidator, InvalidArguments, advertised_schema, compile_schema
 from genmcp.sealing import Sealer, digest
-from genmcp.tool import Error, InputRequired, Outcome, Result, Tool, ToolRequest
+from genmcp.tool import CacheControl, Error, InputRequired, Outcome, Result, Tool, ToolRequest
 from genmcp.worker import Worker
 
 __all__ = ["ToolCatalog", "ToolEntry", "ToolProvider"]
@@ -68,6 +68,10 @@ class ToolEntry:
         self.descriptor = self._describe(advertised)
         self.header_params = _header_params(advertised)
 
+    def cache_control(self) -> CacheControl:
+        """The tool's cache hint for ``tools/list``."""
+        return self.tool.cache_control(self.arg)
+
     def _describe(self, input_schema: dict[str, Any]) -> dict[str, Any]:
         descriptor: dict[str, Any] = {"name": self.name}
         for key in ("title", "description"):
@@ -96,8 +100,10 @@ def _header_params(schema: dict[str, Any]) -> dict[str, str]:
     return found
 
 
-class ToolCatalog:
+class ToolCatalog(Catalog[ToolEntry]):
     """The tools a Suite serves, their live workers, and ``tools/list``, ``tools/call``."""
+
+    kind, method, key = "tool", "tools/list", "tools"
 
     def __init__(
         self,
@@ -107,51 +113,12 @@ class ToolCatalog:
         page_size: int,
         result_meta: Mapping[str, Any],
     ) -> None:
-        self.entries: dict[str, ToolEntry] = {}
+        super().__init__(sealer=sealer, page_size=page_size, result_meta=result_meta)
         self.workers: dict[str, Worker] = {}
-        self._sealer, self._states = sealer, states
-        self._page_size, self._result_meta = page_size, result_meta
-        self._pages: Pages | None = None
+        self._states = states
 
-    def __bool__(self) -> bool:
-        return bool(self.entries)
-
-    def add(self, provider: ToolProvider) -> ToolEntry:
-        """Serve one more tool; a name already served raises ``ValueError``."""
-        cls, arg = provider if isinstance(provider, tuple) else (provider, None)
-        entry = ToolEntry(cls, arg)
-        other = self.entries.get(entry.name)
-        if other is not None:
-            raise ValueError(
-                f"{entry.owner}: tool name {entry.name!r} is already used by {other.owner}"
-            )
-        self.entries[entry.name] = entry
-        self._pages = None
-        return entry
-
-    def remove(self, name: str) -> bool:
-        """Stop serving the tool ``name``; False when no such tool was served."""
-        removed = self.entries.pop(name, None) is not None
-        if removed:
-            self._pages = None
-        return removed
-
-    # -- tools/list ----------------------------------------------------------------------
-
-    def list(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """One page of ``tools/list`` (sorted by name)."""
-        if self._pages is None or self._pages.stale:
-            entries = sorted(self.entries.values(), key=lambda entry: entry.name)
-            self._pages = Pages(
-                "tools/list",
-                "tools",
-                [entry.descriptor for entry in entries],
-                merge_cache(entry.tool.cache_control(entry.arg) for entry in entries),
-                self._page_size,
-                self._sealer,
-                self._result_meta,
-            )
-        return self._pages.page(params.get("cursor"))
+    def make(self, cls: Any, arg: Any) -> ToolEntry:
+        return ToolEntry(cls, arg)
 
     # -- tools/call ----------------------------------------------------------------------
 
