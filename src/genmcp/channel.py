@@ -23,6 +23,12 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from genmcp.errors import MCPError
 from genmcp.protocol.jsonrpc import notification
+from genmcp.protocol.meta import (
+    LOG_LEVELS,
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+)
 
 if TYPE_CHECKING:
     from genmcp.worker import Mailbox
@@ -38,12 +44,6 @@ __all__ = [
     "missing_capabilities",
 ]
 
-META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
-META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-LOG_LEVELS: Final = (
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
-)  # fmt: skip
 _SEVERITY: Final = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 
 MESSAGE: Final = "message"

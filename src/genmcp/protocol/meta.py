@@ -16,6 +16,7 @@ from genmcp.errors import MCPError
 from genmcp.protocol.versions import MODERN_VERSIONS
 
 __all__ = [
+    "LOG_LEVELS",
     "META_CLIENT_CAPABILITIES",
     "META_CLIENT_INFO",
     "META_LOG_LEVEL",
@@ -33,9 +34,10 @@ META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
-LOG_LEVELS: Final = frozenset(
-    ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-)
+LOG_LEVELS: Final[tuple[str, ...]] = (
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+)  # fmt: skip
+"""Logging levels in increasing severity (RFC 5424 order, least severe first)."""
 
 
 def meta_of(params: dict[str, Any]) -> dict[str, Any]:
@@ -79,8 +81,7 @@ def check_meta(meta: dict[str, Any]) -> None:
     if level is not None and (not isinstance(level, str) or level not in LOG_LEVELS):
         raise MCPError(
             "bad_log_level",
-            f"Invalid params: _meta[{META_LOG_LEVEL!r}] must be one of "
-            + ", ".join(sorted(LOG_LEVELS)),
+            f"Invalid params: _meta[{META_LOG_LEVEL!r}] must be one of " + ", ".join(LOG_LEVELS),
         )
     token = meta.get("progressToken")
     if token is not None and (isinstance(token, bool) or not isinstance(token, str | int)):

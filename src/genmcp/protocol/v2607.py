@@ -19,6 +19,16 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from genmcp.protocol.meta import (  # re-exported: the wire names belong with the builders
+    LOG_LEVELS,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
+)
+
 __all__ = [
     "JSON",
     "LOG_LEVELS",
@@ -52,24 +62,6 @@ JSONObject = dict[str, Any]
 
 PROTOCOL_VERSION: Final = "2026-07-28"
 
-META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
-META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
-META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
-META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
-
-LOG_LEVELS: Final[tuple[str, ...]] = (
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-)
-"""Logging levels in increasing severity (RFC 5424 order, least severe first)."""
 
 _ELICIT: Final = "elicitation/create"
 _SAMPLE: Final = "sampling/createMessage"
