@@ -8,10 +8,12 @@ to the same command through its own stdio transport.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +93,12 @@ class StdioProcess:
     async def receive(self, within: float = 10.0) -> dict[str, Any]:
         assert self.process.stdout is not None
         line = await asyncio.wait_for(self.process.stdout.readline(), within)
-        assert line, f"stdout closed; stderr: {await self._stderr()}"
+        if not line:  # the server went away: say why
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), 5)
+            raise AssertionError(
+                f"stdout closed ({self.process.returncode}): {await self._stderr()}"
+            )
         message: dict[str, Any] = json.loads(line)
         assert message.get("jsonrpc") == "2.0", line
         return message
@@ -134,14 +141,26 @@ async def settled(server: StdioProcess) -> tuple[dict[str, Any], list[dict[str, 
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[StdioProcess]:
-    child = await StdioProcess.start()
+async def spawn() -> AsyncIterator[Callable[..., Awaitable[StdioProcess]]]:
+    """`await spawn(target)` starts a server; any still running is killed at teardown."""
+    children: list[StdioProcess] = []
+
+    async def start(target: str = "demo_tools:suite") -> StdioProcess:
+        children.append(await StdioProcess.start(target))
+        return children[-1]
+
     try:
-        yield child
+        yield start
     finally:
-        if child.process.returncode is None:
-            child.process.kill()
-            await child.process.wait()
+        for child in children:
+            if child.process.returncode is None:
+                child.process.kill()
+                await child.process.wait()
+
+
+@pytest.fixture
+async def server(spawn: Callable[..., Awaitable[StdioProcess]]) -> StdioProcess:
+    return await spawn()
 
 
 async def test_discover_list_and_a_call_with_progress_and_logs(server: StdioProcess) -> None:
@@ -227,8 +246,8 @@ async def test_nothing_but_protocol_reaches_stdout(server: StdioProcess) -> None
         assert f"chatty: {said}" in stderr
 
 
-async def test_eof_answers_quick_requests_then_ends_every_worker() -> None:
-    child = await StdioProcess.start()
+async def test_eof_answers_quick_requests_then_ends_every_worker(server: StdioProcess) -> None:
+    child = server
     await child.send(call(1, "follow", progressToken="f"))
     await child.send(call(2, "nap", {"seconds": 30}, progressToken="n"))
     for _ in range(2):
@@ -244,8 +263,36 @@ async def test_eof_answers_quick_requests_then_ends_every_worker() -> None:
     assert asyncio.get_running_loop().time() - started < 3
 
 
-async def test_an_app_is_served_through_its_suite_and_a_late_initialize_is_refused() -> None:
-    child = await StdioProcess.start("demo_tools:app")
+async def test_sigterm_ends_every_call_and_exits_cleanly(server: StdioProcess) -> None:
+    await server.send(call(1, "follow", progressToken=1))
+    await server.receive()  # the stream is open
+    server.process.send_signal(signal.SIGTERM)
+    status = await asyncio.wait_for(server.process.wait(), 10)
+    stderr = await server._stderr()
+
+    assert status == 0
+    assert "follow: handle_close" in stderr and "Fatal Python error" not in stderr
+
+
+async def test_a_client_that_closes_our_stdout_ends_the_process(server: StdioProcess) -> None:
+    await server.send(call(1, "follow", progressToken=1))
+    await server.receive()
+    stdout = server.process._transport.get_pipe_transport(1)  # type: ignore[attr-defined]
+    stdout.close()
+    await asyncio.sleep(0.1)  # the pipe is closed once the loop ran the close
+    await server.send(call(2, "count", {"n": 1}, progressToken=2))  # its writes fail
+    status = await asyncio.wait_for(server.process.wait(), 10)
+    stderr = await server._stderr()
+
+    assert status == 0
+    assert "stdout closed (BrokenPipeError" in stderr and "follow: handle_close" in stderr
+    assert "Fatal Python error" not in stderr and "Exception ignored" not in stderr
+
+
+async def test_an_app_is_served_through_its_suite_and_a_late_initialize_is_refused(
+    spawn: Callable[..., Awaitable[StdioProcess]],
+) -> None:
+    child = await spawn("demo_tools:app")
     await child.send(request(1, "tools/list"))
     listing, _ = await child.response(1)
     await child.send(INITIALIZE)  # after a modern first message: not a legacy process

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import signal
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO, Final
 
 from genmcp.channel import FINAL, MESSAGE, Pending
@@ -61,6 +62,7 @@ log = logging.getLogger("genmcp.stdio")
 _TOO_LONG: Final = b""
 """Queued in place of a line over the limit (a line read is never empty: it has its newline)."""
 _READ_AHEAD: Final = 64
+_CHUNK: Final = 65536
 
 
 def suite_of(target: Any, _depth: int = 0) -> Suite | None:
@@ -162,17 +164,35 @@ class StdioServer:
             self._stopped.set()
 
     def _read_lines(self, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[Any]) -> None:
-        """Reader thread: blocking reads, handed to the loop one line at a time."""
-        limit = self.max_line_bytes
+        """Reader thread: blocking reads split into lines, handed to the loop one at a time.
+
+        Reads the file descriptor itself when there is one: a thread blocked in a buffered
+        reader holds its lock, and the interpreter aborts at exit if it is still held.
+        """
+
+        def put(line: bytes | None) -> None:
+            asyncio.run_coroutine_threadsafe(lines.put(line), loop).result()
+
+        limit, pending, skipping = self.max_line_bytes, bytearray(), False
         try:
-            while line := self._reader.readline(limit + 1):
-                if len(line) > limit and not line.endswith(b"\n"):
-                    while (rest := self._reader.readline(limit + 1)) and not rest.endswith(b"\n"):
-                        pass
-                    line = _TOO_LONG
-                asyncio.run_coroutine_threadsafe(lines.put(line), loop).result()
+            read = _raw_read(self._reader)
+            while chunk := read(_CHUNK):
+                start = 0
+                while (end := chunk.find(b"\n", start)) >= 0:
+                    piece, start = chunk[start : end + 1], end + 1
+                    too_long = skipping or len(pending) + len(piece) > limit + 1
+                    put(_TOO_LONG if too_long else bytes(pending + piece))
+                    pending.clear()
+                    skipping = False
+                if not skipping:
+                    pending += chunk[start:]
+                    skipping = len(pending) > limit
+            if pending or skipping:
+                put(_TOO_LONG if skipping else bytes(pending))
         except (OSError, ValueError, RuntimeError) as exc:  # stdin closed under us, loop gone
             log.debug("stdin reader stopped: %r", exc)
+        except Exception:  # never leave the loop waiting for a line that cannot come
+            log.exception("stdin reader failed")
         with contextlib.suppress(RuntimeError):
             asyncio.run_coroutine_threadsafe(lines.put(None), loop)
 
@@ -319,8 +339,8 @@ class StdioServer:
         for task in [*self._calls.values(), *self._background]:
             task.cancel()
         self._calls.clear()
-        if tasks or self._background:
-            await asyncio.wait([*tasks, *self._background])
+        if tasks or self._background:  # bounded: a task that ignores cancellation cannot hang us
+            await asyncio.wait([*tasks, *self._background], timeout=self.shutdown_timeout_s)
         await self._workers_ended()
 
     async def _workers_ended(self) -> None:
@@ -331,6 +351,15 @@ class StdioServer:
                 log.warning("%d worker(s) still running at exit", self.suite.live_workers)
                 return
             await asyncio.sleep(0.01)
+
+
+def _raw_read(stream: BinaryIO) -> Callable[[int], bytes]:
+    """``read(n)`` without Python-level locks: ``os.read`` on the descriptor when possible."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return stream.read
+    return functools.partial(os.read, fd)
 
 
 async def serve_stdio(
@@ -389,4 +418,8 @@ def run_stdio(target: Any, **options: Any) -> None:
                 loop.add_signal_handler(signum, server.stop)
         await server.serve()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    finally:
+        with contextlib.suppress(OSError, ValueError):  # the client may have closed the pipe
+            protocol.close()
