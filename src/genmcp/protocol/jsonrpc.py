@@ -7,6 +7,8 @@ framework, nothing from genmcp but ``errors``.
 from __future__ import annotations
 
 import json
+import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -71,12 +73,69 @@ def _valid_id(value: Any) -> TypeGuard[RequestId]:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects a body may have (the envelope counts: a tool's
+arguments sit at depth 3). Read at each decode: assign to change."""
+
+
+def _not_json(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+def _finite(token: str) -> float:
+    number = float(token)
+    if math.isinf(number):
+        raise ValueError(f"{token[:40]} is out of range")
+    return number
+
+
+_DECODER = json.JSONDecoder(parse_float=_finite, parse_constant=_not_json)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """True when arrays and objects nest more than ``limit`` levels (one level per pass)."""
+    level = [value] if type(value) is dict or type(value) is list else []
+    for _ in range(limit):
+        level = [
+            child
+            for node in level
+            for child in (node.values() if type(node) is dict else node)
+            if type(child) is dict or type(child) is list
+        ]
+        if not level:
+            return False
+    return bool(level)
+
+
 def decode_json(body: bytes | str) -> Any:
-    """Decode JSON, turning every decoding failure into a ``parse_error``."""
+    """Decode JSON, turning every decoding failure into a ``parse_error``.
+
+    Refused too: NaN, Infinity and numbers out of float range (not JSON, and they would
+    come back out as non-JSON), integers over ``sys.get_int_max_str_digits()`` digits,
+    and nesting deeper than ``MAX_JSON_DEPTH``. The depth check is a ``count`` of the
+    brackets unless the body has more of them than the limit, then one walk.
+    """
+    limit = MAX_JSON_DEPTH
     try:
-        return json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        raise EnvelopeError("parse_error") from exc
+        if isinstance(body, bytes):
+            text = body.decode(json.detect_encoding(body), "surrogatepass")
+        else:
+            text = body
+        value = _DECODER.decode(text)
+        too_deep = text.count("[") + text.count("{") > limit and _deeper_than(value, limit)
+    except RecursionError:  # the C scanner gives up near 1000 levels, in microseconds
+        too_deep = True
+    except ValueError as exc:
+        reason = str(exc)
+        message = None
+        if "Exceeds the limit" in reason:
+            message = f"Parse error: an integer has over {sys.get_int_max_str_digits()} digits"
+        elif "not JSON" in reason or "out of range" in reason:
+            message = f"Parse error: {reason}"
+        raise EnvelopeError("parse_error", message) from exc
+    if too_deep:
+        raise EnvelopeError("parse_error", f"Parse error: JSON nested deeper than {limit} levels")
+    return value
 
 
 def parse(body: bytes | str) -> Message:
