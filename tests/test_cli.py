@@ -246,15 +246,24 @@ def test_headers_reach_the_server(
         (["demo_tools"], "expected MODULE:ATTR (e.g. examples.app:app), got 'demo_tools'"),
         (["demo_tools:not_a_server", "--transport", "stdio"], "no Suite found in 42"),
         (["demo_tools:app", "--app-dir", "/no/such/dir"], "--app-dir '/no/such/dir' is not a"),
+        (["demo_tools:suite", "--transport", "stdio", "--reload"], "--reload works with"),
     ],
 )
-def test_bad_import_paths_exit_2_without_a_traceback(argv: list[str], message: str) -> None:
-    done = subprocess.run([*GENMCP, "run", *argv], cwd=TESTS, capture_output=True, text=True,
-                          timeout=30)  # fmt: skip
+def test_bad_import_paths_exit_2_without_a_traceback(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    status, out, err = run(capsys, "run", *argv)
 
-    assert done.returncode == 2
-    assert message in done.stderr and "Traceback" not in done.stderr
-    assert done.stdout == ""
+    assert (status, out) == (2, "")
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_bad_import_path_in_a_real_process_prints_one_line() -> None:
+    done = subprocess.run([*GENMCP, "run", "nosuch:app"], cwd=TESTS, capture_output=True,
+                          text=True, timeout=30)  # fmt: skip
+
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "genmcp: error: cannot import 'nosuch': no module named 'nosuch'\n"
 
 
 def test_run_serves_a_suite_at_mcp_over_http(capsys: pytest.CaptureFixture[str]) -> None:

@@ -115,11 +115,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         from genmcp.transports.stdio import require_suite, run_stdio
 
-        logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(name)s: %(message)s")
+        if args.reload:
+            raise UsageError("--reload works with --transport http only")
         try:
             suite = require_suite(load_target(args.target, args.app_dir))
         except TypeError as exc:
             raise UsageError(str(exc)) from None
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(name)s: %(message)s")
         run_stdio(suite)
         return 0
     import uvicorn
