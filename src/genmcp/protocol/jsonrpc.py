@@ -188,8 +188,15 @@ def _parse_response(obj: dict[str, Any], raw_id: Any) -> Response:
 
 
 def encode(obj: Any) -> bytes:
-    """Serialize a message compactly, as UTF-8 JSON."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+    """Serialize a message compactly, as UTF-8 JSON.
+
+    A lone surrogate (valid in JSON text, not in UTF-8) falls back to ASCII escapes.
+    """
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(obj, separators=(",", ":")).encode()
 
 
 def result_response(request_id: RequestId, result: Any) -> dict[str, Any]:
