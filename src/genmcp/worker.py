@@ -55,13 +55,18 @@ class Mailbox:
         self.id = worker_id
         self._loop = loop
         self._thread = threading.get_ident()
-        self._queue: asyncio.Queue[Any] = asyncio.Queue(MAILBOX_CAPACITY)
+        self._queue: asyncio.Queue[Any] | None = None  # made on first use: most calls never stream
         self._closed = False
 
     @property
     def closed(self) -> bool:
         """True once the worker ended; sends are dropped from then on."""
         return self._closed
+
+    def _inbox(self) -> asyncio.Queue[Any]:
+        if self._queue is None:
+            self._queue = asyncio.Queue(MAILBOX_CAPACITY)
+        return self._queue
 
     def send(self, message: Any) -> bool:
         """Post ``message`` to the worker; False when it ended or the mailbox is full."""
@@ -78,7 +83,7 @@ class Mailbox:
             log.debug("mailbox %s closed: message dropped", self.id)
             return False
         try:
-            self._queue.put_nowait(message)
+            self._inbox().put_nowait(message)
         except asyncio.QueueFull:
             log.warning("mailbox %s full (%d): message dropped", self.id, MAILBOX_CAPACITY)
             return False
@@ -86,15 +91,16 @@ class Mailbox:
 
     async def receive(self) -> Any:
         """Wait for the next message (``_WAKE`` when the worker is being closed)."""
-        return await self._queue.get()
+        return await self._inbox().get()
 
     def close(self) -> None:
         """Refuse further messages and wake a waiting receiver."""
         if not self._closed:
             self._closed = True
-            if self._queue.full():
-                self._queue.get_nowait()
-            self._queue.put_nowait(_WAKE)
+            inbox = self._inbox()
+            if inbox.full():
+                inbox.get_nowait()
+            inbox.put_nowait(_WAKE)
 
 
 @final

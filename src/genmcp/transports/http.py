@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -47,6 +48,7 @@ _DECIMAL: Final = re.compile(r"-?[0-9]+")
 _NAME_HEADERS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
+@functools.lru_cache(maxsize=256)  # a server sees few distinct Host and Origin values
 def _hostname(value: str) -> str | None:
     """The host part of a ``Host`` header or an origin, lower-cased, without port."""
     try:
