@@ -1,0 +1,395 @@
+"""Hardened jsonschema keywords: linear on hostile input, every keyword on the clock.
+
+``hardened(base)`` is a jsonschema validator class whose slow or unbounded keywords are
+replaced: ``pattern`` and ``patternProperties`` (and ``additionalProperties``, which depends
+on them) run on ``schema_regex`` (RE2, linear), ``uniqueItems`` and ``unevaluated*`` are
+linear, and every keyword checks this thread's deadline. ``format_checker(base)`` bounds
+``format: regex``.
+
+The limits are ``genmcp.schema``'s knobs, read at each use from the ``Limits`` it installs
+with ``read_limits_from``; ``start_clock``/``stop_clock`` bracket one validation's time budget
+on this thread. Pure: imports no asyncio and no web framework; from genmcp only
+``schema_regex``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+import re
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Final, Protocol, TypeVar
+
+import jsonschema
+import jsonschema._keywords as _keywords
+import jsonschema._utils
+import jsonschema.validators
+from jsonschema.exceptions import ValidationError as SchemaValidationError
+
+from genmcp.schema_regex import Regex, Unchecked, compiles, regex
+
+__all__ = [
+    "Limits",
+    "OverBudget",
+    "format_checker",
+    "hardened",
+    "read_limits_from",
+    "start_clock",
+    "stop_clock",
+]
+
+_T = TypeVar("_T")
+_QUOTED_CHARS: Final = 50
+
+
+class Limits(Protocol):
+    """What the keywords read at each use (``genmcp.schema`` serves its module knobs)."""
+
+    @property
+    def max_reported(self) -> int:
+        """How many offending items or keys one error message names."""
+
+    @property
+    def backtracking_max_chars(self) -> int:
+        """The longest string a pattern RE2 cannot run is checked against."""
+
+    @property
+    def regex_format_max_chars(self) -> int:
+        """The longest string checked for ``format: regex``."""
+
+
+_limits: Limits | None = None
+
+
+def read_limits_from(source: Limits) -> None:
+    """Read the limits from ``source`` at each use (``genmcp.schema`` calls this on import)."""
+    global _limits
+    _limits = source
+
+
+def _limit() -> Limits:
+    assert _limits is not None, "genmcp.schema installs the limits on import"
+    return _limits
+
+
+class _Clock(threading.local):
+    deadline = math.inf
+
+
+_clock = _Clock()
+
+
+class OverBudget(Exception):
+    """Validation ran past its time budget (``start_clock``)."""
+
+
+def start_clock(budget_s: float) -> None:
+    """Keywords on this thread raise ``OverBudget`` once ``budget_s`` seconds have passed."""
+    _clock.deadline = time.monotonic() + budget_s
+
+
+def stop_clock() -> None:
+    """No deadline on this thread any more."""
+    _clock.deadline = math.inf
+
+
+def _check_budget() -> None:
+    if time.monotonic() > _clock.deadline:
+        raise OverBudget
+
+
+def _on_the_clock_each(items: Iterable[_T]) -> Iterator[_T]:
+    """``items``, checking the budget every 4096 (loops that descend nowhere)."""
+    for index, item in enumerate(items):
+        if not index & 0xFFF:
+            _check_budget()
+        yield item
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` for a message, a long string cut to its start and length."""
+    if isinstance(value, str) and len(value) > _QUOTED_CHARS:
+        return repr(value[:_QUOTED_CHARS]) + f"... ({len(value)} characters)"
+    return repr(value)
+
+
+def _search(pattern: Regex, text: str) -> bool:
+    return pattern.search(text, backtracking_max_chars=_limit().backtracking_max_chars)
+
+
+# -- the replaced keywords ----------------------------------------------------------------
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "string"):
+        return
+    try:
+        matched = _search(regex(pattern), instance)
+    except Unchecked as exc:
+        yield SchemaValidationError(
+            f"{_short(instance)} was not checked against {pattern!r}: {exc}"
+        )
+        return
+    if not matched:
+        yield SchemaValidationError(f"{_short(instance)} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Any
+) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        compiled = regex(pattern)
+        for key, value in _on_the_clock_each(instance.items()):
+            try:
+                matched = _search(compiled, key)
+            except Unchecked as exc:
+                yield SchemaValidationError(
+                    f"property name {_short(key)} was not checked against {pattern!r}: {exc}",
+                    path=[key],
+                )
+                continue
+            if matched:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _matches_any(regexes: list[Regex], key: str) -> bool:
+    for each in regexes:
+        try:
+            if _search(each, key):
+                return True
+        except Unchecked:  # patternProperties reports it
+            pass
+    return False
+
+
+def _additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    regexes = [regex(pattern) for pattern in schema.get("patternProperties", {})]
+    extras = [
+        key
+        for key in _on_the_clock_each(instance)
+        if key not in properties and not _matches_any(regexes, key)
+    ]
+    if validator.is_type(extra, "object"):
+        for key in extras:
+            yield from validator.descend(instance[key], extra, path=key)
+    elif not extra and extras:
+        named = _limit().max_reported
+        shown = ", ".join(_short(key) for key in sorted(extras)[:named])
+        more = f" and {len(extras) - named} more" if len(extras) > named else ""
+        if "patternProperties" in schema:
+            patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
+            yield SchemaValidationError(
+                f"{shown}{more} do not match any of the regexes: {patterns}"
+            )
+        else:
+            yield SchemaValidationError(
+                f"Additional properties are not allowed ({shown}{more} unexpected)"
+            )
+
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not (unique and validator.is_type(instance, "array")):
+        return
+    same = _first_duplicate(instance)
+    if same is not None:
+        yield SchemaValidationError(
+            f"array has non-unique elements (items {same[0]} and {same[1]} are equal)"
+        )
+
+
+def _first_duplicate(items: list[Any]) -> tuple[int, int] | None:
+    """Two indexes of equal items (JSON equality: ``1 == 1.0``, ``true != 1``), or None.
+
+    Linear: arrays of only strings or only numbers are checked at C speed (a set of
+    strings, a sort of numbers); any other array keys each item by a hashable form whose
+    numbers are strings, so no hash an attacker can collide (Python's int hash is not
+    randomized, its str hash is). jsonschema's own check is quadratic for objects.
+    """
+    kinds = set(map(type, items))
+    if kinds <= {str} and len(set(items)) == len(items):
+        return None
+    if kinds <= {int, float} and not (float in kinds and any(map(math.isnan, items))):
+        ordered = sorted(items)
+        if not any(map(operator.eq, ordered, itertools.islice(ordered, 1, None))):
+            return None
+    seen: dict[Any, int] = {}
+    for index, item in enumerate(items):
+        if not index & 0xFFF:
+            _check_budget()
+        try:
+            key = _key(item)
+        except (TypeError, ValueError):  # not JSON data (only in-process), or NaN
+            continue
+        first = seen.setdefault(key, index)
+        if first != index:
+            return (first, index)
+    return None
+
+
+def _key(value: Any) -> Any:
+    """A hashable form of a JSON value; equal exactly when the values are equal."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is dict:
+        return (5, *sorted([(name, _key(item)) for name, item in value.items()]))
+    if kind is list:
+        return (4, *[_key(item) for item in value])
+    if value is None:
+        return (0,)
+    if kind is bool:
+        return (1, value)
+    if kind is int:
+        return (2, str(value))
+    if kind is float:
+        if value != value:
+            raise ValueError("NaN equals nothing")
+        return (2, str(int(value)) if value.is_integer() else repr(value))
+    raise TypeError(f"not a JSON value: {kind.__name__}")
+
+
+def _unevaluated_items(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """jsonschema's, with the evaluated indexes in a set (its list makes it quadratic)."""
+    if not validator.is_type(instance, "array"):
+        return
+    find = jsonschema._utils.find_evaluated_item_indexes_by_schema
+    evaluated = set(find(validator, instance, schema))
+    unevaluated = [item for index, item in enumerate(instance) if index not in evaluated]
+    if unevaluated:
+        shown = ", ".join(_short(item) for item in unevaluated[: _limit().max_reported])
+        yield SchemaValidationError(
+            f"Unevaluated items are not allowed ({len(unevaluated)} unexpected: {shown})"
+        )
+
+
+def _unevaluated_properties(
+    validator: Any, extra: Any, instance: Any, schema: Any
+) -> Iterator[Any]:
+    """jsonschema's (2020-12), with a set of evaluated keys and patterns on ``schema_regex``."""
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = _evaluated_keys(validator, instance, schema)
+    unevaluated = [
+        key
+        for key, value in instance.items()
+        if key not in evaluated
+        and next(validator.descend(value, extra, path=key, schema_path=key), None) is not None
+    ]
+    if unevaluated:
+        shown = ", ".join(_short(key) for key in sorted(unevaluated)[: _limit().max_reported])
+        verdict = "are not allowed" if extra is False else "are not valid under the given schema"
+        yield SchemaValidationError(
+            f"Unevaluated properties {verdict} ({len(unevaluated)} unexpected: {shown})"
+        )
+
+
+def _evaluated_keys(validator: Any, instance: Any, schema: Any) -> set[str]:  # noqa: C901
+    """The keys of ``instance`` that ``schema`` evaluates (the 2020-12 rules)."""
+    if validator.is_type(schema, "boolean"):
+        return set()
+    keys: set[str] = set()
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if ref is not None:
+            resolved = validator._resolver.lookup(ref)
+            inner = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            keys |= _evaluated_keys(inner, instance, resolved.contents)
+    properties = schema.get("properties")
+    if validator.is_type(properties, "object"):
+        keys |= properties.keys() & instance.keys()
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        subschema = schema.get(keyword)
+        if subschema is not None:
+            keys.update(
+                key
+                for key, value in instance.items()
+                if next(validator.descend(value, subschema), None) is None
+            )
+    if "patternProperties" in schema:
+        regexes = [regex(pattern) for pattern in schema["patternProperties"]]
+        keys.update(key for key in _on_the_clock_each(instance) if _matches_any(regexes, key))
+    for name, subschema in schema.get("dependentSchemas", {}).items():
+        if name in instance:
+            keys |= _evaluated_keys(validator, instance, subschema)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if next(validator.descend(instance, subschema), None) is None:
+                keys |= _evaluated_keys(validator, instance, subschema)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            keys |= _evaluated_keys(validator, instance, schema["if"])
+            if "then" in schema:
+                keys |= _evaluated_keys(validator, instance, schema["then"])
+        elif "else" in schema:
+            keys |= _evaluated_keys(validator, instance, schema["else"])
+    return keys
+
+
+def _is_regex(instance: object) -> bool:
+    """``format: regex`` on client data: as ``compiles``, but long strings are refused."""
+    limit = _limit().regex_format_max_chars
+    if isinstance(instance, str) and len(instance) > limit:
+        raise Unchecked(f"over {limit} characters: not checked")
+    return compiles(instance)
+
+
+_HARDENED: Final = {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+    "uniqueItems": _unique_items,
+}
+_HARDENED_2020: Final = {
+    "unevaluatedItems": _unevaluated_items,
+    "unevaluatedProperties": _unevaluated_properties,
+}
+_extend: Any = jsonschema.validators.extend
+_CLASSES: dict[type[Any], type[Any]] = {}
+_CHECKERS: dict[tuple[type[Any], bool], jsonschema.FormatChecker] = {}
+
+
+def hardened(base: type[Any]) -> type[Any]:
+    """``base`` with the hostile-input keywords replaced and every keyword on the clock."""
+    cls = _CLASSES.get(base)
+    if cls is None:
+        replaced = dict(_HARDENED)
+        if base.VALIDATORS.get("unevaluatedProperties") is _keywords.unevaluatedProperties:
+            replaced.update(_HARDENED_2020)  # 2020-12; 2019-09 keeps jsonschema's own
+        keywords = {
+            name: _on_the_clock(replaced.get(name, fn)) for name, fn in base.VALIDATORS.items()
+        }
+        cls = _CLASSES[base] = _extend(base, keywords)
+    return cls
+
+
+def _on_the_clock(keyword: Any) -> Any:
+    def timed(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if time.monotonic() > _clock.deadline:
+            raise OverBudget
+        errors = keyword(validator, value, instance, schema)
+        if errors is not None:
+            yield from errors
+
+    timed.__name__ = getattr(keyword, "__name__", "keyword")
+    return timed
+
+
+def format_checker(base: type[Any], *, for_schemas: bool = False) -> jsonschema.FormatChecker:
+    """``base``'s format checks with ``regex`` replaced (``for_schemas``: no length limit)."""
+    checker = _CHECKERS.get((base, for_schemas))
+    if checker is None:
+        checker = jsonschema.FormatChecker(formats=())
+        checker.checkers = dict(base.FORMAT_CHECKER.checkers)
+        if "regex" in checker.checkers:
+            check = compiles if for_schemas else _is_regex
+            checker.checkers["regex"] = (check, (re.error, Unchecked))
+        _CHECKERS[base, for_schemas] = checker
+    return checker
