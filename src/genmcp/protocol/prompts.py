@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from genmcp.errors import CallbackReturnError, MCPError
-from genmcp.protocol.v2607 import JSONObject, _copy_mapping, _put
+from genmcp.protocol.shapes import JSONObject, copy_mapping, put
 
 __all__ = [
     "MAX_COMPLETION_VALUES",
@@ -116,8 +116,8 @@ def get_prompt_result(
                 f"assistant_message(...), not {item!r:.200}"
             )
     result: JSONObject = {"messages": built}
-    _put(result, "description", description)
-    _put(result, "_meta", _copy_mapping(meta))
+    put(result, "description", description)
+    put(result, "_meta", copy_mapping(meta))
     return result
 
 
@@ -130,9 +130,9 @@ def prompt_argument(
 ) -> JSONObject:
     """Build a ``PromptArgument`` (an entry of a prompt's ``arguments``)."""
     argument: JSONObject = {"name": name}
-    _put(argument, "title", title)
-    _put(argument, "description", description)
-    _put(argument, "required", required)
+    put(argument, "title", title)
+    put(argument, "description", description)
+    put(argument, "required", required)
     return argument
 
 
@@ -168,10 +168,10 @@ def complete_result(
     truncated = count > len(collected)
     if total is None and truncated:
         total = count
-    _put(completion, "total", total)
+    put(completion, "total", total)
     if has_more is None and (truncated or (total is not None and total > len(collected))):
         has_more = True
-    _put(completion, "hasMore", has_more)
+    put(completion, "hasMore", has_more)
     return {"completion": completion}
 
 

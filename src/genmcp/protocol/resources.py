@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from genmcp.protocol.v2607 import JSONObject, _base64, _copy_mapping, _put
+from genmcp.protocol.shapes import JSONObject, copy_mapping, put, to_base64
 
 __all__ = [
     "blob_contents",
@@ -44,9 +44,9 @@ def text_contents(
         ``{"uri": ..., "text": ...}`` plus the optional keys given.
     """
     contents: JSONObject = {"uri": uri}
-    _put(contents, "mimeType", mime_type)
+    put(contents, "mimeType", mime_type)
     contents["text"] = text
-    _put(contents, "_meta", _copy_mapping(meta))
+    put(contents, "_meta", copy_mapping(meta))
     return contents
 
 
@@ -73,9 +73,9 @@ def blob_contents(
         TypeError: ``blob`` is neither bytes nor str.
     """
     contents: JSONObject = {"uri": uri}
-    _put(contents, "mimeType", mime_type)
-    contents["blob"] = _base64(blob, "resource blob")
-    _put(contents, "_meta", _copy_mapping(meta))
+    put(contents, "mimeType", mime_type)
+    contents["blob"] = to_base64(blob, "resource blob")
+    put(contents, "_meta", copy_mapping(meta))
     return contents
 
 
@@ -109,9 +109,9 @@ def read_resource_result(
     if (ttl_ms is None) != (cache_scope is None):
         raise ValueError("give ttl_ms and cache_scope together (or neither)")
     result: JSONObject = {"contents": parts}
-    _put(result, "ttlMs", ttl_ms)
-    _put(result, "cacheScope", cache_scope)
-    _put(result, "_meta", _copy_mapping(meta))
+    put(result, "ttlMs", ttl_ms)
+    put(result, "cacheScope", cache_scope)
+    put(result, "_meta", copy_mapping(meta))
     return result
 
 
@@ -144,13 +144,13 @@ def resource_item(
         ``{"uri": ..., "name": ...}`` plus the optional keys given.
     """
     item: JSONObject = {"uri": uri, "name": name}
-    _put(item, "title", title)
-    _put(item, "description", description)
-    _put(item, "mimeType", mime_type)
-    _put(item, "size", size)
-    _put(item, "annotations", _copy_mapping(annotations))
-    _put(item, "icons", None if icons is None else [dict(icon) for icon in icons])
-    _put(item, "_meta", _copy_mapping(meta))
+    put(item, "title", title)
+    put(item, "description", description)
+    put(item, "mimeType", mime_type)
+    put(item, "size", size)
+    put(item, "annotations", copy_mapping(annotations))
+    put(item, "icons", None if icons is None else [dict(icon) for icon in icons])
+    put(item, "_meta", copy_mapping(meta))
     return item
 
 
@@ -181,10 +181,10 @@ def resource_template(
         ``{"uriTemplate": ..., "name": ...}`` plus the optional keys given.
     """
     item: JSONObject = {"uriTemplate": uri_template, "name": name}
-    _put(item, "title", title)
-    _put(item, "description", description)
-    _put(item, "mimeType", mime_type)
-    _put(item, "annotations", _copy_mapping(annotations))
-    _put(item, "icons", None if icons is None else [dict(icon) for icon in icons])
-    _put(item, "_meta", _copy_mapping(meta))
+    put(item, "title", title)
+    put(item, "description", description)
+    put(item, "mimeType", mime_type)
+    put(item, "annotations", copy_mapping(annotations))
+    put(item, "icons", None if icons is None else [dict(icon) for icon in icons])
+    put(item, "_meta", copy_mapping(meta))
     return item

@@ -1,0 +1,227 @@
+"""Builders for 2026-07-28 content blocks and ``CallToolResult``.
+
+``text``, ``image``, ``audio``, ``resource_link`` and ``embedded_resource`` build the content
+blocks a tool (or a prompt) answers with; ``call_tool_result`` wraps them into the result of
+``tools/call``. Conventions in :mod:`genmcp.protocol.shapes`; re-exported by
+:mod:`genmcp.protocol.v2607`.
+
+Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from genmcp.protocol.shapes import JSON, JSONObject, compact_json, copy_mapping, put, to_base64
+
+__all__ = ["audio", "call_tool_result", "embedded_resource", "image", "resource_link", "text"]
+
+
+def _block_extras(
+    block: JSONObject, annotations: Mapping[str, Any] | None, meta: Mapping[str, Any] | None
+) -> JSONObject:
+    """Add the ``annotations`` and ``_meta`` every content block may carry."""
+    put(block, "annotations", copy_mapping(annotations))
+    put(block, "_meta", copy_mapping(meta))
+    return block
+
+
+# --------------------------------------------------------------------------- content blocks
+
+
+def text(
+    text: str,
+    *,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a ``TextContent`` block.
+
+    Args:
+        text: The text.
+        annotations: Optional ``Annotations`` (``audience``, ``priority``, ``lastModified``).
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"type": "text", "text": ...}`` plus the optional keys that were given.
+    """
+    return _block_extras({"type": "text", "text": text}, annotations, meta)
+
+
+def image(
+    data: bytes | str,
+    mime_type: str,
+    *,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build an ``ImageContent`` block.
+
+    Args:
+        data: Raw image bytes (base64-encoded here) or a str that already is standard base64.
+        mime_type: The image MIME type, e.g. ``"image/png"``; sent as ``mimeType``.
+        annotations: Optional ``Annotations``.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"type": "image", "data": ..., "mimeType": ...}`` plus the optional keys given.
+
+    Raises:
+        ValueError: ``data`` is a str that is not valid base64.
+        TypeError: ``data`` is neither bytes nor str.
+    """
+    block = {"type": "image", "data": to_base64(data, "image data"), "mimeType": mime_type}
+    return _block_extras(block, annotations, meta)
+
+
+def audio(
+    data: bytes | str,
+    mime_type: str,
+    *,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build an ``AudioContent`` block.
+
+    Args:
+        data: Raw audio bytes (base64-encoded here) or a str that already is standard base64.
+        mime_type: The audio MIME type, e.g. ``"audio/wav"``; sent as ``mimeType``.
+        annotations: Optional ``Annotations``.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"type": "audio", "data": ..., "mimeType": ...}`` plus the optional keys given.
+
+    Raises:
+        ValueError: ``data`` is a str that is not valid base64.
+        TypeError: ``data`` is neither bytes nor str.
+    """
+    block = {"type": "audio", "data": to_base64(data, "audio data"), "mimeType": mime_type}
+    return _block_extras(block, annotations, meta)
+
+
+def resource_link(
+    uri: str,
+    name: str,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+    icons: Sequence[Mapping[str, Any]] | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a ``ResourceLink`` block (a resource the client may read later).
+
+    Args:
+        uri: The resource URI.
+        name: Programmatic name of the resource.
+        title: Optional human-readable title.
+        description: Optional description.
+        mime_type: Optional MIME type; sent as ``mimeType``.
+        size: Optional size of the raw content in bytes.
+        icons: Optional list of ``Icon`` objects (``src``, ``mimeType?``, ``sizes?``, ``theme?``).
+        annotations: Optional ``Annotations``.
+        meta: Optional ``_meta`` object.
+
+    Returns:
+        ``{"type": "resource_link", "uri": ..., "name": ...}`` plus the optional keys given.
+    """
+    block: JSONObject = {"type": "resource_link", "uri": uri, "name": name}
+    put(block, "title", title)
+    put(block, "description", description)
+    put(block, "mimeType", mime_type)
+    put(block, "size", size)
+    put(block, "icons", None if icons is None else [dict(icon) for icon in icons])
+    return _block_extras(block, annotations, meta)
+
+
+def embedded_resource(
+    uri: str,
+    *,
+    text: str | None = None,
+    blob: bytes | str | None = None,
+    mime_type: str | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build an ``EmbeddedResource`` block carrying the resource contents inline.
+
+    Args:
+        uri: The resource URI.
+        text: The contents as text; give exactly one of ``text`` and ``blob``.
+        blob: The contents as bytes (base64-encoded here) or as a standard base64 str.
+        mime_type: Optional MIME type of the contents; sent as ``resource.mimeType``.
+        annotations: Optional ``Annotations`` of the block.
+        meta: Optional ``_meta`` of the block (not of the inner contents).
+
+    Returns:
+        ``{"type": "resource", "resource": {"uri": ..., "text" | "blob": ...}}`` plus the
+        optional keys given.
+
+    Raises:
+        ValueError: Both or neither of ``text`` and ``blob`` were given, or ``blob`` is a str
+            that is not valid base64.
+    """
+    if (text is None) == (blob is None):
+        raise ValueError("embedded_resource needs exactly one of text= or blob=")
+    contents: JSONObject = {"uri": uri}
+    put(contents, "mimeType", mime_type)
+    if blob is not None:
+        contents["blob"] = to_base64(blob, "resource blob")
+    else:
+        contents["text"] = text
+    return _block_extras({"type": "resource", "resource": contents}, annotations, meta)
+
+
+# --------------------------------------------------------------------------- results
+
+
+def call_tool_result(
+    *,
+    text: str | None = None,
+    error: str | None = None,
+    structured: JSON = None,
+    content: Iterable[Mapping[str, Any]] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> JSONObject:
+    """Build a ``CallToolResult`` without ``resultType`` (the Suite adds it).
+
+    Content blocks come in this order: the ``error`` message, then ``text`` (or the JSON text
+    mirror of ``structured``), then the given ``content`` blocks.
+
+    Args:
+        text: A message for the model, as one text block.
+        error: A tool-level error the model should read: sets ``isError: true`` and adds the
+            message as the first text block. May be combined with ``text``.
+        structured: Any JSON value except ``None`` (``None`` means unset), sent as
+            ``structuredContent``. Unless ``text`` is given, it is also mirrored as a compact
+            JSON text block, as the spec recommends.
+        content: Further content blocks, appended in order.
+        meta: Optional ``_meta`` object of the result.
+
+    Returns:
+        ``{"content": [...]}`` (always present, possibly empty) plus ``structuredContent``,
+        ``isError`` (only when ``error`` was given) and ``_meta`` when set.
+
+    Raises:
+        ValueError: ``structured`` holds NaN or an infinity (not JSON).
+        TypeError: ``structured`` is not JSON-serializable.
+    """
+    blocks: list[JSONObject] = []
+    if error is not None:
+        blocks.append({"type": "text", "text": error})
+    if text is not None:
+        blocks.append({"type": "text", "text": text})
+    elif structured is not None:
+        blocks.append({"type": "text", "text": compact_json(structured)})
+    if content is not None:
+        blocks.extend(dict(block) for block in content)
+    result: JSONObject = {"content": blocks}
+    put(result, "structuredContent", structured)
+    if error is not None:
+        result["isError"] = True
+    put(result, "_meta", copy_mapping(meta))
+    return result
