@@ -73,6 +73,12 @@ pytest: $(DEV_STAMP)
 
 # bench: and conformance: are added by their owners below.
 
+# Side-by-side benchmark (genmcp, mcp SDK, FastMCP, bare routes) -> bench/RESULTS.md; ~50 min.
+# Venvs under /tmp/genmcp-bench/venvs; details in bench/README.md.
+.PHONY: bench
+bench:
+	bash bench/run.sh
+
 # The official MCP conformance suite against examples/everything_server.py; installs Node 22
 # and the suite under .cache/conformance on first use. Knobs: scripts/README.md.
 .PHONY: conformance

@@ -833,7 +833,7 @@ def cmd_run(o: argparse.Namespace) -> Path:
         for scenario in o.scenarios:
             if scenario == "legacy" and not SERVERS[name]["legacy"]:
                 continue
-            env = scenario_env(scenario, o)
+            env = {**scenario_env(scenario, o), **dict(kv.split("=", 1) for kv in o.env)}
             runs: list[dict] = []
             commands: list[str] = []
             error = None
@@ -968,7 +968,7 @@ def report_markdown(run_dir: Path) -> str:
         "# genmcp benchmark results",
         "",
         f"- **Run:** `{run_dir.name}`, {meta.get('started')} → {meta.get('finished')} (UTC).",
-        f"- **genmcp source:** {meta.get('genmcp_source', 'not recorded')} (editable install).",
+        f"- **genmcp source:** {meta.get('genmcp_source', 'not recorded')}.",
         f"- **Machine:** {mach.get('cpus')} vCPU ({mach.get('cpu_model', '?')}), {mach.get('mem_gib')} GiB, "
         f"{mach.get('os', '?')}, kernel {mach.get('kernel')}; {mach.get('wrk', 'wrk ?')}.",
         f"- **Method:** one uvicorn worker (uvloop, httptools, access log off) pinned to CPU {st['server_cpu']}; "
@@ -1062,14 +1062,16 @@ def report_markdown(run_dir: Path) -> str:
             "",
             "| server | tools/call req/s "
             + " / ".join(f"c{n}" for n in st["conc_legacy"])
-            + " | c16 × legacy ceiling | p99 ms c16 | errors | idle RSS MB |",
-            "|---|--:|--:|--:|--:|--:|",
+            + " | c16 × legacy ceiling | req/s per core c16 (× ceiling) | p99 ms c16 | errors | idle RSS MB |",
+            "|---|--:|--:|--:|--:|--:|--:|",
         ]
         for s in legacy_rows:
             L.append(
                 f"| {SERVERS[s]['label']} (legacy) | "
                 + " / ".join(fmt(cell(s, "legacy", f"c{n}", "rps")) for n in st["conc_legacy"])
                 + f" | {ratio(cell(s, 'legacy', 'c16', 'rps'), ref_leg)} | "
+                f"{fmt(cell(s, 'legacy', 'c16', 'rps_per_core'))} "
+                f"({ratio(cell(s, 'legacy', 'c16', 'rps_per_core'), cell(REF, 'legacy', 'c16', 'rps_per_core'))}) | "
                 f"{fmt(cell(s, 'legacy', 'c16', 'p99_ms'), 1)} | "
                 f"{fmt(sum(cell(s, 'legacy', f'c{n}', 'errors') or 0 for n in st['conc_legacy']))} | "
                 f"{fmt(cell(s, 'legacy', 'idle_rss_mb'), 1)} |"
@@ -1286,6 +1288,7 @@ PROFILE_LOADS = {
     "list": lambda o: load_env(
         "modern", method="tools/list", expect=f'"{C.extra_name(o.extra_tools - 1)}"'
     ),
+    "legacy": lambda o: load_env("legacy", expect='"text":"3'),
     "nested": lambda o: load_env(
         "modern", tool="create_order", args=C.ORDER_ARGS, expect="order accepted"
     ),
@@ -1301,7 +1304,7 @@ def frame_name(frame: str) -> str:
         path = "/".join(parts[parts.index("site-packages") + 1 :])
     elif "src" in parts:
         path = "/".join(parts[parts.index("src") + 1 :])
-    else:
+    elif path.startswith("/"):
         path = parts[-1]
     return f"{func} ({path})"
 
@@ -1327,6 +1330,14 @@ def summarize_profile(raw: Path, requests: int, rate: int, top: int) -> str:
     def us(n: int) -> str:
         return f"{n / rate / max(requests, 1) * 1e6:,.1f}"
 
+    by_package: dict[str, int] = {}
+    for f, n in self_t.items():
+        where = f.rsplit(" (", 1)[-1].rstrip(")")
+        top_level = where.split("/")[0].removesuffix(".py")
+        if top_level == "genmcp":
+            top_level = "genmcp/" + "/".join(where.split("/")[1:])
+        by_package[top_level] = by_package.get(top_level, 0) + n
+
     out = [
         f"{requests:,} requests, {total:,} samples at {rate} Hz "
         f"= {us(total)} us of sampled CPU per request.",
@@ -1335,6 +1346,9 @@ def summarize_profile(raw: Path, requests: int, rate: int, top: int) -> str:
         "|--:|--:|---|",
     ]
     for f, n in sorted(self_t.items(), key=lambda kv: -kv[1])[:top]:
+        out.append(f"| {us(n)} | {100 * n / max(total, 1):.1f} | `{f}` |")
+    out += ["", "| self us/req | self % | package or genmcp module |", "|--:|--:|---|"]
+    for f, n in sorted(by_package.items(), key=lambda kv: -kv[1])[:top]:
         out.append(f"| {us(n)} | {100 * n / max(total, 1):.1f} | `{f}` |")
     out += ["", "| inclusive us/req | incl % | function |", "|--:|--:|---|"]
     for f, n in sorted(incl.items(), key=lambda kv: -kv[1])[: top * 2]:
@@ -1366,6 +1380,10 @@ def cmd_profile(o: argparse.Namespace) -> None:
             stream_client(srv.port, 100, o.client_cpu)  # warm-up
         else:
             load = PROFILE_LOADS[o.scenario](o)
+            if o.scenario == "legacy":  # one session per wrk thread, as in the legacy scenario
+                pairs = [legacy_session(srv.port) for _ in range(wrk_threads(o.conc))]
+                load["BENCH_SESSIONS"] = ",".join(sid for sid, _ in pairs if sid)
+                load["BENCH_VERSION"] = pairs[0][1]
             run_wrk(srv.port, o.conc, 2, o.client_cpu, load)  # warm-up
         srv.settle()
         spy_argv = [
@@ -1434,6 +1452,13 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--client-cpu", default="1")
     r.add_argument("--results", default=str(BENCH / "results"))
     r.add_argument("--run-id", default=None, help="reuse a run directory (add servers to it)")
+    r.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra server environment, for experiments (repeatable)",
+    )
     rp = sub.add_parser("report", help="write RESULTS.md from one run directory")
     rp.add_argument("run_dir", nargs="?")
     rp.add_argument("--results", default=str(BENCH / "results"))
