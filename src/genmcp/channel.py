@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import deque
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
@@ -57,32 +58,46 @@ Event = tuple[str, Any]
 
 
 class Outbox:
-    """The ordered events of one request, fed from any thread, drained by a transport."""
+    """The ordered events of one request, fed from any thread, drained by one reader.
 
-    __slots__ = ("_loop", "_queue", "_thread")
+    A deque plus a future made only while the reader waits: lighter than an
+    ``asyncio.Queue``, which matters because every call has one.
+    """
+
+    __slots__ = ("_events", "_loop", "_thread", "_waiter")
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._loop = loop or asyncio.get_running_loop()
         self._thread = threading.get_ident()
-        self._queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._events: deque[Event] = deque()
+        self._waiter: asyncio.Future[None] | None = None
 
     def put(self, kind: str, payload: Any = None) -> None:
         """Append an event; from a foreign thread it is handed to the loop."""
         if threading.get_ident() == self._thread:
-            self._queue.put_nowait((kind, payload))
+            self._append((kind, payload))
         else:
-            self._loop.call_soon_threadsafe(self._queue.put_nowait, (kind, payload))
+            self._loop.call_soon_threadsafe(self._append, (kind, payload))
+
+    def _append(self, event: Event) -> None:
+        self._events.append(event)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def get(self) -> Event:
-        """Wait for the next event."""
-        return await self._queue.get()
+        """Wait for the next event (one reader at a time)."""
+        while not self._events:
+            self._waiter = self._loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._events.popleft()
 
     def get_nowait(self) -> Event | None:
         """The next event if one is ready, else None."""
-        try:
-            return self._queue.get_nowait()
-        except asyncio.QueueEmpty:
-            return None
+        return self._events.popleft() if self._events else None
 
 
 class Pending(Protocol):

@@ -226,6 +226,13 @@ def _with_arguments(request: ToolRequest, arguments: Any) -> ToolRequest:
     )
 
 
+_ASYNC_HOOKS: dict[tuple[type, str], bool] = {}
+
+
 def is_async_hook(tool: Tool, hook: str) -> bool:
     """True when the tool's ``hook`` is a coroutine function (else it runs in a thread)."""
-    return inspect.iscoroutinefunction(getattr(tool, hook))
+    key = (type(tool), hook)
+    found = _ASYNC_HOOKS.get(key)
+    if found is None:  # once per class and hook: a class's methods do not change
+        found = _ASYNC_HOOKS[key] = inspect.iscoroutinefunction(getattr(tool, hook))
+    return found

@@ -22,6 +22,7 @@ Imports asyncio and genmcp's core modules; never a web framework.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import secrets
 import threading
@@ -43,6 +44,13 @@ MAILBOX_CAPACITY: Final = 10_000
 _OUTCOMES: Final = (Result, Stream, Error, InputRequired)
 _EXPECTED: Final = "Result, Stream, Error or InputRequired"
 _WAKE: Final = object()
+_ID_PREFIX: Final = secrets.token_hex(4)
+_ids = itertools.count(1)
+
+
+def _next_id() -> str:
+    """A worker id unique across processes (random prefix) and cheap (a counter)."""
+    return f"{_ID_PREFIX}-{next(_ids):x}"
 
 
 @final
@@ -97,7 +105,9 @@ class Mailbox:
         """Refuse further messages and wake a waiting receiver."""
         if not self._closed:
             self._closed = True
-            inbox = self._inbox()
+            if self._queue is None:  # nobody ever sent or waited: nothing to wake
+                return
+            inbox = self._queue
             if inbox.full():
                 inbox.get_nowait()
             inbox.put_nowait(_WAKE)
@@ -137,7 +147,7 @@ class Worker:
         loop = asyncio.get_running_loop()
         self.tool, self.arg, self.name, self.request = tool, arg, name, request
         self.outbox = Outbox(loop)
-        self.mailbox = Mailbox(loop, secrets.token_hex(8))
+        self.mailbox = Mailbox(loop, _next_id())
         self.channel = Channel(meta=meta, assigns=assigns, outbox=self.outbox, mailbox=self.mailbox)
         self.phase = "calling"
         self._state: Any = None

@@ -10,7 +10,7 @@ import json
 import math
 import sys
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
 from genmcp.errors import MCPError
 
@@ -187,12 +187,15 @@ def _parse_response(obj: dict[str, Any], raw_id: Any) -> Response:
     return Response(raw_id, obj.get("result"), error)
 
 
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(obj: Any) -> bytes:
     """Serialize a message compactly, as UTF-8 JSON.
 
     A lone surrogate (valid in JSON text, not in UTF-8) falls back to ASCII escapes.
     """
-    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    text = _ENCODER.encode(obj)
     try:
         return text.encode()
     except UnicodeEncodeError:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from fastapi import APIRouter, Depends, HTTPException, params
@@ -77,6 +77,32 @@ def _closing(suite: Suite) -> Callable[[Any], contextlib.AbstractAsyncContextMan
     return lifespan
 
 
+class HeaderView(Mapping[str, str]):
+    """Request headers by lower-case name, decoded only when looked up.
+
+    ASGI gives header names lower-cased as bytes; a request is checked for a handful of
+    them, so decoding every header up front is wasted work. Repeated names: the last wins.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
+        self._raw: dict[bytes, bytes] = dict(raw)
+
+    def __getitem__(self, name: str) -> str:
+        return self._raw[name.encode("latin-1")].decode("latin-1")
+
+    def get(self, name: str, default: Any = None) -> Any:  # the hot path: no KeyError
+        value = self._raw.get(name.encode("latin-1"))
+        return default if value is None else value.decode("latin-1")
+
+    def __iter__(self) -> Iterator[str]:
+        return (name.decode("latin-1") for name in self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
 class MCPEndpoint:
     """The ASGI endpoint serving one Suite over Streamable HTTP."""
 
@@ -114,7 +140,7 @@ class MCPEndpoint:
         guarded: bool,
     ) -> None:
         """Answer one HTTP request with ``assigns`` from auth."""
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = HeaderView(scope["headers"])
         problem = None if guarded else self.check_guard(headers)
         if problem is None and scope["method"] != "POST":
             await self._not_post(scope, receive, send, headers, assigns)
@@ -169,7 +195,7 @@ class MCPEndpoint:
     async def _dispatch(
         self,
         body: bytes,
-        headers: dict[str, str],
+        headers: Mapping[str, str],
         scope: Scope,
         receive: Receive,
         send: Send,

@@ -43,7 +43,6 @@ LOCAL_HOSTS: Final = ("127.0.0.1", "localhost", "::1")
 
 _B64_PREFIX: Final = "=?base64?"
 _B64_SUFFIX: Final = "?="
-_VISIBLE: Final = re.compile(r"[\x20-\x7e]*")
 _DECIMAL: Final = re.compile(r"-?[0-9]+")
 _NAME_HEADERS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
@@ -95,7 +94,7 @@ def decode_header_value(value: str) -> str:
             raise MCPError(
                 "header_mismatch", "Header mismatch: invalid base64 header value"
             ) from None
-    if _VISIBLE.fullmatch(value) is None:
+    if not (value.isascii() and value.isprintable()):  # visible ASCII and spaces only
         raise MCPError("header_mismatch", "Header mismatch: header value has invalid characters")
     return value
 
