@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from genmcp.errors import MCPError
+from genmcp.protocol.jsonrpc import EncodedResult
 from genmcp.sealing import Sealer, SealError, digest
 from genmcp.tool import CacheControl
 
@@ -101,7 +102,7 @@ class Pages:
             }
             if index + 1 < len(chunks):
                 page["nextCursor"] = sealer.seal(CURSOR + method, [self._version, index + 1])
-            self._pages.append(page)
+            self._pages.append(EncodedResult(page))  # serialized once, spliced per response
 
     @property
     def stale(self) -> bool:

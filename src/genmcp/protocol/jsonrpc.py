@@ -15,6 +15,7 @@ from typing import Any, Final, TypeGuard
 from genmcp.errors import MCPError
 
 __all__ = [
+    "EncodedResult",
     "EnvelopeError",
     "Notification",
     "Request",
@@ -107,6 +108,14 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return bool(level)
 
 
+def _text_of(body: bytes) -> str:
+    """The body as text: UTF-8 (nearly always, decoded in C), else what JSON allows."""
+    try:
+        return body.decode()
+    except UnicodeDecodeError:  # UTF-16/32 bodies, or UTF-8 carrying lone surrogates
+        return body.decode(json.detect_encoding(body), "surrogatepass")
+
+
 def decode_json(body: bytes | str) -> Any:
     """Decode JSON, turning every decoding failure into a ``parse_error``.
 
@@ -118,7 +127,7 @@ def decode_json(body: bytes | str) -> Any:
     limit = MAX_JSON_DEPTH
     try:
         if isinstance(body, bytes):
-            text = body.decode(json.detect_encoding(body), "surrogatepass")
+            text = _text_of(body)
         else:
             text = body
         value = _DECODER.decode(text)
@@ -190,11 +199,29 @@ def _parse_response(obj: dict[str, Any], raw_id: Any) -> Response:
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
+class EncodedResult(dict[str, Any]):
+    """A result that also keeps its JSON bytes, encoded once (e.g. a cached list page).
+
+    ``encode`` splices the bytes into the response instead of serializing the result
+    again; anything that changes the result must build a new dict (translations do).
+    """
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        super().__init__(result)
+        self.encoded = encode(result)
+
+
 def encode(obj: Any) -> bytes:
     """Serialize a message compactly, as UTF-8 JSON.
 
-    A lone surrogate (valid in JSON text, not in UTF-8) falls back to ASCII escapes.
+    A response whose result is an ``EncodedResult`` reuses the result's bytes. A lone
+    surrogate (valid in JSON text, not in UTF-8) falls back to ASCII escapes.
     """
+    if type(obj) is dict and len(obj) == 3 and type(obj.get("result")) is EncodedResult:
+        head = encode({"jsonrpc": obj["jsonrpc"], "id": obj["id"]})
+        return b"".join((head[:-1], b',"result":', obj["result"].encoded, b"}"))
     text = _ENCODER.encode(obj)
     try:
         return text.encode()
