@@ -20,8 +20,13 @@ SRC: Final = Path(__file__).resolve().parents[1] / "src"
 MAX_LINES: Final = 450
 """House rule: about 400 lines per module; past this a module holds more than one idea."""
 
-OVERSIZED: Final[dict[str, str]] = {}
-"""Modules allowed past ``MAX_LINES``, each with its reason (none today)."""
+OVERSIZED: Final[dict[str, str]] = {
+    # Pending split: being edited concurrently (474 lines since d606508). The raw ASGI
+    # plumbing (HeaderView, body reading, the _send_* helpers, first-event/disconnect waits)
+    # needs no framework and can move to its own transports module.
+    "genmcp.transports.fastapi": "pending split (concurrent edits)",
+}
+"""Modules allowed past ``MAX_LINES``, each with its reason."""
 
 WEB: Final = frozenset({"fastapi", "starlette", "sse_starlette"})
 """The web framework; only the FastAPI adapter may import it."""
