@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Final, final
 
@@ -77,12 +78,14 @@ class ListenStream:
         self.closed = False
         self._on_end = on_end
         self._result_meta = result_meta
-        self.outbox.put(MESSAGE, acknowledged(request_id, honored))
-        # Subscribed before the acknowledgement reaches the client: no change after it is lost.
         self._subscription = broker.subscribe(CHANGES)
         self._pump = loop.create_task(self._forward(), name=f"genmcp:listen:{request_id}")
 
     async def _forward(self) -> None:
+        # Subscribed before the acknowledgement reaches the client: no change after it is
+        # lost, even one published by another process (a shared broker confirms first).
+        await self._subscription.ready()
+        self.outbox.put(MESSAGE, acknowledged(self.request_id, self.honored))
         while True:
             _topic, message = await self._subscription.receive()
             if isinstance(message, Mapping) and self.honored.wants(message):
@@ -121,12 +124,13 @@ class ChangeFeed:
     then (the Suite being built) is not published.
     """
 
-    __slots__ = ("_loop", "_tasks", "broker")
+    __slots__ = ("_drainer", "_loop", "_queue", "broker")
 
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._queue: deque[dict[str, Any]] = deque()
+        self._drainer: asyncio.Task[None] | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Remember the server's loop (the Suite calls this on each request; first one wins)."""
@@ -144,16 +148,25 @@ class ChangeFeed:
         except RuntimeError:
             running = None
         if running is loop:
-            self._spawn(message)
+            self._enqueue(message)
         else:
-            loop.call_soon_threadsafe(self._spawn, message)
+            loop.call_soon_threadsafe(self._enqueue, message)
 
-    def _spawn(self, message: dict[str, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(self.broker.publish(CHANGES, message))
-        self._tasks.add(task)
-        task.add_done_callback(self._done)
+    def _enqueue(self, message: dict[str, Any]) -> None:
+        # One task publishes them all, one after the other: a shared broker's publishes
+        # each take a round trip, and concurrent ones could overtake each other.
+        self._queue.append(message)
+        loop, drainer = asyncio.get_running_loop(), self._drainer
+        if drainer is None or drainer.done() or drainer.get_loop() is not loop:
+            self._drainer = loop.create_task(self._drain(), name="genmcp:change-feed")
 
-    def _done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("publishing a change failed", exc_info=task.exception())
+    async def _drain(self) -> None:
+        try:
+            while self._queue:
+                try:
+                    await self.broker.publish(CHANGES, self._queue.popleft())
+                except Exception:
+                    log.exception("publishing a change failed")
+        finally:
+            if self._drainer is asyncio.current_task():
+                self._drainer = None

@@ -2,16 +2,21 @@
 
 * ``SessionRegistry``: the little state a legacy session has beyond its sealed
   ``Mcp-Session-Id`` (which already holds the negotiated version, capabilities and
-  clientInfo): whether it was ended with ``DELETE``, the level ``logging/setLevel`` chose,
-  the resources it subscribed to. Entries expire with the session.
+  clientInfo): whether it was ended with ``DELETE``, the level ``logging/setLevel`` chose
+  (a value field), the resources it subscribed to (a set field, updated member by member so
+  that two processes subscribing at once lose nothing). Entries expire with the session.
 * ``Broker``: publish/subscribe. Whatever waits for something from outside its own request
   waits here, never on a module-level dict: a client's answer to a server-initiated request,
   a ``notifications/cancelled`` for an in-flight call, the end of a session, change
-  notifications and messages for a session's GET stream. In one process it is a dict of
-  queues (``memory.MemoryBroker``); a shared implementation (Redis) makes the same code
-  work across processes.
+  notifications and messages for a session's GET stream, messages posted to a worker by id.
+  In one process it is a dict of queues (``memory.MemoryBroker``); a shared implementation
+  (``redis.RedisBroker``) makes the same code work across processes.
 
-The in-memory defaults are in ``genmcp.storage.memory``. Imports nothing from genmcp.
+Values and messages are JSON values (dicts, lists, strings, numbers, booleans, None): a
+shared implementation stores and carries them as JSON, and hands back equal copies.
+
+The in-memory defaults are in ``genmcp.storage.memory``, the Redis ones in
+``genmcp.storage.redis`` (``pip install 'genmcp[redis]'``). Imports nothing from genmcp.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ __all__ = ["Broker", "SessionRegistry", "Subscription"]
 class SessionRegistry(Protocol):
     """Per-session state of legacy (2025) sessions, keyed by the session's key.
 
-    Fields are small JSON values (``"log_level"``, ``"resources"``...) that expire with
-    the session; ending a session drops them.
+    Fields are small JSON values (``"log_level"``...) or sets of strings (``"resources"``)
+    that expire with the session: every write sets the expiry of all the session's fields
+    to its ``ttl_s``. Ending a session drops them. Value and set fields live apart: ``get``
+    never sees a set, ``members`` never a value.
     """
 
     async def end(self, session: str, ttl_s: float) -> None:
@@ -45,10 +52,32 @@ class SessionRegistry(Protocol):
         """The field ``name`` of ``session``, or None."""
         ...
 
+    async def add(self, session: str, name: str, member: str, ttl_s: float) -> None:
+        """Add ``member`` to the set field ``name`` of ``session`` (atomically)."""
+        ...
+
+    async def discard(self, session: str, name: str, member: str, ttl_s: float) -> None:
+        """Remove ``member`` from the set field ``name`` of ``session`` (atomically)."""
+        ...
+
+    async def members(self, session: str, name: str) -> frozenset[str]:
+        """The members of the set field ``name`` of ``session`` (empty when none)."""
+        ...
+
 
 @runtime_checkable
 class Subscription(Protocol):
     """Messages published to the topics one subscriber asked for, in order."""
+
+    async def ready(self) -> None:
+        """Return once messages published from now on reach this subscription.
+
+        In one process that is at once; a shared broker waits for its server to confirm the
+        subscription (bounded: a broker that cannot confirm logs it and returns). Await it
+        before you make the thing happen that you wait for, when that thing may happen in
+        another process.
+        """
+        ...
 
     async def receive(self) -> tuple[str, Any]:
         """Wait for the next ``(topic, message)``."""
@@ -64,7 +93,9 @@ class Broker(Protocol):
     """Publish/subscribe between requests (and, with a shared implementation, processes).
 
     A message reaches the subscriptions open on its topic when it is published; with none
-    it is dropped. Subscribe before you make the thing happen that you wait for.
+    it is dropped. Subscribe (and await ``ready``) before you make the thing happen that you
+    wait for. Delivery is at most once: a shared broker that loses its connection drops what
+    is published meanwhile.
     """
 
     def subscribe(self, *topics: str) -> Subscription:

@@ -2,7 +2,8 @@
 
 ``MemorySessionRegistry`` keeps expiring entries in insertion order and prunes the expired
 ones as it goes, with a hard cap on their number (hostile clients open sessions for free).
-``MemoryBroker`` is a dict from topic to the bounded queues of its subscribers.
+``MemoryBroker`` is a dict from topic to the bounded queues of its subscribers. Values and
+messages are kept and handed over as they are (no JSON copy): don't change them after.
 
 Both run on the event loop of the server; they are not thread-safe, and need not be.
 """
@@ -65,8 +66,21 @@ class _Expiring:
         return len(self._entries)
 
 
+class _Fields:
+    """One session's value fields and set fields (they expire together)."""
+
+    __slots__ = ("sets", "values")
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self.sets: dict[str, set[str]] = {}
+
+
 class MemorySessionRegistry:
-    """``SessionRegistry`` in this process's memory."""
+    """``SessionRegistry`` in this process's memory.
+
+    Each method runs to its end without yielding to the loop, so every update is atomic.
+    """
 
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self._ended = _Expiring(max_entries)
@@ -80,13 +94,38 @@ class MemorySessionRegistry:
         return self._ended.get(session) is True
 
     async def put(self, session: str, name: str, value: Any, ttl_s: float) -> None:
-        fields = dict(self._fields.get(session) or {})
-        fields[name] = value
+        fields = self._live(session)
+        fields.values[name] = value
         self._fields.put(session, fields, ttl_s)
 
     async def get(self, session: str, name: str) -> Any:
-        fields = self._fields.get(session)
-        return None if fields is None else fields.get(name)
+        fields: _Fields | None = self._fields.get(session)
+        return None if fields is None else fields.values.get(name)
+
+    async def add(self, session: str, name: str, member: str, ttl_s: float) -> None:
+        fields = self._live(session)
+        fields.sets.setdefault(name, set()).add(member)
+        self._fields.put(session, fields, ttl_s)
+
+    async def discard(self, session: str, name: str, member: str, ttl_s: float) -> None:
+        fields = self._live(session)
+        members = fields.sets.get(name)
+        if members is not None:
+            members.discard(member)
+            if not members:
+                del fields.sets[name]
+        self._fields.put(session, fields, ttl_s)
+
+    async def members(self, session: str, name: str) -> frozenset[str]:
+        fields: _Fields | None = self._fields.get(session)
+        return frozenset(() if fields is None else fields.sets.get(name, ()))
+
+    async def aclose(self) -> None:
+        """Nothing to release (here for symmetry with the shared implementations)."""
+
+    def _live(self, session: str) -> _Fields:
+        fields: _Fields | None = self._fields.get(session)
+        return _Fields() if fields is None else fields
 
 
 class _MemorySubscription:
@@ -97,6 +136,9 @@ class _MemorySubscription:
         self._topics = topics
         self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(QUEUE_SIZE)
         self.closed = False
+
+    async def ready(self) -> None:
+        return None  # subscribed in ``subscribe`` already
 
     async def receive(self) -> tuple[str, Any]:
         return await self._queue.get()
@@ -128,6 +170,12 @@ class MemoryBroker:
     async def publish(self, topic: str, message: Any) -> None:
         for subscription in tuple(self._topics.get(topic, ())):
             subscription._deliver(topic, message)
+
+    async def aclose(self) -> None:
+        """Close every open subscription (they receive nothing more)."""
+        for subscribers in list(self._topics.values()):
+            for subscription in list(subscribers):
+                subscription.close()
 
     @property
     def topics(self) -> int:

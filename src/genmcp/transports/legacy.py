@@ -233,7 +233,8 @@ class LegacyServer:
         except MCPError as exc:
             return _transport_error(request_id, exc)
         if isinstance(message, Response):
-            await self.broker.publish(reply_topic(session.key, message.id), message)
+            answer = {"result": message.result, "error": message.error}  # JSON, for any broker
+            await self.broker.publish(reply_topic(session.key, message.id), answer)
             return ACCEPTED
         if isinstance(message, Notification):
             await self._notification(session, message)
@@ -264,7 +265,9 @@ class LegacyServer:
         key = session.key
         await self.broker.publish(_get_topic(key), "replaced")
         topics = (CHANGES, end_topic(key), _get_topic(key))
-        return SessionStream(self, session, self.broker.subscribe(*topics))
+        subscription = self.broker.subscribe(*topics)
+        await subscription.ready()  # a change published elsewhere once we answer is not lost
+        return SessionStream(self, session, subscription)
 
     # -- messages -------------------------------------------------------------------
 
@@ -339,12 +342,11 @@ class LegacyServer:
         uri = params.get("uri")
         if not isinstance(uri, str):
             raise MCPError("invalid_params", f"Invalid params: {method} needs params.uri")
-        uris = set(await self.registry.get(session.key, _RESOURCES) or ())
+        # One atomic update per URI: concurrent (un)subscribes, on any process, lose nothing.
         if method == "resources/subscribe":
-            uris.add(uri)
+            await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
         else:
-            uris.discard(uri)
-        await self.registry.put(session.key, _RESOURCES, sorted(uris), session.ttl_s)
+            await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
 
 
 class SessionStream:
@@ -373,7 +375,7 @@ class SessionStream:
                     return  # the session ended, or a newer GET replaced this one
                 if message.get("method") != _UPDATED or (
                     message.get("params", {}).get("uri")
-                    in (await registry.get(session.key, _RESOURCES) or ())
+                    in await registry.members(session.key, _RESOURCES)
                 ):
                     yield legacy.legacy_message(message, session.version)
         finally:

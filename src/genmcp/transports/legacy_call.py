@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Final
 from genmcp.channel import FINAL, MESSAGE, OPEN, Outbox, Pending
 from genmcp.errors import MCPError
 from genmcp.protocol import legacy
-from genmcp.protocol.jsonrpc import Request, RequestId, Response, error_response, result_response
+from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response
 
 if TYPE_CHECKING:
     from genmcp.storage import Broker
@@ -214,6 +214,7 @@ class LegacyCall:
         topics = {reply_topic(ctx.session, rid): rid for rid in asked}
         subscription = ctx.broker.subscribe(*topics)
         try:
+            await subscription.ready()  # the answers may be POSTed to another process
             for rid, key in asked.items():
                 nested = requests[key]
                 self.outbox.put(MESSAGE, legacy.server_request(rid, nested, ctx.version))
@@ -236,12 +237,14 @@ class LegacyCall:
 
 
 def _answer(key: str, method: Any, message: Any) -> dict[str, Any]:
-    if not isinstance(message, Response):
+    """The input response in a client's answer, as published: ``{"result", "error"}``."""
+    if not isinstance(message, Mapping):
         raise MCPError("internal_error", f"Unexpected answer to {method} {key!r}")
-    if message.error is not None:
+    error = message.get("error")
+    if isinstance(error, Mapping):
         raise MCPError(
             "internal_error",
-            f"The client answered {method} {key!r} with an error: {message.error.get('message')}",
-            {"inputRequest": key, "error": message.error},
+            f"The client answered {method} {key!r} with an error: {error.get('message')}",
+            {"inputRequest": key, "error": error},
         )
-    return legacy.input_response(method, message.result)
+    return legacy.input_response(method, message.get("result"))
