@@ -1,0 +1,429 @@
+"""One contract for every `genmcp.storage` implementation: memory, and Redis (a real one).
+
+Each test takes `backend`, parametrized over the implementations. `backend.broker()` and
+`backend.registry()` give handles on one shared store: for memory always the same object,
+for Redis a new client each time, as two processes of one app would have. The Redis
+params skip when no Redis answers, and fail instead when `CI` is set (see conftest.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+import pytest
+
+from genmcp.storage import Broker, SessionRegistry, Subscription
+from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
+
+WAIT: Final = 5.0
+QUIET: Final = 0.1
+"""How long a test waits to be sure that nothing arrives."""
+JSON_VALUES: Final[list[Any]] = [
+    None,
+    True,
+    0,
+    -7,
+    2.5,
+    "",
+    "café ✓ \u2028",
+    "lone \ud800 surrogate",
+    [],
+    [1, "two", None, [3]],
+    {},
+    {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+    {"nested": {"list": [{"a": 1}], "text": "x"}},
+]
+
+
+class Backend:
+    """Makes handles on one shared store, closes them all at teardown."""
+
+    def __init__(self, name: str, url: str | None = None, prefix: str | None = None) -> None:
+        self.name, self.url, self.prefix = name, url, prefix
+        self.brokers: list[Any] = []
+        self.registries: list[Any] = []
+        self.client_names: list[str] = []
+        self._memory_broker = MemoryBroker()
+        self._memory_registry = MemorySessionRegistry()
+
+    def broker(self) -> Any:
+        if self.name == "memory":
+            return self._memory_broker
+        from genmcp.storage.redis import RedisBroker
+
+        name = f"genmcp-test-{uuid.uuid4().hex[:12]}"
+        self.client_names.append(name)
+        broker = RedisBroker.from_url(self.url or "", prefix=self.prefix or "", client_name=name)
+        self.brokers.append(broker)
+        return broker
+
+    def registry(self) -> Any:
+        if self.name == "memory":
+            return self._memory_registry
+        from genmcp.storage.redis import RedisSessionRegistry
+
+        registry = RedisSessionRegistry.from_url(self.url or "", prefix=self.prefix or "")
+        self.registries.append(registry)
+        return registry
+
+    async def aclose(self) -> None:
+        await self._memory_broker.aclose()
+        for handle in [*self.brokers, *self.registries]:
+            await handle.aclose()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
+    if request.param == "memory":
+        made = Backend("memory")
+    else:
+        made = Backend(
+            "redis", request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
+        )
+    try:
+        yield made
+    finally:
+        await made.aclose()
+
+
+def session() -> str:
+    return uuid.uuid4().hex
+
+
+async def receive(subscription: Subscription) -> tuple[str, Any]:
+    return await asyncio.wait_for(subscription.receive(), WAIT)
+
+
+async def nothing_arrives(subscription: Subscription) -> None:
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(subscription.receive(), QUIET)
+
+
+async def subscribed(broker: Broker, *topics: str) -> Subscription:
+    subscription = broker.subscribe(*topics)
+    await asyncio.wait_for(subscription.ready(), WAIT)
+    return subscription
+
+
+# -- SessionRegistry ---------------------------------------------------------------------
+
+
+async def test_implementations_satisfy_the_protocols(backend: Backend) -> None:
+    assert isinstance(backend.registry(), SessionRegistry)
+    broker = backend.broker()
+    assert isinstance(broker, Broker)
+    assert isinstance(await subscribed(broker, "t"), Subscription)
+
+
+@pytest.mark.parametrize("value", JSON_VALUES, ids=repr)
+async def test_a_put_value_is_read_back_equal(backend: Backend, value: Any) -> None:
+    writer, reader, key = backend.registry(), backend.registry(), session()
+    await writer.put(key, "field", value, 10)
+    assert await reader.get(key, "field") == value
+
+
+async def test_fields_are_per_session_and_name_and_a_put_overwrites(backend: Backend) -> None:
+    registry, one, two = backend.registry(), session(), session()
+    assert await registry.get(one, "log_level") is None
+    await registry.put(one, "log_level", "debug", 10)
+    await registry.put(one, "other", 1, 10)
+    await registry.put(two, "log_level", "error", 10)
+    await registry.put(one, "log_level", "info", 10)
+    assert await registry.get(one, "log_level") == "info"
+    assert await registry.get(one, "other") == 1
+    assert await registry.get(two, "log_level") == "error"
+    assert await registry.get(one, "missing") is None
+
+
+async def test_ending_a_session_marks_it_and_drops_its_fields(backend: Backend) -> None:
+    registry, other, key = backend.registry(), backend.registry(), session()
+    bystander = session()
+    await registry.put(key, "log_level", "info", 10)
+    await registry.add(key, "resources", "test://a", 10)
+    await registry.put(bystander, "log_level", "info", 10)
+    assert not await other.is_ended(key)
+    await registry.end(key, 10)
+    assert await other.is_ended(key)
+    assert await other.get(key, "log_level") is None
+    assert await other.members(key, "resources") == frozenset()
+    assert not await other.is_ended(bystander)
+    assert await other.get(bystander, "log_level") == "info"
+
+
+async def test_an_end_mark_expires_after_its_ttl(backend: Backend) -> None:
+    registry, key = backend.registry(), session()
+    await registry.end(key, 0.2)
+    assert await registry.is_ended(key)
+    await asyncio.sleep(0.35)
+    assert not await registry.is_ended(key)
+
+
+async def test_fields_expire_together_after_the_last_writes_ttl(backend: Backend) -> None:
+    registry, key = backend.registry(), session()
+    await registry.put(key, "a", 1, 0.2)
+    await registry.add(key, "set", "m", 0.2)
+    await registry.put(key, "b", 2, 0.6)  # every write sets the expiry of all the fields
+    await asyncio.sleep(0.35)
+    assert (await registry.get(key, "a"), await registry.get(key, "b")) == (1, 2)
+    assert await registry.members(key, "set") == {"m"}
+    await asyncio.sleep(0.45)
+    assert (await registry.get(key, "a"), await registry.get(key, "b")) == (None, None)
+    assert await registry.members(key, "set") == frozenset()
+
+
+async def test_a_ttl_of_zero_is_already_expired(backend: Backend) -> None:
+    registry, key = backend.registry(), session()
+    await registry.put(key, "a", 1, 10)
+    await registry.put(key, "b", 2, 0)
+    assert (await registry.get(key, "a"), await registry.get(key, "b")) == (None, None)
+    await registry.add(key, "set", "m", 0)
+    assert await registry.members(key, "set") == frozenset()
+    await registry.end(key, 0)
+    assert not await registry.is_ended(key)
+
+
+async def test_set_fields_add_and_discard_members(backend: Backend) -> None:
+    registry, key = backend.registry(), session()
+    assert await registry.members(key, "resources") == frozenset()
+    uris = ["test://a", "file:///tmp/b c.txt", 'weird:"quoted":[1]', "ünï://€", "x:\udfff"]
+    for uri in [*uris, uris[0]]:
+        await registry.add(key, "resources", uri, 10)
+    await registry.add(key, "res", "test://other-set", 10)
+    await registry.add(key, "resources:x", "test://colon-name", 10)
+    assert await registry.members(key, "resources") == frozenset(uris)
+    await registry.discard(key, "resources", uris[1], 10)
+    await registry.discard(key, "resources", "test://never-added", 10)
+    await registry.discard(session(), "resources", "test://no-session", 10)
+    assert await registry.members(key, "resources") == frozenset(uris) - {uris[1]}
+    assert await registry.members(key, "res") == {"test://other-set"}
+    assert await registry.members(key, "resources:x") == {"test://colon-name"}
+
+
+async def test_value_and_set_fields_of_one_name_live_apart(backend: Backend) -> None:
+    registry, key = backend.registry(), session()
+    await registry.put(key, "resources", ["test://value"], 10)
+    await registry.add(key, "resources", "test://member", 10)
+    assert await registry.get(key, "resources") == ["test://value"]
+    assert await registry.members(key, "resources") == {"test://member"}
+
+
+async def test_concurrent_set_updates_from_several_handles_lose_nothing(
+    backend: Backend,
+) -> None:
+    handles, key = [backend.registry() for _ in range(4)], session()
+    for n in range(0, 40, 2):
+        await handles[0].add(key, "resources", f"test://{n}", 10)
+    adds = [handles[n % 4].add(key, "resources", f"test://{n}", 10) for n in range(1, 40, 2)]
+    drops = [handles[n % 4].discard(key, "resources", f"test://{n}", 10) for n in range(0, 40, 4)]
+    await asyncio.gather(*adds, *drops)
+    expected = {f"test://{n}" for n in range(40) if n % 4 != 0}
+    assert await handles[3].members(key, "resources") == expected
+
+
+# -- Broker ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("message", JSON_VALUES, ids=repr)
+async def test_a_published_message_reaches_a_subscriber_equal(
+    backend: Backend, message: Any
+) -> None:
+    subscription = await subscribed(backend.broker(), "topic")
+    await backend.broker().publish("topic", message)
+    assert await receive(subscription) == ("topic", message)
+
+
+async def test_a_subscription_receives_its_topics_in_publish_order(backend: Backend) -> None:
+    broker, publisher = backend.broker(), backend.broker()
+    subscription = await subscribed(broker, "a", "b")
+    for n in range(50):
+        await publisher.publish("ab"[n % 2], n)
+    await publisher.publish("c", "not subscribed")
+    assert [await receive(subscription) for _ in range(50)] == [("ab"[n % 2], n) for n in range(50)]
+    await nothing_arrives(subscription)
+
+
+async def test_every_subscriber_of_a_topic_receives_each_message(backend: Backend) -> None:
+    subscriptions = [await subscribed(backend.broker(), "t") for _ in range(3)]
+    subscriptions.append(await subscribed(backend.broker(), "t", "u"))
+    await backend.broker().publish("t", {"n": 1})
+    for subscription in subscriptions:
+        assert await receive(subscription) == ("t", {"n": 1})
+
+
+async def test_a_message_without_subscribers_is_dropped(backend: Backend) -> None:
+    broker = backend.broker()
+    await broker.publish("early", "nobody listens")
+    subscription = await subscribed(broker, "early")
+    await broker.publish("early", "late")
+    assert await receive(subscription) == ("early", "late")
+    await nothing_arrives(subscription)
+
+
+async def test_a_closed_subscription_receives_nothing_more(backend: Backend) -> None:
+    broker = backend.broker()
+    closing = await subscribed(broker, "t")
+    staying = await subscribed(broker, "t")
+    closing.close()
+    closing.close()  # idempotent
+    await backend.broker().publish("t", "after close")
+    assert await receive(staying) == ("t", "after close")  # dispatched...
+    await nothing_arrives(closing)  # ...but not to the closed one
+    staying.close()
+    assert broker.topics == 0
+    again = await subscribed(broker, "t")  # the topic can be subscribed again
+    await backend.broker().publish("t", "again")
+    assert await receive(again) == ("t", "again")
+    again.close()
+    assert broker.topics == 0
+
+
+async def test_unsubscribing_and_resubscribing_at_once_loses_no_later_message(
+    backend: Backend,
+) -> None:
+    broker = backend.broker()
+    for n in range(5):
+        broker.subscribe("flap").close()  # never awaited: SUBSCRIBE and UNSUBSCRIBE queue up
+        subscription = await subscribed(broker, "flap")
+        await backend.broker().publish("flap", n)
+        assert await receive(subscription) == ("flap", n)
+        subscription.close()
+
+
+async def test_concurrent_publishers_reach_concurrent_subscribers(backend: Backend) -> None:
+    publishers = [backend.broker() for _ in range(4)]
+    subscriptions = await asyncio.gather(
+        *(asyncio.wait_for(subscribed(backend.broker(), "load"), WAIT) for _ in range(4))
+    )
+
+    async def publish(who: int) -> None:
+        for n in range(25):
+            await publishers[who].publish("load", [who, n])
+
+    async def collect(subscription: Subscription) -> list[Any]:
+        return [(await receive(subscription))[1] for _ in range(100)]
+
+    collected, _ = await asyncio.gather(
+        asyncio.gather(*(collect(s) for s in subscriptions)),
+        asyncio.gather(*(publish(who) for who in range(4))),
+    )
+    for messages in collected:
+        assert sorted(map(tuple, messages)) == [(w, n) for w in range(4) for n in range(25)]
+        for who in range(4):  # each publisher's messages arrive in its order
+            assert [n for w, n in messages if w == who] == list(range(25))
+
+
+async def test_aclose_closes_subscriptions_ends_tasks_and_connections(backend: Backend) -> None:
+    broker = backend.broker()
+    subscriptions = [await subscribed(broker, "t", f"u{n}") for n in range(3)]
+    await broker.publish("t", 1)
+    assert all([await receive(s) == ("t", 1) for s in subscriptions])
+    await broker.aclose()
+    await broker.aclose()  # idempotent
+    assert broker.topics == 0
+    assert [t for t in asyncio.all_tasks() if t.get_name().startswith("genmcp:")] == []
+    if backend.name == "redis":
+        with pytest.raises(RuntimeError, match="closed"):
+            broker.subscribe("t")
+        assert connected_clients(backend, backend.client_names[0]) == 0
+
+
+def connected_clients(backend: Backend, name: str) -> int:
+    import redis
+
+    client = redis.Redis.from_url(backend.url or "")
+    try:
+        return sum(1 for entry in client.client_list() if entry.get("name") == name)
+    finally:
+        client.close()
+
+
+# -- Redis only ----------------------------------------------------------------------------
+
+
+async def test_redis_prefixes_keep_apps_apart(redis_url: str, redis_prefix: str) -> None:
+    from genmcp.storage.redis import RedisBroker, RedisSessionRegistry
+
+    mine, theirs = redis_prefix, f"{redis_prefix}other:"
+    brokers = [RedisBroker.from_url(redis_url, prefix=p) for p in (mine, theirs)]
+    registries = [RedisSessionRegistry.from_url(redis_url, prefix=p) for p in (mine, theirs)]
+    try:
+        listening = [await subscribed(broker, "t") for broker in brokers]
+        await brokers[0].publish("t", "mine")
+        assert await receive(listening[0]) == ("t", "mine")
+        await nothing_arrives(listening[1])
+        key = session()
+        await registries[0].put(key, "log_level", "info", 10)
+        await registries[0].add(key, "resources", "test://a", 10)
+        await registries[0].end(session(), 10)
+        assert await registries[1].get(key, "log_level") is None
+        assert await registries[1].members(key, "resources") == frozenset()
+        await registries[0].end(key, 10)
+        assert not await registries[1].is_ended(key)
+    finally:
+        for handle in [*brokers, *registries]:
+            await handle.aclose()
+
+
+async def test_a_redis_broker_resubscribes_after_losing_its_connection(
+    redis_url: str, redis_prefix: str
+) -> None:
+    import redis
+
+    from genmcp.storage.redis import RedisBroker
+
+    name = f"genmcp-test-{uuid.uuid4().hex[:12]}"
+    broker = RedisBroker.from_url(redis_url, prefix=redis_prefix, client_name=name)
+    try:
+        subscription = await subscribed(broker, "t")
+        admin = redis.Redis.from_url(redis_url)
+        try:
+            killed = [c["id"] for c in admin.client_list() if c.get("name") == name]
+            assert killed
+            for client_id in killed:
+                admin.client_kill_filter(_id=client_id)
+        finally:
+            admin.close()
+        for n in range(50):  # what is published during the outage is lost; then it flows
+            await broker.publish("t", n)
+            try:
+                topic, _ = await asyncio.wait_for(subscription.receive(), QUIET)
+            except TimeoutError:
+                continue
+            assert topic == "t"
+            break
+        else:
+            pytest.fail("the subscription never received again after the connection was lost")
+    finally:
+        await broker.aclose()
+    assert [t for t in asyncio.all_tasks() if t.get_name().startswith("genmcp:")] == []
+
+
+async def test_ready_gives_up_after_its_timeout_when_redis_is_unreachable(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    pytest.importorskip("redis")
+    from genmcp.storage.redis import RedisBroker
+
+    broker = RedisBroker.from_url(
+        "redis://127.0.0.1:1/0", ready_timeout_s=0.2, socket_connect_timeout=0.1
+    )
+    try:
+        with caplog.at_level("WARNING", logger="genmcp"):
+            await asyncio.wait_for(broker.subscribe("t").ready(), WAIT)
+        assert "did not confirm a subscription within 0.2 s" in caplog.text
+    finally:
+        await asyncio.wait_for(broker.aclose(), WAIT)
+    assert [t for t in asyncio.all_tasks() if t.get_name().startswith("genmcp:")] == []
+
+
+def test_importing_the_redis_module_without_redis_says_what_to_install() -> None:
+    code = "import sys; sys.modules['redis'] = None; import genmcp.storage.redis"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "ImportError: genmcp.storage.redis needs the redis package: " in run.stderr
+    assert "pip install 'genmcp[redis]'" in run.stderr
