@@ -47,7 +47,7 @@ from genmcp.schema import InvalidArguments
 from genmcp.sealing import Sealer
 from genmcp.suite import Suite
 from genmcp.tool import Error, InputRequired, Result, Stream, Tool, ToolRequest
-from genmcp.transports.fastapi import MCPRouter, mcp_router
+from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
 from genmcp.worker import Mailbox
 
 __version__ = "0.1.0"
@@ -84,6 +84,7 @@ __all__ = [
     "get_prompt_result",
     "image",
     "list_roots_request",
+    "mcp_app",
     "mcp_router",
     "prompt_message",
     "read_resource_result",

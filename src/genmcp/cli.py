@@ -89,17 +89,11 @@ def load_target(spec: str, app_dir: str = ".") -> Any:
 
 def as_app(target: Any, path: str = DEFAULT_PATH) -> Any:
     """An ASGI app for ``target``: a Suite or router mounted at ``path``, or the app itself."""
-    from fastapi import FastAPI
-
     from genmcp.suite import Suite
-    from genmcp.transports.fastapi import MCPRouter, mcp_router
+    from genmcp.transports.fastapi import MCPRouter, mcp_app
 
-    if isinstance(target, Suite):
-        target = mcp_router(suite=target)
-    if isinstance(target, MCPRouter):
-        app = FastAPI(title=f"genmcp: {target.suite.server_info['name']}")
-        app.include_router(target, prefix=path)
-        return app
+    if isinstance(target, Suite | MCPRouter):
+        return mcp_app(target, path=path)
     if callable(target) and not isinstance(target, type):
         return target
     raise UsageError(f"cannot serve {target!r}: expected a Suite, an MCPRouter or an ASGI app")

@@ -18,7 +18,7 @@ from genmcp._client import Message, build_request, header_params, request_header
 from genmcp.suite import Suite
 from genmcp.testing.exchange import ASGIExchange, Exchange, SuiteExchange
 from genmcp.testing.results import CallResult, Reply, RPCError
-from genmcp.transports.fastapi import MCPRouter
+from genmcp.transports.fastapi import MCPRouter, mcp_app
 from genmcp.transports.stdio import suite_of
 
 __all__ = ["DEFAULT_CAPABILITIES", "Answers", "MCPTestClient", "OpenCall", "ProgressCallback"]
@@ -142,11 +142,7 @@ class MCPTestClient:
         if assigns is not None:
             raise TypeError("assigns= apply to a Suite; an app's auth dependency sets them")
         if isinstance(target, MCPRouter):
-            from fastapi import FastAPI
-
-            app = FastAPI()
-            app.include_router(target, prefix=path)
-            target = app
+            target = mcp_app(target, path=path)
         if not callable(target):
             raise TypeError(f"expected a Suite, an MCPRouter or an ASGI app, got {target!r}")
         self._app = target

@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from fastapi import APIRouter, Depends, HTTPException, params
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, params
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from genmcp.channel import FINAL, MESSAGE, Event, Pending
 from genmcp.errors import MCPError
@@ -47,13 +47,20 @@ from genmcp.protocol.jsonrpc import (
 from genmcp.protocol.jsonrpc import Message as JSONRPCMessage
 from genmcp.protocol.versions import Era, era_of
 from genmcp.suite import Suite, ToolProvider
+from genmcp.transports.asgi import (
+    HeaderView,
+    content_type_problem,
+    first_event,
+    read_body,
+    send_empty,
+    send_json,
+)
 from genmcp.transports.http import LOCAL_HOSTS, MAX_BODY_BYTES, guard, modern_preflight
 from genmcp.transports.legacy import Answer, LegacyServer
 from genmcp.transports.legacy_call import END
 
-__all__ = ["MCPEndpoint", "MCPRouter", "mcp_router"]
+__all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
-JSON_HEADERS: Final = [(b"content-type", b"application/json")]
 SSE_HEADERS: Final = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
 
 
@@ -75,32 +82,6 @@ def _closing(suite: Suite) -> Callable[[Any], contextlib.AbstractAsyncContextMan
             await suite.aclose()
 
     return lifespan
-
-
-class HeaderView(Mapping[str, str]):
-    """Request headers by lower-case name, decoded only when looked up.
-
-    ASGI gives header names lower-cased as bytes; a request is checked for a handful of
-    them, so decoding every header up front is wasted work. Repeated names: the last wins.
-    """
-
-    __slots__ = ("_raw",)
-
-    def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
-        self._raw: dict[bytes, bytes] = dict(raw)
-
-    def __getitem__(self, name: str) -> str:
-        return self._raw[name.encode("latin-1")].decode("latin-1")
-
-    def get(self, name: str, default: Any = None) -> Any:  # the hot path: no KeyError
-        value = self._raw.get(name.encode("latin-1"))
-        return default if value is None else value.decode("latin-1")
-
-    def __iter__(self) -> Iterator[str]:
-        return (name.decode("latin-1") for name in self._raw)
-
-    def __len__(self) -> int:
-        return len(self._raw)
 
 
 class MCPEndpoint:
@@ -146,14 +127,14 @@ class MCPEndpoint:
             await self._not_post(scope, receive, send, headers, assigns)
             return
         if problem is None:
-            problem = _content_type_problem(headers)
+            problem = content_type_problem(headers)
         if problem is not None:
-            await _send_json(send, error_response(None, problem), problem.status)
+            await send_json(send, error_response(None, problem), problem.status)
             return
-        body = await _read_body(receive, headers, self.max_body_bytes)
+        body = await read_body(receive, headers, self.max_body_bytes)
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
-            await _send_json(send, error_response(None, failure), failure.status)
+            await send_json(send, error_response(None, failure), failure.status)
             return
         await self._dispatch(body, headers, scope, receive, send, assigns)
 
@@ -174,9 +155,7 @@ class MCPEndpoint:
         ):
             failure = MCPError("method_not_allowed", f"Method not allowed: {method}")
             allow = "POST" if legacy is None else "GET, POST, DELETE"
-            await _send_json(
-                send, error_response(None, failure), failure.status, [("allow", allow)]
-            )
+            await send_json(send, error_response(None, failure), failure.status, [("allow", allow)])
             return
         if method == "DELETE":
             await _send_answer(send, await legacy.delete(headers, assigns))
@@ -204,7 +183,7 @@ class MCPEndpoint:
         try:
             message = parse(body)
         except EnvelopeError as exc:
-            await _send_json(send, error_response(exc.request_id, exc), exc.status)
+            await send_json(send, error_response(exc.request_id, exc), exc.status)
             return
         if self.legacy is not None and _era(message, headers) is Era.LEGACY:
             answer = await self.legacy.post(message, headers, assigns)
@@ -214,22 +193,22 @@ class MCPEndpoint:
                 await self._answer_pending(answer, scope, receive, send)
             return
         if isinstance(message, Notification):
-            await _send_empty(send, 202)
+            await send_empty(send, 202)
             return
         if not isinstance(message, Request):
             failure = MCPError(
                 "invalid_request", "Invalid Request: responses are not accepted here"
             )
-            await _send_json(send, error_response(message.id, failure), failure.status)
+            await send_json(send, error_response(message.id, failure), failure.status)
             return
         try:
             meta = modern_preflight(headers, message, self.suite)
         except MCPError as exc:
-            await _send_json(send, error_response(message.id, exc), exc.status)
+            await send_json(send, error_response(message.id, exc), exc.status)
             return
         reply = await self.suite.handle(message, assigns, meta)
         if isinstance(reply, tuple):
-            await _send_json(send, *reply)
+            await send_json(send, *reply)
         else:
             await self._answer_pending(reply, scope, receive, send)
 
@@ -239,15 +218,15 @@ class MCPEndpoint:
         await asyncio.sleep(0)  # let the worker take its first step: most calls end here
         event = worker.outbox.get_nowait()
         if event is None:
-            event = await _first_event(worker, receive)
+            event = await first_event(worker, receive)
             if event is None:
                 return
         kind, payload = event
         if kind == FINAL:
-            await _send_json(send, *payload)
+            await send_json(send, *payload)
             return
         if kind == END:  # cancelled before anything was sent: an empty stream
-            await _send_empty(send, 200, b"text/event-stream")
+            await send_empty(send, 200, b"text/event-stream")
             return
         stream = EventSourceResponse(
             _sse_events(worker, event),
@@ -256,25 +235,6 @@ class MCPEndpoint:
             sep="\n",
         )
         await stream(scope, receive, send)
-
-
-async def _first_event(worker: Pending, receive: Receive) -> Event | None:
-    """Wait for the worker's first event, or the client going away (then None)."""
-    get = asyncio.ensure_future(worker.outbox.get())
-    gone = asyncio.ensure_future(_disconnected(receive))
-    try:
-        await asyncio.wait((get, gone), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        gone.cancel()
-        if not get.done():
-            get.cancel()
-            worker.disconnect()
-    return get.result() if not get.cancelled() else None
-
-
-async def _disconnected(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
 
 
 async def _sse_events(worker: Pending, first: Event) -> AsyncIterator[dict[str, str]]:
@@ -293,33 +253,6 @@ async def _sse_events(worker: Pending, first: Event) -> AsyncIterator[dict[str, 
         worker.disconnect()
 
 
-def _content_type_problem(headers: Mapping[str, str]) -> MCPError | None:
-    content_type = headers.get("content-type")
-    if content_type is None or "json" in content_type.lower():
-        return None
-    return MCPError("unsupported_media_type", f"Unsupported Media Type: {content_type}")
-
-
-async def _read_body(receive: Receive, headers: Mapping[str, str], limit: int) -> bytes | None:
-    """The whole request body, or None when it is over ``limit`` bytes."""
-    declared = headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        return None
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message: Message = await receive()
-        if message["type"] != "http.request":
-            return b""
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
 def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
     return headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
 
@@ -330,29 +263,11 @@ def _era(message: JSONRPCMessage, headers: Mapping[str, str]) -> Era:
     return era_of(message.method, message.params, *_era_headers(headers))
 
 
-async def _send_json(
-    send: Send, message: Any, status: int, extra: Sequence[tuple[str, str]] = ()
-) -> None:
-    body = encode(message)
-    headers = [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]
-    headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in extra]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
 async def _send_answer(send: Send, answer: Answer) -> None:
     if answer.body is None:
-        await _send_empty(send, answer.status)
+        await send_empty(send, answer.status)
     else:
-        await _send_json(send, answer.body, answer.status, answer.headers)
-
-
-async def _send_empty(send: Send, status: int, content_type: bytes | None = None) -> None:
-    headers = [(b"content-length", b"0")]
-    if content_type is not None:
-        headers.append((b"content-type", content_type))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": b""})
+        await send_json(send, answer.body, answer.status, answer.headers)
 
 
 class _Delegate(HTTPResponse):
@@ -472,3 +387,15 @@ def _add_dependent_route(
         include_in_schema=False,
         name="mcp",
     )
+
+
+def mcp_app(target: Suite | MCPRouter, *, path: str = "/mcp", title: str | None = None) -> FastAPI:
+    """A FastAPI app serving ``target`` (a Suite or an MCPRouter) at ``path``.
+
+    For serving a Suite on its own (``genmcp run``, tests); to add MCP to an existing app,
+    include ``mcp_router(...)`` in it instead.
+    """
+    router = mcp_router(suite=target) if isinstance(target, Suite) else target
+    app = FastAPI(title=title or f"genmcp: {router.suite.server_info['name']}")
+    app.include_router(router, prefix=path)
+    return app
