@@ -22,6 +22,7 @@ from typing import Any
 
 from genmcp.channel import Channel, Pending
 from genmcp.errors import MCPError
+from genmcp.mail import MailRelay
 from genmcp.oneshot import OneShot, reply_for
 from genmcp.prompt import PromptCatalog, PromptEntry, PromptProvider
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
@@ -71,8 +72,8 @@ class Suite:
             default ``GENMCP_SECRET_KEY``, else a random per-process key and a warning.
         request_state_max_age_s: how long a ``requestState`` stays valid.
         discover_cache_control: cache hint of ``server/discover``.
-        broker: where change notifications are published (``genmcp.storage.Broker``);
-            an in-process ``MemoryBroker`` by default.
+        broker: where change notifications and posts to workers in other processes go
+            (``genmcp.storage.Broker``); an in-process ``MemoryBroker`` by default.
     """
 
     def __init__(
@@ -115,6 +116,7 @@ class Suite:
             sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
         )
         self._changes = ChangeFeed(self.broker)
+        self._mail = MailRelay(self.broker, self._tools.workers, shared=broker is not None)
         self._calls: set[OneShot] = set()
         self._listeners: set[ListenStream] = set()
         for tool in tools:
@@ -230,8 +232,14 @@ class Suite:
         worker = self._tools.workers.get(worker_id)
         return worker is not None and worker.mailbox.send(message)
 
+    async def post(self, worker_id: str, message: Any) -> None:
+        """Post ``message`` to the worker ``worker_id`` here, or through a shared broker to
+        the process that runs it (``genmcp.mail``); dropped if it ended."""
+        await self._mail.post(worker_id, message)
+
     async def aclose(self) -> None:
         """At shutdown: disconnect every live call, end every listen stream gracefully."""
+        self._mail.close()
         for worker in list(self._tools.workers.values()):
             worker.disconnect()
         for call in list(self._calls):
@@ -318,6 +326,7 @@ class Suite:
     def _call_tool(
         self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]
     ) -> Worker:
+        self._mail.start()  # from the first call on, posts from other processes reach ours
         return self._tools.call(request, meta, assigns)
 
     # -- prompts --------------------------------------------------------------------

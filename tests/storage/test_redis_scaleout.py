@@ -1,0 +1,364 @@
+"""Two genmcp apps behind one Redis act as one server (DESIGN §7).
+
+Servers A and B are two real uvicorn servers, each with its own `RedisBroker` and
+`RedisSessionRegistry` on one Redis (a key prefix of the test's own) and the same secret
+key, as two processes of one app behind a load balancer would be. A client starts something
+on one and continues on the other: a legacy session, the answer to a server request, a
+cancellation, the end of a session, a change notification, a message for a worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from genmcp import (
+    Channel,
+    InputRequired,
+    MCPRouter,
+    Result,
+    StaticResource,
+    Stream,
+    Suite,
+    Tool,
+    ToolRequest,
+    call_tool_result,
+    elicit_request,
+    mcp_router,
+)
+from genmcp.transports.legacy import LegacyServer
+from support.client import ModernClient
+from support.legacy_client import LegacyClient
+from support.server import LiveServer, LiveServers
+
+SECRET: Final = "scale-out-test-secret-key-0123456789abcdef"
+NOTES: Final = StaticResource(uri="test://notes", name="notes", text="n")
+OTHER: Final = StaticResource(uri="test://other", name="other", text="o")
+UPDATED: Final = "notifications/resources/updated"
+LIST_CHANGED: Final = "notifications/resources/list_changed"
+README: Final = Path(__file__).resolve().parents[2] / "README.md"
+
+
+class Calls:
+    """What the tools saw, on either server (both run in this process, in other threads)."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.cancelled = threading.Event()
+
+
+class Ask(Tool, name="ask", description="Asks the user for a name."):
+    async def call(self, request: ToolRequest, channel: Channel, calls: Calls) -> Any:
+        answers = request.input_responses or {}
+        if "name" not in answers:
+            schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+            return InputRequired({"name": elicit_request("Your name?", schema)})
+        return Result(call_tool_result(text=f"Hello {answers['name']['content']['name']}"))
+
+
+class Chatty(Tool, name="chatty", description="Logs at debug and at error."):
+    async def call(self, request: ToolRequest, channel: Channel, calls: Calls) -> Result:
+        channel.send_log("debug", "details")
+        channel.send_log("error", "trouble")
+        return Result(call_tool_result(text="done"))
+
+
+class Slow(Tool, name="slow", description="Waits until cancelled."):
+    async def call(self, request: ToolRequest, channel: Channel, calls: Calls) -> Result:
+        calls.started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            calls.cancelled.set()
+            raise
+        return Result(call_tool_result(text="late"))
+
+
+class WaitForMail(Tool, name="wait_for_mail", description="Streams until a message comes."):
+    async def call(self, request: ToolRequest, channel: Channel, calls: Calls) -> Stream:
+        assert channel.mailbox is not None
+        channel.send_progress(0, message=f"worker {channel.mailbox.id}")
+        return Stream(None)
+
+    async def handle_message(
+        self, message: Any, channel: Channel, state: Any, calls: Calls
+    ) -> Result:
+        return Result(call_tool_result(text=f"got {message['text']}"))
+
+
+@dataclass
+class Node:
+    """One of the two servers."""
+
+    url: str
+    router: MCPRouter
+    server: LiveServer
+
+    @property
+    def suite(self) -> Suite:
+        return self.router.suite
+
+    def broker_topics(self) -> int:
+        topics: int = self.suite.broker.topics  # type: ignore[attr-defined]
+        return topics
+
+
+def build(redis_url: str, prefix: str, calls: Calls) -> tuple[FastAPI, MCPRouter]:
+    """One process of the app: its own Redis clients, the shared prefix and secret."""
+    from genmcp.storage.redis import RedisBroker, RedisSessionRegistry
+
+    broker = RedisBroker.from_url(redis_url, prefix=prefix)
+    registry = RedisSessionRegistry.from_url(redis_url, prefix=prefix)
+    tools = [(tool, calls) for tool in (Ask, Chatty, Slow, WaitForMail)]
+    suite = Suite(
+        server_name="scale-out",
+        server_version="1.0",
+        tools=tools,
+        resources=[NOTES, OTHER],
+        secret_key=SECRET,
+        broker=broker,
+    )
+    router = mcp_router(suite=suite, legacy=LegacyServer(suite, registry=registry))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield  # the router's lifespan closes the Suite first
+        await broker.aclose()
+        await registry.aclose()
+
+    app = FastAPI(lifespan=lifespan)
+    app.include_router(router, prefix="/mcp")
+
+    @app.post("/webhook/{worker}")
+    async def webhook(worker: str, message: dict[str, Any]) -> dict[str, Any]:
+        await suite.post(worker, message)  # the worker may run on the other server
+        return {}
+
+    return app, router
+
+
+@pytest.fixture
+def calls() -> Calls:
+    return Calls()
+
+
+@pytest.fixture
+def nodes(
+    redis_url: str, redis_prefix: str, live_server: LiveServers, calls: Calls
+) -> Iterator[tuple[Node, Node]]:
+    # redis_prefix before live_server: the servers stop (closing their brokers) before
+    # the prefix's keys are deleted.
+    made = []
+    for _ in range(2):
+        app, router = build(redis_url, redis_prefix, calls)
+        server = live_server.start(app)
+        made.append(Node(server.url, router, server))
+    yield made[0], made[1]
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[Callable[..., LegacyClient]]:
+    opened: list[LegacyClient] = []
+
+    def make(node: Node, joining: LegacyClient | None = None, **options: Any) -> LegacyClient:
+        """A legacy client of `node`; with `joining`, it continues that client's session."""
+        client = LegacyClient(node.url, **options)
+        if joining is not None:
+            client.session_id, client.version = joining.session_id, joining.version
+        opened.append(client)
+        return client
+
+    yield make
+    for client in opened:
+        await client.aclose()
+
+
+async def eventually(check: Callable[[], bool], within: float = 5.0) -> None:
+    deadline = asyncio.get_running_loop().time() + within
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.01)
+
+
+async def next_message(exchange: Any, within: float = 5.0) -> dict[str, Any]:
+    message: dict[str, Any] = await asyncio.wait_for(anext(aiter(exchange)), within)
+    return message
+
+
+# -- legacy sessions ------------------------------------------------------------------------
+
+
+async def test_a_session_opened_on_a_is_served_ended_and_refused_on_b(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient]
+) -> None:
+    a, b = nodes
+    on_a = clients(a)
+    await on_a.open()
+    on_b = clients(b, joining=on_a)
+    listed = await on_b.request("tools/list")
+    assert listed.status == 200
+    assert {tool["name"] for tool in listed.result["tools"]} >= {"ask", "chatty"}
+
+    assert (await on_b.request("logging/setLevel", {"level": "error"})).status == 200
+    chatty = await on_a.request("tools/call", {"name": "chatty"})
+    assert [n["params"]["data"] for n in chatty.notifications] == ["trouble"]
+
+    assert (await on_b.delete()).status == 200
+    assert (await on_a.request("tools/list")).status == 404
+
+
+async def test_an_answer_posted_to_b_reaches_the_call_waiting_on_a(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient]
+) -> None:
+    a, b = nodes
+    on_a = clients(a, capabilities={"elicitation": {}})
+    await on_a.open()
+    on_b = clients(b, joining=on_a)
+    async with on_a.stream("tools/call", {"name": "ask"}) as exchange:
+        request = await next_message(exchange)
+        assert request["method"] == "elicitation/create"
+        answer = {"action": "accept", "content": {"name": "Bo"}}
+        assert (await on_b.respond(request["id"], answer)).status == 202
+        reply = await asyncio.wait_for(exchange.drain(), 5)
+    assert reply.result["content"][0]["text"] == "Hello Bo"
+    await eventually(lambda: a.broker_topics() <= 1)  # only the worker mail relay stays
+
+
+async def test_a_cancellation_posted_to_b_stops_the_call_on_a(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient], calls: Calls
+) -> None:
+    a, b = nodes
+    on_a = clients(a)
+    await on_a.open()
+    on_b = clients(b, joining=on_a)
+    call = asyncio.create_task(on_a.request("tools/call", {"name": "slow"}, id="slow-1"))
+    assert await asyncio.to_thread(calls.started.wait, 5)
+    cancel = await on_b.notify("notifications/cancelled", {"requestId": "slow-1"})
+    assert cancel.status == 202
+    reply = await asyncio.wait_for(call, 5)
+    assert (reply.status, reply.response) == (200, None)  # a cancelled call goes unanswered
+    assert await asyncio.to_thread(calls.cancelled.wait, 5)
+    await eventually(lambda: a.suite.live_workers == 0)
+
+
+async def test_deleting_on_b_ends_the_get_stream_on_a(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient]
+) -> None:
+    a, b = nodes
+    on_a = clients(a)
+    await on_a.open()
+    async with on_a.get_stream() as stream:
+        assert stream.reply.status == 200
+        assert (await clients(b, joining=on_a).delete()).status == 200
+        rest = await asyncio.wait_for(stream.drain(), 5)
+    assert rest.messages == []
+    await eventually(lambda: a.broker_topics() == 0)
+
+
+# -- change notifications -------------------------------------------------------------------
+
+
+async def test_changes_on_a_reach_a_legacy_get_stream_on_b(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient]
+) -> None:
+    a, b = nodes
+    on_a = clients(a)
+    await on_a.open()
+    assert (await on_a.request("tools/list")).status == 200  # A's Suite now publishes
+    subscribed = await on_a.request("resources/subscribe", {"uri": "test://notes"})
+    assert subscribed.status == 200
+    async with clients(b, joining=on_a).get_stream() as stream:
+        assert stream.reply.status == 200
+        a.suite.resource_updated("test://other")  # not subscribed: filtered out on B
+        a.suite.resource_list_changed()
+        a.suite.resource_updated("test://notes")
+        first, second = await next_message(stream), await next_message(stream)
+    assert first == {"jsonrpc": "2.0", "method": LIST_CHANGED}
+    assert second == {"jsonrpc": "2.0", "method": UPDATED, "params": {"uri": "test://notes"}}
+
+
+async def test_changes_on_a_reach_a_listen_stream_on_b(
+    nodes: tuple[Node, Node], modern_client: Callable[..., ModernClient]
+) -> None:
+    a, b = nodes
+    assert (await modern_client(a.url).request("tools/list")).status == 200
+    params = {
+        "notifications": {"resourcesListChanged": True, "resourceSubscriptions": ["test://notes"]}
+    }
+    async with modern_client(b.url).stream("subscriptions/listen", params, id="l1") as exchange:
+        ack = await next_message(exchange)
+        assert ack["method"] == "notifications/subscriptions/acknowledged"
+        a.suite.resource_updated("test://other")
+        a.suite.resource_updated("test://notes")
+        a.suite.resource_list_changed()
+        updated, changed = await next_message(exchange), await next_message(exchange)
+    assert (updated["method"], updated["params"]["uri"]) == (UPDATED, "test://notes")
+    assert changed["method"] == LIST_CHANGED
+    for message in (updated, changed):
+        assert message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "l1"
+    await eventually(lambda: b.suite.live_listeners == 0 and b.broker_topics() == 0)
+
+
+# -- messages for workers -------------------------------------------------------------------
+
+
+async def test_a_message_posted_on_b_reaches_the_worker_on_a(
+    nodes: tuple[Node, Node], modern_client: Callable[..., ModernClient]
+) -> None:
+    a, b = nodes
+    on_a = modern_client(a.url)
+    call = {"name": "wait_for_mail", "arguments": {}}
+    async with on_a.stream("tools/call", call, progress_token="p") as exchange:
+        progress = await next_message(exchange)
+        worker = re.fullmatch(r"worker ([\w-]+)", progress["params"]["message"])
+        assert worker is not None
+        async with httpx.AsyncClient() as http:
+            posted = await http.post(f"{b.url}/webhook/{worker[1]}", json={"text": "hi"})
+        assert posted.status_code == 200
+        final = await next_message(exchange)
+    assert final["result"]["content"][0]["text"] == "got hi"
+    await eventually(lambda: a.suite.live_workers == 0)
+
+
+async def test_a_message_for_a_worker_that_ended_is_dropped(nodes: tuple[Node, Node]) -> None:
+    a, b = nodes
+    await b.server.run_in_loop(b.suite.post("no-such-worker", {"text": "lost"}))
+    await a.server.run_in_loop(a.suite.post("no-such-worker", {"text": "lost"}))
+
+
+# -- the README's example -------------------------------------------------------------------
+
+
+async def test_the_readme_example_serves_and_shuts_down_cleanly(
+    redis_url: str,
+    live_server: LiveServers,
+    modern_client: Callable[..., ModernClient],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = README.read_text(encoding="utf-8")
+    section = re.search(r"^## Scaling out with Redis\n(.*?)(?=^## )", text, re.S | re.M)
+    assert section, "README lost its 'Scaling out with Redis' section"
+    code = re.search(r"```python\n(.*?)```", section[1], re.S)
+    assert code, "no python block in 'Scaling out with Redis'"
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("GENMCP_SECRET_KEY", SECRET)
+    namespace: dict[str, Any] = {}
+    exec(compile(code[1], "README.md", "exec"), namespace)
+    base = live_server(namespace["app"])
+    reply = await modern_client(base).request("tools/list")
+    assert reply.status == 200
+    assert [tool["name"] for tool in reply.result["tools"]] == ["greet"]
+    server = live_server.last
+    server.stop()  # its lifespan closes the broker, then the Redis client
+    assert not server.running
+    assert namespace["broker"].topics == 0
