@@ -13,12 +13,11 @@ Pure: imports no asyncio, no web framework and nothing from genmcp.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from collections.abc import Iterator
 from typing import Any, Final
-
-import re2  # type: ignore[import-untyped]
 
 __all__ = ["Regex", "Unchecked", "compiles", "regex", "schema_patterns"]
 
@@ -26,11 +25,21 @@ _ECMA_SPACE: Final = (
     r"\t\n\v\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}"
 )
 _HEX4: Final = re.compile(r"[0-9A-Fa-f]{4}")
-_RE2_OPTIONS: Final = re2.Options()
-_RE2_OPTIONS.log_errors = False
-_RE2_OPTIONS.never_capture = True
-_UNANCHORED: Final = re2._re2.RE2.Anchor.UNANCHORED
 _NO_MATCH: Final = (-1, -1)
+
+
+@functools.cache
+def _re2() -> tuple[Any, Any, Any]:
+    """RE2's compiler, options and unanchored mode, imported on the first pattern.
+
+    Loaded lazily: it costs ~2.5 MB of memory, and most tool schemas have no pattern.
+    """
+    import re2  # type: ignore[import-untyped]
+
+    options = re2.Options()
+    options.log_errors = False
+    options.never_capture = True
+    return re2._re2.RE2, options, re2._re2.RE2.Anchor.UNANCHORED
 
 
 class Unchecked(Exception):
@@ -66,7 +75,8 @@ class Regex:
         """
         if self._re2 is not None:
             data = text.encode("utf-8", "surrogatepass")
-            return bool(self._re2.Match(_UNANCHORED, data, 0, len(data))[0] != _NO_MATCH)
+            unanchored = _re2()[2]
+            return bool(self._re2.Match(unanchored, data, 0, len(data))[0] != _NO_MATCH)
         if len(text) > backtracking_max_chars:
             raise Unchecked(
                 f"{len(text)} characters is over the {backtracking_max_chars} a pattern with "
@@ -104,7 +114,8 @@ def _compile_re2(source: str) -> Any:
     if translated is None:
         return None
     try:
-        compiled = re2._re2.RE2(translated.encode("utf-8"), _RE2_OPTIONS)
+        compiler, options, _ = _re2()
+        compiled = compiler(translated.encode("utf-8"), options)
     except UnicodeEncodeError:  # a lone surrogate in the pattern
         return None
     return compiled if compiled.ok() else None
