@@ -69,7 +69,7 @@ def validators() -> None:
 
         measure(
             g,
-            f"jsonschema {version('jsonschema')} sorted(iter_errors) (genmcp today)",
+            f"jsonschema {version('jsonschema')} sorted(iter_errors) (genmcp fallback path)",
             lambda: sorted(v.iter_errors(C.ORDER_ARGS), key=str),
             note,
         )
