@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from genmcp.fastcheck import compile_fast
+from genmcp.schema import InvalidArguments, compile_schema
 
 CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 
@@ -62,7 +63,7 @@ def test_fast_valid_implies_jsonschema_valid(schema: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     "schema",
     [
-        {"type": "object", "properties": {"s": {"type": "string", "pattern": "^a"}}},
+        {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(?=a)a"}}},
         {"type": "object", "properties": {"r": {"$ref": "#/$defs/x"}}, "$defs": {"x": {}}},
         {"type": "array", "uniqueItems": True},
         {"anyOf": [{"type": "string"}, {"type": "number"}]},
@@ -73,3 +74,44 @@ def test_fast_valid_implies_jsonschema_valid(schema: dict[str, Any]) -> None:
 )
 def test_schemas_outside_the_subset_are_left_to_jsonschema(schema: dict[str, Any]) -> None:
     assert compile_fast(schema, CHECKER) is None
+
+
+PATTERNED = {
+    "type": "object",
+    "properties": {
+        "sku": {"type": "string", "pattern": "^[A-Z]{3}-\\d{4}$"},
+        "note": {"type": "string", "pattern": "caf\u00e9|tea"},
+    },
+    "required": ["sku"],
+}
+
+
+@pytest.mark.parametrize(
+    "instance",
+    [
+        {"sku": "ABC-1234"},
+        {"sku": "ABC-1234\n"},  # ECMA $: no match before a final newline
+        {"sku": "abc-1234"},
+        {"sku": "ABC-12345"},
+        {"sku": "ABC-\u0661\u0662\u0663\u0664"},  # ECMA \d is ASCII only
+        {"sku": "ABC-1234", "note": "a caf\u00e9 please"},
+        {"sku": "ABC-1234", "note": "coffee"},
+        {"sku": 7},
+        {"note": "tea"},
+    ],
+)
+def test_patterns_take_the_fast_path_with_the_full_validators_verdict(instance: Any) -> None:
+    fast = compile_schema(PATTERNED, owner="t")
+    slow = compile_schema(PATTERNED, owner="t")
+    slow._certainly_valid = None  # type: ignore[attr-defined]
+    assert fast._certainly_valid is not None  # type: ignore[attr-defined]
+
+    def verdict(validator: Any) -> bool:
+        try:
+            validator.validate(instance)
+        except InvalidArguments:
+            return False
+        return True
+
+    assert verdict(fast) is verdict(slow)
+    assert fast._certainly_valid(instance) is verdict(slow)  # type: ignore[attr-defined]

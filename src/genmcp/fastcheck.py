@@ -10,16 +10,21 @@ change a verdict.
 Subset: ``type``, ``properties``, ``required``, ``additionalProperties`` (bool or schema),
 ``items`` (one schema), ``minItems``/``maxItems``, ``minLength``/``maxLength``,
 ``minimum``/``maximum``/``exclusiveMinimum``/``exclusiveMaximum``, ``enum``/``const`` of
-strings, ``format`` (through the same format checker), and annotations (``title``,
-``description``, ``default``, ``examples`` ...). Pure: imports only jsonschema's types.
+strings, ``format`` (through the same format checker), ``pattern`` when RE2 runs it (the
+same compiled pattern the full validator uses; patterns needing backtracking are left to it),
+and annotations (``title``, ``description``, ``default``, ``examples`` ...). Pure: imports
+jsonschema's types and the schema regex cache only.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from jsonschema import FormatChecker
+
+from genmcp.schema_regex import regex
 
 __all__ = ["Check", "compile_fast"]
 
@@ -43,7 +48,7 @@ _BOUNDS: Final = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 _KNOWN: Final = _ANNOTATIONS | frozenset(
     (
         "type", "properties", "required", "additionalProperties", "items", "minItems",
-        "maxItems", "minLength", "maxLength", "enum", "const", "format", *_BOUNDS,
+        "maxItems", "minLength", "maxLength", "enum", "const", "format", "pattern", *_BOUNDS,
     )
 )  # fmt: skip
 
@@ -101,6 +106,7 @@ def _compile(schema: Any, checker: FormatChecker | None) -> Check:
             _number(schema),
             _choice(schema),
             _format(schema, checker),
+            _pattern(schema),
         )
         if check is not None
     ]
@@ -227,3 +233,19 @@ def _format(schema: Mapping[str, Any], checker: FormatChecker | None) -> Check |
     if checker is None or not isinstance(name, str):
         raise _Unsupported
     return lambda value: checker.conforms(value, name)
+
+
+def _pattern(schema: Mapping[str, Any]) -> Check | None:
+    source = schema.get("pattern")
+    if source is None:
+        return None
+    if not isinstance(source, str):
+        raise _Unsupported
+    try:
+        compiled = regex(source)
+    except (ValueError, re.error):
+        raise _Unsupported from None  # compile_schema reports it
+    if not compiled.linear:
+        raise _Unsupported  # backtracking patterns carry length limits: the full path applies them
+    limit = 0  # never reached for linear patterns: RE2 checks any length
+    return lambda v: not isinstance(v, str) or compiled.search(v, backtracking_max_chars=limit)
