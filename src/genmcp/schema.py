@@ -21,6 +21,7 @@ Imports no asyncio and no web framework.
 
 from __future__ import annotations
 
+import abc
 import itertools
 import re
 from collections.abc import Mapping
@@ -88,15 +89,15 @@ class InvalidArguments(Exception):
         return "; ".join(lines)
 
 
-class ArgumentValidator:
+class ArgumentValidator(abc.ABC):
     """A compiled schema: ``advertised`` for listings, ``validate`` for calls."""
 
     def __init__(self, advertised: dict[str, Any]) -> None:
         self.advertised = advertised
 
+    @abc.abstractmethod
     def validate(self, arguments: Any) -> Any:
         """Return the arguments to call with, or raise ``InvalidArguments``."""
-        raise NotImplementedError  # pragma: no cover - abstract
 
 
 class _Knobs:
