@@ -99,8 +99,8 @@ class MCPEndpoint:
     ) -> None:
         self.suite = suite
         self.legacy = legacy
-        self.allowed_hosts = None if allowed_hosts is None else tuple(allowed_hosts)
-        self.allowed_origins = None if allowed_origins is None else tuple(allowed_origins)
+        self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
+        self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
         self.keepalive_s = keepalive_s
 

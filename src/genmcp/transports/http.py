@@ -68,7 +68,9 @@ def guard(
     An ``Origin`` is allowed when it is listed in ``allowed_origins`` exactly
     (``scheme://host[:port]``) or its host is an allowed host.
     """
-    hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
+    hosts = allowed_hosts
+    if hosts is not None and not isinstance(hosts, frozenset):  # callers may pass it built
+        hosts = frozenset(hosts)
     if hosts is not None and "*" not in hosts:
         host = headers.get("host")
         if host is None or _hostname(host) not in hosts:
