@@ -25,7 +25,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import mcp.client.session
@@ -35,7 +35,6 @@ from mcp import Client
 from mcp.client.context import ClientRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import ElicitRequestParams, ElicitResult, LoggingMessageNotificationParams
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from genmcp import (
     Channel,
@@ -48,6 +47,7 @@ from genmcp import (
     elicit_request,
     mcp_router,
 )
+from support.recorder import Recorder
 from support.server import LiveServer
 
 VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26")
@@ -113,56 +113,6 @@ class Signup(Tool, name="signup", description="Asks for a name, once for both er
 
 
 # -- the server, with a wire recorder -------------------------------------------------------
-
-
-@dataclass
-class Exchange:
-    method: str
-    headers: dict[str, str]
-    body: Any
-    status: int = 0
-
-
-@dataclass
-class Recorder:
-    app: ASGIApp
-    exchanges: list[Exchange] = field(default_factory=list)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body", False):
-                break
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        exchange = Exchange(scope["method"], headers, json.loads(body) if body else None)
-        self.exchanges.append(exchange)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        async def record(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                exchange.status = message["status"]
-            await send(message)
-
-        await self.app(scope, replay, record)
-
-    def posts(self, method: str) -> list[Exchange]:
-        return [
-            e
-            for e in self.exchanges
-            if e.method == "POST" and isinstance(e.body, dict) and e.body.get("method") == method
-        ]
 
 
 @dataclass

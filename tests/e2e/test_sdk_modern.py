@@ -20,19 +20,17 @@ _input_required.py):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import pytest
 from mcp import Client
 from mcp.client.context import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.types import ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ErrorData
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from support import examples
+from support.recorder import Recorder
 from support.server import LiveServers
 
 VERSION: Final = "2026-07-28"
@@ -40,71 +38,6 @@ META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
 
 example = examples.load("app")
-
-
-@dataclass
-class Exchange:
-    """One HTTP request the SDK made and the server's answer."""
-
-    method: str
-    headers: dict[str, str]
-    body: Any
-    status: int = 0
-    response_headers: dict[str, str] = field(default_factory=dict)
-    response_body: bytes = b""
-
-    @property
-    def response(self) -> Any:
-        return json.loads(self.response_body) if self.response_body.strip() else None
-
-
-class Recorder:
-    """ASGI middleware that records every HTTP exchange before handing it to the app."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.exchanges: list[Exchange] = []
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body", False):
-                break
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        exchange = Exchange(scope["method"], headers, json.loads(body) if body else None)
-        self.exchanges.append(exchange)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        async def keep(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                exchange.status = message["status"]
-                exchange.response_headers = {
-                    k.decode("latin-1"): v.decode("latin-1") for k, v in message["headers"]
-                }
-            elif message["type"] == "http.response.body":
-                exchange.response_body += message.get("body", b"")
-            await send(message)
-
-        await self.app(scope, replay, keep)
-
-    def posts(self, method: str | None = None) -> list[Exchange]:
-        return [
-            e
-            for e in self.exchanges
-            if e.method == "POST" and (method is None or (e.body or {}).get("method") == method)
-        ]
 
 
 @pytest.fixture(scope="module")

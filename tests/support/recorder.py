@@ -20,12 +20,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 @dataclass
 class Exchange:
-    """One HTTP request (its JSON body parsed, None when empty) and the response status."""
+    """One HTTP request (its JSON body parsed, None when empty), the response status and headers."""
 
     method: str
     headers: dict[str, str]
     body: Any
     status: int = 0
+    response_headers: dict[str, str] = field(default_factory=dict)
+    response_body: bytes = b""
+
+    @property
+    def response(self) -> Any:
+        """The response body as JSON (a JSON body; SSE bodies are not parsed), None if empty."""
+        return json.loads(self.response_body) if self.response_body.strip() else None
 
     @property
     def rpc_method(self) -> str | None:
@@ -73,6 +80,11 @@ class Recorder:
         async def record(message: Message) -> None:
             if message["type"] == "http.response.start":
                 exchange.status = message["status"]
+                exchange.response_headers = {
+                    k.decode("latin-1"): v.decode("latin-1") for k, v in message.get("headers", ())
+                }
+            elif message["type"] == "http.response.body":
+                exchange.response_body += message.get("body", b"")
             await send(message)
 
         await self.app(scope, replay, record)
