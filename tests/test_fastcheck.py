@@ -8,8 +8,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from genmcp.fastcheck import compile_fast
 from genmcp.schema import InvalidArguments, compile_schema
+from genmcp.schema.fastcheck import compile_fast
 
 CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 

@@ -43,11 +43,11 @@ PROTOCOL_MAY_USE: Final = ("genmcp.protocol", "genmcp.errors")
 PURE_OUTSIDE_PROTOCOL: Final = frozenset(
     {
         "genmcp.errors",
-        "genmcp.fastcheck",
         "genmcp.schema",
-        "genmcp.schema_keywords",
-        "genmcp.schema_refs",
-        "genmcp.schema_regex",
+        "genmcp.schema.fastcheck",
+        "genmcp.schema.keywords",
+        "genmcp.schema.refs",
+        "genmcp.schema.regex",
         "genmcp.sealing",
     }
 )

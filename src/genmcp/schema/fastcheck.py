@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from jsonschema import FormatChecker
 
-from genmcp.schema_regex import regex
+from genmcp.schema.regex import regex
 
 __all__ = ["Check", "compile_fast"]
 

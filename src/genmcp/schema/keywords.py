@@ -2,14 +2,14 @@
 
 ``hardened(base)`` is a jsonschema validator class whose slow or unbounded keywords are
 replaced: ``pattern`` and ``patternProperties`` (and ``additionalProperties``, which depends
-on them) run on ``schema_regex`` (RE2, linear), ``uniqueItems`` and ``unevaluated*`` are
+on them) run on ``schema.regex`` (RE2, linear), ``uniqueItems`` and ``unevaluated*`` are
 linear, and every keyword checks this thread's deadline. ``format_checker(base)`` bounds
 ``format: regex``.
 
 The limits are ``genmcp.schema``'s knobs, read at each use from the ``Limits`` it installs
 with ``read_limits_from``; ``start_clock``/``stop_clock`` bracket one validation's time budget
 on this thread. Pure: imports no asyncio and no web framework; from genmcp only
-``schema_regex``.
+``schema.regex``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import jsonschema._utils
 import jsonschema.validators
 from jsonschema.exceptions import ValidationError as SchemaValidationError
 
-from genmcp.schema_regex import Regex, Unchecked, compiles, regex
+from genmcp.schema.regex import Regex, Unchecked, compiles, regex
 
 __all__ = [
     "Limits",
@@ -273,7 +273,7 @@ def _unevaluated_items(validator: Any, extra: Any, instance: Any, schema: Any) -
 def _unevaluated_properties(
     validator: Any, extra: Any, instance: Any, schema: Any
 ) -> Iterator[Any]:
-    """jsonschema's (2020-12), with a set of evaluated keys and patterns on ``schema_regex``."""
+    """jsonschema's (2020-12), with a set of evaluated keys and patterns on ``schema.regex``."""
     if not validator.is_type(instance, "object"):
         return
     evaluated = _evaluated_keys(validator, instance, schema)

@@ -12,8 +12,8 @@ depends on them) run on RE2 in linear time, ``uniqueItems`` and ``unevaluated*``
 linear, ``format: regex`` is bounded, and every keyword checks a time budget
 (``VALIDATION_BUDGET_S``). The limits are the module constants below.
 
-This module is the API; the parts live beside it: ``schema_regex`` (ECMA-262 patterns on
-RE2), ``schema_keywords`` (the hardened keywords and the budget clock), ``schema_refs``
+This module is the API; the parts live beside it: ``schema.regex`` (ECMA-262 patterns on
+RE2), ``schema.keywords`` (the hardened keywords and the budget clock), ``schema.refs``
 (``$ref`` inlining) and ``fastcheck`` (the fast path for common schemas).
 
 Imports no asyncio and no web framework.
@@ -32,10 +32,10 @@ import jsonschema.exceptions
 import jsonschema.validators
 from pydantic import BaseModel, ValidationError
 
-from genmcp import schema_keywords as keywords
-from genmcp.fastcheck import compile_fast
-from genmcp.schema_refs import inline_refs
-from genmcp.schema_regex import Unchecked, regex, schema_patterns
+from genmcp.schema import keywords
+from genmcp.schema.fastcheck import compile_fast
+from genmcp.schema.refs import inline_refs
+from genmcp.schema.regex import Unchecked, regex, schema_patterns
 
 __all__ = [
     "BACKTRACKING_MAX_CHARS",
@@ -101,7 +101,7 @@ class ArgumentValidator(abc.ABC):
 
 
 class _Knobs:
-    """This module's limits, read at each use by ``schema_keywords``: assigning one counts."""
+    """This module's limits, read at each use by ``schema.keywords``: assigning one counts."""
 
     @property
     def max_reported(self) -> int:
