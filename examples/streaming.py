@@ -23,7 +23,6 @@ from fastapi import FastAPI
 
 from genmcp import (
     Channel,
-    Mailbox,
     Result,
     Stream,
     Tool,
@@ -31,6 +30,7 @@ from genmcp import (
     call_tool_result,
     mcp_router,
 )
+from genmcp.channel import Mailbox
 
 
 class PubSub:

@@ -413,18 +413,12 @@ def test_prompt_builders_match_the_schema() -> None:
 
 
 async def ask(suite: Suite, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    from genmcp.channel import FINAL
     from genmcp.protocol.jsonrpc import Request
+    from support.answers import answer_of
 
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
     }
-    reply = await suite.handle(Request(1, method, {**params, "_meta": meta}), {})
-    if isinstance(reply, tuple):
-        return reply[0]
-    while True:
-        kind, payload = await reply.outbox.get()
-        if kind == FINAL:
-            response: dict[str, Any] = payload[0]
-            return response
+    response, _status = await answer_of(suite, Request(1, method, {**params, "_meta": meta}))
+    return response

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Final
 
@@ -57,8 +59,34 @@ def test_all_is_sorted_without_duplicates() -> None:
     assert len(set(genmcp.__all__)) == len(genmcp.__all__)
 
 
+TYPING_HELPERS: Final = {"annotations", "TYPE_CHECKING", "Any"}
+"""What ``genmcp/__init__.py`` imports for its own annotations, not for users."""
+
+
 def test_all_lists_every_public_name_the_package_defines() -> None:
-    assert defined_names() - {"annotations"} == set(genmcp.__all__)
+    lazy = set(genmcp._LAZY)
+    assert lazy == {"MCPRouter", "mcp_app", "mcp_router"}
+    assert (defined_names() - TYPING_HELPERS) | lazy == set(genmcp.__all__)
+
+
+def test_import_genmcp_loads_no_web_framework() -> None:
+    code = (
+        "import sys, genmcp\n"
+        "web = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'fastapi', 'starlette', 'sse_starlette', 'uvicorn', 'redis'})\n"
+        "print(web)\n"
+        "genmcp.mcp_router\n"
+        "print('fastapi' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.split("\n")
+    assert out[0] == "[]", f"import genmcp loaded {out[0]}"
+    assert out[1] == "True", "genmcp.mcp_router resolves the FastAPI adapter on first use"
+
+
+def test_internals_stay_out_of_the_top_level() -> None:
+    assert not {"Mailbox", "Sealer", "Call", "Job"} & set(genmcp.__all__)
 
 
 def test_everything_listed_exists() -> None:

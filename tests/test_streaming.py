@@ -15,7 +15,6 @@ from fastapi import FastAPI
 from genmcp import (
     Channel,
     Error,
-    Mailbox,
     MCPRouter,
     Result,
     Stream,
@@ -24,6 +23,7 @@ from genmcp import (
     call_tool_result,
     mcp_router,
 )
+from genmcp.channel import Mailbox
 from genmcp.protocol.jsonrpc import Request
 from support import examples
 from support.client import ModernClient
@@ -375,9 +375,9 @@ async def test_app_shutdown_closes_live_streams_through_the_router_lifespan() ->
     }
     async with app.router.lifespan_context(app):
         request = Request(1, "tools/call", {"name": "echo_stream", "_meta": meta})
-        worker = await router.suite.handle(request, {})
+        call = await router.suite.handle(request, {})
         await eventually(lambda: len(record.mailboxes) == 1)
         assert router.suite.live_workers == 1
+        assert call.task is not None
     await eventually(lambda: router.suite.live_workers == 0)
     assert record.mailboxes[0].closed
-    assert not isinstance(worker, tuple)

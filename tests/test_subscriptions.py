@@ -313,13 +313,14 @@ async def test_keepalive_comments_flow_on_an_idle_stream(
 )
 async def test_a_malformed_filter_is_invalid_params(params: dict[str, Any]) -> None:
     from genmcp.protocol.jsonrpc import Request
+    from support.answers import answer_of
 
     suite = Suite(server_name="s", server_version="1", secret_key=KEY, tools=[Added])
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
     }
-    reply = await suite.handle(Request(1, "subscriptions/listen", {**params, "_meta": meta}), {})
-    assert isinstance(reply, tuple)
-    assert reply[0]["error"]["code"] == -32602 and reply[1] == 200
+    request = Request(1, "subscriptions/listen", {**params, "_meta": meta})
+    response, status = await answer_of(suite, request)
+    assert response["error"]["code"] == -32602 and status == 200
     assert suite.live_listeners == 0

@@ -22,9 +22,9 @@ from genmcp import (
     elicit_request,
     list_roots_request,
 )
-from genmcp.channel import FINAL
 from genmcp.protocol.jsonrpc import Request
 from genmcp.sealing import Sealer
+from support.answers import answer_of
 
 KEY = "k" * 48
 CAPS_ALL = {"elicitation": {}, "sampling": {}, "roots": {}}
@@ -45,16 +45,9 @@ async def ask(
     caps: dict[str, Any] | None = None,
     assigns: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], int]:
-    """Send one request through the real Suite; wait for a worker's final event."""
+    """Send one request through the real Suite; its answer and HTTP status."""
     request = Request(1, method, {**(params or {}), "_meta": meta(caps)})
-    reply = await suite.handle(request, assigns or {})
-    if isinstance(reply, tuple):
-        return reply
-    while True:
-        kind, payload = await reply.outbox.get()
-        if kind == FINAL:
-            response, status = payload
-            return response, status
+    return await answer_of(suite, request, assigns)
 
 
 def make(*tools: Any, **options: Any) -> Suite:

@@ -1,21 +1,31 @@
 """genmcp: Model Context Protocol servers built from tool classes, served from FastAPI.
 
-Layers (a module imports only from layers below it)::
+Layers, lowest first (a module imports only from its own layer or below;
+``tests/test_layout.py`` enforces it)::
 
-    protocol/            pure wire vocabulary: JSON-RPC, versions, _meta, 2026-07-28 builders
-    errors, sealing      one error table; purpose-bound signed tokens
-    schema, tool         the Tool behaviour and its outcomes
-    channel, worker      per-call Channel, Outbox, Mailbox and worker task
-    prompt, resource     the Prompt and ResourceRepo behaviours, and their catalogs
-    subscriptions        change notifications and subscriptions/listen streams
-    suite                routing, capabilities, change publishing
-    transports/          Streamable HTTP (FastAPI), stdio; the only I/O
+    errors, events, sealing     one error table; the typed events of a request; signed tokens
+    protocol/                   pure wire vocabulary: JSON-RPC, versions, _meta, builders, 2025
+    schema/                     the schema engine: compile, keywords, RE2 patterns, $ref, fast path
+    outcomes, behaviour         Result, Stream, Error, ...; the class-options base
+    tool, prompt, resource      the public behaviours
+    channel                     Channel, Mailbox, Outbox
+    storage/                    Broker and SessionRegistry: memory, Redis
+    _suite/                     private machinery: the Call and its phase table, catalogs,
+                                outcome -> result, listen, mail
+    suite                       routing, capabilities, the live Calls
+    transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
+    testing/, cli               the in-process test client; the command line
 
-This module only re-exports the public API.
+This module only re-exports the public API. The FastAPI adapter (``mcp_router``,
+``mcp_app``, ``MCPRouter``) is imported on first use, so ``import genmcp`` loads no web
+framework.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
+from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.prompts import (
     assistant_message,
@@ -42,13 +52,15 @@ from genmcp.protocol.v2607 import (
     resource_link,
     text,
 )
-from genmcp.resource import ResourceNotFound, ResourceRepo, ResourceRequest, StaticResource
+from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
-from genmcp.sealing import Sealer
 from genmcp.suite import Suite
-from genmcp.tool import Error, InputRequired, Result, Stream, Tool, ToolRequest
-from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
-from genmcp.worker import Mailbox
+from genmcp.tool import Tool, ToolRequest
+
+if TYPE_CHECKING:
+    from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
+
+_LAZY = {"MCPRouter", "mcp_app", "mcp_router"}
 
 __version__ = "0.1.0"
 
@@ -60,14 +72,12 @@ __all__ = [
     "InvalidArguments",
     "MCPError",
     "MCPRouter",
-    "Mailbox",
     "Prompt",
     "PromptRequest",
     "ResourceNotFound",
     "ResourceRepo",
     "ResourceRequest",
     "Result",
-    "Sealer",
     "StaticResource",
     "Stream",
     "Suite",
@@ -95,3 +105,14 @@ __all__ = [
     "text_contents",
     "user_message",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Resolve the FastAPI adapter on first use (it imports FastAPI and Starlette)."""
+    if name in _LAZY:
+        from genmcp.transports import fastapi
+
+        value = getattr(fastapi, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'genmcp' has no attribute {name!r}")

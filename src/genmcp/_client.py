@@ -31,6 +31,7 @@ from genmcp.protocol.meta import (
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
 )
+from genmcp.protocol.versions import LATEST
 
 __all__ = [
     "CLIError",
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 Message = dict[str, Any]
-PROTOCOL_VERSION: Final = "2026-07-28"
+PROTOCOL_VERSION: Final = LATEST
 CLI_INFO: Final[Mapping[str, str]] = {"name": "genmcp-cli", "version": "0"}
 ACCEPT: Final = "application/json, text/event-stream"
 NAME_PARAMS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}

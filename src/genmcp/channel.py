@@ -1,14 +1,19 @@
-"""The Channel: what a tool holds to talk back to the client during one request.
+"""The Channel: what a hook holds to talk back to the client during one request.
 
-A Channel is built by the Suite for each call and lent to the tool's hooks
-(tools never construct one). It carries the request's read-only ``meta`` and
-the ``assigns`` auth put there, and sends progress, logs and notifications
-through an ``Outbox`` the transport drains. Every send returns a bool: False
-when the channel is closed (the client went away) or the send does not apply
-(no ``progressToken``, log level filtered out); a send never raises.
+A Channel is built for each request in flight (``genmcp._suite.call.Call``) and lent to the
+behaviour's hooks (they never construct one). It carries the request's read-only ``meta``
+and the ``assigns`` auth put there, its :class:`Mailbox`, and sends progress, logs and
+notifications as typed events (``genmcp.events``) on the request's :class:`Outbox`, which
+the transport drains. Every send returns a bool: False when the channel is closed (the
+client went away) or the send does not apply (no ``progressToken``, log level filtered
+out); a send never raises.
 
-Sends are safe from any thread, so a plain ``def call`` running in a worker
-thread can report progress too.
+Sends and ``mailbox.send`` are safe from any thread, so a plain ``def call`` running in a
+worker thread can report progress too.
+
+Mailbox semantics: ``send`` returns False once the call ended (the message is dropped and
+logged at debug level) or when the mailbox holds :data:`MAILBOX_CAPACITY` messages; the call
+receives them one at a time while it streams.
 
 Imports asyncio and genmcp's pure modules only; never a web framework.
 """
@@ -16,45 +21,32 @@ Imports asyncio and genmcp's pure modules only; never a web framework.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections import deque
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, Protocol, final
+from typing import Any, Final, final
 
-from genmcp.errors import MCPError
+from genmcp.errors import missing_capability
+from genmcp.events import STREAM_START, Event, Interim
 from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.meta import (
     LOG_LEVELS,
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
+    absent_capabilities,
 )
 
-if TYPE_CHECKING:
-    from genmcp.worker import Mailbox
+__all__ = ["MAILBOX_CAPACITY", "Channel", "Mailbox", "Outbox"]
 
-__all__ = [
-    "FINAL",
-    "MESSAGE",
-    "OPEN",
-    "Channel",
-    "Event",
-    "Outbox",
-    "Pending",
-    "missing_capabilities",
-]
+log = logging.getLogger("genmcp")
 
 _SEVERITY: Final = {level: rank for rank, level in enumerate(LOG_LEVELS)}
-
-MESSAGE: Final = "message"
-"""Outbox event: a JSON-RPC message (notification) sent before the response."""
-OPEN: Final = "open"
-"""Outbox event: switch the response to a stream now (``start_stream``)."""
-FINAL: Final = "final"
-"""Outbox event: the JSON-RPC response; nothing follows it."""
-
-Event = tuple[str, Any]
+MAILBOX_CAPACITY: Final = 10_000
+WAKE: Final = object()
+"""What ``Mailbox.receive`` returns when the mailbox closed under a waiting receiver."""
 
 
 class Outbox:
@@ -72,12 +64,12 @@ class Outbox:
         self._events: deque[Event] = deque()
         self._waiter: asyncio.Future[None] | None = None
 
-    def put(self, kind: str, payload: Any = None) -> None:
+    def put(self, event: Event) -> None:
         """Append an event; from a foreign thread it is handed to the loop."""
         if threading.get_ident() == self._thread:
-            self._append((kind, payload))
+            self._append(event)
         else:
-            self._loop.call_soon_threadsafe(self._append, (kind, payload))
+            self._loop.call_soon_threadsafe(self._append, event)
 
     def _append(self, event: Event) -> None:
         self._events.append(event)
@@ -100,22 +92,64 @@ class Outbox:
         return self._events.popleft() if self._events else None
 
 
-class Pending(Protocol):
-    """A request still being answered: its events arrive on ``outbox``.
+@final
+class Mailbox:
+    """A call's inbox: ``send`` from anywhere, the call receives one message at a time."""
 
-    ``Worker`` (a ``tools/call``) is one; a listen stream is another. The
-    transport drains the outbox until the ``FINAL`` event and calls
-    ``disconnect()`` when the client goes away before it.
-    """
+    __slots__ = ("_closed", "_loop", "_queue", "_thread", "id")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, call_id: str) -> None:
+        self.id = call_id
+        self._loop = loop
+        self._thread = threading.get_ident()
+        self._queue: asyncio.Queue[Any] | None = None  # made on first use: most calls never stream
+        self._closed = False
 
     @property
-    def outbox(self) -> Outbox:
-        """Where the request's notifications and final response arrive."""
-        ...
+    def closed(self) -> bool:
+        """True once the call ended; sends are dropped from then on."""
+        return self._closed
 
-    def disconnect(self) -> None:
-        """The client went away: stop the work and send nothing more."""
-        ...
+    def _inbox(self) -> asyncio.Queue[Any]:
+        if self._queue is None:
+            self._queue = asyncio.Queue(MAILBOX_CAPACITY)
+        return self._queue
+
+    def send(self, message: Any) -> bool:
+        """Post ``message`` to the call; False when it ended or the mailbox is full."""
+        if self._closed:
+            log.debug("mailbox %s closed: message dropped", self.id)
+            return False
+        if threading.get_ident() != self._thread:
+            self._loop.call_soon_threadsafe(self._put, message)
+            return True
+        return self._put(message)
+
+    def _put(self, message: Any) -> bool:
+        if self._closed:
+            log.debug("mailbox %s closed: message dropped", self.id)
+            return False
+        try:
+            self._inbox().put_nowait(message)
+        except asyncio.QueueFull:
+            log.warning("mailbox %s full (%d): message dropped", self.id, MAILBOX_CAPACITY)
+            return False
+        return True
+
+    async def receive(self) -> Any:
+        """Wait for the next message (:data:`WAKE` when the mailbox closed meanwhile)."""
+        return await self._inbox().get()
+
+    def close(self) -> None:
+        """Refuse further messages and wake a waiting receiver."""
+        if not self._closed:
+            self._closed = True
+            if self._queue is None:  # nobody ever sent or waited: nothing to wake
+                return
+            inbox = self._queue
+            if inbox.full():
+                inbox.get_nowait()
+            inbox.put_nowait(WAKE)
 
 
 @final
@@ -125,7 +159,7 @@ class Channel:
     Attributes:
         meta: the request ``_meta`` (protocol version, client capabilities, ...).
         assigns: what the auth dependency returned, read-only.
-        mailbox: the worker's mailbox; ``channel.mailbox.send(msg)`` from anywhere.
+        mailbox: the call's mailbox; ``channel.mailbox.send(msg)`` from anywhere.
     """
 
     __slots__ = (
@@ -144,7 +178,7 @@ class Channel:
         meta: Mapping[str, Any],
         assigns: Mapping[str, Any],
         outbox: Outbox,
-        mailbox: Mailbox | None = None,
+        mailbox: Mailbox,
     ) -> None:
         # read-only views; the transport builds both per request and never changes them
         self.meta: Mapping[str, Any] = MappingProxyType(meta) if isinstance(meta, dict) else meta
@@ -177,9 +211,13 @@ class Channel:
 
     def send_notification(self, method: str, params: dict[str, Any] | None = None) -> bool:
         """Send a notification about this request on its response stream."""
+        return self._send(notification(method, params))
+
+    def _send(self, message: dict[str, Any]) -> bool:
+        """Send any JSON-RPC message before the response (genmcp's own use)."""
         if self._closed:
             return False
-        self._outbox.put(MESSAGE, notification(method, params))
+        self._outbox.put(Interim(message))
         return True
 
     def send_progress(
@@ -215,7 +253,7 @@ class Channel:
         """Open the streamed response now, so keepalives flow while slow work runs."""
         if self._closed:
             return False
-        self._outbox.put(OPEN)
+        self._outbox.put(STREAM_START)
         return True
 
     def require_capability(self, capabilities: Mapping[str, Any]) -> None:
@@ -223,29 +261,9 @@ class Channel:
 
         Example: ``channel.require_capability({"sampling": {}})``.
         """
-        missing = missing_capabilities(capabilities, self.client_capabilities)
+        missing = absent_capabilities(capabilities, self.client_capabilities)
         if missing:
-            raise MCPError(
-                "missing_capability",
-                "Missing required client capability: " + ", ".join(sorted(missing)),
-                {"requiredCapabilities": missing},
-            )
+            raise missing_capability(missing)
 
     def _close(self) -> None:
         self._closed = True
-
-
-def missing_capabilities(
-    required: Mapping[str, Any], declared: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The part of ``required`` (a ClientCapabilities object) absent from ``declared``."""
-    missing: dict[str, Any] = {}
-    for key, needed in required.items():
-        have = declared.get(key)
-        if not isinstance(have, Mapping):
-            missing[key] = needed
-        elif isinstance(needed, Mapping) and needed:
-            deeper = missing_capabilities(needed, have)
-            if deeper:
-                missing[key] = deeper
-    return missing

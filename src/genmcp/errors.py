@@ -7,10 +7,11 @@ the HTTP status, JSON-RPC code and default message taken from the MCP
 
 The exception tree::
 
-    MCPError                 a protocol error with reason, code, status, data
-    CallbackReturnError      a tool hook returned something undocumented (server bug)
+    MCPError                 a protocol error with reason, code, data
+    CallbackReturnError      a behaviour's hook returned something undocumented (server bug)
 
-Imports nothing from the rest of genmcp.
+The core raises and returns reasons only; a transport asks :func:`http_status` for the HTTP
+status of a reason, at the edge. Imports nothing from the rest of genmcp.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "HEADER_MISMATCH",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
@@ -28,6 +30,9 @@ __all__ = [
     "CallbackReturnError",
     "MCPError",
     "WireError",
+    "http_status",
+    "internal_error",
+    "missing_capability",
 ]
 
 PARSE_ERROR = -32700
@@ -39,6 +44,8 @@ HEADER_MISMATCH = -32020
 MISSING_CAPABILITY = -32021
 UNSUPPORTED_VERSION = -32022
 LEGACY_RESOURCE_NOT_FOUND = -32002
+REQUEST_TIMEOUT = -32001
+SERVER_SHUTDOWN = -32000
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +95,19 @@ REASONS: dict[str, WireError] = {
     "session_not_found": WireError(404, INVALID_REQUEST, "Session not found"),
     "not_initialized": WireError(400, INVALID_REQUEST, "Bad Request: session not initialized"),
     "legacy_resource_not_found": WireError(200, LEGACY_RESOURCE_NOT_FOUND, "Resource not found"),
+    "input_refused": WireError(200, INVALID_REQUEST, "The client refused a server request"),
+    "input_timeout": WireError(200, REQUEST_TIMEOUT, "The client did not answer in time"),
+    "duplicate_request_id": WireError(
+        200, INVALID_REQUEST, "Invalid Request: this id is already in flight"
+    ),
+    # the server
+    "shutting_down": WireError(503, SERVER_SHUTDOWN, "Server shutting down", client_fault=False),
 }
+
+
+def http_status(reason: str | None) -> int:
+    """The HTTP status a failure travels with (200 for a success: ``reason`` None)."""
+    return 200 if reason is None else REASONS[reason].status
 
 
 class MCPError(Exception):
@@ -114,7 +133,6 @@ class MCPError(Exception):
         self.message = message or wire.message
         self.data = data
         self.code = wire.code if code is None else code
-        self.status = wire.status
         self.client_fault = wire.client_fault
         super().__init__(self.message)
 
@@ -126,20 +144,33 @@ class MCPError(Exception):
         return error
 
     def __repr__(self) -> str:
-        return (
-            f"MCPError({self.reason!r}, {self.message!r}, code={self.code}, status={self.status})"
-        )
+        return f"MCPError({self.reason!r}, {self.message!r}, code={self.code})"
+
+
+def internal_error(what: str) -> MCPError:
+    """The -32603 answer to a server-side failure in ``what`` (log the traceback first)."""
+    return MCPError("internal_error", f"Internal error in {what}")
+
+
+def missing_capability(missing: dict[str, Any]) -> MCPError:
+    """The -32021 error for client capabilities (a ClientCapabilities subset) not declared."""
+    return MCPError(
+        "missing_capability",
+        "Missing required client capability: " + ", ".join(sorted(missing)),
+        {"requiredCapabilities": missing},
+    )
 
 
 class CallbackReturnError(TypeError):
-    """Raised when a tool hook returns a value its contract does not allow.
+    """Raised when a behaviour's hook returns a value its contract does not allow.
 
-    genmcp never guesses what an undocumented return meant: this names the
-    tool, the hook and the value so the bug is found at once.
+    genmcp never guesses what an undocumented return meant: this names the kind (tool,
+    prompt, resource), its name, the hook and the value, so the bug is found at once.
     """
 
-    def __init__(self, tool: str, callback: str, value: Any, expected: str) -> None:
-        self.tool = tool
+    def __init__(self, kind: str, name: str, callback: str, value: Any, expected: str) -> None:
+        self.kind = kind
+        self.name = name
         self.callback = callback
         self.value = value
-        super().__init__(f"tool {tool!r}: {callback}() returned {value!r}; expected {expected}")
+        super().__init__(f"{kind} {name!r}: {callback}() returned {value!r}; expected {expected}")

@@ -11,16 +11,19 @@ provider argument ``arg`` last: ``resources=[(FilesRepo, "/srv/docs")]``; a bare
 ``Error(...)`` or ``ResourceNotFound()``; anything else raises ``CallbackReturnError``.
 ``StaticResource(...)`` is the convenience for fixed resources: no class needed.
 
-Imports asyncio-free genmcp modules (tool outcomes, protocol builders); never a web framework.
+Imports asyncio-free genmcp modules (behaviour, outcomes, protocol builders); never a web
+framework.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from genmcp.behaviour import Behaviour, Completion, Hooked
+from genmcp.outcomes import CacheControl, Error, InputRequired, ResourceNotFound, Result
 from genmcp.protocol.resources import (
     blob_contents,
     read_resource_result,
@@ -29,17 +32,13 @@ from genmcp.protocol.resources import (
     text_contents,
 )
 from genmcp.protocol.uri_template import UriTemplate
-from genmcp.tool import CacheControl, Error, InputRequired, Result
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
 
 __all__ = [
-    "Completion",
-    "Hooked",
     "ListPage",
     "ReadOutcome",
-    "ResourceNotFound",
     "ResourceRepo",
     "ResourceRequest",
     "StaticResource",
@@ -58,13 +57,8 @@ _OPTION_KEYS = (
     "cache_control",
 )
 
-T = TypeVar("T")
-Hooked: TypeAlias = T | Awaitable[T]
-"""What a hook returns: its value from a plain ``def``, or from an ``async def``."""
 ListPage = tuple[Sequence[Mapping[str, Any]], Any]
 """What ``list`` returns: ``(items, next_cursor)``; ``next_cursor`` None on the last page."""
-Completion = Sequence[str] | Mapping[str, Any]
-"""What ``complete`` returns: values (best first), or a ``complete_result(...)``."""
 Descriptors = list[dict[str, Any]]
 
 
@@ -88,13 +82,6 @@ class ResourceRequest:
     request_state: Any = None
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceNotFound:
-    """Outcome of ``read``: no such resource (-32602 with ``data.uri``, never empty contents)."""
-
-    message: str | None = None
-
-
 ReadOutcome = Result | InputRequired | Error | ResourceNotFound
 
 
@@ -103,7 +90,7 @@ def _compiled(template: str) -> UriTemplate:
     return UriTemplate.parse(template)
 
 
-class ResourceRepo:
+class ResourceRepo(Behaviour):
     """Base class of every resource repository; subclass it with keyword options.
 
     Options: ``prefix=`` (every URI starting with it) or ``template=`` (an RFC 6570 level-1
@@ -123,28 +110,19 @@ class ResourceRepo:
     Hooks may be ``async def`` or plain ``def`` (run in a worker thread).
     """
 
-    _genmcp_options: ClassVar[dict[str, Any]] = {}
-
-    def __init_subclass__(cls, **options: Any) -> None:
-        unknown = sorted(set(options) - set(_OPTION_KEYS))
-        if unknown:
-            raise TypeError(
-                f"{cls.__qualname__}: unknown ResourceRepo option(s) {', '.join(unknown)}; "
-                f"known options: {', '.join(_OPTION_KEYS)}"
-            )
-        super().__init_subclass__()
-        cls._genmcp_options = {**cls._genmcp_options, **options}
+    kind: ClassVar[str] = "resource"
+    option_keys: ClassVar[tuple[str, ...]] = _OPTION_KEYS
 
     # -- routing hooks (called when the Suite is built, or per request for parse_uri) ----
 
     def prefix(self, arg: Any) -> str | None:
         """The URI prefix this repository owns (the ``prefix=`` option), or None."""
-        prefix: str | None = self._genmcp_options.get("prefix")
+        prefix: str | None = self.option("prefix")
         return prefix
 
     def template(self, arg: Any) -> str | None:
         """The level-1 URI template this repository owns (the ``template=`` option), or None."""
-        template: str | None = self._genmcp_options.get("template")
+        template: str | None = self.option("template")
         return template
 
     def templates(self, arg: Any) -> Descriptors:
@@ -190,7 +168,7 @@ class ResourceRepo:
         A read result built with ``read_resource_result(..., ttl_ms=, cache_scope=)``
         overrides it for that read. Defaults to the ``cache_control=`` option, else private, 0.
         """
-        option: CacheControl | None = self._genmcp_options.get("cache_control")
+        option: CacheControl | None = self.option("cache_control")
         return ("private", 0) if option is None else option
 
     # -- request hooks -----------------------------------------------------------------

@@ -1,14 +1,15 @@
 """The Suite: serves tools, prompts and resources over MCP, whatever the transport.
 
 It routes a parsed JSON-RPC request to its method handler (one dict lookup) and derives the
-advertised capabilities from what is configured. The work per feature lives in its catalog:
-``tool_catalog.py`` (``tools/list``, a ``Worker`` per ``tools/call``), ``prompt.py``
-(``prompts/*``) and ``resource_catalog.py`` (``resources/*``); hooks of prompts and
-resources run in a ``OneShot``. The Suite itself answers ``server/discover``,
-``completion/complete`` and ``subscriptions/listen``, and publishes a change notification on
-its broker whenever the served set changes, which open listen streams (and legacy session
-streams) forward. Transports hand it requests whose ``_meta`` they may already have checked,
-and drain the ``Pending`` it returns.
+advertised capabilities from what is configured. Every request it answers comes back as a
+``Call`` (``genmcp._suite.call``): answered at once (``tools/list``, an error) or running its
+job (``tools/call``, ``prompts/get``, ``resources/read``, ``resources/list``,
+``completion/complete``, ``subscriptions/listen``); the transport drains it through the relay.
+The work per feature lives in its catalog (``genmcp._suite``: ``tools``, ``prompts``,
+``resources``). The Suite publishes a change notification on its broker whenever the served
+set changes, which open listen streams (and legacy session streams) forward.
+
+It knows no transport and no HTTP status: errors are ``MCPError`` reasons in an ``Answer``.
 
 Imports genmcp's core and protocol modules; never a web framework.
 """
@@ -18,13 +19,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
-from genmcp.channel import Channel, Pending
+from genmcp._suite.call import Asker, Call, Job
+from genmcp._suite.listen import ChangeFeed, ListenJob
+from genmcp._suite.mail import MailRelay
+from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
+from genmcp._suite.request_state import RequestStates, principal_of
+from genmcp._suite.resources import ResourceCatalog, ResourceProvider
+from genmcp._suite.tools import ToolCatalog, ToolEntry, ToolProvider
+from genmcp.channel import Channel
 from genmcp.errors import MCPError
-from genmcp.mail import MailRelay
-from genmcp.oneshot import OneShot, reply_for
-from genmcp.prompt import PromptCatalog, PromptEntry, PromptProvider
+from genmcp.events import Answer
+from genmcp.outcomes import CacheControl
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.listen import (
     PROMPTS_LIST_CHANGED,
@@ -36,24 +43,30 @@ from genmcp.protocol.listen import (
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.prompts import parse_complete_params
 from genmcp.protocol.versions import MODERN_VERSIONS
-from genmcp.request_state import RequestStates, principal_of
-from genmcp.resource_catalog import ResourceCatalog, ResourceProvider
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker
 from genmcp.storage.memory import MemoryBroker
-from genmcp.subscriptions import ChangeFeed, ListenStream
-from genmcp.tool import CacheControl
-from genmcp.tool_catalog import ToolCatalog, ToolEntry, ToolProvider
-from genmcp.worker import Worker
 
 __all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
 log = logging.getLogger("genmcp")
 
 Response = dict[str, Any]
-Reply = tuple[Response, int]
-"""A JSON-RPC response and the HTTP status it should travel with."""
-Handler = Callable[[Request, dict[str, Any], Mapping[str, Any]], Any]
+Handler = Callable[[Request, dict[str, Any], Mapping[str, Any]], "Job | Response"]
+LISTEN: Final = "subscriptions/listen"
+TOOLS_CALL: Final = "tools/call"
+
+
+class _HookJob(Job):
+    """A request answered by one hook call (prompts, resources, completions)."""
+
+    __slots__ = ("_answer", "label")
+
+    def __init__(self, label: str, answer: Callable[[Channel], Awaitable[Response]]) -> None:
+        self.label, self._answer = label, answer
+
+    async def start(self, channel: Channel) -> Response:
+        return await self._answer(channel)
 
 
 class Suite:
@@ -116,9 +129,9 @@ class Suite:
             sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
         )
         self._changes = ChangeFeed(self.broker)
-        self._mail = MailRelay(self.broker, self._tools.workers, shared=broker is not None)
-        self._calls: set[OneShot] = set()
-        self._listeners: set[ListenStream] = set()
+        self._workers: dict[str, Call] = {}  # tools/call in flight, by call id
+        self._calls: dict[str, Call] = {}  # every other request in flight
+        self._mail = MailRelay(self.broker, self._workers, shared=broker is not None)
         for tool in tools:
             self.add_tool(tool)
         for prompt in prompts:
@@ -128,14 +141,14 @@ class Suite:
         self._methods: dict[str, Handler] = {
             "server/discover": self._discover,
             "tools/list": self._list_tools,
-            "tools/call": self._call_tool,
+            TOOLS_CALL: self._call_tool,
             "prompts/list": self._list_prompts,
             "prompts/get": self._get_prompt,
             "resources/list": self._list_resources,
             "resources/templates/list": self._list_templates,
             "resources/read": self._read_resource,
             "completion/complete": self._complete,
-            "subscriptions/listen": self._listen,
+            LISTEN: self._listen,
         }
 
     # -- configuration ------------------------------------------------------------
@@ -215,37 +228,61 @@ class Suite:
             capabilities["completions"] = {}
         return capabilities
 
+    def header_params(self, tool: Any) -> Mapping[str, str]:
+        """The ``x-mcp-header`` parameters of the tool named ``tool`` (argument -> header)."""
+        return self._tools.header_params(tool)
+
     # -- running requests -----------------------------------------------------------
 
     @property
     def live_workers(self) -> int:
         """How many calls are running right now (tests check this returns to zero)."""
-        return len(self._tools.workers) + len(self._calls)
+        listening = sum(1 for call in self._calls.values() if call.request.method == LISTEN)
+        return len(self._workers) + len(self._calls) - listening
 
     @property
     def live_listeners(self) -> int:
         """How many ``subscriptions/listen`` streams are open."""
-        return len(self._listeners)
+        return sum(1 for call in self._calls.values() if call.request.method == LISTEN)
 
     def send(self, worker_id: str, message: Any) -> bool:
-        """Post ``message`` to the mailbox of the worker ``worker_id``; False if it ended."""
-        worker = self._tools.workers.get(worker_id)
-        return worker is not None and worker.mailbox.send(message)
+        """Post ``message`` to the mailbox of the tool call ``worker_id``; False if it ended."""
+        call = self._workers.get(worker_id)
+        return call is not None and call.mailbox.send(message)
 
     async def post(self, worker_id: str, message: Any) -> None:
-        """Post ``message`` to the worker ``worker_id`` here, or through a shared broker to
-        the process that runs it (``genmcp.mail``); dropped if it ended."""
+        """Post ``message`` to the tool call ``worker_id`` here, or through a shared broker to
+        the process that runs it (``genmcp._suite.mail``); dropped if it ended."""
         await self._mail.post(worker_id, message)
 
     async def aclose(self) -> None:
-        """At shutdown: disconnect every live call, end every listen stream gracefully."""
+        """At shutdown: answer every live call (a shutdown error; listen streams their
+        ``complete`` result), let streams run ``handle_close``, and wait for them (bounded)."""
         self._mail.close()
-        for worker in list(self._tools.workers.values()):
-            worker.disconnect()
-        for call in list(self._calls):
-            call.disconnect()
-        for stream in list(self._listeners):
-            stream.end()
+        calls = [*self._workers.values(), *self._calls.values()]
+        for call in calls:
+            call.shutdown()
+        if calls:
+            await asyncio.wait([asyncio.ensure_future(call.wait()) for call in calls], timeout=5)
+
+    async def wait_idle(self, within_s: float) -> bool:
+        """Wait until no call runs (listen streams aside); False if some still run after
+        ``within_s`` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        while True:
+            running = [
+                call
+                for call in (*self._workers.values(), *self._calls.values())
+                if call.request.method != LISTEN
+            ]
+            remaining = deadline - loop.time()
+            if not running or remaining <= 0:
+                return not running
+            waits = [asyncio.ensure_future(call.wait()) for call in running]
+            _, pending = await asyncio.wait(waits, timeout=remaining)
+            for wait in pending:
+                wait.cancel()
 
     # -- dispatch -----------------------------------------------------------------
 
@@ -261,11 +298,14 @@ class Suite:
         request: Request,
         assigns: Mapping[str, Any],
         meta: dict[str, Any] | None = None,
-    ) -> Reply | Pending:
-        """Answer one request: a ``(response, status)`` now, or a running ``Pending``.
+        *,
+        asker: Asker | None = None,
+    ) -> Call:
+        """Answer one request: a Call, answered at once or running (drain it to read it).
 
         ``meta`` is the request's already checked ``_meta``; when None it is checked here.
-        Protocol errors come back as error responses, never as exceptions.
+        ``asker`` runs legacy input rounds instead of answering ``input_required``. Protocol
+        errors come back as error responses in the Call, never as exceptions.
         """
         self._changes.bind(asyncio.get_running_loop())
         try:
@@ -274,13 +314,31 @@ class Suite:
             handler = self._methods.get(request.method)
             if handler is None:
                 raise MCPError("method_not_found", f"Method not found: {request.method}")
-            answer = handler(request, meta, assigns)
-            if isinstance(answer, dict):
-                return result_response(request.id, answer), 200
-            pending: Pending = answer
-            return pending
+            made = handler(request, meta, assigns)
         except MCPError as exc:
-            return error_response(request.id, exc), exc.status
+            return Call.answered(request, Answer(error_response(request.id, exc), exc.reason))
+        if not isinstance(made, Job):
+            return Call.answered(request, Answer(result_response(request.id, made)))
+        live = self._workers if request.method == TOOLS_CALL else self._calls
+        checked_meta = meta
+
+        def again(retry: Request) -> Job | Response:
+            return handler(retry, checked_meta, assigns)
+
+        def forget(ended: Call) -> None:
+            live.pop(ended.id, None)
+
+        call = Call(
+            request,
+            made,
+            meta=meta,
+            assigns=assigns,
+            on_end=forget,
+            factory=again,
+            asker=asker,
+        )
+        live[call.id] = call
+        return call
 
     def _discover(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
         scope, ttl = self.discover_cache_control
@@ -301,33 +359,17 @@ class Suite:
         if not served:
             raise MCPError("method_not_found", f"Method not found: {request.method}")
 
-    def _one_shot(
-        self,
-        request: Request,
-        meta: dict[str, Any],
-        assigns: Mapping[str, Any],
-        answer: Callable[[Channel], Awaitable[Response]],
-    ) -> OneShot:
-        call = OneShot(
-            name=request.method,
-            meta=meta,
-            assigns=assigns,
-            answer=lambda channel: reply_for(request.id, request.method, answer(channel)),
-            on_end=self._calls.discard,
-        )
-        self._calls.add(call)
-        return call
+    def _one_shot(self, request: Request, answer: Callable[[Channel], Awaitable[Response]]) -> Job:
+        return _HookJob(request.method, answer)
 
     # -- tools ----------------------------------------------------------------------
 
     def _list_tools(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
         return self._tools.list(request.params)
 
-    def _call_tool(
-        self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]
-    ) -> Worker:
+    def _call_tool(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Job:
         self._mail.start()  # from the first call on, posts from other processes reach ours
-        return self._tools.call(request, meta, assigns)
+        return self._tools.job(request, meta, assigns)
 
     # -- prompts --------------------------------------------------------------------
 
@@ -335,39 +377,33 @@ class Suite:
         self._require(bool(self._prompts), request)
         return self._prompts.list(request.params)
 
-    def _get_prompt(self, request: Request, meta: dict[str, Any], assigns: Any) -> OneShot:
+    def _get_prompt(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
         self._require(bool(self._prompts), request)
         return self._one_shot(
-            request,
-            meta,
-            assigns,
-            lambda channel: self._prompts.get(request.params, meta, assigns, channel),
+            request, lambda channel: self._prompts.get(request.params, meta, assigns, channel)
         )
 
     # -- resources ------------------------------------------------------------------
 
-    def _list_resources(self, request: Request, meta: dict[str, Any], assigns: Any) -> OneShot:
+    def _list_resources(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
         self._require(bool(self._resources), request)
         return self._one_shot(
-            request, meta, assigns, lambda channel: self._resources.list(request.params, channel)
+            request, lambda channel: self._resources.list(request.params, channel)
         )
 
     def _list_templates(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
         self._require(bool(self._resources), request)
         return self._resources.templates(request.params)
 
-    def _read_resource(self, request: Request, meta: dict[str, Any], assigns: Any) -> OneShot:
+    def _read_resource(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
         self._require(bool(self._resources), request)
         return self._one_shot(
-            request,
-            meta,
-            assigns,
-            lambda channel: self._resources.read(request.params, meta, assigns, channel),
+            request, lambda channel: self._resources.read(request.params, meta, assigns, channel)
         )
 
     # -- completion/complete ----------------------------------------------------------
 
-    def _complete(self, request: Request, meta: dict[str, Any], assigns: Any) -> OneShot:
+    def _complete(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
         self._require(self._prompts.completes or self._resources.completes, request)
         kind, target, argument, value, context = parse_complete_params(request.params)
 
@@ -378,11 +414,11 @@ class Suite:
                 result = await self._resources.complete(target, argument, value, context)
             return {**result, "resultType": "complete", "_meta": self._result_meta}
 
-        return self._one_shot(request, meta, assigns, answer)
+        return self._one_shot(request, answer)
 
     # -- subscriptions/listen ---------------------------------------------------------
 
-    def _listen(self, request: Request, meta: dict[str, Any], assigns: Any) -> ListenStream:
+    def _listen(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
         requested = Filter.parse(request.params)
         advertised = self.capabilities
         kinds = (
@@ -395,12 +431,9 @@ class Suite:
         honored = requested.narrowed(
             methods, lambda uri: subscribable and self.routes_resource(uri)
         )
-        stream = ListenStream(
+        return ListenJob(
             request_id=request.id,
             honored=honored,
             broker=self.broker,
             result_meta=self._result_meta,
-            on_end=self._listeners.discard,
         )
-        self._listeners.add(stream)
-        return stream

@@ -1,4 +1,4 @@
-"""The Tool behaviour: a class with GenMCP's callbacks as hooks, and its outcomes.
+"""The Tool behaviour: a class with GenMCP's callbacks as hooks.
 
 A tool is a subclass of ``Tool`` configured with class keyword options
 (``name=``, ``description=``, ``input_schema=`` ...). The options feed the
@@ -7,43 +7,28 @@ provider argument ``arg`` last: ``tools=[(MyTool, arg)]`` (a bare class means
 ``arg=None``). One instance serves all calls of one provider; per-call state
 lives only in ``Stream`` state.
 
-Outcomes of ``call`` and ``handle_message`` are the small frozen types
-``Result``, ``Stream``, ``Error`` and ``InputRequired``; anything else raises
-``CallbackReturnError``.
+Outcomes of ``call`` and ``handle_message`` are ``Result``, ``Stream``, ``Error`` and
+``InputRequired`` (``genmcp.outcomes``); anything else raises ``CallbackReturnError``.
 
-Imports asyncio-free modules only (schema, errors); never a web framework.
+Imports asyncio-free modules only (behaviour, outcomes, schema); never a web framework.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from genmcp.errors import INTERNAL_ERROR
-from genmcp.schema import InvalidArguments, SchemaLike, compile_schema
+from genmcp.behaviour import Behaviour
+from genmcp.outcomes import CacheControl, Outcome
+from genmcp.schema import SchemaLike, compile_schema
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
 
-__all__ = [
-    "CacheControl",
-    "Error",
-    "InputRequired",
-    "InvalidArguments",
-    "Outcome",
-    "Result",
-    "Stream",
-    "Tool",
-    "ToolRequest",
-]
-
-CacheControl = tuple[Literal["public", "private"], int]
-"""``("public" | "private", ttl_ms)``: how long clients may cache a listing."""
+__all__ = ["Tool", "ToolRequest"]
 
 NO_ARGUMENTS_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": False}
-INFO_KEYS = ("name", "title", "description", "annotations", "_meta")
 _OPTION_KEYS = (
     "name",
     "title",
@@ -76,53 +61,7 @@ class ToolRequest:
     request_state: Any = None
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
-    """Finish the call with a ``CallToolResult`` (build it with ``call_tool_result``)."""
-
-    result: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Stream:
-    """Keep the call open: mailbox messages go to ``handle_message`` with this state."""
-
-    state: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class Error:
-    """Finish the call with a JSON-RPC error (a protocol failure, not a tool error).
-
-    A failure the model should read is a result instead:
-    ``Result(call_tool_result(error="..."))``.
-    """
-
-    message: str
-    code: int = INTERNAL_ERROR
-    data: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class InputRequired:
-    """Ask the client for input and come back with the answers (multi round-trip).
-
-    Attributes:
-        requests: key -> nested request (``elicit_request(...)``,
-            ``create_message_request(...)``, ``list_roots_request()`` or the
-            spec's raw ``{"method": ..., "params": ...}`` shape).
-        state: JSON-able state, sealed into ``requestState`` and handed back as
-            ``request.request_state`` on the retry. Signed, not encrypted: no secrets.
-    """
-
-    requests: Mapping[str, Mapping[str, Any]]
-    state: Any = None
-
-
-Outcome = Result | Stream | Error | InputRequired
-
-
-class Tool:
+class Tool(Behaviour):
     """Base class of every tool; subclass it with keyword options.
 
     Example::
@@ -138,17 +77,8 @@ class Tool:
     ``call`` may be a plain ``def``; it then runs in a worker thread.
     """
 
-    _genmcp_options: ClassVar[dict[str, Any]] = {}
-
-    def __init_subclass__(cls, **options: Any) -> None:
-        unknown = sorted(set(options) - set(_OPTION_KEYS))
-        if unknown:
-            raise TypeError(
-                f"{cls.__qualname__}: unknown Tool option(s) {', '.join(unknown)}; "
-                f"known options: {', '.join(_OPTION_KEYS)}"
-            )
-        super().__init_subclass__()
-        cls._genmcp_options = {**cls._genmcp_options, **options}
+    kind: ClassVar[str] = "tool"
+    option_keys: ClassVar[tuple[str, ...]] = _OPTION_KEYS
 
     # -- metadata hooks ---------------------------------------------------------
 
@@ -157,8 +87,7 @@ class Tool:
 
         Called once per provider when the Suite is built.
         """
-        option = "meta" if key == "_meta" else key
-        return self._genmcp_options.get(option)
+        return self.option(key)
 
     def input_schema(self, arg: Any) -> SchemaLike:
         """Return the input JSON Schema (a dict) or a pydantic model class.
@@ -166,17 +95,17 @@ class Tool:
         Called once per provider when the Suite is built. Defaults to the
         ``input_schema=`` option, else a schema that accepts no arguments.
         """
-        schema: SchemaLike | None = self._genmcp_options.get("input_schema")
+        schema: SchemaLike | None = self.option("input_schema")
         return NO_ARGUMENTS_SCHEMA if schema is None else schema
 
     def output_schema(self, arg: Any) -> SchemaLike | None:
         """Return the output JSON Schema (or model class) the structured result follows."""
-        schema: SchemaLike | None = self._genmcp_options.get("output_schema")
+        schema: SchemaLike | None = self.option("output_schema")
         return schema
 
     def cache_control(self, arg: Any) -> CacheControl:
         """Return how long ``tools/list`` may be cached: ``("public"|"private", ttl_ms)``."""
-        option: CacheControl | None = self._genmcp_options.get("cache_control")
+        option: CacheControl | None = self.option("cache_control")
         return ("private", 0) if option is None else option
 
     # -- call hooks ---------------------------------------------------------------
@@ -224,15 +153,3 @@ def _with_arguments(request: ToolRequest, arguments: Any) -> ToolRequest:
     return ToolRequest(
         request.name, arguments, request.meta, request.input_responses, request.request_state
     )
-
-
-_ASYNC_HOOKS: dict[tuple[type, str], bool] = {}
-
-
-def is_async_hook(tool: Tool, hook: str) -> bool:
-    """True when the tool's ``hook`` is a coroutine function (else it runs in a thread)."""
-    key = (type(tool), hook)
-    found = _ASYNC_HOOKS.get(key)
-    if found is None:  # once per class and hook: a class's methods do not change
-        found = _ASYNC_HOOKS[key] = inspect.iscoroutinefunction(getattr(tool, hook))
-    return found

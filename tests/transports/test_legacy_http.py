@@ -151,8 +151,16 @@ class AskAll(Tool, name="ask_all", description="Elicitation, sampling and roots 
         return Result(call_tool_result(text=summary))
 
 
+class Confirm(Tool, name="confirm", description="Asks the user to confirm."):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
+        answers = request.input_responses
+        if answers is None:
+            return InputRequired({"ok": elicit_request("Sure?", NAME_SCHEMA)})
+        return Result(call_tool_result(text=f"action: {answers['ok']['action']}"))
+
+
 def build(calls: Calls, **options: Any) -> tuple[FastAPI, MCPRouter]:
-    tools = [Rich, Chatty, (Slow, calls), (Waiting, calls), Ask, AskAll]
+    tools = [Rich, Chatty, (Slow, calls), (Waiting, calls), Ask, AskAll, Confirm]
     router = mcp_router(
         server_name="legacy-test",
         server_version="1.0",
@@ -441,7 +449,7 @@ async def test_tools_list_carries_only_the_fields_of_the_revision(
     reply = await client.request("tools/list")
     assert set(reply.result) == {"tools"}
     tools = {tool["name"]: tool for tool in reply.result["tools"]}
-    assert set(tools) == {"rich", "chatty", "slow", "waiting", "ask", "ask_all"}
+    assert set(tools) == {"rich", "chatty", "slow", "waiting", "ask", "ask_all", "confirm"}
     rich = tools["rich"]
     assert rich["annotations"] == {"readOnlyHint": True}
     if version == "2025-03-26":
@@ -633,16 +641,34 @@ async def test_2025_03_26_has_no_elicitation_even_when_declared(
     assert "elicitation" in reply.error["data"]["requiredCapabilities"]
 
 
-async def test_an_error_answer_fails_the_call(connect: Callable[..., LegacyClient]) -> None:
+async def test_an_error_answer_to_an_elicitation_is_a_cancel(
+    connect: Callable[..., LegacyClient],
+) -> None:
     client = await opened(connect, "2025-06-18", capabilities={"elicitation": {}})
-    async with client.stream("tools/call", {"name": "ask"}, id="e1") as exchange:
+    async with client.stream("tools/call", {"name": "confirm"}, id="e1") as exchange:
         async for message in exchange:
             if "id" in message and "method" in message:
-                error = {"code": -32000, "message": "user closed the dialog"}
+                error = {"code": -1, "message": "user closed the dialog"}
                 assert (await client.respond(message["id"], error=error)).status == 202
     reply = exchange.reply
     assert reply.response["id"] == "e1"
-    assert "user closed the dialog" in reply.error["message"]
+    assert reply.result["content"][0]["text"] == "action: cancel"
+
+
+async def test_an_error_answer_to_sampling_is_a_client_fault(
+    connect: Callable[..., LegacyClient],
+) -> None:
+    caps = {"elicitation": {}, "sampling": {}, "roots": {}}
+    client = await opened(connect, "2025-06-18", capabilities=caps)
+    async with client.stream("tools/call", {"name": "ask_all"}, id="s1") as exchange:
+        async for message in exchange:
+            if message.get("method") == "sampling/createMessage":
+                error = {"code": -1, "message": "no model for you"}
+                assert (await client.respond(message["id"], error=error)).status == 202
+    reply = exchange.reply
+    assert reply.status == 200 and reply.response["id"] == "s1"
+    assert reply.error["code"] == -32600  # the client's fault, never -32603
+    assert "no model for you" in reply.error["message"]
 
 
 async def test_answers_are_bound_to_their_session(

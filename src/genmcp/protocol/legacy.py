@@ -33,7 +33,7 @@ from genmcp.protocol.meta import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
-from genmcp.protocol.versions import LEGACY_VERSIONS, at_least, negotiate_legacy
+from genmcp.protocol.versions import LEGACY_VERSIONS, META_PREFIX, at_least, negotiate_legacy
 
 __all__ = [
     "FIELDS",
@@ -68,7 +68,7 @@ LEGACY_METHODS: Final = frozenset(
 """Methods only legacy sessions have; the legacy layer answers them itself."""
 
 _MODERN_ONLY: Final = frozenset({"server/discover", "subscriptions/listen"})
-_RESERVED_META: Final = "io.modelcontextprotocol/"
+_RESERVED_META: Final = META_PREFIX
 _MODERN_RESULT_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
 
 FIELDS: Final[Mapping[str, Mapping[str, str]]] = {

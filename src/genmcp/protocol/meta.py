@@ -10,10 +10,19 @@ Pure: no I/O; imports only genmcp's errors and versions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from genmcp.errors import MCPError
-from genmcp.protocol.versions import MODERN_VERSIONS
+from genmcp.protocol.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
+    MODERN_VERSIONS,
+)
 
 __all__ = [
     "LOG_LEVELS",
@@ -23,17 +32,12 @@ __all__ = [
     "META_PROTOCOL_VERSION",
     "META_SERVER_INFO",
     "META_SUBSCRIPTION_ID",
+    "absent_capabilities",
     "check_meta",
     "meta_of",
     "request_version",
 ]
 
-META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
-META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
-META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
-META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 LOG_LEVELS: Final[tuple[str, ...]] = (
     "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
 )  # fmt: skip
@@ -88,3 +92,17 @@ def check_meta(meta: dict[str, Any]) -> None:
         raise MCPError(
             "invalid_meta", "Invalid params: _meta.progressToken must be a string or an integer"
         )
+
+
+def absent_capabilities(required: Mapping[str, Any], declared: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of ``required`` (a ClientCapabilities object) absent from ``declared``."""
+    missing: dict[str, Any] = {}
+    for key, needed in required.items():
+        have = declared.get(key)
+        if not isinstance(have, Mapping):
+            missing[key] = needed
+        elif isinstance(needed, Mapping) and needed:
+            deeper = absent_capabilities(needed, have)
+            if deeper:
+                missing[key] = deeper
+    return missing

@@ -211,7 +211,7 @@ def parse_complete_params(params: Mapping[str, Any]) -> CompletionRef:
     return kind, target, argument["name"], argument["value"], arguments
 
 
-def as_complete_result(value: Any, *, owner: str) -> JSONObject:
+def as_complete_result(value: Any, *, kind: str, owner: str) -> JSONObject:
     """Turn what the ``complete`` hook of ``owner`` returned into a ``CompleteResult``.
 
     A sequence of str goes through :func:`complete_result` (capped at 100); a
@@ -232,6 +232,7 @@ def as_complete_result(value: Any, *, owner: str) -> JSONObject:
     ):
         return {"completion": dict(completion)}  # type: ignore[arg-type]
     raise CallbackReturnError(
+        kind,
         owner,
         "complete",
         value,

@@ -44,6 +44,7 @@ from genmcp.protocol.meta import (  # re-exported: the wire names belong with th
     META_SUBSCRIPTION_ID,
 )
 from genmcp.protocol.shapes import JSON, JSONObject
+from genmcp.protocol.versions import LATEST
 
 __all__ = [
     "JSON",
@@ -70,4 +71,4 @@ __all__ = [
     "text",
 ]
 
-PROTOCOL_VERSION: Final = "2026-07-28"
+PROTOCOL_VERSION: Final = LATEST

@@ -21,16 +21,26 @@ request, the first matching rule wins:
 A modern request is never affected by the legacy rules: whatever carries the 2026-07-28
 markers (``_meta`` version, or a non-legacy header) is modern, whatever else it carries.
 
+This module is the only home of the version strings and of the reserved ``_meta`` keys.
+
 Pure: no I/O, nothing from genmcp.
 """
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Any, Final
 
 __all__ = [
+    "LATEST",
     "LEGACY_VERSIONS",
+    "META_CLIENT_CAPABILITIES",
+    "META_CLIENT_INFO",
+    "META_LOG_LEVEL",
+    "META_PREFIX",
+    "META_PROTOCOL_VERSION",
+    "META_SERVER_INFO",
+    "META_SUBSCRIPTION_ID",
     "MODERN_VERSIONS",
     "SUPPORTED_VERSIONS",
     "Era",
@@ -39,11 +49,20 @@ __all__ = [
     "negotiate_legacy",
 ]
 
-MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+LATEST: Final = "2026-07-28"
+"""The newest revision: the one modern (stateless) revision genmcp speaks."""
+MODERN_VERSIONS: tuple[str, ...] = (LATEST,)
 LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26")
 SUPPORTED_VERSIONS: tuple[str, ...] = MODERN_VERSIONS + LEGACY_VERSIONS
 
-META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_PREFIX: Final = "io.modelcontextprotocol/"
+"""The reserved ``_meta`` key prefix."""
+META_PROTOCOL_VERSION: Final = META_PREFIX + "protocolVersion"
+META_CLIENT_CAPABILITIES: Final = META_PREFIX + "clientCapabilities"
+META_CLIENT_INFO: Final = META_PREFIX + "clientInfo"
+META_LOG_LEVEL: Final = META_PREFIX + "logLevel"
+META_SERVER_INFO: Final = META_PREFIX + "serverInfo"
+META_SUBSCRIPTION_ID: Final = META_PREFIX + "subscriptionId"
 
 
 class Era(Enum):

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final, Self, TypeVar
 
 from genmcp._client import Message, build_request, header_params, request_headers
+from genmcp.protocol.versions import LATEST
 from genmcp.suite import Suite
 from genmcp.testing.exchange import ASGIExchange, Exchange, SuiteExchange
 from genmcp.testing.results import CallResult, Reply, RPCError
@@ -23,7 +24,7 @@ from genmcp.transports.stdio import suite_of
 
 __all__ = ["DEFAULT_CAPABILITIES", "Answers", "MCPTestClient", "OpenCall", "ProgressCallback"]
 
-PROTOCOL_VERSION: Final = "2026-07-28"
+PROTOCOL_VERSION: Final = LATEST
 DEFAULT_CAPABILITIES: Final[Mapping[str, Any]] = {
     "elicitation": {"form": {}, "url": {}},
     "roots": {},

@@ -1,7 +1,7 @@
 """In-process exchanges for ``genmcp.testing``: one request answered without sockets.
 
-* ``SuiteExchange``: the request goes to ``Suite.handle``; a Pending's outbox is read as the
-  response stream would be.
+* ``SuiteExchange``: the request goes to ``Suite.handle``; its Call is read through the relay,
+  as the HTTP transport reads it.
 * ``ASGIExchange``: the request is POSTed to an ASGI app run as a task; the response body
   is read chunk by chunk (JSON, or SSE through ``SSEParser``), and a disconnect is the
   ``http.disconnect`` a server reports when the client goes away.
@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from genmcp._client import Message, SSEParser
-from genmcp.channel import FINAL, MESSAGE, Pending
-from genmcp.errors import MCPError
+from genmcp.errors import MCPError, http_status
+from genmcp.events import Answer, Interim
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,
@@ -29,6 +29,7 @@ from genmcp.protocol.jsonrpc import (
     parse,
 )
 from genmcp.suite import Suite
+from genmcp.transports.relay import Relay
 
 __all__ = ["ASGIExchange", "Exchange", "SuiteExchange"]
 
@@ -59,14 +60,14 @@ def _roundtrip(message: Any) -> Message:
 
 
 class SuiteExchange:
-    """A request handed to ``Suite.handle``; the Pending's outbox is read as the stream."""
+    """A request handed to ``Suite.handle``; its Call is read through the relay."""
 
     def __init__(self, suite: Suite, assigns: Mapping[str, Any]) -> None:
         self.status = 200
         self.body = b""
         self._suite, self._assigns = suite, assigns
         self._ready: deque[Message] = deque()
-        self._pending: Pending | None = None
+        self._relay: Relay | None = None
 
     def _answer(self, response: Message, status: int) -> None:
         self._ready.append(_roundtrip(response))
@@ -76,42 +77,39 @@ class SuiteExchange:
         try:
             message = parse(body)
         except EnvelopeError as exc:
-            self._answer(error_response(exc.request_id, exc), exc.status)
+            self._answer(error_response(exc.request_id, exc), http_status(exc.reason))
             return
         if isinstance(message, Notification):
             self.status = 202
             return
         if not isinstance(message, Request):
             failure = MCPError("invalid_request", "Invalid Request: responses are not accepted")
-            self._answer(error_response(message.id, failure), failure.status)
+            self._answer(error_response(message.id, failure), http_status(failure.reason))
             return
-        reply = await self._suite.handle(message, self._assigns)
-        if isinstance(reply, tuple):
-            self._answer(*reply)
-        else:
-            self._pending = reply
+        self._relay = Relay(await self._suite.handle(message, self._assigns))
 
     async def receive(self) -> Message | None:
         if self._ready:
             return self._ready.popleft()
-        while self._pending is not None:
-            kind, payload = await self._pending.outbox.get()
-            if kind == MESSAGE:
-                return _roundtrip(payload)
-            if kind == FINAL:
-                self._pending = None
-                response, self.status = payload
-                return _roundtrip(response)
+        relay = self._relay
+        if relay is None:
+            return None
+        async for event in relay:
+            if isinstance(event, Interim):
+                return _roundtrip(event.message)
+            if isinstance(event, Answer):
+                self._relay = None
+                self.status = http_status(event.reason)
+                return _roundtrip(event.response)
+        self._relay = None
         return None
 
     async def disconnect(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is None:
+        relay, self._relay = self._relay, None
+        if relay is None:
             return
-        pending.disconnect()
-        task = getattr(pending, "task", None)  # a Worker: wait until it ended
-        if isinstance(task, asyncio.Task):
-            await asyncio.wait([task])
+        relay.close()
+        await relay.call.wait()  # until it ended: handle_close ran
 
     async def aclose(self) -> None:
         return None

@@ -1,7 +1,7 @@
 """Raw ASGI plumbing for the HTTP transport: headers, bodies, responses, disconnects.
 
 Framework-free (ASGI messages only), so the FastAPI adapter stays about routing and
-streaming. Imports genmcp's channel, errors and protocol; never Starlette or FastAPI.
+streaming. Imports genmcp's events, errors, protocol and the relay; never Starlette or FastAPI.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from collections.abc import (
 )
 from typing import Any, Final
 
-from genmcp.channel import Event, Pending
 from genmcp.errors import MCPError
+from genmcp.events import Event
 from genmcp.protocol.jsonrpc import encode
+from genmcp.transports.relay import Relay
 
 __all__ = [
     "HeaderView",
@@ -68,18 +69,24 @@ class HeaderView(Mapping[str, str]):
         return len(self._raw)
 
 
-async def first_event(worker: Pending, receive: Receive) -> Event | None:
-    """Wait for the worker's first event, or the client going away (then None)."""
-    get = asyncio.ensure_future(worker.outbox.get())
+async def first_event(relay: Relay, receive: Receive) -> Event | None:
+    """The Call's first event, or None when the client went away first (then the Call is
+    disconnected: cancelled, or closed while streaming)."""
+    event = await relay.first()
+    if event is not None:
+        return event
+    get = asyncio.ensure_future(relay.next())
     gone = asyncio.ensure_future(disconnected(receive))
     try:
         await asyncio.wait((get, gone), return_when=asyncio.FIRST_COMPLETED)
     finally:
         gone.cancel()
         if not get.done():
-            get.cancel()
-            worker.disconnect()
-    return get.result() if not get.cancelled() else None
+            get.cancel()  # only asks: the event may still arrive, it is dropped
+            relay.close()
+    if get.cancelled() or not get.done():
+        return None
+    return get.result()
 
 
 async def disconnected(receive: Receive) -> None:

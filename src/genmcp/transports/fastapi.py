@@ -6,10 +6,13 @@ router, so FastAPI's per-endpoint machinery costs nothing; with them it is an
 ordinary API route whose auth dependency's return value becomes
 ``channel.assigns``.
 
-A call that answers before it streams anything gets plain JSON; the first
-notification or ``channel.start_stream()`` switches the response to SSE
-(sse-starlette) with keepalive comments. A client that goes away disconnects
-the worker (cancel, or ``handle_close`` while streaming).
+Every request the Suite (or the legacy session server) answers is a Call, read
+through the relay (``transports.relay``): a Call that answers before it streams
+anything gets plain JSON; the first notification or ``channel.start_stream()``
+switches the response to SSE (sse-starlette) with keepalive comments. A client
+that goes away disconnects the Call (cancel, or ``handle_close`` while
+streaming). The HTTP status of a response is chosen here, from its reason,
+through ``transports.http.response_status``.
 
 One endpoint serves both eras: ``protocol.versions.era_of`` picks the era of
 each request; legacy (2025) sessions, their ``GET`` streams and ``DELETE`` go
@@ -21,7 +24,6 @@ The only module that imports Starlette and FastAPI.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
@@ -33,12 +35,13 @@ from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from genmcp.channel import FINAL, MESSAGE, Event, Pending
-from genmcp.errors import MCPError
+from genmcp.errors import MCPError, http_status
+from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,
     Request,
+    RequestId,
     Response,
     encode,
     error_response,
@@ -55,9 +58,15 @@ from genmcp.transports.asgi import (
     send_empty,
     send_json,
 )
-from genmcp.transports.http import LOCAL_HOSTS, MAX_BODY_BYTES, guard, modern_preflight
-from genmcp.transports.legacy import Answer, LegacyServer
-from genmcp.transports.legacy_call import END
+from genmcp.transports.http import (
+    LOCAL_HOSTS,
+    MAX_BODY_BYTES,
+    guard,
+    modern_preflight,
+    response_status,
+)
+from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.relay import Relay
 
 __all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
@@ -129,12 +138,12 @@ class MCPEndpoint:
         if problem is None:
             problem = content_type_problem(headers)
         if problem is not None:
-            await send_json(send, error_response(None, problem), problem.status)
+            await _send_error(send, None, problem)
             return
         body = await read_body(receive, headers, self.max_body_bytes)
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
-            await send_json(send, error_response(None, failure), failure.status)
+            await _send_error(send, None, failure)
             return
         await self._dispatch(body, headers, scope, receive, send, assigns)
 
@@ -155,14 +164,17 @@ class MCPEndpoint:
         ):
             failure = MCPError("method_not_allowed", f"Method not allowed: {method}")
             allow = "POST" if legacy is None else "GET, POST, DELETE"
-            await send_json(send, error_response(None, failure), failure.status, [("allow", allow)])
+            await _send_error(send, None, failure, [("allow", allow)])
             return
-        if method == "DELETE":
-            await _send_answer(send, await legacy.delete(headers, assigns))
-            return
-        opened = await legacy.stream(headers, assigns)
-        if isinstance(opened, Answer):
-            await _send_answer(send, opened)
+        token, version = _era_headers(headers)[::-1]
+        try:
+            if method == "DELETE":
+                await legacy.delete(token, version, assigns)
+                await send_empty(send, 200)
+                return
+            opened = await legacy.stream(token, version, assigns)
+        except MCPError as exc:
+            await _send_error(send, None, exc)
             return
         events = ({"data": encode(m).decode()} async for m in opened)
         stream = EventSourceResponse(events, ping=self.keepalive_s, headers=SSE_HEADERS, sep="\n")
@@ -183,14 +195,10 @@ class MCPEndpoint:
         try:
             message = parse(body)
         except EnvelopeError as exc:
-            await send_json(send, error_response(exc.request_id, exc), exc.status)
+            await _send_error(send, exc.request_id, exc)
             return
         if self.legacy is not None and _era(message, headers) is Era.LEGACY:
-            answer = await self.legacy.post(message, headers, assigns)
-            if isinstance(answer, Answer):
-                await _send_answer(send, answer)
-            else:
-                await self._answer_pending(answer, scope, receive, send)
+            await self._legacy_post(self.legacy, message, headers, scope, receive, send, assigns)
             return
         if isinstance(message, Notification):
             await send_empty(send, 202)
@@ -199,58 +207,91 @@ class MCPEndpoint:
             failure = MCPError(
                 "invalid_request", "Invalid Request: responses are not accepted here"
             )
-            await send_json(send, error_response(message.id, failure), failure.status)
+            await _send_error(send, message.id, failure)
             return
+        suite = self.suite
         try:
-            meta = modern_preflight(headers, message, self.suite)
+            meta = modern_preflight(headers, message, suite.supported_versions, suite.header_params)
         except MCPError as exc:
-            await send_json(send, error_response(message.id, exc), exc.status)
+            await _send_error(send, message.id, exc)
             return
-        reply = await self.suite.handle(message, assigns, meta)
-        if isinstance(reply, tuple):
-            await send_json(send, *reply)
-        else:
-            await self._answer_pending(reply, scope, receive, send)
+        call = await suite.handle(message, assigns, meta)
+        await self._respond(Relay(call), scope, receive, send, legacy=False)
 
-    async def _answer_pending(
-        self, worker: Pending, scope: Scope, receive: Receive, send: Send
+    async def _legacy_post(
+        self,
+        legacy: LegacyServer,
+        message: JSONRPCMessage,
+        headers: Mapping[str, str],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        assigns: Mapping[str, Any],
     ) -> None:
-        await asyncio.sleep(0)  # let the worker take its first step: most calls end here
-        event = worker.outbox.get_nowait()
-        if event is None:
-            event = await first_event(worker, receive)
-            if event is None:
-                return
-        kind, payload = event
-        if kind == FINAL:
-            await send_json(send, *payload)
+        token, version = _era_headers(headers)[::-1]
+        try:
+            answer = await legacy.post(message, token, version, assigns)
+        except MCPError as exc:  # a session fault: the 2025 texts send no id when there is none
+            await _send_error(send, message.id if isinstance(message, Request) else None, exc)
             return
-        if kind == END:  # cancelled before anything was sent: an empty stream
+        if answer.call is None:
+            await send_empty(send, 202)
+            return
+        extra = () if answer.session_id is None else (("mcp-session-id", answer.session_id),)
+        await self._respond(Relay(answer.call, answer.codec), scope, receive, send, True, extra)
+
+    async def _respond(
+        self,
+        relay: Relay,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        legacy: bool,
+        extra: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Write one Call: JSON when it answers before streaming, else an SSE stream."""
+        event = await first_event(relay, receive)
+        if event is None:
+            return  # the client went away first
+        if isinstance(event, Answer):
+            relay.close()
+            await send_json(send, event.response, response_status(event, legacy=legacy), extra)
+            return
+        if isinstance(event, Ended):  # cancelled before anything was sent: an empty stream
             await send_empty(send, 200, b"text/event-stream")
             return
         stream = EventSourceResponse(
-            _sse_events(worker, event),
+            _sse_events(relay, event),
             ping=self.keepalive_s,
-            headers=SSE_HEADERS,
+            headers={**SSE_HEADERS, **dict(extra)},
             sep="\n",
         )
         await stream(scope, receive, send)
 
 
-async def _sse_events(worker: Pending, first: Event) -> AsyncIterator[dict[str, str]]:
-    kind, payload = first
+async def _sse_events(relay: Relay, first: Event) -> AsyncIterator[dict[str, str]]:
+    """The SSE events of a streamed response: each message, then the response."""
     try:
+        event = first
         while True:
-            if kind == MESSAGE:
-                yield {"data": encode(payload).decode()}
-            elif kind == FINAL:
-                yield {"data": encode(payload[0]).decode()}
+            if isinstance(event, Interim):
+                yield {"data": encode(event.message).decode()}
+            elif isinstance(event, Answer):
+                yield {"data": encode(event.response).decode()}
+            if relay.done:
                 return
-            elif kind == END:
-                return
-            kind, payload = await worker.outbox.get()
+            event = await relay.next()
     finally:
-        worker.disconnect()
+        relay.close()
+
+
+async def _send_error(
+    send: Send,
+    request_id: RequestId | None,
+    failure: MCPError,
+    extra: Sequence[tuple[str, str]] = (),
+) -> None:
+    await send_json(send, error_response(request_id, failure), http_status(failure.reason), extra)
 
 
 def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
@@ -261,13 +302,6 @@ def _era(message: JSONRPCMessage, headers: Mapping[str, str]) -> Era:
     if isinstance(message, Response):
         return era_of(None, None, *_era_headers(headers))
     return era_of(message.method, message.params, *_era_headers(headers))
-
-
-async def _send_answer(send: Send, answer: Answer) -> None:
-    if answer.body is None:
-        await send_empty(send, answer.status)
-    else:
-        await send_json(send, answer.body, answer.status, answer.headers)
 
 
 class _Delegate(HTTPResponse):
@@ -374,7 +408,7 @@ def _add_dependent_route(
     def check_origin(request: HTTPRequest) -> None:
         problem = endpoint.check_guard({k.lower(): v for k, v in request.headers.items()})
         if problem is not None:
-            raise HTTPException(problem.status, problem.message)
+            raise HTTPException(http_status(problem.reason), problem.message)
 
     async def mcp(request: HTTPRequest, assigns: Any = Depends(auth)) -> HTTPResponse:
         return _Delegate(endpoint, _as_assigns(assigns))

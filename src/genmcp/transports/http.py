@@ -7,6 +7,8 @@
   ``MCP-Protocol-Version`` header, version served, ``Mcp-Method`` /
   ``Mcp-Name`` / ``Mcp-Param-*``, the other ``_meta`` keys.
 * ``decode_header_value``: the ``=?base64?...?=`` header form.
+* ``response_status``: the HTTP status a response travels with: the only place a protocol
+  outcome becomes a status (through ``errors.http_status``, the one table).
 
 Headers arrive as a dict of lower-cased names to str values. Imports genmcp's
 pure modules only; never Starlette or FastAPI.
@@ -18,16 +20,14 @@ import base64
 import binascii
 import functools
 import re
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
 from urllib.parse import urlsplit
 
-from genmcp.errors import MCPError
+from genmcp.errors import MCPError, http_status
+from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.meta import META_PROTOCOL_VERSION, check_meta, meta_of, request_version
-
-if TYPE_CHECKING:
-    from genmcp.suite import Suite
 
 __all__ = [
     "LOCAL_HOSTS",
@@ -35,6 +35,7 @@ __all__ = [
     "decode_header_value",
     "guard",
     "modern_preflight",
+    "response_status",
 ]
 
 MAX_BODY_BYTES: Final = 4 * 1024 * 1024
@@ -108,8 +109,30 @@ def _header(headers: Mapping[str, str], name: str) -> str:
     return decode_header_value(value)
 
 
-def modern_preflight(headers: Mapping[str, str], request: Request, suite: Suite) -> dict[str, Any]:
-    """Run the modern pipeline's checks up to the Suite; return the checked ``_meta``."""
+HeaderParams = Callable[[Any], Mapping[str, str]]
+"""Tool name -> its ``x-mcp-header`` parameters (argument name -> header name)."""
+
+
+def response_status(final: Answer, *, legacy: bool) -> int:
+    """The HTTP status of a request's response.
+
+    A modern error travels with its reason's status; a legacy session request's error with
+    200 (a legacy client reads a 404 as "session gone" and a 400 as a transport failure).
+    """
+    return 200 if legacy else http_status(final.reason)
+
+
+def modern_preflight(
+    headers: Mapping[str, str],
+    request: Request,
+    versions: tuple[str, ...],
+    header_params: HeaderParams,
+) -> dict[str, Any]:
+    """Run the modern pipeline's checks up to the Suite; return the checked ``_meta``.
+
+    ``versions`` are the modern versions served; ``header_params`` gives the header
+    parameters of a tool, checked against its ``Mcp-Param-*`` headers.
+    """
     meta = meta_of(request.params)
     if meta.get(META_PROTOCOL_VERSION) is None:
         request_version(meta)  # raises the missing-key error
@@ -120,7 +143,7 @@ def modern_preflight(headers: Mapping[str, str], request: Request, suite: Suite)
             f"Header mismatch: MCP-Protocol-Version {version!r} differs from "
             f"_meta protocolVersion {meta[META_PROTOCOL_VERSION]!r}",
         )
-    request_version(meta, suite.supported_versions)
+    request_version(meta, versions)
     method = _header(headers, "Mcp-Method")
     if method != request.method:
         raise MCPError(
@@ -129,7 +152,7 @@ def modern_preflight(headers: Mapping[str, str], request: Request, suite: Suite)
         )
     _check_name(headers, request)
     if request.method == "tools/call":
-        _check_params(headers, request, suite)
+        _check_params(headers, request, header_params(request.params.get("name")))
     check_meta(meta)
     return meta
 
@@ -147,13 +170,11 @@ def _check_name(headers: Mapping[str, str], request: Request) -> None:
         )
 
 
-def _check_params(headers: Mapping[str, str], request: Request, suite: Suite) -> None:
-    name = request.params.get("name")
-    entry = suite.tool(name) if isinstance(name, str) else None
+def _check_params(headers: Mapping[str, str], request: Request, params: Mapping[str, str]) -> None:
     arguments = request.params.get("arguments")
-    if entry is None or not entry.header_params or not isinstance(arguments, dict):
+    if not params or not isinstance(arguments, dict):
         return
-    for prop, header in entry.header_params.items():
+    for prop, header in params.items():
         value = arguments.get(prop)
         if value is None:
             continue

@@ -39,8 +39,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO, Final
 
-from genmcp.channel import FINAL, MESSAGE, Pending
 from genmcp.errors import MCPError
+from genmcp.events import Answer, Interim
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,
@@ -52,8 +52,8 @@ from genmcp.protocol.jsonrpc import (
 )
 from genmcp.suite import Suite
 from genmcp.transports.http import MAX_BODY_BYTES
-from genmcp.transports.legacy import Answer, LegacyServer, SessionStream
-from genmcp.transports.legacy_call import END
+from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.relay import Relay
 
 __all__ = ["StdioServer", "run_stdio", "serve_stdio", "suite_of"]
 
@@ -128,7 +128,7 @@ class StdioServer:
         self._era: str | None = None  # "modern" or "legacy", fixed by the first request
         self._legacy = legacy if isinstance(legacy, LegacyServer) else None
         self._legacy_allowed = legacy is not False
-        self._session: dict[str, str] = {}  # the legacy session id, as LegacyServer reads it
+        self._session: str | None = None  # the legacy session id: this process is the session
         self._background: set[asyncio.Task[Any]] = set()
 
     # -- the loop -------------------------------------------------------------------
@@ -217,7 +217,7 @@ class StdioServer:
         elif isinstance(message, Request):
             self._request(message)
         elif self._era == "legacy":  # an answer to one of our server requests
-            self._spawn(self._legacy_server().post(message, self._session, self.assigns))
+            self._spawn(self._legacy_server().post(message, self._session, None, self.assigns))
         else:
             log.debug("ignored a client response (id %r): no request of ours awaits it", message.id)
 
@@ -258,48 +258,35 @@ class StdioServer:
 
     async def _answer(self, request: Request) -> None:
         """Answer one request: its notifications as they come, then its response."""
-        pending: Pending | None = None
         try:
-            reply = await self._reply(request)
-            if not isinstance(reply, dict | None):
-                pending = reply
-                reply = await self._drain(pending)
-                pending = None
-            if reply is not None:
-                self._write(reply)
-        except asyncio.CancelledError:
-            if pending is not None:
-                pending.disconnect()  # the client cancelled, or we are shutting down
-            raise
+            relay = await self._relay(request)
+            if relay is None:
+                return
+            try:
+                async for event in relay:
+                    if isinstance(event, Interim):
+                        self._write(event.message)
+                    elif isinstance(event, Answer):
+                        self._write(event.response)
+            finally:
+                relay.close()  # the client cancelled, or we are shutting down
         finally:
             if self._calls.get(request.id) is asyncio.current_task():
                 del self._calls[request.id]
 
-    async def _reply(self, request: Request) -> dict[str, Any] | Pending | None:
-        """The Suite's answer (modern) or the legacy session's; None: nothing to send."""
+    async def _relay(self, request: Request) -> Relay | None:
+        """The relay of the Suite's Call (modern) or the legacy session's; None: no answer."""
         if self._era == "modern":
-            reply = await self.suite.handle(request, self.assigns)
-            return reply[0] if isinstance(reply, tuple) else reply
-        answer = await self._legacy_server().post(request, self._session, self.assigns)
-        if not isinstance(answer, Answer):
-            return answer
-        session = dict(answer.headers).get("mcp-session-id")
-        if session is not None:  # initialize: this process is the session from now on
-            self._session = {"mcp-session-id": session}
+            return Relay(await self.suite.handle(request, self.assigns))
+        try:
+            answer = await self._legacy_server().post(request, self._session, None, self.assigns)
+        except MCPError as exc:  # a session fault, e.g. a request before initialize
+            self._write(error_response(request.id, exc))
+            return None
+        if answer.session_id is not None:  # initialize: this process is the session from now
+            self._session = answer.session_id
             self._spawn(self._session_stream())
-        return answer.body
-
-    async def _drain(self, pending: Pending) -> dict[str, Any] | None:
-        """Write a Pending's messages as they come; its response, or None when it ended."""
-        while True:
-            kind, payload = await pending.outbox.get()
-            if kind == MESSAGE:
-                self._write(payload)
-            elif kind == FINAL:
-                response: dict[str, Any] = payload[0]
-                return response
-            elif kind == END:  # a legacy call cancelled through its session
-                return None
+        return None if answer.call is None else Relay(answer.call, answer.codec)
 
     def _legacy_server(self) -> LegacyServer:
         if self._legacy is None:
@@ -308,10 +295,9 @@ class StdioServer:
 
     async def _session_stream(self) -> None:
         """A legacy session's notifications not tied to a request (list changes)."""
-        stream = await self._legacy_server().stream(self._session, self.assigns)
-        if isinstance(stream, SessionStream):
-            async for message in stream:
-                self._write(message)
+        stream = await self._legacy_server().stream(self._session, None, self.assigns)
+        async for message in stream:
+            self._write(message)
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -341,16 +327,12 @@ class StdioServer:
         self._calls.clear()
         if tasks or self._background:  # bounded: a task that ignores cancellation cannot hang us
             await asyncio.wait([*tasks, *self._background], timeout=self.shutdown_timeout_s)
-        await self._workers_ended()
+        await self._calls_ended()
 
-    async def _workers_ended(self) -> None:
-        """Wait (bounded) until the Suite runs no worker: this process is its only client."""
-        deadline = asyncio.get_running_loop().time() + self.shutdown_timeout_s
-        while self.suite.live_workers:  # the Suite offers no event to wait on
-            if asyncio.get_running_loop().time() > deadline:
-                log.warning("%d worker(s) still running at exit", self.suite.live_workers)
-                return
-            await asyncio.sleep(0.01)
+    async def _calls_ended(self) -> None:
+        """Wait (bounded) until the Suite runs no call: this process is its only client."""
+        if not await self.suite.wait_idle(within_s=self.shutdown_timeout_s):
+            log.warning("%d call(s) still running at exit", self.suite.live_workers)
 
 
 def _raw_read(stream: BinaryIO) -> Callable[[int], bytes]:

@@ -19,9 +19,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from genmcp.errors import MCPError
+from genmcp.outcomes import CacheControl
 from genmcp.protocol.jsonrpc import EncodedResult
 from genmcp.sealing import Sealer, SealError, digest
-from genmcp.tool import CacheControl
 
 __all__ = [
     "CURSOR",

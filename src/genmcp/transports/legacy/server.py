@@ -1,8 +1,11 @@
 """Legacy session mode (2025-11-25, 2025-06-18, 2025-03-26) over Streamable HTTP.
 
 ``LegacyServer`` answers what the era rules (``protocol.versions.era_of``) send to the
-legacy side, with no web framework: the transport hands it parsed messages and headers and
-writes back what it returns (an ``Answer``, a running ``LegacyCall`` or a GET stream).
+legacy side, with no web framework and no HTTP: the transport hands it parsed messages with
+the session id and version it was sent (HTTP headers, or the stdio process's own session)
+and writes back the protocol outcome it returns: a :class:`LegacyAnswer` (a Call to relay
+with its codec, or nothing to answer), a :class:`SessionStream`, or an ``MCPError`` raised
+for a session fault (the transport picks its status from the error table).
 
 Sessions. ``initialize`` negotiates the version and answers with an ``Mcp-Session-Id`` that
 is a sealed token (``suite.sealer``, purpose ``"session"``) holding the version, the
@@ -11,12 +14,13 @@ process with the same secret can serve the session, and no table is needed. What
 cannot say lives behind ``storage.SessionRegistry`` (ended sessions, the log level) and
 ``storage.Broker`` (cancellations, answers to server requests, the GET stream).
 
-HTTP rules, per the 2025 revisions: a request other than ``initialize`` without a session
-id is 400; an unknown, tampered, expired, ended or other user's session id is 404; an
-``MCP-Protocol-Version`` header that differs from the negotiated version is 400 (absent:
-the negotiated version is assumed); notifications and responses are 202; ``DELETE`` ends
-the session (200, then 404); ``GET`` opens the session's notification stream (a newer GET
-replaces an open one). JSON-RPC errors of requests travel with HTTP 200.
+Session rules, per the 2025 revisions (the statuses are the HTTP transport's): a request
+other than ``initialize`` without a session id is ``session_required`` (400); an unknown,
+tampered, expired, ended or other user's session id is ``session_not_found`` (404); a
+version that differs from the negotiated one is ``invalid_request`` (400; absent: the
+negotiated version is assumed); notifications and responses are accepted (202); ``delete``
+ends the session (then 404); ``stream`` opens the session's notification stream (a newer
+one replaces an open one). A request id already in flight in the session is refused.
 
 Imports asyncio and genmcp's core; never a web framework.
 """
@@ -28,43 +32,27 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
-from genmcp.channel import Pending
+from genmcp._suite.call import Call
+from genmcp._suite.listen import CHANGES
 from genmcp.errors import MCPError
+from genmcp.events import Answer
 from genmcp.protocol import legacy
-from genmcp.protocol.jsonrpc import (
-    Notification,
-    Request,
-    RequestId,
-    Response,
-    error_response,
-    result_response,
-)
+from genmcp.protocol.jsonrpc import Notification, Request, Response, error_response, result_response
 from genmcp.protocol.meta import check_meta
 from genmcp.protocol.versions import LEGACY_VERSIONS
 from genmcp.sealing import SealError, digest
 from genmcp.storage import Broker, SessionRegistry, Subscription
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
-from genmcp.subscriptions import CHANGES
-from genmcp.suite import principal_of
-from genmcp.transports.legacy_call import (
-    CallContext,
-    LegacyCall,
-    cancel_topic,
-    end_topic,
-    is_input_required,
-    legacy_reply,
-    reply_topic,
-)
-
-if TYPE_CHECKING:
-    from genmcp.suite import Suite
+from genmcp.suite import Suite, principal_of
+from genmcp.transports.legacy.rounds import InputRounds, cancel_topic, end_topic, reply_topic
+from genmcp.transports.relay import MODERN, Codec, LegacyCodec
 
 __all__ = [
     "MAX_SESSION_ID_CHARS",
     "SESSION",
-    "Answer",
+    "LegacyAnswer",
     "LegacyServer",
     "Session",
     "SessionStream",
@@ -74,8 +62,6 @@ SESSION: Final = "session"
 """Sealing purpose of session ids."""
 MAX_SESSION_ID_CHARS: Final = 4096
 """Longest session id issued (it travels in a header on every request)."""
-SESSION_HEADER: Final = "mcp-session-id"
-VERSION_HEADER: Final = "mcp-protocol-version"
 _VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
 _ID_INFO: Final = ("name", "version", "title")
 _LOG_LEVEL: Final = "log_level"
@@ -104,23 +90,21 @@ class Session:
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
-    """An HTTP answer: status, JSON body (None: empty) and extra headers."""
+class LegacyAnswer:
+    """What a legacy POST comes to: a Call to relay with ``codec``, or nothing to answer.
 
-    status: int
-    body: dict[str, Any] | None = None
-    headers: tuple[tuple[str, str], ...] = ()
+    Attributes:
+        call: the request's Call; None for an accepted notification or client response.
+        codec: how the Call's events are written for the session (its revision).
+        session_id: the new session's id, after ``initialize``.
+    """
+
+    call: Call | None = None
+    codec: Codec = MODERN
+    session_id: str | None = None
 
 
-ACCEPTED: Final = Answer(202)
-
-
-def _transport_error(request_id: RequestId | None, exc: MCPError) -> Answer:
-    """A transport-level error: the 2025 texts send it without an id when there is none."""
-    body: dict[str, Any] = {"jsonrpc": "2.0", "error": exc.to_error()}
-    if request_id is not None:
-        body["id"] = request_id
-    return Answer(exc.status, body)
+ACCEPTED: Final = LegacyAnswer()
 
 
 class LegacyServer:
@@ -157,6 +141,7 @@ class LegacyServer:
         self.session_max_age_s = session_max_age_s
         self.answer_timeout_s = answer_timeout_s
         self.max_input_rounds = max_input_rounds
+        self._inflight: set[tuple[str, Any]] = set()  # (session, request id) in this process
 
     # -- sessions -----------------------------------------------------------------
 
@@ -193,9 +178,14 @@ class LegacyServer:
             return None
         return token
 
-    async def session(self, headers: Mapping[str, str], assigns: Mapping[str, Any]) -> Session:
-        """The session a request names; 400 without one, 404 when it is not (or no more) ours."""
-        token = headers.get(SESSION_HEADER)
+    async def session(
+        self, token: str | None, version: str | None, assigns: Mapping[str, Any]
+    ) -> Session:
+        """The session ``token`` names, sent with protocol ``version`` (None: not said).
+
+        Raises ``session_required`` without a token, ``session_not_found`` when it is not
+        (or no more) ours, ``invalid_request`` for another version than the negotiated one.
+        """
         if token is None:
             raise MCPError("session_required", "Bad Request: Mcp-Session-Id header is required")
         try:
@@ -207,31 +197,30 @@ class LegacyServer:
             raise MCPError("session_not_found", "Session not found")
         if await self.registry.is_ended(session.key):
             raise MCPError("session_not_found", "Session not found (ended)")
-        sent = headers.get(VERSION_HEADER)
-        if sent is not None and sent != session.version:
+        if version is not None and version != session.version:
             raise MCPError(
                 "invalid_request",
-                f"Bad Request: MCP-Protocol-Version {sent!r} is not the session's negotiated "
-                f"version {session.version!r}",
+                f"Bad Request: MCP-Protocol-Version {version!r} is not the session's "
+                f"negotiated version {session.version!r}",
             )
         return session
 
-    # -- HTTP methods ---------------------------------------------------------------
+    # -- what a client sends ---------------------------------------------------------
 
     async def post(
         self,
         message: Request | Notification | Response,
-        headers: Mapping[str, str],
+        token: str | None,
+        version: str | None,
         assigns: Mapping[str, Any],
-    ) -> Answer | Pending:
-        """Answer one POSTed legacy message."""
+    ) -> LegacyAnswer:
+        """Answer one legacy message sent with session ``token`` and ``version``.
+
+        Raises ``MCPError`` for a session fault (no, unknown or ended session, wrong version).
+        """
         if isinstance(message, Request) and message.method == "initialize":
             return self._initialize(message, assigns)
-        request_id = message.id if isinstance(message, Request) else None
-        try:
-            session = await self.session(headers, assigns)
-        except MCPError as exc:
-            return _transport_error(request_id, exc)
+        session = await self.session(token, version, assigns)
         if isinstance(message, Response):
             answer = {"result": message.result, "error": message.error}  # JSON, for any broker
             await self.broker.publish(reply_topic(session.key, message.id), answer)
@@ -242,26 +231,21 @@ class LegacyServer:
         try:
             return await self._request(session, message, assigns)
         except MCPError as exc:
-            return Answer(200, error_response(message.id, exc))
+            return _answered(message, Answer(error_response(message.id, exc), exc.reason))
 
-    async def delete(self, headers: Mapping[str, str], assigns: Mapping[str, Any]) -> Answer:
-        """End the session: its id answers 404 from now on; its streams and calls stop."""
-        try:
-            session = await self.session(headers, assigns)
-        except MCPError as exc:
-            return _transport_error(None, exc)
+    async def delete(
+        self, token: str | None, version: str | None, assigns: Mapping[str, Any]
+    ) -> None:
+        """End the session: its id is unknown from now on; its streams and calls stop."""
+        session = await self.session(token, version, assigns)
         await self.registry.end(session.key, session.ttl_s)
         await self.broker.publish(end_topic(session.key), "ended")
-        return Answer(200)
 
     async def stream(
-        self, headers: Mapping[str, str], assigns: Mapping[str, Any]
-    ) -> Answer | SessionStream:
-        """Open the session's GET stream; a newer GET of the same session replaces it."""
-        try:
-            session = await self.session(headers, assigns)
-        except MCPError as exc:
-            return _transport_error(None, exc)
+        self, token: str | None, version: str | None, assigns: Mapping[str, Any]
+    ) -> SessionStream:
+        """Open the session's notification stream; a newer one of the same session replaces it."""
+        session = await self.session(token, version, assigns)
         key = session.key
         await self.broker.publish(_get_topic(key), "replaced")
         topics = (CHANGES, end_topic(key), _get_topic(key))
@@ -271,19 +255,20 @@ class LegacyServer:
 
     # -- messages -------------------------------------------------------------------
 
-    def _initialize(self, request: Request, assigns: Mapping[str, Any]) -> Answer:
+    def _initialize(self, request: Request, assigns: Mapping[str, Any]) -> LegacyAnswer:
         try:
             version, capabilities, client_info = legacy.initialize_params(request.params)
             session_id = self.new_session_id(
                 version, capabilities, client_info, principal_of(assigns)
             )
         except MCPError as exc:
-            return Answer(200, error_response(request.id, exc))
+            return _answered(request, Answer(error_response(request.id, exc), exc.reason))
         suite = self.suite
         result = legacy.initialize_result(
             version, suite.server_info, suite.capabilities, suite.instructions
         )
-        return Answer(200, result_response(request.id, result), (("mcp-session-id", session_id),))
+        call = Call.answered(request, Answer(result_response(request.id, result)))
+        return LegacyAnswer(call, MODERN, session_id)
 
     async def _notification(self, session: Session, message: Notification) -> None:
         if message.method != "notifications/cancelled":
@@ -296,21 +281,28 @@ class LegacyServer:
 
     async def _request(
         self, session: Session, request: Request, assigns: Mapping[str, Any]
-    ) -> Answer | Pending:
+    ) -> LegacyAnswer:
         method = request.method
         if method == "ping":
-            return Answer(200, result_response(request.id, {}))
+            return _answered(request, Answer(result_response(request.id, {})))
         if method == "logging/setLevel":
             level = legacy.log_level(request.params)
             await self.registry.put(session.key, _LOG_LEVEL, level, session.ttl_s)
-            return Answer(200, result_response(request.id, {}))
+            return _answered(request, Answer(result_response(request.id, {})))
         if method in ("resources/subscribe", "resources/unsubscribe") and (
             "resources" in self.suite.capabilities
         ):
             await self._subscribe(session, method, request.params)
-            return Answer(200, result_response(request.id, {}))
+            return _answered(request, Answer(result_response(request.id, {})))
         if method in legacy.LEGACY_METHODS or legacy.is_modern_only(method):
             raise MCPError("method_not_found", f"Method not found: {method}")
+        inflight = (session.key, request.id)
+        if inflight in self._inflight:
+            raise MCPError(
+                "duplicate_request_id",
+                f"Invalid Request: request id {request.id!r} is already in flight in this "
+                "session; use a new id for each request",
+            )
         params = legacy.modern_params(
             request.params,
             modern_version=self.suite.supported_versions[0],
@@ -320,23 +312,24 @@ class LegacyServer:
         )
         meta = params["_meta"]
         check_meta(meta)
-        modern = Request(request.id, method, params)
-        reply = await self.suite.handle(modern, assigns, meta)
-        if isinstance(reply, tuple) and not is_input_required(reply):
-            response, status = legacy_reply(request.id, method, reply, session.version)
-            return Answer(status, response)
-        context = CallContext(
-            suite=self.suite,
+        rounds = InputRounds(
             broker=self.broker,
             session=session.key,
             version=session.version,
-            request=modern,
-            meta=meta,
-            assigns=assigns,
+            method=method,
             max_rounds=self.max_input_rounds,
             answer_timeout_s=self.answer_timeout_s,
         )
-        return LegacyCall(context, reply)
+        call = await self.suite.handle(
+            Request(request.id, method, params), assigns, meta, asker=rounds
+        )
+        if call.task is not None:  # in flight: cancellable through the session, id reserved
+            call.watch(
+                self.broker.subscribe(cancel_topic(session.key, request.id), end_topic(session.key))
+            )
+            self._inflight.add(inflight)
+            call.task.add_done_callback(lambda _: self._inflight.discard(inflight))
+        return LegacyAnswer(call, LegacyCodec(method, session.version))
 
     async def _subscribe(self, session: Session, method: str, params: Mapping[str, Any]) -> None:
         uri = params.get("uri")
@@ -380,6 +373,10 @@ class SessionStream:
                     yield legacy.legacy_message(message, session.version)
         finally:
             self._subscription.close()
+
+
+def _answered(request: Request, final: Answer) -> LegacyAnswer:
+    return LegacyAnswer(Call.answered(request, final), MODERN)
 
 
 def _session_of(payload: Any, max_age_s: float) -> Session | None:

@@ -9,7 +9,7 @@ token and the binding and hands the state back; a tampered, expired or re-bound 
 precise -32602. The binding is chosen by the caller, so one token never serves another
 method, tool, prompt, resource, argument set or user.
 
-Imports genmcp's errors, sealing, protocol and tool outcome types; no asyncio, no web
+Imports genmcp's errors, sealing, protocol and outcome types; no asyncio, no web
 framework.
 """
 
@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from genmcp.errors import MCPError
+from genmcp.errors import MCPError, missing_capability
+from genmcp.outcomes import InputRequired
 from genmcp.protocol import v2607
 from genmcp.protocol.meta import META_CLIENT_CAPABILITIES
 from genmcp.sealing import Sealer, SealError
-from genmcp.tool import InputRequired
 
 __all__ = ["REQUEST_STATE", "RequestStates", "input_responses", "principal_of"]
 
@@ -98,11 +98,7 @@ class RequestStates:
             v2607.missing_capabilities(outcome.requests, declared) if outcome.requests else None
         )
         if missing:
-            raise MCPError(
-                "missing_capability",
-                "Missing required client capability: " + ", ".join(sorted(missing)),
-                {"requiredCapabilities": missing},
-            )
+            raise missing_capability(missing)
         asked = {key: request.get("method") for key, request in (outcome.requests or {}).items()}
         token = self._sealer.seal(REQUEST_STATE, {"b": binding, "s": outcome.state, "k": asked})
         result = v2607.input_required_result(outcome.requests or None, token)

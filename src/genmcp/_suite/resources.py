@@ -22,22 +22,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from genmcp._suite.answer import checked, completed, result_of
+from genmcp._suite.hooks import call_hook
+from genmcp._suite.listing import CURSOR, Pages, merge_cache, open_cursor
+from genmcp._suite.request_state import RequestStates, input_responses, principal_of
 from genmcp.errors import CallbackReturnError, MCPError
-from genmcp.listing import CURSOR, Pages, merge_cache, open_cursor
-from genmcp.oneshot import call_hook
+from genmcp.outcomes import CacheControl, Error, InputRequired, ResourceNotFound, Result
 from genmcp.protocol.prompts import as_complete_result, complete_result
 from genmcp.protocol.uri_template import UriTemplate
-from genmcp.request_state import RequestStates, input_responses, principal_of
-from genmcp.resource import (
-    ListPage,
-    ReadOutcome,
-    ResourceNotFound,
-    ResourceRepo,
-    ResourceRequest,
-    StaticResource,
-)
+from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest, StaticResource
 from genmcp.sealing import Sealer, digest
-from genmcp.tool import CacheControl, Error, InputRequired, Result
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
@@ -52,7 +46,7 @@ Items = list[dict[str, Any]]
 
 LIST: Final = "resources/list"
 READ: Final = "resources/read"
-_READ_EXPECTED: Final = "Result, InputRequired, Error or ResourceNotFound"
+_READ_OUTCOMES: Final = (Result, InputRequired, Error, ResourceNotFound)
 _STATIC_PREFIX: Final = "static:"  # never routed: _Statics overrides parse_uri
 
 
@@ -91,7 +85,9 @@ class RepoEntry:
         """The ``read`` params of ``uri`` when this repository owns it, else None."""
         params = self.repo.parse_uri(uri, self.arg)
         if params is not None and not isinstance(params, Mapping):
-            raise CallbackReturnError(self.owner, "parse_uri", params, "a mapping or None")
+            raise CallbackReturnError(
+                "resource", self.key, "parse_uri", params, "a mapping or None"
+            )
         return params
 
 
@@ -227,13 +223,17 @@ class ResourceCatalog:
         raise MCPError("bad_cursor", "Invalid cursor: the resource list has changed; start again")
 
     async def _list_one(self, entry: RepoEntry, cursor: Any, channel: Channel) -> tuple[Items, Any]:
-        page = await call_hook(entry.repo.list, cursor, channel, entry.arg)
+        page = await call_hook(entry.repo, "list", cursor, channel, entry.arg)
         if not (isinstance(page, tuple) and len(page) == 2 and isinstance(page[0], Sequence)):
-            raise CallbackReturnError(entry.owner, "list", page, "(items, next_cursor)")
+            raise CallbackReturnError("resource", entry.key, "list", page, "(items, next_cursor)")
         items = [dict(item) for item in page[0] if isinstance(item, Mapping)]
         if len(items) != len(page[0]) or not all(_listable(item) for item in items):
             raise CallbackReturnError(
-                entry.owner, "list", page, "items built with resource_item(uri, name, ...)"
+                "resource",
+                entry.key,
+                "list",
+                page,
+                "items built with resource_item(uri, name, ...)",
             )
         return items, page[1]
 
@@ -277,22 +277,22 @@ class ResourceCatalog:
         binding = digest(READ, uri, principal_of(assigns))
         state = self._states.open(params, binding)
         request = ResourceRequest(uri, uri_params, meta, responses, state)
-        outcome = await call_hook(entry.repo.read, request, channel, entry.arg)
-        if isinstance(outcome, Result):
-            return self._complete(entry, uri, outcome.result)
-        if isinstance(outcome, ResourceNotFound):
-            raise _not_found(uri, outcome.message)
-        if isinstance(outcome, InputRequired):
-            return self._states.input_required(meta, binding, outcome)
-        if isinstance(outcome, Error):
-            raise MCPError("internal_error", outcome.message, outcome.data, code=outcome.code)
-        raise CallbackReturnError(entry.owner, "read", outcome, _READ_EXPECTED)
+        outcome = await call_hook(entry.repo, "read", request, channel, entry.arg)
+        return result_of(
+            checked("resource", uri, "read", outcome, _READ_OUTCOMES),
+            complete=lambda result: self._complete(entry, uri, result),
+            states=self._states,
+            meta=meta,
+            binding=lambda: binding,
+            not_found=lambda missing: _not_found(uri, missing.message),
+        )
 
     def _complete(self, entry: RepoEntry, uri: str, result: Any) -> dict[str, Any]:
         contents = result.get("contents") if isinstance(result, dict) else None
         if not isinstance(contents, list) or not contents:
             raise CallbackReturnError(
-                entry.owner,
+                "resource",
+                uri,
                 "read",
                 result,
                 "Result(read_resource_result(contents)) with contents; "
@@ -301,15 +301,17 @@ class ResourceCatalog:
         for part in contents:
             if not _readable(part):
                 raise CallbackReturnError(
-                    entry.owner, "read", part, "contents built with text_contents or blob_contents"
+                    "resource",
+                    uri,
+                    "read",
+                    part,
+                    "contents built with text_contents or blob_contents",
                 )
         assert isinstance(result, dict)
         if "ttlMs" not in result or "cacheScope" not in result:
             scope, ttl = entry.repo.cache_control(entry.arg)
             result = {**result, "ttlMs": ttl, "cacheScope": scope}
-        meta = result.get("_meta")
-        merged = self._result_meta if meta is None else {**self._result_meta, **meta}
-        return {**result, "resultType": "complete", "_meta": merged}
+        return completed(result, self._result_meta)
 
     # -- completion/complete (ref/resource) -------------------------------------------------
 
@@ -322,8 +324,10 @@ class ResourceCatalog:
                 _check_variable(template, argument)
                 if not entry.completes:
                     return complete_result([])
-                values = await call_hook(entry.repo.complete, argument, value, context, entry.arg)
-                return as_complete_result(values, owner=entry.owner)
+                values = await call_hook(
+                    entry.repo, "complete", argument, value, context, entry.arg
+                )
+                return as_complete_result(values, kind="resource", owner=entry.key)
         raise MCPError(
             "invalid_params",
             f"Invalid params: no resource template {template!r}",

@@ -5,17 +5,17 @@ updated) as a plain JSON-RPC notification on the broker topic :data:`CHANGES`
 (``genmcp.storage.Broker``, DESIGN §7: with a shared broker the change reaches streams held by
 other processes). Two kinds of stream subscribe to it:
 
-- a :class:`ListenStream` (2026-07-28): a ``Pending`` whose outbox first carries
+- a :class:`ListenJob` (2026-07-28), run by a Call: its stream first carries
   ``notifications/subscriptions/acknowledged`` with the honored filter, then only the
   notifications that filter wants, each tagged with the subscription id (the listen request
-  id, verbatim). The transport streams it as SSE, with keepalives, and calls
-  ``disconnect()`` when the client leaves: the broker subscription and the pump task end with
-  it. ``end()`` closes it from the server side with the empty ``complete`` result.
+  id, verbatim). The transport streams it as SSE, with keepalives; when the client leaves,
+  the broker subscription and the pump task end with the Call. A server shutdown ends it
+  with the empty ``complete`` result.
 - a legacy session's GET stream (2025 revisions): it subscribes to :data:`CHANGES` itself and
   forwards the same untagged notifications, ``notifications/resources/updated`` only for the
   URIs its session subscribed to.
 
-Imports asyncio and genmcp's channel, storage and protocol modules; never a web framework.
+Imports asyncio and genmcp's core, storage and protocol modules; never a web framework.
 """
 
 from __future__ import annotations
@@ -23,15 +23,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final, final
 
-from genmcp.channel import FINAL, MESSAGE, Outbox
-from genmcp.protocol.jsonrpc import RequestId, notification, result_response
+from genmcp._suite.call import Job
+from genmcp.channel import Channel, Mailbox
+from genmcp.outcomes import Stream
+from genmcp.protocol.jsonrpc import RequestId, notification
 from genmcp.protocol.listen import Filter, acknowledged, listen_result, tagged
-from genmcp.storage import Broker
+from genmcp.storage import Broker, Subscription
 
-__all__ = ["CHANGES", "ChangeFeed", "ListenStream"]
+__all__ = ["CHANGES", "ChangeFeed", "ListenJob"]
 
 log = logging.getLogger("genmcp")
 
@@ -40,27 +42,23 @@ CHANGES: Final = "genmcp.changes"
 
 
 @final
-class ListenStream:
-    """One open ``subscriptions/listen`` request (a ``Pending``).
+class ListenJob(Job):
+    """One ``subscriptions/listen`` request, run by a Call that streams until the client leaves.
+
+    ``start`` subscribes, acknowledges once the subscription is ready, and forwards every
+    change the filter wants into the call's mailbox (a small pump task); each message is
+    then sent tagged with the subscription id. When the server stops, the stream ends with the
+    empty ``complete`` listen result instead of an error.
 
     Args:
         request_id: the listen request id, echoed as the subscription id.
         honored: the filter the server honors (acknowledged first).
         broker: where changes are published.
         result_meta: the ``_meta`` of the closing result (server info).
-        on_end: called once when the stream ends, however it ends.
     """
 
-    __slots__ = (
-        "_on_end",
-        "_pump",
-        "_result_meta",
-        "_subscription",
-        "closed",
-        "honored",
-        "outbox",
-        "request_id",
-    )
+    __slots__ = ("_broker", "_pump", "_result_meta", "_subscription", "honored", "request_id")
+    label = "subscriptions/listen"
 
     def __init__(
         self,
@@ -69,48 +67,41 @@ class ListenStream:
         honored: Filter,
         broker: Broker,
         result_meta: Mapping[str, Any],
-        on_end: Callable[[ListenStream], None],
     ) -> None:
-        loop = asyncio.get_running_loop()
-        self.request_id = request_id
-        self.honored = honored
-        self.outbox = Outbox(loop)
-        self.closed = False
-        self._on_end = on_end
-        self._result_meta = result_meta
-        self._subscription = broker.subscribe(CHANGES)
-        self._pump = loop.create_task(self._forward(), name=f"genmcp:listen:{request_id}")
+        self.request_id, self.honored = request_id, honored
+        self._broker, self._result_meta = broker, result_meta
+        self._subscription: Subscription | None = None
+        self._pump: asyncio.Task[None] | None = None
 
-    async def _forward(self) -> None:
+    async def start(self, channel: Channel) -> Stream:
         # Subscribed before the acknowledgement reaches the client: no change after it is
         # lost, even one published by another process (a shared broker confirms first).
-        await self._subscription.ready()
-        self.outbox.put(MESSAGE, acknowledged(self.request_id, self.honored))
+        self._subscription = subscription = self._broker.subscribe(CHANGES)
+        await subscription.ready()
+        channel._send(acknowledged(self.request_id, self.honored))
+        self._pump = asyncio.get_running_loop().create_task(
+            self._forward(subscription, channel.mailbox), name=f"genmcp:listen:{self.request_id}"
+        )
+        return Stream()
+
+    async def _forward(self, subscription: Subscription, mailbox: Mailbox) -> None:
         while True:
-            _topic, message = await self._subscription.receive()
+            _topic, message = await subscription.receive()
             if isinstance(message, Mapping) and self.honored.wants(message):
-                self.outbox.put(MESSAGE, tagged(message, self.request_id))
+                mailbox.send(tagged(message, self.request_id))
 
-    def disconnect(self) -> None:
-        """The client went away: stop listening; nothing more is sent."""
-        self._close()
+    async def message(self, message: Any, channel: Channel, state: Any) -> Stream:
+        channel._send(message)
+        return Stream()
 
-    def end(self) -> None:
-        """End the stream from the server side with the ``complete`` listen result."""
-        if self._close():
-            response = result_response(
-                self.request_id, listen_result(self.request_id, self._result_meta)
-            )
-            self.outbox.put(FINAL, (response, 200))
+    def shutdown_result(self) -> dict[str, Any]:
+        return listen_result(self.request_id, self._result_meta)
 
-    def _close(self) -> bool:
-        if self.closed:
-            return False
-        self.closed = True
-        self._subscription.close()
-        self._pump.cancel()
-        self._on_end(self)
-        return True
+    def finish(self) -> None:
+        if self._subscription is not None:
+            self._subscription.close()
+        if self._pump is not None:
+            self._pump.cancel()
 
 
 @final

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 from genmcp.storage import Broker, Subscription
 
 if TYPE_CHECKING:
-    from genmcp.worker import Worker
+    from genmcp._suite.call import Call
 
 __all__ = ["MAIL", "MailRelay"]
 
@@ -46,7 +46,7 @@ class MailRelay:
 
     __slots__ = ("_broker", "_shared", "_subscription", "_task", "_workers")
 
-    def __init__(self, broker: Broker, workers: Mapping[str, Worker], *, shared: bool) -> None:
+    def __init__(self, broker: Broker, workers: Mapping[str, Call], *, shared: bool) -> None:
         self._broker = broker
         self._workers = workers
         self._shared = shared

@@ -7,9 +7,10 @@ Building it runs the tool's metadata hooks once, so a misconfigured tool fails w
 is built, not at the first call.
 
 :class:`ToolCatalog` holds the entries and answers ``tools/list`` (pages built once per
-change, sealed cursors, merged cache hints) and ``tools/call``: it starts a ``Worker`` per
-call, keeps the live ones (``workers``), and turns each outcome into the JSON-RPC response;
-``InputRequired`` goes through the shared sealed ``requestState`` (``request_state.py``).
+change, sealed cursors, merged cache hints) and ``tools/call``: it checks the request and
+makes the :class:`ToolJob` a Call runs (``call``, then ``handle_message`` per mailbox message
+while streaming, ``handle_close`` when the client leaves), whose outcomes become the result
+through ``answer.py``.
 
 Imports genmcp's core modules; never a web framework.
 """
@@ -18,23 +19,29 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
-from genmcp.errors import MCPError
-from genmcp.listing import Catalog
+from genmcp._suite.answer import checked, completed, result_of
+from genmcp._suite.call import Job
+from genmcp._suite.hooks import call_hook, is_async_hook
+from genmcp._suite.listing import Catalog
+from genmcp._suite.request_state import RequestStates, input_responses, principal_of
+from genmcp.errors import CallbackReturnError, MCPError
+from genmcp.outcomes import CacheControl, Error, InputRequired, Result, Stream
 from genmcp.protocol import v2607
-from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response
-from genmcp.request_state import RequestStates, input_responses, principal_of
+from genmcp.protocol.jsonrpc import Request
 from genmcp.schema import ArgumentValidator, InvalidArguments, advertised_schema, compile_schema
 from genmcp.sealing import Sealer, digest
-from genmcp.tool import CacheControl, Error, InputRequired, Outcome, Result, Tool, ToolRequest
-from genmcp.worker import Worker
+from genmcp.tool import Tool, ToolRequest
 
-__all__ = ["ToolCatalog", "ToolEntry", "ToolProvider"]
+if TYPE_CHECKING:
+    from genmcp.channel import Channel
+
+__all__ = ["ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
 
 log = logging.getLogger("genmcp")
 
-Reply = tuple[dict[str, Any], int]
+_OUTCOMES: Final = (Result, Stream, Error, InputRequired)
 
 ToolProvider = type[Tool] | tuple[type[Tool], Any]
 """A tool class, or ``(ToolClass, arg)``; ``arg`` reaches every hook."""
@@ -101,7 +108,7 @@ def _header_params(schema: dict[str, Any]) -> dict[str, str]:
 
 
 class ToolCatalog(Catalog[ToolEntry]):
-    """The tools a Suite serves, their live workers, and ``tools/list``, ``tools/call``."""
+    """The tools a Suite serves, ``tools/list``, and the job of each ``tools/call``."""
 
     kind, method, key = "tool", "tools/list", "tools"
 
@@ -114,16 +121,18 @@ class ToolCatalog(Catalog[ToolEntry]):
         result_meta: Mapping[str, Any],
     ) -> None:
         super().__init__(sealer=sealer, page_size=page_size, result_meta=result_meta)
-        self.workers: dict[str, Worker] = {}
-        self._states = states
+        self.states = states
 
     def make(self, cls: Any, arg: Any) -> ToolEntry:
         return ToolEntry(cls, arg)
 
-    # -- tools/call ----------------------------------------------------------------------
+    def header_params(self, name: Any) -> Mapping[str, str]:
+        """The ``x-mcp-header`` parameters of the tool ``name`` (none for an unknown tool)."""
+        entry = self.entries.get(name) if isinstance(name, str) else None
+        return {} if entry is None else entry.header_params
 
-    def call(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Worker:
-        """Start the worker answering one ``tools/call``."""
+    def job(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> ToolJob:
+        """Check one ``tools/call`` and make the job that answers it."""
         params = request.params
         name = params.get("name")
         if not isinstance(name, str):
@@ -144,82 +153,77 @@ class ToolCatalog(Catalog[ToolEntry]):
         principal = principal_of(assigns)
         state = None
         if "requestState" in params:
-            state = self._states.open(params, digest(name, arguments, principal))
+            state = self.states.open(params, digest(name, arguments, principal))
         tool_request = ToolRequest(name, arguments, meta, responses, state)
+        return ToolJob(self, entry, tool_request, (name, arguments, principal))
 
-        def finish(outcome: Outcome | BaseException) -> Reply:
-            # the binding is needed only to seal InputRequired: computed then, not per call
-            return self._finish(request.id, entry, meta, (name, arguments, principal), outcome)
-
-        worker = Worker(
-            tool=entry.tool,
-            arg=entry.arg,
-            name=name,
-            request=tool_request,
-            meta=meta,
-            assigns=assigns,
-            finish=finish,
-            on_end=self._forget,
-        )
-        self.workers[worker.id] = worker
-        return worker
-
-    def _forget(self, worker: Worker) -> None:
-        self.workers.pop(worker.id, None)
-
-    def _finish(
-        self,
-        request_id: RequestId,
-        entry: ToolEntry,
-        meta: dict[str, Any],
-        binding: tuple[str, Any, str | None],
-        outcome: Outcome | BaseException,
-    ) -> Reply:
-        try:
-            return result_response(
-                request_id, self._outcome_result(entry, meta, binding, outcome)
-            ), 200
-        except MCPError as exc:
-            return error_response(request_id, exc), exc.status
-        except Exception:
-            log.exception("tool %r failed", entry.name)
-            failure = MCPError("internal_error", f"Internal error in tool {entry.name!r}")
-            return error_response(request_id, failure), failure.status
-
-    def _outcome_result(
-        self,
-        entry: ToolEntry,
-        meta: dict[str, Any],
-        binding: tuple[str, Any, str | None],
-        outcome: Outcome | BaseException,
-    ) -> dict[str, Any]:
-        if isinstance(outcome, BaseException):
-            if isinstance(outcome, InvalidArguments):
-                message = f"Invalid arguments for tool {entry.name!r}: {outcome.describe()}"
-                return self._complete(entry, v2607.call_tool_result(error=message))
-            raise outcome
-        if isinstance(outcome, Result):
-            return self._complete(entry, outcome.result)
-        if isinstance(outcome, Error):
-            raise MCPError("internal_error", outcome.message, outcome.data, code=outcome.code)
-        if isinstance(outcome, InputRequired):
-            return self._states.input_required(meta, digest(*binding), outcome)
-        raise TypeError(f"tool {entry.name!r} ended while streaming")  # Stream after close
-
-    def _complete(self, entry: ToolEntry, result: Any) -> dict[str, Any]:
+    def complete(self, entry: ToolEntry, result: Any) -> dict[str, Any]:
+        """A tool's ``Result`` checked (shape, output schema) and completed."""
         if not isinstance(result, dict) or not isinstance(result.get("content"), list):
-            raise TypeError(
-                f"tool {entry.name!r}: Result() needs a CallToolResult dict with a content list "
-                f"(use call_tool_result(...)), got {result!r}"
+            raise CallbackReturnError(
+                "tool",
+                entry.name,
+                "call",
+                result,
+                "Result(call_tool_result(...)): a CallToolResult dict with a content list",
             )
         if entry.output is not None and "structuredContent" in result and not result.get("isError"):
             try:
                 entry.output.validate(result["structuredContent"])
             except InvalidArguments as exc:
-                raise TypeError(
-                    f"tool {entry.name!r}: structuredContent does not match its output schema: "
-                    f"{exc.describe()}"
+                raise CallbackReturnError(
+                    "tool",
+                    entry.name,
+                    "call",
+                    result["structuredContent"],
+                    f"structuredContent matching the output schema ({exc.describe()})",
                 ) from None
-        meta = result.get("_meta")
-        merged = self._result_meta if meta is None else {**self._result_meta, **meta}
-        return {**result, "resultType": "complete", "_meta": merged}
+        return completed(result, self._result_meta)
+
+
+class ToolJob(Job):
+    """One ``tools/call``: validation, ``call``, then the stream hooks (see the module)."""
+
+    __slots__ = ("_binding", "_catalog", "_entry", "_request", "cancellable", "label")
+
+    def __init__(
+        self,
+        catalog: ToolCatalog,
+        entry: ToolEntry,
+        request: ToolRequest,
+        binding: tuple[str, Any, str | None],
+    ) -> None:
+        self._catalog, self._entry, self._request, self._binding = catalog, entry, request, binding
+        self.label = f"tool {entry.name!r}"
+        self.cancellable = is_async_hook(entry.tool, "call")
+
+    async def start(self, channel: Channel) -> Any:
+        entry = self._entry
+        request = entry.tool.validate_request(self._request, entry.arg)
+        return await self._invoke("call", request, channel, entry.arg)
+
+    async def message(self, message: Any, channel: Channel, state: Any) -> Any:
+        return await self._invoke("handle_message", message, channel, state, self._entry.arg)
+
+    async def close(self, channel: Channel, state: Any) -> None:
+        await call_hook(self._entry.tool, "handle_close", channel, state, self._entry.arg)
+
+    async def _invoke(self, hook: str, *args: Any) -> Any:
+        outcome = await call_hook(self._entry.tool, hook, *args)
+        return checked("tool", self._entry.name, hook, outcome, _OUTCOMES)
+
+    def result(self, outcome: Any) -> dict[str, Any]:
+        entry = self._entry
+        if isinstance(outcome, InvalidArguments):
+            message = f"Invalid arguments for tool {entry.name!r}: {outcome.describe()}"
+            return self._catalog.complete(entry, v2607.call_tool_result(error=message))
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return result_of(
+            outcome,
+            complete=lambda result: self._catalog.complete(entry, result),
+            states=self._catalog.states,
+            meta=self._request.meta,
+            # the binding is needed only to seal InputRequired: computed then, not per call
+            binding=lambda: digest(*self._binding),
+        )

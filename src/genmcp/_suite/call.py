@@ -1,0 +1,389 @@
+"""The one request in flight: a :class:`Call` drives a :class:`Job` and emits typed events.
+
+Every request the Suite answers is a Call. Most are answered at once (``tools/list``, an
+unknown tool): :meth:`Call.answered` holds the ``Answer`` event and nothing else. The others
+run their :class:`Job` in their own asyncio task with a Channel (meta, assigns, mailbox,
+outbox): ``start`` runs the first hook (``call``, ``get``, ``read`` ...); a ``Stream`` outcome
+hands each mailbox message to ``message`` until a final outcome; the client leaving while
+streaming runs ``close`` (``handle_close``) once. A legacy request may take input rounds: an
+``input_required`` result is not the answer, the :class:`Asker` sends its nested requests as
+server requests, and the Job is made again from the retried request.
+
+Phases and transitions are the table in ``lifecycle.py``; this module only performs them.
+The events (``genmcp.events``) go on the Outbox the transport drains through the relay; the
+``Answer`` is emitted after the Call left the Suite's live set, so a client that read the
+response sees ``live_workers`` without it.
+
+Imports asyncio and genmcp's core modules; never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, final
+from typing import Final as Constant
+
+from genmcp._suite.lifecycle import Phase, Trigger, next_phase
+from genmcp.channel import Channel, Mailbox, Outbox
+from genmcp.errors import MCPError, internal_error
+from genmcp.events import ENDED, Answer
+from genmcp.outcomes import Stream
+from genmcp.protocol.jsonrpc import Request, error_response, result_response
+from genmcp.storage import Subscription
+
+__all__ = ["Asker", "Call", "Job", "final_of", "plain_result"]
+
+log = logging.getLogger("genmcp")
+
+_ID_PREFIX: Constant = secrets.token_hex(4)
+_ids = itertools.count(1)
+_LIVE: Constant = frozenset((Phase.RUNNING, Phase.STREAMING, Phase.ASKING))
+
+
+def _next_id() -> str:
+    """A call id unique across processes (random prefix) and cheap (a counter)."""
+    return f"{_ID_PREFIX}-{next(_ids):x}"
+
+
+class Job:
+    """One request's own work, driven by a Call; the defaults suit a one-hook request.
+
+    ``start`` returns the first outcome (``Stream`` keeps the call open); ``result`` turns a
+    final outcome, or the exception a hook raised, into the result object (raising
+    ``MCPError`` for an error response). ``cancellable`` says whether the first hook may be
+    cancelled when the client leaves (an ``async def``); a thread hook runs to its end.
+    """
+
+    __slots__ = ()
+    label: str = "request"
+    cancellable: bool = True
+
+    async def start(self, channel: Channel) -> Any:
+        """Run the first hook; its outcome. Every job defines it."""
+        raise TypeError(f"{type(self).__name__} must define start()")
+
+    async def message(self, message: Any, channel: Channel, state: Any) -> Any:
+        """Handle one mailbox message while streaming; the next outcome."""
+        raise TypeError(f"{self.label} does not stream")
+
+    async def close(self, channel: Channel, state: Any) -> None:
+        """The client left while streaming (``handle_close``)."""
+
+    def result(self, outcome: Any) -> dict[str, Any]:
+        """The result object of a final outcome; raises for an error response."""
+        return plain_result(outcome)
+
+    def shutdown_result(self) -> dict[str, Any] | None:
+        """The result to end with when the server stops (None: a shutdown error)."""
+        return None
+
+    def finish(self) -> None:
+        """Release what the job holds; called once, when the Call is done."""
+
+
+def plain_result(outcome: Any) -> dict[str, Any]:
+    """A result object returned as it is; an exception raised again."""
+    if isinstance(outcome, BaseException):
+        raise outcome
+    result: dict[str, Any] = outcome
+    return result
+
+
+class _Answered(Job):
+    """The job of a Call answered at once: it never runs."""
+
+    label = "answered"
+
+    async def start(self, channel: Channel) -> Any:
+        raise AssertionError("an answered call never starts")
+
+
+class Asker(Protocol):
+    """Legacy input rounds: ask the client the nested requests of an ``input_required``."""
+
+    max_rounds: int
+
+    async def ask(
+        self, requests: Mapping[str, Mapping[str, Any]], send: Callable[[dict[str, Any]], bool]
+    ) -> dict[str, Any]:
+        """Send each request (``send``) and return the answers by key; ``MCPError`` if none."""
+        ...
+
+
+def final_of(request_id: Any, produce: Callable[[], dict[str, Any]], label: str) -> Answer:
+    """The ``Answer`` of a result produced by ``produce``: the one place failures become
+    error responses (``MCPError`` as it is; anything else logged and answered -32603)."""
+    try:
+        return Answer(result_response(request_id, produce()))
+    except MCPError as exc:
+        return Answer(error_response(request_id, exc), exc.reason)
+    except Exception:
+        log.exception("%s failed", label)
+        failure = internal_error(label)
+        return Answer(error_response(request_id, failure), failure.reason)
+
+
+@final
+class Call:
+    """One request in flight (see the module docstring); built by the Suite only."""
+
+    __slots__ = (
+        "_asker",
+        "_factory",
+        "_job",
+        "_meta",
+        "_on_end",
+        "_watched",
+        "_watcher",
+        "channel",
+        "mailbox",
+        "outbox",
+        "phase",
+        "request",
+        "task",
+    )
+
+    def __init__(
+        self,
+        request: Request,
+        job: Job,
+        *,
+        meta: dict[str, Any],
+        assigns: Mapping[str, Any],
+        on_end: Callable[[Call], None],
+        factory: Callable[[Request], Job | dict[str, Any]] | None = None,
+        asker: Asker | None = None,
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        self.request = request
+        self.outbox = Outbox(loop)
+        self.mailbox = Mailbox(loop, _next_id())
+        self.channel = Channel(meta=meta, assigns=assigns, outbox=self.outbox, mailbox=self.mailbox)
+        self.phase = Phase.RUNNING
+        self._job, self._meta, self._on_end = job, meta, on_end
+        self._factory, self._asker = factory, asker
+        self.task: asyncio.Task[None] | None = loop.create_task(
+            self._run(), name=f"genmcp:{job.label}"
+        )
+        self.task.add_done_callback(self._task_done)
+        self._watcher: asyncio.Task[None] | None = None
+        self._watched: Subscription | None = None
+
+    @classmethod
+    def answered(cls, request: Request, final: Answer) -> Call:
+        """A request answered at once: its ``Answer`` waits on the outbox, nothing runs."""
+        call = cls.__new__(cls)
+        loop = asyncio.get_running_loop()
+        call.request, call.outbox = request, Outbox(loop)
+        call.mailbox = Mailbox(loop, _next_id())
+        call.mailbox.close()
+        call.channel = Channel(meta={}, assigns={}, outbox=call.outbox, mailbox=call.mailbox)
+        call.channel._close()
+        call.phase, call.task, call._watcher, call._watched = Phase.DONE, None, None, None
+        call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
+        call._on_end = _ignore
+        call.outbox.put(final)
+        return call
+
+    @property
+    def id(self) -> str:
+        """The call id, also ``channel.mailbox.id``."""
+        return self.mailbox.id
+
+    # -- what happens from outside ------------------------------------------------------
+
+    def disconnect(self) -> None:
+        """The client went away: stop the work; nothing more is sent."""
+        self._leave(Trigger.DISCONNECT)
+
+    def cancel(self) -> None:
+        """The client cancelled the request: stop the work; the stream ends with no response."""
+        self._leave(Trigger.CANCEL)
+
+    def shutdown(self) -> None:
+        """The server stops: answer now (an error, or the job's own end), then stop the work."""
+        self._leave(Trigger.SHUTDOWN)
+
+    async def wait(self) -> None:
+        """Return once the Call is done (``handle_close`` ran, a thread hook returned)."""
+        if self.task is not None and not self.task.done():
+            await asyncio.wait([self.task])
+
+    def _leave(self, trigger: Trigger) -> None:
+        before = self.phase
+        after = self._move(trigger)
+        if after is before:
+            return  # already done, or already winding down
+        self.channel._close()
+        if trigger is Trigger.CANCEL:
+            self.outbox.put(ENDED)
+        elif trigger is Trigger.SHUTDOWN:
+            self.outbox.put(self._shutdown_final())
+        self.mailbox.close()  # wakes a stream waiting for its next message
+        if after is Phase.ABANDONED and (before is Phase.ASKING or self._job.cancellable):
+            assert self.task is not None
+            self.task.cancel()
+
+    def _shutdown_final(self) -> Answer:
+        result = self._job.shutdown_result()
+        if result is not None:
+            return Answer(result_response(self.request.id, result))
+        failure = MCPError(
+            "shutting_down", "Server shutting down: the request was stopped before it answered"
+        )
+        return Answer(error_response(self.request.id, failure), failure.reason)
+
+    def watch(self, subscription: Subscription) -> None:
+        """Cancel the call when a message arrives on ``subscription`` (closed with the call)."""
+        if self.phase is Phase.DONE or self._watcher is not None:
+            subscription.close()
+            return
+        self._watched = subscription
+        self._watcher = asyncio.get_running_loop().create_task(
+            self._watch(subscription), name="genmcp:cancel-watch"
+        )
+
+    async def _watch(self, subscription: Subscription) -> None:
+        await subscription.receive()
+        self.cancel()
+
+    # -- the work -----------------------------------------------------------------------
+
+    def _move(self, trigger: Trigger) -> Phase:
+        before = self.phase
+        self.phase = after = next_phase(before, trigger)
+        if after is Phase.DONE and before is not Phase.DONE:
+            self._release()
+        return after
+
+    def _release(self) -> None:
+        self.channel._close()
+        self.mailbox.close()
+        if self._watcher is not None:
+            self._watcher.cancel()
+        if self._watched is not None:  # closed here: a watcher cancelled early never runs
+            self._watched.close()
+        try:
+            self._job.finish()
+        finally:
+            self._on_end(self)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        # also when the task was cancelled before it ever ran, or from outside (loop teardown)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("%s: the call itself failed", self._job.label, exc_info=task.exception())
+        if self.phase in _LIVE:
+            self._leave(Trigger.DISCONNECT)
+        if self.phase is not Phase.DONE:
+            self._move(Trigger.CLOSED)
+
+    async def _run(self) -> None:
+        try:
+            final = await self._drive()
+        except asyncio.CancelledError:
+            return  # abandoned: what it had to say was said when it was left
+        if final is not None:
+            self._answer(final)
+
+    def _answer(self, final: Answer) -> None:
+        live = self.phase in _LIVE
+        self._move(Trigger.ANSWER)
+        if live:
+            self.outbox.put(final)
+
+    async def _drive(self) -> Answer | None:
+        outcome = await _step(self._job.start, self.channel)
+        rounds = 0
+        while True:
+            state: Any = None
+            while isinstance(outcome, Stream):
+                state = outcome.state
+                if self.phase is Phase.CLOSING:
+                    break
+                self._move(Trigger.STREAM)
+                if self.phase is not Phase.STREAMING:
+                    break  # abandoned during the first hook: close at once
+                message = await self.mailbox.receive()
+                if self.phase is not Phase.STREAMING:
+                    break
+                outcome = await _step(self._job.message, message, self.channel, state)
+            if isinstance(outcome, Stream):
+                await self._close_stream(state)
+                return None
+            final = self._final(self._job, outcome)
+            if self._asker is None or not _needs_input(final) or self.phase not in _LIVE:
+                return final
+            rounds += 1
+            retried = await self._round(final, rounds, self._asker)
+            if isinstance(retried, Answer):
+                return retried
+            outcome = await _step(self._job.start, self.channel)
+
+    def _final(self, job: Job, outcome: Any) -> Answer:
+        return final_of(self.request.id, lambda: job.result(outcome), job.label)
+
+    async def _close_stream(self, state: Any) -> None:
+        try:
+            await self._job.close(self.channel, state)
+        except Exception:
+            log.exception("%s: handle_close() raised", self._job.label)
+        self._move(Trigger.CLOSED)
+
+    async def _round(self, final: Answer, rounds: int, asker: Asker) -> Answer | None:
+        """One legacy input round; the Answer that ends the call, or None to run again."""
+        request = self.request
+        if rounds > asker.max_rounds:
+            failure = internal_error(
+                f"{request.method}: still needed input after {asker.max_rounds} rounds"
+            )
+            return Answer(error_response(request.id, failure), failure.reason)
+        result = final.response["result"]
+        params = {**request.params, "_meta": self._meta}
+        requests = result.get("inputRequests") or {}
+        try:
+            if requests:
+                self._move(Trigger.ASK)
+                params["inputResponses"] = await asker.ask(requests, self.channel._send)
+                self._move(Trigger.ANSWERED)
+            else:  # state only: "retry later"
+                await asyncio.sleep(min(0.05 * 2**rounds, 2.0))
+        except MCPError as exc:
+            return Answer(error_response(request.id, exc), exc.reason)
+        if "requestState" in result:
+            params["requestState"] = result["requestState"]
+        retry = Request(request.id, request.method, params)
+        assert self._factory is not None
+        made = await _step(self._factory, retry)
+        if isinstance(made, Job):
+            self._job = made
+            return None
+        return final_of(request.id, lambda: plain_result(made), request.method)
+
+
+_ANSWERED: Constant = _Answered()
+
+
+def _ignore(call: Call) -> None:
+    return None
+
+
+def _needs_input(final: Answer) -> bool:
+    result = final.response.get("result")
+    return isinstance(result, Mapping) and result.get("resultType") == "input_required"
+
+
+async def _step(hook: Callable[..., Any], *args: Any) -> Any:
+    """Run one hook; an exception it raises is its outcome (the Job turns it into an answer)."""
+    try:
+        outcome = hook(*args)
+        if isinstance(outcome, Awaitable):
+            outcome = await outcome
+        return outcome
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        return exc

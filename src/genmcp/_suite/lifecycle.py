@@ -1,0 +1,115 @@
+"""The lifecycle of a request in flight: its phases and every transition, as one table.
+
+Theory. A request that can outlive a direct answer (``tools/call``, ``prompts/get``,
+``resources/read``, ``resources/list``, ``completion/complete``, ``subscriptions/listen``,
+and a legacy request's input rounds) is one :class:`~genmcp._suite.call.Call`. What can
+happen to it is either its own work moving on (a hook returned ``Stream``, a final outcome,
+an input round) or something from outside: the client went away (``DISCONNECT``), the
+client or its session cancelled it (``CANCEL``), the server is stopping (``SHUTDOWN``).
+Everything that moves a Call from one phase to another is a :class:`Trigger`, and
+:data:`TRANSITIONS` says where each one leads from each phase. A pair missing from the
+table is a bug in genmcp (``LifecycleError``), never silently ignored; a trigger that
+changes nothing (a second disconnect) is in the table as a self-loop.
+
+What each transition emits (the Call does it, this table only decides the phase):
+
+- ``ANSWER`` emits the ``Answer`` response; ``CANCEL`` emits ``Ended`` (the stream closes
+  with no response, as a cancelled request gets none); ``SHUTDOWN`` emits an ``Answer``
+  error (the listen stream: its ``complete`` result) so no client waits for an answer that
+  cannot come; ``DISCONNECT`` emits nothing (nobody is listening).
+- Leaving ``RUNNING`` for ``ABANDONED`` cancels an ``async`` hook at once; a plain ``def``
+  hook runs to its end in its thread and its outcome is discarded. Leaving ``STREAMING`` for
+  ``CLOSING`` wakes the mailbox and runs ``handle_close`` once.
+- ``DONE`` is reached exactly once, and then the Call leaves the Suite's live set.
+
+Pure: no asyncio, nothing from genmcp.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Final
+
+__all__ = ["TRANSITIONS", "LifecycleError", "Phase", "Trigger", "next_phase"]
+
+
+class Phase(Enum):
+    """Where a Call is."""
+
+    RUNNING = "running"
+    """A first hook (``call``, ``get``, ``read`` ...) runs, or the request is being set up."""
+    STREAMING = "streaming"
+    """The hook returned ``Stream``: mailbox messages go to ``handle_message`` one by one."""
+    ASKING = "asking"
+    """A legacy input round: the client answers server-initiated requests."""
+    CLOSING = "closing"
+    """The client left (or the server stops) while streaming: ``handle_close`` runs."""
+    ABANDONED = "abandoned"
+    """The client left during a hook or a round: the work winds down, its outcome dropped."""
+    DONE = "done"
+    """Finished: the response (or nothing) was emitted; the Call holds nothing any more."""
+
+
+class Trigger(Enum):
+    """What moves a Call."""
+
+    STREAM = "stream"
+    """A hook returned ``Stream(state)``."""
+    ANSWER = "answer"
+    """A final outcome: a result, an error, a crash (answered -32603)."""
+    ASK = "ask"
+    """A legacy request needs input: the server asks the client."""
+    ANSWERED = "answered"
+    """The client answered every server request: the hook runs again."""
+    DISCONNECT = "disconnect"
+    """The client went away."""
+    CANCEL = "cancel"
+    """``notifications/cancelled`` for this request, or its legacy session ended."""
+    SHUTDOWN = "shutdown"
+    """The server is stopping."""
+    CLOSED = "closed"
+    """``handle_close`` returned, or the abandoned work ended."""
+
+
+class LifecycleError(RuntimeError):
+    """Raised when a Call is moved by a trigger its phase does not allow (a genmcp bug)."""
+
+
+_P, _T = Phase, Trigger
+_GONE: Final = (_T.DISCONNECT, _T.CANCEL, _T.SHUTDOWN)
+
+TRANSITIONS: Final[dict[tuple[Phase, Trigger], Phase]] = {
+    # the work moves on
+    (_P.RUNNING, _T.STREAM): _P.STREAMING,
+    (_P.RUNNING, _T.ANSWER): _P.DONE,
+    (_P.RUNNING, _T.ASK): _P.ASKING,
+    (_P.STREAMING, _T.STREAM): _P.STREAMING,
+    (_P.STREAMING, _T.ANSWER): _P.DONE,
+    (_P.STREAMING, _T.ASK): _P.ASKING,
+    (_P.ASKING, _T.ANSWERED): _P.RUNNING,
+    (_P.ASKING, _T.ANSWER): _P.DONE,  # no answer in time, the client refused, too many rounds
+    # the client leaves, cancels, or the server stops
+    **{(_P.RUNNING, gone): _P.ABANDONED for gone in _GONE},
+    **{(_P.ASKING, gone): _P.ABANDONED for gone in _GONE},
+    **{(_P.STREAMING, gone): _P.CLOSING for gone in _GONE},
+    # winding down: what the abandoned work still does is dropped
+    (_P.ABANDONED, _T.STREAM): _P.CLOSING,  # a thread hook returned Stream: close it at once
+    (_P.ABANDONED, _T.ANSWER): _P.ABANDONED,
+    (_P.ABANDONED, _T.ASK): _P.ABANDONED,
+    (_P.ABANDONED, _T.CLOSED): _P.DONE,
+    (_P.CLOSING, _T.CLOSED): _P.DONE,
+    (_P.CLOSING, _T.ANSWER): _P.DONE,  # the message being handled ended the call: no close
+    # late news changes nothing
+    **{(_P.ABANDONED, gone): _P.ABANDONED for gone in _GONE},
+    **{(_P.CLOSING, gone): _P.CLOSING for gone in _GONE},
+    **{(_P.DONE, gone): _P.DONE for gone in _GONE},
+}
+"""(phase, trigger) -> next phase. Every pair not listed is a ``LifecycleError``."""
+
+
+def next_phase(phase: Phase, trigger: Trigger) -> Phase:
+    """Where ``trigger`` moves a Call in ``phase``."""
+    try:
+        return TRANSITIONS[phase, trigger]
+    except KeyError:
+        raise LifecycleError(f"a call in phase {phase.value} cannot take {trigger.value}") from None

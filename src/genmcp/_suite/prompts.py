@@ -1,0 +1,184 @@
+"""The prompts a Suite serves: ``prompts/list``, ``prompts/get`` and argument completions.
+
+A :class:`PromptEntry` is built once per served prompt (its ``prompts/list`` entry, checked
+arguments); :class:`PromptCatalog` lists them (built once per change, paginated with sealed
+cursors), answers ``prompts/get`` through the shared outcome path (``answer.py``) and
+completes prompt arguments.
+
+Imports genmcp's core modules; never asyncio directly, never a web framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from genmcp._suite.answer import checked, completed, result_of
+from genmcp._suite.hooks import call_hook
+from genmcp._suite.listing import Catalog
+from genmcp._suite.request_state import RequestStates, input_responses, principal_of
+from genmcp.errors import CallbackReturnError, MCPError
+from genmcp.outcomes import CacheControl, Error, InputRequired, Result
+from genmcp.prompt import Prompt, PromptRequest
+from genmcp.protocol.prompts import as_complete_result, complete_result, prompt_argument
+from genmcp.schema import InvalidArguments
+from genmcp.sealing import Sealer, digest
+
+if TYPE_CHECKING:
+    from genmcp.channel import Channel
+
+__all__ = ["PromptCatalog", "PromptEntry", "PromptProvider"]
+
+GET: Final = "prompts/get"
+_GET_OUTCOMES: Final = (Result, InputRequired, Error)
+
+PromptProvider = type[Prompt] | tuple[type[Prompt], Any]
+"""A prompt class, or ``(PromptClass, arg)``; ``arg`` reaches every hook."""
+
+
+class PromptEntry:
+    """One served prompt: the instance, its ``arg`` and its ``prompts/list`` entry."""
+
+    __slots__ = ("arg", "argument_names", "completes", "descriptor", "name", "owner", "prompt")
+
+    def __init__(self, cls: type[Prompt], arg: Any) -> None:
+        if not (isinstance(cls, type) and issubclass(cls, Prompt)):
+            raise TypeError(f"{cls!r} is not a Prompt subclass (give a class or (class, arg))")
+        self.owner = cls.__qualname__
+        self.prompt, self.arg = cls(), arg
+        name = self.prompt.info("name", arg)
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"{self.owner}: a prompt needs a non-blank name (option name=...)")
+        self.name = name
+        arguments = [_argument(self.owner, a) for a in self.prompt.arguments(arg)]
+        self.argument_names = tuple(a["name"] for a in arguments)
+        if len(set(self.argument_names)) != len(self.argument_names):
+            raise ValueError(f"{self.owner}: an argument name appears twice")
+        descriptor: dict[str, Any] = {"name": name}
+        for key in ("title", "description"):
+            value = self.prompt.info(key, arg)
+            if value is not None:
+                descriptor[key] = value
+        if arguments:
+            descriptor["arguments"] = arguments
+        for key in ("icons", "_meta"):
+            value = self.prompt.info(key, arg)
+            if value is not None:
+                descriptor[key] = list(value) if key == "icons" else dict(value)
+        self.descriptor = descriptor
+        self.completes = type(self.prompt).complete is not Prompt.complete
+
+    def cache_control(self) -> CacheControl:
+        """The prompt's cache hint for ``prompts/list``."""
+        return self.prompt.cache_control(self.arg)
+
+
+def _argument(owner: str, argument: Any) -> dict[str, Any]:
+    if not isinstance(argument, Mapping) or not isinstance(argument.get("name"), str):
+        raise ValueError(f"{owner}: a prompt argument is a mapping with a name, not {argument!r}")
+    unknown = set(argument) - {"name", "title", "description", "required"}
+    if unknown:
+        raise ValueError(f"{owner}: unknown prompt argument key(s) {', '.join(sorted(unknown))}")
+    return prompt_argument(
+        argument["name"],
+        title=argument.get("title"),
+        description=argument.get("description"),
+        required=argument.get("required"),
+    )
+
+
+class PromptCatalog(Catalog[PromptEntry]):
+    """The prompts a Suite serves, and ``prompts/list``, ``prompts/get`` over them."""
+
+    kind, method, key = "prompt", "prompts/list", "prompts"
+
+    def __init__(
+        self,
+        *,
+        sealer: Sealer,
+        states: RequestStates,
+        page_size: int,
+        result_meta: Mapping[str, Any],
+    ) -> None:
+        super().__init__(sealer=sealer, page_size=page_size, result_meta=result_meta)
+        self._states = states
+
+    def make(self, cls: Any, arg: Any) -> PromptEntry:
+        return PromptEntry(cls, arg)
+
+    @property
+    def completes(self) -> bool:
+        """True when some prompt completes its arguments."""
+        return any(entry.completes for entry in self.entries.values())
+
+    def entry(self, params: Mapping[str, Any]) -> PromptEntry:
+        """The prompt ``params.name`` names; -32602 when there is none."""
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise MCPError("invalid_params", "Invalid params: prompts/get needs params.name")
+        entry = self.entries.get(name)
+        if entry is None:
+            raise MCPError("unknown_prompt", f"Unknown prompt: {name!r}", {"name": name})
+        return entry
+
+    async def get(
+        self,
+        params: Mapping[str, Any],
+        meta: Mapping[str, Any],
+        assigns: Mapping[str, Any],
+        channel: Channel,
+    ) -> dict[str, Any]:
+        """The ``prompts/get`` result (or ``input_required`` result) for ``params``."""
+        entry = self.entry(params)
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif not isinstance(arguments, dict):
+            raise MCPError(
+                "invalid_params", "Invalid params: prompts/get arguments must be an object"
+            )
+        responses = input_responses(params.get("inputResponses"))
+        binding = digest(GET, entry.name, arguments, principal_of(assigns))
+        state = self._states.open(params, binding)
+        request = PromptRequest(entry.name, arguments, meta, responses, state)
+        try:
+            request = entry.prompt.validate_request(request, entry.arg)
+        except InvalidArguments as exc:
+            raise MCPError(
+                "invalid_params",
+                f"Invalid arguments for prompt {entry.name!r}: {exc.describe()}",
+                {"name": entry.name, "errors": exc.errors},
+            ) from None
+        outcome = await call_hook(entry.prompt, "get", request, channel, entry.arg)
+        return result_of(
+            checked("prompt", entry.name, "get", outcome, _GET_OUTCOMES),
+            complete=lambda result: self._complete(entry, result),
+            states=self._states,
+            meta=meta,
+            binding=lambda: binding,
+        )
+
+    def _complete(self, entry: PromptEntry, result: Any) -> dict[str, Any]:
+        if not isinstance(result, dict) or not isinstance(result.get("messages"), list):
+            raise CallbackReturnError(
+                "prompt", entry.name, "get", result, "Result(get_prompt_result(messages))"
+            )
+        return completed(result, self._result_meta)
+
+    async def complete(
+        self, name: str, argument: str, value: str, context: Mapping[str, str]
+    ) -> dict[str, Any]:
+        """The ``CompleteResult`` of the prompt ``name`` for ``argument``."""
+        entry = self.entries.get(name)
+        if entry is None:
+            raise MCPError("unknown_prompt", f"Unknown prompt: {name!r}", {"name": name})
+        if argument not in entry.argument_names:
+            raise MCPError(
+                "invalid_params",
+                f"Invalid params: prompt {name!r} has no argument {argument!r} "
+                f"(it has: {', '.join(entry.argument_names) or 'none'})",
+            )
+        if not entry.completes:
+            return complete_result([])
+        values = await call_hook(entry.prompt, "complete", argument, value, context, entry.arg)
+        return as_complete_result(values, kind="prompt", owner=entry.name)

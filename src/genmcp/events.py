@@ -1,0 +1,60 @@
+"""What a request in flight emits, as typed events: the one contract of every transport.
+
+A Call (``genmcp._suite.call``) puts these on its Outbox in order; the relay
+(``genmcp.transports.relay``) reads them, passes them through the codec of the request's
+protocol era, and each transport writes them its own way (JSON or SSE, stdio lines, the
+in-process test client). Nothing follows an ``Answer`` or an ``Ended``.
+
+- :class:`Interim`: a JSON-RPC message sent before the response: a notification (progress,
+  log, change) or a server-initiated request (a legacy input round).
+- :class:`StreamStart`: open the streamed response now (``channel.start_stream()``), so
+  keepalives flow while slow work runs.
+- :class:`Answer`: the JSON-RPC response. ``reason`` names the failure of an error response
+  (a key of ``errors.REASONS``); only a transport turns it into an HTTP status.
+- :class:`Ended`: the request ended without a response (cancelled by the client or its
+  session); a stream just closes.
+
+Don't subclass these. Pure: imports nothing from genmcp, no asyncio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, final
+
+__all__ = ["ENDED", "STREAM_START", "Answer", "Ended", "Event", "Interim", "StreamStart"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Interim:
+    """A JSON-RPC message (notification or server request) sent before the response."""
+
+    message: dict[str, Any]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class StreamStart:
+    """Switch the response to a stream now, before any message."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The JSON-RPC response; ``reason`` is the failure's reason for an error response."""
+
+    response: dict[str, Any]
+    reason: str | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """The request ended without a response (cancelled); close the stream."""
+
+
+Event = Interim | StreamStart | Answer | Ended
+
+STREAM_START: Final = StreamStart()
+ENDED: Final = Ended()

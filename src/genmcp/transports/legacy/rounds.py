@@ -1,0 +1,124 @@
+"""One flow for both eras: a legacy session's input rounds, and its broker topics.
+
+A tool written for 2026-07-28 answers a request that needs user input, an LLM sample or the
+client's roots with ``InputRequired(requests, state)``; the Suite turns that into an
+``input_required`` result with a sealed ``requestState``. A modern client retries by itself.
+For a legacy (2025) session the Call retries on the client's behalf (``genmcp._suite.call``),
+asking through :class:`InputRounds`:
+
+1. each nested request goes out as a server-initiated JSON-RPC request, shaped for the
+   session's revision, on the request's own response stream;
+2. the answers the client POSTs back (to any process) arrive through the ``Broker``;
+3. the Call makes its job again with ``inputResponses`` and the ``requestState``.
+
+A client that answers with a JSON-RPC error refuses: an elicitation is then ``cancel``led
+(what a modern client sends when the user dismisses the form), any other request ends the
+call with a client-fault error. No answer in time ends it with -32001.
+
+Imports asyncio and genmcp's errors, storage and protocol; never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import Callable, Mapping
+from typing import Any, final
+
+from genmcp.errors import MCPError
+from genmcp.protocol import legacy
+from genmcp.protocol.jsonrpc import RequestId
+from genmcp.storage import Broker
+
+__all__ = ["InputRounds", "cancel_topic", "end_topic", "reply_topic"]
+
+_ELICIT = "elicitation/create"
+
+
+def reply_topic(session: str, request_id: RequestId) -> str:
+    """Where a client's answer to the server request ``request_id`` is published."""
+    return f"legacy/{session}/reply/{json.dumps(request_id)}"
+
+
+def cancel_topic(session: str, request_id: RequestId) -> str:
+    """Where ``notifications/cancelled`` for the client request ``request_id`` is published."""
+    return f"legacy/{session}/cancel/{json.dumps(request_id)}"
+
+
+def end_topic(session: str) -> str:
+    """Where the end of a session (``DELETE``) is published."""
+    return f"legacy/{session}/end"
+
+
+@final
+class InputRounds:
+    """Asks a legacy session's client the nested requests of one call (a Call's ``Asker``).
+
+    Args:
+        broker: where the client's answers are published (``reply_topic``).
+        session: the session key.
+        version: the session's revision (the shape of the server requests).
+        method: the request being answered (for messages).
+        max_rounds: how many input rounds the request may take.
+        answer_timeout_s: how long to wait for all the answers of one round.
+    """
+
+    __slots__ = ("_broker", "_method", "_session", "_version", "answer_timeout_s", "max_rounds")
+
+    def __init__(
+        self,
+        *,
+        broker: Broker,
+        session: str,
+        version: str,
+        method: str,
+        max_rounds: int,
+        answer_timeout_s: float,
+    ) -> None:
+        self._broker, self._session, self._version, self._method = broker, session, version, method
+        self.max_rounds, self.answer_timeout_s = max_rounds, answer_timeout_s
+
+    async def ask(
+        self, requests: Mapping[str, Mapping[str, Any]], send: Callable[[dict[str, Any]], bool]
+    ) -> dict[str, Any]:
+        """Send every nested request; the client's answers by key."""
+        asked = {f"genmcp-{secrets.token_urlsafe(12)}": key for key in requests}
+        topics = {reply_topic(self._session, rid): rid for rid in asked}
+        subscription = self._broker.subscribe(*topics)
+        try:
+            await subscription.ready()  # the answers may be POSTed to another process
+            for rid, key in asked.items():
+                send(legacy.server_request(rid, requests[key], self._version))
+            answers: dict[str, Any] = {}
+            async with asyncio.timeout(self.answer_timeout_s):
+                while len(answers) < len(asked):
+                    topic, message = await subscription.receive()
+                    key = asked[topics[topic]]
+                    if key not in answers:
+                        answers[key] = _answer(key, requests[key].get("method"), message)
+            return answers
+        except TimeoutError:
+            raise MCPError(
+                "input_timeout",
+                f"The client did not answer the server requests of {self._method} within "
+                f"{self.answer_timeout_s:g} s",
+            ) from None
+        finally:
+            subscription.close()
+
+
+def _answer(key: str, method: Any, message: Any) -> dict[str, Any]:
+    """The input response in a client's answer, as published: ``{"result", "error"}``."""
+    if not isinstance(message, Mapping):
+        raise MCPError("input_refused", f"Unexpected answer to {method} {key!r}")
+    error = message.get("error")
+    if isinstance(error, Mapping):
+        if method == _ELICIT:  # the user dismissed the form: what a modern client says
+            return {"action": "cancel"}
+        raise MCPError(
+            "input_refused",
+            f"The client refused {method} {key!r}: {error.get('message')}",
+            {"inputRequest": key, "error": dict(error)},
+        )
+    return legacy.input_response(method, message.get("result"))

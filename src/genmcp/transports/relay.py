@@ -1,0 +1,138 @@
+"""The one drain loop: a Call's events, through the codec of its era, to a transport.
+
+Every transport reads a request in flight the same way: ``async for event in Relay(call,
+codec)``. The relay takes the Call's typed events (``genmcp.events``) in order, passes each
+through the codec of the request's protocol era, and stops after the ``Answer`` or
+``Ended``. ``Relay.first`` is the fast path of a request that answers at once (most do):
+the event, if there is one after letting the Call take its first step, without a task or
+a wait. ``close()`` is the client going away: the Call is disconnected (cancelled, or
+``handle_close`` while streaming) unless it had already ended.
+
+A codec per era:
+
+- :data:`MODERN` (2026-07-28): the identity.
+- :class:`LegacyCodec` (2025 revisions): notifications and results as the session's
+  revision knows them (``genmcp.protocol.legacy``).
+
+Imports asyncio and genmcp's core; never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Protocol, final
+from typing import Final as Constant
+
+from genmcp.events import Answer, Ended, Event, Interim
+from genmcp.protocol import legacy
+
+if TYPE_CHECKING:
+    from genmcp._suite.call import Call
+
+__all__ = ["MODERN", "Codec", "LegacyCodec", "ModernCodec", "Relay"]
+
+
+class Codec(Protocol):
+    """How one protocol era writes a request's messages."""
+
+    def interim(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A notification or server request, as this era sends it."""
+        ...
+
+    def final(self, final: Answer) -> Answer:
+        """The response, as this era sends it."""
+        ...
+
+
+@final
+class ModernCodec:
+    """2026-07-28: messages go out as the Suite built them."""
+
+    __slots__ = ()
+
+    def interim(self, message: dict[str, Any]) -> dict[str, Any]:
+        return message
+
+    def final(self, final: Answer) -> Answer:
+        return final
+
+
+MODERN: Constant = ModernCodec()
+
+
+@final
+class LegacyCodec:
+    """A 2025 session's revision: notifications, results and errors translated for it."""
+
+    __slots__ = ("method", "version")
+
+    def __init__(self, method: str, version: str) -> None:
+        self.method, self.version = method, version
+
+    def interim(self, message: dict[str, Any]) -> dict[str, Any]:
+        return legacy.legacy_message(message, self.version)
+
+    def final(self, final: Answer) -> Answer:
+        response = final.response
+        if "result" in response:
+            result = legacy.legacy_result(self.method, response["result"], self.version)
+            return Answer({"jsonrpc": "2.0", "id": response.get("id"), "result": result})
+        error = legacy.legacy_error(self.method, response.get("error"))
+        return Answer({"jsonrpc": "2.0", "id": response.get("id"), "error": error}, final.reason)
+
+
+@final
+class Relay:
+    """Drains one Call: ``async for event in relay`` until its ``Answer`` or ``Ended``."""
+
+    __slots__ = ("_call", "_codec", "_done", "codec")
+
+    def __init__(self, call: Call, codec: Codec = MODERN) -> None:
+        self._call = call
+        self.codec = codec
+        self._done = False
+
+    @property
+    def call(self) -> Call:
+        """The Call being drained."""
+        return self._call
+
+    @property
+    def done(self) -> bool:
+        """True once the last event was read (or the reader closed)."""
+        return self._done
+
+    async def first(self) -> Event | None:
+        """The first event if the Call has it after one step of its own, else None."""
+        event = self._call.outbox.get_nowait()
+        if event is None and self._call.task is not None:
+            await asyncio.sleep(0)  # let the call take its first step: most calls end here
+            event = self._call.outbox.get_nowait()
+        return None if event is None else self._through(event)
+
+    async def next(self) -> Event:
+        """Wait for the next event."""
+        return self._through(await self._call.outbox.get())
+
+    def __aiter__(self) -> Relay:
+        return self
+
+    async def __anext__(self) -> Event:
+        if self._done:
+            raise StopAsyncIteration
+        return await self.next()
+
+    def close(self) -> None:
+        """The reader is done or gone: disconnect the Call unless it already ended."""
+        self._done = True
+        self._call.disconnect()
+
+    def _through(self, event: Event) -> Event:
+        if isinstance(event, Interim):
+            return Interim(self.codec.interim(event.message))
+        if isinstance(event, Answer):
+            self._done = True
+            return self.codec.final(event)
+        if isinstance(event, Ended):
+            self._done = True
+        return event
