@@ -26,7 +26,9 @@ OVERSIZED: Final[dict[str, str]] = {}
 WEB: Final = frozenset({"fastapi", "starlette", "sse_starlette"})
 """The web framework; only the FastAPI adapter may import it."""
 
-WEB_MODULES: Final = frozenset({"genmcp.transports.fastapi", "genmcp.fastapi"})
+WEB_MODULES: Final = frozenset(
+    {"genmcp.transports.fastapi", "genmcp.transports.endpoint", "genmcp.fastapi"}
+)
 """The adapter, and ``genmcp.fastapi``: the short import path that re-exports it."""
 
 WEB_EXCEPTIONS: Final[dict[str, str]] = {}
@@ -216,3 +218,117 @@ def test_the_reader_sees_every_kind_of_import() -> None:
         "fastapi",
         "asyncio.queues",
     }
+
+
+# -- the architecture: layers, cycles, the private machinery ------------------------------
+
+LAYERS: Final[tuple[tuple[str, ...], ...]] = (
+    ("genmcp.errors", "genmcp.events", "genmcp.sealing"),
+    ("genmcp.protocol",),
+    ("genmcp.schema",),
+    ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel"),
+    ("genmcp.tool", "genmcp.prompt", "genmcp.resource"),
+    ("genmcp.storage",),
+    ("genmcp._suite",),
+    ("genmcp.suite",),
+    ("genmcp.transports", "genmcp.fastapi"),
+    ("genmcp._client", "genmcp.testing", "genmcp.cli", "genmcp.__main__", "genmcp.scaleout"),
+)
+"""DESIGN.md §1, lowest first: a module imports only from its own layer or below."""
+
+def layer_of(name: str) -> int:
+    for rank, prefixes in enumerate(LAYERS):
+        if any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes):
+            return rank
+    raise AssertionError(f"{name} is in no layer of LAYERS: place it")
+
+
+def test_every_module_has_a_layer() -> None:
+    for name in _names():
+        if name != "genmcp":
+            layer_of(name)
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    upward = sorted(
+        f"{name} -> {target}"
+        for name in _names()
+        if name != "genmcp"
+        for target in from_genmcp(name)
+        if target != "genmcp" and layer_of(target) > layer_of(name)
+    )
+    assert upward == [], "imports from a lower layer to a higher one"
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = set(_names())
+    return {
+        name: {target for target in from_genmcp(name) if target in known and target != name}
+        for name in known
+        if name != "genmcp"  # the package only re-exports; it imports everything by design
+    }
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected component with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_there_are_no_import_cycles() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+PRIVATE: Final = "genmcp._suite"
+PRIVATE_TESTS: Final = "tests/_suite"
+"""The unit tests of the private machinery (its phase table, the Call) are its only users
+outside the package."""
+
+
+def test_nothing_outside_the_package_imports_the_private_machinery() -> None:
+    root = SRC.parent
+    users = []
+    for folder in ("tests", "examples", "bench"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if path.is_relative_to(root / PRIVATE_TESTS) or path.name == "test_layout.py":
+                continue
+            module = Module(path.stem, path, path.read_text(encoding="utf-8"))
+            if any(t == PRIVATE or t.startswith(PRIVATE + ".") for t in imports_of(module)):
+                users.append(str(path.relative_to(root)))
+    assert users == []
+
+
+def test_the_public_behaviours_sit_on_top_of_the_package() -> None:
+    tops = {path.stem for path in (SRC / "genmcp").glob("*.py")}
+    assert {"tool", "prompt", "resource", "channel", "suite", "errors"} <= tops
+    assert not {"worker", "oneshot", "subscriptions", "tool_catalog", "mail"} & tops

@@ -170,6 +170,21 @@ async def test_leaving_an_open_call_early_cancels_an_async_call(
     assert (stats.started, stats.cancelled) == (1, 1)
 
 
+async def test_disconnecting_a_silent_open_call_cancels_it_at_once(
+    client: MCPTestClient, stats: Stats
+) -> None:
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    async with client.open_call("nap", {"seconds": 5}, progress=False) as call:
+        while not stats.started:  # noqa: ASYNC110 (the tool's own counter)
+            await asyncio.sleep(0.005)
+        await call.disconnect()
+    await client.wait_idle()
+
+    assert loop.time() - started < 1.0  # not the 5 s of the nap
+    assert (stats.started, stats.cancelled) == (1, 1)
+
+
 async def test_an_open_call_can_be_read_to_its_result(client: MCPTestClient) -> None:
     async with client.open_call("follow") as call:
         first = await call.next_notification()

@@ -186,8 +186,12 @@ class MCPTestClient:
             meta=meta,
         )
 
-    async def send(self, message: Mapping[str, Any] | bytes) -> Exchange:
-        """Send one raw message (an object or exact bytes); read the reply from the Exchange."""
+    async def send(self, message: Mapping[str, Any] | bytes, *, wait: bool = True) -> Exchange:
+        """Send one raw message (an object or exact bytes); read the reply from the Exchange.
+
+        With ``wait`` (the default) it returns once the reply began (``exchange.status`` is
+        set); without, at once: the first ``receive`` waits.
+        """
         body = message if isinstance(message, bytes) else json.dumps(message).encode()
         exchange: Exchange
         if self._app is None:
@@ -197,7 +201,7 @@ class MCPTestClient:
             params = await self._params_for(message)
             headers = {**request_headers(message, params), **self._headers}
             exchange = ASGIExchange(self._app, self._path, headers)
-        await _within(exchange.start(body), self.timeout, "the server")
+        await _within(exchange.start(body, wait=wait), self.timeout, "the server")
         return exchange
 
     async def request(
@@ -335,7 +339,7 @@ class MCPTestClient:
             log_level=log_level,
             capabilities=capabilities,
         )
-        exchange = await self.send(body)
+        exchange = await self.send(body, wait=False)  # a slow call may not answer for long
         call = OpenCall(exchange, name, arguments, self.timeout, _callback(progress))
         self._open.add(call)
         try:
@@ -356,11 +360,10 @@ class MCPTestClient:
     async def wait_idle(self) -> None:
         """Wait until every worker of the Suite ended; ``TimeoutError`` after ``timeout``."""
 
-        async def idle() -> None:
-            while self.live_workers:  # noqa: ASYNC110 (the Suite offers no event to wait on)
-                await asyncio.sleep(0.005)
-
-        await _within(idle(), self.timeout, "the workers to end")
+        if self.suite is None:
+            raise RuntimeError("no Suite known for this app: give MCPTestClient(app, suite=...)")
+        if not await self.suite.wait_idle(within_s=self.timeout):
+            raise TimeoutError(f"the workers did not end within {self.timeout} s")
 
     async def _params_for(self, message: Mapping[str, Any] | bytes) -> dict[str, str]:
         """The ``x-mcp-header`` params of the called tool, learnt from ``tools/list`` once."""

@@ -40,8 +40,8 @@ class Exchange(Protocol):
     status: int
     body: bytes
 
-    async def start(self, body: bytes) -> None:
-        """Send the request and wait for the reply to begin."""
+    async def start(self, body: bytes, *, wait: bool = True) -> None:
+        """Send the request; with ``wait``, return once the reply began."""
 
     async def receive(self) -> Message | None:
         """The next message (a notification or the response); None once the reply ended."""
@@ -73,7 +73,7 @@ class SuiteExchange:
         self._ready.append(_roundtrip(response))
         self.status = status
 
-    async def start(self, body: bytes) -> None:
+    async def start(self, body: bytes, *, wait: bool = True) -> None:
         try:
             message = parse(body)
         except EnvelopeError as exc:
@@ -130,9 +130,10 @@ class ASGIExchange:
         self._sse: SSEParser | None = None
         self._request: bytes | None = None
         self._ended = False
+        self._begun = False
         self._task: asyncio.Task[None] | None = None
 
-    async def start(self, body: bytes) -> None:
+    async def start(self, body: bytes, *, wait: bool = True) -> None:
         self._request = body
         headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in self._headers.items()]
         headers.append((b"content-length", str(len(body)).encode()))
@@ -151,6 +152,12 @@ class ASGIExchange:
             "server": ("localhost", 80),
         }
         self._task = asyncio.create_task(self._run(scope))
+        if wait:
+            await self._begin()
+
+    async def _begin(self) -> None:
+        """Wait for the response to start (its status and headers)."""
+        self._begun = True
         first = await self._out.get()
         while first is not None and first["type"] != "http.response.start":
             first = await self._out.get()
@@ -186,6 +193,8 @@ class ASGIExchange:
             self._gone.set()  # the response is complete; a server reports disconnect from now
 
     async def receive(self) -> Message | None:
+        if not self._begun:
+            await self._begin()
         while not self._ready:
             if self._ended:
                 return None

@@ -6,71 +6,35 @@ router, so FastAPI's per-endpoint machinery costs nothing; with them it is an
 ordinary API route whose auth dependency's return value becomes
 ``channel.assigns``.
 
-Every request the Suite (or the legacy session server) answers is a Call, read
-through the relay (``transports.relay``): a Call that answers before it streams
-anything gets plain JSON; the first notification or ``channel.start_stream()``
-switches the response to SSE (sse-starlette) with keepalive comments. A client
-that goes away disconnects the Call (cancel, or ``handle_close`` while
-streaming). The HTTP status of a response is chosen here, from its reason,
-through ``transports.http.response_status``.
+The endpoint itself (``transports.endpoint.MCPEndpoint``) serves both eras and
+writes each Call as JSON or SSE; this module builds the router around it, its
+lifespan (which shuts the Suite's live calls down) and ``mcp_app``.
 
-One endpoint serves both eras: ``protocol.versions.era_of`` picks the era of
-each request; legacy (2025) sessions, their ``GET`` streams and ``DELETE`` go
-to ``transports.legacy.LegacyServer``, everything else takes the 2026-07-28
-path untouched.
-
-The only module that imports Starlette and FastAPI.
+With ``transports/endpoint.py``, the only modules that import Starlette and FastAPI.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, params
-from sse_starlette import EventSourceResponse
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from genmcp.errors import MCPError, http_status
-from genmcp.events import Answer, Ended, Event, Interim
-from genmcp.protocol.jsonrpc import (
-    EnvelopeError,
-    Notification,
-    Request,
-    RequestId,
-    Response,
-    encode,
-    error_response,
-    parse,
-)
-from genmcp.protocol.jsonrpc import Message as JSONRPCMessage
-from genmcp.protocol.versions import Era, era_of
+from genmcp.errors import http_status
 from genmcp.suite import Suite, ToolProvider
-from genmcp.transports.asgi import (
-    HeaderView,
-    content_type_problem,
-    first_event,
-    read_body,
-    send_empty,
-    send_json,
-)
+from genmcp.transports.endpoint import MCPEndpoint
 from genmcp.transports.http import (
     LOCAL_HOSTS,
     MAX_BODY_BYTES,
-    guard,
-    modern_preflight,
-    response_status,
 )
 from genmcp.transports.legacy import LegacyServer
-from genmcp.transports.relay import Relay
 
 __all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
-
-SSE_HEADERS: Final = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
 
 
 class MCPRouter(APIRouter):
@@ -91,217 +55,6 @@ def _closing(suite: Suite) -> Callable[[Any], contextlib.AbstractAsyncContextMan
             await suite.aclose()
 
     return lifespan
-
-
-class MCPEndpoint:
-    """The ASGI endpoint serving one Suite over Streamable HTTP."""
-
-    def __init__(
-        self,
-        suite: Suite,
-        *,
-        allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
-        allowed_origins: Iterable[str] | None = None,
-        max_body_bytes: int = MAX_BODY_BYTES,
-        keepalive_s: float = 15.0,
-        legacy: LegacyServer | None = None,
-    ) -> None:
-        self.suite = suite
-        self.legacy = legacy
-        self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
-        self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
-        self.max_body_bytes = max_body_bytes
-        self.keepalive_s = keepalive_s
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.serve(scope, receive, send, {}, guarded=False)
-
-    def check_guard(self, headers: Mapping[str, str]) -> MCPError | None:
-        """Origin and Host checks (before the body is read and before auth)."""
-        return guard(headers, self.allowed_hosts, self.allowed_origins)
-
-    async def serve(
-        self,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        assigns: Mapping[str, Any],
-        *,
-        guarded: bool,
-    ) -> None:
-        """Answer one HTTP request with ``assigns`` from auth."""
-        headers = HeaderView(scope["headers"])
-        problem = None if guarded else self.check_guard(headers)
-        if problem is None and scope["method"] != "POST":
-            await self._not_post(scope, receive, send, headers, assigns)
-            return
-        if problem is None:
-            problem = content_type_problem(headers)
-        if problem is not None:
-            await _send_error(send, None, problem)
-            return
-        body = await read_body(receive, headers, self.max_body_bytes)
-        if body is None:
-            failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
-            await _send_error(send, None, failure)
-            return
-        await self._dispatch(body, headers, scope, receive, send, assigns)
-
-    async def _not_post(
-        self,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        headers: Mapping[str, str],
-        assigns: Mapping[str, Any],
-    ) -> None:
-        """GET opens a legacy session's stream, DELETE ends it; anything else is 405."""
-        method, legacy = scope["method"], self.legacy
-        if (
-            legacy is None
-            or method not in ("GET", "DELETE")
-            or era_of(None, None, *_era_headers(headers), http_method=method) is Era.MODERN
-        ):
-            failure = MCPError("method_not_allowed", f"Method not allowed: {method}")
-            allow = "POST" if legacy is None else "GET, POST, DELETE"
-            await _send_error(send, None, failure, [("allow", allow)])
-            return
-        token, version = _era_headers(headers)[::-1]
-        try:
-            if method == "DELETE":
-                await legacy.delete(token, version, assigns)
-                await send_empty(send, 200)
-                return
-            opened = await legacy.stream(token, version, assigns)
-        except MCPError as exc:
-            await _send_error(send, None, exc)
-            return
-        events = ({"data": encode(m).decode()} async for m in opened)
-        stream = EventSourceResponse(events, ping=self.keepalive_s, headers=SSE_HEADERS, sep="\n")
-        try:
-            await stream(scope, receive, send)
-        finally:
-            opened.close()
-
-    async def _dispatch(
-        self,
-        body: bytes,
-        headers: Mapping[str, str],
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        assigns: Mapping[str, Any],
-    ) -> None:
-        try:
-            message = parse(body)
-        except EnvelopeError as exc:
-            await _send_error(send, exc.request_id, exc)
-            return
-        if self.legacy is not None and _era(message, headers) is Era.LEGACY:
-            await self._legacy_post(self.legacy, message, headers, scope, receive, send, assigns)
-            return
-        if isinstance(message, Notification):
-            await send_empty(send, 202)
-            return
-        if not isinstance(message, Request):
-            failure = MCPError(
-                "invalid_request", "Invalid Request: responses are not accepted here"
-            )
-            await _send_error(send, message.id, failure)
-            return
-        suite = self.suite
-        try:
-            meta = modern_preflight(headers, message, suite.supported_versions, suite.header_params)
-        except MCPError as exc:
-            await _send_error(send, message.id, exc)
-            return
-        call = await suite.handle(message, assigns, meta)
-        await self._respond(Relay(call), scope, receive, send, legacy=False)
-
-    async def _legacy_post(
-        self,
-        legacy: LegacyServer,
-        message: JSONRPCMessage,
-        headers: Mapping[str, str],
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        assigns: Mapping[str, Any],
-    ) -> None:
-        token, version = _era_headers(headers)[::-1]
-        try:
-            answer = await legacy.post(message, token, version, assigns)
-        except MCPError as exc:  # a session fault: the 2025 texts send no id when there is none
-            await _send_error(send, message.id if isinstance(message, Request) else None, exc)
-            return
-        if answer.call is None:
-            await send_empty(send, 202)
-            return
-        extra = () if answer.session_id is None else (("mcp-session-id", answer.session_id),)
-        await self._respond(Relay(answer.call, answer.codec), scope, receive, send, True, extra)
-
-    async def _respond(
-        self,
-        relay: Relay,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        legacy: bool,
-        extra: Sequence[tuple[str, str]] = (),
-    ) -> None:
-        """Write one Call: JSON when it answers before streaming, else an SSE stream."""
-        event = await first_event(relay, receive)
-        if event is None:
-            return  # the client went away first
-        if isinstance(event, Answer):
-            relay.close()
-            await send_json(send, event.response, response_status(event, legacy=legacy), extra)
-            return
-        if isinstance(event, Ended):  # cancelled before anything was sent: an empty stream
-            await send_empty(send, 200, b"text/event-stream")
-            return
-        stream = EventSourceResponse(
-            _sse_events(relay, event),
-            ping=self.keepalive_s,
-            headers={**SSE_HEADERS, **dict(extra)},
-            sep="\n",
-        )
-        await stream(scope, receive, send)
-
-
-async def _sse_events(relay: Relay, first: Event) -> AsyncIterator[dict[str, str]]:
-    """The SSE events of a streamed response: each message, then the response."""
-    try:
-        event = first
-        while True:
-            if isinstance(event, Interim):
-                yield {"data": encode(event.message).decode()}
-            elif isinstance(event, Answer):
-                yield {"data": encode(event.response).decode()}
-            if relay.done:
-                return
-            event = await relay.next()
-    finally:
-        relay.close()
-
-
-async def _send_error(
-    send: Send,
-    request_id: RequestId | None,
-    failure: MCPError,
-    extra: Sequence[tuple[str, str]] = (),
-) -> None:
-    await send_json(send, error_response(request_id, failure), http_status(failure.reason), extra)
-
-
-def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
-    return headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
-
-
-def _era(message: JSONRPCMessage, headers: Mapping[str, str]) -> Era:
-    if isinstance(message, Response):
-        return era_of(None, None, *_era_headers(headers))
-    return era_of(message.method, message.params, *_era_headers(headers))
 
 
 class _Delegate(HTTPResponse):
@@ -341,6 +94,8 @@ def mcp_router(
     max_body_bytes: int = MAX_BODY_BYTES,
     keepalive_s: float = 15.0,
     legacy: bool | LegacyServer = True,
+    send_timeout_s: float | None = 30.0,
+    shutdown_grace_s: float = 2.0,
     **suite_options: Any,
 ) -> MCPRouter:
     """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
@@ -360,6 +115,10 @@ def mcp_router(
         allowed_origins: extra exact origins accepted (``https://app.example``).
         max_body_bytes: request body cap (413 beyond it).
         keepalive_s: seconds between SSE keepalive comments.
+        send_timeout_s: a streamed response whose reader takes longer than this to accept
+            one event is a disconnect (the call is cancelled or closed); None: wait forever.
+        shutdown_grace_s: at server shutdown, how long a stream may take to send its last
+            event (the shutdown error) before it is cut.
         legacy: serve 2025 session clients on the same endpoint (True, the default), not
             (False: 2026-07-28 only; GET and DELETE answer 405), or with a configured
             ``LegacyServer`` (session registry, broker, session lifetime, ...).
@@ -381,6 +140,8 @@ def mcp_router(
         allowed_origins=allowed_origins,
         max_body_bytes=max_body_bytes,
         keepalive_s=keepalive_s,
+        send_timeout_s=send_timeout_s,
+        shutdown_grace_s=shutdown_grace_s,
         legacy=legacy
         if isinstance(legacy, LegacyServer)
         else LegacyServer(suite)

@@ -1,0 +1,291 @@
+"""``MCPEndpoint``: the ASGI endpoint that serves one Suite over Streamable HTTP.
+
+It guards the request (Origin, Host, content type, body cap), parses it, picks its era,
+hands it to the Suite (2026-07-28) or the legacy session server (2025 revisions), and writes
+the Call it gets back through the relay: JSON when the Call answers before it streams
+anything, else an SSE stream (sse-starlette) with keepalives, a send timeout (a reader that
+stops reading is gone) and a last event at shutdown. The HTTP status of every response is
+chosen here, from its reason (``transports.http.response_status``, ``errors.http_status``).
+
+With ``transports/fastapi.py`` (the router around it), the only modules that import
+Starlette or sse-starlette.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from typing import Any, Final
+
+import anyio
+from sse_starlette import EventSourceResponse
+from starlette.types import Receive, Scope, Send
+
+from genmcp.errors import MCPError, http_status
+from genmcp.events import Answer, Ended, Event, Interim
+from genmcp.protocol.jsonrpc import (
+    EnvelopeError,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    encode,
+    error_response,
+    parse,
+)
+from genmcp.protocol.jsonrpc import Message as JSONRPCMessage
+from genmcp.protocol.versions import Era, era_of
+from genmcp.suite import Suite
+from genmcp.transports.asgi import (
+    HeaderView,
+    content_type_problem,
+    first_event,
+    read_body,
+    send_empty,
+    send_json,
+)
+from genmcp.transports.http import (
+    LOCAL_HOSTS,
+    MAX_BODY_BYTES,
+    guard,
+    modern_preflight,
+    response_status,
+)
+from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.relay import Relay
+
+__all__ = ["SSE_HEADERS", "MCPEndpoint"]
+
+SSE_HEADERS: Final = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
+
+
+class MCPEndpoint:
+    """The ASGI endpoint serving one Suite over Streamable HTTP."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        *,
+        allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
+        allowed_origins: Iterable[str] | None = None,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        keepalive_s: float = 15.0,
+        legacy: LegacyServer | None = None,
+        send_timeout_s: float | None = 30.0,
+        shutdown_grace_s: float = 2.0,
+    ) -> None:
+        self.suite = suite
+        self.send_timeout_s = send_timeout_s
+        self.shutdown_grace_s = shutdown_grace_s
+        self.legacy = legacy
+        self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
+        self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
+        self.max_body_bytes = max_body_bytes
+        self.keepalive_s = keepalive_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.serve(scope, receive, send, {}, guarded=False)
+
+    def check_guard(self, headers: Mapping[str, str]) -> MCPError | None:
+        """Origin and Host checks (before the body is read and before auth)."""
+        return guard(headers, self.allowed_hosts, self.allowed_origins)
+
+    async def serve(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        assigns: Mapping[str, Any],
+        *,
+        guarded: bool,
+    ) -> None:
+        """Answer one HTTP request with ``assigns`` from auth."""
+        headers = HeaderView(scope["headers"])
+        problem = None if guarded else self.check_guard(headers)
+        if problem is None and scope["method"] != "POST":
+            await self._not_post(scope, receive, send, headers, assigns)
+            return
+        if problem is None:
+            problem = content_type_problem(headers)
+        if problem is not None:
+            await _send_error(send, None, problem)
+            return
+        body = await read_body(receive, headers, self.max_body_bytes)
+        if body is None:
+            failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
+            await _send_error(send, None, failure)
+            return
+        await self._dispatch(body, headers, scope, receive, send, assigns)
+
+    async def _not_post(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        headers: Mapping[str, str],
+        assigns: Mapping[str, Any],
+    ) -> None:
+        """GET opens a legacy session's stream, DELETE ends it; anything else is 405."""
+        method, legacy = scope["method"], self.legacy
+        if (
+            legacy is None
+            or method not in ("GET", "DELETE")
+            or era_of(None, None, *_era_headers(headers), http_method=method) is Era.MODERN
+        ):
+            failure = MCPError("method_not_allowed", f"Method not allowed: {method}")
+            allow = "POST" if legacy is None else "GET, POST, DELETE"
+            await _send_error(send, None, failure, [("allow", allow)])
+            return
+        token, version = _era_headers(headers)[::-1]
+        try:
+            if method == "DELETE":
+                await legacy.delete(token, version, assigns)
+                await send_empty(send, 200)
+                return
+            opened = await legacy.stream(token, version, assigns)
+        except MCPError as exc:
+            await _send_error(send, None, exc)
+            return
+        events = ({"data": encode(m).decode()} async for m in opened)
+        stream = EventSourceResponse(events, ping=self.keepalive_s, headers=SSE_HEADERS, sep="\n")
+        try:
+            await stream(scope, receive, send)
+        finally:
+            opened.close()
+
+    async def _dispatch(
+        self,
+        body: bytes,
+        headers: Mapping[str, str],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        assigns: Mapping[str, Any],
+    ) -> None:
+        try:
+            message = parse(body)
+        except EnvelopeError as exc:
+            await _send_error(send, exc.request_id, exc)
+            return
+        if self.legacy is not None and _era(message, headers) is Era.LEGACY:
+            await self._legacy_post(self.legacy, message, headers, scope, receive, send, assigns)
+            return
+        if isinstance(message, Notification):
+            await send_empty(send, 202)
+            return
+        if not isinstance(message, Request):
+            failure = MCPError(
+                "invalid_request", "Invalid Request: responses are not accepted here"
+            )
+            await _send_error(send, message.id, failure)
+            return
+        suite = self.suite
+        try:
+            meta = modern_preflight(headers, message, suite.supported_versions, suite.header_params)
+        except MCPError as exc:
+            await _send_error(send, message.id, exc)
+            return
+        call = await suite.handle(message, assigns, meta)
+        await self._respond(Relay(call), scope, receive, send, legacy=False)
+
+    async def _legacy_post(
+        self,
+        legacy: LegacyServer,
+        message: JSONRPCMessage,
+        headers: Mapping[str, str],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        assigns: Mapping[str, Any],
+    ) -> None:
+        token, version = _era_headers(headers)[::-1]
+        try:
+            answer = await legacy.post(message, token, version, assigns)
+        except MCPError as exc:  # a session fault: the 2025 texts send no id when there is none
+            await _send_error(send, message.id if isinstance(message, Request) else None, exc)
+            return
+        if answer.call is None:
+            await send_empty(send, 202)
+            return
+        extra = () if answer.session_id is None else (("mcp-session-id", answer.session_id),)
+        await self._respond(Relay(answer.call, answer.codec), scope, receive, send, True, extra)
+
+    async def _respond(
+        self,
+        relay: Relay,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        legacy: bool,
+        extra: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Write one Call: JSON when it answers before streaming, else an SSE stream."""
+        event = await first_event(relay, receive)
+        if event is None:
+            return  # the client went away first
+        if isinstance(event, Answer):
+            relay.close()
+            await send_json(send, event.response, response_status(event, legacy=legacy), extra)
+            return
+        if isinstance(event, Ended):  # cancelled before anything was sent: an empty stream
+            await send_empty(send, 200, b"text/event-stream")
+            return
+        stopping = anyio.Event()  # set by sse-starlette when the server is asked to exit
+        stream = EventSourceResponse(
+            _sse_events(relay, event, stopping),
+            ping=self.keepalive_s,
+            headers={**SSE_HEADERS, **dict(extra)},
+            sep="\n",
+            send_timeout=self.send_timeout_s,  # a reader that stops reading is gone
+            shutdown_event=stopping,
+            shutdown_grace_period=self.shutdown_grace_s,
+        )
+        await stream(scope, receive, send)
+
+
+async def _sse_events(
+    relay: Relay, first: Event, stopping: anyio.Event
+) -> AsyncIterator[dict[str, str]]:
+    """The SSE events of a streamed response: each message, then the response.
+
+    When the server stops, the Call is shut down: its answer (a shutdown error, or a listen
+    stream's ``complete`` result) is the last event, so no client waits for nothing.
+    """
+
+    async def on_shutdown() -> None:
+        await stopping.wait()
+        relay.call.shutdown()
+
+    watcher = asyncio.ensure_future(on_shutdown())
+    try:
+        event = first
+        while True:
+            if isinstance(event, Interim):
+                yield {"data": encode(event.message).decode()}
+            elif isinstance(event, Answer):
+                yield {"data": encode(event.response).decode()}
+            if relay.done:
+                return
+            event = await relay.next()
+    finally:
+        watcher.cancel()
+        relay.close()
+
+
+async def _send_error(
+    send: Send,
+    request_id: RequestId | None,
+    failure: MCPError,
+    extra: Sequence[tuple[str, str]] = (),
+) -> None:
+    await send_json(send, error_response(request_id, failure), http_status(failure.reason), extra)
+
+
+def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
+    return headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
+
+
+def _era(message: JSONRPCMessage, headers: Mapping[str, str]) -> Era:
+    if isinstance(message, Response):
+        return era_of(None, None, *_era_headers(headers))
+    return era_of(message.method, message.params, *_era_headers(headers))
