@@ -302,6 +302,8 @@ def missing_capabilities(
 ) -> JSONObject | None:
     """Return the capabilities the nested requests need but the client did not declare.
 
+    Not a plain difference of two ClientCapabilities objects (that is
+    ``meta.absent_capabilities``): it reads the requests and applies the rules below.
     ``elicitation: {}`` and ``elicitation: {"form": {}}`` declare form mode; URL mode needs
     ``elicitation.url``; sampling with tools needs ``sampling.tools``. A capability value that
     is not an object counts as not declared. When the client declared ``elicitation`` but not
