@@ -4,8 +4,6 @@
 blocks a tool (or a prompt) answers with; ``call_tool_result`` wraps them into the result of
 ``tools/call``. Conventions in :mod:`genmcp.protocol.shapes`; re-exported by
 :mod:`genmcp.protocol.v2607`.
-
-Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
 """
 
 from __future__ import annotations

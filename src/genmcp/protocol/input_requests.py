@@ -5,8 +5,6 @@ an ``input_required`` result (``input_required_result``) carries; ``required_cap
 and ``missing_capabilities`` say which client capabilities they need (the -32021 error's
 ``requiredCapabilities``). Conventions in :mod:`genmcp.protocol.shapes`; re-exported by
 :mod:`genmcp.protocol.v2607`.
-
-Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Builders for the MCP 2026-07-28 resource shapes: listings, templates, contents, results.
 
 The companions of :mod:`genmcp.protocol.v2607` for ``resources/list``,
-``resources/templates/list`` and ``resources/read``. Same conventions: keyword arguments in
-snake_case, unset (``None``) ones dropped, camelCase wire keys (``meta`` becomes ``_meta``),
-a fresh ``dict`` returned. ``resultType``, cache hints the repo did not choose and the server
-``_meta`` are added by the Suite, not here.
-
-Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
+``resources/templates/list`` and ``resources/read``; :func:`described` writes the optional
+keys a ``Resource``, a ``ResourceTemplate`` and a ``ResourceLink`` share. Conventions in
+:mod:`genmcp.protocol.shapes`; ``resultType``, cache hints the repo did not choose and the
+server ``_meta`` are added by the Suite, not here.
 """
 
 from __future__ import annotations
