@@ -25,13 +25,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from genmcp.protocol.meta import (
+from genmcp.protocol.versions import (
+    LATEST,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
 )
-from genmcp.protocol.versions import LATEST
 
 __all__ = [
     "CLIError",

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
+from genmcp._suite.request_state import RequestStates
 from genmcp.errors import MCPError
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.jsonrpc import EncodedResult
@@ -30,6 +31,7 @@ __all__ = [
     "Catalog",
     "NamedEntry",
     "Pages",
+    "Served",
     "merge_cache",
     "open_cursor",
 ]
@@ -139,8 +141,29 @@ class NamedEntry(Protocol):
 E = TypeVar("E", bound=NamedEntry)
 
 
-class Catalog(Generic[E]):
-    """Items served by name (tools, prompts): add, remove, and the paginated list.
+class Served:
+    """What every catalog is built with: the sealer (cursors), the ``requestState`` tokens,
+    the page size and the ``_meta`` of every result (server info); a catalog sets up its
+    own (empty) collections in ``_start_empty``."""
+
+    def __init__(
+        self,
+        *,
+        sealer: Sealer,
+        states: RequestStates,
+        page_size: int,
+        result_meta: Mapping[str, Any],
+    ) -> None:
+        self.states, self.page_size = states, page_size
+        self._sealer, self._result_meta = sealer, result_meta
+        self._start_empty()
+
+    def _start_empty(self) -> None:
+        """Set up the catalog's collections, nothing served yet."""
+
+
+class Catalog(Served, Generic[E]):
+    """Items served by name (tools, prompts): add, remove, look up, and the paginated list.
 
     Subclasses set ``kind`` (for messages), ``method`` and ``key`` (the list result) and
     build an entry from a provider in ``make``.
@@ -150,9 +173,8 @@ class Catalog(Generic[E]):
     method: ClassVar[str]
     key: ClassVar[str]
 
-    def __init__(self, *, sealer: Sealer, page_size: int, result_meta: Mapping[str, Any]) -> None:
+    def _start_empty(self) -> None:
         self.entries: dict[str, E] = {}
-        self._sealer, self._page_size, self._result_meta = sealer, page_size, result_meta
         self._pages: Pages | None = None
 
     def __bool__(self) -> bool:
@@ -175,6 +197,22 @@ class Catalog(Generic[E]):
         self._pages = None
         return entry
 
+    def named(self, name: str) -> E:
+        """The item ``name``; -32602 (``unknown_tool``, ``unknown_prompt``) when none."""
+        entry = self.entries.get(name)
+        if entry is None:
+            raise MCPError(f"unknown_{self.kind}", f"Unknown {self.kind}: {name!r}", {"name": name})
+        return entry
+
+    def requested(self, params: Mapping[str, Any], method: str) -> E:
+        """The item ``params.name`` names in a ``method`` request; -32602 when none."""
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise MCPError(
+                "invalid_params", f"Invalid params: {method} needs params.name (a string)"
+            )
+        return self.named(name)
+
     def remove(self, name: str) -> bool:
         """Stop serving the item ``name``; False when there is none."""
         removed = self.entries.pop(name, None) is not None
@@ -191,7 +229,7 @@ class Catalog(Generic[E]):
                 self.key,
                 [entry.descriptor for entry in entries],
                 merge_cache(entry.cache_control() for entry in entries),
-                self._page_size,
+                self.page_size,
                 self._sealer,
                 self._result_meta,
             )

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING, Any, Final
 from genmcp._suite.answer import checked, completed, result_of
 from genmcp._suite.hooks import call_hook
 from genmcp._suite.listing import Catalog
-from genmcp._suite.request_state import RequestStates, input_responses, principal_of
+from genmcp._suite.served import arguments_of, descriptor, instantiate, name_of
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputRequired, Result
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.prompts import as_complete_result, complete_result, prompt_argument
 from genmcp.schema import InvalidArguments
-from genmcp.sealing import Sealer, digest
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
@@ -42,30 +41,15 @@ class PromptEntry:
     __slots__ = ("arg", "argument_names", "completes", "descriptor", "name", "owner", "prompt")
 
     def __init__(self, cls: type[Prompt], arg: Any) -> None:
-        if not (isinstance(cls, type) and issubclass(cls, Prompt)):
-            raise TypeError(f"{cls!r} is not a Prompt subclass (give a class or (class, arg))")
+        self.prompt, self.arg = instantiate(cls, Prompt), arg
         self.owner = cls.__qualname__
-        self.prompt, self.arg = cls(), arg
-        name = self.prompt.info("name", arg)
-        if not isinstance(name, str) or not name.strip():
-            raise ValueError(f"{self.owner}: a prompt needs a non-blank name (option name=...)")
-        self.name = name
+        self.name = name_of(self.prompt, self.owner, arg)
         arguments = [_argument(self.owner, a) for a in self.prompt.arguments(arg)]
         self.argument_names = tuple(a["name"] for a in arguments)
         if len(set(self.argument_names)) != len(self.argument_names):
             raise ValueError(f"{self.owner}: an argument name appears twice")
-        descriptor: dict[str, Any] = {"name": name}
-        for key in ("title", "description"):
-            value = self.prompt.info(key, arg)
-            if value is not None:
-                descriptor[key] = value
-        if arguments:
-            descriptor["arguments"] = arguments
-        for key in ("icons", "_meta"):
-            value = self.prompt.info(key, arg)
-            if value is not None:
-                descriptor[key] = list(value) if key == "icons" else dict(value)
-        self.descriptor = descriptor
+        own = {"arguments": arguments} if arguments else {}
+        self.descriptor = descriptor(self.prompt, arg, self.name, own, ("icons", "_meta"))
         self.completes = type(self.prompt).complete is not Prompt.complete
 
     def cache_control(self) -> CacheControl:
@@ -92,17 +76,6 @@ class PromptCatalog(Catalog[PromptEntry]):
 
     kind, method, key = "prompt", "prompts/list", "prompts"
 
-    def __init__(
-        self,
-        *,
-        sealer: Sealer,
-        states: RequestStates,
-        page_size: int,
-        result_meta: Mapping[str, Any],
-    ) -> None:
-        super().__init__(sealer=sealer, page_size=page_size, result_meta=result_meta)
-        self._states = states
-
     def make(self, cls: Any, arg: Any) -> PromptEntry:
         return PromptEntry(cls, arg)
 
@@ -110,16 +83,6 @@ class PromptCatalog(Catalog[PromptEntry]):
     def completes(self) -> bool:
         """True when some prompt completes its arguments."""
         return any(entry.completes for entry in self.entries.values())
-
-    def entry(self, params: Mapping[str, Any]) -> PromptEntry:
-        """The prompt ``params.name`` names; -32602 when there is none."""
-        name = params.get("name")
-        if not isinstance(name, str):
-            raise MCPError("invalid_params", "Invalid params: prompts/get needs params.name")
-        entry = self.entries.get(name)
-        if entry is None:
-            raise MCPError("unknown_prompt", f"Unknown prompt: {name!r}", {"name": name})
-        return entry
 
     async def get(
         self,
@@ -129,17 +92,9 @@ class PromptCatalog(Catalog[PromptEntry]):
         channel: Channel,
     ) -> dict[str, Any]:
         """The ``prompts/get`` result (or ``input_required`` result) for ``params``."""
-        entry = self.entry(params)
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        elif not isinstance(arguments, dict):
-            raise MCPError(
-                "invalid_params", "Invalid params: prompts/get arguments must be an object"
-            )
-        responses = input_responses(params.get("inputResponses"))
-        binding = digest(GET, entry.name, arguments, principal_of(assigns))
-        state = self._states.open(params, binding)
+        entry = self.requested(params, GET)
+        arguments = arguments_of(params, GET)
+        responses, state, binding = self.states.retry(params, assigns, GET, entry.name, arguments)
         request = PromptRequest(entry.name, arguments, meta, responses, state)
         try:
             request = entry.prompt.validate_request(request, entry.arg)
@@ -153,9 +108,9 @@ class PromptCatalog(Catalog[PromptEntry]):
         return result_of(
             checked("prompt", entry.name, "get", outcome, _GET_OUTCOMES),
             complete=lambda result: self._complete(entry, result),
-            states=self._states,
+            states=self.states,
             meta=meta,
-            binding=lambda: binding,
+            binding=binding,
         )
 
     def _complete(self, entry: PromptEntry, result: Any) -> dict[str, Any]:
@@ -169,9 +124,7 @@ class PromptCatalog(Catalog[PromptEntry]):
         self, name: str, argument: str, value: str, context: Mapping[str, str]
     ) -> dict[str, Any]:
         """The ``CompleteResult`` of the prompt ``name`` for ``argument``."""
-        entry = self.entries.get(name)
-        if entry is None:
-            raise MCPError("unknown_prompt", f"Unknown prompt: {name!r}", {"name": name})
+        entry = self.named(name)
         if argument not in entry.argument_names:
             raise MCPError(
                 "invalid_params",

@@ -15,14 +15,14 @@ framework.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from genmcp.errors import MCPError, missing_capability
 from genmcp.outcomes import InputRequired
 from genmcp.protocol import v2607
 from genmcp.protocol.meta import META_CLIENT_CAPABILITIES
-from genmcp.sealing import Sealer, SealError
+from genmcp.sealing import Sealer, SealError, digest
 
 __all__ = ["REQUEST_STATE", "RequestStates", "input_responses", "principal_of"]
 
@@ -64,6 +64,24 @@ class RequestStates:
     def __init__(self, sealer: Sealer, result_meta: Mapping[str, Any]) -> None:
         self._sealer = sealer
         self._result_meta = result_meta
+
+    def retry(
+        self, params: Mapping[str, Any], assigns: Mapping[str, Any], *request: Any
+    ) -> tuple[dict[str, Any] | None, Any, Callable[[], str]]:
+        """``(inputResponses, state, binding)`` for one request; -32602 when one is bad.
+
+        ``inputResponses`` and ``state`` are None on a first try. ``binding`` is the digest
+        of ``request`` (what it names: method, name or URI, arguments) and the caller's
+        principal, computed only when needed: to verify a ``requestState`` or seal a new one.
+        """
+        principal = principal_of(assigns)
+
+        def binding() -> str:
+            return digest(*request, principal)
+
+        responses = input_responses(params.get("inputResponses"))
+        state = self.open(params, binding()) if "requestState" in params else None
+        return responses, state, binding
 
     def open(self, params: Mapping[str, Any], binding: str) -> Any:
         """The state sealed in ``params.requestState``; None when the request has none."""

@@ -24,14 +24,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from genmcp._suite.answer import checked, completed, result_of
 from genmcp._suite.hooks import call_hook
-from genmcp._suite.listing import CURSOR, Pages, merge_cache, open_cursor
-from genmcp._suite.request_state import RequestStates, input_responses, principal_of
+from genmcp._suite.listing import CURSOR, Pages, Served, merge_cache, open_cursor
+from genmcp._suite.served import instantiate
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputRequired, ResourceNotFound, Result
 from genmcp.protocol.prompts import as_complete_result, complete_result
 from genmcp.protocol.uri_template import UriTemplate
 from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest, StaticResource
-from genmcp.sealing import Sealer, digest
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
@@ -47,6 +46,7 @@ Items = list[dict[str, Any]]
 LIST: Final = "resources/list"
 READ: Final = "resources/read"
 _READ_OUTCOMES: Final = (Result, InputRequired, Error, ResourceNotFound)
+_FORMS: Final = "a class, (class, arg) or a StaticResource"
 _STATIC_PREFIX: Final = "static:"  # never routed: _Statics overrides parse_uri
 
 
@@ -56,13 +56,8 @@ class RepoEntry:
     __slots__ = ("arg", "completes", "key", "owner", "repo", "templates")
 
     def __init__(self, cls: type[ResourceRepo], arg: Any) -> None:
-        if not (isinstance(cls, type) and issubclass(cls, ResourceRepo)):
-            raise TypeError(
-                f"{cls!r} is not a ResourceRepo subclass (give a class, (class, arg) "
-                "or a StaticResource)"
-            )
+        self.repo, self.arg = instantiate(cls, ResourceRepo, _FORMS), arg
         self.owner = cls.__qualname__
-        self.repo, self.arg = cls(), arg
         prefix, template = self.repo.prefix(arg), self.repo.template(arg)
         if (prefix is None) == (template is None):
             raise ValueError(f"{self.owner}: give exactly one of prefix= and template=")
@@ -115,22 +110,13 @@ class _Statics(ResourceRepo, prefix=_STATIC_PREFIX):
         return merge_cache(hints)
 
 
-class ResourceCatalog:
+class ResourceCatalog(Served):
     """Static resources and repositories, and the ``resources/*`` methods over them."""
 
-    def __init__(
-        self,
-        *,
-        sealer: Sealer,
-        states: RequestStates,
-        page_size: int,
-        result_meta: Mapping[str, Any],
-    ) -> None:
+    def _start_empty(self) -> None:
         self.statics: dict[str, StaticResource] = {}
         self.repos: dict[str, RepoEntry] = {}
-        self.page_size = page_size
         self._static_entry = RepoEntry(_Statics, self)
-        self._sealer, self._states, self._result_meta = sealer, states, result_meta
         self._templates: Pages | None = None
 
     def __bool__(self) -> bool:
@@ -273,17 +259,15 @@ class ResourceCatalog:
         if routed is None:
             raise _not_found(uri, None)
         entry, uri_params = routed
-        responses = input_responses(params.get("inputResponses"))
-        binding = digest(READ, uri, principal_of(assigns))
-        state = self._states.open(params, binding)
+        responses, state, binding = self.states.retry(params, assigns, READ, uri)
         request = ResourceRequest(uri, uri_params, meta, responses, state)
         outcome = await call_hook(entry.repo, "read", request, channel, entry.arg)
         return result_of(
             checked("resource", uri, "read", outcome, _READ_OUTCOMES),
             complete=lambda result: self._complete(entry, uri, result),
-            states=self._states,
+            states=self.states,
             meta=meta,
-            binding=lambda: binding,
+            binding=binding,
             not_found=lambda missing: _not_found(uri, missing.message),
         )
 

@@ -18,20 +18,19 @@ Imports genmcp's core modules; never a web framework.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp._suite.answer import checked, completed, result_of
 from genmcp._suite.call import Job
 from genmcp._suite.hooks import call_hook, is_async_hook
 from genmcp._suite.listing import Catalog
-from genmcp._suite.request_state import RequestStates, input_responses, principal_of
-from genmcp.errors import CallbackReturnError, MCPError
+from genmcp._suite.served import arguments_of, descriptor, instantiate, name_of
+from genmcp.errors import CallbackReturnError
 from genmcp.outcomes import CacheControl, Error, InputRequired, Result, Stream
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request
 from genmcp.schema import ArgumentValidator, InvalidArguments, advertised_schema, compile_schema
-from genmcp.sealing import Sealer, digest
 from genmcp.tool import Tool, ToolRequest
 
 if TYPE_CHECKING:
@@ -41,6 +40,7 @@ __all__ = ["ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
 
 log = logging.getLogger("genmcp")
 
+CALL: Final = "tools/call"
 _OUTCOMES: Final = (Result, Stream, Error, InputRequired)
 
 ToolProvider = type[Tool] | tuple[type[Tool], Any]
@@ -53,14 +53,9 @@ class ToolEntry:
     __slots__ = ("arg", "descriptor", "header_params", "name", "output", "owner", "tool")
 
     def __init__(self, cls: type[Tool], arg: Any) -> None:
-        if not (isinstance(cls, type) and issubclass(cls, Tool)):
-            raise TypeError(f"{cls!r} is not a Tool subclass (give a class or (class, arg))")
+        self.tool, self.arg = instantiate(cls, Tool), arg
         self.owner = cls.__qualname__
-        self.tool, self.arg = cls(), arg
-        name = self.tool.info("name", arg)
-        if not isinstance(name, str) or not name.strip():
-            raise ValueError(f"{self.owner}: a tool needs a non-blank name (class option name=...)")
-        self.name = name
+        self.name = name_of(self.tool, self.owner, arg)
         schema = self.tool.input_schema(arg)
         if type(self.tool).validate_request is Tool.validate_request:
             validator = compile_schema(schema, owner=self.owner)
@@ -80,19 +75,10 @@ class ToolEntry:
         return self.tool.cache_control(self.arg)
 
     def _describe(self, input_schema: dict[str, Any]) -> dict[str, Any]:
-        descriptor: dict[str, Any] = {"name": self.name}
-        for key in ("title", "description"):
-            value = self.tool.info(key, self.arg)
-            if value is not None:
-                descriptor[key] = value
-        descriptor["inputSchema"] = input_schema
+        own = {"inputSchema": input_schema}
         if self.output is not None:
-            descriptor["outputSchema"] = self.output.advertised
-        for key in ("annotations", "_meta"):
-            value = self.tool.info(key, self.arg)
-            if value is not None:
-                descriptor[key] = dict(value)
-        return descriptor
+            own["outputSchema"] = self.output.advertised
+        return descriptor(self.tool, self.arg, self.name, own, ("annotations", "_meta"))
 
 
 def _header_params(schema: dict[str, Any]) -> dict[str, str]:
@@ -112,17 +98,6 @@ class ToolCatalog(Catalog[ToolEntry]):
 
     kind, method, key = "tool", "tools/list", "tools"
 
-    def __init__(
-        self,
-        *,
-        sealer: Sealer,
-        states: RequestStates,
-        page_size: int,
-        result_meta: Mapping[str, Any],
-    ) -> None:
-        super().__init__(sealer=sealer, page_size=page_size, result_meta=result_meta)
-        self.states = states
-
     def make(self, cls: Any, arg: Any) -> ToolEntry:
         return ToolEntry(cls, arg)
 
@@ -134,28 +109,11 @@ class ToolCatalog(Catalog[ToolEntry]):
     def job(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> ToolJob:
         """Check one ``tools/call`` and make the job that answers it."""
         params = request.params
-        name = params.get("name")
-        if not isinstance(name, str):
-            raise MCPError(
-                "invalid_params", "Invalid params: tools/call needs params.name (a string)"
-            )
-        entry = self.entries.get(name)
-        if entry is None:
-            raise MCPError("unknown_tool", f"Unknown tool: {name!r}", {"name": name})
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        elif not isinstance(arguments, dict):
-            raise MCPError(
-                "invalid_params", "Invalid params: tools/call arguments must be an object"
-            )
-        responses = input_responses(params.get("inputResponses"))
-        principal = principal_of(assigns)
-        state = None
-        if "requestState" in params:
-            state = self.states.open(params, digest(name, arguments, principal))
+        entry = self.requested(params, CALL)
+        name, arguments = entry.name, arguments_of(params, CALL)
+        responses, state, binding = self.states.retry(params, assigns, name, arguments)
         tool_request = ToolRequest(name, arguments, meta, responses, state)
-        return ToolJob(self, entry, tool_request, (name, arguments, principal))
+        return ToolJob(self, entry, tool_request, binding)
 
     def complete(self, entry: ToolEntry, result: Any) -> dict[str, Any]:
         """A tool's ``Result`` checked (shape, output schema) and completed."""
@@ -191,7 +149,7 @@ class ToolJob(Job):
         catalog: ToolCatalog,
         entry: ToolEntry,
         request: ToolRequest,
-        binding: tuple[str, Any, str | None],
+        binding: Callable[[], str],
     ) -> None:
         self._catalog, self._entry, self._request, self._binding = catalog, entry, request, binding
         self.label = f"tool {entry.name!r}"
@@ -225,5 +183,5 @@ class ToolJob(Job):
             states=self._catalog.states,
             meta=self._request.meta,
             # the binding is needed only to seal InputRequired: computed then, not per call
-            binding=lambda: digest(*self._binding),
+            binding=self._binding,
         )

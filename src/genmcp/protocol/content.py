@@ -4,8 +4,6 @@
 blocks a tool (or a prompt) answers with; ``call_tool_result`` wraps them into the result of
 ``tools/call``. Conventions in :mod:`genmcp.protocol.shapes`; re-exported by
 :mod:`genmcp.protocol.v2607`.
-
-Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from genmcp.protocol.resources import described
 from genmcp.protocol.shapes import JSON, JSONObject, compact_json, copy_mapping, put, to_base64
 
 __all__ = ["audio", "call_tool_result", "embedded_resource", "image", "resource_link", "text"]
@@ -25,6 +24,18 @@ def _block_extras(
     put(block, "annotations", copy_mapping(annotations))
     put(block, "_meta", copy_mapping(meta))
     return block
+
+
+def _media(
+    kind: str,
+    data: bytes | str,
+    mime_type: str,
+    annotations: Mapping[str, Any] | None,
+    meta: Mapping[str, Any] | None,
+) -> JSONObject:
+    """An ``ImageContent`` or ``AudioContent`` block (``kind`` is ``"image"`` or ``"audio"``)."""
+    block = {"type": kind, "data": to_base64(data, f"{kind} data"), "mimeType": mime_type}
+    return _block_extras(block, annotations, meta)
 
 
 # --------------------------------------------------------------------------- content blocks
@@ -71,8 +82,7 @@ def image(
         ValueError: ``data`` is a str that is not valid base64.
         TypeError: ``data`` is neither bytes nor str.
     """
-    block = {"type": "image", "data": to_base64(data, "image data"), "mimeType": mime_type}
-    return _block_extras(block, annotations, meta)
+    return _media("image", data, mime_type, annotations, meta)
 
 
 def audio(
@@ -82,23 +92,12 @@ def audio(
     annotations: Mapping[str, Any] | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> JSONObject:
-    """Build an ``AudioContent`` block.
+    """Build an ``AudioContent`` block: :func:`image` for sound.
 
-    Args:
-        data: Raw audio bytes (base64-encoded here) or a str that already is standard base64.
-        mime_type: The audio MIME type, e.g. ``"audio/wav"``; sent as ``mimeType``.
-        annotations: Optional ``Annotations``.
-        meta: Optional ``_meta`` object.
-
-    Returns:
-        ``{"type": "audio", "data": ..., "mimeType": ...}`` plus the optional keys given.
-
-    Raises:
-        ValueError: ``data`` is a str that is not valid base64.
-        TypeError: ``data`` is neither bytes nor str.
+    ``{"type": "audio", "data": ..., "mimeType": ...}`` (``mime_type`` e.g. ``"audio/wav"``)
+    plus the optional keys given; ``data`` and the errors raised as for :func:`image`.
     """
-    block = {"type": "audio", "data": to_base64(data, "audio data"), "mimeType": mime_type}
-    return _block_extras(block, annotations, meta)
+    return _media("audio", data, mime_type, annotations, meta)
 
 
 def resource_link(
@@ -130,12 +129,7 @@ def resource_link(
         ``{"type": "resource_link", "uri": ..., "name": ...}`` plus the optional keys given.
     """
     block: JSONObject = {"type": "resource_link", "uri": uri, "name": name}
-    put(block, "title", title)
-    put(block, "description", description)
-    put(block, "mimeType", mime_type)
-    put(block, "size", size)
-    put(block, "icons", None if icons is None else [dict(icon) for icon in icons])
-    return _block_extras(block, annotations, meta)
+    return described(block, title, description, mime_type, size, annotations, icons, meta)
 
 
 def embedded_resource(

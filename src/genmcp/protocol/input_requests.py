@@ -5,8 +5,6 @@ an ``input_required`` result (``input_required_result``) carries; ``required_cap
 and ``missing_capabilities`` say which client capabilities they need (the -32021 error's
 ``requiredCapabilities``). Conventions in :mod:`genmcp.protocol.shapes`; re-exported by
 :mod:`genmcp.protocol.v2607`.
-
-Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
 """
 
 from __future__ import annotations
@@ -302,6 +300,8 @@ def missing_capabilities(
 ) -> JSONObject | None:
     """Return the capabilities the nested requests need but the client did not declare.
 
+    Not a plain difference of two ClientCapabilities objects (that is
+    ``meta.absent_capabilities``): it reads the requests and applies the rules below.
     ``elicitation: {}`` and ``elicitation: {"form": {}}`` declare form mode; URL mode needs
     ``elicitation.url``; sampling with tools needs ``sampling.tools``. A capability value that
     is not an object counts as not declared. When the client declared ``elicitation`` but not

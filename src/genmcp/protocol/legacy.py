@@ -24,16 +24,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from genmcp.errors import MCPError
-from genmcp.protocol.meta import (
-    LOG_LEVELS,
+from genmcp.errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, MCPError
+from genmcp.protocol.meta import LOG_LEVELS
+from genmcp.protocol.versions import (
+    LEGACY_VERSIONS,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
+    META_PREFIX,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
+    at_least,
+    negotiate_legacy,
 )
-from genmcp.protocol.versions import LEGACY_VERSIONS, META_PREFIX, at_least, negotiate_legacy
 
 __all__ = [
     "FIELDS",
@@ -56,8 +59,6 @@ __all__ = [
 ]
 
 V2025_11_25, V2025_06_18, V2025_03_26 = LEGACY_VERSIONS
-_INVALID_PARAMS: Final = -32602
-_LEGACY_RESOURCE_NOT_FOUND: Final = -32002
 _OLD: Final = V2025_03_26
 _MID: Final = V2025_06_18
 _NEW: Final = V2025_11_25
@@ -375,10 +376,10 @@ def legacy_error(method: str, error: Any) -> Any:
     if (
         method == "resources/read"
         and isinstance(error, Mapping)
-        and error.get("code") == _INVALID_PARAMS
+        and error.get("code") == INVALID_PARAMS
         and str(error.get("message", "")).startswith("Resource not found")
     ):
-        return {**error, "code": _LEGACY_RESOURCE_NOT_FOUND}
+        return {**error, "code": LEGACY_RESOURCE_NOT_FOUND}
     return error
 
 

@@ -11,7 +11,7 @@ sizes), narrows it to what the server supports, and decides which change notific
 lets through. The change notifications themselves are plain JSON-RPC notifications
 (``{"jsonrpc", "method", "params"?}``), the same ones a legacy session's GET stream sends.
 
-Pure: imports only genmcp's errors and JSON-RPC helpers.
+Pure: imports only genmcp's errors, JSON-RPC helpers and the ``_meta`` key names.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from genmcp.errors import MCPError
 from genmcp.protocol.jsonrpc import RequestId, notification
-from genmcp.protocol.meta import META_SUBSCRIPTION_ID
+from genmcp.protocol.versions import META_SUBSCRIPTION_ID
 
 __all__ = [
     "ACKNOWLEDGED",

@@ -5,6 +5,10 @@ them, in the order the spec digest (§5.5) gives: ``request_version`` (missing
 ``_meta`` or version: -32602; version not served: -32022), then
 ``check_meta`` (client capabilities, log level, progress token: -32602).
 
+The ``_meta`` key names are defined in :mod:`genmcp.protocol.versions`; the ones checked
+here are re-exported with the checks. :func:`absent_capabilities` compares two
+ClientCapabilities objects (``Channel.require_capability``).
+
 Pure: no I/O; imports only genmcp's errors and versions.
 """
 
@@ -16,22 +20,18 @@ from typing import Any, Final
 from genmcp.errors import MCPError
 from genmcp.protocol.versions import (
     META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
-    META_SUBSCRIPTION_ID,
     MODERN_VERSIONS,
 )
 
-__all__ = [
+__all__ = [  # the key names checked here (and serverInfo) travel with the checks
     "LOG_LEVELS",
     "META_CLIENT_CAPABILITIES",
-    "META_CLIENT_INFO",
     "META_LOG_LEVEL",
     "META_PROTOCOL_VERSION",
     "META_SERVER_INFO",
-    "META_SUBSCRIPTION_ID",
     "absent_capabilities",
     "check_meta",
     "meta_of",
@@ -95,7 +95,13 @@ def check_meta(meta: dict[str, Any]) -> None:
 
 
 def absent_capabilities(required: Mapping[str, Any], declared: Mapping[str, Any]) -> dict[str, Any]:
-    """The part of ``required`` (a ClientCapabilities object) absent from ``declared``."""
+    """The part of ``required`` absent from ``declared``, both ClientCapabilities objects.
+
+    A plain structural difference: a key counts as declared when ``declared`` has an object
+    there, and nested keys are compared the same way. It knows nothing of input requests;
+    what the nested requests of an ``input_required`` result need and the client lacks
+    (with elicitation's form-mode rule) is ``input_requests.missing_capabilities``.
+    """
     missing: dict[str, Any] = {}
     for key, needed in required.items():
         have = declared.get(key)

@@ -2,11 +2,9 @@
 
 ``prompts/get`` answers with messages (``{role, content}``) whose content is any content block
 of :mod:`genmcp.protocol.v2607` (``text``, ``image``, ``audio``, ``resource_link``,
-``embedded_resource``); ``completion/complete`` answers with at most 100 values. Same
-conventions as ``v2607``: snake_case keyword arguments, unset ones dropped, camelCase wire
-keys, a fresh ``dict`` returned; the Suite adds ``resultType`` and the server ``_meta``.
-
-Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
+``embedded_resource``); ``completion/complete`` answers with at most 100 values.
+Conventions in :mod:`genmcp.protocol.shapes`; the Suite adds ``resultType`` and the server
+``_meta``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Builders for the MCP 2026-07-28 resource shapes: listings, templates, contents, results.
 
 The companions of :mod:`genmcp.protocol.v2607` for ``resources/list``,
-``resources/templates/list`` and ``resources/read``. Same conventions: keyword arguments in
-snake_case, unset (``None``) ones dropped, camelCase wire keys (``meta`` becomes ``_meta``),
-a fresh ``dict`` returned. ``resultType``, cache hints the repo did not choose and the server
-``_meta`` are added by the Suite, not here.
-
-Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
+``resources/templates/list`` and ``resources/read``; :func:`described` writes the optional
+keys a ``Resource``, a ``ResourceTemplate`` and a ``ResourceLink`` share. Conventions in
+:mod:`genmcp.protocol.shapes`; ``resultType``, cache hints the repo did not choose and the
+server ``_meta`` are added by the Suite, not here.
 """
 
 from __future__ import annotations
@@ -144,14 +142,7 @@ def resource_item(
         ``{"uri": ..., "name": ...}`` plus the optional keys given.
     """
     item: JSONObject = {"uri": uri, "name": name}
-    put(item, "title", title)
-    put(item, "description", description)
-    put(item, "mimeType", mime_type)
-    put(item, "size", size)
-    put(item, "annotations", copy_mapping(annotations))
-    put(item, "icons", None if icons is None else [dict(icon) for icon in icons])
-    put(item, "_meta", copy_mapping(meta))
-    return item
+    return described(item, title, description, mime_type, size, annotations, icons, meta)
 
 
 def resource_template(
@@ -181,9 +172,24 @@ def resource_template(
         ``{"uriTemplate": ..., "name": ...}`` plus the optional keys given.
     """
     item: JSONObject = {"uriTemplate": uri_template, "name": name}
+    return described(item, title, description, mime_type, None, annotations, icons, meta)
+
+
+def described(
+    item: JSONObject,
+    title: str | None,
+    description: str | None,
+    mime_type: str | None,
+    size: int | None,
+    annotations: Mapping[str, Any] | None,
+    icons: Sequence[Mapping[str, Any]] | None,
+    meta: Mapping[str, Any] | None,
+) -> JSONObject:
+    """Add the optional keys ``Resource``, ``ResourceTemplate`` and ``ResourceLink`` share."""
     put(item, "title", title)
     put(item, "description", description)
     put(item, "mimeType", mime_type)
+    put(item, "size", size)
     put(item, "annotations", copy_mapping(annotations))
     put(item, "icons", None if icons is None else [dict(icon) for icon in icons])
     put(item, "_meta", copy_mapping(meta))

@@ -3,8 +3,6 @@
 Builders (``content``, ``input_requests``, ``resources``, ``prompts``) take snake_case keyword
 arguments, drop the ones left unset (``None``) with :func:`put`, copy caller mappings with
 :func:`copy_mapping` and return a fresh ``dict`` the caller owns.
-
-Pure: imports nothing from asyncio, any web framework, or genmcp outside ``protocol``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ revision, gathered from the modules that own them: content blocks and ``CallTool
 (``elicitation/create``, ``sampling/createMessage``, ``roots/list``), the ``input_required``
 result and the table of client capabilities those requests need
 (:mod:`~genmcp.protocol.input_requests`); the ``_meta`` key names
-(:mod:`~genmcp.protocol.meta`).
+(:mod:`~genmcp.protocol.versions`) and log levels (:mod:`~genmcp.protocol.meta`).
 
 Every builder takes keyword arguments named in snake_case, drops the ones left unset (``None``),
 maps the rest to the camelCase wire keys (``meta`` becomes ``_meta``) and returns a fresh ``dict``
@@ -34,8 +34,10 @@ from genmcp.protocol.input_requests import (
     missing_capabilities,
     required_capabilities,
 )
-from genmcp.protocol.meta import (  # re-exported: the wire names belong with the builders
-    LOG_LEVELS,
+from genmcp.protocol.meta import LOG_LEVELS
+from genmcp.protocol.shapes import JSON, JSONObject
+from genmcp.protocol.versions import (  # re-exported: the wire names belong with the builders
+    LATEST,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
@@ -43,8 +45,6 @@ from genmcp.protocol.meta import (  # re-exported: the wire names belong with th
     META_SERVER_INFO,
     META_SUBSCRIPTION_ID,
 )
-from genmcp.protocol.shapes import JSON, JSONObject
-from genmcp.protocol.versions import LATEST
 
 __all__ = [
     "JSON",

@@ -4,6 +4,7 @@
 ones as it goes, with a hard cap on their number (hostile clients open sessions for free).
 ``MemoryBroker`` is a dict from topic to the bounded queues of its subscribers. Values and
 messages are kept and handed over as they are (no JSON copy): don't change them after.
+``QueuedSubscription`` (a bounded queue per subscriber) serves both brokers, Redis's too.
 
 Both run on the event loop of the server; they are not thread-safe, and need not be.
 """
@@ -14,9 +15,9 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from typing import Any, Final
+from typing import Any, Final, Generic, Protocol, TypeVar
 
-__all__ = ["MemoryBroker", "MemorySessionRegistry"]
+__all__ = ["MemoryBroker", "MemorySessionRegistry", "QueuedSubscription"]
 
 log = logging.getLogger("genmcp")
 
@@ -128,17 +129,32 @@ class MemorySessionRegistry:
         return _Fields() if fields is None else fields
 
 
-class _MemorySubscription:
+class _Broker(Protocol):
+    """What a ``QueuedSubscription`` needs of its broker: forget it on ``close``."""
+
+    def _drop(self, subscription: Any, topics: tuple[str, ...]) -> None: ...
+
+
+B = TypeVar("B", bound=_Broker)
+
+
+class QueuedSubscription(Generic[B]):
+    """A ``Subscription`` its broker feeds through a bounded queue (both brokers use it).
+
+    The broker calls ``_deliver``; a full queue drops the message and logs it. ``ready``
+    returns at once: a broker that must wait for a server to confirm overrides it.
+    """
+
     __slots__ = ("_broker", "_queue", "_topics", "closed")
 
-    def __init__(self, broker: MemoryBroker, topics: tuple[str, ...]) -> None:
+    def __init__(self, broker: B, topics: tuple[str, ...]) -> None:
         self._broker = broker
         self._topics = topics
         self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(QUEUE_SIZE)
         self.closed = False
 
     async def ready(self) -> None:
-        return None  # subscribed in ``subscribe`` already
+        return None  # subscribed in the broker's ``subscribe`` already
 
     async def receive(self) -> tuple[str, Any]:
         return await self._queue.get()
@@ -155,14 +171,17 @@ class _MemorySubscription:
             log.warning("subscription to %s full (%d): message dropped", topic, QUEUE_SIZE)
 
 
+Subscriber = QueuedSubscription["MemoryBroker"]
+
+
 class MemoryBroker:
     """``Broker`` in this process's memory."""
 
     def __init__(self) -> None:
-        self._topics: dict[str, set[_MemorySubscription]] = {}
+        self._topics: dict[str, set[Subscriber]] = {}
 
-    def subscribe(self, *topics: str) -> _MemorySubscription:
-        subscription = _MemorySubscription(self, topics)
+    def subscribe(self, *topics: str) -> Subscriber:
+        subscription = QueuedSubscription(self, topics)
         for topic in topics:
             self._topics.setdefault(topic, set()).add(subscription)
         return subscription
@@ -182,7 +201,7 @@ class MemoryBroker:
         """How many topics have subscribers (tests check it returns to zero)."""
         return len(self._topics)
 
-    def _drop(self, subscription: _MemorySubscription, topics: tuple[str, ...]) -> None:
+    def _drop(self, subscription: Subscriber, topics: tuple[str, ...]) -> None:
         for topic in topics:
             subscribers = self._topics.get(topic)
             if subscribers is not None:

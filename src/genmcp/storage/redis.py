@@ -33,7 +33,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "genmcp.storage.redis needs the redis package: pip install 'genmcp[redis]'"
     ) from exc
 
-from genmcp.storage.memory import QUEUE_SIZE
+from genmcp.storage.memory import QueuedSubscription
 
 __all__ = ["DEFAULT_PREFIX", "RedisBroker", "RedisSessionRegistry", "RedisSubscription"]
 
@@ -160,33 +160,13 @@ def _member_field(name: str, member: str) -> str:
     return _MEMBER + _encode([name, member])
 
 
-class RedisSubscription:
+class RedisSubscription(QueuedSubscription["RedisBroker"]):
     """Messages published to the topics one subscriber asked for, in order."""
 
-    __slots__ = ("_broker", "_queue", "_topics", "closed")
-
-    def __init__(self, broker: RedisBroker, topics: tuple[str, ...]) -> None:
-        self._broker = broker
-        self._topics = topics
-        self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(QUEUE_SIZE)
-        self.closed = False
+    __slots__ = ()
 
     async def ready(self) -> None:
         await self._broker._ready(self._topics)
-
-    async def receive(self) -> tuple[str, Any]:
-        return await self._queue.get()
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self._broker._drop(self, self._topics)
-
-    def _deliver(self, topic: str, message: Any) -> None:
-        try:
-            self._queue.put_nowait((topic, message))
-        except asyncio.QueueFull:
-            log.warning("subscription to %s full (%d): message dropped", topic, QUEUE_SIZE)
 
 
 class _Topic:
