@@ -54,6 +54,7 @@ from genmcp.transports.asgi import (
     read_body,
     send_empty,
     send_json,
+    send_refusal,
 )
 from genmcp.transports.http import LOCAL_HOSTS, MAX_BODY_BYTES, guard, modern_preflight
 from genmcp.transports.legacy import Answer, LegacyServer
@@ -129,12 +130,12 @@ class MCPEndpoint:
         if problem is None:
             problem = content_type_problem(headers)
         if problem is not None:
-            await send_json(send, error_response(None, problem), problem.status)
+            await send_refusal(send, receive, headers, error_response(None, problem), problem.status)
             return
         body = await read_body(receive, headers, self.max_body_bytes)
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
-            await send_json(send, error_response(None, failure), failure.status)
+            await send_refusal(send, receive, headers, error_response(None, failure), 413)
             return
         await self._dispatch(body, headers, scope, receive, send, assigns)
 
@@ -155,7 +156,8 @@ class MCPEndpoint:
         ):
             failure = MCPError("method_not_allowed", f"Method not allowed: {method}")
             allow = "POST" if legacy is None else "GET, POST, DELETE"
-            await send_json(send, error_response(None, failure), failure.status, [("allow", allow)])
+            refusal = error_response(None, failure)
+            await send_refusal(send, receive, headers, refusal, 405, [("allow", allow)])
             return
         if method == "DELETE":
             await _send_answer(send, await legacy.delete(headers, assigns))
