@@ -154,14 +154,16 @@ async def test_a_cursor_pages_on_its_own_router(client: Any) -> None:
 
 
 async def test_a_cursor_of_another_router_is_refused(client: Any) -> None:
-    reply = await client("beta").request("tools/list", {"cursor": await next_cursor(client("alpha"))})
+    cursor = await next_cursor(client("alpha"))
+    reply = await client("beta").request("tools/list", {"cursor": cursor})
     assert reply.error["code"] == -32602
     assert reply.error["message"].startswith("Invalid cursor:")
     assert "another server" in reply.error["message"]
 
 
 async def test_a_cursor_is_shared_by_routers_of_one_audience(client: Any) -> None:
-    page = await client("delta").request("tools/list", {"cursor": await next_cursor(client("gamma"))})
+    cursor = await next_cursor(client("gamma"))
+    page = await client("delta").request("tools/list", {"cursor": cursor})
     assert [tool["name"] for tool in page.result["tools"]] == ["echo"]
 
 

@@ -130,7 +130,8 @@ class MCPEndpoint:
         if problem is None:
             problem = content_type_problem(headers)
         if problem is not None:
-            await send_refusal(send, receive, headers, error_response(None, problem), problem.status)
+            refusal = error_response(None, problem)
+            await send_refusal(send, receive, headers, refusal, problem.status)
             return
         body = await read_body(receive, headers, self.max_body_bytes)
         if body is None:

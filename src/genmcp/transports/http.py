@@ -112,9 +112,7 @@ def guard(
     if hosts is not None and "*" not in hosts:
         host = headers.get("host")
         if host is None or host_of(host) not in hosts:
-            return MCPError(
-                "forbidden_host", f"Misdirected Request: Host {host!r} is not allowed"
-            )
+            return MCPError("forbidden_host", f"Misdirected Request: Host {host!r} is not allowed")
     origin = headers.get("origin")
     if origin is None:
         return None
