@@ -159,3 +159,26 @@ def test_the_guard_answers_before_the_body_arrives(base: str, header: str, statu
         answer = sock.recv(65536)
     assert answer.startswith(f"HTTP/1.1 {status} ".encode()), answer[:80]
     assert time.monotonic() - started < 1.0
+
+
+async def test_allowed_hosts_are_normalized_once(live_server: Any, modern_client: Any) -> None:
+    app = FastAPI()
+    hosts = ["MCP.Example.COM", "[0:0::1]"]
+    router = mcp_router(
+        server_name="named",
+        server_version="1",
+        tools=[EchoTool],
+        secret_key=SECRET,
+        allowed_hosts=hosts,
+    )
+    app.include_router(router, prefix="/mcp")
+    client: ModernClient = modern_client(live_server(app))
+    for host in ("mcp.example.com:443", "[::1]:8000"):
+        assert (await client.request("tools/list", headers={"Host": host})).status == 200
+    assert (await client.request("tools/list", headers={"Host": "localhost"})).status == 421
+
+
+@pytest.mark.parametrize("entry", ["localhost:8000", "http://localhost", "[::1]:80", "a/b", ""])
+def test_an_allowed_host_with_a_port_or_scheme_is_refused_at_build(entry: str) -> None:
+    with pytest.raises(ValueError, match="allowed_hosts entry"):
+        mcp_router(server_name="x", server_version="1", secret_key=SECRET, allowed_hosts=[entry])

@@ -56,7 +56,13 @@ from genmcp.transports.asgi import (
     send_json,
     send_refusal,
 )
-from genmcp.transports.http import LOCAL_HOSTS, MAX_BODY_BYTES, guard, modern_preflight
+from genmcp.transports.http import (
+    LOCAL_HOSTS,
+    MAX_BODY_BYTES,
+    guard,
+    host_allow_list,
+    modern_preflight,
+)
 from genmcp.transports.legacy import Answer, LegacyServer
 from genmcp.transports.legacy_call import END
 
@@ -100,7 +106,7 @@ class MCPEndpoint:
     ) -> None:
         self.suite = suite
         self.legacy = legacy
-        self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
+        self.allowed_hosts = None if allowed_hosts is None else host_allow_list(allowed_hosts)
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
         self.keepalive_s = keepalive_s

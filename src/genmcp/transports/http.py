@@ -1,7 +1,8 @@
 """Streamable HTTP rules that need no web framework: guards, limits, header checks.
 
 * ``guard``: Origin and Host allow-lists (DNS rebinding), run before the body
-  is read and before auth; ``host_of`` / ``origin_host`` parse the two headers strictly.
+  is read and before auth; ``host_of`` / ``origin_host`` parse the two headers strictly and
+  ``host_allow_list`` normalizes ``allowed_hosts`` once.
 * ``modern_preflight``: the 2026-07-28 request pipeline between parsing and
   the Suite, in the spec digest's order (§5.5): ``_meta`` version, the
   ``MCP-Protocol-Version`` header, version served, ``Mcp-Method`` /
@@ -34,6 +35,7 @@ __all__ = [
     "MAX_BODY_BYTES",
     "decode_header_value",
     "guard",
+    "host_allow_list",
     "host_of",
     "modern_preflight",
     "origin_host",
@@ -92,6 +94,27 @@ def origin_host(origin: str) -> str | None:
     return None if match is None else host_of(match["authority"])
 
 
+def host_allow_list(hosts: Iterable[str]) -> frozenset[str]:
+    """``allowed_hosts`` as ``guard`` compares them: lower-case, IPv6 compressed, no brackets.
+
+    Raises ``ValueError`` for an entry that is not a bare host name or IP literal (a port,
+    a scheme or a path would never match).
+    """
+    normal = set()
+    for entry in hosts:
+        if entry == "*":
+            normal.add(entry)
+            continue
+        literal = f"[{entry}]" if ":" in entry and not entry.startswith("[") else entry
+        host = host_of(literal)
+        if host is None or ":" in literal.rpartition("]")[2]:
+            raise ValueError(
+                f"allowed_hosts entry {entry!r} is not a host name or IP literal without a port"
+            )
+        normal.add(host)
+    return frozenset(normal)
+
+
 def guard(
     headers: Mapping[str, str],
     allowed_hosts: Iterable[str] | None,
@@ -108,7 +131,7 @@ def guard(
     """
     hosts = allowed_hosts
     if hosts is not None and not isinstance(hosts, frozenset):  # callers may pass it built
-        hosts = frozenset(hosts)
+        hosts = host_allow_list(hosts)
     if hosts is not None and "*" not in hosts:
         host = headers.get("host")
         if host is None or host_of(host) not in hosts:
