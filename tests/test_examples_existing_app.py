@@ -140,7 +140,7 @@ async def test_the_origin_guard_runs_before_auth(mcp: ModernClient) -> None:
 
 async def test_the_host_guard_runs_before_auth(mcp: ModernClient) -> None:
     reply = await mcp.request("tools/list", headers={"Host": "evil.example.com"}, validate=False)
-    assert reply.status == 403, reply.body
+    assert reply.status == 421, reply.body
     assert "www-authenticate" not in reply.headers
     assert "Host" in reply.body.decode()
 

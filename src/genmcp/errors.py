@@ -84,7 +84,7 @@ REASONS: dict[str, WireError] = {
     "unknown_prompt": WireError(200, INVALID_PARAMS, "Unknown prompt"),
     # HTTP transport
     "forbidden_origin": WireError(403, INVALID_REQUEST, "Forbidden: Origin not allowed"),
-    "forbidden_host": WireError(403, INVALID_REQUEST, "Forbidden: Host not allowed"),
+    "forbidden_host": WireError(421, INVALID_REQUEST, "Misdirected Request: Host not allowed"),
     "body_too_large": WireError(413, INVALID_REQUEST, "Request body too large"),
     "method_not_allowed": WireError(405, INVALID_REQUEST, "Method not allowed"),
     "unsupported_media_type": WireError(

@@ -7,6 +7,11 @@ Tokens are signed, not encrypted: anyone holding one can read its payload, so ne
 in it. To bind a token to a call, put :func:`digest` of (tool, arguments, principal) in the
 payload and compare it on the way back.
 
+A sealer may carry an *audience* (the Suite gives its server name, or its ``audience=``): its
+tokens hold it and only a sealer of the same audience opens them, so two servers sharing a key
+never redeem each other's tokens (reason ``"audience"``). Only the canonical encoding of a token
+is accepted: base64 whose unused low bits are not zero decodes to the same bytes, and is refused.
+
 Several keys can be configured for rotation: the first one signs, all of them verify. This
 module imports nothing from the rest of genmcp.
 """
@@ -48,7 +53,7 @@ TOKEN_PREFIX: Final = "v1."
 CLOCK_SKEW_S: Final = 60.0
 """How far in the future a token's timestamp may lie (clocks of other processes)."""
 
-SealReason = Literal["malformed", "tampered", "expired"]
+SealReason = Literal["malformed", "tampered", "expired", "audience"]
 
 _KEY_FIX: Final = (
     "export GENMCP_SECRET_KEY=\"$(python -c 'import secrets; print(secrets.token_urlsafe(48))')\""
@@ -56,6 +61,8 @@ _KEY_FIX: Final = (
 # Everything after the prefix: [.]payload.timestamp.signature in URL-safe base64 ('.' marks zlib).
 _TOKEN_BODY: Final = re.compile(r"\.?[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 _SALT_PREFIX: Final = "genmcp.sealing.v1:"
+_B64_ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+_UNUSED_BITS: Final = {0: 0, 2: 4, 3: 2}  # unpadded length % 4 -> low bits of the last char
 
 logger = logging.getLogger("genmcp")
 
@@ -65,7 +72,8 @@ class SealError(Exception):
 
     Attributes:
         reason: ``"malformed"`` (not a token of ours at all), ``"tampered"`` (bad signature,
-            unknown key or another purpose) or ``"expired"`` (older than the max age).
+            unknown key, another purpose or a non-canonical encoding), ``"expired"`` (older
+            than the max age) or ``"audience"`` (sealed for another audience: another server).
     """
 
     reason: SealReason
@@ -104,6 +112,14 @@ def _check_max_age(max_age_s: float) -> float:
     return value
 
 
+def _canonical_b64(segment: str) -> bool:
+    """Whether an unpadded URL-safe base64 segment is the one encoding of its bytes."""
+    bits = _UNUSED_BITS.get(len(segment) % 4)
+    if bits is None:
+        return False
+    return not bits or _B64_ALPHABET.index(segment[-1]) & ((1 << bits) - 1) == 0
+
+
 def _check_purpose(purpose: str) -> str:
     """Return ``purpose``, refusing anything but a non-empty str."""
     if not isinstance(purpose, str) or not purpose:
@@ -119,23 +135,35 @@ class Sealer:
             resolution).
         ephemeral: True when the key was generated at random for this process (see
             :meth:`from_config`).
+        audience: Who the tokens are for (None: no audience); tokens of another audience
+            are refused.
     """
 
     max_age_s: float
     ephemeral: bool
+    audience: str | None
 
-    def __init__(self, secret_keys: Sequence[str | bytes], *, max_age_s: float = 1200.0) -> None:
+    def __init__(
+        self,
+        secret_keys: Sequence[str | bytes],
+        *,
+        max_age_s: float = 1200.0,
+        audience: str | None = None,
+    ) -> None:
         """Create a sealer.
 
         Args:
             secret_keys: The keys, current first: the first one signs, every one verifies.
                 Each must be at least :data:`MIN_KEY_BYTES` bytes.
             max_age_s: Default age limit of :meth:`unseal`, in seconds.
+            audience: Sealed into every token and required of every token opened; all the
+                processes that must share tokens give the same one.
 
         Raises:
             ValueError: No keys were given, or ``max_age_s`` is negative.
             WeakKeyError: A key is shorter than :data:`MIN_KEY_BYTES` bytes.
-            TypeError: A key is neither str nor bytes, or ``secret_keys`` is a single key.
+            TypeError: A key is neither str nor bytes, ``secret_keys`` is a single key, or
+                ``audience`` is not a str.
         """
         if isinstance(secret_keys, str | bytes):
             raise TypeError("secret_keys must be a sequence of keys; wrap a single key in a list")
@@ -144,6 +172,9 @@ class Sealer:
             raise ValueError("Sealer needs at least one secret key")
         self.max_age_s = _check_max_age(max_age_s)
         self.ephemeral = False
+        if audience is not None and not isinstance(audience, str):
+            raise TypeError(f"audience must be a str or None, not {type(audience).__name__}")
+        self.audience = audience
         # itsdangerous signs with the LAST key and verifies with all of them.
         self._serializer = URLSafeTimedSerializer(
             list(reversed(keys)),
@@ -152,7 +183,10 @@ class Sealer:
         )
 
     def __repr__(self) -> str:
-        return f"Sealer(max_age_s={self.max_age_s!r}, ephemeral={self.ephemeral!r})"
+        return (
+            f"Sealer(max_age_s={self.max_age_s!r}, ephemeral={self.ephemeral!r}, "
+            f"audience={self.audience!r})"
+        )
 
     @classmethod
     def from_config(
@@ -161,6 +195,7 @@ class Sealer:
         *,
         env: str = "GENMCP_SECRET_KEY",
         max_age_s: float = 1200.0,
+        audience: str | None = None,
     ) -> Sealer:
         """Create a sealer from explicit keys, the environment, or a random per-process key.
 
@@ -169,6 +204,7 @@ class Sealer:
             env: Environment variable read otherwise: one key, or a comma-separated list
                 (current first) for rotation.
             max_age_s: Default age limit of :meth:`unseal`, in seconds.
+            audience: See :class:`Sealer`.
 
         Returns:
             A :class:`Sealer`. Without any configured key it signs with a random key and has
@@ -181,12 +217,12 @@ class Sealer:
         """
         if secret_key is not None:
             if isinstance(secret_key, str | bytes):
-                return cls([secret_key], max_age_s=max_age_s)
-            return cls(secret_key, max_age_s=max_age_s)
+                return cls([secret_key], max_age_s=max_age_s, audience=audience)
+            return cls(secret_key, max_age_s=max_age_s, audience=audience)
         configured = [key.strip() for key in os.environ.get(env, "").split(",")]
         keys = [key for key in configured if key]
         if keys:
-            return cls(keys, max_age_s=max_age_s)
+            return cls(keys, max_age_s=max_age_s, audience=audience)
         logger.warning(
             "%s is not set: genmcp signs tokens (requestState, cursors, session ids) with a "
             "random key made for this process only. Tokens will not survive a restart and will "
@@ -195,7 +231,7 @@ class Sealer:
             env,
             _KEY_FIX.replace("GENMCP_SECRET_KEY", env, 1),
         )
-        sealer = cls([secrets.token_bytes(MIN_KEY_BYTES)], max_age_s=max_age_s)
+        sealer = cls([secrets.token_bytes(MIN_KEY_BYTES)], max_age_s=max_age_s, audience=audience)
         sealer.ephemeral = True
         return sealer
 
@@ -216,6 +252,8 @@ class Sealer:
             TypeError: The payload is not JSON-serializable.
         """
         salt = _SALT_PREFIX + _check_purpose(purpose)
+        if self.audience is not None:
+            payload = {"aud": self.audience, "v": payload}
         token = TOKEN_PREFIX + self._serializer.dumps(payload, salt=salt)
         if len(token) > MAX_TOKEN_CHARS:
             raise ValueError(
@@ -241,7 +279,8 @@ class Sealer:
                 token (wrong type, prefix or characters, too long, undecodable payload),
                 ``"tampered"`` for a bad signature, an unknown key or another purpose, and
                 ``"expired"`` for a token older than the age limit (or dated more than
-                :data:`CLOCK_SKEW_S` seconds in the future).
+                :data:`CLOCK_SKEW_S` seconds in the future), ``"audience"`` for a token this
+                sealer's audience did not seal.
             ValueError: ``purpose`` is empty or ``max_age_s`` is negative.
         """
         salt = _SALT_PREFIX + _check_purpose(purpose)
@@ -268,7 +307,21 @@ class Sealer:
                 f"{purpose!r} token is dated {-age} s in the future; check the clocks of the "
                 "processes sharing the key",
             )
-        return payload
+        return payload if self.audience is None else self._opened(purpose, payload)
+
+    def _opened(self, purpose: str, envelope: Any) -> Any:
+        """The payload inside an audience envelope, or an ``audience`` :class:`SealError`."""
+        if (
+            not isinstance(envelope, dict)
+            or envelope.keys() != {"aud", "v"}
+            or envelope["aud"] != self.audience
+        ):
+            raise SealError(
+                "audience",
+                f"{purpose!r} token was issued for another server (audience mismatch; this "
+                f"server's audience is {self.audience!r})",
+            )
+        return envelope["v"]
 
     @staticmethod
     def _token_body(purpose: str, token: object) -> str:
@@ -288,6 +341,10 @@ class Sealer:
         body = token[len(TOKEN_PREFIX) :]
         if _TOKEN_BODY.fullmatch(body) is None:
             raise SealError("malformed", f"{purpose!r} token is not in the sealed token format")
+        if not all(map(_canonical_b64, body.removeprefix(".").split("."))):
+            raise SealError(
+                "tampered", f"{purpose!r} token is not in its canonical encoding: it was altered"
+            )
         return body
 
 

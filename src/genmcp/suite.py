@@ -84,6 +84,7 @@ class Suite:
         secret_key: key(s) that sign ``requestState`` and cursors (current first);
             default ``GENMCP_SECRET_KEY``, else a random per-process key and a warning.
         request_state_max_age_s: how long a ``requestState`` stays valid.
+        audience: who sealed tokens are for (default ``server_name``): another Suite refuses them.
         discover_cache_control: cache hint of ``server/discover``.
         broker: where change notifications and posts to workers in other processes go
             (``genmcp.storage.Broker``); an in-process ``MemoryBroker`` by default.
@@ -104,6 +105,7 @@ class Suite:
         request_state_max_age_s: float = 1200.0,
         discover_cache_control: CacheControl = ("public", 60_000),
         broker: Broker | None = None,
+        audience: str | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -112,7 +114,9 @@ class Suite:
             self.server_info["title"] = server_title
         self.instructions = instructions
         self.page_size = page_size
-        self.sealer = Sealer.from_config(secret_key, max_age_s=request_state_max_age_s)
+        self.sealer = Sealer.from_config(
+            secret_key, max_age_s=request_state_max_age_s, audience=audience or server_name
+        )
         self.discover_cache_control = discover_cache_control
         self.supported_versions: tuple[str, ...] = MODERN_VERSIONS
         self.broker: Broker = MemoryBroker() if broker is None else broker

@@ -746,9 +746,9 @@ async def test_the_origin_check_runs_before_anything_else(client: ModernClient, 
 @pytest.mark.parametrize(
     "host", ["evil.example.com", "evil.example.com:8000", "localhost.evil.com", "10.0.0.1"]
 )
-async def test_a_host_not_allowed_is_403(client: ModernClient, host: str) -> None:
+async def test_a_host_not_allowed_is_421(client: ModernClient, host: str) -> None:
     reply = await client.request("tools/list", headers={"Host": host})
-    assert_error(reply, 403, INVALID_REQUEST, message="Host")
+    assert_error(reply, 421, INVALID_REQUEST, message="Host")
 
 
 @pytest.mark.parametrize("host", ["localhost", "localhost:1234", "127.0.0.1", "[::1]:8080"])
@@ -777,7 +777,7 @@ async def test_named_allowed_hosts_replace_the_loopback_defaults(
     )
     assert named.status == 200
     loopback = await client.request("tools/list")  # Host: 127.0.0.1:<port>
-    assert_error(loopback, 403, INVALID_REQUEST, message="Host")
+    assert_error(loopback, 421, INVALID_REQUEST, message="Host")
     local_origin = await client.request(
         "tools/list", headers={"Host": "mcp.example.com", "Origin": "http://localhost:3000"}
     )

@@ -1,5 +1,11 @@
 """Raw ASGI plumbing for the HTTP transport: headers, bodies, responses, disconnects.
 
+``send_refusal`` answers a request refused before its body was read (403, 405, 413, 415,
+421) so that the client can read the answer: ``Connection: close``, the response written in
+full but held open while the unread body is drained (at most :data:`DRAIN_MAX_BYTES` and
+:data:`DRAIN_MAX_S`), then the connection ends. Closing a socket with unread bytes in it
+sends a TCP reset, which makes the peer drop the answer it has not read yet.
+
 Framework-free (ASGI messages only), so the FastAPI adapter stays about routing and
 streaming. Imports genmcp's events, errors, protocol and the relay; never Starlette or FastAPI.
 """
@@ -24,6 +30,8 @@ from genmcp.protocol.jsonrpc import encode
 from genmcp.transports.relay import Relay
 
 __all__ = [
+    "DRAIN_MAX_BYTES",
+    "DRAIN_MAX_S",
     "HeaderView",
     "Receive",
     "Scope",
@@ -33,6 +41,7 @@ __all__ = [
     "read_body",
     "send_empty",
     "send_json",
+    "send_refusal",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -41,6 +50,10 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 JSON_HEADERS: Final = [(b"content-type", b"application/json")]
+DRAIN_MAX_BYTES: Final = 32 * 1024 * 1024
+"""Most unread request body bytes a refusal reads (and discards) before closing."""
+DRAIN_MAX_S: Final = 5.0
+"""Longest a refusal waits for the unread request body before closing."""
 
 
 class HeaderView(Mapping[str, str]):
@@ -137,3 +150,59 @@ async def send_empty(send: Send, status: int, content_type: bytes | None = None)
         headers.append((b"content-type", content_type))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": b""})
+
+
+async def send_refusal(
+    send: Send,
+    receive: Receive,
+    headers: Mapping[str, str],
+    message: Any,
+    status: int,
+    extra: Sequence[tuple[str, str]] = (),
+) -> None:
+    """Send an error answer for a request whose body was not (wholly) read, then close.
+
+    The answer goes out at once with ``Connection: close``; the response stays open while
+    the rest of the body is read and discarded (bounded), so the connection ends with a
+    clean close the client can read up to, not a reset. A client that waits for
+    ``100 Continue`` or declares more than :data:`DRAIN_MAX_BYTES` is not drained.
+    """
+    body = encode(message)
+    start = [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]
+    start += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in extra]
+    start.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": start})
+    if not _has_unread_body(headers):
+        await send({"type": "http.response.body", "body": body})
+        return
+    await send({"type": "http.response.body", "body": body, "more_body": True})
+    await drain(receive, DRAIN_MAX_BYTES, DRAIN_MAX_S)
+    await send({"type": "http.response.body", "body": b""})
+
+
+def _has_unread_body(headers: Mapping[str, str]) -> bool:
+    """Whether a body worth draining may follow (HTTP/1.1 framing headers)."""
+    if "100-continue" in (headers.get("expect") or "").lower():
+        return False  # the client sends no body until told to, and we will not tell it
+    declared = headers.get("content-length")
+    if declared is not None:
+        return declared.isdigit() and 0 < int(declared) <= DRAIN_MAX_BYTES
+    return headers.get("transfer-encoding") is not None
+
+
+async def drain(receive: Receive, max_bytes: int, max_s: float) -> bool:
+    """Read and discard the request body; True when it ended (or the client left) in bounds."""
+    size = 0
+    try:
+        async with asyncio.timeout(max_s):
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return True
+                size += len(message.get("body", b""))
+                if not message.get("more_body", False):
+                    return True
+                if size > max_bytes:
+                    return False
+    except TimeoutError:
+        return False

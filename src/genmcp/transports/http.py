@@ -1,7 +1,8 @@
 """Streamable HTTP rules that need no web framework: guards, limits, header checks.
 
 * ``guard``: Origin and Host allow-lists (DNS rebinding), run before the body
-  is read and before auth.
+  is read and before auth; ``host_of`` / ``origin_host`` parse the two headers strictly and
+  ``host_allow_list`` normalizes ``allowed_hosts`` once.
 * ``modern_preflight``: the 2026-07-28 request pipeline between parsing and
   the Suite, in the spec digest's order (§5.5): ``_meta`` version, the
   ``MCP-Protocol-Version`` header, version served, ``Mcp-Method`` /
@@ -19,10 +20,10 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import ipaddress
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer
@@ -34,7 +35,10 @@ __all__ = [
     "MAX_BODY_BYTES",
     "decode_header_value",
     "guard",
+    "host_allow_list",
+    "host_of",
     "modern_preflight",
+    "origin_host",
     "response_status",
 ]
 
@@ -48,14 +52,68 @@ _DECIMAL: Final = re.compile(r"-?[0-9]+")
 _NAME_HEADERS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
+# RFC 3986 authority without userinfo: an IP-literal or a reg-name of letters, digits, "-", "."
+# and "_", then an optional port of 1-5 digits. Nothing else may follow (no path, no "@").
+_AUTHORITY: Final = re.compile(
+    r"(?:\[(?P<ip6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9._-]+))(?::(?P<port>[0-9]{1,5}))?"
+)
+_ORIGIN: Final = re.compile(r"(?P<scheme>https?)://(?P<authority>[^/?#@]+)")
+_MAX_AUTHORITY_CHARS: Final = 255 + 8
+
+
 @functools.lru_cache(maxsize=256)  # a server sees few distinct Host and Origin values
-def _hostname(value: str) -> str | None:
-    """The host part of a ``Host`` header or an origin, lower-cased, without port."""
+def host_of(authority: str) -> str | None:
+    """The host of a ``Host`` header value (``host[:port]``), lower-cased; None if malformed.
+
+    Strict: no userinfo, no path or other trailing characters, a port only of digits in
+    1-65535, IPv6 only as a bracketed literal (returned compressed, e.g. ``::1``).
+    """
+    value = authority.lower()
+    if len(value) > _MAX_AUTHORITY_CHARS or not value.isascii():
+        return None
+    match = _AUTHORITY.fullmatch(value)
+    if match is None:
+        return None
+    port = match["port"]
+    if port is not None and not 0 < int(port) <= 65535:
+        return None
+    if match["ip6"] is None:
+        return match["name"]
     try:
-        parts = urlsplit(value if "//" in value else "//" + value)
-        return parts.hostname
+        return ipaddress.IPv6Address(match["ip6"]).compressed
     except ValueError:
         return None
+
+
+@functools.lru_cache(maxsize=256)
+def origin_host(origin: str) -> str | None:
+    """The host of an ``http(s)://host[:port]`` origin, lower-cased; None for anything else.
+
+    Other schemes and ``null`` have no host to match: list them in ``allowed_origins``.
+    """
+    match = _ORIGIN.fullmatch(origin.lower())
+    return None if match is None else host_of(match["authority"])
+
+
+def host_allow_list(hosts: Iterable[str]) -> frozenset[str]:
+    """``allowed_hosts`` as ``guard`` compares them: lower-case, IPv6 compressed, no brackets.
+
+    Raises ``ValueError`` for an entry that is not a bare host name or IP literal (a port,
+    a scheme or a path would never match).
+    """
+    normal = set()
+    for entry in hosts:
+        if entry == "*":
+            normal.add(entry)
+            continue
+        literal = f"[{entry}]" if ":" in entry and not entry.startswith("[") else entry
+        host = host_of(literal)
+        if host is None or ":" in literal.rpartition("]")[2]:
+            raise ValueError(
+                f"allowed_hosts entry {entry!r} is not a host name or IP literal without a port"
+            )
+        normal.add(host)
+    return frozenset(normal)
 
 
 def guard(
@@ -63,25 +121,28 @@ def guard(
     allowed_hosts: Iterable[str] | None,
     allowed_origins: Iterable[str] | None,
 ) -> MCPError | None:
-    """Check ``Host`` and ``Origin`` against the allow-lists; the 403 error, or None.
+    """Check ``Host`` and ``Origin`` against the allow-lists; the error, or None.
 
-    ``allowed_hosts`` holds host names (any port); ``None`` or ``"*"`` allows all.
-    An ``Origin`` is allowed when it is listed in ``allowed_origins`` exactly
-    (``scheme://host[:port]``) or its host is an allowed host.
+    A ``Host`` that is missing, malformed or not allowed is 421 Misdirected Request; an
+    ``Origin`` present and not allowed is 403 Forbidden (the spec's DNS-rebinding rule); the
+    Host is checked first, as the official Python SDK does. ``allowed_hosts`` holds
+    lower-case host names (any valid port); ``None`` or ``"*"`` allows all. An ``Origin``
+    is allowed when it is listed in ``allowed_origins`` exactly (``scheme://host[:port]``)
+    or it is a well-formed ``http(s)`` origin whose host is an allowed host.
     """
     hosts = allowed_hosts
     if hosts is not None and not isinstance(hosts, frozenset):  # callers may pass it built
-        hosts = frozenset(hosts)
+        hosts = host_allow_list(hosts)
     if hosts is not None and "*" not in hosts:
         host = headers.get("host")
-        if host is None or _hostname(host) not in hosts:
-            return MCPError("forbidden_host", f"Forbidden: Host {host!r} is not allowed")
+        if host is None or host_of(host) not in hosts:
+            return MCPError("forbidden_host", f"Misdirected Request: Host {host!r} is not allowed")
     origin = headers.get("origin")
     if origin is None:
         return None
     if allowed_origins is not None and ("*" in allowed_origins or origin in allowed_origins):
         return None
-    if hosts is None or "*" in hosts or _hostname(origin) in hosts:
+    if hosts is None or "*" in hosts or origin_host(origin) in hosts:
         return None
     return MCPError("forbidden_origin", f"Forbidden: Origin {origin!r} is not allowed")
 
