@@ -29,7 +29,9 @@ WEB: Final = frozenset({"fastapi", "starlette", "sse_starlette"})
 WEB_MODULES: Final = frozenset({"genmcp.transports.fastapi", "genmcp.fastapi"})
 """The adapter, and ``genmcp.fastapi``: the short import path that re-exports it."""
 
-WEB_EXCEPTIONS: Final[dict[str, str]] = {}
+WEB_EXCEPTIONS: Final[dict[str, str]] = {
+    "genmcp.auth.resource": "OAuthResource is a FastAPI dependency and serves the metadata routes",
+}
 """Modules outside ``WEB_MODULES`` that still import the web framework, and why."""
 
 IO_AND_WEB: Final = frozenset(

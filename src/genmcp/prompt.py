@@ -44,7 +44,16 @@ __all__ = [
     "PromptRequest",
 ]
 
-_OPTION_KEYS = ("name", "title", "description", "arguments", "icons", "meta", "cache_control")
+_OPTION_KEYS = (
+    "name",
+    "title",
+    "description",
+    "arguments",
+    "icons",
+    "meta",
+    "cache_control",
+    "scopes",
+)
 INFO_KEYS: Final = ("name", "title", "description", "icons", "_meta")
 GET: Final = "prompts/get"
 _GET_EXPECTED: Final = "Result, InputRequired or Error"
@@ -117,6 +126,10 @@ class Prompt:
         """How long ``prompts/list`` may be cached: ``("public"|"private", ttl_ms)``."""
         option: CacheControl | None = self._genmcp_options.get("cache_control")
         return ("private", 0) if option is None else option
+
+    def required_scopes(self, arg: Any) -> tuple[str, ...]:
+        """The OAuth scopes a caller needs for ``prompts/get`` (``scopes=`` option)."""
+        return tuple(self._genmcp_options.get("scopes") or ())
 
     def validate_request(self, request: PromptRequest, arg: Any) -> PromptRequest:
         """Check the arguments before ``get``; return the request to get with.

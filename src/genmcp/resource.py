@@ -56,6 +56,7 @@ _OPTION_KEYS = (
     "icons",
     "meta",
     "cache_control",
+    "scopes",
 )
 
 T = TypeVar("T")
@@ -183,6 +184,10 @@ class ResourceRepo:
             return _compiled(template).match(uri)
         prefix = self.prefix(arg)
         return {} if prefix is not None and uri.startswith(prefix) else None
+
+    def required_scopes(self, arg: Any) -> tuple[str, ...]:
+        """The OAuth scopes a caller needs to read its URIs (``scopes=`` option)."""
+        return tuple(self._genmcp_options.get("scopes") or ())
 
     def cache_control(self, arg: Any) -> CacheControl:
         """How long reads and listings may be cached: ``("public"|"private", ttl_ms)``.

@@ -193,6 +193,22 @@ class Suite:
         """Tell the streams subscribed to ``uri`` that it changed; safe from any thread."""
         self._changes.publish(RESOURCE_UPDATED, {"uri": uri})
 
+    def required_scopes(self, method: str, target: str) -> tuple[str, ...]:
+        """The scopes the tool, prompt or resource ``target`` of ``method`` declares (auth)."""
+        if method == "tools/call":
+            tool = self._tools.entries.get(target)
+            return () if tool is None else tool.tool.required_scopes(tool.arg)
+        if method == "prompts/get":
+            prompt = self._prompts.entries.get(target)
+            return () if prompt is None else prompt.prompt.required_scopes(prompt.arg)
+        if method == "resources/read":
+            try:
+                found = self._resources.route(target)
+            except Exception:
+                return ()
+            return () if found is None else found[0].repo.required_scopes(found[0].arg)
+        return ()
+
     def routes_resource(self, uri: str) -> bool:
         """True when ``uri`` names a resource this Suite serves (static, or a repo claims it)."""
         try:

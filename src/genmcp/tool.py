@@ -53,6 +53,7 @@ _OPTION_KEYS = (
     "input_schema",
     "output_schema",
     "cache_control",
+    "scopes",
 )
 
 
@@ -178,6 +179,10 @@ class Tool:
         """Return how long ``tools/list`` may be cached: ``("public"|"private", ttl_ms)``."""
         option: CacheControl | None = self._genmcp_options.get("cache_control")
         return ("private", 0) if option is None else option
+
+    def required_scopes(self, arg: Any) -> tuple[str, ...]:
+        """The OAuth scopes a caller needs for ``tools/call`` (``scopes=`` option)."""
+        return tuple(self._genmcp_options.get("scopes") or ())
 
     # -- call hooks ---------------------------------------------------------------
 

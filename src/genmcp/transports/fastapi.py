@@ -103,6 +103,8 @@ class MCPEndpoint:
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
         self.keepalive_s = keepalive_s
+        # auth: a per-operation check after parsing (OAuthResource.authorize_message)
+        self.authorize: Callable[[Request, Mapping[str, Any], Suite], Any] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.serve(scope, receive, send, {}, guarded=False)
@@ -185,6 +187,11 @@ class MCPEndpoint:
         except EnvelopeError as exc:
             await send_json(send, error_response(exc.request_id, exc), exc.status)
             return
+        if self.authorize is not None and isinstance(message, Request):  # auth: op scopes
+            denied = self.authorize(message, assigns, self.suite)
+            if denied is not None:
+                await send_json(send, *denied)
+                return
         if self.legacy is not None and _era(message, headers) is Era.LEGACY:
             answer = await self.legacy.post(message, headers, assigns)
             if isinstance(answer, Answer):
@@ -317,8 +324,9 @@ def mcp_router(
         tools: tool classes or ``(ToolClass, arg)`` pairs.
         suite: an existing Suite to serve instead of building one.
         auth: a FastAPI dependency; its return value (a mapping, or any value
-            stored as ``{"principal": value}``) becomes ``channel.assigns``.
-            It runs after the Origin/Host checks.
+            stored as ``{"principal": value}``) becomes ``channel.assigns``; a
+            Starlette ``Response`` answers the request instead (a challenge).
+            It runs after the Origin/Host checks. ``genmcp.auth.OAuthResource`` is one.
         dependencies: more FastAPI dependencies for the endpoint.
         path: the route path inside the router (``""`` with a prefix).
         allowed_hosts: host names accepted in ``Host`` and ``Origin``;
@@ -353,6 +361,7 @@ def mcp_router(
         if legacy
         else None,
     )
+    endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
     router = MCPRouter(lifespan=_closing(suite))
     router.suite, router.endpoint = suite, endpoint
     if auth is None and not dependencies:
@@ -377,6 +386,8 @@ def _add_dependent_route(
             raise HTTPException(problem.status, problem.message)
 
     async def mcp(request: HTTPRequest, assigns: Any = Depends(auth)) -> HTTPResponse:
+        if isinstance(assigns, HTTPResponse):  # auth: the dependency answered (a challenge)
+            return assigns
         return _Delegate(endpoint, _as_assigns(assigns))
 
     router.add_api_route(
