@@ -20,11 +20,11 @@ from fastapi import FastAPI
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from genmcp import mcp_router  # noqa: E402
-from support.authorization_server import AuthorizationServer, authorization_problem  # noqa: E402
-from support.examples import load  # noqa: E402
-from support.oauth import RESOURCE, VERSION, call_message  # noqa: E402
-from support.server import LiveServer  # noqa: E402
+from genmcp import mcp_router
+from support.authorization_server import AuthorizationServer, authorization_problem
+from support.examples import load
+from support.oauth import RESOURCE, VERSION, call_message
+from support.server import LiveServer
 
 
 def timed(url: str, headers: dict[str, str], calls: int) -> list[float]:
