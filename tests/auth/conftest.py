@@ -15,7 +15,7 @@ import pytest
 
 from support.authorization_server import AuthorizationServer, authorization_problem
 from support.examples import load
-from support.oauth import RESOURCE, Protected
+from support.oauth import OPAQUE_RESOURCE, RESOURCE, Protected
 from support.server import LiveServers
 
 
@@ -26,7 +26,7 @@ def authorization_server() -> Iterator[AuthorizationServer]:
         if os.environ.get("CI", "").lower() not in ("", "0", "false"):
             pytest.fail(f"CI must run the auth tests, but {problem}", pytrace=False)
         pytest.skip(problem)
-    server = AuthorizationServer()
+    server = AuthorizationServer(opaque=(OPAQUE_RESOURCE,))
     try:
         yield server
     finally:

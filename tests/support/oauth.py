@@ -19,6 +19,8 @@ from support.www_authenticate import parse_bearer
 RESOURCE: Final = "https://mcp.example.test/mcp"
 """The canonical URI the example server is configured with (never derived from Host)."""
 RESOURCE_METADATA: Final = "https://mcp.example.test/.well-known/oauth-protected-resource/mcp"
+OPAQUE_RESOURCE: Final = "https://opaque.example.test/mcp"
+"""A resource the test AS issues opaque (introspected) tokens for."""
 VERSION: Final = "2026-07-28"
 
 
