@@ -337,7 +337,12 @@ class Suite:
     # -- tools ----------------------------------------------------------------------
 
     def _list_tools(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
-        return self._tools.list(request.params)
+        held = assigns.get("effective_scopes")  # auth: list only the tools the caller may use
+        if held is None:
+            return self._tools.list(request.params)
+        return self._tools.list(
+            request.params, lambda e: set(e.tool.required_scopes(e.arg)) <= held
+        )
 
     def _call_tool(
         self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]
@@ -349,7 +354,12 @@ class Suite:
 
     def _list_prompts(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
         self._require(bool(self._prompts), request)
-        return self._prompts.list(request.params)
+        held = assigns.get("effective_scopes")  # auth: list only the prompts the caller may use
+        if held is None:
+            return self._prompts.list(request.params)
+        return self._prompts.list(
+            request.params, lambda e: set(e.prompt.required_scopes(e.arg)) <= held
+        )
 
     def _get_prompt(self, request: Request, meta: dict[str, Any], assigns: Any) -> OneShot:
         self._require(bool(self._prompts), request)

@@ -154,3 +154,31 @@ async def test_no_token_in_any_log_record(
     assert "access_token=[redacted]" in text
     for token in tokens:
         assert token not in text and token[:40] not in text
+
+
+async def test_tools_list_shows_only_the_tools_the_caller_may_use(protected: Protected) -> None:
+    from support.oauth import VERSION, call_message
+
+    async def names(scope: str) -> list[str]:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/list",
+            "params": {"_meta": call_message("whoami", {}, 1)["params"]["_meta"]},
+        }
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": VERSION,
+            "mcp-method": "tools/list",
+            **protected.bearer(scope),
+        }
+        import httpx
+
+        async with httpx.AsyncClient() as client:
+            response = await client.post(protected.url + "/mcp", json=body, headers=headers)
+        assert response.status_code == 200, response.text
+        return [tool["name"] for tool in response.json()["result"]["tools"]]
+
+    assert await names("mcp:tools") == ["whoami"]
+    assert await names("mcp:tools notes:write") == ["whoami", "write_note"]
+    assert await names("mcp:tools admin") == ["whoami", "write_note"]  # through the hierarchy
