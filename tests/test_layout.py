@@ -31,7 +31,9 @@ WEB_MODULES: Final = frozenset(
 )
 """The adapter, and ``genmcp.fastapi``: the short import path that re-exports it."""
 
-WEB_EXCEPTIONS: Final[dict[str, str]] = {}
+WEB_EXCEPTIONS: Final[dict[str, str]] = {
+    "genmcp.auth.resource": "OAuthResource is a FastAPI dependency and serves the metadata routes",
+}
 """Modules outside ``WEB_MODULES`` that still import the web framework, and why."""
 
 IO_AND_WEB: Final = frozenset(
@@ -231,7 +233,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.storage",),
     ("genmcp._suite",),
     ("genmcp.suite",),
-    ("genmcp.transports", "genmcp.fastapi"),
+    ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
     ("genmcp._client", "genmcp.testing", "genmcp.cli", "genmcp.__main__", "genmcp.scaleout"),
 )
 """DESIGN.md §1, lowest first: a module imports only from its own layer or below."""

@@ -28,7 +28,16 @@ if TYPE_CHECKING:
 
 __all__ = ["GetOutcome", "Prompt", "PromptRequest"]
 
-_OPTION_KEYS = ("name", "title", "description", "arguments", "icons", "meta", "cache_control")
+_OPTION_KEYS = (
+    "name",
+    "title",
+    "description",
+    "arguments",
+    "icons",
+    "meta",
+    "cache_control",
+    "scopes",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +98,10 @@ class Prompt(Behaviour):
         """How long ``prompts/list`` may be cached: ``("public"|"private", ttl_ms)``."""
         option: CacheControl | None = self.option("cache_control")
         return ("private", 0) if option is None else option
+
+    def required_scopes(self, arg: Any) -> tuple[str, ...]:
+        """The OAuth scopes a caller needs for ``prompts/get`` (``scopes=`` option)."""
+        return tuple(self.option("scopes") or ())
 
     def validate_request(self, request: PromptRequest, arg: Any) -> PromptRequest:
         """Check the arguments before ``get``; return the request to get with.

@@ -55,6 +55,7 @@ _OPTION_KEYS = (
     "icons",
     "meta",
     "cache_control",
+    "scopes",
 )
 
 ListPage = tuple[Sequence[Mapping[str, Any]], Any]
@@ -161,6 +162,10 @@ class ResourceRepo(Behaviour):
             return _compiled(template).match(uri)
         prefix = self.prefix(arg)
         return {} if prefix is not None and uri.startswith(prefix) else None
+
+    def required_scopes(self, arg: Any) -> tuple[str, ...]:
+        """The OAuth scopes a caller needs to read its URIs (``scopes=`` option)."""
+        return tuple(self.option("scopes") or ())
 
     def cache_control(self, arg: Any) -> CacheControl:
         """How long reads and listings may be cached: ``("public"|"private", ttl_ms)``.

@@ -1,17 +1,11 @@
 """The Suite: serves tools, prompts and resources over MCP, whatever the transport.
 
-It routes a parsed JSON-RPC request to its method handler (one dict lookup) and derives the
-advertised capabilities from what is configured. Every request it answers comes back as a
-``Call`` (``genmcp._suite.call``): answered at once (``tools/list``, an error) or running its
-job (``tools/call``, ``prompts/get``, ``resources/read``, ``resources/list``,
-``completion/complete``, ``subscriptions/listen``); the transport drains it through the relay.
-The work per feature lives in its catalog (``genmcp._suite``: ``tools``, ``prompts``,
-``resources``). The Suite publishes a change notification on its broker whenever the served
-set changes, which open listen streams (and legacy session streams) forward.
-
-It knows no transport and no HTTP status: errors are ``MCPError`` reasons in an ``Answer``.
-
-Imports genmcp's core and protocol modules; never a web framework.
+It routes a request to its method handler and derives the capabilities from what is
+configured. Every request comes back as a ``Call`` (``genmcp._suite.call``), answered at once
+or running its job; the transport drains it through the relay. The work per feature lives in
+its catalog (``genmcp._suite``). Changes of the served set are published on the broker, for
+listen and legacy session streams. No transport, no HTTP status: errors are ``MCPError``
+reasons in an ``Answer``. Never imports a web framework.
 """
 
 from __future__ import annotations
@@ -21,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
-from genmcp._suite.call import Asker, Call, Job
+from genmcp._suite.call import Asker, Call, HookJob, Job
 from genmcp._suite.listen import ChangeFeed, ListenJob
 from genmcp._suite.mail import MailRelay
 from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
@@ -55,18 +49,6 @@ Response = dict[str, Any]
 Handler = Callable[[Request, dict[str, Any], Mapping[str, Any]], "Job | Response"]
 LISTEN: Final = "subscriptions/listen"
 TOOLS_CALL: Final = "tools/call"
-
-
-class _HookJob(Job):
-    """A request answered by one hook call (prompts, resources, completions)."""
-
-    __slots__ = ("_answer", "label")
-
-    def __init__(self, label: str, answer: Callable[[Channel], Awaitable[Response]]) -> None:
-        self.label, self._answer = label, answer
-
-    async def start(self, channel: Channel) -> Response:
-        return await self._answer(channel)
 
 
 class Suite:
@@ -210,6 +192,22 @@ class Suite:
         """Tell the streams subscribed to ``uri`` that it changed; safe from any thread."""
         self._changes.publish(RESOURCE_UPDATED, {"uri": uri})
 
+    def required_scopes(self, method: str, target: str) -> tuple[str, ...]:
+        """The scopes the tool, prompt or resource ``target`` of ``method`` declares (auth)."""
+        if method == "tools/call":
+            tool = self._tools.entries.get(target)
+            return () if tool is None else tool.tool.required_scopes(tool.arg)
+        if method == "prompts/get":
+            prompt = self._prompts.entries.get(target)
+            return () if prompt is None else prompt.prompt.required_scopes(prompt.arg)
+        if method == "resources/read":
+            try:
+                found = self._resources.route(target)
+            except Exception:
+                return ()
+            return () if found is None else found[0].repo.required_scopes(found[0].arg)
+        return ()
+
     def routes_resource(self, uri: str) -> bool:
         """True when ``uri`` names a resource this Suite serves (static, or a repo claims it)."""
         try:
@@ -238,16 +236,19 @@ class Suite:
 
     # -- running requests -----------------------------------------------------------
 
+    def _running(self) -> list[Call]:
+        calls = (*self._workers.values(), *self._calls.values())
+        return [call for call in calls if call.request.method != LISTEN]
+
     @property
     def live_workers(self) -> int:
         """How many calls are running right now (tests check this returns to zero)."""
-        listening = sum(1 for call in self._calls.values() if call.request.method == LISTEN)
-        return len(self._workers) + len(self._calls) - listening
+        return len(self._running())
 
     @property
     def live_listeners(self) -> int:
         """How many ``subscriptions/listen`` streams are open."""
-        return sum(1 for call in self._calls.values() if call.request.method == LISTEN)
+        return len(self._workers) + len(self._calls) - self.live_workers
 
     def send(self, worker_id: str, message: Any) -> bool:
         """Post ``message`` to the mailbox of the tool call ``worker_id``; False if it ended."""
@@ -274,19 +275,12 @@ class Suite:
         ``within_s`` seconds."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + within_s
-        while True:
-            running = [
-                call
-                for call in (*self._workers.values(), *self._calls.values())
-                if call.request.method != LISTEN
-            ]
-            remaining = deadline - loop.time()
-            if not running or remaining <= 0:
-                return not running
+        while (running := self._running()) and (remaining := deadline - loop.time()) > 0:
             waits = [asyncio.ensure_future(call.wait()) for call in running]
             _, pending = await asyncio.wait(waits, timeout=remaining)
             for wait in pending:
                 wait.cancel()
+        return not running
 
     # -- dispatch -----------------------------------------------------------------
 
@@ -364,12 +358,17 @@ class Suite:
             raise MCPError("method_not_found", f"Method not found: {request.method}")
 
     def _one_shot(self, request: Request, answer: Callable[[Channel], Awaitable[Response]]) -> Job:
-        return _HookJob(request.method, answer)
+        return HookJob(request.method, answer)
 
     # -- tools ----------------------------------------------------------------------
 
     def _list_tools(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
-        return self._tools.list(request.params)
+        held = assigns.get("effective_scopes")  # auth: list only the tools the caller may use
+        if held is None:
+            return self._tools.list(request.params)
+        return self._tools.list(
+            request.params, lambda e: set(e.tool.required_scopes(e.arg)) <= held
+        )
 
     def _call_tool(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Job:
         self._mail.start()  # from the first call on, posts from other processes reach ours
@@ -379,7 +378,12 @@ class Suite:
 
     def _list_prompts(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
         self._require(bool(self._prompts), request)
-        return self._prompts.list(request.params)
+        held = assigns.get("effective_scopes")  # auth: list only the prompts the caller may use
+        if held is None:
+            return self._prompts.list(request.params)
+        return self._prompts.list(
+            request.params, lambda e: set(e.prompt.required_scopes(e.arg)) <= held
+        )
 
     def _get_prompt(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
         self._require(bool(self._prompts), request)

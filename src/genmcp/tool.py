@@ -38,6 +38,7 @@ _OPTION_KEYS = (
     "input_schema",
     "output_schema",
     "cache_control",
+    "scopes",
 )
 
 
@@ -107,6 +108,10 @@ class Tool(Behaviour):
         """Return how long ``tools/list`` may be cached: ``("public"|"private", ttl_ms)``."""
         option: CacheControl | None = self.option("cache_control")
         return ("private", 0) if option is None else option
+
+    def required_scopes(self, arg: Any) -> tuple[str, ...]:
+        """The OAuth scopes a caller needs for ``tools/call`` (``scopes=`` option)."""
+        return tuple(self.option("scopes") or ())
 
     # -- call hooks ---------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from genmcp.outcomes import Stream
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.storage import Subscription
 
-__all__ = ["Asker", "Call", "Job", "final_of", "plain_result"]
+__all__ = ["Asker", "Call", "HookJob", "Job", "final_of", "plain_result"]
 
 log = logging.getLogger("genmcp")
 
@@ -91,6 +91,18 @@ def plain_result(outcome: Any) -> dict[str, Any]:
         raise outcome
     result: dict[str, Any] = outcome
     return result
+
+
+class HookJob(Job):
+    """A request answered by one hook call (prompts, resources, completions)."""
+
+    __slots__ = ("_answer", "label")
+
+    def __init__(self, label: str, answer: Callable[[Channel], Awaitable[dict[str, Any]]]) -> None:
+        self.label, self._answer = label, answer
+
+    async def start(self, channel: Channel) -> dict[str, Any]:
+        return await self._answer(channel)
 
 
 class _Answered(Job):

@@ -15,7 +15,7 @@ Imports genmcp's errors, sealing and tool (for ``CacheControl``); no asyncio, no
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from genmcp._suite.request_state import RequestStates
@@ -40,6 +40,8 @@ CURSOR: Final = "cursor:"
 """Sealing purpose prefix of cursors (``cursor:<method>``)."""
 CURSOR_MAX_AGE_S: Final = 7 * 24 * 3600.0
 """Cursors outlive any listing session; a change of the list voids them sooner."""
+MAX_SUBSETS: Final = 64
+"""Filtered page sets kept per catalog (one per distinct set of hidden items)."""
 
 
 def merge_cache(hints: Iterable[CacheControl]) -> CacheControl:
@@ -176,6 +178,7 @@ class Catalog(Served, Generic[E]):
     def _start_empty(self) -> None:
         self.entries: dict[str, E] = {}
         self._pages: Pages | None = None
+        self._subsets: dict[frozenset[str], Pages] = {}  # pages per set of hidden names
 
     def __bool__(self) -> bool:
         return bool(self.entries)
@@ -195,6 +198,7 @@ class Catalog(Served, Generic[E]):
             )
         self.entries[entry.name] = entry
         self._pages = None
+        self._subsets.clear()
         return entry
 
     def named(self, name: str) -> E:
@@ -218,19 +222,41 @@ class Catalog(Served, Generic[E]):
         removed = self.entries.pop(name, None) is not None
         if removed:
             self._pages = None
+            self._subsets.clear()
         return removed
 
-    def list(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """One page of the list result, items sorted by name; pages built once per change."""
+    def list(
+        self, params: Mapping[str, Any], visible: Callable[[E], bool] | None = None
+    ) -> dict[str, Any]:
+        """One page of the list result, items sorted by name; pages built once per change.
+
+        ``visible`` (auth: may this caller use the item?) hides items; the pages of each set
+        of hidden items are built once too (at most :data:`MAX_SUBSETS` sets are kept).
+        """
+        hidden = frozenset(
+            () if visible is None else (n for n, e in self.entries.items() if not visible(e))
+        )
+        if hidden:
+            pages = self._subsets.get(hidden)
+            if pages is None or pages.stale:
+                if len(self._subsets) >= MAX_SUBSETS:
+                    self._subsets.clear()
+                pages = self._subsets[hidden] = self._build(hidden)
+            return pages.page(params.get("cursor"))
         if self._pages is None or self._pages.stale:
-            entries = sorted(self.entries.values(), key=lambda entry: entry.name)
-            self._pages = Pages(
-                self.method,
-                self.key,
-                [entry.descriptor for entry in entries],
-                merge_cache(entry.cache_control() for entry in entries),
-                self.page_size,
-                self._sealer,
-                self._result_meta,
-            )
+            self._pages = self._build(hidden)
         return self._pages.page(params.get("cursor"))
+
+    def _build(self, hidden: frozenset[str]) -> Pages:
+        entries = sorted(
+            (e for e in self.entries.values() if e.name not in hidden), key=lambda e: e.name
+        )
+        return Pages(
+            self.method,
+            self.key,
+            [entry.descriptor for entry in entries],
+            merge_cache(entry.cache_control() for entry in entries),
+            self.page_size,
+            self._sealer,
+            self._result_meta,
+        )

@@ -14,7 +14,7 @@ Starlette or sse-starlette.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import anyio
@@ -43,11 +43,13 @@ from genmcp.transports.asgi import (
     read_body,
     send_empty,
     send_json,
+    send_refusal,
 )
 from genmcp.transports.http import (
     LOCAL_HOSTS,
     MAX_BODY_BYTES,
     guard,
+    host_allow_list,
     modern_preflight,
     response_status,
 )
@@ -76,9 +78,11 @@ class MCPEndpoint:
     ) -> None:
         self.suite = suite
         self.send_timeout_s = send_timeout_s
+        # auth: a per-operation check after parsing (OAuthResource.authorize_message)
+        self.authorize: Callable[[Request, Mapping[str, Any], Suite], Any] | None = None
         self.shutdown_grace_s = shutdown_grace_s
         self.legacy = legacy
-        self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
+        self.allowed_hosts = None if allowed_hosts is None else host_allow_list(allowed_hosts)
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
         self.keepalive_s = keepalive_s
@@ -108,12 +112,12 @@ class MCPEndpoint:
         if problem is None:
             problem = content_type_problem(headers)
         if problem is not None:
-            await _send_error(send, None, problem)
+            await _refuse(send, receive, headers, problem)
             return
         body = await read_body(receive, headers, self.max_body_bytes)
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
-            await _send_error(send, None, failure)
+            await _refuse(send, receive, headers, failure)
             return
         await self._dispatch(body, headers, scope, receive, send, assigns)
 
@@ -134,7 +138,7 @@ class MCPEndpoint:
         ):
             failure = MCPError("method_not_allowed", f"Method not allowed: {method}")
             allow = "POST" if legacy is None else "GET, POST, DELETE"
-            await _send_error(send, None, failure, [("allow", allow)])
+            await _refuse(send, receive, headers, failure, [("allow", allow)])
             return
         token, version = _era_headers(headers)[::-1]
         try:
@@ -167,6 +171,11 @@ class MCPEndpoint:
         except EnvelopeError as exc:
             await _send_error(send, exc.request_id, exc)
             return
+        if self.authorize is not None and isinstance(message, Request):  # auth: op scopes
+            denied = self.authorize(message, assigns, self.suite)
+            if denied is not None:  # (body, status, headers): answered before any stream
+                await send_json(send, *denied)
+                return
         if self.legacy is not None and _era(message, headers) is Era.LEGACY:
             await self._legacy_post(self.legacy, message, headers, scope, receive, send, assigns)
             return
@@ -270,6 +279,18 @@ async def _sse_events(
     finally:
         watcher.cancel()
         relay.close()
+
+
+async def _refuse(
+    send: Send,
+    receive: Receive,
+    headers: Mapping[str, str],
+    failure: MCPError,
+    extra: Sequence[tuple[str, str]] = (),
+) -> None:
+    """A refusal sent before the body was read: readable by the client, then closed."""
+    refusal = error_response(None, failure)
+    await send_refusal(send, receive, headers, refusal, http_status(failure.reason), extra)
 
 
 async def _send_error(

@@ -106,8 +106,9 @@ def mcp_router(
         tools: tool classes or ``(ToolClass, arg)`` pairs.
         suite: an existing Suite to serve instead of building one.
         auth: a FastAPI dependency; its return value (a mapping, or any value
-            stored as ``{"principal": value}``) becomes ``channel.assigns``.
-            It runs after the Origin/Host checks.
+            stored as ``{"principal": value}``) becomes ``channel.assigns``; a
+            Starlette ``Response`` answers the request instead (a challenge).
+            It runs after the Origin/Host checks. ``genmcp.auth.OAuthResource`` is one.
         dependencies: more FastAPI dependencies for the endpoint.
         path: the route path inside the router (``""`` with a prefix).
         allowed_hosts: host names accepted in ``Host`` and ``Origin``;
@@ -148,6 +149,7 @@ def mcp_router(
         if legacy
         else None,
     )
+    endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
     router = MCPRouter(lifespan=_closing(suite))
     router.suite, router.endpoint = suite, endpoint
     if auth is None and not dependencies:
@@ -172,6 +174,8 @@ def _add_dependent_route(
             raise HTTPException(http_status(problem.reason), problem.message)
 
     async def mcp(request: HTTPRequest, assigns: Any = Depends(auth)) -> HTTPResponse:
+        if isinstance(assigns, HTTPResponse):  # auth: the dependency answered (a challenge)
+            return assigns
         return _Delegate(endpoint, _as_assigns(assigns))
 
     router.add_api_route(

@@ -1,0 +1,131 @@
+"""The issuer's signing keys: discovery, fetching with timeouts, caching, rate-limited refresh.
+
+:class:`JWKSCache` answers "the key for this ``kid``". Keys are fetched from ``jwks_uri``
+(configured, or discovered from the issuer's RFC 8414 / OpenID metadata, whose ``issuer``
+must equal the configured one) with an ``httpx`` client and a timeout. The set is kept for
+``max_age_s``; an unknown ``kid`` refetches at once, but at most once per
+``min_refresh_s``, so a flood of tokens with made-up ``kid`` values costs one fetch a
+minute, not one per request. Concurrent misses share one fetch.
+
+Needs the ``auth`` extra (httpx, PyJWT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import httpx
+from jwt import PyJWK, PyJWKError
+
+from genmcp.auth.tokens import InvalidToken
+
+__all__ = ["JWKSCache", "discover_jwks_uri"]
+
+log = logging.getLogger("genmcp.auth")
+
+
+async def _get_json(client: httpx.AsyncClient, url: str) -> Any:
+    response = await client.get(url, headers={"accept": "application/json"})
+    response.raise_for_status()
+    return response.json()
+
+
+def _metadata_urls(issuer: str) -> list[str]:
+    base = issuer.rstrip("/")
+    scheme, _, rest = base.partition("://")
+    host, slash, path = rest.partition("/")
+    inserted = f"{scheme}://{host}/.well-known/oauth-authorization-server{slash}{path}"
+    return [inserted, f"{base}/.well-known/openid-configuration"]
+
+
+async def discover_jwks_uri(issuer: str, *, timeout_s: float = 5.0) -> str:
+    """``jwks_uri`` from the issuer's authorization server (or OpenID) metadata."""
+    async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=False) as client:
+        for url in _metadata_urls(issuer):
+            try:
+                document = await _get_json(client, url)
+            except (httpx.HTTPError, ValueError):
+                continue
+            if not isinstance(document, dict) or document.get("issuer") != issuer:
+                continue
+            jwks_uri = document.get("jwks_uri")
+            if isinstance(jwks_uri, str):
+                return jwks_uri
+    raise LookupError(f"no authorization server metadata with a jwks_uri for issuer {issuer}")
+
+
+class JWKSCache:
+    """Signing keys of one issuer, by ``kid``.
+
+    Args:
+        issuer: used to discover ``jwks_uri`` when it is not given.
+        jwks_uri: where the key set lives (else discovered on first use).
+        timeout_s: connect/read timeout of each fetch.
+        max_age_s: how long a fetched set is used before it is fetched again.
+        min_refresh_s: least time between two fetches caused by unknown ``kid`` values.
+    """
+
+    def __init__(
+        self,
+        issuer: str,
+        jwks_uri: str | None = None,
+        *,
+        timeout_s: float = 5.0,
+        max_age_s: float = 3600.0,
+        min_refresh_s: float = 60.0,
+    ) -> None:
+        self.issuer, self.jwks_uri = issuer, jwks_uri
+        self.timeout_s, self.max_age_s, self.min_refresh_s = timeout_s, max_age_s, min_refresh_s
+        self.fetches = 0
+        self._keys: dict[str | None, PyJWK] = {}
+        self._fetched_at = float("-inf")
+        self._lock = asyncio.Lock()
+
+    async def key(self, kid: str | None) -> PyJWK:
+        """The key for ``kid`` (None: the only key of the set); :class:`InvalidToken` if none."""
+        now = time.monotonic()
+        stale = now - self._fetched_at >= self.max_age_s
+        missing = self._lookup(kid) is None
+        if stale or (missing and now - self._fetched_at >= self.min_refresh_s):
+            await self._refresh(self._fetched_at)
+        found = self._lookup(kid)
+        if found is None:
+            raise InvalidToken("the token is signed with an unknown key")
+        return found
+
+    def _lookup(self, kid: str | None) -> PyJWK | None:
+        if kid is None:
+            return next(iter(self._keys.values())) if len(self._keys) == 1 else None
+        return self._keys.get(kid)
+
+    async def _refresh(self, seen: float) -> None:
+        async with self._lock:
+            if self._fetched_at != seen:  # another request fetched while we waited
+                return
+            self._fetched_at = time.monotonic()  # failures are rate-limited too
+            try:
+                if self.jwks_uri is None:
+                    self.jwks_uri = await discover_jwks_uri(self.issuer, timeout_s=self.timeout_s)
+                async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+                    document = await _get_json(client, self.jwks_uri)
+            except (httpx.HTTPError, ValueError, LookupError) as exc:
+                log.warning("JWKS fetch for %s failed: %s", self.issuer, type(exc).__name__)
+                return
+            self.fetches += 1
+            self._keys = _parse_keys(document)
+
+
+def _parse_keys(document: Any) -> dict[str | None, PyJWK]:
+    keys: dict[str | None, PyJWK] = {}
+    entries = document.get("keys") if isinstance(document, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
+            continue
+        try:
+            keys[entry.get("kid")] = PyJWK(entry)
+        except PyJWKError:
+            continue  # a key type or curve we cannot use: skip it, keep the others
+    return keys

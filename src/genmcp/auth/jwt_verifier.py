@@ -1,0 +1,117 @@
+"""JWT access tokens (RFC 9068) verified against the issuer's JWKS, with PyJWT.
+
+:class:`JWTVerifier` accepts a token only when: its header ``alg`` is one of the configured
+algorithms (``none`` never is) and agrees with the key's own ``alg``; the signature verifies
+with the issuer's key for its ``kid``; ``exp`` is present and in the future, ``nbf``/``iat``
+are not in the future (``leeway_s`` either way); ``iss`` equals the configured issuer; and,
+when ``token_types`` is set, the ``typ`` header is one of them (``at+jwt``). The audience is
+checked by the resource for every verifier (``OAuthResource``), not here.
+
+Needs the ``auth`` extra (PyJWT with ``cryptography``, httpx).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import jwt
+
+from genmcp.auth.jwks import JWKSCache
+from genmcp.auth.tokens import AccessToken, InvalidToken, scopes_of
+
+__all__ = ["JWTVerifier"]
+
+
+class JWTVerifier:
+    """Verifies JWT access tokens of one issuer.
+
+    Args:
+        issuer: the exact ``iss`` value (and where ``jwks_uri`` is discovered).
+        jwks_uri: the key set URL; discovered from the issuer's metadata when None.
+        algorithms: the accepted signing algorithms (pinned; the token cannot choose).
+        leeway_s: clock skew allowed on ``exp``, ``nbf`` and ``iat``.
+        token_types: accepted ``typ`` header values (e.g. ``("at+jwt",)``); None: any.
+        timeout_s, jwks_max_age_s, jwks_min_refresh_s: see :class:`JWKSCache`.
+    """
+
+    def __init__(
+        self,
+        issuer: str,
+        *,
+        jwks_uri: str | None = None,
+        algorithms: Iterable[str] = ("RS256",),
+        leeway_s: float = 30.0,
+        token_types: Iterable[str] | None = None,
+        timeout_s: float = 5.0,
+        jwks_max_age_s: float = 3600.0,
+        jwks_min_refresh_s: float = 60.0,
+    ) -> None:
+        self.issuer = issuer
+        self.algorithms = tuple(alg for alg in algorithms if alg.lower() != "none")
+        if not self.algorithms:
+            raise ValueError("JWTVerifier needs at least one signing algorithm (never 'none')")
+        self.leeway_s = leeway_s
+        self.token_types = None if token_types is None else {t.lower() for t in token_types}
+        self.jwks = JWKSCache(
+            issuer,
+            jwks_uri,
+            timeout_s=timeout_s,
+            max_age_s=jwks_max_age_s,
+            min_refresh_s=jwks_min_refresh_s,
+        )
+
+    async def verify(self, token: str) -> AccessToken:
+        """The verified token; :class:`InvalidToken` for anything not acceptable."""
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError:
+            raise InvalidToken("the token is not a well-formed JWT") from None
+        alg = header.get("alg")
+        if alg not in self.algorithms:
+            raise InvalidToken("the token's signing algorithm is not accepted")
+        typ = header.get("typ")
+        if self.token_types is not None and str(typ).lower() not in self.token_types:
+            raise InvalidToken("the token is not an access token (typ)")
+        kid = header.get("kid")
+        key = await self.jwks.key(kid if isinstance(kid, str) else None)
+        if key.algorithm_name != alg:
+            raise InvalidToken("the token's algorithm does not match its key")
+        claims = self._decode(token, key.key, alg)
+        return _access_token(claims)
+
+    def _decode(self, token: str, key: Any, alg: str) -> dict[str, Any]:
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                key,
+                algorithms=[alg],
+                issuer=self.issuer,
+                leeway=self.leeway_s,
+                options={"require": ["exp", "iss"], "verify_aud": False},
+            )
+        except jwt.ExpiredSignatureError:
+            raise InvalidToken("the token has expired") from None
+        except jwt.InvalidIssuerError:
+            raise InvalidToken("the token was issued by another issuer") from None
+        except jwt.MissingRequiredClaimError as exc:
+            raise InvalidToken(f"the token has no {exc.claim!r} claim") from None
+        except jwt.PyJWTError:
+            raise InvalidToken("the token's signature or claims are invalid") from None
+        return claims
+
+
+def _access_token(claims: dict[str, Any]) -> AccessToken:
+    aud = claims.get("aud")
+    values = [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
+    audience = tuple(value for value in values if isinstance(value, str))
+    sub, client_id = claims.get("sub"), claims.get("client_id", claims.get("azp"))
+    return AccessToken(
+        subject=sub if isinstance(sub, str) else None,
+        scopes=scopes_of(claims),
+        audience=audience,
+        client_id=client_id if isinstance(client_id, str) else None,
+        issuer=claims.get("iss"),
+        expires_at=float(claims["exp"]),
+        claims=claims,
+    )

@@ -1,0 +1,40 @@
+"""Fixtures for the auth tests: a real authorization server and the protected example app.
+
+- `authorization_server`: one oidc-provider under node for the session
+  (`support.authorization_server`); skipped when node/npm are missing, a failure under `CI`.
+- `protected`: `examples/protected_app.py` configured by its environment variables for that
+  AS and `RESOURCE`, under a real uvicorn; gives its base URL and the AS.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from support.authorization_server import AuthorizationServer, authorization_problem
+from support.examples import load
+from support.oauth import OPAQUE_RESOURCE, RESOURCE, Protected
+from support.server import LiveServers
+
+
+@pytest.fixture(scope="session")
+def authorization_server() -> Iterator[AuthorizationServer]:
+    problem = authorization_problem()
+    if problem is not None:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail(f"CI must run the auth tests, but {problem}", pytrace=False)
+        pytest.skip(problem)
+    server = AuthorizationServer(opaque=(OPAQUE_RESOURCE,))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def protected(authorization_server: AuthorizationServer, live_server: LiveServers) -> Protected:
+    env = {"MCP_RESOURCE": RESOURCE, "MCP_ISSUER": authorization_server.issuer}
+    app = load("protected_app").create_app(env)
+    return Protected(live_server(app), authorization_server)

@@ -1,0 +1,38 @@
+// A real OAuth 2.1 authorization server for the auth tests: the certified `oidc-provider`
+// package (npm), configured from the JSON in $AS_CONFIG, listening on 127.0.0.1:$port.
+// Client-credentials grant, RFC 8707 resource indicators (every indicator gets JWT access
+// tokens with aud = the indicator, RS256, except those listed as `opaque`), RFC 7662
+// introspection. Prints "ready <port>" once it listens. The module folder is $AS_MODULES.
+import { createRequire } from 'node:module';
+
+const require = createRequire(`${process.env.AS_MODULES}/`);
+const { default: Provider } = await import(require.resolve('oidc-provider'));
+const cfg = JSON.parse(process.env.AS_CONFIG);
+const opaque = new Set(cfg.opaque ?? []);
+
+const provider = new Provider(cfg.issuer, {
+  clients: cfg.clients,
+  scopes: cfg.scopes,
+  jwks: { keys: cfg.keys },
+  features: {
+    clientCredentials: { enabled: true },
+    devInteractions: { enabled: false },
+    introspection: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => undefined,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx, resource) => ({
+        scope: cfg.scopes.join(' '),
+        audience: resource,
+        accessTokenTTL: cfg.ttl ?? 300,
+        accessTokenFormat: opaque.has(resource) ? 'opaque' : 'jwt',
+        jwt: { sign: { alg: 'RS256' } },
+      }),
+    },
+  },
+});
+const server = provider.listen(cfg.port, '127.0.0.1', () => {
+  console.log(`ready ${server.address().port}`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
