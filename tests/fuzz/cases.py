@@ -70,6 +70,8 @@ class Case:
     expect_status: tuple[int, ...] | None = None
     path: str = "/mcp"
     known: str | None = None
+    silent_end: bool = False
+    """An empty 200 body is fine (a cancelled 2025 request's stream ends without a response)."""
     index: int = -1
     seed: str = ""
 

@@ -108,6 +108,8 @@ def tame_slow_tool(params: dict[str, Any]) -> None:
     """Keep a valid duration of a slow tool under a second (hostile ones are kept)."""
     name = params.get("name")
     rule = SLOW_TOOLS.get(name) if isinstance(name, str) else None
+    if rule is not None and params.get("arguments", None) is None:
+        params["arguments"] = {}  # null or absent arguments mean none: the 30 s default
     arguments = params.get("arguments")
     if rule is None or not isinstance(arguments, dict):
         return
@@ -280,7 +282,6 @@ def host_origin_confusion(rng: random.Random, catalog: Catalog) -> Case:
     headers[which] = ("http://" + value) if which == "origin" else value
     case = _case("modern.host_origin_confusion", message, headers)
     case.expect_status = (400, 403, 421)
-    case.known = "item3_host_origin"
     return case
 
 

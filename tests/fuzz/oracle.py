@@ -100,7 +100,7 @@ def judge(case: Case, answer: Answer) -> list[str]:
     if case.expect_status is not None and answer.status not in case.expect_status:
         problems.append(f"HTTP {answer.status}, expected one of {case.expect_status}")
     problems += parse(answer)
-    quiet = answer.truncated or case.http_method in ("HEAD", "DELETE")
+    quiet = answer.truncated or case.silent_end or case.http_method in ("HEAD", "DELETE")
     if not answer.body and answer.status == 200 and not quiet:
         problems.append("HTTP 200 with an empty body")
     ids = request_ids(case.body)

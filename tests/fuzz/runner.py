@@ -14,14 +14,14 @@ import json
 import random
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 import httpx
 
-from fuzz import envelope, legacy, modern, values
+from fuzz import envelope, legacy, modern, scenarios, values
 from fuzz.cases import (
     LEGACY_VERSIONS,
     MUTATE_SID,
@@ -35,17 +35,25 @@ from fuzz.cases import (
     modern_headers,
     modern_request,
 )
+from fuzz.known import known_tag
 from fuzz.oracle import SLOW_S, Answer, judge
+from support.sse import SSEEvent, SSEParser
 
 Generator = Callable[[random.Random, Catalog], Case]
+OnMessage = Callable[[Any], Awaitable[None]]
 GENERATORS: Final[Mapping[str, tuple[Generator, int]]] = {
     **envelope.GENERATORS,
     **modern.GENERATORS,
     **legacy.GENERATORS,
+    **scenarios.GENERATORS,
+    **{name: (lambda rng, catalog, name=name: Case(name), weight)
+       for name, (_, weight) in scenarios.SCENARIOS.items()},
 }
 STREAM_WINDOW_S: Final = 0.3
 """How long a long-lived stream (GET, subscriptions/listen) is read before the runner hangs up."""
 READ_LIMIT_S: Final = 2 * SLOW_S
+MAX_HEADER_BYTES: Final = 8192
+"""uvicorn (h11) refuses a header block over 16 KiB itself, in text/plain: not ours to judge."""
 SHOWN_BODY: Final = 3000
 
 
@@ -139,7 +147,7 @@ def generate(
         rng = random.Random(f"{seed}:{index}")
         name = rng.choices(names, weights)[0]
         case = GENERATORS[name][0](rng, catalog)
-        case.index, case.seed = index, seed
+        case.index, case.seed, case.known = index, seed, known_tag(name)
         cases.append(case)
     return cases
 
@@ -209,12 +217,23 @@ class Target:
             case.http_method, self.base_url + case.path, headers=headers, content=case.body
         )
 
-    async def send(self, case: Case) -> Outcome:
+    async def run_case(self, case: Case) -> list[Outcome]:
+        """One case: a request, or the exchanges of a scenario (tagged with the case)."""
+        scenario = scenarios.SCENARIOS.get(case.category)
+        if scenario is None:
+            return [await self.send(case)]
+        outcomes = await scenario[0](self, random.Random(f"{case.seed}:{case.index}:scenario"))
+        for outcome in outcomes:
+            outcome.case.index, outcome.case.known = case.index, case.known
+        return outcomes
+
+    async def send(self, case: Case, on_message: OnMessage | None = None) -> Outcome:
         request = await self.prepare(case)
         answer = Answer()
         started = time.perf_counter()
         try:
-            await asyncio.wait_for(self._exchange(case, request, answer), READ_LIMIT_S)
+            exchange = self._exchange(case, request, answer, on_message)
+            await asyncio.wait_for(exchange, READ_LIMIT_S)
         except TimeoutError:
             answer.error = f"no complete answer in {READ_LIMIT_S} s"
         except httpx.HTTPError as exc:
@@ -224,7 +243,9 @@ class Target:
         outcome = Outcome(case, answer, judge(case, answer), raw_request(request))
         return outcome
 
-    async def _exchange(self, case: Case, request: httpx.Request, answer: Answer) -> None:
+    async def _exchange(
+        self, case: Case, request: httpx.Request, answer: Answer, on_message: OnMessage | None
+    ) -> None:
         response = await self.client.send(request, stream=True)
         try:
             answer.status = response.status_code
@@ -233,6 +254,9 @@ class Target:
             long_lived = kind == "text/event-stream" and (
                 case.http_method == "GET" or case.rpc_method == "subscriptions/listen"
             )
+            if on_message is not None and kind == "text/event-stream":
+                await _follow(response, answer, on_message)
+                return
             if not long_lived:
                 answer.body = await response.aread()
                 return
@@ -248,11 +272,25 @@ class Target:
             await response.aclose()
 
 
+async def _follow(response: httpx.Response, answer: Answer, on_message: OnMessage) -> None:
+    """Read an SSE body to its end, handing each message to `on_message` as it arrives."""
+    parser = SSEParser()
+    async for chunk in response.aiter_bytes():
+        answer.body += chunk
+        for item in parser.feed(chunk):
+            if isinstance(item, SSEEvent) and item.data:
+                try:
+                    message = json.loads(item.data)
+                except ValueError:
+                    continue  # the oracle reports it
+                await on_message(message)
+
+
 def sendable(value: str | bytes) -> bytes:
     """A header value h11 will send: UTF-8, control bytes as "?", no edge whitespace."""
     data = value.encode("utf-8", "backslashreplace") if isinstance(value, str) else value
     data = bytes(b if b >= 0x20 and b != 0x7F or b == 0x09 else 0x3F for b in data)
-    return data.strip(b" \t")
+    return data.strip(b" \t")[:MAX_HEADER_BYTES]
 
 
 def raw_request(request: httpx.Request) -> bytes:
@@ -282,14 +320,17 @@ async def run(
             target.sessions[version] = await target.open_session(version)
         cases = generate(seed, count, catalog, categories, only)
         report = Report(seed, out)
-        queue = collections.deque(cases)
         started = time.perf_counter()
+        # KNOWN cases go last and one at a time: a stall of theirs must not slow the others.
+        for batch, width in (([c for c in cases if c.known is None], concurrency),
+                             ([c for c in cases if c.known is not None], 1)):
+            queue = collections.deque(batch)
 
-        async def worker() -> None:
-            while queue:
-                report.outcomes.append(await target.send(queue.popleft()))
+            async def worker() -> None:
+                while queue:
+                    report.outcomes.extend(await target.run_case(queue.popleft()))
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+            await asyncio.gather(*(worker() for _ in range(width)))
         report.seconds = time.perf_counter() - started
         report.setup_requests = target.setup_requests
         report.elapsed = target.elapsed

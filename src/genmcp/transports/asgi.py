@@ -76,10 +76,11 @@ async def first_event(worker: Pending, receive: Receive) -> Event | None:
         await asyncio.wait((get, gone), return_when=asyncio.FIRST_COMPLETED)
     finally:
         gone.cancel()
-        if not get.done():
-            get.cancel()
+        answered = get.done()
+        if not answered:
+            get.cancel()  # cancelled() stays False until the task runs: never read it then
             worker.disconnect()
-    return get.result() if not get.cancelled() else None
+    return get.result() if answered else None
 
 
 async def disconnected(receive: Receive) -> None:
