@@ -131,12 +131,18 @@ _ROLES: Final = frozenset(("user", "assistant"))
 def _answer_problem(method: Any, answer: Mapping[str, Any]) -> str | None:
     """What is wrong with one answer to the nested request ``method`` (None: nothing)."""
     if method == "elicitation/create":
-        if answer.get("action") not in _ELICIT_ACTIONS:
+        action = answer.get("action")
+        if not isinstance(action, str) or action not in _ELICIT_ACTIONS:
             return 'an elicitation answer needs "action": "accept", "decline" or "cancel"'
         if "content" in answer and not isinstance(answer["content"], dict):
             return 'an elicitation answer\'s "content" must be an object'
     elif method == "sampling/createMessage":
-        if answer.get("role") not in _ROLES or not isinstance(answer.get("model"), str):
+        role = answer.get("role")
+        if (
+            not isinstance(role, str)
+            or role not in _ROLES
+            or not isinstance(answer.get("model"), str)
+        ):
             return 'a sampling answer needs "role" ("user" or "assistant") and "model"'
         if not isinstance(answer.get("content"), dict | list):
             return 'a sampling answer needs "content" (a content block or a list of them)'

@@ -1,0 +1,82 @@
+"""The fuzz harness as a test: `FUZZ_COUNT` hostile requests against a live everything server.
+
+CI runs the short form (`FUZZ_COUNT` default 2,000, KNOWN bugs left out); `make fuzz` runs
+the long form (10,000 and the KNOWN generators). Knobs: `FUZZ_SEED` (replay a run; printed
+by every run), `FUZZ_CASES=3,17` (replay some cases of that seed), `FUZZ_CONCURRENCY`,
+`FUZZ_KNOWN=1` (also run the KNOWN generators), `FUZZ_STRICT=1` (their failures fail too),
+`FUZZ_VERBOSE=1` (print every exchange, for replays).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import time
+
+import pytest
+from fastapi import FastAPI
+
+from fuzz import hostile_app
+from fuzz.known import known_categories
+from fuzz.runner import GENERATORS, Report, run
+from fuzz.scenarios import HOSTILE_PATH
+from support import schema
+from support.examples import load
+from support.server import LiveServers
+
+COUNT = int(os.environ.get("FUZZ_COUNT", "2000"))
+SEED = os.environ.get("FUZZ_SEED") or secrets.token_hex(4)
+CASES = (
+    {int(i) for i in os.environ["FUZZ_CASES"].split(",")} if os.environ.get("FUZZ_CASES") else None
+)
+CONCURRENCY = int(os.environ.get("FUZZ_CONCURRENCY", "8"))
+WITH_KNOWN = os.environ.get("FUZZ_KNOWN") == "1"
+STRICT = os.environ.get("FUZZ_STRICT") == "1"
+VERBOSE = os.environ.get("FUZZ_VERBOSE") == "1"
+
+
+def live_workers(router: object) -> int:
+    """The Suite's count of running workers (black-box enough to survive a rewrite)."""
+    suite = getattr(router, "suite", None)
+    return int(suite.live_workers)
+
+
+async def idle(router: object, seconds: float = 5.0) -> int:
+    """Wait up to `seconds` for the router's workers to end; return how many are left."""
+    deadline = time.monotonic() + seconds
+    while live_workers(router) and time.monotonic() < deadline:  # noqa: ASYNC110 (polling a counter)
+        await asyncio.sleep(0.05)
+    return live_workers(router)
+
+
+@pytest.mark.timeout(max(120, COUNT // 10))
+async def test_fuzz_everything_server(live_server: LiveServers) -> None:
+    schema.require_schema()
+    everything = load("everything_server")
+    hostile = hostile_app.build_router()
+    app = FastAPI()
+    app.include_router(everything.router, prefix="/mcp")
+    app.include_router(hostile, prefix=HOSTILE_PATH)
+    base_url = live_server(app)
+    categories = set(GENERATORS) - (set() if WITH_KNOWN else known_categories())
+    print(f"\nfuzz: FUZZ_SEED={SEED} FUZZ_COUNT={COUNT} FUZZ_KNOWN={int(WITH_KNOWN)}")
+    for refused in hostile_app.REFUSED:
+        print(f"fuzz: hostile_app tool refused at build: {refused}")
+    report: Report = await run(
+        base_url,
+        seed=SEED,
+        count=COUNT,
+        categories=categories,
+        concurrency=CONCURRENCY,
+        only=CASES,
+    )
+    print(report.summary())
+    if VERBOSE:
+        print(report.describe(report.outcomes, limit=len(report.outcomes)))
+    left = await idle(everything.router) + await idle(hostile)
+    if report.known_failures:
+        print("known failures (issue 12):\n" + report.describe(report.known_failures))
+    failures = report.failures + (report.known_failures if STRICT else [])
+    assert not failures, f"seed {SEED}: {len(failures)} failed\n" + report.describe(failures)
+    assert left == 0, f"{left} live workers after the run (seed {SEED})"
