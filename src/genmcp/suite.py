@@ -74,6 +74,8 @@ class Suite:
         discover_cache_control: cache hint of ``server/discover``.
         broker: where change notifications and posts to workers in other processes go
             (``genmcp.storage.Broker``); an in-process ``MemoryBroker`` by default.
+        schema_options: schema build options for every tool (``formats``,
+            ``check_formats``, ``default_dialect``); a tool's own override them key by key.
     """
 
     def __init__(
@@ -91,6 +93,7 @@ class Suite:
         request_state_max_age_s: float = 1200.0,
         discover_cache_control: CacheControl = ("public", 60_000),
         broker: Broker | None = None,
+        schema_options: Mapping[str, Any] | None = None,  # schema: issue 21
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -109,6 +112,7 @@ class Suite:
         self._tools = ToolCatalog(
             sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
         )
+        self._tools.schema_options = schema_options  # schema: issue 21 (checked per tool)
         self._prompts = PromptCatalog(
             sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
         )

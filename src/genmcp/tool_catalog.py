@@ -25,7 +25,13 @@ from genmcp.listing import Catalog
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response
 from genmcp.request_state import RequestStates, input_responses, principal_of
-from genmcp.schema import ArgumentValidator, InvalidArguments, advertised_schema, compile_schema
+from genmcp.schema import (
+    ArgumentValidator,
+    InvalidArguments,
+    advertised_schema,
+    compile_schema,
+    merge_options,
+)
 from genmcp.sealing import Sealer, digest
 from genmcp.tool import CacheControl, Error, InputRequired, Outcome, Result, Tool, ToolRequest
 from genmcp.worker import Worker
@@ -45,7 +51,9 @@ class ToolEntry:
 
     __slots__ = ("arg", "descriptor", "header_params", "name", "output", "owner", "tool")
 
-    def __init__(self, cls: type[Tool], arg: Any) -> None:
+    def __init__(
+        self, cls: type[Tool], arg: Any, schema_options: Mapping[str, Any] | None = None
+    ) -> None:
         if not (isinstance(cls, type) and issubclass(cls, Tool)):
             raise TypeError(f"{cls!r} is not a Tool subclass (give a class or (class, arg))")
         self.owner = cls.__qualname__
@@ -55,15 +63,17 @@ class ToolEntry:
             raise ValueError(f"{self.owner}: a tool needs a non-blank name (class option name=...)")
         self.name = name
         schema = self.tool.input_schema(arg)
+        # schema: issue 21, the Suite's schema_options then the tool's, key by key
+        options = merge_options(schema_options, self.tool.schema_options(arg), owner=self.owner)
         if type(self.tool).validate_request is Tool.validate_request:
-            validator = compile_schema(schema, owner=self.owner)
+            validator = compile_schema(schema, owner=self.owner, options=options)
             self.tool.__dict__["_genmcp_validator"] = validator
             advertised = validator.advertised
         else:  # the tool validates itself: the schema only describes it
             advertised = advertised_schema(schema, owner=self.owner)
         output = self.tool.output_schema(arg)
         self.output: ArgumentValidator | None = (
-            None if output is None else compile_schema(output, owner=self.owner)
+            None if output is None else compile_schema(output, owner=self.owner, options=options)
         )
         self.descriptor = self._describe(advertised)
         self.header_params = _header_params(advertised)
@@ -116,9 +126,10 @@ class ToolCatalog(Catalog[ToolEntry]):
         super().__init__(sealer=sealer, page_size=page_size, result_meta=result_meta)
         self.workers: dict[str, Worker] = {}
         self._states = states
+        self.schema_options: Mapping[str, Any] | None = None  # schema: the Suite's (issue 21)
 
     def make(self, cls: Any, arg: Any) -> ToolEntry:
-        return ToolEntry(cls, arg)
+        return ToolEntry(cls, arg, self.schema_options)
 
     # -- tools/call ----------------------------------------------------------------------
 

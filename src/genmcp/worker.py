@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 from genmcp.channel import FINAL, Channel, Outbox
 from genmcp.errors import CallbackReturnError
 from genmcp.tool import Error, InputRequired, Outcome, Result, Stream, Tool, is_async_hook
+from genmcp.validation import checked_request
 
 if TYPE_CHECKING:
     from genmcp.tool import ToolRequest
@@ -187,7 +188,8 @@ class Worker:
         self.outbox.put(FINAL, response)
 
     async def _drive(self) -> Outcome:
-        request = self.tool.validate_request(self.request, self.arg)
+        # schema: validate off the event loop when costly (genmcp.validation; port this line)
+        request = await checked_request(self.tool, self.request, self.arg)
         outcome = await self._invoke("call", request, self.channel, self.arg)
         while isinstance(outcome, Stream):
             self.phase, self._state = "streaming", outcome.state
