@@ -49,7 +49,7 @@ async def validate_off_loop(validator: schema.ArgumentValidator, arguments: Any)
     done, value = validator.inline(arguments)
     if done:
         return value
-    budget = Budget(schema.VALIDATION_BUDGET_S)
+    budget = Budget(schema.VALIDATION_BUDGET_S, yielding=True)
     future = _executor().submit(_run, validator, arguments, budget)
     try:
         return await asyncio.wait_for(
