@@ -6,7 +6,8 @@ runs in C for ~200 ms holding the GIL, so even off the event loop it freezes the
 (same verdicts, same messages on small values) but quote a value through ``describe``, which
 summarizes a large one ("an array of 200000 items"). ``anyOf``/``oneOf`` keep one error per
 branch as context instead of every error. ``multipleOf`` falls back to exact fractions where
-jsonschema's float division overflows (a 4,300-digit integer against ``0.01``).
+jsonschema's float division overflows (a 4,300-digit integer against ``0.01``), reading
+floats as the decimals they print as, which agrees with jsonschema on small integers.
 
 ``KEYWORDS`` maps jsonschema's functions to the replacements; ``schema.keywords`` installs
 them wherever a dialect uses those functions (legacy drafts' own variants stay).
@@ -184,9 +185,14 @@ def _multiple_of(validator: Any, divisor: Any, instance: Any, schema: Any) -> It
         else:
             failed = bool(instance % divisor)
     except (OverflowError, ValueError):  # an int too large for a float, an infinite quotient
-        failed = (Fraction(instance) / Fraction(divisor)).denominator != 1
+        # exact, reading floats as the decimals they print as (0.01 is 1/100, as written)
+        failed = (_exact(instance) / _exact(divisor)).denominator != 1
     if failed:
         yield ValidationError(f"{describe(instance)} is not a multiple of {divisor}")
+
+
+def _exact(number: int | float) -> Fraction:
+    return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
 
 
 def _format(validator: Any, name: Any, instance: Any, schema: Any) -> Iterator[Any]:
