@@ -156,7 +156,8 @@ def test_a_tool_with_an_exponential_pattern_fails_when_the_suite_is_built() -> N
         async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
             raise AssertionError("never called")
 
-    with pytest.raises(ValueError, match=r"Bad: at /patternProperties/.*: pattern '\(x\+\)\+\(\?=y\)'"):
+    expected = r"Bad: at /patternProperties/.*: pattern '\(x\+\)\+\(\?=y\)'"
+    with pytest.raises(ValueError, match=expected):
         Suite(server_name="s", server_version="1", tools=[Bad], secret_key="k" * 48)
 
 

@@ -4,8 +4,9 @@ Python's ``re`` holds the GIL for a whole search and cannot be interrupted: a pa
 lookaround on a 60-character string can take seconds, and in a thread it would still freeze
 the event loop. A tool that opts in to such patterns (``backtracking_patterns``) has them
 searched here instead: a small child interpreter (``python -I -S``, stdlib ``re`` only)
-answers one search per line on its pipes; the caller waits without the GIL, and a child still
-searching at the deadline is killed (the next search starts a fresh one).
+answers one search per line on its pipes, at the lowest CPU priority; the caller waits
+without the GIL, and a child still searching at the deadline is killed (the next search
+starts a fresh one).
 
 Owns the pool of children. Pure: no asyncio, no web framework, nothing from genmcp; POSIX
 (``select`` on pipes).
@@ -29,7 +30,8 @@ MAX_CHILDREN: Final = 4
 """Helper processes alive at once; a search waits (within its deadline) for a free one."""
 
 _CHILD: Final = r"""
-import json, re, sys
+import json, os, re, sys
+os.nice(19)  # a searching child must not take the CPU from the server's event loop
 cache = {}
 for line in sys.stdin:
     pattern, text = json.loads(line)
@@ -72,6 +74,9 @@ class _Child:
     def kill(self) -> None:
         self.process.kill()
         self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 def _timeout(deadline: float) -> float | None:
