@@ -152,8 +152,21 @@ class ArgumentValidator(abc.ABC):
         """Validate under ``budget``: the arguments, or ``InvalidArguments``/``OverBudget``."""
 
 
+_SCALARS: Final = (int, float, bool, type(None))
+
+
 def _small(value: Any) -> bool:
     """At most ``INLINE_MAX_NODES`` values and ``INLINE_MAX_CHARS`` characters (bounded walk)."""
+    if type(value) is dict and len(value) <= 32:  # the usual flat arguments, decided at once
+        chars = 0
+        for key, item in value.items():
+            if type(item) is str:
+                chars += len(item)
+            elif not isinstance(item, _SCALARS):
+                break
+            chars += len(key)
+        else:
+            return chars <= INLINE_MAX_CHARS
     nodes, chars, stack = INLINE_MAX_NODES, INLINE_MAX_CHARS, [value]
     while stack:
         node = stack.pop()
@@ -210,6 +223,16 @@ class _DictValidator(ArgumentValidator):
         self._certainly_valid = compile_fast(schema, fast_checker, dialect=options.default_dialect)
         backtracking = any(not regex(each).linear for _, each in schema_patterns(schema))
         self.inline_safe = not (backtracking or (formats and options.check_formats))
+
+    def inline(self, arguments: Any) -> tuple[bool, Any]:
+        if (
+            self.inline_safe
+            and self._certainly_valid is not None
+            and _small(arguments)
+            and self._certainly_valid(arguments)
+        ):
+            return True, arguments  # the common shape: no budget to start
+        return super().inline(arguments)
 
     def _check(self, arguments: Any, budget: Budget) -> Any:
         if self._certainly_valid is not None and self._certainly_valid(arguments):
@@ -278,10 +301,18 @@ def _cut(message: str) -> str:
     return message[: limit - tail - 1] + "\u2026" + message[-tail:]
 
 
+_NO_BUDGET: Final = Budget(0.0)
+
+
 class _ModelValidator(ArgumentValidator):
     def __init__(self, model: type[BaseModel]) -> None:
         super().__init__(inline_refs(model.model_json_schema()))
         self._model = model
+
+    def inline(self, arguments: Any) -> tuple[bool, Any]:
+        if not _small(arguments):
+            return False, None
+        return True, self._check(arguments, _NO_BUDGET)  # small: pydantic's core is quick
 
     def _check(self, arguments: Any, budget: Budget) -> Any:
         # pydantic cannot be interrupted: the budget is enforced by whoever waits (offload)
