@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
 from genmcp._suite.call import Asker, Call, HookJob, Job
-from genmcp._suite.listen import ChangeFeed, ListenJob
+from genmcp._suite.listen import ChangeFeed, ListenJob, honored_filter
 from genmcp._suite.mail import MailRelay
 from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
 from genmcp._suite.request_state import RequestStates, principal_of
@@ -32,7 +32,6 @@ from genmcp.protocol.listen import (
     RESOURCE_UPDATED,
     RESOURCES_LIST_CHANGED,
     TOOLS_LIST_CHANGED,
-    Filter,
 )
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.prompts import parse_complete_params
@@ -70,6 +69,8 @@ class Suite:
         discover_cache_control: cache hint of ``server/discover``.
         broker: where change notifications and posts to workers in other processes go
             (``genmcp.storage.Broker``); an in-process ``MemoryBroker`` by default.
+        schema_options: schema build options for every tool (``formats``,
+            ``check_formats``, ``default_dialect``); a tool's own override them key by key.
     """
 
     def __init__(
@@ -88,6 +89,7 @@ class Suite:
         discover_cache_control: CacheControl = ("public", 60_000),
         broker: Broker | None = None,
         audience: str | None = None,
+        schema_options: Mapping[str, Any] | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -108,6 +110,7 @@ class Suite:
         self._tools = ToolCatalog(
             sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
         )
+        self._tools.schema_options = schema_options  # merged under each tool's own
         self._prompts = PromptCatalog(
             sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
         )
@@ -427,18 +430,7 @@ class Suite:
     # -- subscriptions/listen ---------------------------------------------------------
 
     def _listen(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
-        requested = Filter.parse(request.params)
-        advertised = self.capabilities
-        kinds = (
-            (TOOLS_LIST_CHANGED, "tools"),
-            (PROMPTS_LIST_CHANGED, "prompts"),
-            (RESOURCES_LIST_CHANGED, "resources"),
-        )
-        methods = frozenset(method for method, cap in kinds if cap in advertised)
-        subscribable = "resources" in advertised
-        honored = requested.narrowed(
-            methods, lambda uri: subscribable and self.routes_resource(uri)
-        )
+        honored = honored_filter(request.params, self.capabilities, self.routes_resource)
         return ListenJob(
             request_id=request.id,
             honored=honored,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from genmcp.behaviour import Behaviour
 from genmcp.outcomes import CacheControl, Outcome
-from genmcp.schema import SchemaLike, compile_schema
+from genmcp.schema import ArgumentValidator, SchemaLike, compile_schema, merge_options
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
@@ -39,6 +39,7 @@ _OPTION_KEYS = (
     "output_schema",
     "cache_control",
     "scopes",
+    "schema_options",
 )
 
 
@@ -104,6 +105,16 @@ class Tool(Behaviour):
         schema: SchemaLike | None = self.option("output_schema")
         return schema
 
+    def schema_options(self, arg: Any) -> Mapping[str, Any] | None:
+        """Return schema build options merged over the Suite's (``formats``,
+        ``check_formats``, ``default_dialect``, ``backtracking_patterns``; see README).
+
+        Called once per provider when the Suite is built. Defaults to the
+        ``schema_options=`` option. They change validation, never the advertised schema.
+        """
+        options: Mapping[str, Any] | None = self.option("schema_options")
+        return options
+
     def cache_control(self, arg: Any) -> CacheControl:
         """Return how long ``tools/list`` may be cached: ``("public"|"private", ttl_ms)``."""
         option: CacheControl | None = self.option("cache_control")
@@ -123,11 +134,7 @@ class Tool(Behaviour):
         ``InvalidArguments``, which the client receives as an ``isError``
         result. Define your own to replace it; the schema then only describes.
         """
-        validator = self.__dict__.get("_genmcp_validator")
-        if validator is None:  # the Suite prepares it at build time; this covers direct use
-            validator = compile_schema(self.input_schema(arg), owner=type(self).__qualname__)
-            self.__dict__["_genmcp_validator"] = validator
-        return _with_arguments(request, validator.validate(request.arguments))
+        return with_arguments(request, input_validator(self, arg).validate(request.arguments))
 
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Outcome:
         """Handle one ``tools/call``. Must be overridden.
@@ -152,7 +159,19 @@ class Tool(Behaviour):
         """Called once when the client goes away while the call is streaming."""
 
 
-def _with_arguments(request: ToolRequest, arguments: Any) -> ToolRequest:
+def input_validator(tool: Tool, arg: Any) -> ArgumentValidator:
+    """The compiled input schema the Suite prepared (compiled here on direct use)."""
+    validator: ArgumentValidator | None = tool.__dict__.get("_genmcp_validator")
+    if validator is None:
+        owner = type(tool).__qualname__
+        options = merge_options(None, tool.schema_options(arg), owner=owner)
+        validator = compile_schema(tool.input_schema(arg), owner=owner, options=options)
+        tool.__dict__["_genmcp_validator"] = validator
+    return validator
+
+
+def with_arguments(request: ToolRequest, arguments: Any) -> ToolRequest:
+    """``request`` with validated ``arguments`` (itself when they are the same object)."""
     if arguments is request.arguments:
         return request
     return ToolRequest(

@@ -23,22 +23,49 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, final
 
 from genmcp._suite.call import Job
 from genmcp.channel import Channel, Mailbox
 from genmcp.outcomes import Stream
 from genmcp.protocol.jsonrpc import RequestId, notification
-from genmcp.protocol.listen import Filter, acknowledged, listen_result, tagged
+from genmcp.protocol.listen import (
+    PROMPTS_LIST_CHANGED,
+    RESOURCES_LIST_CHANGED,
+    TOOLS_LIST_CHANGED,
+    Filter,
+    acknowledged,
+    listen_result,
+    tagged,
+)
 from genmcp.storage import Broker, Subscription
 
-__all__ = ["CHANGES", "ChangeFeed", "ListenJob"]
+__all__ = ["CHANGES", "ChangeFeed", "ListenJob", "honored_filter"]
 
 log = logging.getLogger("genmcp")
 
 CHANGES: Final = "genmcp.changes"
 """The broker topic of change notifications (JSON-RPC notification dicts)."""
+
+
+_LIST_KINDS: Final = (
+    (TOOLS_LIST_CHANGED, "tools"),
+    (PROMPTS_LIST_CHANGED, "prompts"),
+    (RESOURCES_LIST_CHANGED, "resources"),
+)
+
+
+def honored_filter(
+    params: Mapping[str, Any],
+    capabilities: Mapping[str, Any],
+    routes: Callable[[str], bool],
+) -> Filter:
+    """The filter a listen request asks for, narrowed to what the server can send: list
+    changes of the advertised kinds, updates of resources it serves (``routes``)."""
+    methods = frozenset(method for method, cap in _LIST_KINDS if cap in capabilities)
+    subscribable = "resources" in capabilities
+    return Filter.parse(params).narrowed(methods, lambda uri: subscribable and routes(uri))
 
 
 @final

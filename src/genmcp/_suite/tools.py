@@ -26,11 +26,18 @@ from genmcp._suite.call import Job
 from genmcp._suite.hooks import call_hook, is_async_hook
 from genmcp._suite.listing import Catalog
 from genmcp._suite.served import arguments_of, descriptor, instantiate, name_of
+from genmcp._suite.validation import checked_request
 from genmcp.errors import CallbackReturnError
 from genmcp.outcomes import CacheControl, Error, InputRequired, Result, Stream
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request
-from genmcp.schema import ArgumentValidator, InvalidArguments, advertised_schema, compile_schema
+from genmcp.schema import (
+    ArgumentValidator,
+    InvalidArguments,
+    advertised_schema,
+    compile_schema,
+    merge_options,
+)
 from genmcp.tool import Tool, ToolRequest
 
 if TYPE_CHECKING:
@@ -52,20 +59,24 @@ class ToolEntry:
 
     __slots__ = ("arg", "descriptor", "header_params", "name", "output", "owner", "tool")
 
-    def __init__(self, cls: type[Tool], arg: Any) -> None:
+    def __init__(
+        self, cls: type[Tool], arg: Any, schema_options: Mapping[str, Any] | None = None
+    ) -> None:
         self.tool, self.arg = instantiate(cls, Tool), arg
         self.owner = cls.__qualname__
         self.name = name_of(self.tool, self.owner, arg)
         schema = self.tool.input_schema(arg)
+        # the Suite's schema_options, then the tool's own, key by key
+        options = merge_options(schema_options, self.tool.schema_options(arg), owner=self.owner)
         if type(self.tool).validate_request is Tool.validate_request:
-            validator = compile_schema(schema, owner=self.owner)
+            validator = compile_schema(schema, owner=self.owner, options=options)
             self.tool.__dict__["_genmcp_validator"] = validator
             advertised = validator.advertised
         else:  # the tool validates itself: the schema only describes it
             advertised = advertised_schema(schema, owner=self.owner)
         output = self.tool.output_schema(arg)
         self.output: ArgumentValidator | None = (
-            None if output is None else compile_schema(output, owner=self.owner)
+            None if output is None else compile_schema(output, owner=self.owner, options=options)
         )
         self.descriptor = self._describe(advertised)
         self.header_params = _header_params(advertised)
@@ -97,9 +108,11 @@ class ToolCatalog(Catalog[ToolEntry]):
     """The tools a Suite serves, ``tools/list``, and the job of each ``tools/call``."""
 
     kind, method, key = "tool", "tools/list", "tools"
+    schema_options: Mapping[str, Any] | None = None
+    """The Suite's schema build options, under each tool's own (set by the Suite)."""
 
     def make(self, cls: Any, arg: Any) -> ToolEntry:
-        return ToolEntry(cls, arg)
+        return ToolEntry(cls, arg, self.schema_options)
 
     def header_params(self, name: Any) -> Mapping[str, str]:
         """The ``x-mcp-header`` parameters of the tool ``name`` (none for an unknown tool)."""
@@ -157,7 +170,7 @@ class ToolJob(Job):
 
     async def start(self, channel: Channel) -> Any:
         entry = self._entry
-        request = entry.tool.validate_request(self._request, entry.arg)
+        request = await checked_request(entry.tool, self._request, entry.arg)  # off the loop
         return await self._invoke("call", request, channel, entry.arg)
 
     async def message(self, message: Any, channel: Channel, state: Any) -> Any:

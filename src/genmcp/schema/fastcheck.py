@@ -44,6 +44,7 @@ _DIALECTS: Final = frozenset(
         "http://json-schema.org/draft-07/schema",
     )
 )
+_DEFAULT: Final = "https://json-schema.org/draft/2020-12/schema"
 _BOUNDS: Final = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 _KNOWN: Final = _ANNOTATIONS | frozenset(
     (
@@ -57,12 +58,15 @@ class _Unsupported(Exception):
     """The schema uses something the fast path does not decide."""
 
 
-def compile_fast(schema: Any, format_checker: FormatChecker | None = None) -> Check | None:
-    """A predicate True only for valid instances; None for schemas outside the subset."""
-    if (
-        isinstance(schema, Mapping)
-        and schema.get("$schema", next(iter(_DIALECTS))) not in _DIALECTS
-    ):
+def compile_fast(
+    schema: Any, format_checker: FormatChecker | None = None, *, dialect: str = _DEFAULT
+) -> Check | None:
+    """A predicate True only for valid instances; None for schemas outside the subset.
+
+    ``dialect`` is the ``$schema`` assumed when the schema has none; a ``format`` that
+    ``format_checker`` does not know is an annotation (an empty checker: formats off).
+    """
+    if isinstance(schema, Mapping) and schema.get("$schema", dialect) not in _DIALECTS:
         return None
     try:
         return _compile(schema, format_checker)
@@ -232,7 +236,17 @@ def _format(schema: Mapping[str, Any], checker: FormatChecker | None) -> Check |
         return None
     if checker is None or not isinstance(name, str):
         raise _Unsupported
-    return lambda value: checker.conforms(value, name)
+    if name not in checker.checkers:
+        return None  # an annotation, as for jsonschema
+    test, raises = checker.checkers[name]
+
+    def check(value: Any) -> bool:
+        try:
+            return bool(test(value))
+        except raises:
+            return False
+
+    return check
 
 
 def _pattern(schema: Mapping[str, Any]) -> Check | None:

@@ -3,24 +3,23 @@
 ``hardened(base)`` is a jsonschema validator class whose slow or unbounded keywords are
 replaced: ``pattern`` and ``patternProperties`` (and ``additionalProperties``, which depends
 on them) run on ``schema.regex`` (RE2, linear), ``uniqueItems`` and ``unevaluated*`` are
-linear, and every keyword checks this thread's deadline. ``format_checker(base)`` bounds
-``format: regex``.
+linear and work in chunks (no long C call holding the GIL), the keywords that quote the
+instance come from ``schema.terse`` (short messages), and every keyword checks this thread's
+deadline. ``format_checker(base, formats)`` bounds ``format: regex`` and adds a tool's own
+checkers.
 
 The limits are ``genmcp.schema``'s knobs, read at each use from the ``Limits`` it installs
-with ``read_limits_from``; ``start_clock``/``stop_clock`` bracket one validation's time budget
-on this thread. Pure: imports no asyncio and no web framework; from genmcp only
-``schema.regex``.
+with ``read_limits_from``; ``start_clock(budget)``/``stop_clock`` bracket one validation's
+``Budget`` on this thread (another thread may ``cancel`` it). Pure: imports no asyncio and no
+web framework; from genmcp only ``schema.regex``, ``schema.sandbox`` and ``schema.terse``.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-import operator
+import heapq
+import json.encoder
 import re
-import threading
-import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final, Protocol, TypeVar
 
 import jsonschema
@@ -29,9 +28,16 @@ import jsonschema._utils
 import jsonschema.validators
 from jsonschema.exceptions import ValidationError as SchemaValidationError
 
+from genmcp.schema import sandbox, terse
+from genmcp.schema.clock import Budget, OverBudget, start_clock, stop_clock
+from genmcp.schema.clock import check as _check_budget
+from genmcp.schema.clock import chunks as _chunks
+from genmcp.schema.clock import deadline as _deadline
+from genmcp.schema.clock import each as _on_the_clock_each
 from genmcp.schema.regex import Regex, Unchecked, compiles, regex
 
 __all__ = [
+    "Budget",
     "Limits",
     "OverBudget",
     "format_checker",
@@ -42,7 +48,8 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
-_QUOTED_CHARS: Final = 50
+_SMALL_INT: Final = 2**60
+_quote: Final = json.encoder.encode_basestring_ascii
 
 
 class Limits(Protocol):
@@ -75,49 +82,18 @@ def _limit() -> Limits:
     return _limits
 
 
-class _Clock(threading.local):
-    deadline = math.inf
-
-
-_clock = _Clock()
-
-
-class OverBudget(Exception):
-    """Validation ran past its time budget (``start_clock``)."""
-
-
-def start_clock(budget_s: float) -> None:
-    """Keywords on this thread raise ``OverBudget`` once ``budget_s`` seconds have passed."""
-    _clock.deadline = time.monotonic() + budget_s
-
-
-def stop_clock() -> None:
-    """No deadline on this thread any more."""
-    _clock.deadline = math.inf
-
-
-def _check_budget() -> None:
-    if time.monotonic() > _clock.deadline:
-        raise OverBudget
-
-
-def _on_the_clock_each(items: Iterable[_T]) -> Iterator[_T]:
-    """``items``, checking the budget every 4096 (loops that descend nowhere)."""
-    for index, item in enumerate(items):
-        if not index & 0xFFF:
-            _check_budget()
-        yield item
-
-
-def _short(value: Any) -> str:
-    """``repr(value)`` for a message, a long string cut to its start and length."""
-    if isinstance(value, str) and len(value) > _QUOTED_CHARS:
-        return repr(value[:_QUOTED_CHARS]) + f"... ({len(value)} characters)"
-    return repr(value)
+_short = terse.describe
 
 
 def _search(pattern: Regex, text: str) -> bool:
-    return pattern.search(text, backtracking_max_chars=_limit().backtracking_max_chars)
+    try:
+        return pattern.search(
+            text,
+            backtracking_max_chars=_limit().backtracking_max_chars,
+            deadline=_deadline(),
+        )
+    except sandbox.TimedOut:
+        raise OverBudget from None
 
 
 # -- the replaced keywords ----------------------------------------------------------------
@@ -182,7 +158,7 @@ def _additional_properties(validator: Any, extra: Any, instance: Any, schema: An
             yield from validator.descend(instance[key], extra, path=key)
     elif not extra and extras:
         named = _limit().max_reported
-        shown = ", ".join(_short(key) for key in sorted(extras)[:named])
+        shown = ", ".join(_short(key) for key in heapq.nsmallest(named, extras))
         more = f" and {len(extras) - named} more" if len(extras) > named else ""
         if "patternProperties" in schema:
             patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
@@ -208,21 +184,27 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
 def _first_duplicate(items: list[Any]) -> tuple[int, int] | None:
     """Two indexes of equal items (JSON equality: ``1 == 1.0``, ``true != 1``), or None.
 
-    Linear: arrays of only strings or only numbers are checked at C speed (a set of
-    strings, a sort of numbers); any other array keys each item by a hashable form whose
-    numbers are strings, so no hash an attacker can collide (Python's int hash is not
-    randomized, its str hash is). jsonschema's own check is quadratic for objects.
+    Linear, and in chunks (no long C call): arrays of only strings, or only integers of
+    magnitude under 2**60, go through a set at C speed (str hashes are randomized; such ints
+    hash to themselves, all distinct). Any other array keys each item by a hashable form
+    whose other numbers are strings, so no hash an attacker can collide (Python's int hash
+    is not randomized). jsonschema's own check is quadratic for objects.
     """
-    kinds = set(map(type, items))
-    if kinds <= {str} and len(set(items)) == len(items):
-        return None
-    if kinds <= {int, float} and not (float in kinds and any(map(math.isnan, items))):
-        ordered = sorted(items)
-        if not any(map(operator.eq, ordered, itertools.islice(ordered, 1, None))):
-            return None
+    kinds: set[type] = set()
+    for chunk in _chunks(items):
+        kinds.update(map(type, chunk))
+    if kinds <= {str} or kinds <= {int}:
+        distinct: set[Any] = set()
+        for chunk in _chunks(items):
+            if kinds <= {int} and not -_SMALL_INT < min(chunk) <= max(chunk) < _SMALL_INT:
+                break
+            distinct.update(chunk)
+        else:
+            if len(distinct) == len(items):
+                return None
     seen: dict[Any, int] = {}
     for index, item in enumerate(items):
-        if not index & 0xFFF:
+        if not index & 0x3FF:
             _check_budget()
         try:
             key = _key(item)
@@ -234,25 +216,30 @@ def _first_duplicate(items: list[Any]) -> tuple[int, int] | None:
     return None
 
 
-def _key(value: Any) -> Any:
-    """A hashable form of a JSON value; equal exactly when the values are equal."""
+def _key(value: Any) -> str:
+    """Canonical JSON text of a value: equal exactly when the values are equal.
+
+    A string, not a tuple: strings are not tracked by the garbage collector, so 200k keys
+    do not set off a full collection (~60 ms holding the GIL) while they are kept.
+    """
     kind = type(value)
     if kind is str:
-        return value
+        return _quote(value)
     if kind is dict:
-        return (5, *sorted([(name, _key(item)) for name, item in value.items()]))
+        pairs = sorted([f"{_quote(name)}:{_key(item)}" for name, item in value.items()])
+        return "{" + ",".join(pairs) + "}"
     if kind is list:
-        return (4, *[_key(item) for item in value])
+        return "[" + ",".join([_key(item) for item in value]) + "]"
     if value is None:
-        return (0,)
+        return "null"
     if kind is bool:
-        return (1, value)
+        return "true" if value else "false"
     if kind is int:
-        return (2, str(value))
+        return str(value)
     if kind is float:
         if value != value:
             raise ValueError("NaN equals nothing")
-        return (2, str(int(value)) if value.is_integer() else repr(value))
+        return str(int(value)) if value.is_integer() else repr(value)
     raise TypeError(f"not a JSON value: {kind.__name__}")
 
 
@@ -279,12 +266,17 @@ def _unevaluated_properties(
     evaluated = _evaluated_keys(validator, instance, schema)
     unevaluated = [
         key
-        for key, value in instance.items()
+        for key, value in _on_the_clock_each(instance.items())
         if key not in evaluated
-        and next(validator.descend(value, extra, path=key, schema_path=key), None) is not None
+        and (
+            extra is False
+            or next(validator.descend(value, extra, path=key, schema_path=key), None) is not None
+        )
     ]
     if unevaluated:
-        shown = ", ".join(_short(key) for key in sorted(unevaluated)[: _limit().max_reported])
+        shown = ", ".join(
+            _short(key) for key in heapq.nsmallest(_limit().max_reported, unevaluated)
+        )
         verdict = "are not allowed" if extra is False else "are not valid under the given schema"
         yield SchemaValidationError(
             f"Unevaluated properties {verdict} ({len(unevaluated)} unexpected: {shown})"
@@ -364,16 +356,34 @@ def hardened(base: type[Any]) -> type[Any]:
         if base.VALIDATORS.get("unevaluatedProperties") is _keywords.unevaluatedProperties:
             replaced.update(_HARDENED_2020)  # 2020-12; 2019-09 keeps jsonschema's own
         keywords = {
-            name: _on_the_clock(replaced.get(name, fn)) for name, fn in base.VALIDATORS.items()
+            name: _on_the_clock(replaced.get(name, terse.KEYWORDS.get(fn, fn)))
+            for name, fn in base.VALIDATORS.items()
         }
         cls = _CLASSES[base] = _extend(base, keywords)
+        _quote_false_schemas_tersely(cls)
     return cls
+
+
+def _quote_false_schemas_tersely(cls: Any) -> None:
+    """The ``false`` schema's error, raised by ``descend`` and ``iter_errors`` themselves."""
+    descend, iter_errors = cls.descend, cls.iter_errors
+
+    def terse_descend(self: Any, instance: Any, schema: Any, *args: Any, **kw: Any) -> Any:
+        if schema is False:
+            return iter((terse.false_schema_error(instance),))
+        return descend(self, instance, schema, *args, **kw)
+
+    def terse_iter_errors(self: Any, instance: Any, *args: Any) -> Any:
+        if self.schema is False and not args:
+            return iter((terse.false_schema_error(instance),))
+        return iter_errors(self, instance, *args)
+
+    cls.descend, cls.iter_errors = terse_descend, terse_iter_errors
 
 
 def _on_the_clock(keyword: Any) -> Any:
     def timed(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
-        if time.monotonic() > _clock.deadline:
-            raise OverBudget
+        _check_budget()
         errors = keyword(validator, value, instance, schema)
         if errors is not None:
             yield from errors
@@ -382,8 +392,11 @@ def _on_the_clock(keyword: Any) -> Any:
     return timed
 
 
-def format_checker(base: type[Any], *, for_schemas: bool = False) -> jsonschema.FormatChecker:
-    """``base``'s format checks with ``regex`` replaced (``for_schemas``: no length limit)."""
+def format_checker(
+    base: type[Any], formats: Mapping[str, Any] | None = None, *, for_schemas: bool = False
+) -> jsonschema.FormatChecker:
+    """``base``'s format checks with ``regex`` replaced (``for_schemas``: no length limit),
+    and ``formats`` (name -> checker) added: any exception a checker raises is its verdict."""
     checker = _CHECKERS.get((base, for_schemas))
     if checker is None:
         checker = jsonschema.FormatChecker(formats=())
@@ -392,4 +405,11 @@ def format_checker(base: type[Any], *, for_schemas: bool = False) -> jsonschema.
             check = compiles if for_schemas else _is_regex
             checker.checkers["regex"] = (check, (re.error, Unchecked))
         _CHECKERS[base, for_schemas] = checker
-    return checker
+    if not formats:
+        return checker
+    extended = jsonschema.FormatChecker(formats=())
+    extended.checkers = {
+        **checker.checkers,
+        **{name: (check, (Exception,)) for name, check in formats.items()},
+    }
+    return extended

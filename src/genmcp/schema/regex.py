@@ -3,21 +3,26 @@
 JSON Schema patterns are ECMA-262 regexes. RE2 runs in time linear in the input; its syntax
 and classes are close to ECMA-262 (ASCII ``\\d``, ``\\w``, ``\\b``; ``$`` only at the end), and
 the few gaps are translated: ``\\uXXXX`` and ``\\cX`` escapes, and ECMA's Unicode ``\\s``. What
-RE2 cannot express (backreferences, lookaround, Python-only syntax) runs on Python's
-backtracking ``re``: refused at build when a repeat nests another repeat, an alternation or a
-backreference (exponential), and limited in length at validation (the caller's limit).
+RE2 cannot express (backreferences, lookaround, Python-only syntax) needs Python's
+backtracking ``re``: ``compile_schema`` refuses it unless the tool opts in; opted in, it is
+refused at build when a repeat nests another repeat, an alternation or a backreference
+(exponential), limited in length at validation (the caller's limit) and searched in a helper
+process killed at the deadline (``schema.sandbox``: ``re`` holds the GIL).
 
 Owns the translation, the compiled-pattern cache and the search of a schema's patterns.
-Pure: imports no asyncio, no web framework and nothing from genmcp.
+Pure: imports no asyncio, no web framework; from genmcp only ``schema.sandbox``.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import math
 import re
 from collections.abc import Iterator
 from typing import Any, Final
+
+from genmcp.schema import sandbox
 
 __all__ = ["Regex", "Unchecked", "compiles", "regex", "schema_patterns"]
 
@@ -49,15 +54,14 @@ class Unchecked(Exception):
 class Regex:
     """A compiled schema pattern: ``search(text)`` says whether it matches anywhere."""
 
-    __slots__ = ("_re", "_re2", "linear", "source")
+    __slots__ = ("_re2", "linear", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source
         self._re2: Any = _compile_re2(source)
-        self._re: re.Pattern[str] | None = None
         self.linear = self._re2 is not None
         if self._re2 is None:
-            self._re = re.compile(source)
+            re.compile(source)  # raises re.error when Python cannot run it either
             if _backtracks_badly(source):
                 raise ValueError(
                     f"pattern {source!r} needs Python's backtracking regex engine (RE2 cannot "
@@ -66,12 +70,13 @@ class Regex:
                     "validate_request()"
                 )
 
-    def search(self, text: str, *, backtracking_max_chars: int) -> bool:
+    def search(self, text: str, *, backtracking_max_chars: int, deadline: float = math.inf) -> bool:
         """True when the pattern matches somewhere in ``text``.
 
         Raises:
             Unchecked: the pattern needs backtracking and ``text`` is longer than
                 ``backtracking_max_chars``.
+            sandbox.TimedOut: a backtracking search was not done by ``deadline``.
         """
         if self._re2 is not None:
             data = text.encode("utf-8", "surrogatepass")
@@ -82,8 +87,7 @@ class Regex:
                 f"{len(text)} characters is over the {backtracking_max_chars} a pattern with "
                 "lookaround or backreferences is checked against"
             )
-        assert self._re is not None
-        return self._re.search(text) is not None
+        return sandbox.search(self.source, text, deadline=deadline)
 
 
 _REGEXES: dict[str, Regex] = {}
@@ -205,23 +209,28 @@ _PATTERN_MAPS: Final = frozenset(
 _DATA_KEYWORDS: Final = frozenset({"const", "default", "enum", "examples"})
 
 
-def schema_patterns(node: Any) -> Iterator[str]:
-    """The ``pattern``/``patternProperties`` regexes of a schema (best effort, for build)."""
+def schema_patterns(node: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """``(JSON pointer, regex)`` for each ``pattern``/``patternProperties`` of a schema."""
     if isinstance(node, list):
-        for item in node:
-            yield from schema_patterns(item)
+        for index, item in enumerate(node):
+            yield from schema_patterns(item, f"{path}/{index}")
         return
     if not isinstance(node, dict):
         return
     for key, value in node.items():
         if key in _DATA_KEYWORDS:
             continue
+        here = f"{path}/{_escape(key)}"
         if key == "pattern" and isinstance(value, str):
-            yield value
+            yield here, value
         elif key in _PATTERN_MAPS and isinstance(value, dict):
-            if key == "patternProperties":
-                yield from (name for name in value if isinstance(name, str))
-            for sub in value.values():
-                yield from schema_patterns(sub)
+            for name, sub in value.items():
+                if key == "patternProperties" and isinstance(name, str):
+                    yield f"{here}/{_escape(name)}", name
+                yield from schema_patterns(sub, f"{here}/{_escape(name)}")
         else:
-            yield from schema_patterns(value)
+            yield from schema_patterns(value, here)
+
+
+def _escape(key: object) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
