@@ -170,7 +170,9 @@ def framing(rng: random.Random, catalog: Catalog) -> Case:
     elif kind == 4:
         headers["content-encoding"] = rng.choice(("gzip", "br", "identity", "x"))
     else:
-        headers["mcp-protocol-version"] = rng.choice(("2026-07-28, 2025-06-18", "2026-07-28 x", "*"))
+        headers["mcp-protocol-version"] = rng.choice(
+            ("2026-07-28, 2025-06-18", "2026-07-28 x", "*")
+        )
     return Case("envelope.framing", encode(message), headers, http_method=http_method)
 
 

@@ -59,7 +59,9 @@ SAFE: Final = (
             "$defs": {
                 "node": {
                     "type": "object",
-                    "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+                    "properties": {
+                        "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}
+                    },
                 }
             },
             "properties": {"root": {"$ref": "#/$defs/node"}},

@@ -200,8 +200,13 @@ def batches(rng: random.Random, catalog: Catalog) -> Case:
     version = rng.choice(LEGACY_VERSIONS)
     items: list[Any] = [_request(rng, catalog, rng.choice(METHODS[:12])) for _ in range(3)]
     if rng.random() < 0.5:
-        items.append({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                      "params": {"requestId": items[0]["id"]}})
+        items.append(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": items[0]["id"]},
+            }
+        )
     if rng.random() < 0.3:
         items.append({"jsonrpc": "2.0", "id": 1, "result": {}})
     if rng.random() < 0.3:

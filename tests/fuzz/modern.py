@@ -78,7 +78,10 @@ def _template(rng: random.Random, catalog: Catalog, method: str) -> dict[str, An
     elif method == "resources/read":
         params = {"uri": rng.choice((*catalog.resources, "test://template/7/data", "x:y"))}
     elif method == "completion/complete":
-        params = {"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": ""}}
+        params = {
+            "ref": {"type": "ref/prompt", "name": "p"},
+            "argument": {"name": "a", "value": ""},
+        }
     elif method.startswith("tasks/"):
         params = {"taskId": values.garbage_token(rng)}
     return modern_request(method, params, request_id=rng.randint(1, 2**31))
@@ -157,8 +160,11 @@ def meta_mismatch(rng: random.Random, catalog: Catalog) -> Case:
 
 
 def header_mismatch(rng: random.Random, catalog: Catalog) -> Case:
-    message = _template(rng, catalog, rng.choice(("tools/call", "prompts/get", "resources/read",
-                                                  "tools/list", "tasks/get")))
+    message = _template(
+        rng,
+        catalog,
+        rng.choice(("tools/call", "prompts/get", "resources/read", "tools/list", "tasks/get")),
+    )
     headers = modern_headers(message)
     if message["method"] == "tools/call":
         params = message["params"]
@@ -219,8 +225,9 @@ def tools_call_hostile(rng: random.Random, catalog: Catalog) -> Case:
 
 
 def cursors(rng: random.Random, catalog: Catalog) -> Case:
-    method = rng.choice(("tools/list", "prompts/list", "resources/list",
-                         "resources/templates/list", "tasks/list"))
+    method = rng.choice(
+        ("tools/list", "prompts/list", "resources/list", "resources/templates/list", "tasks/list")
+    )
     message = _template(rng, catalog, method)
     message["params"]["cursor"] = rng.choice(
         (values.garbage_token(rng), values.garbage_token(rng), values.hostile(rng))
@@ -229,8 +236,11 @@ def cursors(rng: random.Random, catalog: Catalog) -> Case:
 
 
 def request_state(rng: random.Random, catalog: Catalog) -> Case:
-    asking = [n for n in catalog.tools if "input_required" in n or n in (
-        "test_sampling", "test_elicitation")] or sorted(catalog.tools)
+    asking = [
+        n
+        for n in catalog.tools
+        if "input_required" in n or n in ("test_sampling", "test_elicitation")
+    ] or sorted(catalog.tools)
     method = rng.choice(("tools/call", "tools/call", "prompts/get"))
     message = _template(rng, catalog, method)
     params = message["params"]
@@ -246,8 +256,13 @@ def request_state(rng: random.Random, catalog: Catalog) -> Case:
                 {"user": values.hostile(rng)},
                 {"llm": {"role": "assistant", "content": values.hostile(rng)}},
                 {values.garbage_token(rng): {"action": "accept", "content": values.hostile(rng)}},
-                {"user": {"action": rng.choice(("accept", "decline", "cancel", "x")),
-                          "content": {"username": values.hostile(rng)}}},
+                {"user": {"action": values.scalar(rng), "content": values.scalar(rng)}},
+                {
+                    "user": {
+                        "action": rng.choice(("accept", "decline", "cancel", "x")),
+                        "content": {"username": values.hostile(rng)},
+                    }
+                },
             )
         )
     tame_slow_tool(params)
@@ -262,10 +277,21 @@ def bad_host_origin(rng: random.Random, catalog: Catalog) -> Case:
     message = _template(rng, catalog, "tools/list")
     headers = modern_headers(message)
     which = rng.choice(("host", "origin"))
-    headers[which] = rng.choice(
-        ("evil.example", "http://evil.example", "null", "localhost.evil.example",
-         "http://127.0.0.2", "http://[::2]:1", "file://")
-    ) if which == "origin" else rng.choice(("evil.example", "127.0.0.2", "localhost.evil"))
+    headers[which] = (
+        rng.choice(
+            (
+                "evil.example",
+                "http://evil.example",
+                "null",
+                "localhost.evil.example",
+                "http://127.0.0.2",
+                "http://[::2]:1",
+                "file://",
+            )
+        )
+        if which == "origin"
+        else rng.choice(("evil.example", "127.0.0.2", "localhost.evil"))
+    )
     case = _case("modern.bad_host_origin", message, headers)
     case.expect_status = (400, 403, 421)
     return case
@@ -276,8 +302,17 @@ def host_origin_confusion(rng: random.Random, catalog: Catalog) -> Case:
     message = _template(rng, catalog, "tools/list")
     headers = modern_headers(message)
     which = rng.choice(("host", "origin"))
-    form = rng.choice(("{h}:{p}.evil.example", "evil.example@{h}:{p}", "{h}:{p}x", "{h}:99999",
-                       "user:pw@{h}:{p}", "{h}:-1", "{h}:{p}/path"))
+    form = rng.choice(
+        (
+            "{h}:{p}.evil.example",
+            "evil.example@{h}:{p}",
+            "{h}:{p}x",
+            "{h}:99999",
+            "user:pw@{h}:{p}",
+            "{h}:-1",
+            "{h}:{p}/path",
+        )
+    )
     value = form.format(h=rng.choice(("localhost", "127.0.0.1")), p="{PORT}")
     headers[which] = ("http://" + value) if which == "origin" else value
     case = _case("modern.host_origin_confusion", message, headers)

@@ -46,8 +46,10 @@ GENERATORS: Final[Mapping[str, tuple[Generator, int]]] = {
     **modern.GENERATORS,
     **legacy.GENERATORS,
     **scenarios.GENERATORS,
-    **{name: (lambda rng, catalog, name=name: Case(name), weight)
-       for name, (_, weight) in scenarios.SCENARIOS.items()},
+    **{
+        name: (lambda rng, catalog, name=name: Case(name), weight)
+        for name, (_, weight) in scenarios.SCENARIOS.items()
+    },
 }
 STREAM_WINDOW_S: Final = 0.3
 """How long a long-lived stream (GET, subscriptions/listen) is read before the runner hangs up."""
@@ -165,14 +167,18 @@ class Target:
 
     async def rpc(self, message: dict[str, Any], headers: Mapping[str, Any]) -> httpx.Response:
         self.setup_requests += 1
-        return await self.client.post(self.base_url + "/mcp", content=encode(message),
-                                      headers=dict(headers))
+        return await self.client.post(
+            self.base_url + "/mcp", content=encode(message), headers=dict(headers)
+        )
 
     async def catalog(self) -> Catalog:
         found: dict[str, list[Any]] = {}
-        for method, key in (("tools/list", "tools"), ("prompts/list", "prompts"),
-                            ("resources/list", "resources"),
-                            ("resources/templates/list", "resourceTemplates")):
+        for method, key in (
+            ("tools/list", "tools"),
+            ("prompts/list", "prompts"),
+            ("resources/list", "resources"),
+            ("resources/templates/list", "resourceTemplates"),
+        ):
             cursor: str | None = None
             while True:
                 message = modern_request(method, {"cursor": cursor} if cursor else {})
@@ -189,8 +195,9 @@ class Target:
         )
 
     async def open_session(self, version: str, capabilities: dict[str, Any] | None = None) -> str:
-        reply = await self.rpc(initialize_request(version, capabilities),
-                               legacy_headers(version, session=False))
+        reply = await self.rpc(
+            initialize_request(version, capabilities), legacy_headers(version, session=False)
+        )
         reply.raise_for_status()
         session = reply.headers["mcp-session-id"]
         headers = {**legacy_headers(version), "mcp-session-id": session}
@@ -289,7 +296,7 @@ async def _follow(response: httpx.Response, answer: Answer, on_message: OnMessag
 def sendable(value: str | bytes) -> bytes:
     """A header value h11 will send: UTF-8, control bytes as "?", no edge whitespace."""
     data = value.encode("utf-8", "backslashreplace") if isinstance(value, str) else value
-    data = bytes(b if b >= 0x20 and b != 0x7F or b == 0x09 else 0x3F for b in data)
+    data = bytes(b if (b >= 0x20 and b != 0x7F) or b == 0x09 else 0x3F for b in data)
     return data.strip(b" \t")[:MAX_HEADER_BYTES]
 
 
@@ -322,15 +329,12 @@ async def run(
         report = Report(seed, out)
         started = time.perf_counter()
         # KNOWN cases go last and one at a time: a stall of theirs must not slow the others.
-        for batch, width in (([c for c in cases if c.known is None], concurrency),
-                             ([c for c in cases if c.known is not None], 1)):
+        for batch, width in (
+            ([c for c in cases if c.known is None], concurrency),
+            ([c for c in cases if c.known is not None], 1),
+        ):
             queue = collections.deque(batch)
-
-            async def worker() -> None:
-                while queue:
-                    report.outcomes.extend(await target.run_case(queue.popleft()))
-
-            await asyncio.gather(*(worker() for _ in range(width)))
+            await asyncio.gather(*(_work(target, queue, report) for _ in range(width)))
         report.seconds = time.perf_counter() - started
         report.setup_requests = target.setup_requests
         report.elapsed = target.elapsed
@@ -338,5 +342,6 @@ async def run(
     return report
 
 
-def dump_catalog(catalog: Catalog) -> str:
-    return json.dumps({"tools": sorted(catalog.tools), "prompts": catalog.prompts})
+async def _work(target: Target, queue: collections.deque[Case], report: Report) -> None:
+    while queue:
+        report.outcomes.extend(await target.run_case(queue.popleft()))

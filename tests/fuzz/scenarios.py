@@ -38,15 +38,27 @@ LEGACY: Final = "2025-06-18"
 
 
 def _modern(category: str, message: dict[str, Any], path: str = "/mcp") -> Case:
-    return Case(category, encode(message), modern_headers(message), rpc_method=message["method"],
-                versions=(LATEST,), path=path)
+    return Case(
+        category,
+        encode(message),
+        modern_headers(message),
+        rpc_method=message["method"],
+        versions=(LATEST,),
+        path=path,
+    )
 
 
 def _legacy(category: str, message: dict[str, Any], session: str) -> Case:
     headers = {**legacy_headers(LEGACY), "mcp-session-id": session}
     method = message.get("method")
-    return Case(category, encode(message), headers, rpc_method=method if isinstance(method, str)
-                else None, versions=(LEGACY,), session=None)
+    return Case(
+        category,
+        encode(message),
+        headers,
+        rpc_method=method if isinstance(method, str) else None,
+        versions=(LEGACY,),
+        session=None,
+    )
 
 
 def _call(name: str, arguments: Any, request_id: Any = 1) -> dict[str, Any]:
@@ -57,7 +69,9 @@ async def modern_duplicate_ids(target: Target, rng: random.Random) -> list[Outco
     regions = [f"r{rng.randrange(10**6)}-{i}" for i in range(rng.randint(2, 12))]
     cases = []
     for region in regions:
-        case = _modern("scenario.modern_duplicate_ids", _call("test_x_mcp_header", {"region": region}))
+        case = _modern(
+            "scenario.modern_duplicate_ids", _call("test_x_mcp_header", {"region": region})
+        )
         case.headers["mcp-param-region"] = region
         cases.append(case)
     outcomes = await asyncio.gather(*(target.send(c) for c in cases))
@@ -78,13 +92,27 @@ async def _stream_call(
 async def legacy_cancel(target: Target, rng: random.Random) -> list[Outcome]:
     session = await target.open_session(LEGACY)
     request_id = rng.choice((1, "a", 2**53))
-    call = _legacy("scenario.legacy_cancel", {"jsonrpc": "2.0", "id": request_id, "method":
-                   "tools/call", "params": {"name": "test_long_running_operation",
-                                            "arguments": {"seconds": 0.5}}}, session)
+    call = _legacy(
+        "scenario.legacy_cancel",
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": "test_long_running_operation", "arguments": {"seconds": 0.5}},
+        },
+        session,
+    )
     call.silent_end = True  # a cancelled 2025 request gets no response (its stream just ends)
     target_id = request_id if rng.random() < 0.7 else values.hostile(rng)
-    cancel = _legacy("scenario.legacy_cancel", {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                     "params": {"requestId": target_id, "reason": "fuzz"}}, session)
+    cancel = _legacy(
+        "scenario.legacy_cancel",
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": target_id, "reason": "fuzz"},
+        },
+        session,
+    )
 
     async def later() -> Outcome:
         await asyncio.sleep(rng.random() * 0.3)
@@ -93,11 +121,20 @@ async def legacy_cancel(target: Target, rng: random.Random) -> list[Outcome]:
     return list(await asyncio.gather(target.send(call), later()))
 
 
-async def _elicit(target: Target, rng: random.Random, category: str,
-                  answer: Callable[[Any], dict[str, Any]]) -> list[Outcome]:
+async def _elicit(
+    target: Target, rng: random.Random, category: str, answer: Callable[[Any], dict[str, Any]]
+) -> list[Outcome]:
     session = await target.open_session(LEGACY, {"elicitation": {}})
-    call = _legacy(category, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "test_elicitation", "arguments": {"message": "fuzz"}}}, session)
+    call = _legacy(
+        category,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "test_elicitation", "arguments": {"message": "fuzz"}},
+        },
+        session,
+    )
     replies: list[Outcome] = []
 
     async def on_message(message: Any) -> None:
@@ -112,42 +149,61 @@ async def _elicit(target: Target, rng: random.Random, category: str,
 
 
 def _parsable(rng: random.Random) -> Any:
-    return rng.choice((values.scalar(rng), values.lone_surrogate(rng), values.huge_string(rng),
-                       rng.choice(values.WEIRD_STRINGS), 2**64, values.wide(rng)))
+    return rng.choice(
+        (
+            values.scalar(rng),
+            values.lone_surrogate(rng),
+            values.huge_string(rng),
+            rng.choice(values.WEIRD_STRINGS),
+            2**64,
+            values.wide(rng),
+        )
+    )
 
 
 async def legacy_client_answers(target: Target, rng: random.Random) -> list[Outcome]:
     def answer(_: Any) -> dict[str, Any]:
-        return rng.choice((
-            {"result": _parsable(rng)},
-            {"result": {"action": _parsable(rng), "content": _parsable(rng)}},
-            {"result": {"action": "accept", "content": {"username": _parsable(rng)}}},
-            {"result": {"action": "decline"}},
-        ))
+        return rng.choice(
+            (
+                {"result": _parsable(rng)},
+                {"result": {"action": _parsable(rng), "content": _parsable(rng)}},
+                {"result": {"action": "accept", "content": {"username": _parsable(rng)}}},
+                {"result": {"action": "decline"}},
+            )
+        )
+
     return await _elicit(target, rng, "scenario.legacy_client_answers", answer)
 
 
 async def legacy_unparsable_answer(target: Target, rng: random.Random) -> list[Outcome]:
     """An answer the server cannot parse, so cannot match: the call must still end."""
+
     def answer(_: Any) -> dict[str, Any]:
         return {"result": {"action": rng.choice((values.huge_int(rng), values.deep(rng)))}}
+
     return await _elicit(target, rng, "scenario.legacy_unparsable_answer", answer)
 
 
 async def legacy_elicitation_error(target: Target, rng: random.Random) -> list[Outcome]:
     def answer(_: Any) -> dict[str, Any]:
         return {"error": {"code": rng.choice((-1, -32603, 1)), "message": "user closed the dialog"}}
+
     return await _elicit(target, rng, "scenario.legacy_elicitation_error", answer)
 
 
 async def legacy_duplicate_ids(target: Target, rng: random.Random) -> list[Outcome]:
     session = await target.open_session(LEGACY)
-    message = {"jsonrpc": "2.0", "id": rng.choice((7, "dup")), "method": "tools/call",
-               "params": {"name": "test_long_running_operation", "arguments": {"seconds": 0.3}}}
+    message = {
+        "jsonrpc": "2.0",
+        "id": rng.choice((7, "dup")),
+        "method": "tools/call",
+        "params": {"name": "test_long_running_operation", "arguments": {"seconds": 0.3}},
+    }
     cases = [_legacy("scenario.legacy_duplicate_ids", message, session) for _ in range(2)]
     outcomes = list(await asyncio.gather(*(target.send(c) for c in cases)))
-    done = [o for o in outcomes if any("result" in m for m in o.answer.messages
-                                       if isinstance(m, dict))]
+    done = [
+        o for o in outcomes if any("result" in m for m in o.answer.messages if isinstance(m, dict))
+    ]
     if len(done) > 1:
         outcomes[1].problems.append("two in-flight requests with one id both ran to a result")
     return outcomes
@@ -181,8 +237,9 @@ async def hostile_stall(target: Target, rng: random.Random) -> list[Outcome]:
     return outcomes
 
 
-SCENARIOS: Final[dict[str, tuple[Callable[[Target, random.Random], Awaitable[list[Outcome]]],
-                                  int]]] = {
+SCENARIOS: Final[
+    dict[str, tuple[Callable[[Target, random.Random], Awaitable[list[Outcome]]], int]]
+] = {
     "scenario.modern_duplicate_ids": (modern_duplicate_ids, 1),
     "scenario.legacy_cancel": (legacy_cancel, 1),
     "scenario.legacy_client_answers": (legacy_client_answers, 1),

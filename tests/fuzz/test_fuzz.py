@@ -18,16 +18,18 @@ import pytest
 from fastapi import FastAPI
 
 from fuzz import hostile_app
-from fuzz.scenarios import HOSTILE_PATH
 from fuzz.known import known_categories
 from fuzz.runner import GENERATORS, Report, run
+from fuzz.scenarios import HOSTILE_PATH
 from support import schema
 from support.examples import load
 from support.server import LiveServers
 
 COUNT = int(os.environ.get("FUZZ_COUNT", "2000"))
 SEED = os.environ.get("FUZZ_SEED") or secrets.token_hex(4)
-CASES = {int(i) for i in os.environ["FUZZ_CASES"].split(",")} if os.environ.get("FUZZ_CASES") else None
+CASES = (
+    {int(i) for i in os.environ["FUZZ_CASES"].split(",")} if os.environ.get("FUZZ_CASES") else None
+)
 CONCURRENCY = int(os.environ.get("FUZZ_CONCURRENCY", "8"))
 WITH_KNOWN = os.environ.get("FUZZ_KNOWN") == "1"
 STRICT = os.environ.get("FUZZ_STRICT") == "1"
@@ -37,13 +39,13 @@ VERBOSE = os.environ.get("FUZZ_VERBOSE") == "1"
 def live_workers(router: object) -> int:
     """The Suite's count of running workers (black-box enough to survive a rewrite)."""
     suite = getattr(router, "suite", None)
-    return int(getattr(suite, "live_workers"))
+    return int(suite.live_workers)
 
 
 async def idle(router: object, seconds: float = 5.0) -> int:
     """Wait up to `seconds` for the router's workers to end; return how many are left."""
     deadline = time.monotonic() + seconds
-    while live_workers(router) and time.monotonic() < deadline:
+    while live_workers(router) and time.monotonic() < deadline:  # noqa: ASYNC110 (the Suite offers no event to wait on)
         await asyncio.sleep(0.05)
     return live_workers(router)
 
@@ -62,7 +64,11 @@ async def test_fuzz_everything_server(live_server: LiveServers) -> None:
     for refused in hostile_app.REFUSED:
         print(f"fuzz: hostile_app tool refused at build: {refused}")
     report: Report = await run(
-        base_url, seed=SEED, count=COUNT, categories=categories, concurrency=CONCURRENCY,
+        base_url,
+        seed=SEED,
+        count=COUNT,
+        categories=categories,
+        concurrency=CONCURRENCY,
         only=CASES,
     )
     print(report.summary())
