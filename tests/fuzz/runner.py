@@ -57,6 +57,8 @@ READ_LIMIT_S: Final = 2 * SLOW_S
 MAX_HEADER_BYTES: Final = 8192
 """uvicorn (h11) refuses a header block over 16 KiB itself, in text/plain: not ours to judge."""
 SHOWN_BODY: Final = 3000
+KNOWN_CAP: Final = 10
+"""KNOWN cases run one at a time and may each wait `READ_LIMIT_S`: this many per category."""
 
 
 @dataclass
@@ -331,7 +333,7 @@ async def run(
         # KNOWN cases go last and one at a time: a stall of theirs must not slow the others.
         for batch, width in (
             ([c for c in cases if c.known is None], concurrency),
-            ([c for c in cases if c.known is not None], 1),
+            (_capped([c for c in cases if c.known is not None]), 1),
         ):
             queue = collections.deque(batch)
             await asyncio.gather(*(_work(target, queue, report) for _ in range(width)))
@@ -340,6 +342,16 @@ async def run(
         report.elapsed = target.elapsed
     report.outcomes.sort(key=lambda o: o.case.index)
     return report
+
+
+def _capped(cases: list[Case]) -> list[Case]:
+    seen: collections.Counter[str] = collections.Counter()
+    kept = []
+    for case in cases:
+        seen[case.category] += 1
+        if seen[case.category] <= KNOWN_CAP:
+            kept.append(case)
+    return kept
 
 
 async def _work(target: Target, queue: collections.deque[Case], report: Report) -> None:
