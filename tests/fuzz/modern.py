@@ -256,6 +256,7 @@ def request_state(rng: random.Random, catalog: Catalog) -> Case:
                 {"user": values.hostile(rng)},
                 {"llm": {"role": "assistant", "content": values.hostile(rng)}},
                 {values.garbage_token(rng): {"action": "accept", "content": values.hostile(rng)}},
+                {"user": {"action": values.scalar(rng), "content": values.scalar(rng)}},
                 {
                     "user": {
                         "action": rng.choice(("accept", "decline", "cancel", "x")),

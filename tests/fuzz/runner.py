@@ -57,6 +57,8 @@ READ_LIMIT_S: Final = 2 * SLOW_S
 MAX_HEADER_BYTES: Final = 8192
 """uvicorn (h11) refuses a header block over 16 KiB itself, in text/plain: not ours to judge."""
 SHOWN_BODY: Final = 3000
+KNOWN_CAP: Final = 10
+"""KNOWN cases run one at a time and may each wait `READ_LIMIT_S`: this many per category."""
 
 
 @dataclass
@@ -331,15 +333,10 @@ async def run(
         # KNOWN cases go last and one at a time: a stall of theirs must not slow the others.
         for batch, width in (
             ([c for c in cases if c.known is None], concurrency),
-            ([c for c in cases if c.known is not None], 1),
+            (_capped([c for c in cases if c.known is not None]), 1),
         ):
             queue = collections.deque(batch)
-
-            async def worker(queue: collections.deque[Any] = queue) -> None:
-                while queue:
-                    report.outcomes.extend(await target.run_case(queue.popleft()))
-
-            await asyncio.gather(*(worker() for _ in range(width)))
+            await asyncio.gather(*(_work(target, queue, report) for _ in range(width)))
         report.seconds = time.perf_counter() - started
         report.setup_requests = target.setup_requests
         report.elapsed = target.elapsed
@@ -347,5 +344,16 @@ async def run(
     return report
 
 
-def dump_catalog(catalog: Catalog) -> str:
-    return json.dumps({"tools": sorted(catalog.tools), "prompts": catalog.prompts})
+def _capped(cases: list[Case]) -> list[Case]:
+    seen: collections.Counter[str] = collections.Counter()
+    kept = []
+    for case in cases:
+        seen[case.category] += 1
+        if seen[case.category] <= KNOWN_CAP:
+            kept.append(case)
+    return kept
+
+
+async def _work(target: Target, queue: collections.deque[Case], report: Report) -> None:
+    while queue:
+        report.outcomes.extend(await target.run_case(queue.popleft()))

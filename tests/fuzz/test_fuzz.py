@@ -45,7 +45,7 @@ def live_workers(router: object) -> int:
 async def idle(router: object, seconds: float = 5.0) -> int:
     """Wait up to `seconds` for the router's workers to end; return how many are left."""
     deadline = time.monotonic() + seconds
-    while live_workers(router) and time.monotonic() < deadline:  # noqa: ASYNC110 (polling a counter)
+    while live_workers(router) and time.monotonic() < deadline:  # noqa: ASYNC110 (the Suite offers no event to wait on)
         await asyncio.sleep(0.05)
     return live_workers(router)
 

@@ -124,8 +124,9 @@ class RequestStates:
         return result
 
 
-_ELICIT_ACTIONS: Final = frozenset(("accept", "decline", "cancel"))
-_ROLES: Final = frozenset(("user", "assistant"))
+# Tuples, not sets: the value tested comes from the client and may be unhashable ({}, []).
+_ELICIT_ACTIONS: Final = ("accept", "decline", "cancel")
+_ROLES: Final = ("user", "assistant")
 
 
 def _answer_problem(method: Any, answer: Mapping[str, Any]) -> str | None:
