@@ -11,6 +11,7 @@ reasons in an ``Answer``. Never imports a web framework.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
@@ -48,6 +49,13 @@ Response = dict[str, Any]
 Handler = Callable[[Request, dict[str, Any], Mapping[str, Any]], "Job | Response"]
 LISTEN: Final = "subscriptions/listen"
 TOOLS_CALL: Final = "tools/call"
+
+
+def _retry(
+    handler: Handler, meta: dict[str, Any], assigns: Mapping[str, Any], request: Request
+) -> Job | Response:
+    """The job of a legacy input round's retry: the same method, the retried params."""
+    return handler(request, meta, assigns)
 
 
 class Suite:
@@ -320,26 +328,25 @@ class Suite:
             return Call.answered(request, Answer(error_response(request.id, exc), exc.reason))
         if not isinstance(made, Job):
             return Call.answered(request, Answer(result_response(request.id, made)))
-        live = self._workers if request.method == TOOLS_CALL else self._calls
-        checked_meta = meta
-
-        def again(retry: Request) -> Job | Response:
-            return handler(retry, checked_meta, assigns)
-
-        def forget(ended: Call) -> None:
-            live.pop(ended.id, None)
-
+        tool_call = request.method == TOOLS_CALL
+        again = None if asker is None else functools.partial(_retry, handler, meta, assigns)
         call = Call(
             request,
             made,
             meta=meta,
             assigns=assigns,
-            on_end=forget,
+            on_end=self._forget_worker if tool_call else self._forget_call,
             factory=again,
             asker=asker,
         )
-        live[call.id] = call
+        (self._workers if tool_call else self._calls)[call.id] = call
         return call
+
+    def _forget_worker(self, call: Call) -> None:
+        self._workers.pop(call.id, None)
+
+    def _forget_call(self, call: Call) -> None:
+        self._calls.pop(call.id, None)
 
     def _discover(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
         scope, ttl = self.discover_cache_control

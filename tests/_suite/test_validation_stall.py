@@ -26,6 +26,9 @@ from support.client import ModernClient
 from support.server import LiveServer
 
 STALL_LIMIT_S: Final = 0.05
+ATTEMPTS: Final = 3
+"""A stall the code causes shows in every attempt; one caused by the machine's other load
+does not: the best of a few attempts is judged."""
 
 
 def one_of_chain(depth: int) -> dict[str, Any]:
@@ -118,10 +121,15 @@ async def test_a_hostile_validation_never_stalls_the_loop(case: str, serve: Any)
     client, server, tool = serve(tool_for(schema))
     await client.request("tools/list", {}, validate=False)  # connection warm
     request = ToolRequest("hostile", {"x": make()})
-    gc.collect()  # the collection that building 200k values sets off is not validation's
-    slowest, outcome, took = await slowest_answer_while(
-        client, server, checked_request(tool, request, None)
-    )
+    slowest = float("inf")
+    for _attempt in range(ATTEMPTS):  # another job on a shared machine can hold the CPU
+        gc.collect()  # the collection that building 200k values sets off is not validation's
+        measured, outcome, took = await slowest_answer_while(
+            client, server, checked_request(tool, request, None)
+        )
+        slowest = min(slowest, measured)
+        if slowest < STALL_LIMIT_S:
+            break
     verdict = outcome.describe() if isinstance(outcome, InvalidArguments) else "valid"
     print(f"{case}: slowest tools/list {slowest * 1000:.1f} ms during {took * 1000:.0f} ms")
     print(f"  {verdict[:150]}")

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, final
 from typing import Final as Constant
 
-from genmcp._suite.lifecycle import Phase, Trigger, next_phase
+from genmcp._suite.lifecycle import TRANSITIONS, Phase, Trigger, next_phase
 from genmcp.channel import Channel, Mailbox, Outbox
 from genmcp.errors import MCPError, internal_error
 from genmcp.events import ENDED, Answer
@@ -126,11 +126,13 @@ class Asker(Protocol):
         ...
 
 
-def final_of(request_id: Any, produce: Callable[[], dict[str, Any]], label: str) -> Answer:
-    """The ``Answer`` of a result produced by ``produce``: the one place failures become
+def final_of(
+    request_id: Any, label: str, produce: Callable[..., dict[str, Any]], *args: Any
+) -> Answer:
+    """The ``Answer`` of the result ``produce(*args)`` makes: the one place failures become
     error responses (``MCPError`` as it is; anything else logged and answered -32603)."""
     try:
-        return Answer(result_response(request_id, produce()))
+        return Answer(result_response(request_id, produce(*args)))
     except MCPError as exc:
         return Answer(error_response(request_id, exc), exc.reason)
     except Exception:
@@ -149,6 +151,7 @@ class Call:
         "_job",
         "_meta",
         "_on_end",
+        "_started",
         "_watched",
         "_watcher",
         "channel",
@@ -181,7 +184,7 @@ class Call:
         self.task: asyncio.Task[None] | None = loop.create_task(
             self._run(), name=f"genmcp:{job.label}"
         )
-        self.task.add_done_callback(self._task_done)
+        self._started = False
         self._watcher: asyncio.Task[None] | None = None
         self._watched: Subscription | None = None
 
@@ -197,7 +200,7 @@ class Call:
         call.channel._close()
         call.phase, call.task, call._watcher, call._watched = Phase.DONE, None, None, None
         call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
-        call._on_end = _ignore
+        call._on_end, call._started = _ignore, True
         call.outbox.put(final)
         return call
 
@@ -227,6 +230,8 @@ class Call:
 
     def _leave(self, trigger: Trigger) -> None:
         before = self.phase
+        if before is Phase.DONE:
+            return  # late news (the relay closing after the answer): the hot path
         after = self._move(trigger)
         if after is before:
             return  # already done, or already winding down
@@ -236,7 +241,11 @@ class Call:
         elif trigger is Trigger.SHUTDOWN:
             self.outbox.put(self._shutdown_final())
         self.mailbox.close()  # wakes a stream waiting for its next message
-        if after is Phase.ABANDONED and (before is Phase.ASKING or self._job.cancellable):
+        if (
+            after is Phase.ABANDONED
+            and self._started  # a task cancelled before its first step never runs its finally
+            and (before is Phase.ASKING or self._job.cancellable)
+        ):
             assert self.task is not None
             self.task.cancel()
 
@@ -267,7 +276,8 @@ class Call:
 
     def _move(self, trigger: Trigger) -> Phase:
         before = self.phase
-        self.phase = after = next_phase(before, trigger)
+        after = TRANSITIONS.get((before, trigger))
+        self.phase = after = next_phase(before, trigger) if after is None else after
         if after is Phase.DONE and before is not Phase.DONE:
             self._release()
         return after
@@ -284,22 +294,28 @@ class Call:
         finally:
             self._on_end(self)
 
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        # also when the task was cancelled before it ever ran, or from outside (loop teardown)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("%s: the call itself failed", self._job.label, exc_info=task.exception())
+    def _wound_down(self) -> None:
+        # the task ends without an answer: abandoned, closed, or cancelled from outside
         if self.phase in _LIVE:
             self._leave(Trigger.DISCONNECT)
         if self.phase is not Phase.DONE:
             self._move(Trigger.CLOSED)
 
     async def _run(self) -> None:
+        self._started = True
         try:
+            if self.phase is not Phase.RUNNING:
+                return  # left before the first step: nothing ran, nothing to undo
             final = await self._drive()
+            if final is not None:
+                self._answer(final)
         except asyncio.CancelledError:
-            return  # abandoned: what it had to say was said when it was left
-        if final is not None:
-            self._answer(final)
+            pass  # abandoned: what it had to say was said when it was left
+        except Exception:
+            log.exception("%s: the call itself failed", self._job.label)
+        finally:
+            if self.phase is not Phase.DONE:
+                self._wound_down()
 
     def _answer(self, final: Answer) -> None:
         live = self.phase in _LIVE
@@ -308,7 +324,10 @@ class Call:
             self.outbox.put(final)
 
     async def _drive(self) -> Answer | None:
-        outcome = await _step(self._job.start, self.channel)
+        try:
+            outcome = await self._job.start(self.channel)
+        except Exception as exc:  # the Job turns it into the answer
+            outcome = exc
         rounds = 0
         while True:
             state: Any = None
@@ -336,7 +355,7 @@ class Call:
             outcome = await _step(self._job.start, self.channel)
 
     def _final(self, job: Job, outcome: Any) -> Answer:
-        return final_of(self.request.id, lambda: job.result(outcome), job.label)
+        return final_of(self.request.id, job.label, job.result, outcome)
 
     async def _close_stream(self, state: Any) -> None:
         try:
@@ -369,11 +388,14 @@ class Call:
             params["requestState"] = result["requestState"]
         retry = Request(request.id, request.method, params)
         assert self._factory is not None
-        made = await _step(self._factory, retry)
+        try:
+            made: Any = self._factory(retry)
+        except Exception as exc:
+            made = exc
         if isinstance(made, Job):
             self._job = made
             return None
-        return final_of(request.id, lambda: plain_result(made), request.method)
+        return final_of(request.id, request.method, plain_result, made)
 
 
 _ANSWERED: Constant = _Answered()
@@ -388,13 +410,10 @@ def _needs_input(final: Answer) -> bool:
     return isinstance(result, Mapping) and result.get("resultType") == "input_required"
 
 
-async def _step(hook: Callable[..., Any], *args: Any) -> Any:
+async def _step(hook: Callable[..., Awaitable[Any]], *args: Any) -> Any:
     """Run one hook; an exception it raises is its outcome (the Job turns it into an answer)."""
     try:
-        outcome = hook(*args)
-        if isinstance(outcome, Awaitable):
-            outcome = await outcome
-        return outcome
+        return await hook(*args)
     except asyncio.CancelledError:
         raise
     except Exception as exc:

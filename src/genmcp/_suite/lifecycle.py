@@ -36,6 +36,8 @@ __all__ = ["TRANSITIONS", "LifecycleError", "Phase", "Trigger", "next_phase"]
 class Phase(Enum):
     """Where a Call is."""
 
+    __hash__ = object.__hash__  # members are singletons: identity hashing, in C (hot path)
+
     RUNNING = "running"
     """A first hook (``call``, ``get``, ``read`` ...) runs, or the request is being set up."""
     STREAMING = "streaming"
@@ -52,6 +54,8 @@ class Phase(Enum):
 
 class Trigger(Enum):
     """What moves a Call."""
+
+    __hash__ = object.__hash__  # as Phase
 
     STREAM = "stream"
     """A hook returned ``Stream(state)``."""

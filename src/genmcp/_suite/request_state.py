@@ -15,6 +15,7 @@ framework.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -74,11 +75,9 @@ class RequestStates:
         of ``request`` (what it names: method, name or URI, arguments) and the caller's
         principal, computed only when needed: to verify a ``requestState`` or seal a new one.
         """
-        principal = principal_of(assigns)
-
-        def binding() -> str:
-            return digest(*request, principal)
-
+        binding = functools.partial(_binding, request, principal_of(assigns))
+        if "inputResponses" not in params and "requestState" not in params:
+            return None, None, binding  # a first try: the common case
         responses = input_responses(params.get("inputResponses"))
         state = self.open(params, binding()) if "requestState" in params else None
         return responses, state, binding
@@ -122,6 +121,10 @@ class RequestStates:
         result = v2607.input_required_result(outcome.requests or None, token)
         result["_meta"] = self._result_meta
         return result
+
+
+def _binding(request: tuple[Any, ...], principal: str | None) -> str:
+    return digest(*request, principal)
 
 
 # Tuples, not sets: the value tested comes from the client and may be unhashable ({}, []).

@@ -38,7 +38,7 @@ from genmcp.schema import (
     compile_schema,
     merge_options,
 )
-from genmcp.tool import Tool, ToolRequest
+from genmcp.tool import Tool, ToolRequest, with_arguments
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
@@ -57,7 +57,18 @@ ToolProvider = type[Tool] | tuple[type[Tool], Any]
 class ToolEntry:
     """One served tool: the instance, its provider ``arg`` and what was built from them once."""
 
-    __slots__ = ("arg", "descriptor", "header_params", "name", "output", "owner", "tool")
+    __slots__ = (
+        "arg",
+        "call_is_async",
+        "descriptor",
+        "header_params",
+        "label",
+        "name",
+        "output",
+        "owner",
+        "tool",
+        "validator",
+    )
 
     def __init__(
         self, cls: type[Tool], arg: Any, schema_options: Mapping[str, Any] | None = None
@@ -65,13 +76,16 @@ class ToolEntry:
         self.tool, self.arg = instantiate(cls, Tool), arg
         self.owner = cls.__qualname__
         self.name = name_of(self.tool, self.owner, arg)
+        self.label = f"tool {self.name!r}"
+        self.call_is_async = is_async_hook(self.tool, "call")
         schema = self.tool.input_schema(arg)
         # the Suite's schema_options, then the tool's own, key by key
         options = merge_options(schema_options, self.tool.schema_options(arg), owner=self.owner)
+        self.validator: ArgumentValidator | None = None  # the generated validate_request's
         if type(self.tool).validate_request is Tool.validate_request:
-            validator = compile_schema(schema, owner=self.owner, options=options)
-            self.tool.__dict__["_genmcp_validator"] = validator
-            advertised = validator.advertised
+            self.validator = compile_schema(schema, owner=self.owner, options=options)
+            self.tool.__dict__["_genmcp_validator"] = self.validator
+            advertised = self.validator.advertised
         else:  # the tool validates itself: the schema only describes it
             advertised = advertised_schema(schema, owner=self.owner)
         output = self.tool.output_schema(arg)
@@ -165,12 +179,25 @@ class ToolJob(Job):
         binding: Callable[[], str],
     ) -> None:
         self._catalog, self._entry, self._request, self._binding = catalog, entry, request, binding
-        self.label = f"tool {entry.name!r}"
-        self.cancellable = is_async_hook(entry.tool, "call")
+        self.label = entry.label
+        self.cancellable = entry.call_is_async
 
     async def start(self, channel: Channel) -> Any:
         entry = self._entry
-        request = await checked_request(entry.tool, self._request, entry.arg)  # off the loop
+        request = self._request
+        validator = entry.validator
+        done, arguments = (
+            (False, None) if validator is None else validator.inline(request.arguments)
+        )
+        if done:  # the common call: validated at once on the loop
+            request = with_arguments(request, arguments)
+        else:  # the tool's own validate_request, or a costly validation: off the loop
+            request = await checked_request(entry.tool, request, entry.arg)
+        if entry.call_is_async:  # the hot path: one await, no thread
+            outcome = await entry.tool.call(request, channel, entry.arg)
+            if type(outcome) in _OUTCOMES:
+                return outcome
+            return checked("tool", entry.name, "call", outcome, _OUTCOMES)
         return await self._invoke("call", request, channel, entry.arg)
 
     async def message(self, message: Any, channel: Channel, state: Any) -> Any:
@@ -188,6 +215,8 @@ class ToolJob(Job):
         if isinstance(outcome, InvalidArguments):
             message = f"Invalid arguments for tool {entry.name!r}: {outcome.describe()}"
             return self._catalog.complete(entry, v2607.call_tool_result(error=message))
+        if type(outcome) is Result:  # the hot path
+            return self._catalog.complete(entry, outcome.result)
         if isinstance(outcome, BaseException):
             raise outcome
         return result_of(

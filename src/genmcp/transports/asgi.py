@@ -37,7 +37,7 @@ __all__ = [
     "Scope",
     "Send",
     "content_type_problem",
-    "first_event",
+    "racing_disconnect",
     "read_body",
     "send_empty",
     "send_json",
@@ -82,12 +82,9 @@ class HeaderView(Mapping[str, str]):
         return len(self._raw)
 
 
-async def first_event(relay: Relay, receive: Receive) -> Event | None:
-    """The Call's first event, or None when the client went away first (then the Call is
-    disconnected: cancelled, or closed while streaming)."""
-    event = await relay.first()
-    if event is not None:
-        return event
+async def racing_disconnect(relay: Relay, receive: Receive) -> Event | None:
+    """Wait for the Call's next event or the client going away (then None, and the Call is
+    disconnected)."""
     get = asyncio.ensure_future(relay.next())
     gone = asyncio.ensure_future(disconnected(receive))
     try:

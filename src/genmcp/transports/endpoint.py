@@ -39,7 +39,7 @@ from genmcp.suite import Suite
 from genmcp.transports.asgi import (
     HeaderView,
     content_type_problem,
-    first_event,
+    racing_disconnect,
     read_body,
     send_empty,
     send_json,
@@ -229,11 +229,15 @@ class MCPEndpoint:
         extra: Sequence[tuple[str, str]] = (),
     ) -> None:
         """Write one Call: JSON when it answers before streaming, else an SSE stream."""
-        event = await first_event(relay, receive)
+        event = relay.poll()
+        if event is None and relay.call.task is not None:
+            await asyncio.sleep(0)  # let the call take its first step: most calls end here
+            event = relay.poll()
         if event is None:
-            return  # the client went away first
-        if isinstance(event, Answer):
-            relay.close()
+            event = await racing_disconnect(relay, receive)
+            if event is None:
+                return  # the client went away first
+        if type(event) is Answer:  # the call is done: nothing to close
             await send_json(send, event.response, response_status(event, legacy=legacy), extra)
             return
         if isinstance(event, Ended):  # cancelled before anything was sent: an empty stream

@@ -102,13 +102,18 @@ class Relay:
         """True once the last event was read (or the reader closed)."""
         return self._done
 
+    def poll(self) -> Event | None:
+        """The next event if there is one now, else None (no wait)."""
+        event = self._call.outbox.get_nowait()
+        return None if event is None else self._through(event)
+
     async def first(self) -> Event | None:
         """The first event if the Call has it after one step of its own, else None."""
-        event = self._call.outbox.get_nowait()
+        event = self.poll()
         if event is None and self._call.task is not None:
             await asyncio.sleep(0)  # let the call take its first step: most calls end here
-            event = self._call.outbox.get_nowait()
-        return None if event is None else self._through(event)
+            event = self.poll()
+        return event
 
     async def next(self) -> Event:
         """Wait for the next event."""
@@ -125,14 +130,15 @@ class Relay:
     def close(self) -> None:
         """The reader is done or gone: disconnect the Call unless it already ended."""
         self._done = True
-        self._call.disconnect()
+        self._call.disconnect()  # a no-op once the call is done
 
     def _through(self, event: Event) -> Event:
-        if isinstance(event, Interim):
-            return Interim(self.codec.interim(event.message))
-        if isinstance(event, Answer):
+        modern = self.codec is MODERN  # the identity: no copy
+        if type(event) is Answer:
             self._done = True
-            return self.codec.final(event)
+            return event if modern else self.codec.final(event)
+        if type(event) is Interim:
+            return event if modern else Interim(self.codec.interim(event.message))
         if isinstance(event, Ended):
             self._done = True
         return event

@@ -27,6 +27,7 @@ Imports asyncio and genmcp's core; never a web framework.
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import time
@@ -57,6 +58,8 @@ __all__ = [
     "Session",
     "SessionStream",
 ]
+
+log = logging.getLogger("genmcp")
 
 SESSION: Final = "session"
 """Sealing purpose of session ids."""
@@ -190,13 +193,14 @@ class LegacyServer:
             raise MCPError("session_required", "Bad Request: Mcp-Session-Id header is required")
         try:
             payload = self.suite.sealer.unseal(SESSION, token, max_age_s=self.session_max_age_s)
-        except SealError as exc:
-            raise MCPError("session_not_found", f"Session not found ({exc.reason})") from None
+        except SealError as exc:  # the same answer for every cause; the cause only in the log
+            log.debug("session id refused: %s", exc.reason)
+            raise MCPError("session_not_found", "Session not found") from None
         session = _session_of(payload, self.session_max_age_s)
         if session is None or payload.get("p") != digest(principal_of(assigns)):
             raise MCPError("session_not_found", "Session not found")
         if await self.registry.is_ended(session.key):
-            raise MCPError("session_not_found", "Session not found (ended)")
+            raise MCPError("session_not_found", "Session not found")
         if version is not None and version != session.version:
             raise MCPError(
                 "invalid_request",
