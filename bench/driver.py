@@ -78,6 +78,14 @@ SERVERS: dict[str, dict[str, Any]] = {
         "label": "genmcp (mcp_router in FastAPI)",
         "legacy": True,
     },
+    # a baseline commit for before/after runs: BENCH_BASE_REV=<rev> bash bench/setup.sh genmcp_base
+    "genmcp_base": {
+        "venv": "genmcp_base",
+        "script": "genmcp_server.py",
+        "port": 8106,
+        "label": "genmcp at the baseline commit (setup.sh BENCH_BASE_REV)",
+        "legacy": True,
+    },
     "mcp_low": {
         "venv": "mcp",
         "script": "mcp_low.py",
@@ -750,11 +758,11 @@ def venv_versions(venv: str) -> dict[str, str]:
     return json.loads(p.stdout) if p.returncode == 0 else {}
 
 
-def genmcp_source() -> str:
-    """What the genmcp venv was built from (setup.sh's marker: a commit snapshot or -e tree)."""
-    marker = VENVS / "genmcp" / ".bench-spec"
+def genmcp_source(venv: str = "genmcp") -> str:
+    """What a genmcp venv was built from (setup.sh's marker: a commit snapshot or -e tree)."""
+    marker = VENVS / venv / ".bench-spec"
     if not marker.exists():
-        return "no genmcp venv"
+        return f"no {venv} venv"
     spec = marker.read_text().split()
     src = spec[1] if spec and spec[0] == "-e" else (spec[0] if spec else "?")
     if spec and spec[0] == "-e":
@@ -809,6 +817,8 @@ def cmd_run(o: argparse.Namespace) -> Path:
     meta.setdefault("started", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     meta["machine"] = machine_info()
     meta["genmcp_source"] = genmcp_source()
+    if "genmcp_base" in o.servers:
+        meta["genmcp_source"] += f"; genmcp_base: {genmcp_source('genmcp_base')}"
     meta.setdefault("invocations", []).append(" ".join([Path(sys.argv[0]).name, *sys.argv[1:]]))
     meta["settings"] = {
         k: getattr(o, k)
@@ -829,15 +839,18 @@ def cmd_run(o: argparse.Namespace) -> Path:
         versions[SERVERS[name]["venv"]] = venv_versions(SERVERS[name]["venv"])
     meta_path.write_text(json.dumps(meta, indent=2))
 
-    for name in o.servers:
-        for scenario in o.scenarios:
-            if scenario == "legacy" and not SERVERS[name]["legacy"]:
-                continue
-            env = {**scenario_env(scenario, o), **dict(kv.split("=", 1) for kv in o.env)}
-            runs: list[dict] = []
-            commands: list[str] = []
-            error = None
-            for rep in range(o.runs):
+    # repetitions are interleaved: rep 1 of every server, then rep 2, ..., so that a change of
+    # load on the shared machine hits every server of a scenario alike
+    for scenario in o.scenarios:
+        names = [n for n in o.servers if scenario != "legacy" or SERVERS[n]["legacy"]]
+        env = {**scenario_env(scenario, o), **dict(kv.split("=", 1) for kv in o.env)}
+        runs: dict[str, list[dict]] = {n: [] for n in names}
+        commands: dict[str, list[str]] = {n: [] for n in names}
+        error: dict[str, str | None] = dict.fromkeys(names)
+        for rep in range(o.runs):
+            for name in names:
+                if error[name]:
+                    continue
                 tag = f"{name}__{scenario}__{rep + 1}"
                 srv = Server(name, env, o.server_cpu, out_dir / "logs", tag)
                 t0 = time.monotonic()
@@ -845,30 +858,29 @@ def cmd_run(o: argparse.Namespace) -> Path:
                     srv.start()
                     r = SCENARIO_FUNCS[scenario](srv, o)
                     r["elapsed_s"] = round(time.monotonic() - t0, 1)
-                    runs.append(r)
-                    commands.append(srv.command)
+                    runs[name].append(r)
+                    commands[name].append(srv.command)
                     print(
                         f"[{name} {scenario} {rep + 1}/{o.runs}] {summarize(scenario, r)}",
                         flush=True,
                     )
                 except (BenchError, subprocess.TimeoutExpired, OSError) as e:
-                    error = str(e)
+                    error[name] = str(e)
                     print(
-                        f"[{name} {scenario} {rep + 1}/{o.runs}] FAILED: {error[:500]}", flush=True
+                        f"[{name} {scenario} {rep + 1}/{o.runs}] FAILED: {str(e)[:500]}", flush=True
                     )
                 finally:
                     srv.stop()
-                if error:
-                    break
+        for name in names:
             result = {
                 "server": name,
                 "label": SERVERS[name]["label"],
                 "scenario": scenario,
                 "env": env,
-                "commands": commands,
-                "runs": runs,
-                "median": median_of(runs) if runs else None,
-                "error": error,
+                "commands": commands[name],
+                "runs": runs[name],
+                "median": median_of(runs[name]) if runs[name] else None,
+                "error": error[name],
                 "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             }
             (out_dir / f"{name}__{scenario}.json").write_text(json.dumps(result, indent=2))

@@ -5,6 +5,7 @@
 #   bash bench/setup.sh                 # all venvs (genmcp once src/genmcp is committed)
 #   bash bench/setup.sh genmcp          # only the named venvs
 #   bash bench/setup.sh micro           # candidates for micro.py (not built by default)
+#   BENCH_BASE_REV=24a8fac bash bench/setup.sh genmcp_base   # a baseline genmcp (not by default)
 #
 # Venvs live in $BENCH_VENVS (default /tmp/genmcp-bench/venvs/<name>).
 set -euo pipefail
@@ -25,6 +26,8 @@ declare -A PKGS=(
   [mcp]="mcp==2.3.0 $STACK"
   [fastmcp]="fastmcp==4.1.6 $STACK"
   [genmcp]="GENMCP_SOURCE $STACK"   # filled in below: a snapshot of HEAD, or -e $REPO
+  # a baseline for before/after runs: a snapshot of $BENCH_BASE_REV (not built by default)
+  [genmcp_base]="GENMCP_SOURCE $STACK"
   # for micro.py only (validator / JSON-encoder candidates); not part of run.sh
   [micro]="jsonschema fastjsonschema jsonschema-rs orjson pydantic"
 )
@@ -41,11 +44,16 @@ ensure_wrk() {
 # (git archive), not from the working tree, so that half-done edits by others don't break or blur a run; the marker holds
 # the commit, so the venv is rebuilt when HEAD moves. BENCH_GENMCP_EDITABLE=1 installs the
 # working tree in editable mode instead (for iterating on the hot path).
+# genmcp_base (`bash bench/setup.sh genmcp_base`) is the same from the commit BENCH_BASE_REV names.
 genmcp_source() {
-  if [ "${BENCH_GENMCP_EDITABLE:-0}" = 1 ]; then echo "-e $REPO"; return; fi
   local sha snap
-  # the last commit that changed the package itself (bench-only commits don't count)
-  sha="$(git -C "$REPO" log -1 --format=%h --abbrev=12 -- src pyproject.toml)"
+  if [ "$1" = genmcp_base ]; then
+    sha="$(git -C "$REPO" rev-parse --short=12 "${BENCH_BASE_REV:?set BENCH_BASE_REV to the baseline commit}^{commit}")"
+  elif [ "${BENCH_GENMCP_EDITABLE:-0}" = 1 ]; then echo "-e $REPO"; return
+  else
+    # the last commit that changed the package itself (bench-only commits don't count)
+    sha="$(git -C "$REPO" log -1 --format=%h --abbrev=12 -- src pyproject.toml)"
+  fi
   snap="$VENVS/../src/genmcp-$sha"
   if [ ! -f "$snap/pyproject.toml" ]; then
     rm -rf "$snap.tmp" && mkdir -p "$snap.tmp"
@@ -57,7 +65,7 @@ genmcp_source() {
 
 make_venv() {
   local name="$1" spec="${PKGS[$1]}"
-  if [ "$name" = genmcp ]; then spec="${spec/GENMCP_SOURCE/$(genmcp_source)}"; fi
+  if [[ "$name" = genmcp* ]]; then spec="${spec/GENMCP_SOURCE/$(genmcp_source "$name")}"; fi
   local dir="$VENVS/$name" marker="$VENVS/$name/.bench-spec"
   if [ "$name" = genmcp ] && ! git -C "$REPO" cat-file -e HEAD:src/genmcp/__init__.py 2>/dev/null; then
     echo "setup: skip genmcp (src/genmcp/__init__.py not committed yet)"; return 0

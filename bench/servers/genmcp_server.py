@@ -24,6 +24,8 @@ from fastapi import FastAPI
 
 from genmcp import Result, Tool, call_tool_result, mcp_router
 
+print(f"genmcp from {sys.modules['genmcp'].__file__}", file=sys.stderr, flush=True)
+
 LEGACY_KWARGS = ("legacy", "stateful", "legacy_sessions", "sessions")
 
 
