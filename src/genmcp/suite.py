@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from genmcp._suite.apps import is_view, served_extensions, serves_view
 from genmcp._suite.call import Asker, Call, HookJob, Job
 from genmcp._suite.listen import ChangeFeed, ListenJob, honored_filter
 from genmcp._suite.mail import MailRelay
@@ -26,6 +27,7 @@ from genmcp.channel import Channel
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.outcomes import CacheControl
+from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.listen import (
     PROMPTS_LIST_CHANGED,
@@ -60,6 +62,7 @@ class Suite:
         prompts: prompt classes or ``(PromptClass, arg)`` pairs.
         resources: ``StaticResource`` objects, repository classes or ``(RepoClass, arg)``.
         server_title: optional display name.
+        server_icons: optional ``Icon`` objects of ``serverInfo`` (checked when built).
         instructions: optional text for the model, sent by ``server/discover``.
         page_size: how many items one page of a list result holds.
         secret_key: key(s) that sign ``requestState`` and cursors (current first);
@@ -90,12 +93,15 @@ class Suite:
         broker: Broker | None = None,
         audience: str | None = None,
         schema_options: Mapping[str, Any] | None = None,
+        server_icons: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
         self.server_info: dict[str, Any] = {"name": server_name, "version": server_version}
         if server_title:
             self.server_info["title"] = server_title
+        if server_icons is not None:
+            self.server_info["icons"] = checked_icons(server_icons, "Suite(server_icons=...)")
         self.instructions = instructions
         self.page_size = page_size
         self.sealer = Sealer.from_config(
@@ -145,9 +151,11 @@ class Suite:
     # Every change of the served set notifies the listen streams that asked for it.
 
     def add_tool(self, provider: ToolProvider) -> ToolEntry:
-        """Serve one more tool; a name already served raises ``ValueError``."""
+        """Serve one more tool (and its ``view=``); a name already served raises ``ValueError``."""
         entry = self._tools.add(provider)
         self._changes.publish(TOOLS_LIST_CHANGED)
+        if entry.view is not None:
+            self.add_resource(entry.view)  # add_resource skips a view already served
         return entry
 
     def remove_tool(self, name: str) -> bool:
@@ -176,6 +184,8 @@ class Suite:
 
     def add_resource(self, provider: ResourceProvider) -> None:
         """Serve a ``StaticResource`` or a repository (a URI or key already served raises)."""
+        if is_view(provider) and serves_view(self._resources, provider):
+            return
         self._resources.add(provider)
         self._changes.publish(RESOURCES_LIST_CHANGED)
 
@@ -231,6 +241,7 @@ class Suite:
             capabilities["resources"] = {"subscribe": True, "listChanged": True}
         if self._prompts.completes or self._resources.completes:
             capabilities["completions"] = {}
+        capabilities.update(served_extensions(self._resources))  # {"extensions": ...} or {}
         return capabilities
 
     def header_params(self, tool: Any) -> Mapping[str, str]:
