@@ -76,7 +76,11 @@ async def test_the_view_is_listed_once_and_read_as_an_mcp_app(client: ModernClie
     listed = (await request(client, "resources/list"))["resources"]
     assert [item["uri"] for item in listed] == [VIEW]  # two tools link it: served once
     [item] = listed
-    assert (item["name"], item["mimeType"], item["icons"]) == ("sales_chart_view", MIME, [apps.ICON])
+    assert (item["name"], item["mimeType"], item["icons"]) == (
+        "sales_chart_view",
+        MIME,
+        [apps.ICON],
+    )
     assert item["_meta"]["ui"] == {"prefersBorder": True}
     read = await request(client, "resources/read", {"uri": VIEW})
     [contents] = read["contents"]
@@ -92,7 +96,9 @@ async def test_the_view_is_listed_once_and_read_as_an_mcp_app(client: ModernClie
 async def test_the_app_only_tool_records_a_sale_and_returns_what_the_view_draws(
     client: ModernClient,
 ) -> None:
-    before = (await request(client, "tools/call", {"name": "sales_chart", "arguments": {"region": "south"}}))
+    before = await request(
+        client, "tools/call", {"name": "sales_chart", "arguments": {"region": "south"}}
+    )
     total = before["structuredContent"]["total"]
     arguments = {"region": "south", "month": "may", "amount": 7}
     after = await request(client, "tools/call", {"name": "record_sale", "arguments": arguments})

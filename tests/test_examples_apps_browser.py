@@ -64,7 +64,9 @@ def test_the_view_loads_without_errors_and_draws_the_tool_result(report: dict[st
     before = report["before"]
     assert (before["title"], before["bars"], before["status"]) == ("Sales, north", 6, "ready")
     served = [result for result in messages(report, "server->host") if "result" in result]
-    chart = next(m["result"] for m in served if m["result"].get("structuredContent", {}).get("sales"))
+    chart = next(
+        m["result"] for m in served if m["result"].get("structuredContent", {}).get("sales")
+    )
     drawn = {sale["month"]: sale["amount"] for sale in chart["structuredContent"]["sales"]}
     assert before["amounts"] == drawn
     assert before["total"] == str(chart["structuredContent"]["total"])
@@ -75,8 +77,11 @@ def test_the_form_calls_the_app_only_tool_through_the_host(report: dict[str, Any
     assert after["status"] == "recorded 15"
     assert after["amounts"]["apr"] == before["amounts"]["apr"] + 15
     assert int(after["total"]) == int(before["total"]) + 15
-    [asked] = [m for m in messages(report, "view->host") if m.get("method") == "tools/call"
-               and m["params"]["name"] == "record_sale"]
+    [asked] = [
+        m
+        for m in messages(report, "view->host")
+        if m.get("method") == "tools/call" and m["params"]["name"] == "record_sale"
+    ]
     assert asked["params"]["arguments"] == {"region": "north", "month": "apr", "amount": 15}
     relayed = [m for m in messages(report, "host->server") if m["method"] == "tools/call"]
     assert [m["params"]["name"] for m in relayed] == ["sales_chart", "record_sale"]
@@ -91,7 +96,9 @@ def test_the_form_calls_the_app_only_tool_through_the_host(report: dict[str, Any
 def test_the_host_refuses_a_tool_the_view_may_not_call(report: dict[str, Any]) -> None:
     [refusal] = [m for m in messages(report, "host->view") if m.get("id") == "probe"]
     assert refusal["error"]["code"] == -32602
-    relayed = [m["params"]["name"] for m in messages(report, "host->server") if m["method"] == "tools/call"]
+    relayed = [
+        m["params"]["name"] for m in messages(report, "host->server") if m["method"] == "tools/call"
+    ]
     assert "no_such_tool" not in relayed
 
 
@@ -104,6 +111,8 @@ def test_bridge_messages_match_the_ext_apps_schema(report: dict[str, Any]) -> No
                 check_ext_apps(definition, {k: message[k] for k in ("method", "params")})
                 seen.add(message["method"])
     assert seen == {*VIEW_SENDS, *HOST_SENDS}
-    initialize = next(m for m in messages(report, "view->host") if m.get("method") == "ui/initialize")
+    initialize = next(
+        m for m in messages(report, "view->host") if m.get("method") == "ui/initialize"
+    )
     answer = next(m for m in messages(report, "host->view") if m.get("id") == initialize["id"])
     check_ext_apps("McpUiInitializeResult", answer["result"])

@@ -145,7 +145,7 @@ class ResourceRepo(Behaviour):
                 description=options.get("description"),
                 mime_type=options.get("mime_type"),
                 annotations=options.get("annotations"),
-                icons=options.get("icons"),
+                icons=checked_icons(options.get("icons"), type(self).__qualname__),
                 meta=options.get("meta"),
             )
         ]

@@ -49,9 +49,9 @@ def apps_problem() -> str | None:
         return "npm is not on PATH (needed once to install the MCP Apps test packages)"
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / "package.json").write_text('{"name": "genmcp-test-apps", "private": true}\n')
+    command = [npm, "install", "--no-audit", "--no-fund", "--legacy-peer-deps"]
     done = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "--legacy-peer-deps", "--prefix", str(CACHE)]
-        + list(PACKAGES),
+        [*command, "--prefix", str(CACHE), *PACKAGES],
         capture_output=True,
         text=True,
         timeout=300,
@@ -119,7 +119,9 @@ def run_host(url: str, timeout_s: float = 60.0) -> dict[str, Any]:
         cwd=CACHE,
     )
     lines = done.stdout.strip().splitlines()
-    assert lines, f"the browser driver printed nothing (rc {done.returncode}): {done.stderr[-1500:]}"
+    assert lines, (
+        f"the browser driver printed nothing (rc {done.returncode}): {done.stderr[-1500:]}"
+    )
     report: dict[str, Any] = json.loads(lines[-1])
     assert done.returncode == 0 and "failure" not in report, (report, done.stderr[-1500:])
     return report
