@@ -229,7 +229,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.protocol",),
     ("genmcp.schema",),
     ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel"),
-    ("genmcp.tool", "genmcp.prompt", "genmcp.resource"),
+    ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps"),
     ("genmcp.storage",),
     ("genmcp._suite",),
     ("genmcp.suite",),

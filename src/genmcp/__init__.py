@@ -7,7 +7,8 @@ Layers, lowest first (a module imports only from its own layer or below;
     protocol/                   pure wire vocabulary: JSON-RPC, versions, _meta, builders, 2025
     schema/                     the schema engine: compile, keywords, RE2 patterns, $ref, fast path
     outcomes, behaviour         Result, Stream, Error, ...; the class-options base
-    tool, prompt, resource      the public behaviours
+    tool, prompt, resource,     the public behaviours (apps: AppView, an MCP Apps view)
+    apps
     channel                     Channel, Mailbox, Outbox
     storage/                    Broker and SessionRegistry: memory, Redis
     _suite/                     private machinery: the Call and its phase table, catalogs,
@@ -23,6 +24,7 @@ framework.
 
 from typing import TYPE_CHECKING, Any
 
+from genmcp.apps import AppView
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
@@ -65,6 +67,7 @@ _LAZY = {"MCPRouter", "mcp_app", "mcp_router"}
 __version__ = "0.1.0"
 
 __all__ = [
+    "AppView",
     "CallbackReturnError",
     "Channel",
     "Error",

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from genmcp.behaviour import Behaviour, Completion, Hooked
 from genmcp.outcomes import CacheControl, Error, InputRequired, ResourceNotFound, Result
+from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.resources import (
     blob_contents,
     read_resource_result,
@@ -144,7 +145,7 @@ class ResourceRepo(Behaviour):
                 description=options.get("description"),
                 mime_type=options.get("mime_type"),
                 annotations=options.get("annotations"),
-                icons=options.get("icons"),
+                icons=checked_icons(options.get("icons"), type(self).__qualname__),
                 meta=options.get("meta"),
             )
         ]
@@ -238,6 +239,7 @@ class StaticResource:
         if (self.text is None) == (self.blob is None):
             raise ValueError(f"StaticResource {self.uri!r} needs exactly one of text= or blob=")
         self.contents()  # a bad blob fails here, not at the first read
+        checked_icons(self.icons, f"StaticResource {self.uri!r}")
 
     def item(self) -> dict[str, Any]:
         """Its ``resources/list`` entry (with ``size`` in bytes)."""

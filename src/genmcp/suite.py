@@ -13,20 +13,22 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from genmcp._suite.call import Asker, Call, HookJob, Job
-from genmcp._suite.listen import ChangeFeed, ListenJob, honored_filter
+from genmcp._suite.apps import is_view, served_extensions, serves_view
+from genmcp._suite.call import Asker, Call, Job
+from genmcp._suite.listen import ChangeFeed
 from genmcp._suite.mail import MailRelay
+from genmcp._suite.methods import Response, SuiteMethods
 from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
 from genmcp._suite.request_state import RequestStates, principal_of
 from genmcp._suite.resources import ResourceCatalog, ResourceProvider
 from genmcp._suite.tools import ToolCatalog, ToolEntry, ToolProvider
-from genmcp.channel import Channel
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.outcomes import CacheControl
+from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.listen import (
     PROMPTS_LIST_CHANGED,
@@ -35,7 +37,6 @@ from genmcp.protocol.listen import (
     TOOLS_LIST_CHANGED,
 )
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
-from genmcp.protocol.prompts import parse_complete_params
 from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker
@@ -45,7 +46,6 @@ __all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
 log = logging.getLogger("genmcp")
 
-Response = dict[str, Any]
 Handler = Callable[[Request, dict[str, Any], Mapping[str, Any]], "Job | Response"]
 LISTEN: Final = "subscriptions/listen"
 TOOLS_CALL: Final = "tools/call"
@@ -58,7 +58,7 @@ def _retry(
     return handler(request, meta, assigns)
 
 
-class Suite:
+class Suite(SuiteMethods):
     """Serves tools, prompts and resources over MCP; transports feed it requests.
 
     Args:
@@ -68,6 +68,7 @@ class Suite:
         prompts: prompt classes or ``(PromptClass, arg)`` pairs.
         resources: ``StaticResource`` objects, repository classes or ``(RepoClass, arg)``.
         server_title: optional display name.
+        server_icons: optional ``Icon`` objects of ``serverInfo`` (checked when built).
         instructions: optional text for the model, sent by ``server/discover``.
         page_size: how many items one page of a list result holds.
         secret_key: key(s) that sign ``requestState`` and cursors (current first);
@@ -98,12 +99,15 @@ class Suite:
         broker: Broker | None = None,
         audience: str | None = None,
         schema_options: Mapping[str, Any] | None = None,
+        server_icons: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
         self.server_info: dict[str, Any] = {"name": server_name, "version": server_version}
         if server_title:
             self.server_info["title"] = server_title
+        if server_icons is not None:
+            self.server_info["icons"] = checked_icons(server_icons, "Suite(server_icons=...)")
         self.instructions = instructions
         self.page_size = page_size
         self.sealer = Sealer.from_config(
@@ -135,27 +139,18 @@ class Suite:
             self.add_prompt(prompt)
         for resource in resources:
             self.add_resource(resource)
-        self._methods: dict[str, Handler] = {
-            "server/discover": self._discover,
-            "tools/list": self._list_tools,
-            TOOLS_CALL: self._call_tool,
-            "prompts/list": self._list_prompts,
-            "prompts/get": self._get_prompt,
-            "resources/list": self._list_resources,
-            "resources/templates/list": self._list_templates,
-            "resources/read": self._read_resource,
-            "completion/complete": self._complete,
-            LISTEN: self._listen,
-        }
+        self._methods: dict[str, Handler] = self._handlers()
 
     # -- configuration ------------------------------------------------------------
     #
     # Every change of the served set notifies the listen streams that asked for it.
 
     def add_tool(self, provider: ToolProvider) -> ToolEntry:
-        """Serve one more tool; a name already served raises ``ValueError``."""
+        """Serve one more tool (and its ``view=``); a name already served raises ``ValueError``."""
         entry = self._tools.add(provider)
         self._changes.publish(TOOLS_LIST_CHANGED)
+        if entry.view is not None:
+            self.add_resource(entry.view)  # add_resource skips a view already served
         return entry
 
     def remove_tool(self, name: str) -> bool:
@@ -184,6 +179,8 @@ class Suite:
 
     def add_resource(self, provider: ResourceProvider) -> None:
         """Serve a ``StaticResource`` or a repository (a URI or key already served raises)."""
+        if is_view(provider) and serves_view(self._resources, provider):
+            return
         self._resources.add(provider)
         self._changes.publish(RESOURCES_LIST_CHANGED)
 
@@ -239,6 +236,7 @@ class Suite:
             capabilities["resources"] = {"subscribe": True, "listChanged": True}
         if self._prompts.completes or self._resources.completes:
             capabilities["completions"] = {}
+        capabilities.update(served_extensions(self._resources))  # {"extensions": ...} or {}
         return capabilities
 
     def header_params(self, tool: Any) -> Mapping[str, str]:
@@ -347,100 +345,3 @@ class Suite:
 
     def _forget_call(self, call: Call) -> None:
         self._calls.pop(call.id, None)
-
-    def _discover(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
-        scope, ttl = self.discover_cache_control
-        result: Response = {
-            "resultType": "complete",
-            "supportedVersions": list(self.supported_versions),
-            "capabilities": self.capabilities,
-            "ttlMs": ttl,
-            "cacheScope": scope,
-            "_meta": self._result_meta,
-        }
-        if self.instructions:
-            result["instructions"] = self.instructions
-        return result
-
-    def _require(self, served: bool, request: Request) -> None:
-        """A method of a capability not advertised is "method not found" (spec digest §2)."""
-        if not served:
-            raise MCPError("method_not_found", f"Method not found: {request.method}")
-
-    def _one_shot(self, request: Request, answer: Callable[[Channel], Awaitable[Response]]) -> Job:
-        return HookJob(request.method, answer)
-
-    # -- tools ----------------------------------------------------------------------
-
-    def _list_tools(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
-        held = assigns.get("effective_scopes")  # auth: list only the tools the caller may use
-        if held is None:
-            return self._tools.list(request.params)
-        return self._tools.list(
-            request.params, lambda e: set(e.tool.required_scopes(e.arg)) <= held
-        )
-
-    def _call_tool(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Job:
-        self._mail.start()  # from the first call on, posts from other processes reach ours
-        return self._tools.job(request, meta, assigns)
-
-    # -- prompts --------------------------------------------------------------------
-
-    def _list_prompts(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
-        self._require(bool(self._prompts), request)
-        held = assigns.get("effective_scopes")  # auth: list only the prompts the caller may use
-        if held is None:
-            return self._prompts.list(request.params)
-        return self._prompts.list(
-            request.params, lambda e: set(e.prompt.required_scopes(e.arg)) <= held
-        )
-
-    def _get_prompt(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
-        self._require(bool(self._prompts), request)
-        return self._one_shot(
-            request, lambda channel: self._prompts.get(request.params, meta, assigns, channel)
-        )
-
-    # -- resources ------------------------------------------------------------------
-
-    def _list_resources(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
-        self._require(bool(self._resources), request)
-        return self._one_shot(
-            request, lambda channel: self._resources.list(request.params, channel)
-        )
-
-    def _list_templates(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
-        self._require(bool(self._resources), request)
-        return self._resources.templates(request.params)
-
-    def _read_resource(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
-        self._require(bool(self._resources), request)
-        return self._one_shot(
-            request, lambda channel: self._resources.read(request.params, meta, assigns, channel)
-        )
-
-    # -- completion/complete ----------------------------------------------------------
-
-    def _complete(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
-        self._require(self._prompts.completes or self._resources.completes, request)
-        kind, target, argument, value, context = parse_complete_params(request.params)
-
-        async def answer(channel: Channel) -> Response:
-            if kind == "ref/prompt":
-                result = await self._prompts.complete(target, argument, value, context)
-            else:
-                result = await self._resources.complete(target, argument, value, context)
-            return {**result, "resultType": "complete", "_meta": self._result_meta}
-
-        return self._one_shot(request, answer)
-
-    # -- subscriptions/listen ---------------------------------------------------------
-
-    def _listen(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
-        honored = honored_filter(request.params, self.capabilities, self.routes_resource)
-        return ListenJob(
-            request_id=request.id,
-            honored=honored,
-            broker=self.broker,
-            result_meta=self._result_meta,
-        )

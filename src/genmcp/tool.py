@@ -19,8 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from genmcp.apps import AppView
 from genmcp.behaviour import Behaviour
 from genmcp.outcomes import CacheControl, Outcome
+from genmcp.protocol.apps import tool_ui_meta
 from genmcp.schema import ArgumentValidator, SchemaLike, compile_schema, merge_options
 
 if TYPE_CHECKING:
@@ -34,12 +36,15 @@ _OPTION_KEYS = (
     "title",
     "description",
     "annotations",
+    "icons",
     "meta",
     "input_schema",
     "output_schema",
     "cache_control",
     "scopes",
     "schema_options",
+    "view",
+    "visibility",
 )
 
 
@@ -85,11 +90,24 @@ class Tool(Behaviour):
     # -- metadata hooks ---------------------------------------------------------
 
     def info(self, key: str, arg: Any) -> Any:
-        """Return the metadata ``key`` (name, title, description, annotations, _meta).
+        """Return the metadata ``key`` (name, title, description, annotations, icons, _meta).
 
         Called once per provider when the Suite is built.
         """
         return self.option(key)
+
+    def ui(self, arg: Any) -> Mapping[str, Any] | None:
+        """Return the tool's MCP Apps ``_meta.ui`` (``resourceUri``, ``visibility``), or None.
+
+        Defaults to the ``view=`` option (an ``AppView`` class, or a ``ui://`` URI served
+        elsewhere) and the ``visibility=`` option (``["model", "app"]`` by default;
+        ``["app"]`` for an app-only tool the host hides from the model). Called once per
+        provider when the Suite is built; merged into ``_meta``.
+        """
+        view = self.option("view")
+        if isinstance(view, type) and issubclass(view, AppView):
+            view = view.view_uri()
+        return tool_ui_meta(view, self.option("visibility"), type(self).__qualname__)
 
     def input_schema(self, arg: Any) -> SchemaLike:
         """Return the input JSON Schema (a dict) or a pydantic model class.

@@ -43,6 +43,9 @@ ANSWERS: Final[Mapping[str, str]] = {
 }
 #: Definitions other definitions extend with `allOf`: closing them would break those.
 _EXTENDED: Final = frozenset({"Result", "Task", "Error", "NotificationParams", "RequestParams"})
+#: SEP-1724 extensions: MCP Apps (ext-apps specification/2026-01-26) negotiates in `initialize`
+#: `capabilities.extensions`, which the 2025 schemas leave open without naming it.
+_EXTENSIONS_SLOT: Final = {"type": "object", "additionalProperties": {"type": "object"}}
 
 Message = dict[str, Any]
 
@@ -63,6 +66,8 @@ def _strict_document(version: str) -> tuple[dict[str, Any], str]:
     document = json.loads(schema.require_schema(version).read_text(encoding="utf-8"))
     key = "$defs" if "$defs" in document else "definitions"
     for name, definition in document[key].items():
+        if name in ("ServerCapabilities", "ClientCapabilities"):
+            definition["properties"].setdefault("extensions", _EXTENSIONS_SLOT)
         if name not in _EXTENDED:
             _close(definition)
         params = definition.get("properties", {}).get("params")

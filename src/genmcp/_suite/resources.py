@@ -28,6 +28,7 @@ from genmcp._suite.listing import CURSOR, Pages, Served, merge_cache, open_curso
 from genmcp._suite.served import instantiate
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputRequired, ResourceNotFound, Result
+from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.prompts import as_complete_result, complete_result
 from genmcp.protocol.uri_template import UriTemplate
 from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest, StaticResource
@@ -74,6 +75,8 @@ class RepoEntry:
                     f"{self.owner}: a resource template needs a uriTemplate and a name "
                     "(class option name=...)"
                 )
+            if "icons" in described:
+                described["icons"] = checked_icons(described["icons"], self.owner)
         self.completes = type(self.repo).complete is not ResourceRepo.complete
 
     def match(self, uri: str) -> Mapping[str, Any] | None:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from genmcp.behaviour import Behaviour
 from genmcp.errors import MCPError
+from genmcp.protocol.icons import checked_icons
 
 __all__ = ["Described", "arguments_of", "descriptor", "instantiate", "name_of"]
 
@@ -55,7 +56,7 @@ def descriptor(
 ) -> dict[str, Any]:
     """A list entry: ``name``, then ``title`` and ``description`` when the behaviour's
     ``info`` gives them, the ``own`` keys, then each of ``objects`` it gives (copied: a
-    list for ``icons``, a dict otherwise)."""
+    list for ``icons``, validated, a dict otherwise)."""
     described: dict[str, Any] = {"name": name}
     for key in ("title", "description"):
         value = behaviour.info(key, arg)
@@ -64,8 +65,10 @@ def descriptor(
     described.update(own)
     for key in objects:
         value = behaviour.info(key, arg)
-        if value is not None:
-            described[key] = list(value) if key == "icons" else dict(value)
+        if value is not None and key == "icons":
+            described[key] = checked_icons(value, type(behaviour).__qualname__)
+        elif value is not None:
+            described[key] = dict(value)
     return described
 
 

@@ -27,6 +27,7 @@ from genmcp._suite.hooks import call_hook, is_async_hook
 from genmcp._suite.listing import Catalog
 from genmcp._suite.served import arguments_of, descriptor, instantiate, name_of
 from genmcp._suite.validation import checked_request
+from genmcp.apps import AppView
 from genmcp.errors import CallbackReturnError
 from genmcp.outcomes import CacheControl, Error, InputRequired, Result, Stream
 from genmcp.protocol import v2607
@@ -68,6 +69,7 @@ class ToolEntry:
         "owner",
         "tool",
         "validator",
+        "view",
     )
 
     def __init__(
@@ -94,6 +96,8 @@ class ToolEntry:
         )
         self.descriptor = self._describe(advertised)
         self.header_params = _header_params(advertised)
+        view = self.tool.option("view")  # an AppView class the Suite serves with the tool
+        self.view: type[AppView] | None = view if _is_view(view) else None
 
     def cache_control(self) -> CacheControl:
         """The tool's cache hint for ``tools/list``."""
@@ -103,7 +107,18 @@ class ToolEntry:
         own = {"inputSchema": input_schema}
         if self.output is not None:
             own["outputSchema"] = self.output.advertised
-        return descriptor(self.tool, self.arg, self.name, own, ("annotations", "_meta"))
+        described = descriptor(
+            self.tool, self.arg, self.name, own, ("annotations", "icons", "_meta")
+        )
+        ui = self.tool.ui(self.arg)
+        if ui:  # MCP Apps: _meta.ui links the tool to its view
+            meta = described.setdefault("_meta", {})
+            meta["ui"] = {**meta.get("ui", {}), **ui}
+        return described
+
+
+def _is_view(view: Any) -> bool:
+    return isinstance(view, type) and issubclass(view, AppView)
 
 
 def _header_params(schema: dict[str, Any]) -> dict[str, str]:

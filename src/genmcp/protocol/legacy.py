@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from genmcp.errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, MCPError
+from genmcp.protocol.apps import UI_EXTENSION
 from genmcp.protocol.meta import LOG_LEVELS
 from genmcp.protocol.versions import (
     LEGACY_VERSIONS,
@@ -117,6 +118,9 @@ FIELDS: Final[Mapping[str, Mapping[str, str]]] = {
     "ClientCapabilities": {
         "experimental": _OLD, "roots": _OLD, "sampling": _OLD, "elicitation": _MID,
     },
+    # capabilities.extensions: the 2025 schemas leave capabilities open and MCP Apps
+    # negotiates there; its views need _meta on Tool and ResourceContents (2025-06-18+)
+    "extensions": {UI_EXTENSION: _MID},
     "CreateMessageParams": {
         "messages": _OLD, "modelPreferences": _OLD, "systemPrompt": _OLD,
         "includeContext": _OLD, "temperature": _OLD, "maxTokens": _OLD,
@@ -169,11 +173,19 @@ def server_capabilities(capabilities: Mapping[str, Any], version: str) -> dict[s
 
     What the revision knows of the modern capabilities (``listChanged`` and ``subscribe``
     notifications go out on the session's GET stream), plus ``logging``: ``logging/setLevel``
-    is served for every session.
+    is served for every session, plus the ``extensions`` it can carry.
     """
     legacy: dict[str, Any] = _pick(capabilities, "ServerCapabilities", version)
     legacy["logging"] = {}
+    if extensions := _extensions(capabilities, version):
+        legacy["extensions"] = extensions
     return legacy
+
+
+def _extensions(capabilities: Mapping[str, Any], version: str) -> dict[str, Any]:
+    """The ``extensions`` of ``capabilities`` that ``version`` can carry (``FIELDS``)."""
+    declared = capabilities.get("extensions")
+    return _pick(declared, "extensions", version) if isinstance(declared, Mapping) else {}
 
 
 def initialize_result(
@@ -212,9 +224,12 @@ def client_capabilities(declared: Mapping[str, Any], version: str) -> dict[str, 
 
     Only what the negotiated revision defines counts: no elicitation before 2025-06-18, no
     URL elicitation, ``sampling.tools`` or ``sampling.context`` flags before 2025-11-25
-    (where ``includeContext`` needed no flag, so ``sampling`` implies ``context``).
+    (where ``includeContext`` needed no flag, so ``sampling`` implies ``context``), and only
+    the ``extensions`` the revision can carry.
     """
     caps: dict[str, Any] = _pick(declared, "ClientCapabilities", version)
+    if extensions := _extensions(declared, version):
+        caps["extensions"] = extensions
     for key in ("roots", "sampling", "elicitation", "experimental"):
         if key in caps and not isinstance(caps[key], Mapping):
             del caps[key]

@@ -1,0 +1,127 @@
+"""MCP Apps test kit: the ext-apps package's published schema, and a real headless browser.
+
+Owns: installing `@modelcontextprotocol/ext-apps` (for `dist/src/generated/schema.json`,
+the extension's own JSON Schema of its types) and `playwright-core` into `.cache/apps`
+(gitignored) from the npm registry on first use; validating values against a named
+definition of that schema (`check_ext_apps`); running `apps_browser.mjs`, which drives
+Debian's Chromium (`/usr/bin/chromium`, or `$GENMCP_CHROMIUM`) headless through the test
+host page `apps_host.html`.
+
+`apps_problem()` / `browser_problem()` say why the schema or the browser cannot be had
+here (no node >= 20 or npm, install failed, no chromium); callers skip on it, or fail when
+`CI` is set (`require`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from support.authorization_server import _node
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+CACHE: Final = Path(os.environ.get("GENMCP_APPS_CACHE", ROOT / ".cache" / "apps"))
+HOST_PAGE: Final = Path(__file__).with_name("apps_host.html")
+DRIVER: Final = Path(__file__).with_name("apps_browser.mjs")
+PACKAGES: Final = ("@modelcontextprotocol/ext-apps@2.0.4", "playwright-core@1.65.1")
+SCHEMA: Final = "node_modules/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json"
+CHROMIUM: Final = os.environ.get("GENMCP_CHROMIUM", "/usr/bin/chromium")
+
+
+@functools.cache
+def apps_problem() -> str | None:
+    """Why the npm packages cannot be had here, or None (installs them when needed)."""
+    if _node() is None:
+        return "no node >= 20 on PATH (the MCP Apps tests use npm packages under node)"
+    ready = all((CACHE / "node_modules" / _name(p) / "package.json").is_file() for p in PACKAGES)
+    if ready:
+        return None
+    npm = shutil.which("npm")
+    if npm is None:
+        return "npm is not on PATH (needed once to install the MCP Apps test packages)"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    (CACHE / "package.json").write_text('{"name": "genmcp-test-apps", "private": true}\n')
+    command = [npm, "install", "--no-audit", "--no-fund", "--legacy-peer-deps"]
+    done = subprocess.run(
+        [*command, "--prefix", str(CACHE), *PACKAGES],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        return f"npm install {' '.join(PACKAGES)} failed: {done.stderr[-500:]}"
+    return None
+
+
+@functools.cache
+def browser_problem() -> str | None:
+    """Why no headless browser test can run here, or None."""
+    problem = apps_problem()
+    if problem is not None:
+        return problem
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    return None
+
+
+def require(problem: str | None) -> None:
+    """Skip the calling test on `problem`, or fail it when `CI` is set."""
+    if problem is None:
+        return
+    if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+        pytest.fail(f"CI must run the MCP Apps tests, but {problem}", pytrace=False)
+    pytest.skip(problem)
+
+
+def _name(package: str) -> str:
+    return package.rsplit("@", 1)[0]
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((CACHE / SCHEMA).read_text())
+    # The generated file (2.0.4) points tool input-schema properties at `#/$defs/__schema0`
+    # without defining it (zod's recursive JSON Schema); any JSON Schema may stand there.
+    loaded["$defs"].setdefault("__schema0", {})
+    return loaded
+
+
+def check_ext_apps(definition: str, value: Any) -> None:
+    """Assert `value` is a valid `definition` of the ext-apps schema (e.g. McpUiToolMeta)."""
+    require(apps_problem())
+    schema = _schema()
+    assert definition in schema["$defs"], f"ext-apps schema has no {definition}"
+    validator = Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]})
+    problems = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(value)]
+    assert problems == [], f"not a valid {definition}: {problems}"
+
+
+def run_host(url: str, timeout_s: float = 60.0) -> dict[str, Any]:
+    """Run `apps_browser.mjs` against the host page at `url`; its JSON report."""
+    require(browser_problem())
+    node = _node()
+    assert node is not None
+    env = {**os.environ, "APPS_MODULES": str(CACHE / "node_modules")}
+    done = subprocess.run(
+        [node, str(DRIVER), url, CHROMIUM],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env=env,
+        cwd=CACHE,
+    )
+    lines = done.stdout.strip().splitlines()
+    assert lines, (
+        f"the browser driver printed nothing (rc {done.returncode}): {done.stderr[-1500:]}"
+    )
+    report: dict[str, Any] = json.loads(lines[-1])
+    assert done.returncode == 0 and "failure" not in report, (report, done.stderr[-1500:])
+    return report
