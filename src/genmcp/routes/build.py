@@ -110,8 +110,10 @@ def route_tools(
         paths: include operations whose path template matches one of these
             ``fnmatch`` patterns (``"/items/*"``).
         methods: include operations with one of these HTTP methods.
-        exclude_operations, exclude_tags, exclude_paths, exclude_methods: drop
-            operations matching any of them.
+        exclude_operations: operation ids to drop.
+        exclude_tags: drop operations carrying one of these tags.
+        exclude_paths: drop operations whose path template matches one of these patterns.
+        exclude_methods: drop operations with one of these HTTP methods.
         headers: expose header parameters as arguments (credentials never are).
         names: operation id -> tool name, for ids that make poor tool names.
         credentials: ``assigns -> headers`` for calls no MCP HTTP request forwarded
