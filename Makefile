@@ -29,6 +29,7 @@ help:
 	@echo "make typecheck  mypy, configured in pyproject.toml"
 	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow"
 	@echo "make fuzz       10,000 hostile requests over both eras (FUZZ_SEED= to replay)"
+	@echo "make docs       build the documentation site into site/ (strict)"
 	@echo "make clean      remove $(VENV) and the tool caches"
 
 $(VENV_PYTHON):
@@ -74,6 +75,12 @@ pytest: $(DEV_STAMP)
 
 # bench: and conformance: are added by their owners below.
 
+# The documentation site (mkdocs, material theme, mkdocstrings) into site/; strict: a warning
+# fails the build. tests/test_docs.py builds it too, so CI checks it with `make test`.
+.PHONY: docs
+docs: $(DEV_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 # Side-by-side benchmark (genmcp, mcp SDK, FastMCP, bare routes) -> bench/RESULTS.md; ~50 min.
 # Venvs under /tmp/genmcp-bench/venvs; details in bench/README.md.
 .PHONY: bench
@@ -97,5 +104,5 @@ fuzz: $(DEV_STAMP)
 		-p no:cacheprovider tests/fuzz/test_fuzz.py $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build dist
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build dist site
 	find . -path ./.git -prune -o \( -name __pycache__ -o -name '*.egg-info' \) -type d -prune -exec rm -rf {} +

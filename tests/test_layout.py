@@ -33,6 +33,9 @@ WEB_MODULES: Final = frozenset(
 
 WEB_EXCEPTIONS: Final[dict[str, str]] = {
     "genmcp.auth.resource": "OAuthResource is a FastAPI dependency and serves the metadata routes",
+    "genmcp.routes": "routes_router builds an MCPRouter around a FastAPI app's routes",
+    "genmcp.routes.build": "route_tools reads a FastAPI app's routes and OpenAPI document",
+    "genmcp.routes.credentials": "forward_credentials and mcp_caller are FastAPI dependencies",
 }
 """Modules outside ``WEB_MODULES`` that still import the web framework, and why."""
 
@@ -234,7 +237,14 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp._suite",),
     ("genmcp.suite",),
     ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
-    ("genmcp._client", "genmcp.testing", "genmcp.cli", "genmcp.__main__", "genmcp.scaleout"),
+    (
+        "genmcp._client",
+        "genmcp.testing",
+        "genmcp.cli",
+        "genmcp.__main__",
+        "genmcp.scaleout",
+        "genmcp.routes",
+    ),
 )
 """DESIGN.md §1, lowest first: a module imports only from its own layer or below."""
 

@@ -15,10 +15,11 @@ Layers, lowest first (a module imports only from its own layer or below;
                                 outcome -> result, listen, mail
     suite                       routing, capabilities, the live Calls
     transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
-    testing/, cli               the in-process test client; the command line
+    testing/, cli, routes/      the in-process test client; the command line; routes as tools
 
 This module only re-exports the public API. The FastAPI adapter (``mcp_router``,
-``mcp_app``, ``MCPRouter``) is imported on first use, so ``import genmcp`` loads no web
+``mcp_app``, ``MCPRouter``) and routes as tools (``route_tools``, ``routes_router``) are
+imported on first use, so ``import genmcp`` loads no web
 framework.
 """
 
@@ -60,9 +61,16 @@ from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 
 if TYPE_CHECKING:
+    from genmcp.routes import route_tools, routes_router
     from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
 
-_LAZY = {"MCPRouter", "mcp_app", "mcp_router"}
+_LAZY = {
+    "MCPRouter": "genmcp.transports.fastapi",
+    "mcp_app": "genmcp.transports.fastapi",
+    "mcp_router": "genmcp.transports.fastapi",
+    "route_tools": "genmcp.routes",
+    "routes_router": "genmcp.routes",
+}
 
 __version__ = "0.1.0"
 
@@ -104,6 +112,8 @@ __all__ = [
     "resource_item",
     "resource_link",
     "resource_template",
+    "route_tools",
+    "routes_router",
     "text",
     "text_contents",
     "user_message",
@@ -111,11 +121,11 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Resolve the FastAPI adapter on first use (it imports FastAPI and Starlette)."""
+    """Resolve the FastAPI adapter and routes-as-tools on first use (they import FastAPI)."""
     if name in _LAZY:
-        from genmcp.transports import fastapi
+        import importlib
 
-        value = getattr(fastapi, name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'genmcp' has no attribute {name!r}")
