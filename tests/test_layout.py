@@ -232,6 +232,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource"),
     ("genmcp.storage",),
     ("genmcp._suite",),
+    ("genmcp.middleware", "genmcp.telemetry", "genmcp.observe"),
     ("genmcp.suite",),
     ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
     ("genmcp._client", "genmcp.testing", "genmcp.cli", "genmcp.__main__", "genmcp.scaleout"),
