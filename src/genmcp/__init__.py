@@ -12,6 +12,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     storage/                    Broker and SessionRegistry: memory, Redis
     _suite/                     private machinery: the Call and its phase table, catalogs,
                                 outcome -> result, listen, mail
+    middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
     suite                       routing, capabilities, the live Calls
     transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
     testing/, cli               the in-process test client; the command line
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
+from genmcp.middleware import MCPRequest, Middleware, Outcome, TransportContext, watch
 from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.prompts import (
@@ -71,7 +73,10 @@ __all__ = [
     "InputRequired",
     "InvalidArguments",
     "MCPError",
+    "MCPRequest",
     "MCPRouter",
+    "Middleware",
+    "Outcome",
     "Prompt",
     "PromptRequest",
     "ResourceNotFound",
@@ -83,6 +88,7 @@ __all__ = [
     "Suite",
     "Tool",
     "ToolRequest",
+    "TransportContext",
     "assistant_message",
     "audio",
     "blob_contents",
@@ -104,6 +110,7 @@ __all__ = [
     "text",
     "text_contents",
     "user_message",
+    "watch",
 ]
 
 
