@@ -235,6 +235,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps"),
     ("genmcp.storage",),
     ("genmcp._suite",),
+    ("genmcp.middleware", "genmcp.telemetry", "genmcp.observe"),
     ("genmcp.suite",),
     ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
     (

@@ -13,6 +13,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     storage/                    Broker and SessionRegistry: memory, Redis
     _suite/                     private machinery: the Call and its phase table, catalogs,
                                 outcome -> result, listen, mail
+    middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
     suite                       routing, capabilities, the live Calls
     transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
     testing/, cli, routes/      the in-process test client; the command line; routes as tools
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from genmcp.apps import AppView
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
+from genmcp.middleware import MCPRequest, Middleware, Outcome, TransportContext, watch
 from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.prompts import (
@@ -82,7 +84,10 @@ __all__ = [
     "InputRequired",
     "InvalidArguments",
     "MCPError",
+    "MCPRequest",
     "MCPRouter",
+    "Middleware",
+    "Outcome",
     "Prompt",
     "PromptRequest",
     "ResourceNotFound",
@@ -94,6 +99,7 @@ __all__ = [
     "Suite",
     "Tool",
     "ToolRequest",
+    "TransportContext",
     "assistant_message",
     "audio",
     "blob_contents",
@@ -117,6 +123,7 @@ __all__ = [
     "text",
     "text_contents",
     "user_message",
+    "watch",
 ]
 
 

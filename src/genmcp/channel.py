@@ -24,7 +24,7 @@ import asyncio
 import logging
 import threading
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final, final
 
@@ -56,13 +56,20 @@ class Outbox:
     ``asyncio.Queue``, which matters because every call has one.
     """
 
-    __slots__ = ("_events", "_loop", "_thread", "_waiter")
+    __slots__ = ("_events", "_loop", "_taps", "_thread", "_waiter")
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._loop = loop or asyncio.get_running_loop()
         self._thread = threading.get_ident()
         self._events: deque[Event] = deque()
         self._waiter: asyncio.Future[None] | None = None
+        self._taps: tuple[Callable[[Event], None], ...] = ()
+
+    def tap(self, seen: Callable[[Event], None]) -> None:
+        """Show ``seen`` every event, on the loop: those waiting now, then each one put."""
+        for event in self._events:
+            seen(event)
+        self._taps = (*self._taps, seen)
 
     def put(self, event: Event) -> None:
         """Append an event; from a foreign thread it is handed to the loop."""
@@ -73,6 +80,8 @@ class Outbox:
 
     def _append(self, event: Event) -> None:
         self._events.append(event)
+        for seen in self._taps:  # middleware and telemetry watching the call
+            seen(event)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)

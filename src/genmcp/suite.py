@@ -27,6 +27,7 @@ from genmcp._suite.resources import ResourceCatalog, ResourceProvider
 from genmcp._suite.tools import ToolCatalog, ToolEntry, ToolProvider
 from genmcp.errors import MCPError
 from genmcp.events import Answer
+from genmcp.middleware import NO_CONTEXT, Link, Local, MCPRequest, TransportContext, run_chain
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
@@ -80,6 +81,7 @@ class Suite(SuiteMethods):
             (``genmcp.storage.Broker``); an in-process ``MemoryBroker`` by default.
         schema_options: schema build options for every tool (``formats``,
             ``check_formats``, ``default_dialect``); a tool's own override them key by key.
+        middleware: the chain around every request, outermost first (``genmcp.middleware``).
     """
 
     def __init__(
@@ -100,6 +102,7 @@ class Suite(SuiteMethods):
         audience: str | None = None,
         schema_options: Mapping[str, Any] | None = None,
         server_icons: Sequence[Mapping[str, Any]] | None = None,
+        middleware: Sequence[Link] = (),
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -119,17 +122,13 @@ class Suite(SuiteMethods):
         self._result_meta = {META_SERVER_INFO: self.server_info}
         states = RequestStates(self.sealer, self._result_meta)
         sealer, result_meta = self.sealer, self._result_meta
-        self._tools = ToolCatalog(
-            sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
-        )
+        shared: dict[str, Any] = {"sealer": sealer, "states": states, "page_size": page_size}
+        self._tools = ToolCatalog(**shared, result_meta=result_meta)
         self._tools.schema_options = schema_options  # merged under each tool's own
-        self._prompts = PromptCatalog(
-            sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
-        )
-        self._resources = ResourceCatalog(
-            sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
-        )
+        self._prompts = PromptCatalog(**shared, result_meta=result_meta)
+        self._resources = ResourceCatalog(**shared, result_meta=result_meta)
         self._changes = ChangeFeed(self.broker)
+        self.middleware: tuple[Link, ...] = tuple(middleware)
         self._workers: dict[str, Call] = {}  # tools/call in flight, by call id
         self._calls: dict[str, Call] = {}  # every other request in flight
         self._mail = MailRelay(self.broker, self._workers, shared=broker is not None)
@@ -307,13 +306,24 @@ class Suite(SuiteMethods):
         meta: dict[str, Any] | None = None,
         *,
         asker: Asker | None = None,
+        context: TransportContext = NO_CONTEXT,
+        local: Local | None = None,
     ) -> Call:
         """Answer one request: a Call, answered at once or running (drain it to read it).
 
         ``meta`` is the request's already checked ``_meta``; when None it is checked here.
         ``asker`` runs legacy input rounds instead of answering ``input_required``. Protocol
-        errors come back as error responses in the Call, never as exceptions.
+        errors come back as error responses in the Call, never as exceptions. ``middleware``
+        wraps it; ``context`` is what the transport knows; ``local`` answers it instead.
         """
+        if not self.middleware and local is None:
+            return await self._route(request, assigns, meta, asker)
+        start = MCPRequest(request, assigns, context, meta)
+        return await run_chain(self.middleware, start, self._route, asker, local)
+
+    async def _route(
+        self, request: Request, assigns: Mapping[str, Any], meta: Any, asker: Asker | None
+    ) -> Call:
         self._changes.bind(asyncio.get_running_loop())
         try:
             if meta is None:

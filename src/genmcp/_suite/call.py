@@ -30,12 +30,12 @@ from typing import Final as Constant
 from genmcp._suite.lifecycle import TRANSITIONS, Phase, Trigger, next_phase
 from genmcp.channel import Channel, Mailbox, Outbox
 from genmcp.errors import MCPError, internal_error
-from genmcp.events import ENDED, Answer
+from genmcp.events import ENDED, Answer, Event
 from genmcp.outcomes import Stream
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.storage import Subscription
 
-__all__ = ["Asker", "Call", "HookJob", "Job", "final_of", "plain_result"]
+__all__ = ["Asker", "Call", "CallObserver", "HookJob", "Job", "final_of", "plain_result"]
 
 log = logging.getLogger("genmcp")
 
@@ -126,6 +126,18 @@ class Asker(Protocol):
         ...
 
 
+class CallObserver(Protocol):
+    """Watches one Call (middleware, telemetry): its events, then its end, on the loop."""
+
+    def event(self, event: Event) -> None:
+        """One event the Call emitted (before the relay's codec)."""
+        ...
+
+    def done(self) -> None:
+        """The Call is done; every event it will emit was shown."""
+        ...
+
+
 def final_of(
     request_id: Any, label: str, produce: Callable[..., dict[str, Any]], *args: Any
 ) -> Answer:
@@ -150,6 +162,7 @@ class Call:
         "_factory",
         "_job",
         "_meta",
+        "_observers",
         "_on_end",
         "_started",
         "_watched",
@@ -181,6 +194,7 @@ class Call:
         self.phase = Phase.RUNNING
         self._job, self._meta, self._on_end = job, meta, on_end
         self._factory, self._asker = factory, asker
+        self._observers: tuple[CallObserver, ...] = ()
         self.task: asyncio.Task[None] | None = loop.create_task(
             self._run(), name=f"genmcp:{job.label}"
         )
@@ -200,7 +214,7 @@ class Call:
         call.channel._close()
         call.phase, call.task, call._watcher, call._watched = Phase.DONE, None, None, None
         call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
-        call._on_end, call._started = _ignore, True
+        call._on_end, call._started, call._observers = _ignore, True, ()
         call.outbox.put(final)
         return call
 
@@ -208,6 +222,18 @@ class Call:
     def id(self) -> str:
         """The call id, also ``channel.mailbox.id``."""
         return self.mailbox.id
+
+    def observe(self, observer: CallObserver) -> None:
+        """Show ``observer`` every event of this Call, then tell it the Call is done.
+
+        ``done`` comes on the next loop turn after the Call reached DONE, so the ``Answer``
+        emitted right after that is shown first.
+        """
+        self.outbox.tap(observer.event)
+        if self.phase is Phase.DONE:
+            asyncio.get_running_loop().call_soon(observer.done)
+        else:
+            self._observers = (*self._observers, observer)
 
     # -- what happens from outside ------------------------------------------------------
 
@@ -293,6 +319,9 @@ class Call:
             self._job.finish()
         finally:
             self._on_end(self)
+            if self._observers and self.task is not None:
+                for observer in self._observers:
+                    self.task.get_loop().call_soon(observer.done)
 
     def _wound_down(self) -> None:
         # the task ends without an answer: abandoned, closed, or cancelled from outside

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from genmcp._client import Message, SSEParser
 from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer, Interim
+from genmcp.middleware import TransportContext
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,
@@ -32,6 +33,8 @@ from genmcp.suite import Suite
 from genmcp.transports.relay import Relay
 
 __all__ = ["ASGIExchange", "Exchange", "SuiteExchange"]
+
+_INPROC = TransportContext("inproc")
 
 
 class Exchange(Protocol):
@@ -86,7 +89,7 @@ class SuiteExchange:
             failure = MCPError("invalid_request", "Invalid Request: responses are not accepted")
             self._answer(error_response(message.id, failure), http_status(failure.reason))
             return
-        self._relay = Relay(await self._suite.handle(message, self._assigns))
+        self._relay = Relay(await self._suite.handle(message, self._assigns, context=_INPROC))
 
     async def receive(self) -> Message | None:
         if self._ready:

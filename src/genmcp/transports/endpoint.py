@@ -23,6 +23,7 @@ from starlette.types import Receive, Scope, Send
 
 from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer, Ended, Event, Interim
+from genmcp.middleware import TransportContext, refusal
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,
@@ -143,7 +144,7 @@ class MCPEndpoint:
         token, version = _era_headers(headers)[::-1]
         try:
             if method == "DELETE":
-                await legacy.delete(token, version, assigns)
+                await legacy.delete(token, version, assigns, TransportContext("tcp", "http"))
                 await send_empty(send, 200)
                 return
             opened = await legacy.stream(token, version, assigns)
@@ -176,8 +177,9 @@ class MCPEndpoint:
             if denied is not None:  # (body, status, headers): answered before any stream
                 await send_json(send, *denied)
                 return
+        context = TransportContext("tcp", "http", headers)  # what the middleware may read
         if self.legacy is not None and _era(message, headers) is Era.LEGACY:
-            await self._legacy_post(self.legacy, message, headers, scope, receive, send, assigns)
+            await self._legacy_post(self.legacy, message, context, scope, receive, send, assigns)
             return
         if isinstance(message, Notification):
             await send_empty(send, 202)
@@ -191,25 +193,25 @@ class MCPEndpoint:
         suite = self.suite
         try:
             meta = modern_preflight(headers, message, suite.supported_versions, suite.header_params)
-        except MCPError as exc:
-            await _send_error(send, message.id, exc)
-            return
-        call = await suite.handle(message, assigns, meta)
+        except MCPError as exc:  # answered through the chain, so middleware sees it too
+            call = await suite.handle(message, assigns, context=context, local=refusal(exc))
+        else:
+            call = await suite.handle(message, assigns, meta, context=context)
         await self._respond(Relay(call), scope, receive, send, legacy=False)
 
     async def _legacy_post(
         self,
         legacy: LegacyServer,
         message: JSONRPCMessage,
-        headers: Mapping[str, str],
+        context: TransportContext,
         scope: Scope,
         receive: Receive,
         send: Send,
         assigns: Mapping[str, Any],
     ) -> None:
-        token, version = _era_headers(headers)[::-1]
+        token, version = _era_headers(context.headers)[::-1]
         try:
-            answer = await legacy.post(message, token, version, assigns)
+            answer = await legacy.post(message, token, version, assigns, context)
         except MCPError as exc:  # a session fault: the 2025 texts send no id when there is none
             await _send_error(send, message.id if isinstance(message, Request) else None, exc)
             return

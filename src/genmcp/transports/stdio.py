@@ -41,6 +41,7 @@ from typing import Any, BinaryIO, Final
 
 from genmcp.errors import MCPError
 from genmcp.events import Answer, Interim
+from genmcp.middleware import TransportContext
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,
@@ -61,6 +62,8 @@ log = logging.getLogger("genmcp.stdio")
 
 _TOO_LONG: Final = b""
 """Queued in place of a line over the limit (a line read is never empty: it has its newline)."""
+_PIPE: Final = TransportContext("pipe")
+"""What the middleware knows of a stdio request: it came over a pipe."""
 _READ_AHEAD: Final = 64
 _CHUNK: Final = 65536
 
@@ -277,9 +280,10 @@ class StdioServer:
     async def _relay(self, request: Request) -> Relay | None:
         """The relay of the Suite's Call (modern) or the legacy session's; None: no answer."""
         if self._era == "modern":
-            return Relay(await self.suite.handle(request, self.assigns))
+            return Relay(await self.suite.handle(request, self.assigns, context=_PIPE))
         try:
-            answer = await self._legacy_server().post(request, self._session, None, self.assigns)
+            legacy = self._legacy_server()
+            answer = await legacy.post(request, self._session, None, self.assigns, _PIPE)
         except MCPError as exc:  # a session fault, e.g. a request before initialize
             self._write(error_response(request.id, exc))
             return None
@@ -328,6 +332,9 @@ class StdioServer:
         if tasks or self._background:  # bounded: a task that ignores cancellation cannot hang us
             await asyncio.wait([*tasks, *self._background], timeout=self.shutdown_timeout_s)
         await self._calls_ended()
+        if self._session is not None:  # the client left: its legacy session ends with it
+            with contextlib.suppress(MCPError):
+                await self._legacy_server().delete(self._session, None, self.assigns, _PIPE)
 
     async def _calls_ended(self) -> None:
         """Wait (bounded) until the Suite runs no call: this process is its only client."""

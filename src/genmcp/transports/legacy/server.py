@@ -39,8 +39,9 @@ from genmcp._suite.call import Call
 from genmcp._suite.listen import CHANGES
 from genmcp.errors import MCPError
 from genmcp.events import Answer
+from genmcp.middleware import NO_CONTEXT, TransportContext, refusal, session_ended
 from genmcp.protocol import legacy
-from genmcp.protocol.jsonrpc import Notification, Request, Response, error_response, result_response
+from genmcp.protocol.jsonrpc import Notification, Request, Response, result_response
 from genmcp.protocol.meta import check_meta
 from genmcp.protocol.versions import LEGACY_VERSIONS
 from genmcp.sealing import SealError, digest
@@ -217,14 +218,18 @@ class LegacyServer:
         token: str | None,
         version: str | None,
         assigns: Mapping[str, Any],
+        context: TransportContext = NO_CONTEXT,
     ) -> LegacyAnswer:
         """Answer one legacy message sent with session ``token`` and ``version``.
 
         Raises ``MCPError`` for a session fault (no, unknown or ended session, wrong version).
+        Every request runs through the Suite's middleware chain, with ``context``.
         """
+        context = context.replace(era="legacy")
         if isinstance(message, Request) and message.method == "initialize":
-            return self._initialize(message, assigns)
+            return await self._initialize(message, assigns, context)
         session = await self.session(token, version, assigns)
+        context = context.replace(session_id=session.key, protocol_version=session.version)
         if isinstance(message, Response):
             answer = {"result": message.result, "error": message.error}  # JSON, for any broker
             await self.broker.publish(reply_topic(session.key, message.id), answer)
@@ -233,17 +238,27 @@ class LegacyServer:
             await self._notification(session, message)
             return ACCEPTED
         try:
-            return await self._request(session, message, assigns)
+            return await self._request(session, message, assigns, context)
         except MCPError as exc:
-            return _answered(message, Answer(error_response(message.id, exc), exc.reason))
+            call = await self.suite.handle(message, assigns, context=context, local=refusal(exc))
+            return LegacyAnswer(call, MODERN)
 
     async def delete(
-        self, token: str | None, version: str | None, assigns: Mapping[str, Any]
+        self,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+        context: TransportContext = NO_CONTEXT,
     ) -> None:
         """End the session: its id is unknown from now on; its streams and calls stop."""
         session = await self.session(token, version, assigns)
         await self.registry.end(session.key, session.ttl_s)
         await self.broker.publish(end_topic(session.key), "ended")
+        context = context.replace(
+            era="legacy", session_id=session.key, protocol_version=session.version
+        )
+        lived = time.time() - (session.expires_at - self.session_max_age_s)
+        session_ended(self.suite.middleware, context, max(lived, 0.0))
 
     async def stream(
         self, token: str | None, version: str | None, assigns: Mapping[str, Any]
@@ -259,20 +274,24 @@ class LegacyServer:
 
     # -- messages -------------------------------------------------------------------
 
-    def _initialize(self, request: Request, assigns: Mapping[str, Any]) -> LegacyAnswer:
-        try:
-            version, capabilities, client_info = legacy.initialize_params(request.params)
-            session_id = self.new_session_id(
-                version, capabilities, client_info, principal_of(assigns)
+    async def _initialize(
+        self, request: Request, assigns: Mapping[str, Any], context: TransportContext
+    ) -> LegacyAnswer:
+        made: list[str] = []
+
+        async def initialize(sent: Request) -> Answer:
+            version, capabilities, client_info = legacy.initialize_params(sent.params)
+            made.append(
+                self.new_session_id(version, capabilities, client_info, principal_of(assigns))
             )
-        except MCPError as exc:
-            return _answered(request, Answer(error_response(request.id, exc), exc.reason))
-        suite = self.suite
-        result = legacy.initialize_result(
-            version, suite.server_info, suite.capabilities, suite.instructions
-        )
-        call = Call.answered(request, Answer(result_response(request.id, result)))
-        return LegacyAnswer(call, MODERN, session_id)
+            suite = self.suite
+            result = legacy.initialize_result(
+                version, suite.server_info, suite.capabilities, suite.instructions
+            )
+            return Answer(result_response(sent.id, result))
+
+        call = await self.suite.handle(request, assigns, context=context, local=initialize)
+        return LegacyAnswer(call, MODERN, made[0] if made else None)
 
     async def _notification(self, session: Session, message: Notification) -> None:
         if message.method != "notifications/cancelled":
@@ -284,20 +303,22 @@ class LegacyServer:
             await self.broker.publish(cancel_topic(session.key, request_id), "cancelled")
 
     async def _request(
-        self, session: Session, request: Request, assigns: Mapping[str, Any]
+        self,
+        session: Session,
+        request: Request,
+        assigns: Mapping[str, Any],
+        context: TransportContext,
     ) -> LegacyAnswer:
         method = request.method
-        if method == "ping":
-            return _answered(request, Answer(result_response(request.id, {})))
-        if method == "logging/setLevel":
-            level = legacy.log_level(request.params)
-            await self.registry.put(session.key, _LOG_LEVEL, level, session.ttl_s)
-            return _answered(request, Answer(result_response(request.id, {})))
-        if method in ("resources/subscribe", "resources/unsubscribe") and (
-            "resources" in self.suite.capabilities
+        if method in ("ping", "logging/setLevel") or (
+            method in ("resources/subscribe", "resources/unsubscribe")
+            and "resources" in self.suite.capabilities
         ):
-            await self._subscribe(session, method, request.params)
-            return _answered(request, Answer(result_response(request.id, {})))
+            async def answer(sent: Request) -> Answer:
+                return await self._session_method(session, sent)
+
+            call = await self.suite.handle(request, assigns, context=context, local=answer)
+            return LegacyAnswer(call, MODERN)
         if method in legacy.LEGACY_METHODS or legacy.is_modern_only(method):
             raise MCPError("method_not_found", f"Method not found: {method}")
         inflight = (session.key, request.id)
@@ -325,7 +346,7 @@ class LegacyServer:
             answer_timeout_s=self.answer_timeout_s,
         )
         call = await self.suite.handle(
-            Request(request.id, method, params), assigns, meta, asker=rounds
+            Request(request.id, method, params), assigns, meta, asker=rounds, context=context
         )
         if call.task is not None:  # in flight: cancellable through the session, id reserved
             call.watch(
@@ -334,6 +355,15 @@ class LegacyServer:
             self._inflight.add(inflight)
             call.task.add_done_callback(lambda _: self._inflight.discard(inflight))
         return LegacyAnswer(call, LegacyCodec(method, session.version))
+
+    async def _session_method(self, session: Session, request: Request) -> Answer:
+        """``ping``, ``logging/setLevel``, ``resources/(un)subscribe``: the session answers."""
+        if request.method == "logging/setLevel":
+            level = legacy.log_level(request.params)
+            await self.registry.put(session.key, _LOG_LEVEL, level, session.ttl_s)
+        elif request.method != "ping":
+            await self._subscribe(session, request.method, request.params)
+        return Answer(result_response(request.id, {}))
 
     async def _subscribe(self, session: Session, method: str, params: Mapping[str, Any]) -> None:
         uri = params.get("uri")
@@ -377,10 +407,6 @@ class SessionStream:
                     yield legacy.legacy_message(message, session.version)
         finally:
             self._subscription.close()
-
-
-def _answered(request: Request, final: Answer) -> LegacyAnswer:
-    return LegacyAnswer(Call.answered(request, final), MODERN)
 
 
 def _session_of(payload: Any, max_age_s: float) -> Session | None:
