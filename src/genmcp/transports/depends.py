@@ -67,15 +67,17 @@ async def solve(dependency: Any, context: AppContext) -> Any:
     if not isinstance(request, HTTPRequest):
         raise RuntimeError("channel.resolve needs an HTTP request (or stdio's stand-in)")
     dependant = _dependant_of(dependency)
+    stack = context.exit_stack  # the call's: yield dependencies end when the call ended
+    scope = {**request.scope, "fastapi_inner_astack": stack, "fastapi_function_astack": stack}
     try:
         solved = await solve_dependencies(
-            request=request,
+            request=HTTPRequest(scope, request.receive),
             dependant=dependant,
             dependency_overrides_provider=context.app
             if hasattr(context.app, "dependency_overrides")
             else None,
             dependency_cache=context.cache,
-            async_exit_stack=context.exit_stack,
+            async_exit_stack=stack,
             embed_body_fields=False,
         )
     except HTTPException as exc:

@@ -183,6 +183,9 @@ def _add_dependent_route(
             return assigns
         return _Delegate(endpoint, _as_assigns(assigns))
 
+    mcp.genmcp_endpoint = endpoint  # type: ignore[attr-defined]  # found by stdio_app.mcp_of
+    mcp.genmcp_auth = None if auth is _no_auth else auth  # type: ignore[attr-defined]
+
     router.add_api_route(
         path,
         mcp,
