@@ -27,7 +27,12 @@ WEB: Final = frozenset({"fastapi", "starlette", "sse_starlette"})
 """The web framework; only the FastAPI adapter may import it."""
 
 WEB_MODULES: Final = frozenset(
-    {"genmcp.transports.fastapi", "genmcp.transports.endpoint", "genmcp.fastapi"}
+    {
+        "genmcp.transports.fastapi",
+        "genmcp.transports.endpoint",
+        "genmcp.transports.depends",
+        "genmcp.fastapi",
+    }
 )
 """The adapter, and ``genmcp.fastapi``: the short import path that re-exports it."""
 
@@ -231,6 +236,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.errors", "genmcp.events", "genmcp.sealing"),
     ("genmcp.protocol",),
     ("genmcp.schema",),
+    ("genmcp.context",),
     ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel"),
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps"),
     ("genmcp.storage",),

@@ -83,7 +83,9 @@ class Gate(Middleware):
     """Answers tools/list itself and refuses the tool `boom`."""
 
     async def on_list(self, request: MCPRequest, call_next: Next) -> Call:
-        return request.respond({"resultType": "complete", "tools": []})
+        return request.respond(
+            {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private"}
+        )
 
     async def on_call_tool(self, request: MCPRequest, call_next: Next) -> Call:
         if request.target == "boom":

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final, final
 
+from genmcp.context import AppContext, AppState, current
 from genmcp.errors import missing_capability
 from genmcp.events import STREAM_START, Event, Interim
 from genmcp.protocol.jsonrpc import notification
@@ -169,10 +170,13 @@ class Channel:
         meta: the request ``_meta`` (protocol version, client capabilities, ...).
         assigns: what the auth dependency returned, read-only.
         mailbox: the call's mailbox; ``channel.mailbox.send(msg)`` from anywhere.
+        app, state, http_request: the app serving the request, its lifespan state and
+            ``app.state`` (read-only), the HTTP request (None under stdio or a bare Suite).
     """
 
     __slots__ = (
         "_closed",
+        "_context",
         "_log_floor",
         "_outbox",
         "_progress_token",
@@ -197,6 +201,7 @@ class Channel:
         self.mailbox = mailbox
         self._outbox = outbox
         self._closed = False
+        self._context: AppContext = current()  # what the transport bound around this request
         self._progress_token = meta.get("progressToken")
         level = meta.get(META_LOG_LEVEL)
         self._log_floor = _SEVERITY.get(level) if isinstance(level, str) else None
@@ -217,6 +222,30 @@ class Channel:
         """The protocol revision the client speaks on this request."""
         version = self.meta.get(META_PROTOCOL_VERSION)
         return version if isinstance(version, str) else None
+
+    @property
+    def app(self) -> Any:
+        """The ASGI app serving this request (a FastAPI app), or None."""
+        return self._context.app
+
+    @property
+    def state(self) -> AppState:
+        """The app's lifespan state, then ``app.state``: ``channel.state.db``."""
+        return self._context.state
+
+    @property
+    def http_request(self) -> Any:
+        """The Starlette ``Request`` this call came in (its body already read), or None."""
+        return self._context.http_request
+
+    async def resolve(self, dependency: Any) -> Any:
+        """Resolve a FastAPI dependency (``get_db`` or ``Depends(get_db)``) for this request.
+
+        Sub-dependencies, ``app.dependency_overrides`` and the request's headers apply; the
+        value is cached for the request and a ``yield`` dependency is cleaned up after the
+        response. Raises ``RuntimeError`` when no app serves the request.
+        """
+        return await self._context.resolve(dependency)
 
     def send_notification(self, method: str, params: dict[str, Any] | None = None) -> bool:
         """Send a notification about this request on its response stream."""

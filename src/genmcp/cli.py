@@ -107,16 +107,25 @@ def reload_app() -> Any:
 
 def _run(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
+        from genmcp.transports.lifespan import LifespanError
         from genmcp.transports.stdio import require_suite, run_stdio
+        from genmcp.transports.stdio_app import AuthRequired
 
         if args.reload:
             raise UsageError("--reload works with --transport http only")
+        target = load_target(args.target, args.app_dir)
         try:
-            suite = require_suite(load_target(args.target, args.app_dir))
+            require_suite(target)
         except TypeError as exc:
             raise UsageError(str(exc)) from None
+        options: dict[str, Any] = {"headers": _headers(args.header)}
+        if args.assigns is not None:
+            options["assigns"] = _assigns(args.assigns)
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(name)s: %(message)s")
-        run_stdio(suite)
+        try:
+            run_stdio(target, **options)
+        except (AuthRequired, LifespanError) as exc:
+            raise UsageError(str(exc)) from None
         return 0
     import uvicorn
 
@@ -156,14 +165,29 @@ def parse_arguments(pairs: Sequence[str]) -> dict[str, Any]:
     return arguments
 
 
-def _client(args: argparse.Namespace) -> HTTPClient:
+def _headers(pairs: Sequence[str]) -> dict[str, str]:
     headers: dict[str, str] = {}
-    for header in args.header:
+    for header in pairs:
         name, sep, value = header.partition(":")
         if not sep or not name.strip():
             raise UsageError(f"--header {header!r}: expected 'Name: value'")
         headers[name.strip()] = value.strip()
-    return HTTPClient(args.url, headers=headers, timeout=args.timeout)
+    return headers
+
+
+def _assigns(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        example = '{"principal": "me"}'
+        raise UsageError(f"--assigns {raw!r}: expected a JSON object, e.g. '{example}'")
+    return value
+
+
+def _client(args: argparse.Namespace) -> HTTPClient:
+    return HTTPClient(args.url, headers=_headers(args.header), timeout=args.timeout)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -276,6 +300,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--path", default=DEFAULT_PATH, help="where a Suite/router is mounted")
     run.add_argument("--reload", action="store_true", help="restart when source files change")
     run.add_argument("--app-dir", default=".", help="import MODULE from this directory (.)")
+    run.add_argument(
+        "-H",
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="stdio: a header the app's auth dependency reads (run once at startup)",
+    )
+    run.add_argument(
+        "--assigns",
+        metavar="JSON",
+        help="stdio: channel.assigns of every call, instead of running the auth dependency",
+    )
     run.set_defaults(handler=_run)
 
     listing = _client_command(commands, "list", _list, "list the tools of a running server")

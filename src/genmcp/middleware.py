@@ -137,9 +137,7 @@ class MCPRequest:
             request = Request(request.id, request.method, params)
             sent = params.get("_meta")
             meta = sent if meta is not None and isinstance(sent, dict) else meta
-        return MCPRequest(
-            request, self.assigns if assigns is None else assigns, self.context, meta
-        )
+        return MCPRequest(request, self.assigns if assigns is None else assigns, self.context, meta)
 
     def respond(self, result: dict[str, Any]) -> Call:
         """Short-circuit: answer with ``result`` (a result object), nothing further runs."""

@@ -39,8 +39,17 @@ _TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _STREAMING: Final = (StreamingResponse, FileResponse, EventSourceResponse)
 SELECTION: Final = frozenset(
     {
-        "operations", "tags", "paths", "methods", "exclude_operations", "exclude_tags",
-        "exclude_paths", "exclude_methods", "headers", "names", "credentials",
+        "operations",
+        "tags",
+        "paths",
+        "methods",
+        "exclude_operations",
+        "exclude_tags",
+        "exclude_paths",
+        "exclude_methods",
+        "headers",
+        "names",
+        "credentials",
         "max_response_bytes",
     }
 )
@@ -125,14 +134,21 @@ def route_tools(
             an operation id in ``operations`` matches no route, or two tools share a name.
     """
     selection = Selection(
-        _set(operations), _set(tags), None if paths is None else tuple(paths),
-        _set(methods, upper=True), _set(exclude_operations) or frozenset(),
-        _set(exclude_tags) or frozenset(), tuple(exclude_paths),
+        _set(operations),
+        _set(tags),
+        None if paths is None else tuple(paths),
+        _set(methods, upper=True),
+        _set(exclude_operations) or frozenset(),
+        _set(exclude_tags) or frozenset(),
+        tuple(exclude_paths),
         _set(exclude_methods, upper=True) or frozenset(),
     )
     document = get_openapi(
-        title=app.title, version=app.version, openapi_version=app.openapi_version,
-        routes=app.routes, separate_input_output_schemas=app.separate_input_output_schemas,
+        title=app.title,
+        version=app.version,
+        openapi_version=app.openapi_version,
+        routes=app.routes,
+        separate_input_output_schemas=app.separate_input_output_schemas,
     )
     components = document.get("components", {}).get("schemas", {})
     made: list[type[RouteTool]] = []
@@ -158,8 +174,14 @@ def route_tools(
             else (None, False)
         )
         spec = RouteSpec(
-            app, method, route.path, arguments, output is not None, wrapped,
-            credentials, max_response_bytes,
+            app,
+            method,
+            route.path,
+            arguments,
+            output is not None,
+            wrapped,
+            credentials,
+            max_response_bytes,
         )
         made.append(tool_class(spec, _options(name, operation, method, arguments, output), name))
     missing = (selection.operations or frozenset()) - known

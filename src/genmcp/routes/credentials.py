@@ -62,8 +62,10 @@ def forward_credentials(
         if isinstance(assigns, Response):
             return assigns
         base: dict[str, Any] = (
-            {} if assigns is None
-            else dict(assigns) if isinstance(assigns, Mapping)
+            {}
+            if assigns is None
+            else dict(assigns)
+            if isinstance(assigns, Mapping)
             else {"principal": assigns}
         )
         base[FORWARDED] = Forwarded(

@@ -96,12 +96,18 @@ class RouteTool(Tool):
             return report_result(502, f"the route's response exceeds {limit} bytes")
         if reply.status >= 400:
             return error_result(
-                reply.status, reply.media_type, reply.body, self.route.arguments.name_of,
+                reply.status,
+                reply.media_type,
+                reply.body,
+                self.route.arguments.name_of,
                 crashed=reply.crashed,
             )
         return success_result(
-            reply.status, reply.media_type, reply.body,
-            structured=self.route.structured, wrapped=self.route.wrapped,
+            reply.status,
+            reply.media_type,
+            reply.body,
+            structured=self.route.structured,
+            wrapped=self.route.wrapped,
             uri=f"{self.route.method.lower()}:{self.route.path}",
         )
 

@@ -22,11 +22,13 @@ import anything in genmcp.
 """
 
 from genmcp.testing.client import DEFAULT_CAPABILITIES, MCPTestClient, OpenCall
+from genmcp.testing.features import Listener
 from genmcp.testing.results import CallResult, Reply, RPCError, accept, cancel, decline
 
 __all__ = [
     "DEFAULT_CAPABILITIES",
     "CallResult",
+    "Listener",
     "MCPTestClient",
     "OpenCall",
     "RPCError",

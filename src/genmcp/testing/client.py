@@ -1,4 +1,4 @@
-"""``MCPTestClient`` and ``OpenCall``: the in-process client and a call held open.
+"""``MCPTestClient``: the in-process client (a call held open is ``opencall.OpenCall``).
 
 See ``genmcp.testing`` for the overview. Requests are built by ``genmcp._client`` and
 answered through ``genmcp.testing.exchange`` (a Suite driven directly, or an ASGI app).
@@ -6,20 +6,23 @@ answered through ``genmcp.testing.exchange`` (a Suite driven directly, or an ASG
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import itertools
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, Final, Self, TypeVar
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Final, Self
 
 from genmcp._client import Message, build_request, header_params, request_headers
 from genmcp.protocol.versions import LATEST
 from genmcp.suite import Suite
 from genmcp.testing.exchange import ASGIExchange, Exchange, SuiteExchange
+from genmcp.testing.features import Features
+from genmcp.testing.opencall import OpenCall, ProgressCallback, callback, within
 from genmcp.testing.results import CallResult, Reply, RPCError
+from genmcp.testing.session import LEGACY_CAPABILITIES, LegacySession, answer_for, is_legacy
 from genmcp.transports.fastapi import MCPRouter, mcp_app
+from genmcp.transports.lifespan import lifespan as run_lifespan
 from genmcp.transports.stdio import suite_of
 
 __all__ = ["DEFAULT_CAPABILITIES", "Answers", "MCPTestClient", "OpenCall", "ProgressCallback"]
@@ -34,66 +37,10 @@ DEFAULT_CAPABILITIES: Final[Mapping[str, Any]] = {
 nested request (pass ``capabilities={}`` to test a bare client)."""
 CLIENT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-testing", "version": "0"}
 
-T = TypeVar("T")
-ProgressCallback = Callable[[dict[str, Any]], object]
 Answers = Mapping[str, Any] | Callable[[str, dict[str, Any]], Any]
 
 
-class OpenCall:
-    """A ``tools/call`` in flight (see ``MCPTestClient.open_call``)."""
-
-    def __init__(
-        self, exchange: Exchange, name: str, arguments: Any, timeout: float, on: ProgressCallback
-    ):
-        self.name, self.arguments = name, arguments
-        self.notifications: list[Message] = []
-        self._exchange, self._timeout, self._on = exchange, timeout, on
-        self._response: Message | None = None
-        self._ended = False
-
-    @property
-    def done(self) -> bool:
-        """True once the response arrived or the client disconnected."""
-        return self._ended
-
-    async def _next(self) -> Message | None:
-        if self._ended:
-            return None
-        message = await _within(self._exchange.receive(), self._timeout, "the server")
-        if message is None or "method" not in message:
-            self._response, self._ended = message, True
-            await self._exchange.aclose()
-            return None
-        self.notifications.append(message)
-        await _invoke(self._on, message)
-        return message
-
-    async def next_notification(self) -> Message:
-        """Wait for the next notification; AssertionError if the call answers first."""
-        message = await self._next()
-        if message is None:
-            raise AssertionError(f"the call ended without another notification: {self._response}")
-        return message
-
-    async def result(self) -> CallResult:
-        """Wait for the response; raises ``RPCError`` for an error response."""
-        while await self._next() is not None:
-            pass
-        reply = Reply(self._response, self._exchange.status, self.notifications)
-        return CallResult(self.name, self.arguments, reply.unwrap(), self.notifications)
-
-    async def disconnect(self) -> None:
-        """Go away before the response, as a client closing the stream does.
-
-        Returns once the transport let go of the request, and for a Suite once its worker
-        ended (``handle_close`` ran); with an app, ``client.wait_idle()`` waits for that.
-        """
-        if not self._ended:
-            self._ended = True
-            await _within(self._exchange.disconnect(), self._timeout, "the disconnect")
-
-
-class MCPTestClient:
+class MCPTestClient(Features):
     """Drives a Suite, an ``MCPRouter`` or an ASGI app in-process, as an MCP client would.
 
     Args:
@@ -107,7 +54,11 @@ class MCPTestClient:
             found in the app's routes.
         capabilities: the client capabilities declared on each request.
         client_info: the ``clientInfo`` sent on each request.
-        protocol_version: the version named in ``_meta``.
+        protocol_version: the version named in ``_meta``; a 2025 revision
+            (``"2025-11-25"``, ...) makes the client a 2025 session client (apps only; a
+            Suite is served through ``mcp_app``): ``initialize`` on entry, session headers.
+        lifespan: run the app's lifespan (and its routers') around the ``async with``
+            block, as a server does; requests see its state (``channel.state``).
         timeout: seconds any single wait may take before ``TimeoutError``.
     """
 
@@ -122,8 +73,21 @@ class MCPTestClient:
         capabilities: Mapping[str, Any] = DEFAULT_CAPABILITIES,
         client_info: Mapping[str, Any] = CLIENT_INFO,
         protocol_version: str = PROTOCOL_VERSION,
+        lifespan: bool = True,
         timeout: float = 10.0,
     ) -> None:
+        self._session: LegacySession | None = None
+        if is_legacy(protocol_version):
+            if capabilities is DEFAULT_CAPABILITIES:
+                capabilities = LEGACY_CAPABILITIES
+            self._session = LegacySession(protocol_version, capabilities, client_info)
+            if isinstance(target, Suite):
+                if assigns is not None:
+                    raise TypeError("a 2025 session runs over HTTP: give headers=, not assigns=")
+                target = mcp_app(target, path=path)
+        self._lifespan = lifespan
+        self._stack = contextlib.AsyncExitStack()
+        self._state: dict[str, Any] | None = None
         self.capabilities = capabilities
         self.client_info = dict(client_info)
         self.protocol_version = protocol_version
@@ -150,15 +114,38 @@ class MCPTestClient:
         self.suite = suite if suite is not None else suite_of(target)
 
     async def __aenter__(self) -> Self:
+        if self._app is not None and self._lifespan:
+            self._state = await self._stack.enter_async_context(run_lifespan(self._app))
+        session = self._session
+        if session is not None:
+            try:
+                exchange = await self.send(session.initialize(next(self._ids)))
+                call = OpenCall(exchange, "initialize", None, self.timeout, callback(False))
+                while await call._next() is not None:
+                    pass
+                reply = Reply(call._response, exchange.status, call.notifications)
+                session_id = getattr(exchange, "headers", {}).get("mcp-session-id")
+                session.opened(reply.unwrap(), session_id)
+                note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+                await (await self.send(note)).aclose()
+            except BaseException:
+                await self._stack.aclose()
+                raise
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Disconnect every call still open."""
+        """Disconnect every call still open, then end the app's lifespan."""
         for call in list(self._open):
             await call.disconnect()
+        await self._stack.aclose()
+
+    @property
+    def legacy(self) -> LegacySession | None:
+        """The 2025 session (``session_id``, ``negotiated``, ``server``), or None."""
+        return self._session
 
     # -- requests -----------------------------------------------------------------
 
@@ -174,10 +161,13 @@ class MCPTestClient:
         capabilities: Mapping[str, Any] | None = None,
     ) -> Message:
         """The JSON-RPC request ``request()`` would send; ``meta`` entries are merged last."""
+        request_id = next(self._ids) if id is None else id
+        if self._session is not None:
+            return self._session.body(method, params, request_id, progress_token, meta)
         return build_request(
             method,
             params,
-            next(self._ids) if id is None else id,
+            request_id,
             version=self.protocol_version,
             capabilities=self.capabilities if capabilities is None else capabilities,
             client_info=self.client_info,
@@ -198,10 +188,13 @@ class MCPTestClient:
             assert self.suite is not None
             exchange = SuiteExchange(self.suite, self._assigns)
         else:
-            params = await self._params_for(message)
-            headers = {**request_headers(message, params), **self._headers}
-            exchange = ASGIExchange(self._app, self._path, headers)
-        await _within(exchange.start(body, wait=wait), self.timeout, "the server")
+            if self._session is not None:
+                headers = {**self._session.headers(), **self._headers}
+            else:
+                params = await self._params_for(message)
+                headers = {**request_headers(message, params), **self._headers}
+            exchange = ASGIExchange(self._app, self._path, headers, self._state)
+        await within(exchange.start(body, wait=wait), self.timeout, "the server")
         return exchange
 
     async def request(
@@ -220,7 +213,7 @@ class MCPTestClient:
         if progress and "progress_token" not in options:
             options["progress_token"] = f"progress-{next(self._ids)}"
         exchange = await self.send(self.build(method, params, **options))
-        call = OpenCall(exchange, method, None, self.timeout, _callback(progress))
+        call = OpenCall(exchange, method, None, self.timeout, callback(progress))
         while await call._next() is not None:
             pass
         return Reply(call._response, exchange.status, call.notifications)
@@ -267,6 +260,7 @@ class MCPTestClient:
         """
         rounds: list[dict[str, Any]] = []
         seen: list[Message] = []
+        asked: list[Message] = []
         while True:
             async with self.open_call(
                 name,
@@ -277,13 +271,15 @@ class MCPTestClient:
                 input_responses=input_responses,
                 request_state=request_state,
                 meta=meta,
+                answers=answers,
             ) as call:
                 try:
                     outcome = await call.result()
                 finally:
                     seen.extend(call.notifications)
+                    asked.extend(call.server_requests)
             if outcome.result_type != "input_required" or answers is None:
-                return CallResult(name, arguments, outcome.result, seen, rounds)
+                return CallResult(name, arguments, outcome.result, seen, rounds, asked)
             if len(rounds) >= max_rounds:
                 raise AssertionError(f"{name!r} still asks for input after {max_rounds} rounds")
             rounds.append(outcome.result)
@@ -316,12 +312,18 @@ class MCPTestClient:
         input_responses: Mapping[str, Any] | None = None,
         request_state: str | None = None,
         meta: Mapping[str, Any] | None = None,
+        answers: Answers | None = None,
     ) -> AsyncIterator[OpenCall]:
         """Start a call and hold it open; leaving the block unfinished disconnects it.
 
         ``async with client.open_call("watch") as call:`` then ``await
         call.next_notification()``, ``await call.result()`` or ``await call.disconnect()``.
+        In a 2025 session, ``answers`` answers the server's requests on the call's stream.
         """
+        if self._session is not None and log_level != self._session.log_level:
+            if log_level is not None:
+                (await self.request("logging/setLevel", {"level": log_level})).unwrap()
+            self._session.log_level = log_level
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
@@ -340,7 +342,11 @@ class MCPTestClient:
             capabilities=capabilities,
         )
         exchange = await self.send(body, wait=False)  # a slow call may not answer for long
-        call = OpenCall(exchange, name, arguments, self.timeout, _callback(progress))
+
+        async def on_request(request: Message) -> None:
+            await (await self.send(await answer_for(answers, request))).aclose()
+
+        call = OpenCall(exchange, name, arguments, self.timeout, callback(progress), on_request)
         self._open.add(call)
         try:
             yield call
@@ -378,25 +384,6 @@ class MCPTestClient:
         return self._header_params.get(name, {}) if isinstance(name, str) else {}
 
 
-def _callback(progress: bool | ProgressCallback) -> ProgressCallback:
-    if callable(progress):
-        chosen = progress
-
-        def on_progress(message: Message) -> object:
-            if message.get("method") == "notifications/progress":
-                return chosen(message.get("params", {}))
-            return None
-
-        return on_progress
-    return lambda message: None
-
-
-async def _invoke(callback: ProgressCallback, message: Message) -> None:
-    value = callback(message)
-    if inspect.isawaitable(value):
-        await value
-
-
 async def _answer(answers: Answers, key: str, request: dict[str, Any]) -> Any:
     if callable(answers):
         value = answers(key, request)
@@ -407,10 +394,3 @@ async def _answer(answers: Answers, key: str, request: dict[str, Any]) -> Any:
     else:
         raise AssertionError(f"no answer given for input request {key!r}: {request}")
     return await value if inspect.isawaitable(value) else value
-
-
-async def _within(awaitable: Awaitable[T], seconds: float, what: str) -> T:
-    try:
-        return await asyncio.wait_for(awaitable, seconds)
-    except TimeoutError:
-        raise TimeoutError(f"waited {seconds}s for {what}") from None

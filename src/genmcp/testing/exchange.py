@@ -121,7 +121,14 @@ class SuiteExchange:
 class ASGIExchange:
     """A POST to an ASGI app, run as a task; the response body is read as it is sent."""
 
-    def __init__(self, app: Any, path: str, headers: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        app: Any,
+        path: str,
+        headers: Mapping[str, str],
+        state: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._state = state  # the lifespan state: each request gets a shallow copy
         self.status = 0
         self.body = b""
         self.headers: dict[str, str] = {}
@@ -154,6 +161,8 @@ class ASGIExchange:
             "client": ("127.0.0.1", 50000),
             "server": ("localhost", 80),
         }
+        if self._state is not None:
+            scope["state"] = dict(self._state)
         self._task = asyncio.create_task(self._run(scope))
         if wait:
             await self._begin()

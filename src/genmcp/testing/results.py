@@ -87,7 +87,8 @@ class CallResult:
     """The outcome of ``call_tool``: the final result and everything seen on the way.
 
     ``notifications`` holds every round's notifications in order; ``rounds`` the
-    ``input_required`` results answered before the final one.
+    ``input_required`` results answered before the final one; ``server_requests`` the
+    requests a 2025 session's server sent on the call's stream (its input rounds).
     """
 
     name: str
@@ -95,6 +96,7 @@ class CallResult:
     result: dict[str, Any]
     notifications: list[Message] = field(default_factory=list)
     rounds: list[dict[str, Any]] = field(default_factory=list)
+    server_requests: list[Message] = field(default_factory=list)
 
     @property
     def result_type(self) -> str:

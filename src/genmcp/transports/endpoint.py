@@ -21,6 +21,7 @@ import anyio
 from sse_starlette import EventSourceResponse
 from starlette.types import Receive, Scope, Send
 
+from genmcp.context import bind, unbind
 from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.middleware import TransportContext, refusal
@@ -46,6 +47,7 @@ from genmcp.transports.asgi import (
     send_json,
     send_refusal,
 )
+from genmcp.transports.depends import http_context
 from genmcp.transports.http import (
     LOCAL_HOSTS,
     MAX_BODY_BYTES,
@@ -105,6 +107,23 @@ class MCPEndpoint:
         guarded: bool,
     ) -> None:
         """Answer one HTTP request with ``assigns`` from auth."""
+        context = http_context(scope)  # channel.app / .state / .resolve (genmcp.context)
+        token = bind(context)
+        try:
+            await self._serve(scope, receive, send, assigns, guarded=guarded)
+        finally:
+            unbind(token)
+            await context.aclose()  # yield dependencies resolved by the call end here
+
+    async def _serve(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        assigns: Mapping[str, Any],
+        *,
+        guarded: bool,
+    ) -> None:
         headers = HeaderView(scope["headers"])
         problem = None if guarded else self.check_guard(headers)
         if problem is None and scope["method"] != "POST":

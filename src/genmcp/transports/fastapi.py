@@ -38,10 +38,15 @@ __all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
 
 class MCPRouter(APIRouter):
-    """An ``APIRouter`` serving MCP; ``router.suite`` is the Suite behind it."""
+    """An ``APIRouter`` serving MCP; ``router.suite`` is the Suite behind it.
+
+    ``auth`` is the auth dependency given to ``mcp_router`` (None without), which stdio
+    runs once (``genmcp run --transport stdio --header ...``).
+    """
 
     suite: Suite
     endpoint: MCPEndpoint
+    auth: Callable[..., Any] | None = None
 
 
 def _closing(suite: Suite) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
@@ -151,7 +156,7 @@ def mcp_router(
     )
     endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
     router = MCPRouter(lifespan=_closing(suite))
-    router.suite, router.endpoint = suite, endpoint
+    router.suite, router.endpoint, router.auth = suite, endpoint, auth
     if auth is None and not dependencies:
         route = Route(path or "/", endpoint, name="mcp", include_in_schema=False)
         route.path = path  # FastAPI joins the include prefix with this path
@@ -177,6 +182,9 @@ def _add_dependent_route(
         if isinstance(assigns, HTTPResponse):  # auth: the dependency answered (a challenge)
             return assigns
         return _Delegate(endpoint, _as_assigns(assigns))
+
+    mcp.genmcp_endpoint = endpoint  # type: ignore[attr-defined]  # found by stdio_app.mcp_of
+    mcp.genmcp_auth = None if auth is _no_auth else auth  # type: ignore[attr-defined]
 
     router.add_api_route(
         path,

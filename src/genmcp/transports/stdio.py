@@ -36,9 +36,10 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, BinaryIO, Final
 
+from genmcp.context import AppContext, bind, unbind
 from genmcp.errors import MCPError
 from genmcp.events import Answer, Interim
 from genmcp.middleware import TransportContext
@@ -105,6 +106,8 @@ class StdioServer:
         max_line_bytes: longest accepted line; longer ones are skipped and refused.
         legacy: serve a client whose first message is ``initialize`` (True), with a
             configured ``LegacyServer``, or refuse it (False).
+        context: makes the app context of each request (``channel.app``, ``.state``,
+            ``.resolve``; ``transports.stdio_app``); None: hooks see no app.
     """
 
     def __init__(
@@ -118,8 +121,10 @@ class StdioServer:
         shutdown_timeout_s: float = 5.0,
         max_line_bytes: int = MAX_BODY_BYTES,
         legacy: bool | LegacyServer = True,
+        context: Callable[[], AppContext] | None = None,
     ) -> None:
         self.suite = suite
+        self._context = context
         self.assigns: Mapping[str, Any] = dict(assigns or {})
         self.shutdown_grace_s = shutdown_grace_s
         self.shutdown_timeout_s = shutdown_timeout_s
@@ -261,6 +266,8 @@ class StdioServer:
 
     async def _answer(self, request: Request) -> None:
         """Answer one request: its notifications as they come, then its response."""
+        context = None if self._context is None else self._context()
+        token = None if context is None else bind(context)
         try:
             relay = await self._relay(request)
             if relay is None:
@@ -276,6 +283,9 @@ class StdioServer:
         finally:
             if self._calls.get(request.id) is asyncio.current_task():
                 del self._calls[request.id]
+            if context is not None and token is not None:
+                unbind(token)
+                await context.aclose()  # the call's yield dependencies end here
 
     async def _relay(self, request: Request) -> Relay | None:
         """The relay of the Suite's Call (modern) or the legacy session's; None: no answer."""
@@ -360,16 +370,31 @@ async def serve_stdio(
 ) -> None:
     """Serve ``target`` (a Suite, an ``MCPRouter`` or an app mounting one) over stdio.
 
-    ``options`` are those of ``StdioServer``. Returns at EOF once every worker ended.
+    ``options`` are those of ``StdioServer``, plus ``headers=`` for an app's auth dependency
+    (see ``transports.stdio_app``). A router or an app runs its lifespan around serving.
+    Returns at EOF once every worker ended.
     """
-    suite = require_suite(target)
-    server = StdioServer(
-        suite,
-        reader=stdin if stdin is not None else sys.stdin.buffer,
-        writer=stdout if stdout is not None else sys.stdout.buffer,
-        **options,
-    )
-    await server.serve()
+    reader = stdin if stdin is not None else sys.stdin.buffer
+    writer = stdout if stdout is not None else sys.stdout.buffer
+    async with _served(target, options) as (suite, served):
+        await StdioServer(suite, reader=reader, writer=writer, **served).serve()
+
+
+@contextlib.asynccontextmanager
+async def _served(
+    target: Any, options: dict[str, Any]
+) -> AsyncIterator[tuple[Suite, dict[str, Any]]]:
+    """The Suite and server options; an app's lifespan and auth run around the block."""
+    headers = options.pop("headers", None)
+    if isinstance(target, Suite):
+        if headers:
+            raise TypeError("headers= feed an app's auth dependency; a Suite takes assigns=")
+        yield target, options
+        return
+    from genmcp.transports.stdio_app import hosted
+
+    async with hosted(target, headers=headers, assigns=options.pop("assigns", None)) as app:
+        yield app.suite, {**options, "assigns": app.assigns, "context": app.context}
 
 
 def require_suite(target: Any) -> Suite:
@@ -378,7 +403,7 @@ def require_suite(target: Any) -> Suite:
     if suite is None:
         raise TypeError(
             f"no Suite found in {target!r}: give a Suite, an MCPRouter, or an app that "
-            "includes exactly one mcp_router without an auth dependency"
+            "includes exactly one mcp_router"
         )
     return suite
 
@@ -387,9 +412,11 @@ def run_stdio(target: Any, **options: Any) -> None:
     """Serve ``target`` over this process's stdin and stdout until EOF (blocking).
 
     Keeps stdout for the protocol alone: file descriptor 1 and ``sys.stdout`` are pointed
-    at stderr while serving. SIGTERM and SIGINT end every call and return.
+    at stderr while serving. SIGTERM and SIGINT end every call and return. ``options``
+    are those of ``serve_stdio``.
     """
-    suite = require_suite(target)
+    if not isinstance(target, Suite):
+        require_suite(target)  # fail before touching the descriptors
     sys.stdout.flush()
     protocol: BinaryIO
     try:
@@ -400,12 +427,13 @@ def run_stdio(target: Any, **options: Any) -> None:
     sys.stdout = sys.stderr
 
     async def main() -> None:
-        server = StdioServer(suite, reader=sys.stdin.buffer, writer=protocol, **options)
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(signum, server.stop)
-        await server.serve()
+        async with _served(target, dict(options)) as (suite, served):
+            server = StdioServer(suite, reader=sys.stdin.buffer, writer=protocol, **served)
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.add_signal_handler(signum, server.stop)
+            await server.serve()
 
     try:
         asyncio.run(main())

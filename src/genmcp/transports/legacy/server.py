@@ -314,6 +314,7 @@ class LegacyServer:
             method in ("resources/subscribe", "resources/unsubscribe")
             and "resources" in self.suite.capabilities
         ):
+
             async def answer(sent: Request) -> Answer:
                 return await self._session_method(session, sent)
 

@@ -1,0 +1,158 @@
+"""What a hook may reach of the app serving it: the app, its state, the HTTP request, dependencies.
+
+A transport binds one :class:`AppContext` around each request it hands to the Suite
+(``bind``/``unbind``, a ``ContextVar``), and the request's Channel takes it when it is built;
+a hook reads it as ``channel.app``, ``channel.state``, ``channel.http_request`` and
+``await channel.resolve(dependency)``.
+
+* ``state`` (:class:`AppState`) looks a name up in the lifespan state first (what the app's
+  lifespan yielded, per the ASGI lifespan ``state`` extension), then in ``app.state``.
+* ``resolve`` runs a dependency through the transport's solver (FastAPI's ``Depends``
+  machinery for HTTP, see ``transports.depends``), cached for the request and cleaned up
+  (``yield`` dependencies) when the request ended: calls never share a resolved value.
+
+A request with no app (a Suite driven directly) gets :data:`NO_CONTEXT`, whose every read
+says how to get one. Imports contextvars and contextlib only; never a web framework.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar, Token
+from typing import Any, Final
+
+__all__ = ["NO_CONTEXT", "AppContext", "AppState", "Solver", "bind", "current", "unbind"]
+
+Solver = Callable[[Any, "AppContext"], Awaitable[Any]]
+"""``solve(dependency, context)``: the resolved value (the transport's dependency machinery)."""
+
+
+class AppState:
+    """Read-only view of the lifespan state, then ``app.state``: ``state.db`` or ``state["db"]``."""
+
+    __slots__ = ("_app_state", "_lifespan")
+
+    def __init__(self, lifespan: Mapping[str, Any] | None, app_state: Any = None) -> None:
+        self._lifespan: Mapping[str, Any] = lifespan if lifespan is not None else {}
+        self._app_state = app_state
+
+    def _lookup(self, name: str) -> tuple[bool, Any]:
+        if name in self._lifespan:
+            return True, self._lifespan[name]
+        stored = getattr(self._app_state, "_state", None)  # starlette's State keeps a dict
+        if isinstance(stored, Mapping) and name in stored:
+            return True, stored[name]
+        return False, None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        found, value = self._lookup(name)
+        if not found:
+            raise AttributeError(self._missing(name))
+        return value
+
+    def __getitem__(self, name: str) -> Any:
+        found, value = self._lookup(name)
+        if not found:
+            raise KeyError(self._missing(name))
+        return value
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._lookup(name)[0]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The value of ``name``, or ``default``."""
+        found, value = self._lookup(name)
+        return value if found else default
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in AppState.__slots__:
+            object.__setattr__(self, name, value)
+            return
+        raise AttributeError(
+            f"channel.state is read-only: set app.state.{name} or yield it from the lifespan"
+        )
+
+    def _missing(self, name: str) -> str:
+        known = sorted({*self._lifespan, *(getattr(self._app_state, "_state", None) or {})})
+        return (
+            f"no {name!r} in the app's lifespan state or app.state "
+            f"(known: {', '.join(known) or 'none'}); yield {{{name!r}: ...}} from the app's "
+            f"lifespan, or set app.state.{name} (the lifespan must run: uvicorn, "
+            "genmcp run and MCPTestClient(app) run it)"
+        )
+
+
+class AppContext:
+    """The app around one request: ``app``, ``state``, ``http_request`` and a dependency solver.
+
+    Built by a transport per request; ``aclose`` ends what ``resolve`` opened.
+    """
+
+    __slots__ = ("_cache", "_solver", "_stack", "app", "http_request", "state")
+
+    def __init__(
+        self,
+        *,
+        app: Any = None,
+        state: AppState | None = None,
+        http_request: Any = None,
+        solver: Solver | None = None,
+    ) -> None:
+        self.app = app
+        self.state = state if state is not None else AppState(None, getattr(app, "state", None))
+        self.http_request = http_request
+        self._solver = solver
+        self._cache: dict[Any, Any] = {}
+        self._stack: contextlib.AsyncExitStack | None = None
+
+    @property
+    def cache(self) -> dict[Any, Any]:
+        """The request's dependency cache (the solver's)."""
+        return self._cache
+
+    @property
+    def exit_stack(self) -> contextlib.AsyncExitStack:
+        """Where resolved ``yield`` dependencies wait for their cleanup (made on first use)."""
+        if self._stack is None:
+            self._stack = contextlib.AsyncExitStack()
+        return self._stack
+
+    async def resolve(self, dependency: Any) -> Any:
+        """Resolve ``dependency`` (a callable or ``Depends(...)``) for this request."""
+        if self._solver is None:
+            raise RuntimeError(
+                "channel.resolve needs an app: serve the Suite through mcp_router(...) "
+                "(or MCPTestClient(app), genmcp run app:app); a Suite driven directly has "
+                "no FastAPI request to resolve dependencies with"
+            )
+        return await self._solver(dependency, self)
+
+    async def aclose(self) -> None:
+        """Run the cleanup of every ``yield`` dependency resolved for this request."""
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            await stack.aclose()
+
+
+NO_CONTEXT: Final = AppContext()
+"""The context of a request that no app serves (a Suite driven directly)."""
+
+_current: ContextVar[AppContext] = ContextVar("genmcp_app_context", default=NO_CONTEXT)
+
+
+def current() -> AppContext:
+    """The context bound around the request being handled (``NO_CONTEXT`` if none)."""
+    return _current.get()
+
+
+def bind(context: AppContext) -> Token[AppContext]:
+    """Bind ``context`` for what runs from here (the Suite's Calls copy it)."""
+    return _current.set(context)
+
+
+def unbind(token: Token[AppContext]) -> None:
+    """Undo ``bind``."""
+    _current.reset(token)

@@ -1,0 +1,173 @@
+"""FastAPI dependencies and app state for hooks: the :class:`~genmcp.context.AppContext` of HTTP
+requests and of stdio, and the solver behind ``await channel.resolve(dependency)``.
+
+* ``http_context(scope)``: the context of one HTTP request (``scope["app"]``, the lifespan
+  state in ``scope["state"]``, a Starlette ``Request``), bound by the endpoint.
+* ``solve``: FastAPI's own dependency machinery (``get_dependant``/``solve_dependencies``):
+  sub-dependencies, ``app.dependency_overrides``, header/query/cookie parameters and
+  ``yield`` dependencies, cached per request and cleaned up when the request ended. A
+  dependency's ``HTTPException``, or a parameter the request lacks, is a JSON-RPC error the
+  client can read; the request body was read by MCP, so ``Body`` parameters are refused.
+* ``local_request(app, state, headers)``: the stand-in request of a process with no HTTP
+  (stdio): the app, its lifespan state and the headers given on the command line.
+* ``run_auth(auth, context)``: an endpoint's auth dependency run once for stdio.
+
+A web module (imports FastAPI and Starlette).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from fastapi import Depends, HTTPException, params
+from fastapi.dependencies.models import Dependant
+from fastapi.dependencies.utils import get_dependant, solve_dependencies
+from starlette.requests import Request as HTTPRequest
+from starlette.responses import Response as HTTPResponse
+from starlette.types import Scope
+
+from genmcp.context import AppContext, AppState
+from genmcp.errors import MCPError
+
+__all__ = ["http_context", "local_request", "run_auth", "solve"]
+
+_dependants: dict[Any, Dependant] = {}
+
+
+def _dependant_of(dependency: Any) -> Dependant:
+    """A dependant whose one parameter is ``dependency`` (made once per dependency)."""
+    try:
+        return _dependants[dependency]
+    except (KeyError, TypeError):
+        pass
+    marker = dependency if isinstance(dependency, params.Depends) else Depends(dependency)
+    if marker.dependency is None:
+        raise TypeError("channel.resolve(Depends()) needs the dependency: Depends(get_db)")
+
+    def root(value: Any = marker) -> Any:
+        return value
+
+    dependant = get_dependant(path="", call=root)
+    if dependant.body_params:
+        raise TypeError(
+            f"{marker.dependency!r} reads the request body, which MCP owns: take its input "
+            "from the tool's arguments, headers, the query or app state instead"
+        )
+    try:
+        _dependants[dependency] = dependant
+    except TypeError:
+        pass  # unhashable: solved again next time
+    return dependant
+
+
+async def solve(dependency: Any, context: AppContext) -> Any:
+    """``dependency`` resolved with the request of ``context`` (cached, cleaned up later)."""
+    request = context.http_request
+    if not isinstance(request, HTTPRequest):
+        raise RuntimeError("channel.resolve needs an HTTP request (or stdio's stand-in)")
+    dependant = _dependant_of(dependency)
+    stack = context.exit_stack  # the call's: yield dependencies end when the call ended
+    scope = {**request.scope, "fastapi_inner_astack": stack, "fastapi_function_astack": stack}
+    try:
+        solved = await solve_dependencies(
+            request=HTTPRequest(scope, request.receive),
+            dependant=dependant,
+            dependency_overrides_provider=context.app
+            if hasattr(context.app, "dependency_overrides")
+            else None,
+            dependency_cache=context.cache,
+            async_exit_stack=stack,
+            embed_body_fields=False,
+        )
+    except HTTPException as exc:
+        raise _refusal(dependant, exc) from None
+    if solved.errors:
+        problems = [
+            f"{'.'.join(str(part) for part in error.get('loc', ()))}: {error.get('msg')}"
+            for error in solved.errors
+        ]
+        raise MCPError(
+            "invalid_params",
+            f"Invalid params: the request lacks what {_name(dependant)} needs "
+            f"({'; '.join(problems)})",
+            {"errors": problems},
+        )
+    context.cache.update(solved.dependency_cache)
+    return solved.values["value"]
+
+
+def _name(dependant: Dependant) -> str:
+    call = dependant.dependencies[0].call if dependant.dependencies else None
+    return getattr(call, "__qualname__", None) or repr(call)
+
+
+def _refusal(dependant: Dependant, exc: HTTPException) -> MCPError:
+    detail = exc.detail if isinstance(exc.detail, str) else repr(exc.detail)
+    return MCPError(
+        "invalid_request",
+        f"Refused by {_name(dependant)}: {detail} (HTTP {exc.status_code})",
+        {"status": exc.status_code, "detail": exc.detail},
+    )
+
+
+def http_context(scope: Scope, solver: bool = True) -> AppContext:
+    """The context of one HTTP request: its app, lifespan state and Starlette request."""
+    app = scope.get("app")
+    return AppContext(
+        app=app,
+        state=AppState(scope.get("state"), getattr(app, "state", None)),
+        http_request=HTTPRequest(scope),
+        solver=solve if solver else None,
+    )
+
+
+def local_request(
+    app: Any, state: Mapping[str, Any] | None, headers: Mapping[str, str], path: str = "/mcp"
+) -> HTTPRequest:
+    """The stand-in request of a process without HTTP (stdio): headers from configuration."""
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "stdio",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()],
+        "client": None,
+        "server": None,
+        "app": app,
+        "state": dict(state or {}),
+    }
+    return HTTPRequest(scope)
+
+
+def local_context(app: Any, state: Mapping[str, Any] | None, request: HTTPRequest) -> AppContext:
+    """A fresh per-call context around stdio's stand-in request."""
+    return AppContext(
+        app=app,
+        state=AppState(state, getattr(app, "state", None)),
+        http_request=request,
+        solver=solve,
+    )
+
+
+async def run_auth(auth: Callable[..., Any], context: AppContext) -> Mapping[str, Any]:
+    """Run an endpoint's auth dependency once (stdio); its value as ``channel.assigns``.
+
+    Raises ``PermissionError`` with the refusal when the dependency refuses.
+    """
+    try:
+        value = await solve(auth, context)
+    except MCPError as exc:
+        raise PermissionError(exc.message) from None
+    if isinstance(value, HTTPResponse):
+        raise PermissionError(
+            f"the auth dependency answered HTTP {value.status_code} (a challenge)"
+        )
+    if value is None:
+        return {}
+    return value if isinstance(value, Mapping) else {"principal": value}

@@ -1,0 +1,118 @@
+"""stdio for an app: its lifespan, its auth dependency, and a context per call.
+
+``genmcp run shop:app --transport stdio`` serves the app's Suite over stdio as uvicorn serves
+it over HTTP: the app's lifespan runs first (and the routers' it includes), every call sees
+its state (``channel.state``) and may ``await channel.resolve(dependency)``, each call with
+its own dependency cache and cleanup.
+
+stdio has no HTTP headers, so an endpoint with an auth dependency needs the credentials it
+reads given once, on the command line (``--header 'Authorization: Bearer ...'``): the
+dependency runs once at startup against a stand-in request carrying them, and its value is
+``channel.assigns`` of every call. Or ``assigns=`` (``--assigns '{"principal": "me"}'``) names
+the principal and skips it. Without either, the dependency's refusal is an
+:class:`AuthRequired` saying both fixes; never a silent unauthenticated server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from genmcp.context import AppContext
+from genmcp.suite import Suite
+from genmcp.transports.depends import local_context, local_request, run_auth
+from genmcp.transports.fastapi import MCPRouter, mcp_app
+from genmcp.transports.lifespan import lifespan
+
+__all__ = ["AuthRequired", "Hosted", "hosted", "mcp_of"]
+
+
+class AuthRequired(PermissionError):
+    """The endpoint's auth dependency refused stdio's stand-in request."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hosted:
+    """What stdio serves: the Suite, the assigns of every call, a context per call."""
+
+    suite: Suite
+    assigns: Mapping[str, Any]
+    context: Callable[[], AppContext]
+
+
+def mcp_of(target: Any, _depth: int = 0) -> list[tuple[Suite, Any]]:
+    """Every (Suite, auth dependency or None) an app, router or Suite serves."""
+    if isinstance(target, Suite):
+        return [(target, None)]
+    if isinstance(target, MCPRouter):
+        return [(target.suite, target.auth)]
+    endpoint = getattr(target, "genmcp_endpoint", None)  # an auth route's endpoint function
+    if endpoint is not None and isinstance(getattr(endpoint, "suite", None), Suite):
+        return [(endpoint.suite, getattr(target, "genmcp_auth", None))]
+    if isinstance(getattr(target, "suite", None), Suite):  # the raw MCPEndpoint
+        return [(target.suite, None)]
+    if _depth > 5:
+        return []
+    found: list[tuple[Suite, Any]] = []
+    for route in getattr(target, "routes", None) or ():
+        for name in ("original_router", "endpoint", "app"):  # an include, a route, a mount
+            inner = getattr(route, name, None)
+            if inner is not None and inner is not target:
+                for pair in mcp_of(inner, _depth + 1):
+                    if pair not in found:
+                        found.append(pair)
+                if found and name == "original_router":
+                    break
+    return found
+
+
+@contextlib.asynccontextmanager
+async def hosted(
+    target: Any,
+    *,
+    headers: Mapping[str, str] | None = None,
+    assigns: Mapping[str, Any] | None = None,
+    path: str = "/mcp",
+) -> AsyncIterator[Hosted]:
+    """Run ``target``'s lifespan and auth for stdio; yields what to serve.
+
+    Raises ``TypeError`` when ``target`` serves no single Suite, ``AuthRequired`` when the
+    auth dependency refuses, ``LifespanError`` when the lifespan fails.
+    """
+    served = mcp_of(target)
+    suites = {suite for suite, _ in served}
+    if len(suites) != 1:
+        raise TypeError(
+            f"{target!r} serves {len(suites) or 'no'} MCP Suite(s): give a Suite, an MCPRouter "
+            "or an app that includes exactly one mcp_router"
+        )
+    suite, auth = served[0]
+    app = mcp_app(target, path=path) if isinstance(target, Suite | MCPRouter) else target
+    async with lifespan(app) as state:
+        request = local_request(app, state, headers or {}, path)
+
+        def context() -> AppContext:
+            return local_context(app, state, request)
+
+        if assigns is None and auth is not None:
+            assigns = await _authenticate(auth, context(), headers or {})
+        yield Hosted(suite, dict(assigns or {}), context)
+
+
+async def _authenticate(
+    auth: Callable[..., Any], context: AppContext, headers: Mapping[str, str]
+) -> Mapping[str, Any]:
+    try:
+        return await run_auth(auth, context)
+    except PermissionError as exc:
+        given = ", ".join(sorted(headers)) or "no headers"
+        raise AuthRequired(
+            f"the MCP endpoint's auth dependency refused stdio ({exc}; given: {given}). stdio "
+            "has no HTTP headers: pass the ones it reads, e.g. genmcp run APP --transport "
+            "stdio --header 'Authorization: Bearer TOKEN', or name the principal with "
+            "--assigns '{\"principal\": \"me\"}'"
+        ) from None
+    finally:
+        await context.aclose()
