@@ -51,8 +51,9 @@ class Features:
 
     timeout: float
 
-    async def request(self, method: str, params: Mapping[str, Any] | None = None,
-                      **options: Any) -> Reply:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None = None, **options: Any
+    ) -> Reply:
         raise NotImplementedError  # MCPTestClient.request
 
     async def send(self, message: Mapping[str, Any] | bytes, *, wait: bool = True) -> Exchange:
@@ -108,8 +109,11 @@ class Features:
         """The values of ``completion/complete``; ``ref`` is a prompt name, a template URI
         (``"notes://{id}"``) or the spec's ``{"type": "ref/...", ...}``."""
         if isinstance(ref, str):
-            ref = {"type": "ref/resource", "uri": ref} if "://" in ref else {
-                "type": "ref/prompt", "name": ref}
+            ref = (
+                {"type": "ref/resource", "uri": ref}
+                if "://" in ref
+                else {"type": "ref/prompt", "name": ref}
+            )
         params: dict[str, Any] = {"ref": dict(ref), "argument": {"name": argument, "value": value}}
         if context is not None:
             params["context"] = {"arguments": dict(context)}
@@ -132,8 +136,10 @@ class Features:
         after changing the Suite; the acknowledgement is read before the block starts.
         """
         if getattr(self, "legacy", None) is not None:
-            raise TypeError("listen is a 2026-07-28 request: a 2025 session gets changes on "
-                            "its GET stream; test listen with a 2026-07-28 client")
+            raise TypeError(
+                "listen is a 2026-07-28 request: a 2025 session gets changes on "
+                "its GET stream; test listen with a 2026-07-28 client"
+            )
         wanted: dict[str, Any] = {}
         if tools:
             wanted["toolsListChanged"] = True

@@ -106,16 +106,21 @@ class MCPEndpoint:
         *,
         guarded: bool,
     ) -> None:
-        """Answer one HTTP request with ``assigns`` from auth."""
-        context = http_context(scope)  # channel.app / .state / .resolve (genmcp.context)
+        """Answer one HTTP request with ``assigns`` from auth.
+
+        The request's app context (``channel.app`` / ``.state`` / ``.resolve``, see
+        ``genmcp.context``) is bound for its whole answer; yield dependencies resolved by the
+        call end after it.
+        """
+        context = http_context(scope)
         token = bind(context)
         try:
-            await self._serve(scope, receive, send, assigns, guarded=guarded)
+            await self._answer(scope, receive, send, assigns, guarded=guarded)
         finally:
             unbind(token)
-            await context.aclose()  # yield dependencies resolved by the call end here
+            await context.aclose()
 
-    async def _serve(
+    async def _answer(
         self,
         scope: Scope,
         receive: Receive,

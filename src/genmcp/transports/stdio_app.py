@@ -112,7 +112,7 @@ async def _authenticate(
             f"the MCP endpoint's auth dependency refused stdio ({exc}; given: {given}). stdio "
             "has no HTTP headers: pass the ones it reads, e.g. genmcp run APP --transport "
             "stdio --header 'Authorization: Bearer TOKEN', or name the principal with "
-            "--assigns '{\"principal\": \"me\"}'"
+            '--assigns \'{"principal": "me"}\''
         ) from None
     finally:
         await context.aclose()
