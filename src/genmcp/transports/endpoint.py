@@ -14,11 +14,13 @@ Starlette or sse-starlette.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import anyio
 from sse_starlette import EventSourceResponse
+from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
 from genmcp.errors import MCPError, http_status
@@ -57,6 +59,8 @@ from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.relay import Relay
 
 __all__ = ["SSE_HEADERS", "MCPEndpoint"]
+
+log = logging.getLogger("genmcp")
 
 SSE_HEADERS: Final = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
 
@@ -151,9 +155,15 @@ class MCPEndpoint:
             await _send_error(send, None, exc)
             return
         events = ({"data": encode(m).decode()} async for m in opened)
-        stream = EventSourceResponse(events, ping=self.keepalive_s, headers=SSE_HEADERS, sep="\n")
+        stream = EventSourceResponse(
+            events,
+            ping=self.keepalive_s,
+            headers=SSE_HEADERS,
+            sep="\n",
+            send_timeout=self.send_timeout_s,
+        )
         try:
-            await stream(scope, receive, send)
+            await _stream(stream, scope, receive, send)
         finally:
             opened.close()
 
@@ -249,7 +259,22 @@ class MCPEndpoint:
             shutdown_event=stopping,
             shutdown_grace_period=self.shutdown_grace_s,
         )
+        await _stream(stream, scope, receive, send)
+
+
+async def _stream(stream: EventSourceResponse, scope: Scope, receive: Receive, send: Send) -> None:
+    """Write an SSE response; a reader slower than ``send_timeout`` is a disconnect.
+
+    The events' generator was closed with the stream (the relay too: the call is gone). The
+    response cannot be completed (the send would block again), so the ASGI server logs that
+    and closes the connection.
+    """
+    try:
         await stream(scope, receive, send)
+    except SendTimeoutError:
+        log.info(
+            "an SSE reader took over %s s to accept an event: disconnected", stream.send_timeout
+        )
 
 
 async def _sse_events(

@@ -126,6 +126,7 @@ class Relay:
         """The reader is done or gone: disconnect the Call unless it already ended."""
         self._done = True
         self._call.disconnect()
+        self._call.outbox.clear()  # nobody will read what is queued: release it now
 
     def _through(self, event: Event) -> Event:
         if isinstance(event, Interim):
