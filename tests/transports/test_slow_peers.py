@@ -184,3 +184,56 @@ async def test_the_outbox_bound_holds_for_senders_in_threads() -> None:
     assert outbox.put(server_request) and outbox.put(Answer({"jsonrpc": "2.0", "id": 1}))
     outbox.clear()
     assert len(outbox) == 0
+
+
+BODY_TIMEOUT_S: Final = 1.0
+
+
+@pytest.fixture
+def body_port() -> Iterator[int]:
+    router = mcp_router(
+        server_name="slow-body",
+        server_version="1",
+        tools=[(Flood, Seen())],
+        secret_key=SECRET,
+        body_timeout_s=BODY_TIMEOUT_S,
+    )
+    app = FastAPI()
+    app.include_router(router, prefix="/mcp")
+    live = LiveServers()
+    try:
+        yield live.start(app).port
+    finally:
+        live.stop_all()
+
+
+def test_a_body_sent_at_10_bytes_a_second_gets_408(body_port: int) -> None:
+    request = call_bytes(body_port, "flood")
+    head, body = request.split(b"\r\n\r\n", 1)
+    with socket.create_connection(("127.0.0.1", body_port), timeout=10) as sock:
+        sock.sendall(head + b"\r\n\r\n")
+        start = time.monotonic()
+        answer, sent = b"", 0
+        sock.setblocking(False)
+        while time.monotonic() - start < 5 * BODY_TIMEOUT_S:
+            if sent < len(body) - 1:  # never the last byte: the body is never complete
+                sock.send(body[sent : sent + 1])
+                sent += 1
+            time.sleep(0.1)  # 10 bytes a second
+            try:
+                chunk = sock.recv(65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break  # the server closed the connection after its answer
+            answer += chunk
+        took = time.monotonic() - start
+    status, _, rest = answer.partition(b"\r\n")
+    headers, _, payload = rest.partition(b"\r\n\r\n")
+    assert status == b"HTTP/1.1 408 Request Timeout"
+    assert b"connection: close" in headers.lower()
+    error = json.loads(payload)
+    assert error["jsonrpc"] == "2.0" and error.get("id") is None
+    assert error["error"]["code"] == -32600 and "did not arrive" in error["error"]["message"]
+    assert BODY_TIMEOUT_S <= took < BODY_TIMEOUT_S + 1.0
+    print(f"\n10 bytes/s body: 408 and closed after {took:.2f} s ({sent} bytes sent)")

@@ -75,6 +75,7 @@ class MCPEndpoint:
         allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
         allowed_origins: Iterable[str] | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
+        body_timeout_s: float | None = 30.0,
         keepalive_s: float = 15.0,
         legacy: LegacyServer | None = None,
         send_timeout_s: float | None = 30.0,
@@ -89,6 +90,7 @@ class MCPEndpoint:
         self.allowed_hosts = None if allowed_hosts is None else host_allow_list(allowed_hosts)
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
+        self.body_timeout_s = body_timeout_s
         self.keepalive_s = keepalive_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -118,7 +120,16 @@ class MCPEndpoint:
         if problem is not None:
             await _refuse(send, receive, headers, problem)
             return
-        body = await read_body(receive, headers, self.max_body_bytes)
+        try:
+            async with asyncio.timeout(self.body_timeout_s):
+                body = await read_body(receive, headers, self.max_body_bytes)
+        except TimeoutError:  # a body this slow is not drained: answer and close
+            failure = MCPError(
+                "body_timeout",
+                f"Request Timeout: the body did not arrive within {self.body_timeout_s} s",
+            )
+            await _send_error(send, None, failure, [("connection", "close")])
+            return
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
             await _refuse(send, receive, headers, failure)

@@ -92,6 +92,7 @@ def mcp_router(
     allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
     allowed_origins: Iterable[str] | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
+    body_timeout_s: float | None = 30.0,
     keepalive_s: float = 15.0,
     legacy: bool | LegacyServer = True,
     send_timeout_s: float | None = 30.0,
@@ -115,6 +116,8 @@ def mcp_router(
             loopback names by default; ``["*"]`` or None accepts every host.
         allowed_origins: extra exact origins accepted (``https://app.example``).
         max_body_bytes: request body cap (413 beyond it).
+        body_timeout_s: a request body that has not wholly arrived this many seconds after
+            its headers is answered 408 and the connection closed; None: wait forever.
         keepalive_s: seconds between SSE keepalive comments.
         send_timeout_s: a streamed response whose reader takes longer than this to accept
             one event is a disconnect (the call is cancelled or closed); None: wait forever.
@@ -140,6 +143,7 @@ def mcp_router(
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
         max_body_bytes=max_body_bytes,
+        body_timeout_s=body_timeout_s,
         keepalive_s=keepalive_s,
         send_timeout_s=send_timeout_s,
         shutdown_grace_s=shutdown_grace_s,
