@@ -100,6 +100,18 @@ class MCPEndpoint:
         """Origin and Host checks (before the body is read and before auth)."""
         return guard(headers, self.allowed_hosts, self.allowed_origins)
 
+    async def refuse_unguarded(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Answer a request the Origin/Host guard refuses, as ``serve`` would; True if so.
+
+        For routes that run more before ``serve`` (auth dependencies): call it first.
+        """
+        headers = HeaderView(scope["headers"])
+        problem = self.check_guard(headers)
+        if problem is None:
+            return False
+        await _refuse(send, receive, headers, problem)
+        return True
+
     async def serve(
         self,
         scope: Scope,
