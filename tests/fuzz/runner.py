@@ -328,10 +328,16 @@ async def run(
         cases = generate(seed, count, catalog, categories, only)
         report = Report(seed, out)
         started = time.perf_counter()
-        # KNOWN cases go last and one at a time: a stall of theirs must not slow the others.
+        # KNOWN and stall-probing cases go last and one at a time: a stall of theirs must not
+        # slow the others, and a stall probe measures the server's loop, not the contention
+        # of other costly cases (client and server share one process, one GIL).
+        alone = [c for c in cases if c.known is not None or c.category in scenarios.ALONE]
         for batch, width in (
-            ([c for c in cases if c.known is None], concurrency),
-            ([c for c in cases if c.known is not None], 1),
+            (
+                [c for c in cases if c.known is None and c.category not in scenarios.ALONE],
+                concurrency,
+            ),
+            (alone, 1),
         ):
             queue = collections.deque(batch)
 
