@@ -77,7 +77,7 @@ class Outbox:
     )
 
     def __init__(
-        self, loop: asyncio.AbstractEventLoop | None = None, capacity: int = OUTBOX_CAPACITY
+        self, loop: asyncio.AbstractEventLoop | None = None, capacity: int | None = None
     ) -> None:
         self._loop = loop or asyncio.get_running_loop()
         self._thread = threading.get_ident()
@@ -85,7 +85,7 @@ class Outbox:
         self._waiter: asyncio.Future[None] | None = None
         self._foreign = 0  # events handed over from other threads, not appended yet
         self._lock = threading.Lock()
-        self.capacity = capacity
+        self.capacity = OUTBOX_CAPACITY if capacity is None else capacity
         self.dropped = 0
 
     def __len__(self) -> int:

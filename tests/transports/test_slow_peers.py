@@ -42,6 +42,8 @@ class Seen:
     cancelled: int = 0
     closed: int = 0
     dropped: list[int] = field(default_factory=list)
+    queued: int = 0
+    outbox: Outbox | None = None
     ended_at: float = 0.0
 
 
@@ -71,6 +73,8 @@ class Burst(Tool, name="burst", description="n notifications, no yield, then str
         arg.started_at = time.monotonic()
         sent = [channel.send_progress(step, message="y" * 200) for step in range(FLOOD)]
         arg.dropped.append(sent.count(False))
+        arg.outbox = channel._outbox  # to measure what it holds before and after
+        arg.queued = len(arg.outbox)
         return Stream(None)
 
     async def handle_message(self, message: Any, channel: Channel, state: Any, arg: Seen) -> Result:
@@ -145,7 +149,7 @@ def test_a_reader_that_never_reads_is_a_disconnect(served: tuple[int, Seen, Any]
         wait_for(lambda: seen.cancelled == 1, 10 + SEND_TIMEOUT_S)
         wait_for(lambda: suite.live_workers == 0, 2)
         took = seen.ended_at - seen.started_at  # buffers fill in ms, then one send blocks
-        assert SEND_TIMEOUT_S <= took < SEND_TIMEOUT_S + 1.5
+        assert SEND_TIMEOUT_S <= took < SEND_TIMEOUT_S + 4  # loaded CI machines: slack
         assert seen.completed == 0
         print(
             f"\nnever-reading SSE reader: cancelled {took:.2f} s after the tool started "
@@ -164,9 +168,14 @@ def test_the_outbox_is_bounded_and_handle_close_runs(served: tuple[int, Seen, An
         took = seen.ended_at - seen.started_at
         wait_for(lambda: suite.live_workers == 0, 2)
         assert seen.dropped == [FLOOD - OUTBOX_CAPACITY]
+        assert seen.queued == OUTBOX_CAPACITY
+        assert seen.outbox is not None and len(seen.outbox) == 0  # released at the disconnect
         assert seen.completed == 0
-        assert SEND_TIMEOUT_S <= took < SEND_TIMEOUT_S + 1.5
-        print(f"\nburst of {FLOOD}: {seen.dropped[0]} dropped, handle_close after {took:.2f} s")
+        assert SEND_TIMEOUT_S <= took < SEND_TIMEOUT_S + 4  # loaded CI machines: slack
+        print(
+            f"\nburst of {FLOOD}: {seen.queued} queued, {seen.dropped[0]} dropped, "
+            f"handle_close after {took:.2f} s, 0 left queued"
+        )
     finally:
         sock.close()
 
