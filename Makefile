@@ -87,11 +87,13 @@ conformance: $(DEV_STAMP)
 	VENV=$(VENV) bash scripts/conformance.sh
 
 # The long fuzz run (README "Fuzzing"): FUZZ_COUNT hostile requests over both eras against a
-# real server, KNOWN bugs included (reported apart). FUZZ_SEED=<hex> replays a run.
+# real server. FUZZ_SEED=<hex> replays a run; FUZZ_KNOWN=1 adds the KNOWN open bugs (slow:
+# each of those cases waits out its read limit, one at a time).
 FUZZ_COUNT ?= 10000
+FUZZ_KNOWN ?= 0
 .PHONY: fuzz
 fuzz: $(DEV_STAMP)
-	FUZZ_COUNT=$(FUZZ_COUNT) FUZZ_KNOWN=1 $(VENV_PYTHON) -m pytest -q -s tests/fuzz/test_fuzz.py
+	FUZZ_COUNT=$(FUZZ_COUNT) FUZZ_KNOWN=$(FUZZ_KNOWN) $(VENV_PYTHON) -m pytest -q -s tests/fuzz/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build dist

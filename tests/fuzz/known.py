@@ -1,11 +1,11 @@
 """KNOWN: open bugs of issue 12 that the fuzz harness finds, kept out of the CI short form.
 
 Each entry names the issue 12 item it belongs to and the generators (categories) that probe
-it. `make fuzz` runs them too (after the main run, one at a time, so a stall cannot slow the
-other answers) and reports their failures apart; `FUZZ_STRICT=1` makes them fail the run.
-When an item is fixed, delete its entry: its generators then join the CI short form.
-Fixed on main and removed: items 1 (schema stall), 3 (Host/Origin), 5 (legacy duplicate ids),
-6 (legacy elicitation error).
+it. `make fuzz FUZZ_KNOWN=1` runs them too (after the main run, one at a time, so a stall
+cannot slow the other answers) and reports their failures apart; `FUZZ_STRICT=1` makes them
+fail the run. When an item is fixed, delete its entry: its generators then join the CI short
+form. Fixed on main and removed: items 1 (schema stall), 3 (Host/Origin), 5 (legacy
+duplicate ids), 6 (legacy elicitation error).
 """
 
 from __future__ import annotations
