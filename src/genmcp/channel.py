@@ -11,6 +11,12 @@ out); a send never raises.
 Sends and ``mailbox.send`` are safe from any thread, so a plain ``def call`` running in a
 worker thread can report progress too.
 
+Outbox bound: a call holds at most :data:`OUTBOX_CAPACITY` notifications its reader has not
+taken yet. Past it, a notification (progress, log, change) is dropped, its send returns
+False and the first drop of the call is logged at warning level; the response, a stream end
+and a server request (an input round) are never dropped. A reader that stops reading is
+detected by the transport (``send_timeout_s``) and disconnects the call.
+
 Mailbox semantics: ``send`` returns False once the call ended (the message is dropped and
 logged at debug level) or when the mailbox holds :data:`MAILBOX_CAPACITY` messages; the call
 receives them one at a time while it streams.
@@ -40,12 +46,14 @@ from genmcp.protocol.meta import (
     absent_capabilities,
 )
 
-__all__ = ["MAILBOX_CAPACITY", "Channel", "Mailbox", "Outbox"]
+__all__ = ["MAILBOX_CAPACITY", "OUTBOX_CAPACITY", "Channel", "Mailbox", "Outbox"]
 
 log = logging.getLogger("genmcp")
 
 _SEVERITY: Final = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 MAILBOX_CAPACITY: Final = 10_000
+OUTBOX_CAPACITY: Final = 10_000
+"""Most notifications one call queues for its reader; past it they are dropped."""
 WAKE: Final = object()
 """What ``Mailbox.receive`` returns when the mailbox closed under a waiting receiver."""
 
@@ -54,16 +62,33 @@ class Outbox:
     """The ordered events of one request, fed from any thread, drained by one reader.
 
     A deque plus a future made only while the reader waits: lighter than an
-    ``asyncio.Queue``, which matters because every call has one.
+    ``asyncio.Queue``, which matters because every call has one. Bounded for notifications
+    (``capacity``, see the module docstring); ``dropped`` counts those it refused.
     """
 
-    __slots__ = ("_events", "_loop", "_taps", "_thread", "_waiter")
+    __slots__ = (
+        "_events",
+        "_foreign",
+        "_lock",
+        "_loop",
+        "_taps",
+        "_thread",
+        "_waiter",
+        "capacity",
+        "dropped",
+    )
 
-    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop | None = None, capacity: int | None = None
+    ) -> None:
         self._loop = loop or asyncio.get_running_loop()
         self._thread = threading.get_ident()
         self._events: deque[Event] = deque()
         self._waiter: asyncio.Future[None] | None = None
+        self._foreign = 0  # events handed over from other threads, not appended yet
+        self._lock = threading.Lock()
+        self.capacity = OUTBOX_CAPACITY if capacity is None else capacity
+        self.dropped = 0
         self._taps: tuple[Callable[[Event], None], ...] = ()
 
     def tap(self, seen: Callable[[Event], None]) -> None:
@@ -72,12 +97,36 @@ class Outbox:
             seen(event)
         self._taps = (*self._taps, seen)
 
-    def put(self, event: Event) -> None:
-        """Append an event; from a foreign thread it is handed to the loop."""
+    def __len__(self) -> int:
+        """Events waiting for the reader (handed over from threads included)."""
+        return len(self._events) + self._foreign
+
+    def put(self, event: Event) -> bool:
+        """Append an event (from a foreign thread it is handed to the loop); False when a
+        notification was dropped because the reader is ``capacity`` events behind."""
+        if _droppable(event) and len(self) >= self.capacity:
+            self._drop()
+            return False
         if threading.get_ident() == self._thread:
             self._append(event)
         else:
-            self._loop.call_soon_threadsafe(self._append, event)
+            with self._lock:
+                self._foreign += 1
+            self._loop.call_soon_threadsafe(self._append_foreign, event)
+        return True
+
+    def _drop(self) -> None:
+        self.dropped += 1
+        if self.dropped == 1:
+            log.warning(
+                "a call's reader is %d events behind: notifications dropped from now on",
+                self.capacity,
+            )
+
+    def _append_foreign(self, event: Event) -> None:
+        with self._lock:
+            self._foreign -= 1
+        self._append(event)
 
     def _append(self, event: Event) -> None:
         self._events.append(event)
@@ -100,6 +149,15 @@ class Outbox:
     def get_nowait(self) -> Event | None:
         """The next event if one is ready, else None."""
         return self._events.popleft() if self._events else None
+
+    def clear(self) -> None:
+        """Drop what the reader will never take (the reader is gone)."""
+        self._events.clear()
+
+
+def _droppable(event: Event) -> bool:
+    """A notification: an Interim without an id (a server request has one)."""
+    return isinstance(event, Interim) and "id" not in event.message
 
 
 @final
@@ -255,8 +313,7 @@ class Channel:
         """Send any JSON-RPC message before the response (genmcp's own use)."""
         if self._closed:
             return False
-        self._outbox.put(Interim(message))
-        return True
+        return self._outbox.put(Interim(message))
 
     def send_progress(
         self, progress: float, total: float | None = None, message: str | None = None

@@ -86,6 +86,7 @@ REASONS: dict[str, WireError] = {
     "forbidden_origin": WireError(403, INVALID_REQUEST, "Forbidden: Origin not allowed"),
     "forbidden_host": WireError(421, INVALID_REQUEST, "Misdirected Request: Host not allowed"),
     "body_too_large": WireError(413, INVALID_REQUEST, "Request body too large"),
+    "body_timeout": WireError(408, INVALID_REQUEST, "Request Timeout: the body came too slowly"),
     "method_not_allowed": WireError(405, INVALID_REQUEST, "Method not allowed"),
     "unsupported_media_type": WireError(
         415, INVALID_REQUEST, "Unsupported Media Type: send application/json"

@@ -11,10 +11,10 @@ Every exchange is judged by the usual oracle; a scenario adds its own problems:
 - `scenario.legacy_client_answers`: garbage answers to a server's `elicitation/create`;
 - `scenario.legacy_unparsable_answer` (KNOWN item 2): an answer that does not parse (so
   matches no request) must not leave the call waiting forever;
-- `scenario.legacy_duplicate_ids` (KNOWN item 5): a second in-flight id is refused;
-- `scenario.legacy_elicitation_error` (KNOWN item 6): a JSON-RPC error answer is no -32603;
-- `hostile_schema.stall` (KNOWN item 1): a ping sent during a costly validation is answered
-  within `STALL_LIMIT_S`.
+- `scenario.legacy_duplicate_ids`: a second in-flight id is refused;
+- `scenario.legacy_elicitation_error`: a JSON-RPC error answer is no -32603;
+- `hostile_schema.stall`: a ping sent during a costly validation is answered within
+  `STALL_LIMIT_S` (sent `ALONE`: one at a time, after the others).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from fuzz.runner import Outcome, Target
 
 STALL_LIMIT_S: Final = 0.4
+ALONE: Final = frozenset({"hostile_schema.stall"})
+"""Categories the runner sends one at a time, after the others (they measure the loop)."""
 HOSTILE_PATH: Final = "/hostile"
 LEGACY: Final = "2025-06-18"
 

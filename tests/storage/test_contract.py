@@ -120,6 +120,27 @@ async def test_implementations_satisfy_the_protocols(backend: Backend) -> None:
     assert isinstance(await subscribed(broker, "t"), Subscription)
 
 
+async def test_a_reserved_name_is_held_once_across_handles_until_released(
+    backend: Backend,
+) -> None:
+    one, other, key = backend.registry(), backend.registry(), session()
+    assert await one.reserve(key, "1", 60)
+    assert not await other.reserve(key, "1", 60)  # another process: refused
+    assert await other.reserve(key, '"1"', 60)  # another name
+    assert await other.reserve(session(), "1", 60)  # another session
+    await other.release(key, "1")
+    assert await one.reserve(key, "1", 60)
+    await one.release(key, "1")
+    await one.release(key, "1")  # a second release is a no-op
+
+
+async def test_a_reservation_expires_after_its_ttl(backend: Backend) -> None:
+    registry, key = backend.registry(), session()
+    assert await registry.reserve(key, "7", 0.05)
+    await asyncio.sleep(0.1)
+    assert await registry.reserve(key, "7", 60)
+
+
 @pytest.mark.parametrize("value", JSON_VALUES, ids=repr)
 async def test_a_put_value_is_read_back_equal(backend: Backend, value: Any) -> None:
     writer, reader, key = backend.registry(), backend.registry(), session()

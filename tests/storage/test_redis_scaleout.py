@@ -251,6 +251,29 @@ async def test_a_cancellation_posted_to_b_stops_the_call_on_a(
     await eventually(lambda: a.suite.live_workers == 0)
 
 
+async def test_an_id_in_flight_on_a_is_refused_on_b_and_one_cancel_stops_one_call(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient], calls: Calls
+) -> None:
+    a, b = nodes
+    on_a = clients(a)
+    await on_a.open()
+    on_b = clients(b, joining=on_a)
+    call = asyncio.create_task(on_a.request("tools/call", {"name": "slow"}, id=5))
+    assert await asyncio.to_thread(calls.started.wait, 5)
+    twin = await on_b.request("tools/call", {"name": "slow"}, id=5)
+    assert twin.response is not None and twin.response["error"]["code"] == -32600
+    assert "already in flight" in twin.response["error"]["message"]
+    assert b.suite.live_workers == 0  # refused before it ran
+    other = await on_b.request("tools/call", {"name": "chatty"}, id="5")  # "5" is not 5
+    assert "result" in (other.response or {})
+    assert (await on_b.notify("notifications/cancelled", {"requestId": 5})).status == 202
+    reply = await asyncio.wait_for(call, 5)
+    assert (reply.status, reply.response) == (200, None)
+    await eventually(lambda: a.suite.live_workers == 0)
+    again = await on_b.request("tools/call", {"name": "chatty"}, id=5)  # released: usable again
+    assert "result" in (again.response or {})
+
+
 async def test_deleting_on_b_ends_the_get_stream_on_a(
     nodes: tuple[Node, Node], clients: Callable[..., LegacyClient]
 ) -> None:

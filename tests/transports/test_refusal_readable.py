@@ -53,6 +53,34 @@ REFUSALS: Final = {
 }
 
 
+AUTH_CALLS: list[str] = []
+
+
+def counting_auth() -> dict[str, str]:
+    """An auth dependency that lets everyone in and counts the requests it saw."""
+    AUTH_CALLS.append("called")
+    return {"principal": "anyone"}
+
+
+@pytest.fixture(scope="module")
+def auth_port() -> Iterator[int]:
+    """The same router built with ``auth=``: an API route with dependencies."""
+    app = FastAPI()
+    router = mcp_router(
+        server_name="refusals",
+        server_version="1",
+        tools=[EchoTool],
+        secret_key=SECRET,
+        auth=counting_auth,
+    )
+    app.include_router(router, prefix="/mcp")
+    live = LiveServers()
+    try:
+        yield live.start(app).port
+    finally:
+        live.stop_all()
+
+
 def head(port: int, method: str, extra: dict[str, str], *, chunked: bool = False) -> bytes:
     headers = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json", **extra}
     if chunked:
@@ -180,3 +208,31 @@ def test_a_body_declared_over_the_drain_bound_is_not_drained(port: int) -> None:
         answer = read_to_end(sock)
     assert parse(answer)[0] == 413
     assert time.monotonic() - started < 1.0
+
+
+def comparable(answer: bytes) -> tuple[int, dict[str, str], Any]:
+    status, headers, body = parse(answer)
+    headers.pop("date", None)
+    return status, headers, body
+
+
+@pytest.mark.parametrize("refusal", REFUSALS)
+@pytest.mark.parametrize("style", ["sendall", "small-writes"])
+def test_refusals_are_the_same_on_a_router_built_with_auth(
+    port: int, auth_port: int, style: str, refusal: str
+) -> None:
+    status, method, extra = REFUSALS[refusal]
+    if refusal == "421":  # the test host names the port: keep it equal on both servers
+        extra = {"Host": "localhost:1.evil.example"}
+    AUTH_CALLS.clear()
+    started = time.monotonic()
+    with_auth = STYLES[style](auth_port, method, extra)
+    elapsed = time.monotonic() - started
+    without = STYLES[style](port, method, extra)
+    got, headers, body = comparable(with_auth)
+    assert (got, headers, body) == comparable(without)
+    assert got == status and headers["connection"] == "close"
+    assert body["error"]["code"] == -32600
+    assert elapsed < 3.0
+    if refusal in ("403", "421", "405"):  # refused before any dependency runs
+        assert AUTH_CALLS == []

@@ -5,6 +5,8 @@
   clientInfo): whether it was ended with ``DELETE``, the level ``logging/setLevel`` chose
   (a value field), the resources it subscribed to (a set field, updated member by member so
   that two processes subscribing at once lose nothing). Entries expire with the session.
+  And the request ids in flight in a session (``reserve``/``release``: an atomic
+  add-if-absent with its own TTL), so a second process refuses a duplicate id too.
 * ``Broker``: publish/subscribe. Whatever waits for something from outside its own request
   waits here, never on a module-level dict: a client's answer to a server-initiated request,
   a ``notifications/cancelled`` for an in-flight call, the end of a session, change
@@ -62,6 +64,15 @@ class SessionRegistry(Protocol):
 
     async def members(self, session: str, name: str) -> frozenset[str]:
         """The members of the set field ``name`` of ``session`` (empty when none)."""
+        ...
+
+    async def reserve(self, session: str, name: str, ttl_s: float) -> bool:
+        """Hold ``name`` in ``session`` for ``ttl_s`` seconds unless it is held already:
+        True when this call took it (atomic across every process of the registry)."""
+        ...
+
+    async def release(self, session: str, name: str) -> None:
+        """Give ``name`` up (a no-op when it is not held)."""
         ...
 
 

@@ -86,6 +86,7 @@ class MemorySessionRegistry:
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self._ended = _Expiring(max_entries)
         self._fields = _Expiring(max_entries)
+        self._held = _Expiring(max_entries)
 
     async def end(self, session: str, ttl_s: float) -> None:
         self._ended.put(session, True, ttl_s)
@@ -120,6 +121,16 @@ class MemorySessionRegistry:
     async def members(self, session: str, name: str) -> frozenset[str]:
         fields: _Fields | None = self._fields.get(session)
         return frozenset(() if fields is None else fields.sets.get(name, ()))
+
+    async def reserve(self, session: str, name: str, ttl_s: float) -> bool:
+        key = f"{session}\x00{name}"
+        if self._held.get(key) is not None:
+            return False
+        self._held.put(key, True, ttl_s)
+        return True
+
+    async def release(self, session: str, name: str) -> None:
+        self._held.delete(f"{session}\x00{name}")
 
     async def aclose(self) -> None:
         """Nothing to release (here for symmetry with the shared implementations)."""

@@ -2,10 +2,11 @@
 
 ``RedisSessionRegistry`` keeps each legacy session's fields in one Redis hash that expires
 with the session (value fields as JSON under ``v:<name>``, set members one hash field each,
-so adding or removing one is a single atomic ``HSET``/``HDEL``), and an ended session as a
-key with a TTL. ``RedisBroker`` carries messages over Redis pub/sub: one connection per
-broker, whatever the number of local subscriptions; a topic is subscribed in Redis while
-at least one local subscription wants it. Messages travel as JSON.
+so adding or removing one is a single atomic ``HSET``/``HDEL``), an ended session as a
+key with a TTL, and a reserved name (a request id in flight) as a ``SET NX PX`` key.
+``RedisBroker`` carries messages over Redis pub/sub: one connection per broker, whatever
+the number of local subscriptions; a topic is subscribed in Redis while at least one local
+subscription wants it. Messages travel as JSON.
 
 Every key and channel starts with ``prefix`` (``"genmcp:"`` by default): apps that share a
 Redis give each its own. Processes of one app share the prefix and the secret key.
@@ -133,6 +134,18 @@ class RedisSessionRegistry:
                 if owner == name:
                     members.add(member)
         return frozenset(members)
+
+    def _held(self, session: str, name: str) -> str:
+        return f"{self._prefix}held:{session}:{name}"
+
+    async def reserve(self, session: str, name: str, ttl_s: float) -> bool:
+        ttl_ms = _ttl_ms(ttl_s)
+        if not ttl_ms:
+            return True  # held for no time: nothing to record
+        return bool(await self._client.set(self._held(session, name), b"1", nx=True, px=ttl_ms))
+
+    async def release(self, session: str, name: str) -> None:
+        await self._client.delete(self._held(session, name))
 
     async def _write(
         self,

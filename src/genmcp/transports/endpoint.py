@@ -14,11 +14,13 @@ Starlette or sse-starlette.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import anyio
 from sse_starlette import EventSourceResponse
+from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
 from genmcp.context import bind, unbind
@@ -61,6 +63,8 @@ from genmcp.transports.relay import Relay
 
 __all__ = ["SSE_HEADERS", "MCPEndpoint"]
 
+log = logging.getLogger("genmcp")
+
 SSE_HEADERS: Final = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
 
 
@@ -74,6 +78,7 @@ class MCPEndpoint:
         allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
         allowed_origins: Iterable[str] | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
+        body_timeout_s: float | None = 30.0,
         keepalive_s: float = 15.0,
         legacy: LegacyServer | None = None,
         send_timeout_s: float | None = 30.0,
@@ -88,6 +93,7 @@ class MCPEndpoint:
         self.allowed_hosts = None if allowed_hosts is None else host_allow_list(allowed_hosts)
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
+        self.body_timeout_s = body_timeout_s
         self.keepalive_s = keepalive_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -96,6 +102,18 @@ class MCPEndpoint:
     def check_guard(self, headers: Mapping[str, str]) -> MCPError | None:
         """Origin and Host checks (before the body is read and before auth)."""
         return guard(headers, self.allowed_hosts, self.allowed_origins)
+
+    async def refuse_unguarded(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Answer a request the Origin/Host guard refuses, as ``serve`` would; True if so.
+
+        For routes that run more before ``serve`` (auth dependencies): call it first.
+        """
+        headers = HeaderView(scope["headers"])
+        problem = self.check_guard(headers)
+        if problem is None:
+            return False
+        await _refuse(send, receive, headers, problem)
+        return True
 
     async def serve(
         self,
@@ -139,7 +157,16 @@ class MCPEndpoint:
         if problem is not None:
             await _refuse(send, receive, headers, problem)
             return
-        body = await read_body(receive, headers, self.max_body_bytes)
+        try:
+            async with asyncio.timeout(self.body_timeout_s):
+                body = await read_body(receive, headers, self.max_body_bytes)
+        except TimeoutError:  # a body this slow is not drained: answer and close
+            failure = MCPError(
+                "body_timeout",
+                f"Request Timeout: the body did not arrive within {self.body_timeout_s} s",
+            )
+            await _send_error(send, None, failure, [("connection", "close")])
+            return
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
             await _refuse(send, receive, headers, failure)
@@ -176,9 +203,15 @@ class MCPEndpoint:
             await _send_error(send, None, exc)
             return
         events = ({"data": encode(m).decode()} async for m in opened)
-        stream = EventSourceResponse(events, ping=self.keepalive_s, headers=SSE_HEADERS, sep="\n")
+        stream = EventSourceResponse(
+            events,
+            ping=self.keepalive_s,
+            headers=SSE_HEADERS,
+            sep="\n",
+            send_timeout=self.send_timeout_s,
+        )
         try:
-            await stream(scope, receive, send)
+            await _stream(stream, scope, receive, send)
         finally:
             opened.close()
 
@@ -279,7 +312,22 @@ class MCPEndpoint:
             shutdown_event=stopping,
             shutdown_grace_period=self.shutdown_grace_s,
         )
+        await _stream(stream, scope, receive, send)
+
+
+async def _stream(stream: EventSourceResponse, scope: Scope, receive: Receive, send: Send) -> None:
+    """Write an SSE response; a reader slower than ``send_timeout`` is a disconnect.
+
+    The events' generator was closed with the stream (the relay too: the call is gone). The
+    response cannot be completed (the send would block again), so the ASGI server logs that
+    and closes the connection.
+    """
+    try:
         await stream(scope, receive, send)
+    except SendTimeoutError:
+        log.info(
+            "an SSE reader took over %s s to accept an event: disconnected", stream.send_timeout
+        )
 
 
 async def _sse_events(

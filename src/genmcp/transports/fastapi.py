@@ -19,13 +19,13 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, params
+from fastapi import APIRouter, Depends, FastAPI, params
+from fastapi.routing import APIRoute
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from genmcp.errors import http_status
 from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.endpoint import MCPEndpoint
 from genmcp.transports.http import (
@@ -97,6 +97,7 @@ def mcp_router(
     allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
     allowed_origins: Iterable[str] | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
+    body_timeout_s: float | None = 30.0,
     keepalive_s: float = 15.0,
     legacy: bool | LegacyServer = True,
     send_timeout_s: float | None = 30.0,
@@ -120,6 +121,8 @@ def mcp_router(
             loopback names by default; ``["*"]`` or None accepts every host.
         allowed_origins: extra exact origins accepted (``https://app.example``).
         max_body_bytes: request body cap (413 beyond it).
+        body_timeout_s: a request body that has not wholly arrived this many seconds after
+            its headers is answered 408 and the connection closed; None: wait forever.
         keepalive_s: seconds between SSE keepalive comments.
         send_timeout_s: a streamed response whose reader takes longer than this to accept
             one event is a disconnect (the call is cancelled or closed); None: wait forever.
@@ -145,6 +148,7 @@ def mcp_router(
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
         max_body_bytes=max_body_bytes,
+        body_timeout_s=body_timeout_s,
         keepalive_s=keepalive_s,
         send_timeout_s=send_timeout_s,
         shutdown_grace_s=shutdown_grace_s,
@@ -166,6 +170,28 @@ def mcp_router(
     return router
 
 
+class _GuardedRoute(APIRoute):
+    """The MCP route with dependencies: the Origin/Host guard runs first, in raw ASGI.
+
+    So a refusal is the endpoint's own (JSON-RPC body, ``Connection: close``, bounded
+    drain), identical with and without auth, and no dependency runs for a refused request;
+    a method the route does not take is the endpoint's 405 too. Made per router
+    (``mcp_endpoint`` on the class: FastAPI may rebuild the route from its class).
+    """
+
+    mcp_endpoint: MCPEndpoint
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        endpoint = self.mcp_endpoint
+        if scope["type"] == "http":
+            if await endpoint.refuse_unguarded(scope, receive, send):
+                return
+            if scope["method"] not in (self.methods or ()):
+                await endpoint.serve(scope, receive, send, {}, guarded=True)
+                return
+        await super().handle(scope, receive, send)
+
+
 def _add_dependent_route(
     router: APIRouter,
     endpoint: MCPEndpoint,
@@ -173,11 +199,6 @@ def _add_dependent_route(
     dependencies: list[params.Depends],
     path: str,
 ) -> None:
-    def check_origin(request: HTTPRequest) -> None:
-        problem = endpoint.check_guard({k.lower(): v for k, v in request.headers.items()})
-        if problem is not None:
-            raise HTTPException(http_status(problem.reason), problem.message)
-
     async def mcp(request: HTTPRequest, assigns: Any = Depends(auth)) -> HTTPResponse:
         if isinstance(assigns, HTTPResponse):  # auth: the dependency answered (a challenge)
             return assigns
@@ -190,9 +211,10 @@ def _add_dependent_route(
         path,
         mcp,
         methods=["POST", "GET", "DELETE"],
-        dependencies=[Depends(check_origin), *dependencies],
+        dependencies=dependencies,
         include_in_schema=False,
         name="mcp",
+        route_class_override=type("MCPRoute", (_GuardedRoute,), {"mcp_endpoint": endpoint}),
     )
 
 

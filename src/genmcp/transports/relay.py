@@ -131,6 +131,7 @@ class Relay:
         """The reader is done or gone: disconnect the Call unless it already ended."""
         self._done = True
         self._call.disconnect()  # a no-op once the call is done
+        self._call.outbox.clear()  # nobody will read what is queued: release it now
 
     def _through(self, event: Event) -> Event:
         modern = self.codec is MODERN  # the identity: no copy

@@ -20,18 +20,23 @@ tampered, expired, ended or other user's session id is ``session_not_found`` (40
 version that differs from the negotiated one is ``invalid_request`` (400; absent: the
 negotiated version is assumed); notifications and responses are accepted (202); ``delete``
 ends the session (then 404); ``stream`` opens the session's notification stream (a newer
-one replaces an open one). A request id already in flight in the session is refused.
+one replaces an open one). A request id already in flight in the session is refused, in
+every process of the registry: the id is reserved in the ``SessionRegistry`` while the call
+runs (for at most :data:`INFLIGHT_TTL_S`: a process that dies holding it cannot block the id
+for longer), so ``notifications/cancelled`` always targets exactly one request.
 
 Imports asyncio and genmcp's core; never a web framework.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -45,13 +50,15 @@ from genmcp.protocol.jsonrpc import Notification, Request, Response, result_resp
 from genmcp.protocol.meta import check_meta
 from genmcp.protocol.versions import LEGACY_VERSIONS
 from genmcp.sealing import SealError, digest
-from genmcp.storage import Broker, SessionRegistry, Subscription
+from genmcp.storage import Broker, SessionRegistry
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
 from genmcp.transports.legacy.rounds import InputRounds, cancel_topic, end_topic, reply_topic
+from genmcp.transports.legacy.stream import RESOURCES, SessionStream
 from genmcp.transports.relay import MODERN, Codec, LegacyCodec
 
 __all__ = [
+    "INFLIGHT_TTL_S",
     "MAX_SESSION_ID_CHARS",
     "SESSION",
     "LegacyAnswer",
@@ -66,11 +73,11 @@ SESSION: Final = "session"
 """Sealing purpose of session ids."""
 MAX_SESSION_ID_CHARS: Final = 4096
 """Longest session id issued (it travels in a header on every request)."""
+INFLIGHT_TTL_S: Final = 3600.0
+"""Longest a request id stays reserved in a session (a call running longer loses it)."""
 _VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
 _ID_INFO: Final = ("name", "version", "title")
 _LOG_LEVEL: Final = "log_level"
-_RESOURCES: Final = "resources"
-_UPDATED: Final = "notifications/resources/updated"
 
 
 def _get_topic(session: str) -> str:
@@ -146,6 +153,7 @@ class LegacyServer:
         self.answer_timeout_s = answer_timeout_s
         self.max_input_rounds = max_input_rounds
         self._inflight: set[tuple[str, Any]] = set()  # (session, request id) in this process
+        self._releases: set[asyncio.Task[None]] = set()  # registry releases under way
 
     # -- sessions -----------------------------------------------------------------
 
@@ -270,7 +278,7 @@ class LegacyServer:
         topics = (CHANGES, end_topic(key), _get_topic(key))
         subscription = self.broker.subscribe(*topics)
         await subscription.ready()  # a change published elsewhere once we answer is not lost
-        return SessionStream(self, session, subscription)
+        return SessionStream(self.registry, session.key, session.version, subscription)
 
     # -- messages -------------------------------------------------------------------
 
@@ -323,12 +331,37 @@ class LegacyServer:
         if method in legacy.LEGACY_METHODS or legacy.is_modern_only(method):
             raise MCPError("method_not_found", f"Method not found: {method}")
         inflight = (session.key, request.id)
+        held = json.dumps(request.id)  # 1 and "1" are two ids
         if inflight in self._inflight:
-            raise MCPError(
-                "duplicate_request_id",
-                f"Invalid Request: request id {request.id!r} is already in flight in this "
-                "session; use a new id for each request",
+            raise _duplicate(request)
+        self._inflight.add(inflight)  # before any await: a concurrent twin sees it
+        try:
+            if not await self.registry.reserve(
+                session.key, held, min(session.ttl_s, INFLIGHT_TTL_S)
+            ):
+                self._inflight.discard(inflight)  # another process holds it: not ours to free
+                raise _duplicate(request)
+            call = await self._start(session, request, method, assigns, context)
+        except BaseException:
+            self._release(inflight, held)
+            raise
+        if call.task is None:  # answered at once
+            self._release(inflight, held)
+        else:  # in flight: cancellable through the session, id held until it ends
+            call.watch(
+                self.broker.subscribe(cancel_topic(session.key, request.id), end_topic(session.key))
             )
+            call.task.add_done_callback(lambda _: self._release(inflight, held))
+        return LegacyAnswer(call, LegacyCodec(method, session.version))
+
+    async def _start(
+        self,
+        session: Session,
+        request: Request,
+        method: str,
+        assigns: Mapping[str, Any],
+        context: TransportContext,
+    ) -> Call:
         params = legacy.modern_params(
             request.params,
             modern_version=self.suite.supported_versions[0],
@@ -346,16 +379,23 @@ class LegacyServer:
             max_rounds=self.max_input_rounds,
             answer_timeout_s=self.answer_timeout_s,
         )
-        call = await self.suite.handle(
+        return await self.suite.handle(
             Request(request.id, method, params), assigns, meta, asker=rounds, context=context
         )
-        if call.task is not None:  # in flight: cancellable through the session, id reserved
-            call.watch(
-                self.broker.subscribe(cancel_topic(session.key, request.id), end_topic(session.key))
-            )
-            self._inflight.add(inflight)
-            call.task.add_done_callback(lambda _: self._inflight.discard(inflight))
-        return LegacyAnswer(call, LegacyCodec(method, session.version))
+
+    def _release(self, inflight: tuple[str, Any], held: str) -> None:
+        """Free the id in this process now and in the registry soon (a task)."""
+        if inflight not in self._inflight:
+            return
+        self._inflight.discard(inflight)
+        task = asyncio.get_running_loop().create_task(self.registry.release(inflight[0], held))
+        self._releases.add(task)
+        task.add_done_callback(self._released)
+
+    def _released(self, task: asyncio.Task[None]) -> None:
+        self._releases.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("could not release a request id: %s", task.exception())
 
     async def _session_method(self, session: Session, request: Request) -> Answer:
         """``ping``, ``logging/setLevel``, ``resources/(un)subscribe``: the session answers."""
@@ -372,42 +412,17 @@ class LegacyServer:
             raise MCPError("invalid_params", f"Invalid params: {method} needs params.uri")
         # One atomic update per URI: concurrent (un)subscribes, on any process, lose nothing.
         if method == "resources/subscribe":
-            await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
+            await self.registry.add(session.key, RESOURCES, uri, session.ttl_s)
         else:
-            await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
+            await self.registry.discard(session.key, RESOURCES, uri, session.ttl_s)
 
 
-class SessionStream:
-    """A session's GET stream: ``async for message in stream`` until it ends.
-
-    Carries the Suite's change notifications (list changes; resource updates only for the
-    URIs the session subscribed to), translated for the session's revision. It ends when
-    the session is deleted or a newer GET of the same session replaces it.
-    """
-
-    def __init__(self, server: LegacyServer, session: Session, subscription: Subscription):
-        self._server = server
-        self._session = session
-        self._subscription = subscription
-
-    def close(self) -> None:
-        """Stop the stream (idempotent); iterating ends it too."""
-        self._subscription.close()
-
-    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        session, registry = self._session, self._server.registry
-        try:
-            while True:
-                topic, message = await self._subscription.receive()
-                if topic != CHANGES:
-                    return  # the session ended, or a newer GET replaced this one
-                if message.get("method") != _UPDATED or (
-                    message.get("params", {}).get("uri")
-                    in await registry.members(session.key, _RESOURCES)
-                ):
-                    yield legacy.legacy_message(message, session.version)
-        finally:
-            self._subscription.close()
+def _duplicate(request: Request) -> MCPError:
+    return MCPError(
+        "duplicate_request_id",
+        f"Invalid Request: request id {request.id!r} is already in flight in this "
+        "session; use a new id for each request",
+    )
 
 
 def _session_of(payload: Any, max_age_s: float) -> Session | None:
