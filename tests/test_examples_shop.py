@@ -91,7 +91,11 @@ async def test_each_call_resolves_its_own_dependency_and_cleans_it_up(
     )
     assert first["result"]["content"][0]["text"] == "alice bought ['saw']"
     assert second["result"]["content"][0]["text"] == "alice bought ['hammer']"
-    # the yield dependency's cleanup ran after each call, each with its own cart
+    # the yield dependency's cleanup runs after each response is sent, each with its own cart
+    for _ in range(200):
+        if len(shop.CHECKOUTS) == 2:
+            break
+        await asyncio.sleep(0.01)
     assert sorted(shop.CHECKOUTS) == [("alice", ["hammer"]), ("alice", ["saw"])]
 
 

@@ -88,10 +88,21 @@ class AppState:
 class AppContext:
     """The app around one request: ``app``, ``state``, ``http_request`` and a dependency solver.
 
-    Built by a transport per request; ``aclose`` ends what ``resolve`` opened.
+    Built by a transport per request; ``aclose`` ends what ``resolve`` opened. Given a
+    ``scope`` (an HTTP request), ``state`` and ``http_request`` are built on first use: most
+    calls never read them, and the request path stays cheap.
     """
 
-    __slots__ = ("_cache", "_solver", "_stack", "app", "http_request", "state")
+    __slots__ = (
+        "_cache",
+        "_http_request",
+        "_request_of",
+        "_scope",
+        "_solver",
+        "_stack",
+        "_state",
+        "app",
+    )
 
     def __init__(
         self,
@@ -100,17 +111,42 @@ class AppContext:
         state: AppState | None = None,
         http_request: Any = None,
         solver: Solver | None = None,
+        scope: Mapping[str, Any] | None = None,
+        request_of: Callable[[Any], Any] | None = None,
     ) -> None:
         self.app = app
-        self.state = state if state is not None else AppState(None, getattr(app, "state", None))
-        self.http_request = http_request
+        self._state = state
+        self._http_request = http_request
+        self._scope, self._request_of = scope, request_of
         self._solver = solver
-        self._cache: dict[Any, Any] = {}
+        self._cache: dict[Any, Any] | None = None
         self._stack: contextlib.AsyncExitStack | None = None
 
     @property
+    def state(self) -> AppState:
+        """The lifespan state, then ``app.state``."""
+        if self._state is None:
+            lifespan = None if self._scope is None else self._scope.get("state")
+            self._state = AppState(lifespan, getattr(self.app, "state", None))
+        return self._state
+
+    @property
+    def http_request(self) -> Any:
+        """The HTTP request being answered (None without one)."""
+        if self._http_request is None and self._scope is not None and self._request_of:
+            self._http_request = self._request_of(self._scope)
+        return self._http_request
+
+    @property
+    def opened(self) -> bool:
+        """True when ``resolve`` left something for ``aclose`` to end."""
+        return self._stack is not None
+
+    @property
     def cache(self) -> dict[Any, Any]:
-        """The request's dependency cache (the solver's)."""
+        """The request's dependency cache (the solver's; made on first use)."""
+        if self._cache is None:
+            self._cache = {}
         return self._cache
 
     @property

@@ -32,6 +32,7 @@ from genmcp.transports.relay import Relay
 __all__ = [
     "DRAIN_MAX_BYTES",
     "DRAIN_MAX_S",
+    "BodyDeadlines",
     "HeaderView",
     "Receive",
     "Scope",
@@ -109,6 +110,67 @@ def content_type_problem(headers: Mapping[str, str]) -> MCPError | None:
     if content_type is None or "json" in content_type.lower():
         return None
     return MCPError("unsupported_media_type", f"Unsupported Media Type: {content_type}")
+
+
+class BodyDeadlines:
+    """Times out the body reads of one endpoint with one ticking task, not a timer per request.
+
+    ``task = deadlines.enter()`` before a read, ``deadlines.leave(task)`` after it: past
+    ``seconds`` (checked every quarter of it, at most each second) the reading task is
+    cancelled, and ``timed_out(task)`` tells that ``CancelledError`` from another. A read that
+    ends in time costs two dict operations: no timer handle per request (the hot path).
+    """
+
+    __slots__ = ("_due", "_entered", "_expired", "_step", "_ticker", "seconds")
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._step = min(seconds / 4, 1.0)
+        self._due: dict[asyncio.Task[Any], float] = {}
+        self._expired: set[asyncio.Task[Any]] = set()
+        self._ticker: asyncio.Task[None] | None = None
+        self._entered = 0  # reads started: the ticker stops after a quiet step
+
+    def enter(self) -> asyncio.Task[Any]:
+        """Start the deadline of the current task's read; give the task to ``leave``."""
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        self._due[task] = loop.time() + self.seconds
+        self._entered += 1
+        if self._ticker is None:
+            self._ticker = loop.create_task(self._tick(), name="genmcp:body-deadlines")
+        return task
+
+    def timed_out(self, task: asyncio.Task[Any]) -> bool:
+        """After a ``CancelledError`` in the read: True when the deadline cancelled it (the
+        cancellation is then taken back), False when someone else did."""
+        if task not in self._expired:
+            return False
+        task.uncancel()
+        return True
+
+    def leave(self, task: asyncio.Task[Any]) -> None:
+        """The read ended (in time or not)."""
+        self._due.pop(task, None)
+        self._expired.discard(task)
+
+    async def _tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                entered = self._entered
+                await asyncio.sleep(self._step)
+                now = loop.time()
+                for task, due in list(self._due.items()):
+                    if now >= due:
+                        del self._due[task]
+                        self._expired.add(task)
+                        task.cancel()
+                if not self._due and self._entered == entered:
+                    return  # a quiet step: the next read starts it again
+        finally:
+            self._ticker = None
 
 
 async def read_body(receive: Receive, headers: Mapping[str, str], limit: int) -> bytes | None:

@@ -113,12 +113,8 @@ def _refusal(dependant: Dependant, exc: HTTPException) -> MCPError:
 
 def http_context(scope: Scope, solver: bool = True) -> AppContext:
     """The context of one HTTP request: its app, lifespan state and Starlette request."""
-    app = scope.get("app")
     return AppContext(
-        app=app,
-        state=AppState(scope.get("state"), getattr(app, "state", None)),
-        http_request=HTTPRequest(scope),
-        solver=solve if solver else None,
+        app=scope.get("app"), scope=scope, request_of=HTTPRequest, solver=solve if solver else None
     )
 
 

@@ -41,6 +41,7 @@ from genmcp.protocol.jsonrpc import Message as JSONRPCMessage
 from genmcp.protocol.versions import Era, era_of
 from genmcp.suite import Suite
 from genmcp.transports.asgi import (
+    BodyDeadlines,
     HeaderView,
     content_type_problem,
     racing_disconnect,
@@ -94,6 +95,7 @@ class MCPEndpoint:
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
         self.body_timeout_s = body_timeout_s
+        self._deadlines = None if body_timeout_s is None else BodyDeadlines(body_timeout_s)
         self.keepalive_s = keepalive_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -136,7 +138,8 @@ class MCPEndpoint:
             await self._answer(scope, receive, send, assigns, guarded=guarded)
         finally:
             unbind(token)
-            await context.aclose()
+            if context.opened:
+                await context.aclose()
 
     async def _answer(
         self,
@@ -157,16 +160,24 @@ class MCPEndpoint:
         if problem is not None:
             await _refuse(send, receive, headers, problem)
             return
-        try:
-            async with asyncio.timeout(self.body_timeout_s):
+        deadlines = self._deadlines
+        if deadlines is None:
+            body = await read_body(receive, headers, self.max_body_bytes)
+        else:
+            reader = deadlines.enter()
+            try:
                 body = await read_body(receive, headers, self.max_body_bytes)
-        except TimeoutError:  # a body this slow is not drained: answer and close
-            failure = MCPError(
-                "body_timeout",
-                f"Request Timeout: the body did not arrive within {self.body_timeout_s} s",
-            )
-            await _send_error(send, None, failure, [("connection", "close")])
-            return
+            except asyncio.CancelledError:
+                if not deadlines.timed_out(reader):
+                    raise
+                failure = MCPError(  # a body this slow is not drained: answer and close
+                    "body_timeout",
+                    f"Request Timeout: the body did not arrive within {self.body_timeout_s} s",
+                )
+                await _send_error(send, None, failure, [("connection", "close")])
+                return
+            finally:
+                deadlines.leave(reader)
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
             await _refuse(send, receive, headers, failure)
