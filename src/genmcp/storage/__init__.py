@@ -36,6 +36,25 @@ class SessionRegistry(Protocol):
     never sees a set, ``members`` never a value.
     """
 
+    async def epoch(self, ttl_s: float) -> str:
+        """The registry's epoch, created when it has none; kept at least ``ttl_s`` more.
+
+        Session ids carry the epoch they began in. A registry that lost its data (a Redis
+        restarted empty, a process restarted with the in-memory one) has a new epoch, so
+        every older session is refused: its end-marker may have been lost with the rest.
+        """
+        ...
+
+    async def lookup(
+        self, session: str, epoch: str, names: tuple[str, ...]
+    ) -> dict[str, Any] | None:
+        """The value fields ``names`` of a live ``session``, in one round trip.
+
+        None when ``session`` was ended, or ``epoch`` is not the registry's epoch (the
+        session began before the registry lost its data). Missing fields are None.
+        """
+        ...
+
     async def end(self, session: str, ttl_s: float) -> None:
         """Mark ``session`` ended (``DELETE``) for ``ttl_s`` seconds; drop its fields."""
         ...

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections import OrderedDict
 from typing import Any, Final, Generic, Protocol, TypeVar
@@ -86,6 +87,19 @@ class MemorySessionRegistry:
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self._ended = _Expiring(max_entries)
         self._fields = _Expiring(max_entries)
+        self._epoch = secrets.token_hex(8)  # a new process forgets every end-marker
+
+    async def epoch(self, ttl_s: float) -> str:
+        return self._epoch
+
+    async def lookup(
+        self, session: str, epoch: str, names: tuple[str, ...]
+    ) -> dict[str, Any] | None:
+        if epoch != self._epoch or self._ended.get(session) is True:
+            return None
+        fields: _Fields | None = self._fields.get(session)
+        values = {} if fields is None else fields.values
+        return {name: values.get(name) for name in names}
 
     async def end(self, session: str, ttl_s: float) -> None:
         self._ended.put(session, True, ttl_s)

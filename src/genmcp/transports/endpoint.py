@@ -21,7 +21,7 @@ import anyio
 from sse_starlette import EventSourceResponse
 from starlette.types import Receive, Scope, Send
 
-from genmcp.errors import MCPError, http_status
+from genmcp.errors import MCPError, http_status, retry_after
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
@@ -299,7 +299,8 @@ async def _send_error(
     failure: MCPError,
     extra: Sequence[tuple[str, str]] = (),
 ) -> None:
-    await send_json(send, error_response(request_id, failure), http_status(failure.reason), extra)
+    status, extra = http_status(failure.reason), (*extra, *retry_after(failure.reason))
+    await send_json(send, error_response(request_id, failure), status, extra)
 
 
 def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:

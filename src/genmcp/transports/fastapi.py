@@ -44,7 +44,9 @@ class MCPRouter(APIRouter):
     endpoint: MCPEndpoint
 
 
-def _closing(suite: Suite) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+def _closing(
+    suite: Suite, legacy: LegacyServer | None = None
+) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """A lifespan that ends the Suite's live calls and listen streams at shutdown."""
 
     @contextlib.asynccontextmanager
@@ -53,6 +55,8 @@ def _closing(suite: Suite) -> Callable[[Any], contextlib.AbstractAsyncContextMan
             yield
         finally:
             await suite.aclose()
+            if legacy is not None:  # scale-out: its one signal subscription
+                legacy.close()
 
     return lifespan
 
@@ -150,7 +154,7 @@ def mcp_router(
         else None,
     )
     endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
-    router = MCPRouter(lifespan=_closing(suite))
+    router = MCPRouter(lifespan=_closing(suite, endpoint.legacy))
     router.suite, router.endpoint = suite, endpoint
     if auth is None and not dependencies:
         route = Route(path or "/", endpoint, name="mcp", include_in_schema=False)

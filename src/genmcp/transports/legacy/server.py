@@ -12,7 +12,12 @@ is a sealed token (``suite.sealer``, purpose ``"session"``) holding the version,
 client's capabilities and clientInfo, a random key, and a digest of the principal: any
 process with the same secret can serve the session, and no table is needed. What a token
 cannot say lives behind ``storage.SessionRegistry`` (ended sessions, the log level) and
-``storage.Broker`` (cancellations, answers to server requests, the GET stream).
+``storage.Broker`` (cancellations, answers to server requests, the GET stream). A session id
+also holds the registry's epoch when it began: a registry that lost its data since (Redis
+restarted empty) refuses it, so an ended session never comes back. A request costs one
+registry round trip (``SessionRegistry.lookup``); cancellations travel on one subscription
+per process (``legacy.signals``). Shared storage down or hung: ``StorageUnavailable``
+(``storage_unavailable``, HTTP 503 with ``Retry-After``) within its deadline.
 
 Session rules, per the 2025 revisions (the statuses are the HTTP transport's): a request
 other than ``initialize`` without a session id is ``session_required`` (400); an unknown,
@@ -31,7 +36,7 @@ import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from genmcp._suite.call import Call
@@ -44,9 +49,11 @@ from genmcp.protocol.meta import check_meta
 from genmcp.protocol.versions import LEGACY_VERSIONS
 from genmcp.sealing import SealError, digest
 from genmcp.storage import Broker, SessionRegistry, Subscription
+from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
-from genmcp.transports.legacy.rounds import InputRounds, cancel_topic, end_topic, reply_topic
+from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
+from genmcp.transports.legacy.signals import CallSignals
 from genmcp.transports.relay import MODERN, Codec, LegacyCodec
 
 __all__ = [
@@ -82,6 +89,8 @@ class Session:
     capabilities: dict[str, Any]
     client_info: dict[str, Any]
     expires_at: float
+    epoch: str = ""
+    log_level: Any = None
 
     @property
     def ttl_s(self) -> float:
@@ -141,15 +150,25 @@ class LegacyServer:
         self.session_max_age_s = session_max_age_s
         self.answer_timeout_s = answer_timeout_s
         self.max_input_rounds = max_input_rounds
-        self._inflight: set[tuple[str, Any]] = set()  # (session, request id) in this process
+        self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
+
+    def close(self) -> None:
+        """Drop the process's signal subscription (at shutdown)."""
+        self.signals.close()
 
     # -- sessions -----------------------------------------------------------------
 
     def new_session_id(
-        self, version: str, capabilities: dict[str, Any], client_info: dict[str, Any], who: Any
+        self,
+        version: str,
+        capabilities: dict[str, Any],
+        client_info: dict[str, Any],
+        who: Any,
+        epoch: str = "",
     ) -> str:
         """Seal a new session id (visible ASCII, at most ``MAX_SESSION_ID_CHARS``)."""
         payload = {
+            "e": epoch,
             "k": secrets.token_urlsafe(16),
             "v": version,
             "c": capabilities,
@@ -195,8 +214,13 @@ class LegacyServer:
         session = _session_of(payload, self.session_max_age_s)
         if session is None or payload.get("p") != digest(principal_of(assigns)):
             raise MCPError("session_not_found", "Session not found")
-        if await self.registry.is_ended(session.key):
-            raise MCPError("session_not_found", "Session not found (ended)")
+        state = await self.registry.lookup(session.key, session.epoch, (_LOG_LEVEL,))
+        if state is None:
+            raise MCPError(
+                "session_not_found",
+                "Session not found (ended, or begun before the session store lost its data)",
+            )
+        session = replace(session, log_level=state[_LOG_LEVEL])
         if version is not None and version != session.version:
             raise MCPError(
                 "invalid_request",
@@ -219,7 +243,7 @@ class LegacyServer:
         Raises ``MCPError`` for a session fault (no, unknown or ended session, wrong version).
         """
         if isinstance(message, Request) and message.method == "initialize":
-            return self._initialize(message, assigns)
+            return await self._initialize(message, assigns)
         session = await self.session(token, version, assigns)
         if isinstance(message, Response):
             answer = {"result": message.result, "error": message.error}  # JSON, for any broker
@@ -230,6 +254,8 @@ class LegacyServer:
             return ACCEPTED
         try:
             return await self._request(session, message, assigns)
+        except StorageUnavailable:
+            raise  # the edge answers 503 with Retry-After
         except MCPError as exc:
             return _answered(message, Answer(error_response(message.id, exc), exc.reason))
 
@@ -239,6 +265,7 @@ class LegacyServer:
         """End the session: its id is unknown from now on; its streams and calls stop."""
         session = await self.session(token, version, assigns)
         await self.registry.end(session.key, session.ttl_s)
+        await self.signals.end(session.key)
         await self.broker.publish(end_topic(session.key), "ended")
 
     async def stream(
@@ -255,12 +282,15 @@ class LegacyServer:
 
     # -- messages -------------------------------------------------------------------
 
-    def _initialize(self, request: Request, assigns: Mapping[str, Any]) -> LegacyAnswer:
+    async def _initialize(self, request: Request, assigns: Mapping[str, Any]) -> LegacyAnswer:
         try:
             version, capabilities, client_info = legacy.initialize_params(request.params)
+            epoch = await self.registry.epoch(self.session_max_age_s)
             session_id = self.new_session_id(
-                version, capabilities, client_info, principal_of(assigns)
+                version, capabilities, client_info, principal_of(assigns), epoch
             )
+        except StorageUnavailable:
+            raise
         except MCPError as exc:
             return _answered(request, Answer(error_response(request.id, exc), exc.reason))
         suite = self.suite
@@ -277,7 +307,7 @@ class LegacyServer:
         if isinstance(request_id, str) or (
             isinstance(request_id, int) and not isinstance(request_id, bool)
         ):
-            await self.broker.publish(cancel_topic(session.key, request_id), "cancelled")
+            await self.signals.cancel(session.key, request_id)
 
     async def _request(
         self, session: Session, request: Request, assigns: Mapping[str, Any]
@@ -296,8 +326,7 @@ class LegacyServer:
             return _answered(request, Answer(result_response(request.id, {})))
         if method in legacy.LEGACY_METHODS or legacy.is_modern_only(method):
             raise MCPError("method_not_found", f"Method not found: {method}")
-        inflight = (session.key, request.id)
-        if inflight in self._inflight:
+        if self.signals.running(session.key, request.id):
             raise MCPError(
                 "duplicate_request_id",
                 f"Invalid Request: request id {request.id!r} is already in flight in this "
@@ -308,7 +337,7 @@ class LegacyServer:
             modern_version=self.suite.supported_versions[0],
             capabilities=legacy.client_capabilities(session.capabilities, session.version),
             client_info=session.client_info,
-            level=await self.registry.get(session.key, _LOG_LEVEL),
+            level=session.log_level,
         )
         meta = params["_meta"]
         check_meta(meta)
@@ -324,11 +353,7 @@ class LegacyServer:
             Request(request.id, method, params), assigns, meta, asker=rounds
         )
         if call.task is not None:  # in flight: cancellable through the session, id reserved
-            call.watch(
-                self.broker.subscribe(cancel_topic(session.key, request.id), end_topic(session.key))
-            )
-            self._inflight.add(inflight)
-            call.task.add_done_callback(lambda _: self._inflight.discard(inflight))
+            await self.signals.track(session.key, request.id, call)
         return LegacyAnswer(call, LegacyCodec(method, session.version))
 
     async def _subscribe(self, session: Session, method: str, params: Mapping[str, Any]) -> None:
@@ -366,13 +391,20 @@ class SessionStream:
                 topic, message = await self._subscription.receive()
                 if topic != CHANGES:
                     return  # the session ended, or a newer GET replaced this one
-                if message.get("method") != _UPDATED or (
-                    message.get("params", {}).get("uri")
-                    in await registry.members(session.key, _RESOURCES)
+                if message.get("method") != _UPDATED or await _subscribed(
+                    registry, session.key, message.get("params", {}).get("uri")
                 ):
                     yield legacy.legacy_message(message, session.version)
         finally:
             self._subscription.close()
+
+
+async def _subscribed(registry: SessionRegistry, session: str, uri: Any) -> bool:
+    """Whether ``session`` subscribed to ``uri`` (not while the registry is unreachable)."""
+    try:
+        return uri in await registry.members(session, _RESOURCES)
+    except StorageUnavailable:
+        return False
 
 
 def _answered(request: Request, final: Answer) -> LegacyAnswer:
@@ -383,12 +415,14 @@ def _session_of(payload: Any, max_age_s: float) -> Session | None:
     if not isinstance(payload, dict):
         return None
     key, version, caps, info, issued = (payload.get(k) for k in ("k", "v", "c", "i", "t"))
+    epoch = payload.get("e", "")
     if not (
         isinstance(key, str)
         and version in LEGACY_VERSIONS
         and isinstance(caps, dict)
         and isinstance(info, dict)
         and isinstance(issued, int)
+        and isinstance(epoch, str)
     ):
         return None
-    return Session(key, version, caps, info, issued + max_age_s)
+    return Session(key, version, caps, info, issued + max_age_s, epoch)
