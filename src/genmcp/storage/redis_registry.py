@@ -5,7 +5,8 @@ under ``v:<name>``, set members one hash field each, so adding or removing one i
 atomic ``HSET``/``HDEL``); an ended session is a key with a TTL; the registry's epoch is one
 key (``<prefix>epoch``) whose TTL outlives every session id issued in it.
 
-The hot path, ``lookup``, is one Lua script (one command, one round trip): the epoch still
+The hot path, ``lookup``, is one Lua script (one command; the lookups of one event-loop turn
+share one pipeline, ``storage.redis_batch``, so one round trip and one connection): the epoch still
 the session's, the session not ended, its value fields. A Redis that restarted empty has no
 epoch: every older session is refused (its end-marker may be gone) until ``initialize``
 makes a new epoch. Every call runs under the options' breaker (``guard.Breaker``): a down or
@@ -23,6 +24,7 @@ from typing import Any, Final, TypeVar
 
 from redis import asyncio as aioredis
 
+from genmcp.storage.redis_batch import ScriptBatch
 from genmcp.storage.redis_options import RedisOptions
 
 __all__ = ["DEFAULT_PREFIX", "RedisSessionRegistry"]
@@ -91,7 +93,7 @@ class RedisSessionRegistry:
         self._owns_client = False
         self.options = RedisOptions() if options is None else options
         self.breaker = self.options.breaker()
-        self._lookup = client.register_script(_LOOKUP)
+        self._lookup = ScriptBatch(client, _LOOKUP, self.breaker)  # a pipeline per loop turn
         self._epoch = client.register_script(_EPOCH)
 
     @classmethod
@@ -134,7 +136,7 @@ class RedisSessionRegistry:
     ) -> dict[str, Any] | None:
         keys = [self._prefix + "epoch", self._ended(session), self._fields(session)]
         args = [epoch, *(_VALUE + name for name in names)]
-        found = await self._run(lambda: self._lookup(keys=keys, args=args))
+        found = await self._lookup(keys, args)
         if not found or found[0] != 1:
             return None
         raws = found[1:]
