@@ -2,12 +2,17 @@
 
 A request that needs shared storage (a legacy session lookup, a post to a worker in another
 process) must not hang when the store is down or hung, and must not pretend it succeeded.
-:class:`Breaker` runs one storage operation under a hard deadline (``asyncio.timeout``: a
-hung server costs at most ``deadline_s``) and turns any failure of the store into
+:class:`Breaker` runs one storage operation under a deadline (a hung server costs at most
+``deadline_s`` of an idle event loop) and turns any failure of the store into
 :class:`StorageUnavailable`, an ``MCPError`` with reason ``storage_unavailable`` (HTTP 503
 with ``Retry-After`` at the edge, ``data.reason`` naming the store). After a failure the
 breaker stays open for ``cooldown_s``: calls fail at once, without touching the store, then
 the next call probes it again. Recovery is automatic: the first success closes it.
+
+The deadline is counted in time the event loop was free to read the reply: a loop that is
+late (CPU starved under load) has the delay it lost added back (:class:`LagClock`, a tick
+every 50 ms), so an overloaded process with a healthy store is slow, not failing. The
+clients' own socket timeouts are longer than the deadline: the breaker is the one bound.
 
 Knows no store: the caller says which exceptions mean "the store failed".
 Imports asyncio and genmcp's errors.
@@ -23,7 +28,7 @@ from typing import Final, TypeVar
 
 from genmcp.errors import MCPError
 
-__all__ = ["DEADLINE_S", "Breaker", "StorageUnavailable"]
+__all__ = ["DEADLINE_S", "Breaker", "LagClock", "StorageUnavailable"]
 
 log = logging.getLogger("genmcp")
 
@@ -48,6 +53,35 @@ class StorageUnavailable(MCPError):
             {"reason": "storage_unavailable", "store": store},
         )
         self.store = store
+
+
+class LagClock:
+    """How late one event loop has run its callbacks, summed (seconds), ticking every 50 ms."""
+
+    TICK_S: Final = 0.05
+    _clocks: Final[dict[asyncio.AbstractEventLoop, LagClock]] = {}
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.lag = 0.0
+        self._loop = loop
+        self._due = loop.time() + self.TICK_S
+        loop.call_at(self._due, self._tick)
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> LagClock:
+        """The clock of ``loop`` (started on first use; it ends with the loop)."""
+        clock = cls._clocks.get(loop)
+        if clock is None:
+            for old in [other for other in cls._clocks if other.is_closed()]:
+                del cls._clocks[old]
+            clock = cls._clocks[loop] = cls(loop)
+        return clock
+
+    def _tick(self) -> None:
+        now = self._loop.time()
+        self.lag += max(now - self._due, 0.0)
+        self._due = now + self.TICK_S
+        self._loop.call_at(self._due, self._tick)
 
 
 class Breaker:
@@ -88,8 +122,7 @@ class Breaker:
         if self.open:
             raise StorageUnavailable(self.store, "failing; not retried yet")
         try:
-            async with asyncio.timeout(self.deadline_s):
-                result = await operation()
+            result = await self._within_deadline(operation)
         except self.failures as exc:
             self._trip(exc)
             cause = "no answer in time" if isinstance(exc, TimeoutError) else type(exc).__name__
@@ -100,6 +133,24 @@ class Breaker:
             )
             self._failing_since = None
         return result
+
+    async def _within_deadline(self, operation: Callable[[], Awaitable[T]]) -> T:
+        """``operation()``, cancelled once it took ``deadline_s`` of loop time not lost to lag."""
+        loop = asyncio.get_running_loop()
+        clock = LagClock.of(loop)
+        started, lag_before = loop.time(), clock.lag
+        task = asyncio.ensure_future(operation())
+        try:
+            while True:
+                spent = loop.time() - started - (clock.lag - lag_before)
+                if spent >= self.deadline_s:
+                    raise TimeoutError
+                await asyncio.wait([task], timeout=self.deadline_s - spent)
+                if task.done():
+                    return task.result()
+        finally:
+            if not task.done():
+                task.cancel()
 
     def _trip(self, exc: BaseException) -> None:
         now = time.monotonic()

@@ -8,14 +8,17 @@ defaults (README "Scaling out"):
 =========================  =======  ==========================================================
 field                      default  what it bounds
 =========================  =======  ==========================================================
-``connect_timeout_s``      0.5      opening a TCP connection
-``socket_timeout_s``       0.5      waiting for one reply (request path)
+``connect_timeout_s``      2.0      opening a TCP connection (a refused one fails at once)
+``socket_timeout_s``       5.0      waiting for one reply: a safety net; ``deadline_s`` is
+                                    the bound a request sees
 ``retries``                1        retries of a failed command (backoff 20 ms, at most 200 ms)
 ``max_connections``        64       connections of the request-path pool (a blocking pool:
                                     the 65th concurrent command waits, it never fails)
-``pool_timeout_s``         0.5      waiting for a free connection of that pool
+``pool_timeout_s``         5.0      waiting for a free connection of that pool (lookups share
+                                    one pipeline per loop turn: the pool stays small)
 ``health_check_s``         1.0      pings an idle connection before reuse, and the pub/sub one
-``deadline_s``             0.8      hard bound on one storage operation (``guard.Breaker``)
+``deadline_s``             0.8      bound on one storage operation, in loop time not lost to
+                                    CPU starvation (``guard.Breaker``)
 ``cooldown_s``             0.5      failing fast after a failure before probing again
 ``block_s``                1.0      one blocking read of an inbox (its client waits 2 s more)
 =========================  =======  ==========================================================
@@ -44,11 +47,11 @@ __all__ = ["RedisOptions"]
 class RedisOptions:
     """Client settings for every Redis connection of a process (see the module table)."""
 
-    connect_timeout_s: float = 0.5
-    socket_timeout_s: float = 0.5
+    connect_timeout_s: float = 2.0
+    socket_timeout_s: float = 5.0
     retries: int = 1
     max_connections: int = 64
-    pool_timeout_s: float = 0.5
+    pool_timeout_s: float = 5.0
     health_check_s: float = 1.0
     deadline_s: float = 0.8
     cooldown_s: float = 0.5
