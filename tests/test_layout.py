@@ -60,7 +60,15 @@ PURE_OUTSIDE_PROTOCOL: Final = frozenset(
 SELF_CONTAINED: Final = frozenset({"genmcp.errors", "genmcp.sealing"})
 """Modules that import nothing from genmcp (everything else may build on them)."""
 
-REDIS_MODULES: Final = frozenset({"genmcp.storage.redis"})
+REDIS_MODULES: Final = frozenset(
+    {
+        "genmcp.storage.redis",
+        "genmcp.storage.redis_batch",
+        "genmcp.storage.redis_inbox",
+        "genmcp.storage.redis_options",
+        "genmcp.storage.redis_registry",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -258,10 +258,12 @@ class Suite:
         call = self._workers.get(worker_id)
         return call is not None and call.mailbox.send(message)
 
-    async def post(self, worker_id: str, message: Any) -> None:
+    async def post(self, worker_id: str, message: Any) -> bool:
         """Post ``message`` to the tool call ``worker_id`` here, or through a shared broker to
-        the process that runs it (``genmcp._suite.mail``); dropped if it ended."""
-        await self._mail.post(worker_id, message)
+        the process that runs it (``genmcp._suite.mail``). False when the worker is known gone
+        (ended here, or its process is dead); ``storage.InboxFull`` when its process's inbox
+        is full; ``StorageUnavailable`` when the shared store is unreachable."""
+        return await self._mail.post(worker_id, message)
 
     async def aclose(self) -> None:
         """At shutdown: answer every live call (a shutdown error; listen streams their
@@ -337,6 +339,7 @@ class Suite:
             on_end=forget,
             factory=again,
             asker=asker,
+            id_prefix=self._mail.address,
         )
         live[call.id] = call
         return call

@@ -332,10 +332,88 @@ async def test_a_message_posted_on_b_reaches_the_worker_on_a(
     await eventually(lambda: a.suite.live_workers == 0)
 
 
-async def test_a_message_for_a_worker_that_ended_is_dropped(nodes: tuple[Node, Node]) -> None:
+async def test_a_post_to_an_unknown_worker_or_a_dead_address_is_false(
+    nodes: tuple[Node, Node],
+) -> None:
     a, b = nodes
-    await b.server.run_in_loop(b.suite.post("no-such-worker", {"text": "lost"}))
-    await a.server.run_in_loop(a.suite.post("no-such-worker", {"text": "lost"}))
+    here = f"{a.suite._mail.address}-ffff"  # this Suite's address, no such worker
+    assert await a.server.run_in_loop(a.suite.post(here, {"text": "lost"})) is False
+    assert await b.server.run_in_loop(b.suite.post("no-such-worker", {"text": "lost"})) is False
+    assert await b.server.run_in_loop(b.suite.post("0badc0ffee00-1", {"text": "x"})) is False
+
+
+class CountMail(Tool, name="count_mail", description="Streams until it has 1,000 messages."):
+    async def call(self, request: ToolRequest, channel: Channel, calls: Calls) -> Stream:
+        assert channel.mailbox is not None
+        channel.send_progress(0, message=f"worker {channel.mailbox.id}")
+        return Stream(set())
+
+    async def handle_message(
+        self, message: Any, channel: Channel, state: set[int], calls: Calls
+    ) -> Result | Stream:
+        state.add(message["n"])
+        if len(state) < 1000:
+            return Stream(state)
+        return Result(call_tool_result(text=str(len(state))))
+
+
+async def test_a_thousand_concurrent_posts_from_b_all_reach_the_worker_on_a(
+    nodes: tuple[Node, Node], modern_client: Callable[..., ModernClient]
+) -> None:
+    a, b = nodes
+    a.suite.add_tool((CountMail, Calls()))
+    call = {"name": "count_mail", "arguments": {}}
+    async with modern_client(a.url).stream("tools/call", call, progress_token="p") as exchange:
+        progress = await next_message(exchange)
+        worker = progress["params"]["message"].removeprefix("worker ")
+
+        async def burst() -> list[bool]:
+            posts = (b.suite.post(worker, {"n": n}) for n in range(1000))
+            return list(await asyncio.gather(*posts))
+
+        assert await b.server.run_in_loop(burst()) == [True] * 1000
+        final = await next_message(exchange, within=10)
+    assert final["result"]["content"][0]["text"] == "1000"  # 0 lost, 0 duplicated
+
+
+async def test_mail_goes_to_the_one_inbox_its_worker_names_and_dies_with_it(
+    nodes: tuple[Node, Node], modern_client: Callable[..., ModernClient], redis_url: str
+) -> None:
+    import redis
+
+    a, b = nodes
+    call = {"name": "wait_for_mail", "arguments": {}}
+    async with modern_client(a.url).stream("tools/call", call, progress_token="p") as exchange:
+        worker = (await next_message(exchange))["params"]["message"].removeprefix("worker ")
+    assert worker.startswith(a.suite._mail.address + "-")
+    await eventually(lambda: a.suite.live_workers == 0)
+    # the worker ended: its own process still accepts the mail (one inbox), and drops it
+    assert await b.server.run_in_loop(b.suite.post(worker, {"text": "late"})) is True
+    await eventually(lambda: a.suite._mail.dropped == 1)
+    assert b.suite._mail.dropped == 0
+    a.server.stop()  # a graceful stop ends A's heartbeat at once
+    assert await b.server.run_in_loop(b.suite.post(worker, {"text": "gone"})) is False
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert client.exists(f"{b.suite.broker._prefix}alive:{a.suite._mail.address}") == 0
+    finally:
+        client.close()
+
+
+async def test_an_inbox_is_bounded_with_a_clear_error(redis_url: str, redis_prefix: str) -> None:
+    from genmcp.storage import InboxFull
+    from genmcp.storage.redis import RedisBroker
+
+    broker = RedisBroker.from_url(redis_url, prefix=redis_prefix)
+    broker.inboxes.max_messages = 3
+    try:
+        await broker.inboxes.client.set(broker.inboxes.alive_key("x"), b"1", px=5000)  # no reader
+        assert [await broker.deliver("x", {"n": n}) for n in range(3)] == [True] * 3
+        with pytest.raises(InboxFull, match="inbox x is full"):
+            await broker.deliver("x", {"n": 3})
+        assert await broker.deliver("nobody", {"n": 0}) is False
+    finally:
+        await broker.aclose()
 
 
 # -- the README's example -------------------------------------------------------------------

@@ -45,10 +45,10 @@ def _wait_port(port: int, process: subprocess.Popen[bytes], within: float = 15.0
 
 
 def require_nginx() -> str:
-    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    binary = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
     if binary is None:
         if os.environ.get("CI"):
-            pytest.fail("CI must run the nginx tests: nginx is not installed (apt-get install nginx)")
+            pytest.fail("CI must run the nginx tests, but nginx is not installed")
         pytest.skip("nginx is not installed (apt-get install -y nginx)")
     return binary
 
@@ -80,10 +80,26 @@ class Processes:
     def start_one(self, index: int) -> None:
         log = (self.logs / f"uvicorn-{index}.log").open("ab")
         self.processes[index] = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--app-dir", str(self.app_dir), self.app,
-             "--host", "127.0.0.1", "--port", str(self.ports[index]), "--no-access-log",
-             "--log-level", "warning", "--timeout-graceful-shutdown", "3"],
-            env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--app-dir",
+                str(self.app_dir),
+                self.app,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.ports[index]),
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "--timeout-graceful-shutdown",
+                "3",
+            ],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
 
     def pid(self, index: int) -> int:
@@ -164,9 +180,17 @@ class Nginx:
 
     def start(self) -> Nginx:
         self.process = subprocess.Popen(
-            [self.binary, "-p", str(self.dir), "-c", str(self.dir / "nginx.conf"), "-e",
-             str(self.dir / "error.log")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                self.binary,
+                "-p",
+                str(self.dir),
+                "-c",
+                str(self.dir / "nginx.conf"),
+                "-e",
+                str(self.dir / "error.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         _wait_port(self.port, self.process)
         return self

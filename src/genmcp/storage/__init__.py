@@ -15,6 +15,11 @@
 Values and messages are JSON values (dicts, lists, strings, numbers, booleans, None): a
 shared implementation stores and carries them as JSON, and hands back equal copies.
 
+* ``Inboxes`` (optional, offered by both brokers): one inbox per Suite (per process), for
+  mail to a worker. A post goes to the one inbox its worker id names, never to every process;
+  the inbox is bounded (``InboxFull``); a post to an address whose owner is not alive (no
+  heartbeat) is refused (``deliver`` returns False).
+
 The in-memory defaults are in ``genmcp.storage.memory``, the Redis ones in
 ``genmcp.storage.redis`` (``pip install 'genmcp[redis]'``). Imports nothing from genmcp.
 """
@@ -23,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Broker", "SessionRegistry", "Subscription"]
+__all__ = ["Broker", "Inbox", "InboxFull", "Inboxes", "SessionRegistry", "Subscription"]
 
 
 @runtime_checkable
@@ -123,4 +128,41 @@ class Broker(Protocol):
 
     async def publish(self, topic: str, message: Any) -> None:
         """Deliver ``message`` to the current subscribers of ``topic``."""
+        ...
+
+
+class InboxFull(Exception):
+    """The target inbox holds its maximum of undelivered messages: retry later."""
+
+
+@runtime_checkable
+class Inbox(Protocol):
+    """The messages delivered to one address, in order; its owner is alive while it is open."""
+
+    async def receive(self) -> Any:
+        """Wait for the next message."""
+        ...
+
+    def close(self) -> None:
+        """Stop receiving; the address is no longer alive (posts to it are refused)."""
+        ...
+
+
+@runtime_checkable
+class Inboxes(Protocol):
+    """Targeted, bounded, lossless delivery to an address (one Suite, one process).
+
+    Lossless while the owner lives: a delivered message stays queued until its owner reads
+    it, also across reconnects. A message for an owner that died is lost with it.
+    """
+
+    def open_inbox(self, address: str) -> Inbox:
+        """Start receiving what is delivered to ``address`` (and keep it alive)."""
+        ...
+
+    async def deliver(self, address: str, message: Any) -> bool:
+        """Queue ``message`` for ``address``: False when no live owner has it open.
+
+        Raises ``InboxFull`` when its inbox is full.
+        """
         ...

@@ -5,6 +5,7 @@ ones as it goes, with a hard cap on their number (hostile clients open sessions 
 ``MemoryBroker`` is a dict from topic to the bounded queues of its subscribers. Values and
 messages are kept and handed over as they are (no JSON copy): don't change them after.
 ``QueuedSubscription`` (a bounded queue per subscriber) serves both brokers, Redis's too.
+``MemoryBroker`` also offers ``Inboxes``: a bounded queue per open address.
 
 Both run on the event loop of the server; they are not thread-safe, and need not be.
 """
@@ -18,12 +19,22 @@ import time
 from collections import OrderedDict
 from typing import Any, Final, Generic, Protocol, TypeVar
 
-__all__ = ["MemoryBroker", "MemorySessionRegistry", "QueuedSubscription"]
+from genmcp.storage import InboxFull
+
+__all__ = [
+    "INBOX_SIZE",
+    "MemoryBroker",
+    "MemoryInbox",
+    "MemorySessionRegistry",
+    "QueuedSubscription",
+]
 
 log = logging.getLogger("genmcp")
 
 MAX_ENTRIES: Final = 100_000
 QUEUE_SIZE: Final = 256
+INBOX_SIZE: Final = 10_000
+"""Most undelivered messages one inbox holds (both brokers)."""
 
 
 class _Expiring:
@@ -188,11 +199,43 @@ class QueuedSubscription(Generic[B]):
 Subscriber = QueuedSubscription["MemoryBroker"]
 
 
+class MemoryInbox:
+    """An ``Inbox`` in memory: a bounded queue that its broker fills."""
+
+    __slots__ = ("_broker", "address", "queue")
+
+    def __init__(self, broker: MemoryBroker, address: str) -> None:
+        self._broker, self.address = broker, address
+        self.queue: asyncio.Queue[Any] = asyncio.Queue(INBOX_SIZE)
+
+    async def receive(self) -> Any:
+        return await self.queue.get()
+
+    def close(self) -> None:
+        if self._broker._inboxes.get(self.address) is self:
+            del self._broker._inboxes[self.address]
+
+
 class MemoryBroker:
-    """``Broker`` in this process's memory."""
+    """``Broker`` (and ``Inboxes``) in this process's memory."""
 
     def __init__(self) -> None:
         self._topics: dict[str, set[Subscriber]] = {}
+        self._inboxes: dict[str, MemoryInbox] = {}
+
+    def open_inbox(self, address: str) -> MemoryInbox:
+        inbox = self._inboxes[address] = MemoryInbox(self, address)
+        return inbox
+
+    async def deliver(self, address: str, message: Any) -> bool:
+        inbox = self._inboxes.get(address)
+        if inbox is None:
+            return False
+        try:
+            inbox.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            raise InboxFull(f"inbox {address} is full ({INBOX_SIZE})") from None
+        return True
 
     def subscribe(self, *topics: str) -> Subscriber:
         subscription = QueuedSubscription(self, topics)

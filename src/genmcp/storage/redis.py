@@ -1,6 +1,8 @@
 """Redis implementations of ``genmcp.storage``: what several processes of one app share.
 
-``RedisSessionRegistry`` (``storage.redis_registry``) keeps each legacy session's state in
+``RedisBroker`` also offers ``Inboxes`` (``storage.redis_inbox``): targeted, bounded,
+lossless mail to one Suite's address. ``RedisSessionRegistry`` (``storage.redis_registry``)
+keeps each legacy session's state in
 Redis, one round trip per request. ``RedisBroker`` carries messages over Redis pub/sub: one
 connection per broker, whatever the number of local subscriptions (every waiter of the
 process is multiplexed on it); a topic is subscribed in Redis while at least one local
@@ -34,6 +36,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from genmcp.storage.memory import QueuedSubscription
+from genmcp.storage.redis_inbox import RedisInbox, RedisInboxes
 from genmcp.storage.redis_options import RedisOptions
 from genmcp.storage.redis_registry import DEFAULT_PREFIX, RedisSessionRegistry, encode
 
@@ -113,6 +116,15 @@ class RedisBroker:
         self._writer: asyncio.Task[None] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
+        self.inboxes = RedisInboxes(client, prefix=prefix, options=self.options)
+
+    def open_inbox(self, address: str) -> RedisInbox:
+        """Start receiving what is delivered to ``address`` (``Inboxes``)."""
+        return self.inboxes.open_inbox(address)
+
+    async def deliver(self, address: str, message: Any) -> bool:
+        """Queue ``message`` for ``address``; False when it has no live owner (``Inboxes``)."""
+        return await self.inboxes.deliver(address, message)
 
     @classmethod
     def from_url(
@@ -173,6 +185,7 @@ class RedisBroker:
         # redis-py may swallow a cancellation mid-command: the loops also stop on _closed,
         # and closing the pub/sub connection fails a read that is still waiting.
         pending = (await asyncio.wait(tasks, timeout=1.0))[1] if tasks else set()
+        await self.inboxes.aclose()
         await _aclose(self._pubsub)
         if pending and (await asyncio.wait(pending, timeout=1.0))[1]:
             log.warning("RedisBroker: a pub/sub task did not end at aclose")

@@ -95,6 +95,20 @@ class RedisOptions:
         )
         return aioredis.Redis.from_pool(pool)  # closed with the client
 
+    def blocking_from(self, client: aioredis.Redis) -> aioredis.Redis:
+        """A blocking-read client to the server ``client`` talks to (same credentials)."""
+        connection = dict(client.connection_pool.connection_kwargs)
+        connection.update(
+            socket_timeout=self.block_s + 2.0, socket_connect_timeout=self.connect_timeout_s
+        )
+        pool = aioredis.BlockingConnectionPool(
+            max_connections=2,
+            timeout=self.pool_timeout_s,
+            connection_class=client.connection_pool.connection_class,
+            **connection,
+        )
+        return aioredis.Redis.from_pool(pool)
+
     def breaker(self, store: str = "redis") -> Breaker:
         """A breaker with these options' deadline and cooldown, for Redis failures."""
         return Breaker(store, (RedisError,), deadline_s=self.deadline_s, cooldown_s=self.cooldown_s)
