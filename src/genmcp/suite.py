@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
 from genmcp._suite.call import Asker, Call, HookJob, Job
+from genmcp._suite.catalog_sync import SharedCatalog
 from genmcp._suite.listen import ChangeFeed, ListenJob, honored_filter
 from genmcp._suite.mail import MailRelay
 from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
@@ -28,10 +29,8 @@ from genmcp.events import Answer
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.listen import (
-    PROMPTS_LIST_CHANGED,
     RESOURCE_UPDATED,
     RESOURCES_LIST_CHANGED,
-    TOOLS_LIST_CHANGED,
 )
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.prompts import parse_complete_params
@@ -118,15 +117,19 @@ class Suite:
             sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
         )
         self._changes = ChangeFeed(self.broker)
+        catalogs = {"tool": self._tools, "prompt": self._prompts, "resource": self._resources}
+        self._catalog = SharedCatalog(
+            catalogs, self._changes, self.broker, shared=broker is not None
+        )
         self._workers: dict[str, Call] = {}  # tools/call in flight, by call id
         self._calls: dict[str, Call] = {}  # every other request in flight
         self._mail = MailRelay(self.broker, self._workers, shared=broker is not None)
         for tool in tools:
-            self.add_tool(tool)
+            self.add_tool(tool, local=True)  # configuration: each process has it
         for prompt in prompts:
-            self.add_prompt(prompt)
+            self.add_prompt(prompt, local=True)
         for resource in resources:
-            self.add_resource(resource)
+            self.add_resource(resource, local=True)
         self._methods: dict[str, Handler] = {
             "server/discover": self._discover,
             "tools/list": self._list_tools,
@@ -144,48 +147,37 @@ class Suite:
     #
     # Every change of the served set notifies the listen streams that asked for it.
 
-    def add_tool(self, provider: ToolProvider) -> ToolEntry:
-        """Serve one more tool; a name already served raises ``ValueError``."""
-        entry = self._tools.add(provider)
-        self._changes.publish(TOOLS_LIST_CHANGED)
+    def add_tool(self, provider: ToolProvider, *, local: bool = False) -> ToolEntry:
+        """Serve one more tool; a name already served raises ``ValueError``. With a shared
+        broker every process serves it (``_suite.catalog_sync``), unless ``local``."""
+        entry: ToolEntry = self._catalog.add("tool", provider, local=local)
         return entry
 
-    def remove_tool(self, name: str) -> bool:
-        """Stop serving the tool ``name``; False when no such tool was served."""
-        removed = self._tools.remove(name)
-        if removed:
-            self._changes.publish(TOOLS_LIST_CHANGED)
-        return removed
+    def remove_tool(self, name: str, *, local: bool = False) -> bool:
+        """Stop serving the tool ``name`` (everywhere unless ``local``); False if not here."""
+        return self._catalog.remove("tool", name, local=local)
 
     def tool(self, name: str) -> ToolEntry | None:
         """The entry of the tool ``name``, if served."""
         return self._tools.entries.get(name)
 
-    def add_prompt(self, provider: PromptProvider) -> PromptEntry:
+    def add_prompt(self, provider: PromptProvider, *, local: bool = False) -> PromptEntry:
         """Serve one more prompt; a name already served raises ``ValueError``."""
-        entry = self._prompts.add(provider)
-        self._changes.publish(PROMPTS_LIST_CHANGED)
+        entry: PromptEntry = self._catalog.add("prompt", provider, local=local)
         return entry
 
-    def remove_prompt(self, name: str) -> bool:
+    def remove_prompt(self, name: str, *, local: bool = False) -> bool:
         """Stop serving the prompt ``name``; False when no such prompt was served."""
-        removed = self._prompts.remove(name)
-        if removed:
-            self._changes.publish(PROMPTS_LIST_CHANGED)
-        return removed
+        return self._catalog.remove("prompt", name, local=local)
 
-    def add_resource(self, provider: ResourceProvider) -> None:
+    def add_resource(self, provider: ResourceProvider, *, local: bool = False) -> None:
         """Serve a ``StaticResource`` or a repository (a URI or key already served raises)."""
-        self._resources.add(provider)
-        self._changes.publish(RESOURCES_LIST_CHANGED)
+        self._catalog.add("resource", provider, local=local)
 
-    def remove_resource(self, key: str) -> bool:
+    def remove_resource(self, key: str, *, local: bool = False) -> bool:
         """Stop serving the static resource with URI ``key``, or the repository whose
         ``prefix``/``template`` is ``key``; False when there is none."""
-        removed = self._resources.remove(key)
-        if removed:
-            self._changes.publish(RESOURCES_LIST_CHANGED)
-        return removed
+        return self._catalog.remove("resource", key, local=local)
 
     def resource_list_changed(self) -> None:
         """Tell listen streams the resource list changed (a repository's listing moved)."""
@@ -269,6 +261,7 @@ class Suite:
         """At shutdown: answer every live call (a shutdown error; listen streams their
         ``complete`` result), let streams run ``handle_close``, and wait for them (bounded)."""
         self._mail.close()
+        self._catalog.sync.close()
         calls = [*self._workers.values(), *self._calls.values()]
         for call in calls:
             call.shutdown()
@@ -311,6 +304,8 @@ class Suite:
         errors come back as error responses in the Call, never as exceptions.
         """
         self._changes.bind(asyncio.get_running_loop())
+        if not self._catalog.started:  # scale-out: other processes' runtime changes first
+            await self._catalog.start()
         try:
             if meta is None:
                 meta = self.check_request(request)

@@ -112,7 +112,8 @@ class Node:
         topics: int = self.suite.broker.topics  # type: ignore[attr-defined]
         legacy = self.router.endpoint.legacy
         assert legacy is not None
-        return topics - legacy.signals.topics  # less the process-wide cancel subscription
+        held = legacy.signals.topics + self.suite._catalog.sync.topics  # process-wide ones
+        return topics - held
 
 
 def build(redis_url: str, prefix: str, calls: Calls) -> tuple[FastAPI, MCPRouter]:
@@ -361,7 +362,7 @@ async def test_a_thousand_concurrent_posts_from_b_all_reach_the_worker_on_a(
     nodes: tuple[Node, Node], modern_client: Callable[..., ModernClient]
 ) -> None:
     a, b = nodes
-    a.suite.add_tool((CountMail, Calls()))
+    a.suite.add_tool((CountMail, Calls()), local=True)  # its arg is no JSON: A only
     call = {"name": "count_mail", "arguments": {}}
     async with modern_client(a.url).stream("tools/call", call, progress_token="p") as exchange:
         progress = await next_message(exchange)
@@ -414,6 +415,86 @@ async def test_an_inbox_is_bounded_with_a_clear_error(redis_url: str, redis_pref
         assert await broker.deliver("nobody", {"n": 0}) is False
     finally:
         await broker.aclose()
+
+
+# -- one catalog ---------------------------------------------------------------------------
+
+
+class Runtime(Tool, name="runtime", description="Added at run time, on one process."):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        return Result(call_tool_result(text=f"{arg['greeting']} from a runtime tool"))
+
+
+async def tool_names(client: ModernClient) -> set[str]:
+    reply = await client.request("tools/list")
+    assert reply.status == 200
+    return {tool["name"] for tool in reply.result["tools"]}
+
+
+async def until_within(check: Callable[[], Any], within: float) -> float:
+    """Seconds until the async `check()` is true (fails past `within`)."""
+    started = asyncio.get_running_loop().time()
+    while not await check():
+        elapsed = asyncio.get_running_loop().time() - started
+        assert elapsed < within, f"not seen within {within} s"
+        await asyncio.sleep(0.005)
+    return asyncio.get_running_loop().time() - started
+
+
+async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
+    nodes: tuple[Node, Node],
+    modern_client: Callable[..., ModernClient],
+    redis_url: str,
+    redis_prefix: str,
+    live_server: LiveServers,
+) -> None:
+    a, b = nodes
+    on_a, on_b = modern_client(a.url), modern_client(b.url)
+    assert "runtime" not in await tool_names(on_b)  # B serves: subscribed to changes
+
+    async def add() -> None:
+        a.suite.add_tool((Runtime, {"greeting": "hi"}))
+
+    await a.server.run_in_loop(add())
+    took = await until_within(lambda: _has(on_b, "runtime"), within=1.0)
+    assert took < 0.1, f"B listed it after {took * 1000:.0f} ms"
+    called = await on_b.request("tools/call", {"name": "runtime", "arguments": {}})
+    assert called.result["content"][0]["text"] == "hi from a runtime tool"
+
+    app, router = build(redis_url, redis_prefix, Calls())  # C starts after the change
+    on_c = modern_client(live_server(app))
+    assert "runtime" in await tool_names(on_c)
+
+    async def remove() -> bool:
+        return b.suite.remove_tool("runtime")
+
+    assert await b.server.run_in_loop(remove()) is True
+    await until_within(lambda: _lacks(on_a, "runtime"), within=1.0)
+    await until_within(lambda: _lacks(on_c, "runtime"), within=1.0)
+
+
+async def _has(client: ModernClient, name: str) -> bool:
+    return name in await tool_names(client)
+
+
+async def _lacks(client: ModernClient, name: str) -> bool:
+    return name not in await tool_names(client)
+
+
+def test_what_cannot_travel_is_refused_with_the_reason() -> None:
+    from genmcp._suite.catalog_sync import provider_spec
+
+    class Local(Tool, name="local"):
+        pass
+
+    with pytest.raises(ValueError, match="cannot import it by name"):
+        provider_spec(Local)
+    with pytest.raises(ValueError, match="arg cannot travel: it is not a JSON value"):
+        provider_spec((Runtime, {"when": object()}))
+    assert provider_spec((Runtime, {"greeting": "hi"})) == {
+        "path": "test_redis_scaleout:Runtime",
+        "arg": {"greeting": "hi"},
+    }
 
 
 # -- the README's example -------------------------------------------------------------------

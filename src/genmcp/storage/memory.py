@@ -222,6 +222,18 @@ class MemoryBroker:
     def __init__(self) -> None:
         self._topics: dict[str, set[Subscriber]] = {}
         self._inboxes: dict[str, MemoryInbox] = {}
+        self._changes: dict[str, Any] = {}
+        self._version = 0
+
+    async def record_change(self, key: str, event: Any) -> int:
+        """Keep ``event`` as the latest catalog change of ``key``; its version."""
+        self._version += 1
+        self._changes[key] = {**event, "version": self._version}
+        return self._version
+
+    async def changes(self) -> list[Any]:
+        """The latest catalog change of every entry, oldest first."""
+        return sorted(self._changes.values(), key=lambda event: int(event["version"]))
 
     def open_inbox(self, address: str) -> MemoryInbox:
         inbox = self._inboxes[address] = MemoryInbox(self, address)

@@ -51,6 +51,16 @@ __all__ = [
 log = logging.getLogger("genmcp")
 
 _MAX_BACKOFF_S: Final = 2.0
+CATALOG_TTL_MS: Final = 86_400_000
+"""How long the catalog log outlives its last change (refreshed by every change)."""
+# KEYS: version counter, log hash. ARGV: entry, event JSON, TTL ms.
+_RECORD: Final = """
+local version = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[1], version .. ' ' .. ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return version
+"""
 
 
 def _text(value: bytes | str) -> str:
@@ -117,6 +127,7 @@ class RedisBroker:
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
         self.inboxes = RedisInboxes(client, prefix=prefix, options=self.options)
+        self._record = client.register_script(_RECORD)
 
     def open_inbox(self, address: str) -> RedisInbox:
         """Start receiving what is delivered to ``address`` (``Inboxes``)."""
@@ -125,6 +136,24 @@ class RedisBroker:
     async def deliver(self, address: str, message: Any) -> bool:
         """Queue ``message`` for ``address``; False when it has no live owner (``Inboxes``)."""
         return await self.inboxes.deliver(address, message)
+
+    async def record_change(self, key: str, event: Any) -> int:
+        """Keep ``event`` as the latest catalog change of ``key``; its version (``CatalogLog``)."""
+        keys = [self._prefix + "catalog:version", self._prefix + "catalog"]
+        args: list[str | int] = [key, encode(event), CATALOG_TTL_MS]
+        version = await self.breaker.run(lambda: self._record(keys=keys, args=args))
+        return int(version)
+
+    async def changes(self) -> list[Any]:
+        """The latest catalog change of every entry, with its version (``CatalogLog``)."""
+        raw = await self.breaker.run(lambda: self._client.hgetall(self._prefix + "catalog"))
+        events = []
+        for value in raw.values():
+            version, _, text = _text(value).partition(" ")
+            event = json.loads(text)
+            event["version"] = int(version)
+            events.append(event)
+        return sorted(events, key=lambda event: int(event["version"]))
 
     @classmethod
     def from_url(
