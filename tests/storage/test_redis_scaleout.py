@@ -461,7 +461,7 @@ async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
     called = await on_b.request("tools/call", {"name": "runtime", "arguments": {}})
     assert called.result["content"][0]["text"] == "hi from a runtime tool"
 
-    app, router = build(redis_url, redis_prefix, Calls())  # C starts after the change
+    app, _ = build(redis_url, redis_prefix, Calls())  # C starts after the change
     on_c = modern_client(live_server(app))
     assert "runtime" in await tool_names(on_c)
 
