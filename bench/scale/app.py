@@ -1,8 +1,10 @@
 """One process of a scaled-out genmcp app: what `bench/scale/run.py` and the nginx tests serve.
 
 Configured from the environment: REDIS_URL (required), GENMCP_PREFIX (key prefix, default
-"scale:"), GENMCP_SECRET_KEY (shared by every process). Tools: `add` (a plain call),
-`wait_mail` (waits for one message posted to its worker id, then returns it), and a route
+"scale:"), GENMCP_SECRET_KEY (shared by every process), GENMCP_HEARTBEAT_S and
+GENMCP_HEARTBEAT_TTL_S (process liveness). Tools: `add` (a plain call), `ticker` (streams
+`n` log events, then answers), `wait_mail` (waits for one message posted to its worker id,
+then returns it), and a route
 `POST /post/{worker}` that posts a JSON body to a worker wherever it runs (`suite.post`).
 Every response carries `X-Genmcp-Process` (this process's id) so tests see where it landed.
 Run: `REDIS_URL=redis://127.0.0.1:6379/0 uvicorn --app-dir bench/scale app:app`.
@@ -16,6 +18,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+
+import asyncio
 
 from genmcp import Result, Stream, Suite, Tool, call_tool_result, mcp_router
 from genmcp.scaleout import LegacyServer, RedisBroker, RedisSessionRegistry
@@ -42,9 +46,28 @@ class WaitMail(Tool, name="wait_mail", description="Returns the first message po
         return Result(call_tool_result(structured={"message": message}))
 
 
+TICKS = {"type": "object", "properties": {"n": {"type": "integer"}, "every": {"type": "number"}}}
+
+
+class Ticker(
+    Tool, name="ticker", description="Sends `n` log events, `every` s apart.", input_schema=TICKS
+):
+    async def call(self, request, channel, arg):
+        args = request.arguments
+        n, every = int(args.get("n", 3)), float(args.get("every", 0.2))
+        channel.start_stream()
+        for i in range(1, n + 1):
+            channel.send_notification("notifications/message", {"level": "info", "data": {"tick": i}})
+            await asyncio.sleep(every)
+        return Result(call_tool_result(text=f"{n} ticks"))
+
+
 broker = RedisBroker.from_url(URL, prefix=PREFIX)
+# how soon a dead process counts as gone (tests shorten it; production keeps 3 s / 10 s)
+broker.inboxes.heartbeat_s = float(os.environ.get("GENMCP_HEARTBEAT_S", "3"))
+broker.inboxes.heartbeat_ttl_s = float(os.environ.get("GENMCP_HEARTBEAT_TTL_S", "10"))
 registry = RedisSessionRegistry.from_url(URL, prefix=PREFIX)
-suite = Suite(server_name="scale", server_version="1.0", tools=[Add, WaitMail], broker=broker)
+suite = Suite(server_name="scale", server_version="1.0", tools=[Add, WaitMail, Ticker], broker=broker)
 router = mcp_router(suite=suite, legacy=LegacyServer(suite, registry=registry))
 
 

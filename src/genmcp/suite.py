@@ -250,6 +250,11 @@ class Suite:
         call = self._workers.get(worker_id)
         return call is not None and call.mailbox.send(message)
 
+    def mail_address(self) -> str:
+        """This Suite's mail address (worker ids name it); alive from now on (heartbeat)."""
+        self._mail.start()
+        return self._mail.address
+
     async def post(self, worker_id: str, message: Any) -> bool:
         """Post ``message`` to the tool call ``worker_id`` here, or through a shared broker to
         the process that runs it (``genmcp._suite.mail``). False when the worker is known gone

@@ -481,22 +481,6 @@ async def _lacks(client: ModernClient, name: str) -> bool:
     return name not in await tool_names(client)
 
 
-def test_what_cannot_travel_is_refused_with_the_reason() -> None:
-    from genmcp._suite.catalog_sync import provider_spec
-
-    class Local(Tool, name="local"):
-        pass
-
-    with pytest.raises(ValueError, match="cannot import it by name"):
-        provider_spec(Local)
-    with pytest.raises(ValueError, match="arg cannot travel: it is not a JSON value"):
-        provider_spec((Runtime, {"when": object()}))
-    assert provider_spec((Runtime, {"greeting": "hi"})) == {
-        "path": "test_redis_scaleout:Runtime",
-        "arg": {"greeting": "hi"},
-    }
-
-
 # -- the README's example -------------------------------------------------------------------
 
 

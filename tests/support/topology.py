@@ -78,29 +78,17 @@ class Processes:
         return self
 
     def start_one(self, index: int) -> None:
-        log = (self.logs / f"uvicorn-{index}.log").open("ab")
-        self.processes[index] = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "--app-dir",
-                str(self.app_dir),
-                self.app,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.ports[index]),
-                "--no-access-log",
-                "--log-level",
-                "warning",
-                "--timeout-graceful-shutdown",
-                "3",
-            ],
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        command = [sys.executable, "-m", "uvicorn", "--app-dir", str(self.app_dir), self.app]
+        command += ["--host", "127.0.0.1", "--port", str(self.ports[index]), "--no-access-log"]
+        command += ["--log-level", "warning", "--timeout-graceful-shutdown", "3"]
+        with (self.logs / f"uvicorn-{index}.log").open("ab") as log:  # the child keeps its fd
+            self.processes[index] = subprocess.Popen(
+                command, env=self.env, stdout=log, stderr=subprocess.STDOUT
+            )
+
+    def log(self, index: int) -> str:
+        """What process ``index`` wrote (warnings and tracebacks)."""
+        return (self.logs / f"uvicorn-{index}.log").read_text(errors="replace")
 
     def pid(self, index: int) -> int:
         process = self.processes[index]

@@ -28,7 +28,15 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Broker", "Inbox", "InboxFull", "Inboxes", "SessionRegistry", "Subscription"]
+__all__ = [
+    "Broker",
+    "EventLog",
+    "Inbox",
+    "InboxFull",
+    "Inboxes",
+    "SessionRegistry",
+    "Subscription",
+]
 
 
 @runtime_checkable
@@ -165,4 +173,25 @@ class Inboxes(Protocol):
 
         Raises ``InboxFull`` when its inbox is full.
         """
+        ...
+
+    async def is_alive(self, address: str) -> bool:
+        """Whether a live owner has ``address`` open (its heartbeat is fresh)."""
+        ...
+
+
+@runtime_checkable
+class EventLog(Protocol):
+    """Bounded, expiring logs of stream events (legacy SSE resumption), by key.
+
+    Entry ids increase within a log and are visible ASCII. A log keeps its last ``maxlen``
+    entries (about) and expires ``ttl_s`` after its last append.
+    """
+
+    async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:
+        """Add ``entry`` (string fields) to the log ``key``; its id."""
+        ...
+
+    async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
+        """The entries of ``key`` after the id ``after`` (all with ``"0"``), oldest first."""
         ...

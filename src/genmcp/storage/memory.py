@@ -199,6 +199,11 @@ class QueuedSubscription(Generic[B]):
 Subscriber = QueuedSubscription["MemoryBroker"]
 
 
+def _entry_number(entry_id: str) -> int:
+    head = entry_id.partition("-")[0]
+    return int(head) if head.isdigit() else 0
+
+
 class MemoryInbox:
     """An ``Inbox`` in memory: a bounded queue that its broker fills."""
 
@@ -224,6 +229,27 @@ class MemoryBroker:
         self._inboxes: dict[str, MemoryInbox] = {}
         self._changes: dict[str, Any] = {}
         self._version = 0
+        self._logs = _Expiring(MAX_ENTRIES)
+        self._entries = 0
+
+    async def is_alive(self, address: str) -> bool:
+        return address in self._inboxes
+
+    async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:
+        """Add ``entry`` to the log ``key`` (``EventLog``)."""
+        entries: list[tuple[str, dict[str, str]]] = self._logs.get(key) or []
+        self._entries += 1
+        entry_id = f"{self._entries}-0"
+        entries.append((entry_id, dict(entry)))
+        del entries[:-maxlen]
+        self._logs.put(key, entries, ttl_s)
+        return entry_id
+
+    async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
+        """The entries of ``key`` after ``after`` (``EventLog``)."""
+        entries: list[tuple[str, dict[str, str]]] = self._logs.get(key) or []
+        since = _entry_number(after)
+        return [(i, dict(e)) for i, e in entries if _entry_number(i) > since]
 
     async def record_change(self, key: str, event: Any) -> int:
         """Keep ``event`` as the latest catalog change of ``key``; its version."""

@@ -38,7 +38,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from genmcp.storage.memory import QueuedSubscription
 from genmcp.storage.redis_inbox import RedisInbox, RedisInboxes
 from genmcp.storage.redis_options import RedisOptions
-from genmcp.storage.redis_registry import DEFAULT_PREFIX, RedisSessionRegistry, encode
+from genmcp.storage.redis_registry import DEFAULT_PREFIX, RedisSessionRegistry, encode, ttl_ms
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -136,6 +136,34 @@ class RedisBroker:
     async def deliver(self, address: str, message: Any) -> bool:
         """Queue ``message`` for ``address``; False when it has no live owner (``Inboxes``)."""
         return await self.inboxes.deliver(address, message)
+
+    async def is_alive(self, address: str) -> bool:
+        """Whether ``address`` has a fresh heartbeat (``Inboxes``)."""
+        key = self.inboxes.alive_key(address)
+        return bool(await self.breaker.run(lambda: self._client.exists(key)))
+
+    async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:
+        """``XADD`` ``entry`` to the stream ``prefix + key`` (``MAXLEN ~``) and set its TTL."""
+        name, millis = self._prefix + key, ttl_ms(ttl_s)
+
+        async def append() -> Any:
+            async with self._client.pipeline(transaction=False) as pipe:
+                pipe.xadd(name, entry, maxlen=maxlen, approximate=True)  # type: ignore[arg-type]
+                pipe.pexpire(name, millis)
+                return (await pipe.execute())[0]
+
+        return _text(await self.breaker.run(append))
+
+    async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
+        """``XRANGE (after +`` of the stream ``prefix + key`` (``EventLog``)."""
+        start = "-" if after == "0" else f"({after}"
+        raw: Any = await self.breaker.run(
+            lambda: self._client.xrange(self._prefix + key, start, "+")
+        )
+        return [
+            (_text(entry_id), {_text(k): _text(v) for k, v in (fields or {}).items()})
+            for entry_id, fields in raw or ()
+        ]
 
     async def record_change(self, key: str, event: Any) -> int:
         """Keep ``event`` as the latest catalog change of ``key``; its version (``CatalogLog``)."""

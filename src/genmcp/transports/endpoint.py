@@ -54,6 +54,7 @@ from genmcp.transports.http import (
     response_status,
 )
 from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.legacy.resume import Journal
 from genmcp.transports.relay import Relay
 
 __all__ = ["SSE_HEADERS", "MCPEndpoint"]
@@ -146,11 +147,11 @@ class MCPEndpoint:
                 await legacy.delete(token, version, assigns)
                 await send_empty(send, 200)
                 return
-            opened = await legacy.stream(token, version, assigns)
+            opened = await legacy.stream(token, version, assigns, headers.get("last-event-id"))
         except MCPError as exc:
             await _send_error(send, None, exc)
             return
-        events = ({"data": encode(m).decode()} async for m in opened)
+        events = (_sse(i, m) async for i, m in opened.sse())  # ids: a resumed POST stream
         stream = EventSourceResponse(events, ping=self.keepalive_s, headers=SSE_HEADERS, sep="\n")
         try:
             await stream(scope, receive, send)
@@ -217,7 +218,8 @@ class MCPEndpoint:
             await send_empty(send, 202)
             return
         extra = () if answer.session_id is None else (("mcp-session-id", answer.session_id),)
-        await self._respond(Relay(answer.call, answer.codec), scope, receive, send, True, extra)
+        relay = Relay(answer.call, answer.codec)
+        await self._respond(relay, scope, receive, send, True, extra, answer.journal)
 
     async def _respond(
         self,
@@ -227,8 +229,10 @@ class MCPEndpoint:
         send: Send,
         legacy: bool,
         extra: Sequence[tuple[str, str]] = (),
+        journal: Journal | None = None,
     ) -> None:
-        """Write one Call: JSON when it answers before streaming, else an SSE stream."""
+        """Write one Call: JSON when it answers before streaming, else an SSE stream
+        (logged by ``journal``, its events named for resumption, when given)."""
         event = await first_event(relay, receive)
         if event is None:
             return  # the client went away first
@@ -241,7 +245,7 @@ class MCPEndpoint:
             return
         stopping = anyio.Event()  # set by sse-starlette when the server is asked to exit
         stream = EventSourceResponse(
-            _sse_events(relay, event, stopping),
+            _sse_events(relay, event, stopping, journal),
             ping=self.keepalive_s,
             headers={**SSE_HEADERS, **dict(extra)},
             sep="\n",
@@ -253,7 +257,7 @@ class MCPEndpoint:
 
 
 async def _sse_events(
-    relay: Relay, first: Event, stopping: anyio.Event
+    relay: Relay, first: Event, stopping: anyio.Event, journal: Journal | None = None
 ) -> AsyncIterator[dict[str, str]]:
     """The SSE events of a streamed response: each message, then the response.
 
@@ -269,16 +273,24 @@ async def _sse_events(
     try:
         event = first
         while True:
-            if isinstance(event, Interim):
-                yield {"data": encode(event.message).decode()}
-            elif isinstance(event, Answer):
-                yield {"data": encode(event.response).decode()}
+            if isinstance(event, Interim | Answer):
+                final = isinstance(event, Answer)
+                message = event.response if isinstance(event, Answer) else event.message
+                event_id = None if journal is None else await journal.record(message, final=final)
+                yield _sse(event_id, message)
             if relay.done:
                 return
             event = await relay.next()
     finally:
         watcher.cancel()
         relay.close()
+        if journal is not None:  # left before the response: resumers learn it ended
+            journal.closed()
+
+
+def _sse(event_id: str | None, message: Any) -> dict[str, str]:
+    data = encode(message).decode()
+    return {"data": data} if event_id is None else {"id": event_id, "data": data}
 
 
 async def _refuse(

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -48,10 +48,12 @@ from genmcp.protocol.jsonrpc import Notification, Request, Response, error_respo
 from genmcp.protocol.meta import check_meta
 from genmcp.protocol.versions import LEGACY_VERSIONS
 from genmcp.sealing import SealError, digest
-from genmcp.storage import Broker, SessionRegistry, Subscription
+from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
+from genmcp.transports.legacy.get_stream import SessionStream, get_topic
+from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
 from genmcp.transports.legacy.signals import CallSignals
 from genmcp.transports.relay import MODERN, Codec, LegacyCodec
@@ -74,10 +76,6 @@ _ID_INFO: Final = ("name", "version", "title")
 _LOG_LEVEL: Final = "log_level"
 _RESOURCES: Final = "resources"
 _UPDATED: Final = "notifications/resources/updated"
-
-
-def _get_topic(session: str) -> str:
-    return f"legacy/{session}/get"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,11 +104,13 @@ class LegacyAnswer:
         call: the request's Call; None for an accepted notification or client response.
         codec: how the Call's events are written for the session (its revision).
         session_id: the new session's id, after ``initialize``.
+        journal: logs the events of a streamed answer, for ``Last-Event-ID`` resumption.
     """
 
     call: Call | None = None
     codec: Codec = MODERN
     session_id: str | None = None
+    journal: Journal | None = None
 
 
 ACCEPTED: Final = LegacyAnswer()
@@ -128,6 +128,10 @@ class LegacyServer:
         answer_timeout_s: how long a call waits for the client's answers to its server
             requests (a human may be filling in a form).
         max_input_rounds: how many input rounds one request may take.
+        event_log: where streamed answers are logged for resumption (``legacy.resume``;
+            default: the broker, when it is an ``EventLog``, as genmcp's are).
+        stream_maxlen: events kept per stream (about).
+        stream_ttl_s: how long a stream's events are kept after its last one.
     """
 
     def __init__(
@@ -139,6 +143,9 @@ class LegacyServer:
         session_max_age_s: float = 86_400.0,
         answer_timeout_s: float = 600.0,
         max_input_rounds: int = 16,
+        event_log: EventLog | None = None,
+        stream_maxlen: int = 1000,
+        stream_ttl_s: float = 3600.0,
     ) -> None:
         if session_max_age_s <= 0 or answer_timeout_s <= 0 or max_input_rounds < 1:
             raise ValueError("session_max_age_s, answer_timeout_s and max_input_rounds must be > 0")
@@ -151,6 +158,10 @@ class LegacyServer:
         self.answer_timeout_s = answer_timeout_s
         self.max_input_rounds = max_input_rounds
         self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
+        if event_log is None and isinstance(self.broker, EventLog):
+            event_log = self.broker
+        self.events = event_log
+        self.stream_maxlen, self.stream_ttl_s = stream_maxlen, stream_ttl_s
 
     def close(self) -> None:
         """Drop the process's signal subscription (at shutdown)."""
@@ -269,16 +280,28 @@ class LegacyServer:
         await self.broker.publish(end_topic(session.key), "ended")
 
     async def stream(
-        self, token: str | None, version: str | None, assigns: Mapping[str, Any]
-    ) -> SessionStream:
-        """Open the session's notification stream; a newer one of the same session replaces it."""
+        self,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+        last_event_id: str | None = None,
+    ) -> SessionStream | ResumedStream:
+        """Open the session's notification stream; a newer one of the same session replaces it.
+
+        With the ``Last-Event-ID`` of one of this session's POST streams, resume that stream
+        instead (``legacy.resume``); an id that is not one of ours opens the plain stream.
+        """
         session = await self.session(token, version, assigns)
         key = session.key
-        await self.broker.publish(_get_topic(key), "replaced")
-        topics = (CHANGES, end_topic(key), _get_topic(key))
+        event = parse_event_id(last_event_id)
+        if event is not None and self.events is not None:
+            liveness = self.broker if isinstance(self.broker, Inboxes) else None
+            return ResumedStream(self.events, liveness, key, event)
+        await self.broker.publish(get_topic(key), "replaced")
+        topics = (CHANGES, end_topic(key), get_topic(key))
         subscription = self.broker.subscribe(*topics)
         await subscription.ready()  # a change published elsewhere once we answer is not lost
-        return SessionStream(self, session, subscription)
+        return SessionStream(self.registry, session.key, session.version, subscription)
 
     # -- messages -------------------------------------------------------------------
 
@@ -352,9 +375,20 @@ class LegacyServer:
         call = await self.suite.handle(
             Request(request.id, method, params), assigns, meta, asker=rounds
         )
+        journal = None
         if call.task is not None:  # in flight: cancellable through the session, id reserved
             await self.signals.track(session.key, request.id, call)
-        return LegacyAnswer(call, LegacyCodec(method, session.version))
+            if self.events is not None:  # its events are logged if it streams
+                owner = self.suite.mail_address()
+                journal = Journal(
+                    self.events,
+                    session.key,
+                    request.id,
+                    owner,
+                    maxlen=self.stream_maxlen,
+                    ttl_s=self.stream_ttl_s,
+                )
+        return LegacyAnswer(call, LegacyCodec(method, session.version), journal=journal)
 
     async def _subscribe(self, session: Session, method: str, params: Mapping[str, Any]) -> None:
         uri = params.get("uri")
@@ -365,46 +399,6 @@ class LegacyServer:
             await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
         else:
             await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
-
-
-class SessionStream:
-    """A session's GET stream: ``async for message in stream`` until it ends.
-
-    Carries the Suite's change notifications (list changes; resource updates only for the
-    URIs the session subscribed to), translated for the session's revision. It ends when
-    the session is deleted or a newer GET of the same session replaces it.
-    """
-
-    def __init__(self, server: LegacyServer, session: Session, subscription: Subscription):
-        self._server = server
-        self._session = session
-        self._subscription = subscription
-
-    def close(self) -> None:
-        """Stop the stream (idempotent); iterating ends it too."""
-        self._subscription.close()
-
-    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        session, registry = self._session, self._server.registry
-        try:
-            while True:
-                topic, message = await self._subscription.receive()
-                if topic != CHANGES:
-                    return  # the session ended, or a newer GET replaced this one
-                if message.get("method") != _UPDATED or await _subscribed(
-                    registry, session.key, message.get("params", {}).get("uri")
-                ):
-                    yield legacy.legacy_message(message, session.version)
-        finally:
-            self._subscription.close()
-
-
-async def _subscribed(registry: SessionRegistry, session: str, uri: Any) -> bool:
-    """Whether ``session`` subscribed to ``uri`` (not while the registry is unreachable)."""
-    try:
-        return uri in await registry.members(session, _RESOURCES)
-    except StorageUnavailable:
-        return False
 
 
 def _answered(request: Request, final: Answer) -> LegacyAnswer:
