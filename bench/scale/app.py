@@ -12,14 +12,13 @@ Run: `REDIS_URL=redis://127.0.0.1:6379/0 uvicorn --app-dir bench/scale app:app`.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
-
-import asyncio
 
 from genmcp import Result, Stream, Suite, Tool, call_tool_result, mcp_router
 from genmcp.scaleout import LegacyServer, RedisBroker, RedisSessionRegistry
