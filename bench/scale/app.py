@@ -4,7 +4,8 @@ Configured from the environment: REDIS_URL (required), GENMCP_PREFIX (key prefix
 "scale:"), GENMCP_SECRET_KEY (shared by every process), GENMCP_HEARTBEAT_S and
 GENMCP_HEARTBEAT_TTL_S (process liveness). Tools: `add` (a plain call), `ticker` (streams
 `n` log events, then answers), `wait_mail` (waits for one message posted to its worker id,
-then returns it), and a route
+then returns it), `extra` (added by `POST /admin/extra/{word}`, removed by `DELETE
+/admin/extra`: runtime catalog changes), and a route
 `POST /post/{worker}` that posts a JSON body to a worker wherever it runs (`suite.post`).
 Every response carries `X-Genmcp-Process` (this process's id) so tests see where it landed.
 Run: `REDIS_URL=redis://127.0.0.1:6379/0 uvicorn --app-dir bench/scale app:app`.
@@ -61,6 +62,11 @@ class Ticker(
         return Result(call_tool_result(text=f"{n} ticks"))
 
 
+class Extra(Tool, name="extra", description="Added and removed at run time (/admin/extra)."):
+    async def call(self, request, channel, arg):
+        return Result(call_tool_result(text=f"extra says {arg['word']}"))
+
+
 broker = RedisBroker.from_url(URL, prefix=PREFIX)
 # how soon a dead process counts as gone (tests shorten it; production keeps 3 s / 10 s)
 broker.inboxes.heartbeat_s = float(os.environ.get("GENMCP_HEARTBEAT_S", "3"))
@@ -80,6 +86,17 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 api = FastAPI(lifespan=lifespan)
 api.include_router(router, prefix="/mcp")
 PROCESS = str(os.getpid()).encode()
+
+
+@api.post("/admin/extra/{word}")
+async def add_extra(word: str) -> dict[str, Any]:
+    suite.add_tool((Extra, {"word": word}))  # every process serves it (the catalog travels)
+    return {"added": "extra"}
+
+
+@api.delete("/admin/extra")
+async def remove_extra() -> dict[str, Any]:
+    return {"removed": suite.remove_tool("extra")}
 
 
 @api.post("/post/{worker}")
