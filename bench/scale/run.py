@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -58,13 +59,14 @@ def run_wrk(url: str, sessions: list[str], concurrency: int, seconds: int, threa
 
 
 def measure(n: int, concurrency: int, seconds: int, threads: int) -> dict:
-    redis = OwnRedis("redis-server")
+    redis = OwnRedis(shutil.which("redis-server") or "/usr/bin/redis-server")
     redis.start()
     processes = Processes(n, {"REDIS_URL": redis.url, "GENMCP_PREFIX": "bench:"}).start()
     nginx = None
     try:
         if n > 1:
-            nginx = Nginx("nginx", processes.ports).start()
+            binary = shutil.which("nginx") or "/usr/sbin/nginx"
+            nginx = Nginx(binary, processes.ports).start()
             url = nginx.url + "/mcp"
         else:
             url = processes.urls()[0] + "/mcp"
@@ -104,6 +106,8 @@ def main() -> None:
         rows.append(stats)
         print(json.dumps(stats), flush=True)
     base = rows[0]["rps"]
+    print("\n(Redis commands/call counts what Redis ran over what wrk saw answered; up to c")
+    print(" requests still in flight at the end are counted by Redis only.)")
     print("\n| processes | c | req/s | efficiency | p50 ms | p99 ms | bad | non-200 | socket errors | Redis commands/call |")
     print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for r in rows:
