@@ -250,6 +250,12 @@ class Suite:
         call = self._workers.get(worker_id)
         return call is not None and call.mailbox.send(message)
 
+    async def start(self) -> None:
+        """At server start (the router's lifespan): with a shared broker, follow the other
+        processes' runtime catalog changes and replay the ones made before we started."""
+        self._changes.bind(asyncio.get_running_loop())
+        await self._catalog.start()
+
     def mail_address(self) -> str:
         """This Suite's mail address (worker ids name it); alive from now on (heartbeat)."""
         self._mail.start()

@@ -10,7 +10,9 @@ both of genmcp's) also store the latest event per entry, so a process that start
 reconnects, replays them when it first serves a request.
 
 An event: ``{"format": 1, "origin", "version", "op": "add"|"remove", "kind": "tool"|
-"prompt"|"resource", "key", "provider"}``. What can travel: a class by its import path
+"prompt"|"resource", "key", "provider"}``. Changes made before the Suite serves (before its
+router's lifespan starts or its first request) are configuration: they stay local. What
+can travel: a class by its import path
 (``module:QualName``; not one defined inside a function) with its ``arg`` as a JSON value,
 or a ``StaticResource`` whose fields are JSON (a ``str`` blob, not ``bytes``). Anything else
 raises ``ValueError`` with a shared broker, unless added with ``local=True`` (this process
@@ -240,7 +242,8 @@ class SharedCatalog:
 
     async def start(self) -> None:
         """Subscribe and replay the log (the Suite's first request awaits it)."""
-        await self.sync.start()
+        if self._shared:
+            await self.sync.start()
         self.started = True
 
     def add(self, kind: str, provider: Any, *, local: bool) -> Any:
@@ -271,7 +274,9 @@ class SharedCatalog:
             return None
 
     def _travels(self, local: bool) -> bool:
-        return self._shared and not local and self._loop() is not None
+        # Before the Suite serves (its lifespan started, or a first request came), a change is
+        # configuration that every process makes itself: it stays local.
+        return self._shared and not local and self.started and self._loop() is not None
 
     def _changed(
         self, op: str, kind: str, key: str, spec: dict[str, Any] | None, travels: bool

@@ -47,10 +47,12 @@ class MCPRouter(APIRouter):
 def _closing(
     suite: Suite, legacy: LegacyServer | None = None
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
-    """A lifespan that ends the Suite's live calls and listen streams at shutdown."""
+    """A lifespan that starts the Suite (its shared catalog) and, at shutdown, ends its live
+    calls and listen streams."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
+        await suite.start()  # scale-out: the shared catalog, before the first request
         try:
             yield
         finally:
