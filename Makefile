@@ -96,3 +96,9 @@ SCALE_ARGS ?=
 .PHONY: scale
 scale: $(DEV_STAMP)
 	$(VENV_PYTHON) bench/scale/run.py --processes 1,2,3 --concurrency 512 --seconds 10 $(SCALE_ARGS)
+
+# The conformance suite through nginx round-robin over 3 processes of the everything server
+# sharing a redis-server of their own (scripts/scaled.py); needs nginx and redis-server.
+.PHONY: conformance-scaled
+conformance-scaled: $(DEV_STAMP)
+	$(VENV_PYTHON) scripts/scaled.py --processes 3 -- env VENV=$(VENV) bash scripts/conformance.sh
