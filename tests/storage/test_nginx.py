@@ -232,3 +232,16 @@ async def test_killing_a_process_loses_no_session_and_new_requests_succeed(
             assert reply.status_code == 200, reply.text
     finally:
         deployment.processes.start_one(2)
+
+
+def test_every_key_left_in_redis_expires(deployment: Deployment) -> None:
+    """After everything above: no key without a TTL (the leak check)."""
+    import redis
+
+    client = redis.Redis(port=deployment.redis.port)
+    try:
+        keys = list(client.scan_iter(count=1000))
+        assert keys, "the tests above left nothing in Redis: this check checks nothing"
+        assert [key for key in keys if client.pttl(key) == -1] == []
+    finally:
+        client.close()

@@ -122,6 +122,8 @@ async def test_redis_down_is_503_within_a_second_and_2026_keeps_working(
     redis_server.stop()
     for _ in range(5):  # the first (probing) and the fast-failing ones
         assert_unavailable(*await timed_call(legacy))
+    started = time.perf_counter()
+    assert_unavailable(await legacy.delete(), time.perf_counter() - started)  # DELETE too
     async with ModernClient(url) as modern:
         for _ in range(3):
             reply = await modern.request("tools/call", {"name": "echo", "arguments": {}})

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Final, TypeVar
 
@@ -59,7 +60,9 @@ class LagClock:
     """How late one event loop has run its callbacks, summed (seconds), ticking every 50 ms."""
 
     TICK_S: Final = 0.05
-    _clocks: Final[dict[asyncio.AbstractEventLoop, LagClock]] = {}
+    _clocks: Final[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LagClock]] = (
+        weakref.WeakKeyDictionary()
+    )
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.lag = 0.0
@@ -72,8 +75,6 @@ class LagClock:
         """The clock of ``loop`` (started on first use; it ends with the loop)."""
         clock = cls._clocks.get(loop)
         if clock is None:
-            for old in [other for other in cls._clocks if other.is_closed()]:
-                del cls._clocks[old]
             clock = cls._clocks[loop] = cls(loop)
         return clock
 
