@@ -35,6 +35,8 @@ MAX_ENTRIES: Final = 100_000
 QUEUE_SIZE: Final = 256
 INBOX_SIZE: Final = 10_000
 """Most undelivered messages one inbox holds (both brokers)."""
+MAX_LOGS: Final = 10_000
+"""Most event logs (streamed legacy answers) kept in memory; the oldest go first."""
 
 
 class _Expiring:
@@ -229,7 +231,7 @@ class MemoryBroker:
         self._inboxes: dict[str, MemoryInbox] = {}
         self._changes: dict[str, Any] = {}
         self._version = 0
-        self._logs = _Expiring(MAX_ENTRIES)
+        self._logs = _Expiring(MAX_LOGS)
         self._entries = 0
 
     async def is_alive(self, address: str) -> bool:
