@@ -105,3 +105,17 @@ fuzz: $(DEV_STAMP)
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build dist site
 	find . -path ./.git -prune -o \( -name __pycache__ -o -name '*.egg-info' \) -type d -prune -exec rm -rf {} +
+
+# Scale-out load (issue 13): legacy tools/call at c=512 for 10 s through 1, 2 and 3 uvicorn
+# processes (nginx round-robin in front of 2+), a redis-server of its own; needs wrk, nginx,
+# redis-server. Numbers -> bench/RESULTS.md "Scale-out". Knobs: SCALE_ARGS='--seconds 30'.
+SCALE_ARGS ?=
+.PHONY: scale
+scale: $(DEV_STAMP)
+	$(VENV_PYTHON) bench/scale/run.py --processes 1,2,3 --concurrency 512 --seconds 10 $(SCALE_ARGS)
+
+# The conformance suite through nginx round-robin over 3 processes of the everything server
+# sharing a redis-server of their own (scripts/scaled.py); needs nginx and redis-server.
+.PHONY: conformance-scaled
+conformance-scaled: $(DEV_STAMP)
+	$(VENV_PYTHON) scripts/scaled.py --processes 3 -- env VENV=$(VENV) bash scripts/conformance.sh

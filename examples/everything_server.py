@@ -17,8 +17,10 @@ TypeScript SDK clients. It is also a tour of genmcp:
 The session behaviours of the 2025 revisions (``initialize``, ``ping``,
 ``logging/setLevel``, ``resources/subscribe``, ``DELETE``) need no code here: genmcp serves
 them on the same endpoint. Not served: ``test_reconnection`` (scenario server-sse-polling,
-not scored), which needs resumable SSE streams (an event store and ``Last-Event-ID``) that
-genmcp does not have; README.md, "Conformance", lists what passes.
+not scored), which needs the server to close a stream mid-call (SSE polling): genmcp resumes
+streams a client lost (``Last-Event-ID``) but a call whose stream closes stops; README.md,
+"Conformance", lists what passes. With ``GENMCP_REDIS_URL`` set, its processes share one
+Redis (``make conformance-scaled`` runs three behind nginx).
 
 Run it::
 
@@ -32,6 +34,7 @@ import asyncio
 import io
 import json
 import math
+import os
 import struct
 import wave
 import zlib
@@ -61,6 +64,7 @@ from genmcp import (
     text_contents,
     user_message,
 )
+from genmcp.transports.legacy import LegacyServer
 
 # --------------------------------------------------------------------------- media
 
@@ -859,6 +863,23 @@ TOOLS = [
 ]
 
 
+def _shared() -> tuple[Any, Any]:
+    """With GENMCP_REDIS_URL set (scripts/scaled.py), a Redis broker and session registry
+    shared by every process of this server; else (None, None): one process."""
+    url = os.environ.get("GENMCP_REDIS_URL")
+    if not url:
+        return None, None
+    from genmcp.scaleout import RedisBroker, RedisSessionRegistry
+
+    prefix = os.environ.get("GENMCP_REDIS_PREFIX", "everything:")
+    return RedisBroker.from_url(url, prefix=prefix), RedisSessionRegistry.from_url(
+        url, prefix=prefix
+    )
+
+
+BROKER, REGISTRY = _shared()
+
+
 def build_suite() -> Suite:
     suite = Suite(
         server_name="everything",
@@ -866,6 +887,7 @@ def build_suite() -> Suite:
         tools=TOOLS,
         prompts=PROMPTS,
         resources=RESOURCES,
+        broker=BROKER,
     )
     # The trigger tools change what this very Suite serves: it is their provider argument.
     suite.add_tool((TriggerToolChange, suite))
@@ -873,7 +895,10 @@ def build_suite() -> Suite:
     return suite
 
 
-router = mcp_router(suite=build_suite())
+SUITE = build_suite()
+router = mcp_router(
+    suite=SUITE, legacy=True if REGISTRY is None else LegacyServer(SUITE, registry=REGISTRY)
+)
 app = FastAPI(title="genmcp everything server")
 app.include_router(router, prefix="/mcp")
 

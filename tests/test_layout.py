@@ -68,7 +68,15 @@ PURE_OUTSIDE_PROTOCOL: Final = frozenset(
 SELF_CONTAINED: Final = frozenset({"genmcp.errors", "genmcp.sealing"})
 """Modules that import nothing from genmcp (everything else may build on them)."""
 
-REDIS_MODULES: Final = frozenset({"genmcp.storage.redis"})
+REDIS_MODULES: Final = frozenset(
+    {
+        "genmcp.storage.redis",
+        "genmcp.storage.redis_batch",
+        "genmcp.storage.redis_inbox",
+        "genmcp.storage.redis_options",
+        "genmcp.storage.redis_registry",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -254,6 +262,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ),
 )
 """DESIGN.md §1, lowest first: a module imports only from its own layer or below."""
+
 
 def layer_of(name: str) -> int:
     for rank, prefixes in enumerate(LAYERS):

@@ -33,6 +33,7 @@ __all__ = [
     "http_status",
     "internal_error",
     "missing_capability",
+    "retry_after",
 ]
 
 PARSE_ERROR = -32700
@@ -103,7 +104,20 @@ REASONS: dict[str, WireError] = {
     ),
     # the server
     "shutting_down": WireError(503, SERVER_SHUTDOWN, "Server shutting down", client_fault=False),
+    # shared storage (legacy sessions, worker mail): down or hung, retry after a pause
+    "storage_unavailable": WireError(
+        503, INTERNAL_ERROR, "Service unavailable: shared storage unreachable", client_fault=False
+    ),
 }
+
+
+RETRY_AFTER_S = 1
+"""The ``Retry-After`` (seconds) sent with a 503 for ``storage_unavailable``."""
+
+
+def retry_after(reason: str | None) -> tuple[tuple[str, str], ...]:
+    """The ``Retry-After`` header a failure travels with (none for most)."""
+    return (("retry-after", str(RETRY_AFTER_S)),) if reason == "storage_unavailable" else ()
 
 
 def http_status(reason: str | None) -> int:

@@ -1,10 +1,21 @@
 """What running several processes of one app needs, from one import path.
 
-``from genmcp.scaleout import LegacyServer, RedisBroker, RedisSessionRegistry`` (Redis needs
-the ``genmcp[redis]`` extra). See the README's "Scaling out with Redis".
+``from genmcp.scaleout import LegacyServer, RedisBroker, RedisOptions, RedisSessionRegistry``
+(Redis needs the ``genmcp[redis]`` extra), plus the outcomes a caller may meet:
+``InboxFull`` (``Suite.post`` to a full inbox) and ``StorageUnavailable`` (the store is down
+or hung: HTTP 503 at the edge). See the README's "Scaling out with Redis".
 """
 
-from genmcp.storage.redis import RedisBroker, RedisSessionRegistry
+from genmcp.storage import InboxFull
+from genmcp.storage.guard import StorageUnavailable
+from genmcp.storage.redis import RedisBroker, RedisOptions, RedisSessionRegistry
 from genmcp.transports.legacy import LegacyServer
 
-__all__ = ["LegacyServer", "RedisBroker", "RedisSessionRegistry"]
+__all__ = [
+    "InboxFull",
+    "LegacyServer",
+    "RedisBroker",
+    "RedisOptions",
+    "RedisSessionRegistry",
+    "StorageUnavailable",
+]

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from genmcp._suite.apps import is_view, served_extensions, serves_view
 from genmcp._suite.call import Asker, Call, Job
+from genmcp._suite.catalog_sync import SharedCatalog
 from genmcp._suite.listen import ChangeFeed
 from genmcp._suite.mail import MailRelay
 from genmcp._suite.methods import Response, SuiteMethods
@@ -32,10 +33,8 @@ from genmcp.outcomes import CacheControl
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.listen import (
-    PROMPTS_LIST_CHANGED,
     RESOURCE_UPDATED,
     RESOURCES_LIST_CHANGED,
-    TOOLS_LIST_CHANGED,
 )
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.versions import MODERN_VERSIONS
@@ -129,67 +128,61 @@ class Suite(SuiteMethods):
         self._resources = ResourceCatalog(**shared, result_meta=result_meta)
         self._changes = ChangeFeed(self.broker)
         self.middleware: tuple[Link, ...] = tuple(middleware)
+        catalogs = {"tool": self._tools, "prompt": self._prompts, "resource": self._resources}
+        self._catalog = SharedCatalog(
+            catalogs, self._changes, self.broker, shared=broker is not None
+        )
         self._workers: dict[str, Call] = {}  # tools/call in flight, by call id
         self._calls: dict[str, Call] = {}  # every other request in flight
         self._mail = MailRelay(self.broker, self._workers, shared=broker is not None)
         for tool in tools:
-            self.add_tool(tool)
+            self.add_tool(tool, local=True)  # configuration: each process has it
         for prompt in prompts:
-            self.add_prompt(prompt)
+            self.add_prompt(prompt, local=True)
         for resource in resources:
-            self.add_resource(resource)
+            self.add_resource(resource, local=True)
         self._methods: dict[str, Handler] = self._handlers()
 
     # -- configuration ------------------------------------------------------------
     #
     # Every change of the served set notifies the listen streams that asked for it.
 
-    def add_tool(self, provider: ToolProvider) -> ToolEntry:
-        """Serve one more tool (and its ``view=``); a name already served raises ``ValueError``."""
-        entry = self._tools.add(provider)
-        self._changes.publish(TOOLS_LIST_CHANGED)
+    def add_tool(self, provider: ToolProvider, *, local: bool = False) -> ToolEntry:
+        """Serve one more tool (and its ``view=``); a name already served raises ``ValueError``.
+        With a shared broker every process serves it (``_suite.catalog_sync``), unless
+        ``local``."""
+        entry: ToolEntry = self._catalog.add("tool", provider, local=local)
         if entry.view is not None:
-            self.add_resource(entry.view)  # add_resource skips a view already served
+            self.add_resource(entry.view, local=True)  # skipped when already served
         return entry
 
-    def remove_tool(self, name: str) -> bool:
-        """Stop serving the tool ``name``; False when no such tool was served."""
-        removed = self._tools.remove(name)
-        if removed:
-            self._changes.publish(TOOLS_LIST_CHANGED)
-        return removed
+    def remove_tool(self, name: str, *, local: bool = False) -> bool:
+        """Stop serving the tool ``name`` (everywhere unless ``local``); False if not here."""
+        return self._catalog.remove("tool", name, local=local)
 
     def tool(self, name: str) -> ToolEntry | None:
         """The entry of the tool ``name``, if served."""
         return self._tools.entries.get(name)
 
-    def add_prompt(self, provider: PromptProvider) -> PromptEntry:
+    def add_prompt(self, provider: PromptProvider, *, local: bool = False) -> PromptEntry:
         """Serve one more prompt; a name already served raises ``ValueError``."""
-        entry = self._prompts.add(provider)
-        self._changes.publish(PROMPTS_LIST_CHANGED)
+        entry: PromptEntry = self._catalog.add("prompt", provider, local=local)
         return entry
 
-    def remove_prompt(self, name: str) -> bool:
+    def remove_prompt(self, name: str, *, local: bool = False) -> bool:
         """Stop serving the prompt ``name``; False when no such prompt was served."""
-        removed = self._prompts.remove(name)
-        if removed:
-            self._changes.publish(PROMPTS_LIST_CHANGED)
-        return removed
+        return self._catalog.remove("prompt", name, local=local)
 
-    def add_resource(self, provider: ResourceProvider) -> None:
+    def add_resource(self, provider: ResourceProvider, *, local: bool = False) -> None:
         """Serve a ``StaticResource`` or a repository (a URI or key already served raises)."""
         if is_view(provider) and serves_view(self._resources, provider):
             return
-        self._resources.add(provider)
-        self._changes.publish(RESOURCES_LIST_CHANGED)
+        self._catalog.add("resource", provider, local=local)
 
-    def remove_resource(self, key: str) -> bool:
+    def remove_resource(self, key: str, *, local: bool = False) -> bool:
         """Stop serving the static resource with URI ``key``, or the repository whose
         ``prefix``/``template`` is ``key``; False when there is none."""
-        removed = self._resources.remove(key)
-        if removed:
-            self._changes.publish(RESOURCES_LIST_CHANGED)
-        return removed
+        return self._catalog.remove("resource", key, local=local)
 
     def resource_list_changed(self) -> None:
         """Tell listen streams the resource list changed (a repository's listing moved)."""
@@ -263,15 +256,29 @@ class Suite(SuiteMethods):
         call = self._workers.get(worker_id)
         return call is not None and call.mailbox.send(message)
 
-    async def post(self, worker_id: str, message: Any) -> None:
+    async def start(self) -> None:
+        """At server start (the router's lifespan): with a shared broker, follow the other
+        processes' runtime catalog changes and replay the ones made before we started."""
+        self._changes.bind(asyncio.get_running_loop())
+        await self._catalog.start()
+
+    def mail_address(self) -> str:
+        """This Suite's mail address (worker ids name it); alive from now on (heartbeat)."""
+        self._mail.start()
+        return self._mail.address
+
+    async def post(self, worker_id: str, message: Any) -> bool:
         """Post ``message`` to the tool call ``worker_id`` here, or through a shared broker to
-        the process that runs it (``genmcp._suite.mail``); dropped if it ended."""
-        await self._mail.post(worker_id, message)
+        the process that runs it (``genmcp._suite.mail``). False when the worker is known gone
+        (ended here, or its process is dead); ``storage.InboxFull`` when its process's inbox
+        is full; ``StorageUnavailable`` when the shared store is unreachable."""
+        return await self._mail.post(worker_id, message)
 
     async def aclose(self) -> None:
         """At shutdown: answer every live call (a shutdown error; listen streams their
         ``complete`` result), let streams run ``handle_close``, and wait for them (bounded)."""
         self._mail.close()
+        self._catalog.sync.close()
         calls = [*self._workers.values(), *self._calls.values()]
         for call in calls:
             call.shutdown()
@@ -325,6 +332,8 @@ class Suite(SuiteMethods):
         self, request: Request, assigns: Mapping[str, Any], meta: Any, asker: Asker | None
     ) -> Call:
         self._changes.bind(asyncio.get_running_loop())
+        if not self._catalog.started:  # scale-out: other processes' runtime changes first
+            await self._catalog.start()
         try:
             if meta is None:
                 meta = self.check_request(request)
@@ -346,6 +355,7 @@ class Suite(SuiteMethods):
             on_end=self._forget_worker if tool_call else self._forget_call,
             factory=again,
             asker=asker,
+            id_prefix=self._mail.address,
         )
         (self._workers if tool_call else self._calls)[call.id] = call
         return call

@@ -120,27 +120,6 @@ async def test_implementations_satisfy_the_protocols(backend: Backend) -> None:
     assert isinstance(await subscribed(broker, "t"), Subscription)
 
 
-async def test_a_reserved_name_is_held_once_across_handles_until_released(
-    backend: Backend,
-) -> None:
-    one, other, key = backend.registry(), backend.registry(), session()
-    assert await one.reserve(key, "1", 60)
-    assert not await other.reserve(key, "1", 60)  # another process: refused
-    assert await other.reserve(key, '"1"', 60)  # another name
-    assert await other.reserve(session(), "1", 60)  # another session
-    await other.release(key, "1")
-    assert await one.reserve(key, "1", 60)
-    await one.release(key, "1")
-    await one.release(key, "1")  # a second release is a no-op
-
-
-async def test_a_reservation_expires_after_its_ttl(backend: Backend) -> None:
-    registry, key = backend.registry(), session()
-    assert await registry.reserve(key, "7", 0.05)
-    await asyncio.sleep(0.1)
-    assert await registry.reserve(key, "7", 60)
-
-
 @pytest.mark.parametrize("value", JSON_VALUES, ids=repr)
 async def test_a_put_value_is_read_back_equal(backend: Backend, value: Any) -> None:
     writer, reader, key = backend.registry(), backend.registry(), session()
@@ -448,3 +427,64 @@ def test_importing_the_redis_module_without_redis_says_what_to_install() -> None
     assert run.returncode != 0
     assert "ImportError: genmcp.storage.redis needs the redis package: " in run.stderr
     assert "pip install 'genmcp[redis]'" in run.stderr
+
+
+# -- the scale-out seams: lookup and epoch, inboxes, event logs (both backends) ------------
+
+
+async def test_lookup_answers_the_fields_of_a_live_session_of_this_epoch(backend: Backend) -> None:
+    registry, key = backend.registry(), session()
+    epoch = await registry.epoch(60)
+    assert await backend.registry().epoch(60) == epoch  # one epoch for every process
+    await registry.put(key, "log_level", "info", 10)
+    assert await registry.lookup(key, epoch, ("log_level", "other")) == {
+        "log_level": "info",
+        "other": None,
+    }
+    assert await registry.lookup(key, epoch, ()) == {}
+    assert await registry.lookup(key, "another-epoch", ("log_level",)) is None
+    await registry.end(key, 10)
+    assert await registry.lookup(key, epoch, ("log_level",)) is None
+
+
+async def test_an_inbox_receives_what_is_delivered_to_its_address_only(backend: Backend) -> None:
+    from genmcp.storage import Inboxes
+
+    broker = backend.broker()
+    assert isinstance(broker, Inboxes)
+    address = uuid.uuid4().hex[:12]
+    assert await broker.deliver(address, {"n": 0}) is False  # nobody has it open
+    assert await broker.is_alive(address) is False
+    inbox = broker.open_inbox(address)
+    try:
+        for _ in range(50):  # Redis: the first heartbeat is a round trip away
+            if await broker.is_alive(address):
+                break
+            await asyncio.sleep(0.02)
+        sent = [{"n": n, "text": "é"} for n in range(20)]
+        assert [await broker.deliver(address, message) for message in sent] == [True] * 20
+        assert [await asyncio.wait_for(inbox.receive(), WAIT) for _ in sent] == sent
+    finally:
+        inbox.close()
+    for _ in range(50):
+        if not await broker.is_alive(address):
+            break
+        await asyncio.sleep(0.02)
+    assert await broker.deliver(address, {"n": 99}) is False  # closed: refused at once
+
+
+async def test_an_event_log_keeps_order_and_its_bound(backend: Backend) -> None:
+    from genmcp.storage import EventLog
+
+    broker = backend.broker()
+    assert isinstance(broker, EventLog)
+    key = f"events:{session()}"
+    ids = [await broker.append(key, {"m": str(n)}, 5, 10) for n in range(3)]
+    assert [entry["m"] for _, entry in await broker.read_after(key, "0")] == ["0", "1", "2"]
+    assert [entry["m"] for _, entry in await broker.read_after(key, ids[0])] == ["1", "2"]
+    assert await broker.read_after(key, ids[-1]) == []
+    for n in range(3, 200):
+        await broker.append(key, {"m": str(n)}, 5, 10)
+    kept = await broker.read_after(key, "0")
+    assert kept[-1][1] == {"m": "199"} and len(kept) <= 200 - 100  # MAXLEN ~: about 5
+    assert await broker.read_after(f"events:{session()}", "0") == []

@@ -110,7 +110,10 @@ class Node:
 
     def broker_topics(self) -> int:
         topics: int = self.suite.broker.topics  # type: ignore[attr-defined]
-        return topics
+        legacy = self.router.endpoint.legacy
+        assert legacy is not None
+        held = legacy.signals.topics + self.suite._catalog.sync.topics  # process-wide ones
+        return topics - held
 
 
 def build(redis_url: str, prefix: str, calls: Calls) -> tuple[FastAPI, MCPRouter]:
@@ -251,19 +254,17 @@ async def test_a_cancellation_posted_to_b_stops_the_call_on_a(
     await eventually(lambda: a.suite.live_workers == 0)
 
 
-async def test_an_id_in_flight_on_a_is_refused_on_b_and_one_cancel_stops_one_call(
+async def test_one_cancel_on_b_stops_exactly_the_call_it_names_on_a(
     nodes: tuple[Node, Node], clients: Callable[..., LegacyClient], calls: Calls
 ) -> None:
+    # A duplicate id in flight is refused by the process that runs the first (tests in
+    # test_legacy_http); across processes it is not (one Redis round trip per request).
     a, b = nodes
     on_a = clients(a)
     await on_a.open()
     on_b = clients(b, joining=on_a)
     call = asyncio.create_task(on_a.request("tools/call", {"name": "slow"}, id=5))
     assert await asyncio.to_thread(calls.started.wait, 5)
-    twin = await on_b.request("tools/call", {"name": "slow"}, id=5)
-    assert twin.response is not None and twin.response["error"]["code"] == -32600
-    assert "already in flight" in twin.response["error"]["message"]
-    assert b.suite.live_workers == 0  # refused before it ran
     other = await on_b.request("tools/call", {"name": "chatty"}, id="5")  # "5" is not 5
     assert "result" in (other.response or {})
     assert (await on_b.notify("notifications/cancelled", {"requestId": 5})).status == 202
@@ -353,10 +354,152 @@ async def test_a_message_posted_on_b_reaches_the_worker_on_a(
     await eventually(lambda: a.suite.live_workers == 0)
 
 
-async def test_a_message_for_a_worker_that_ended_is_dropped(nodes: tuple[Node, Node]) -> None:
+async def test_a_post_to_an_unknown_worker_or_a_dead_address_is_false(
+    nodes: tuple[Node, Node],
+) -> None:
     a, b = nodes
-    await b.server.run_in_loop(b.suite.post("no-such-worker", {"text": "lost"}))
-    await a.server.run_in_loop(a.suite.post("no-such-worker", {"text": "lost"}))
+    here = f"{a.suite._mail.address}-ffff"  # this Suite's address, no such worker
+    assert await a.server.run_in_loop(a.suite.post(here, {"text": "lost"})) is False
+    assert await b.server.run_in_loop(b.suite.post("no-such-worker", {"text": "lost"})) is False
+    assert await b.server.run_in_loop(b.suite.post("0badc0ffee00-1", {"text": "x"})) is False
+
+
+class CountMail(Tool, name="count_mail", description="Streams until it has 1,000 messages."):
+    async def call(self, request: ToolRequest, channel: Channel, calls: Calls) -> Stream:
+        assert channel.mailbox is not None
+        channel.send_progress(0, message=f"worker {channel.mailbox.id}")
+        return Stream(set())
+
+    async def handle_message(
+        self, message: Any, channel: Channel, state: set[int], calls: Calls
+    ) -> Result | Stream:
+        state.add(message["n"])
+        if len(state) < 1000:
+            return Stream(state)
+        return Result(call_tool_result(text=str(len(state))))
+
+
+async def test_a_thousand_concurrent_posts_from_b_all_reach_the_worker_on_a(
+    nodes: tuple[Node, Node], modern_client: Callable[..., ModernClient]
+) -> None:
+    a, b = nodes
+    a.suite.add_tool((CountMail, Calls()), local=True)  # its arg is no JSON: A only
+    call = {"name": "count_mail", "arguments": {}}
+    async with modern_client(a.url).stream("tools/call", call, progress_token="p") as exchange:
+        progress = await next_message(exchange)
+        worker = progress["params"]["message"].removeprefix("worker ")
+
+        async def burst() -> list[bool]:
+            posts = (b.suite.post(worker, {"n": n}) for n in range(1000))
+            return list(await asyncio.gather(*posts))
+
+        assert await b.server.run_in_loop(burst()) == [True] * 1000
+        final = await next_message(exchange, within=10)
+    assert final["result"]["content"][0]["text"] == "1000"  # 0 lost, 0 duplicated
+
+
+async def test_mail_goes_to_the_one_inbox_its_worker_names_and_dies_with_it(
+    nodes: tuple[Node, Node], modern_client: Callable[..., ModernClient], redis_url: str
+) -> None:
+    import redis
+
+    a, b = nodes
+    call = {"name": "wait_for_mail", "arguments": {}}
+    async with modern_client(a.url).stream("tools/call", call, progress_token="p") as exchange:
+        worker = (await next_message(exchange))["params"]["message"].removeprefix("worker ")
+    assert worker.startswith(a.suite._mail.address + "-")
+    await eventually(lambda: a.suite.live_workers == 0)
+    # the worker ended: its own process still accepts the mail (one inbox), and drops it
+    assert await b.server.run_in_loop(b.suite.post(worker, {"text": "late"})) is True
+    await eventually(lambda: a.suite._mail.dropped == 1)
+    assert b.suite._mail.dropped == 0
+    a.server.stop()  # a graceful stop ends A's heartbeat at once
+    assert await b.server.run_in_loop(b.suite.post(worker, {"text": "gone"})) is False
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert client.exists(f"{b.suite.broker._prefix}alive:{a.suite._mail.address}") == 0
+    finally:
+        client.close()
+
+
+async def test_an_inbox_is_bounded_with_a_clear_error(redis_url: str, redis_prefix: str) -> None:
+    from genmcp.storage import InboxFull
+    from genmcp.storage.redis import RedisBroker
+
+    broker = RedisBroker.from_url(redis_url, prefix=redis_prefix)
+    broker.inboxes.max_messages = 3
+    try:
+        await broker.inboxes.client.set(broker.inboxes.alive_key("x"), b"1", px=5000)  # no reader
+        assert [await broker.deliver("x", {"n": n}) for n in range(3)] == [True] * 3
+        with pytest.raises(InboxFull, match="inbox x is full"):
+            await broker.deliver("x", {"n": 3})
+        assert await broker.deliver("nobody", {"n": 0}) is False
+    finally:
+        await broker.aclose()
+
+
+# -- one catalog ---------------------------------------------------------------------------
+
+
+class Runtime(Tool, name="runtime", description="Added at run time, on one process."):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        return Result(call_tool_result(text=f"{arg['greeting']} from a runtime tool"))
+
+
+async def tool_names(client: ModernClient) -> set[str]:
+    reply = await client.request("tools/list")
+    assert reply.status == 200
+    return {tool["name"] for tool in reply.result["tools"]}
+
+
+async def until_within(check: Callable[[], Any], within: float) -> float:
+    """Seconds until the async `check()` is true (fails past `within`)."""
+    started = asyncio.get_running_loop().time()
+    while not await check():
+        elapsed = asyncio.get_running_loop().time() - started
+        assert elapsed < within, f"not seen within {within} s"
+        await asyncio.sleep(0.005)
+    return asyncio.get_running_loop().time() - started
+
+
+async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
+    nodes: tuple[Node, Node],
+    modern_client: Callable[..., ModernClient],
+    redis_url: str,
+    redis_prefix: str,
+    live_server: LiveServers,
+) -> None:
+    a, b = nodes
+    on_a, on_b = modern_client(a.url), modern_client(b.url)
+    assert "runtime" not in await tool_names(on_b)  # B serves: subscribed to changes
+
+    async def add() -> None:
+        a.suite.add_tool((Runtime, {"greeting": "hi"}))
+
+    await a.server.run_in_loop(add())
+    took = await until_within(lambda: _has(on_b, "runtime"), within=1.0)
+    assert took < 0.1, f"B listed it after {took * 1000:.0f} ms"
+    called = await on_b.request("tools/call", {"name": "runtime", "arguments": {}})
+    assert called.result["content"][0]["text"] == "hi from a runtime tool"
+
+    app, _ = build(redis_url, redis_prefix, Calls())  # C starts after the change
+    on_c = modern_client(live_server(app))
+    assert "runtime" in await tool_names(on_c)
+
+    async def remove() -> bool:
+        return b.suite.remove_tool("runtime")
+
+    assert await b.server.run_in_loop(remove()) is True
+    await until_within(lambda: _lacks(on_a, "runtime"), within=1.0)
+    await until_within(lambda: _lacks(on_c, "runtime"), within=1.0)
+
+
+async def _has(client: ModernClient, name: str) -> bool:
+    return name in await tool_names(client)
+
+
+async def _lacks(client: ModernClient, name: str) -> bool:
+    return name not in await tool_names(client)
 
 
 # -- the README's example -------------------------------------------------------------------

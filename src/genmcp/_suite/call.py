@@ -44,9 +44,9 @@ _ids = itertools.count(1)
 _LIVE: Constant = frozenset((Phase.RUNNING, Phase.STREAMING, Phase.ASKING))
 
 
-def _next_id() -> str:
+def _next_id(prefix: str | None = None) -> str:
     """A call id unique across processes (random prefix) and cheap (a counter)."""
-    return f"{_ID_PREFIX}-{next(_ids):x}"
+    return f"{prefix or _ID_PREFIX}-{next(_ids):x}"
 
 
 class Job:
@@ -185,11 +185,12 @@ class Call:
         on_end: Callable[[Call], None],
         factory: Callable[[Request], Job | dict[str, Any]] | None = None,
         asker: Asker | None = None,
+        id_prefix: str | None = None,  # scale-out: names the Suite's mail address (mail.py)
     ) -> None:
         loop = asyncio.get_running_loop()
         self.request = request
         self.outbox = Outbox(loop)
-        self.mailbox = Mailbox(loop, _next_id())
+        self.mailbox = Mailbox(loop, _next_id(id_prefix))
         self.channel = Channel(meta=meta, assigns=assigns, outbox=self.outbox, mailbox=self.mailbox)
         self.phase = Phase.RUNNING
         self._job, self._meta, self._on_end = job, meta, on_end

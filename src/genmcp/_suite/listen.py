@@ -150,6 +150,11 @@ class ChangeFeed:
         self._queue: deque[dict[str, Any]] = deque()
         self._drainer: asyncio.Task[None] | None = None
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The server's loop, once a request reached the Suite."""
+        return self._loop
+
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Remember the server's loop (the Suite calls this on each request; first one wins)."""
         if self._loop is None or self._loop.is_closed():

@@ -5,8 +5,6 @@
   clientInfo): whether it was ended with ``DELETE``, the level ``logging/setLevel`` chose
   (a value field), the resources it subscribed to (a set field, updated member by member so
   that two processes subscribing at once lose nothing). Entries expire with the session.
-  And the request ids in flight in a session (``reserve``/``release``: an atomic
-  add-if-absent with its own TTL), so a second process refuses a duplicate id too.
 * ``Broker``: publish/subscribe. Whatever waits for something from outside its own request
   waits here, never on a module-level dict: a client's answer to a server-initiated request,
   a ``notifications/cancelled`` for an in-flight call, the end of a session, change
@@ -17,6 +15,11 @@
 Values and messages are JSON values (dicts, lists, strings, numbers, booleans, None): a
 shared implementation stores and carries them as JSON, and hands back equal copies.
 
+* ``Inboxes`` (optional, offered by both brokers): one inbox per Suite (per process), for
+  mail to a worker. A post goes to the one inbox its worker id names, never to every process;
+  the inbox is bounded (``InboxFull``); a post to an address whose owner is not alive (no
+  heartbeat) is refused (``deliver`` returns False).
+
 The in-memory defaults are in ``genmcp.storage.memory``, the Redis ones in
 ``genmcp.storage.redis`` (``pip install 'genmcp[redis]'``). Imports nothing from genmcp.
 """
@@ -25,7 +28,15 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Broker", "SessionRegistry", "Subscription"]
+__all__ = [
+    "Broker",
+    "EventLog",
+    "Inbox",
+    "InboxFull",
+    "Inboxes",
+    "SessionRegistry",
+    "Subscription",
+]
 
 
 @runtime_checkable
@@ -37,6 +48,25 @@ class SessionRegistry(Protocol):
     to its ``ttl_s``. Ending a session drops them. Value and set fields live apart: ``get``
     never sees a set, ``members`` never a value.
     """
+
+    async def epoch(self, ttl_s: float) -> str:
+        """The registry's epoch, created when it has none; kept at least ``ttl_s`` more.
+
+        Session ids carry the epoch they began in. A registry that lost its data (a Redis
+        restarted empty, a process restarted with the in-memory one) has a new epoch, so
+        every older session is refused: its end-marker may have been lost with the rest.
+        """
+        ...
+
+    async def lookup(
+        self, session: str, epoch: str, names: tuple[str, ...]
+    ) -> dict[str, Any] | None:
+        """The value fields ``names`` of a live ``session``, in one round trip.
+
+        None when ``session`` was ended, or ``epoch`` is not the registry's epoch (the
+        session began before the registry lost its data). Missing fields are None.
+        """
+        ...
 
     async def end(self, session: str, ttl_s: float) -> None:
         """Mark ``session`` ended (``DELETE``) for ``ttl_s`` seconds; drop its fields."""
@@ -64,15 +94,6 @@ class SessionRegistry(Protocol):
 
     async def members(self, session: str, name: str) -> frozenset[str]:
         """The members of the set field ``name`` of ``session`` (empty when none)."""
-        ...
-
-    async def reserve(self, session: str, name: str, ttl_s: float) -> bool:
-        """Hold ``name`` in ``session`` for ``ttl_s`` seconds unless it is held already:
-        True when this call took it (atomic across every process of the registry)."""
-        ...
-
-    async def release(self, session: str, name: str) -> None:
-        """Give ``name`` up (a no-op when it is not held)."""
         ...
 
 
@@ -115,4 +136,62 @@ class Broker(Protocol):
 
     async def publish(self, topic: str, message: Any) -> None:
         """Deliver ``message`` to the current subscribers of ``topic``."""
+        ...
+
+
+class InboxFull(Exception):
+    """The target inbox holds its maximum of undelivered messages: retry later."""
+
+
+@runtime_checkable
+class Inbox(Protocol):
+    """The messages delivered to one address, in order; its owner is alive while it is open."""
+
+    async def receive(self) -> Any:
+        """Wait for the next message."""
+        ...
+
+    def close(self) -> None:
+        """Stop receiving; the address is no longer alive (posts to it are refused)."""
+        ...
+
+
+@runtime_checkable
+class Inboxes(Protocol):
+    """Targeted, bounded, lossless delivery to an address (one Suite, one process).
+
+    Lossless while the owner lives: a delivered message stays queued until its owner reads
+    it, also across reconnects. A message for an owner that died is lost with it.
+    """
+
+    def open_inbox(self, address: str) -> Inbox:
+        """Start receiving what is delivered to ``address`` (and keep it alive)."""
+        ...
+
+    async def deliver(self, address: str, message: Any) -> bool:
+        """Queue ``message`` for ``address``: False when no live owner has it open.
+
+        Raises ``InboxFull`` when its inbox is full.
+        """
+        ...
+
+    async def is_alive(self, address: str) -> bool:
+        """Whether a live owner has ``address`` open (its heartbeat is fresh)."""
+        ...
+
+
+@runtime_checkable
+class EventLog(Protocol):
+    """Bounded, expiring logs of stream events (legacy SSE resumption), by key.
+
+    Entry ids increase within a log and are visible ASCII. A log keeps its last ``maxlen``
+    entries (about) and expires ``ttl_s`` after its last append.
+    """
+
+    async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:
+        """Add ``entry`` (string fields) to the log ``key``; its id."""
+        ...
+
+    async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
+        """The entries of ``key`` after the id ``after`` (all with ``"0"``), oldest first."""
         ...

@@ -5,6 +5,7 @@ ones as it goes, with a hard cap on their number (hostile clients open sessions 
 ``MemoryBroker`` is a dict from topic to the bounded queues of its subscribers. Values and
 messages are kept and handed over as they are (no JSON copy): don't change them after.
 ``QueuedSubscription`` (a bounded queue per subscriber) serves both brokers, Redis's too.
+``MemoryBroker`` also offers ``Inboxes``: a bounded queue per open address.
 
 Both run on the event loop of the server; they are not thread-safe, and need not be.
 """
@@ -13,16 +14,29 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections import OrderedDict
 from typing import Any, Final, Generic, Protocol, TypeVar
 
-__all__ = ["MemoryBroker", "MemorySessionRegistry", "QueuedSubscription"]
+from genmcp.storage import InboxFull
+
+__all__ = [
+    "INBOX_SIZE",
+    "MemoryBroker",
+    "MemoryInbox",
+    "MemorySessionRegistry",
+    "QueuedSubscription",
+]
 
 log = logging.getLogger("genmcp")
 
 MAX_ENTRIES: Final = 100_000
 QUEUE_SIZE: Final = 256
+INBOX_SIZE: Final = 10_000
+"""Most undelivered messages one inbox holds (both brokers)."""
+MAX_LOGS: Final = 10_000
+"""Most event logs (streamed legacy answers) kept in memory; the oldest go first."""
 
 
 class _Expiring:
@@ -86,7 +100,19 @@ class MemorySessionRegistry:
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self._ended = _Expiring(max_entries)
         self._fields = _Expiring(max_entries)
-        self._held = _Expiring(max_entries)
+        self._epoch = secrets.token_hex(8)  # a new process forgets every end-marker
+
+    async def epoch(self, ttl_s: float) -> str:
+        return self._epoch
+
+    async def lookup(
+        self, session: str, epoch: str, names: tuple[str, ...]
+    ) -> dict[str, Any] | None:
+        if epoch != self._epoch or self._ended.get(session) is True:
+            return None
+        fields: _Fields | None = self._fields.get(session)
+        values = {} if fields is None else fields.values
+        return {name: values.get(name) for name in names}
 
     async def end(self, session: str, ttl_s: float) -> None:
         self._ended.put(session, True, ttl_s)
@@ -121,16 +147,6 @@ class MemorySessionRegistry:
     async def members(self, session: str, name: str) -> frozenset[str]:
         fields: _Fields | None = self._fields.get(session)
         return frozenset(() if fields is None else fields.sets.get(name, ()))
-
-    async def reserve(self, session: str, name: str, ttl_s: float) -> bool:
-        key = f"{session}\x00{name}"
-        if self._held.get(key) is not None:
-            return False
-        self._held.put(key, True, ttl_s)
-        return True
-
-    async def release(self, session: str, name: str) -> None:
-        self._held.delete(f"{session}\x00{name}")
 
     async def aclose(self) -> None:
         """Nothing to release (here for symmetry with the shared implementations)."""
@@ -185,11 +201,81 @@ class QueuedSubscription(Generic[B]):
 Subscriber = QueuedSubscription["MemoryBroker"]
 
 
+def _entry_number(entry_id: str) -> int:
+    head = entry_id.partition("-")[0]
+    return int(head) if head.isdigit() else 0
+
+
+class MemoryInbox:
+    """An ``Inbox`` in memory: a bounded queue that its broker fills."""
+
+    __slots__ = ("_broker", "address", "queue")
+
+    def __init__(self, broker: MemoryBroker, address: str) -> None:
+        self._broker, self.address = broker, address
+        self.queue: asyncio.Queue[Any] = asyncio.Queue(INBOX_SIZE)
+
+    async def receive(self) -> Any:
+        return await self.queue.get()
+
+    def close(self) -> None:
+        if self._broker._inboxes.get(self.address) is self:
+            del self._broker._inboxes[self.address]
+
+
 class MemoryBroker:
-    """``Broker`` in this process's memory."""
+    """``Broker`` (and ``Inboxes``) in this process's memory."""
 
     def __init__(self) -> None:
         self._topics: dict[str, set[Subscriber]] = {}
+        self._inboxes: dict[str, MemoryInbox] = {}
+        self._changes: dict[str, Any] = {}
+        self._version = 0
+        self._logs = _Expiring(MAX_LOGS)
+        self._entries = 0
+
+    async def is_alive(self, address: str) -> bool:
+        return address in self._inboxes
+
+    async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:
+        """Add ``entry`` to the log ``key`` (``EventLog``)."""
+        entries: list[tuple[str, dict[str, str]]] = self._logs.get(key) or []
+        self._entries += 1
+        entry_id = f"{self._entries}-0"
+        entries.append((entry_id, dict(entry)))
+        del entries[:-maxlen]
+        self._logs.put(key, entries, ttl_s)
+        return entry_id
+
+    async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
+        """The entries of ``key`` after ``after`` (``EventLog``)."""
+        entries: list[tuple[str, dict[str, str]]] = self._logs.get(key) or []
+        since = _entry_number(after)
+        return [(i, dict(e)) for i, e in entries if _entry_number(i) > since]
+
+    async def record_change(self, key: str, event: Any) -> int:
+        """Keep ``event`` as the latest catalog change of ``key``; its version."""
+        self._version += 1
+        self._changes[key] = {**event, "version": self._version}
+        return self._version
+
+    async def changes(self) -> list[Any]:
+        """The latest catalog change of every entry, oldest first."""
+        return sorted(self._changes.values(), key=lambda event: int(event["version"]))
+
+    def open_inbox(self, address: str) -> MemoryInbox:
+        inbox = self._inboxes[address] = MemoryInbox(self, address)
+        return inbox
+
+    async def deliver(self, address: str, message: Any) -> bool:
+        inbox = self._inboxes.get(address)
+        if inbox is None:
+            return False
+        try:
+            inbox.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            raise InboxFull(f"inbox {address} is full ({INBOX_SIZE})") from None
+        return True
 
     def subscribe(self, *topics: str) -> Subscriber:
         subscription = QueuedSubscription(self, topics)

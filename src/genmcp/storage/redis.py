@@ -1,19 +1,21 @@
 """Redis implementations of ``genmcp.storage``: what several processes of one app share.
 
-``RedisSessionRegistry`` keeps each legacy session's fields in one Redis hash that expires
-with the session (value fields as JSON under ``v:<name>``, set members one hash field each,
-so adding or removing one is a single atomic ``HSET``/``HDEL``), an ended session as a
-key with a TTL, and a reserved name (a request id in flight) as a ``SET NX PX`` key.
-``RedisBroker`` carries messages over Redis pub/sub: one connection per broker, whatever
-the number of local subscriptions; a topic is subscribed in Redis while at least one local
-subscription wants it. Messages travel as JSON.
+``RedisBroker`` also offers ``Inboxes`` (``storage.redis_inbox``): targeted, bounded,
+lossless mail to one Suite's address. ``RedisSessionRegistry`` (``storage.redis_registry``)
+keeps each legacy session's state in
+Redis, one round trip per request. ``RedisBroker`` carries messages over Redis pub/sub: one
+connection per broker, whatever the number of local subscriptions (every waiter of the
+process is multiplexed on it); a topic is subscribed in Redis while at least one local
+subscription wants it. Messages travel as JSON. Publishing runs under the broker's breaker
+(``guard.Breaker``): a down or hung Redis is ``StorageUnavailable`` within ``deadline_s``.
 
 Every key and channel starts with ``prefix`` (``"genmcp:"`` by default): apps that share a
 Redis give each its own. Processes of one app share the prefix and the secret key.
 
 Both run on the server's event loop (create them anywhere, use and close them there).
 A client given to them stays the caller's to close; one made by ``from_url`` is theirs.
-Requires the ``redis`` package (``pip install 'genmcp[redis]'``).
+Clients made by genmcp use ``RedisOptions`` (``storage.redis_options``), never redis-py's
+defaults. Requires the ``redis`` package (``pip install 'genmcp[redis]'``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import asyncio
 import itertools
 import json
 import logging
-import math
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -35,142 +36,40 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from genmcp.storage.memory import QueuedSubscription
+from genmcp.storage.redis_inbox import RedisInbox, RedisInboxes
+from genmcp.storage.redis_options import RedisOptions
+from genmcp.storage.redis_registry import DEFAULT_PREFIX, RedisSessionRegistry, encode, ttl_ms
 
-__all__ = ["DEFAULT_PREFIX", "RedisBroker", "RedisSessionRegistry", "RedisSubscription"]
+__all__ = [
+    "DEFAULT_PREFIX",
+    "RedisBroker",
+    "RedisOptions",
+    "RedisSessionRegistry",
+    "RedisSubscription",
+]
 
 log = logging.getLogger("genmcp")
 
-DEFAULT_PREFIX: Final = "genmcp:"
-"""Prefix of every key and channel unless told otherwise."""
-_VALUE: Final = "v:"
-_MEMBER: Final = "s:"
 _MAX_BACKOFF_S: Final = 2.0
-
-
-def _ttl_ms(ttl_s: float) -> int:
-    """A TTL in whole milliseconds, rounded up (0 or less: already expired)."""
-    return math.ceil(ttl_s * 1000) if ttl_s > 0 else 0
+CATALOG_TTL_MS: Final = 86_400_000
+"""How long the catalog log outlives its last change (refreshed by every change)."""
+# KEYS: version counter, log hash. ARGV: entry, event JSON, TTL ms.
+_RECORD: Final = """
+local version = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[1], version .. ' ' .. ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return version
+"""
 
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _encode(value: Any) -> str:
-    # ASCII escapes: a lone surrogate (valid in JSON text) cannot be encoded as UTF-8.
-    return json.dumps(value, separators=(",", ":"))
-
-
 async def _aclose(closeable: Any) -> None:
     """``aclose()`` a client or pub/sub object (redis 5.0.0 only has ``close()``)."""
     await (getattr(closeable, "aclose", None) or closeable.close)()
-
-
-class RedisSessionRegistry:
-    """``SessionRegistry`` in Redis.
-
-    Args:
-        client: a ``redis.asyncio.Redis`` (left open by ``aclose``).
-        prefix: prefix of every key.
-    """
-
-    def __init__(self, client: aioredis.Redis, *, prefix: str = DEFAULT_PREFIX) -> None:
-        self._client = client
-        self._prefix = prefix
-        self._owns_client = False
-
-    @classmethod
-    def from_url(
-        cls, url: str, *, prefix: str = DEFAULT_PREFIX, **options: Any
-    ) -> RedisSessionRegistry:
-        """A registry on its own client for ``url`` (``options`` go to ``Redis.from_url``)."""
-        registry = cls(aioredis.Redis.from_url(url, **options), prefix=prefix)
-        registry._owns_client = True
-        return registry
-
-    async def aclose(self) -> None:
-        """Close the client if ``from_url`` made it."""
-        if self._owns_client:
-            await _aclose(self._client)
-
-    def _fields(self, session: str) -> str:
-        return f"{self._prefix}session:{session}"
-
-    def _ended(self, session: str) -> str:
-        return f"{self._prefix}ended:{session}"
-
-    async def end(self, session: str, ttl_s: float) -> None:
-        ttl_ms = _ttl_ms(ttl_s)
-        async with self._client.pipeline(transaction=True) as pipe:
-            if ttl_ms:
-                pipe.set(self._ended(session), b"1", px=ttl_ms)
-            else:
-                pipe.delete(self._ended(session))
-            pipe.delete(self._fields(session))
-            await pipe.execute()
-
-    async def is_ended(self, session: str) -> bool:
-        return bool(await self._client.exists(self._ended(session)))
-
-    async def put(self, session: str, name: str, value: Any, ttl_s: float) -> None:
-        await self._write(session, ttl_s, set_field=(_VALUE + name, _encode(value)))
-
-    async def get(self, session: str, name: str) -> Any:
-        raw = await self._client.hget(self._fields(session), _VALUE + name)
-        return None if raw is None else json.loads(raw)
-
-    async def add(self, session: str, name: str, member: str, ttl_s: float) -> None:
-        await self._write(session, ttl_s, set_field=(_member_field(name, member), "1"))
-
-    async def discard(self, session: str, name: str, member: str, ttl_s: float) -> None:
-        await self._write(session, ttl_s, drop_field=_member_field(name, member))
-
-    async def members(self, session: str, name: str) -> frozenset[str]:
-        fields = await self._client.hkeys(self._fields(session))
-        members = set()
-        for field in map(_text, fields):
-            if field.startswith(_MEMBER):
-                owner, member = json.loads(field[len(_MEMBER) :])
-                if owner == name:
-                    members.add(member)
-        return frozenset(members)
-
-    def _held(self, session: str, name: str) -> str:
-        return f"{self._prefix}held:{session}:{name}"
-
-    async def reserve(self, session: str, name: str, ttl_s: float) -> bool:
-        ttl_ms = _ttl_ms(ttl_s)
-        if not ttl_ms:
-            return True  # held for no time: nothing to record
-        return bool(await self._client.set(self._held(session, name), b"1", nx=True, px=ttl_ms))
-
-    async def release(self, session: str, name: str) -> None:
-        await self._client.delete(self._held(session, name))
-
-    async def _write(
-        self,
-        session: str,
-        ttl_s: float,
-        *,
-        set_field: tuple[str, str] | None = None,
-        drop_field: str | None = None,
-    ) -> None:
-        """Change one field and set the expiry of them all, in one transaction."""
-        key, ttl_ms = self._fields(session), _ttl_ms(ttl_s)
-        if not ttl_ms:  # expires at once, with every other field (as in memory)
-            await self._client.delete(key)
-            return
-        async with self._client.pipeline(transaction=True) as pipe:
-            if set_field is not None:
-                pipe.hset(key, *set_field)
-            if drop_field is not None:
-                pipe.hdel(key, drop_field)
-            pipe.pexpire(key, ttl_ms)
-            await pipe.execute()
-
-
-def _member_field(name: str, member: str) -> str:
-    return _MEMBER + _encode([name, member])
 
 
 class RedisSubscription(QueuedSubscription["RedisBroker"]):
@@ -199,6 +98,7 @@ class RedisBroker:
         client: a ``redis.asyncio.Redis`` (left open by ``aclose``).
         prefix: prefix of every channel.
         ready_timeout_s: how long ``Subscription.ready`` waits for Redis to confirm.
+        options: deadline and breaker settings for ``publish`` (``RedisOptions`` defaults).
 
     Two tasks run once something subscribed: one sends ``SUBSCRIBE``/``UNSUBSCRIBE`` in
     order (retrying while Redis is unreachable), one reads the connection and hands each
@@ -211,8 +111,11 @@ class RedisBroker:
         *,
         prefix: str = DEFAULT_PREFIX,
         ready_timeout_s: float = 5.0,
+        options: RedisOptions | None = None,
     ) -> None:
         self._client = client
+        self.options = RedisOptions() if options is None else options
+        self.breaker = self.options.breaker()
         self._prefix = prefix
         self._ready_timeout_s = ready_timeout_s
         self._owns_client = False
@@ -223,6 +126,62 @@ class RedisBroker:
         self._writer: asyncio.Task[None] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
+        self.inboxes = RedisInboxes(client, prefix=prefix, options=self.options)
+        self._record = client.register_script(_RECORD)
+
+    def open_inbox(self, address: str) -> RedisInbox:
+        """Start receiving what is delivered to ``address`` (``Inboxes``)."""
+        return self.inboxes.open_inbox(address)
+
+    async def deliver(self, address: str, message: Any) -> bool:
+        """Queue ``message`` for ``address``; False when it has no live owner (``Inboxes``)."""
+        return await self.inboxes.deliver(address, message)
+
+    async def is_alive(self, address: str) -> bool:
+        """Whether ``address`` has a fresh heartbeat (``Inboxes``)."""
+        key = self.inboxes.alive_key(address)
+        return bool(await self.breaker.run(lambda: self._client.exists(key)))
+
+    async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:
+        """``XADD`` ``entry`` to the stream ``prefix + key`` (``MAXLEN ~``) and set its TTL."""
+        name, millis = self._prefix + key, ttl_ms(ttl_s)
+
+        async def append() -> Any:
+            async with self._client.pipeline(transaction=False) as pipe:
+                pipe.xadd(name, entry, maxlen=maxlen, approximate=True)  # type: ignore[arg-type]
+                pipe.pexpire(name, millis)
+                return (await pipe.execute())[0]
+
+        return _text(await self.breaker.run(append))
+
+    async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
+        """``XRANGE (after +`` of the stream ``prefix + key`` (``EventLog``)."""
+        start = "-" if after == "0" else f"({after}"
+        raw: Any = await self.breaker.run(
+            lambda: self._client.xrange(self._prefix + key, start, "+")
+        )
+        return [
+            (_text(entry_id), {_text(k): _text(v) for k, v in (fields or {}).items()})
+            for entry_id, fields in raw or ()
+        ]
+
+    async def record_change(self, key: str, event: Any) -> int:
+        """Keep ``event`` as the latest catalog change of ``key``; its version (``CatalogLog``)."""
+        keys = [self._prefix + "catalog:version", self._prefix + "catalog"]
+        args: list[str | int] = [key, encode(event), CATALOG_TTL_MS]
+        version = await self.breaker.run(lambda: self._record(keys=keys, args=args))
+        return int(version)
+
+    async def changes(self) -> list[Any]:
+        """The latest catalog change of every entry, with its version (``CatalogLog``)."""
+        raw = await self.breaker.run(lambda: self._client.hgetall(self._prefix + "catalog"))
+        events = []
+        for value in raw.values():
+            version, _, text = _text(value).partition(" ")
+            event = json.loads(text)
+            event["version"] = int(version)
+            events.append(event)
+        return sorted(events, key=lambda event: int(event["version"]))
 
     @classmethod
     def from_url(
@@ -231,11 +190,14 @@ class RedisBroker:
         *,
         prefix: str = DEFAULT_PREFIX,
         ready_timeout_s: float = 5.0,
-        **options: Any,
+        options: RedisOptions | None = None,
+        **connection: Any,
     ) -> RedisBroker:
-        """A broker on its own client for ``url`` (``options`` go to ``Redis.from_url``)."""
-        client = aioredis.Redis.from_url(url, **options)
-        broker = cls(client, prefix=prefix, ready_timeout_s=ready_timeout_s)
+        """A broker on its own client for ``url``, made with ``options`` (and
+        ``connection`` options such as ``client_name``)."""
+        options = RedisOptions() if options is None else options
+        client = options.client(url, **connection)
+        broker = cls(client, prefix=prefix, ready_timeout_s=ready_timeout_s, options=options)
         broker._owns_client = True
         return broker
 
@@ -263,7 +225,8 @@ class RedisBroker:
         return subscription
 
     async def publish(self, topic: str, message: Any) -> None:
-        await self._client.publish(self._prefix + topic, _encode(message))
+        data = encode(message)
+        await self.breaker.run(lambda: self._client.publish(self._prefix + topic, data))
 
     async def aclose(self) -> None:
         """Close every subscription, end both tasks, release the connection(s)."""
@@ -279,6 +242,7 @@ class RedisBroker:
         # redis-py may swallow a cancellation mid-command: the loops also stop on _closed,
         # and closing the pub/sub connection fails a read that is still waiting.
         pending = (await asyncio.wait(tasks, timeout=1.0))[1] if tasks else set()
+        await self.inboxes.aclose()
         await _aclose(self._pubsub)
         if pending and (await asyncio.wait(pending, timeout=1.0))[1]:
             log.warning("RedisBroker: a pub/sub task did not end at aclose")

@@ -24,7 +24,7 @@ from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
 from genmcp.context import bind, unbind
-from genmcp.errors import MCPError, http_status
+from genmcp.errors import MCPError, http_status, retry_after
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.middleware import TransportContext, refusal
 from genmcp.protocol.jsonrpc import (
@@ -60,6 +60,7 @@ from genmcp.transports.http import (
     response_status,
 )
 from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.legacy.resume import Journal
 from genmcp.transports.relay import Relay
 
 __all__ = ["SSE_HEADERS", "MCPEndpoint"]
@@ -209,11 +210,11 @@ class MCPEndpoint:
                 await legacy.delete(token, version, assigns, TransportContext("tcp", "http"))
                 await send_empty(send, 200)
                 return
-            opened = await legacy.stream(token, version, assigns)
+            opened = await legacy.stream(token, version, assigns, headers.get("last-event-id"))
         except MCPError as exc:
             await _send_error(send, None, exc)
             return
-        events = ({"data": encode(m).decode()} async for m in opened)
+        events = (_sse(i, m) async for i, m in opened.sse())  # ids: a resumed POST stream
         stream = EventSourceResponse(
             events,
             ping=self.keepalive_s,
@@ -287,7 +288,8 @@ class MCPEndpoint:
             await send_empty(send, 202)
             return
         extra = () if answer.session_id is None else (("mcp-session-id", answer.session_id),)
-        await self._respond(Relay(answer.call, answer.codec), scope, receive, send, True, extra)
+        relay = Relay(answer.call, answer.codec)
+        await self._respond(relay, scope, receive, send, True, extra, answer.journal)
 
     async def _respond(
         self,
@@ -297,8 +299,10 @@ class MCPEndpoint:
         send: Send,
         legacy: bool,
         extra: Sequence[tuple[str, str]] = (),
+        journal: Journal | None = None,
     ) -> None:
-        """Write one Call: JSON when it answers before streaming, else an SSE stream."""
+        """Write one Call: JSON when it answers before streaming, else an SSE stream
+        (logged by ``journal``, its events named for resumption, when given)."""
         event = relay.poll()
         if event is None and relay.call.task is not None:
             await asyncio.sleep(0)  # let the call take its first step: most calls end here
@@ -308,6 +312,8 @@ class MCPEndpoint:
             if event is None:
                 return  # the client went away first
         if type(event) is Answer:  # the call is done: nothing to close
+            if event.reason is not None:
+                extra = (*extra, *retry_after(event.reason))
             await send_json(send, event.response, response_status(event, legacy=legacy), extra)
             return
         if isinstance(event, Ended):  # cancelled before anything was sent: an empty stream
@@ -315,7 +321,7 @@ class MCPEndpoint:
             return
         stopping = anyio.Event()  # set by sse-starlette when the server is asked to exit
         stream = EventSourceResponse(
-            _sse_events(relay, event, stopping),
+            _sse_events(relay, event, stopping, journal),
             ping=self.keepalive_s,
             headers={**SSE_HEADERS, **dict(extra)},
             sep="\n",
@@ -342,7 +348,7 @@ async def _stream(stream: EventSourceResponse, scope: Scope, receive: Receive, s
 
 
 async def _sse_events(
-    relay: Relay, first: Event, stopping: anyio.Event
+    relay: Relay, first: Event, stopping: anyio.Event, journal: Journal | None = None
 ) -> AsyncIterator[dict[str, str]]:
     """The SSE events of a streamed response: each message, then the response.
 
@@ -358,16 +364,24 @@ async def _sse_events(
     try:
         event = first
         while True:
-            if isinstance(event, Interim):
-                yield {"data": encode(event.message).decode()}
-            elif isinstance(event, Answer):
-                yield {"data": encode(event.response).decode()}
+            if isinstance(event, Interim | Answer):
+                final = isinstance(event, Answer)
+                message = event.response if isinstance(event, Answer) else event.message
+                event_id = None if journal is None else await journal.record(message, final=final)
+                yield _sse(event_id, message)
             if relay.done:
                 return
             event = await relay.next()
     finally:
         watcher.cancel()
         relay.close()
+        if journal is not None:  # left before the response: resumers learn it ended
+            journal.closed()
+
+
+def _sse(event_id: str | None, message: Any) -> dict[str, str]:
+    data = encode(message).decode()
+    return {"data": data} if event_id is None else {"id": event_id, "data": data}
 
 
 async def _refuse(
@@ -388,7 +402,8 @@ async def _send_error(
     failure: MCPError,
     extra: Sequence[tuple[str, str]] = (),
 ) -> None:
-    await send_json(send, error_response(request_id, failure), http_status(failure.reason), extra)
+    status, extra = http_status(failure.reason), (*extra, *retry_after(failure.reason))
+    await send_json(send, error_response(request_id, failure), status, extra)
 
 
 def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:

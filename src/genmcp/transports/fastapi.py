@@ -49,15 +49,21 @@ class MCPRouter(APIRouter):
     auth: Callable[..., Any] | None = None
 
 
-def _closing(suite: Suite) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
-    """A lifespan that ends the Suite's live calls and listen streams at shutdown."""
+def _closing(
+    suite: Suite, legacy: LegacyServer | None = None
+) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    """A lifespan that starts the Suite (its shared catalog) and, at shutdown, ends its live
+    calls and listen streams."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
+        await suite.start()  # scale-out: the shared catalog, before the first request
         try:
             yield
         finally:
             await suite.aclose()
+            if legacy is not None:  # scale-out: its one signal subscription
+                legacy.close()
 
     return lifespan
 
@@ -159,7 +165,7 @@ def mcp_router(
         else None,
     )
     endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
-    router = MCPRouter(lifespan=_closing(suite))
+    router = MCPRouter(lifespan=_closing(suite, endpoint.legacy))
     router.suite, router.endpoint, router.auth = suite, endpoint, auth
     if auth is None and not dependencies:
         route = Route(path or "/", endpoint, name="mcp", include_in_schema=False)

@@ -178,9 +178,11 @@ def response_status(final: Answer, *, legacy: bool) -> int:
     """The HTTP status of a request's response.
 
     A modern error travels with its reason's status; a legacy session request's error with
-    200 (a legacy client reads a 404 as "session gone" and a 400 as a transport failure).
+    200 (a legacy client reads a 404 as "session gone" and a 400 as a transport failure),
+    except a server-side 5xx (storage unavailable, shutting down), which says "retry".
     """
-    return 200 if legacy else http_status(final.reason)
+    status = http_status(final.reason)
+    return 200 if legacy and status < 500 else status
 
 
 def modern_preflight(

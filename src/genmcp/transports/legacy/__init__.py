@@ -1,12 +1,13 @@
 """Legacy session mode (2025 revisions): sessions, their streams and input rounds.
 
 ``server`` holds :class:`LegacyServer` (sessions as sealed ids, requests translated to the
-modern shape); ``stream`` a session's GET stream; ``rounds`` the input rounds a Call runs
+modern shape); ``get_stream`` a session's GET stream, ``resume`` resumable POST streams,
+``signals`` cancels and ends across processes; ``rounds`` the input rounds a Call runs
 for a session and the broker topics sessions share. They return protocol outcomes; the HTTP
 and stdio transports write them.
 """
 
+from genmcp.transports.legacy.get_stream import SessionStream
 from genmcp.transports.legacy.server import LegacyAnswer, LegacyServer, Session
-from genmcp.transports.legacy.stream import SessionStream
 
 __all__ = ["LegacyAnswer", "LegacyServer", "Session", "SessionStream"]

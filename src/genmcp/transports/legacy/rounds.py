@@ -1,5 +1,7 @@
 """One flow for both eras: a legacy session's input rounds, and its broker topics.
 
+(Cancellations travel on one process-wide subscription: ``legacy.signals``.)
+
 A tool written for 2026-07-28 answers a request that needs user input, an LLM sample or the
 client's roots with ``InputRequired(requests, state)``; the Suite turns that into an
 ``input_required`` result with a sealed ``requestState``. A modern client retries by itself.
@@ -31,7 +33,7 @@ from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import RequestId
 from genmcp.storage import Broker
 
-__all__ = ["InputRounds", "cancel_topic", "end_topic", "reply_topic"]
+__all__ = ["InputRounds", "end_topic", "reply_topic"]
 
 _ELICIT = "elicitation/create"
 
@@ -39,11 +41,6 @@ _ELICIT = "elicitation/create"
 def reply_topic(session: str, request_id: RequestId) -> str:
     """Where a client's answer to the server request ``request_id`` is published."""
     return f"legacy/{session}/reply/{json.dumps(request_id)}"
-
-
-def cancel_topic(session: str, request_id: RequestId) -> str:
-    """Where ``notifications/cancelled`` for the client request ``request_id`` is published."""
-    return f"legacy/{session}/cancel/{json.dumps(request_id)}"
 
 
 def end_topic(session: str) -> str:

@@ -12,7 +12,12 @@ is a sealed token (``suite.sealer``, purpose ``"session"``) holding the version,
 client's capabilities and clientInfo, a random key, and a digest of the principal: any
 process with the same secret can serve the session, and no table is needed. What a token
 cannot say lives behind ``storage.SessionRegistry`` (ended sessions, the log level) and
-``storage.Broker`` (cancellations, answers to server requests, the GET stream).
+``storage.Broker`` (cancellations, answers to server requests, the GET stream). A session id
+also holds the registry's epoch when it began: a registry that lost its data since (Redis
+restarted empty) refuses it, so an ended session never comes back. A request costs one
+registry round trip (``SessionRegistry.lookup``); cancellations travel on one subscription
+per process (``legacy.signals``). Shared storage down or hung: ``StorageUnavailable``
+(``storage_unavailable``, HTTP 503 with ``Retry-After``) within its deadline.
 
 Session rules, per the 2025 revisions (the statuses are the HTTP transport's): a request
 other than ``initialize`` without a session id is ``session_required`` (400); an unknown,
@@ -20,24 +25,19 @@ tampered, expired, ended or other user's session id is ``session_not_found`` (40
 version that differs from the negotiated one is ``invalid_request`` (400; absent: the
 negotiated version is assumed); notifications and responses are accepted (202); ``delete``
 ends the session (then 404); ``stream`` opens the session's notification stream (a newer
-one replaces an open one). A request id already in flight in the session is refused, in
-every process of the registry: the id is reserved in the ``SessionRegistry`` while the call
-runs (for at most :data:`INFLIGHT_TTL_S`: a process that dies holding it cannot block the id
-for longer), so ``notifications/cancelled`` always targets exactly one request.
+one replaces an open one). A request id already in flight in the session is refused.
 
 Imports asyncio and genmcp's core; never a web framework.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
 import re
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from genmcp._suite.call import Call
@@ -50,15 +50,17 @@ from genmcp.protocol.jsonrpc import Notification, Request, Response, result_resp
 from genmcp.protocol.meta import check_meta
 from genmcp.protocol.versions import LEGACY_VERSIONS
 from genmcp.sealing import SealError, digest
-from genmcp.storage import Broker, SessionRegistry
+from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
+from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
-from genmcp.transports.legacy.rounds import InputRounds, cancel_topic, end_topic, reply_topic
-from genmcp.transports.legacy.stream import RESOURCES, SessionStream
+from genmcp.transports.legacy.get_stream import SessionStream, get_topic
+from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
+from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
+from genmcp.transports.legacy.signals import CallSignals
 from genmcp.transports.relay import MODERN, Codec, LegacyCodec
 
 __all__ = [
-    "INFLIGHT_TTL_S",
     "MAX_SESSION_ID_CHARS",
     "SESSION",
     "LegacyAnswer",
@@ -73,15 +75,10 @@ SESSION: Final = "session"
 """Sealing purpose of session ids."""
 MAX_SESSION_ID_CHARS: Final = 4096
 """Longest session id issued (it travels in a header on every request)."""
-INFLIGHT_TTL_S: Final = 3600.0
-"""Longest a request id stays reserved in a session (a call running longer loses it)."""
 _VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
 _ID_INFO: Final = ("name", "version", "title")
 _LOG_LEVEL: Final = "log_level"
-
-
-def _get_topic(session: str) -> str:
-    return f"legacy/{session}/get"
+_RESOURCES: Final = "resources"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +90,8 @@ class Session:
     capabilities: dict[str, Any]
     client_info: dict[str, Any]
     expires_at: float
+    epoch: str = ""
+    log_level: Any = None
 
     @property
     def ttl_s(self) -> float:
@@ -108,11 +107,13 @@ class LegacyAnswer:
         call: the request's Call; None for an accepted notification or client response.
         codec: how the Call's events are written for the session (its revision).
         session_id: the new session's id, after ``initialize``.
+        journal: logs the events of a streamed answer, for ``Last-Event-ID`` resumption.
     """
 
     call: Call | None = None
     codec: Codec = MODERN
     session_id: str | None = None
+    journal: Journal | None = None
 
 
 ACCEPTED: Final = LegacyAnswer()
@@ -130,6 +131,10 @@ class LegacyServer:
         answer_timeout_s: how long a call waits for the client's answers to its server
             requests (a human may be filling in a form).
         max_input_rounds: how many input rounds one request may take.
+        event_log: where streamed answers are logged for resumption (``legacy.resume``;
+            default: the broker, when it is an ``EventLog``, as genmcp's are).
+        stream_maxlen: events kept per stream (about).
+        stream_ttl_s: how long a stream's events are kept after its last one.
     """
 
     def __init__(
@@ -141,6 +146,9 @@ class LegacyServer:
         session_max_age_s: float = 86_400.0,
         answer_timeout_s: float = 600.0,
         max_input_rounds: int = 16,
+        event_log: EventLog | None = None,
+        stream_maxlen: int = 1000,
+        stream_ttl_s: float = 3600.0,
     ) -> None:
         if session_max_age_s <= 0 or answer_timeout_s <= 0 or max_input_rounds < 1:
             raise ValueError("session_max_age_s, answer_timeout_s and max_input_rounds must be > 0")
@@ -152,16 +160,29 @@ class LegacyServer:
         self.session_max_age_s = session_max_age_s
         self.answer_timeout_s = answer_timeout_s
         self.max_input_rounds = max_input_rounds
-        self._inflight: set[tuple[str, Any]] = set()  # (session, request id) in this process
-        self._releases: set[asyncio.Task[None]] = set()  # registry releases under way
+        self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
+        if event_log is None and isinstance(self.broker, EventLog):
+            event_log = self.broker
+        self.events = event_log
+        self.stream_maxlen, self.stream_ttl_s = stream_maxlen, stream_ttl_s
+
+    def close(self) -> None:
+        """Drop the process's signal subscription (at shutdown)."""
+        self.signals.close()
 
     # -- sessions -----------------------------------------------------------------
 
     def new_session_id(
-        self, version: str, capabilities: dict[str, Any], client_info: dict[str, Any], who: Any
+        self,
+        version: str,
+        capabilities: dict[str, Any],
+        client_info: dict[str, Any],
+        who: Any,
+        epoch: str = "",
     ) -> str:
         """Seal a new session id (visible ASCII, at most ``MAX_SESSION_ID_CHARS``)."""
         payload = {
+            "e": epoch,
             "k": secrets.token_urlsafe(16),
             "v": version,
             "c": capabilities,
@@ -208,8 +229,10 @@ class LegacyServer:
         session = _session_of(payload, self.session_max_age_s)
         if session is None or payload.get("p") != digest(principal_of(assigns)):
             raise MCPError("session_not_found", "Session not found")
-        if await self.registry.is_ended(session.key):
+        state = await self.registry.lookup(session.key, session.epoch, (_LOG_LEVEL,))
+        if state is None:  # ended, or begun before the session store lost its data
             raise MCPError("session_not_found", "Session not found")
+        session = replace(session, log_level=state[_LOG_LEVEL])
         if version is not None and version != session.version:
             raise MCPError(
                 "invalid_request",
@@ -247,6 +270,8 @@ class LegacyServer:
             return ACCEPTED
         try:
             return await self._request(session, message, assigns, context)
+        except StorageUnavailable:
+            raise  # the edge answers 503 with Retry-After
         except MCPError as exc:
             call = await self.suite.handle(message, assigns, context=context, local=refusal(exc))
             return LegacyAnswer(call, MODERN)
@@ -261,6 +286,7 @@ class LegacyServer:
         """End the session: its id is unknown from now on; its streams and calls stop."""
         session = await self.session(token, version, assigns)
         await self.registry.end(session.key, session.ttl_s)
+        await self.signals.end(session.key)
         await self.broker.publish(end_topic(session.key), "ended")
         context = context.replace(
             era="legacy", session_id=session.key, protocol_version=session.version
@@ -269,13 +295,25 @@ class LegacyServer:
         session_ended(self.suite.middleware, context, max(lived, 0.0))
 
     async def stream(
-        self, token: str | None, version: str | None, assigns: Mapping[str, Any]
-    ) -> SessionStream:
-        """Open the session's notification stream; a newer one of the same session replaces it."""
+        self,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+        last_event_id: str | None = None,
+    ) -> SessionStream | ResumedStream:
+        """Open the session's notification stream; a newer one of the same session replaces it.
+
+        With the ``Last-Event-ID`` of one of this session's POST streams, resume that stream
+        instead (``legacy.resume``); an id that is not one of ours opens the plain stream.
+        """
         session = await self.session(token, version, assigns)
         key = session.key
-        await self.broker.publish(_get_topic(key), "replaced")
-        topics = (CHANGES, end_topic(key), _get_topic(key))
+        event = parse_event_id(last_event_id)
+        if event is not None and self.events is not None:
+            liveness = self.broker if isinstance(self.broker, Inboxes) else None
+            return ResumedStream(self.events, liveness, key, event)
+        await self.broker.publish(get_topic(key), "replaced")
+        topics = (CHANGES, end_topic(key), get_topic(key))
         subscription = self.broker.subscribe(*topics)
         await subscription.ready()  # a change published elsewhere once we answer is not lost
         return SessionStream(self.registry, session.key, session.version, subscription)
@@ -289,9 +327,9 @@ class LegacyServer:
 
         async def initialize(sent: Request) -> Answer:
             version, capabilities, client_info = legacy.initialize_params(sent.params)
-            made.append(
-                self.new_session_id(version, capabilities, client_info, principal_of(assigns))
-            )
+            epoch = await self.registry.epoch(self.session_max_age_s)
+            who = principal_of(assigns)
+            made.append(self.new_session_id(version, capabilities, client_info, who, epoch))
             suite = self.suite
             result = legacy.initialize_result(
                 version, suite.server_info, suite.capabilities, suite.instructions
@@ -308,7 +346,7 @@ class LegacyServer:
         if isinstance(request_id, str) or (
             isinstance(request_id, int) and not isinstance(request_id, bool)
         ):
-            await self.broker.publish(cancel_topic(session.key, request_id), "cancelled")
+            await self.signals.cancel(session.key, request_id)
 
     async def _request(
         self,
@@ -323,51 +361,25 @@ class LegacyServer:
             and "resources" in self.suite.capabilities
         ):
 
-            async def answer(sent: Request) -> Answer:
+            async def answer(sent: Request) -> Answer:  # the session answers, in the chain
                 return await self._session_method(session, sent)
 
             call = await self.suite.handle(request, assigns, context=context, local=answer)
             return LegacyAnswer(call, MODERN)
         if method in legacy.LEGACY_METHODS or legacy.is_modern_only(method):
             raise MCPError("method_not_found", f"Method not found: {method}")
-        inflight = (session.key, request.id)
-        held = json.dumps(request.id)  # 1 and "1" are two ids
-        if inflight in self._inflight:
-            raise _duplicate(request)
-        self._inflight.add(inflight)  # before any await: a concurrent twin sees it
-        try:
-            if not await self.registry.reserve(
-                session.key, held, min(session.ttl_s, INFLIGHT_TTL_S)
-            ):
-                self._inflight.discard(inflight)  # another process holds it: not ours to free
-                raise _duplicate(request)
-            call = await self._start(session, request, method, assigns, context)
-        except BaseException:
-            self._release(inflight, held)
-            raise
-        if call.task is None:  # answered at once
-            self._release(inflight, held)
-        else:  # in flight: cancellable through the session, id held until it ends
-            call.watch(
-                self.broker.subscribe(cancel_topic(session.key, request.id), end_topic(session.key))
+        if self.signals.running(session.key, request.id):
+            raise MCPError(
+                "duplicate_request_id",
+                f"Invalid Request: request id {request.id!r} is already in flight in this "
+                "session; use a new id for each request",
             )
-            call.task.add_done_callback(lambda _: self._release(inflight, held))
-        return LegacyAnswer(call, LegacyCodec(method, session.version))
-
-    async def _start(
-        self,
-        session: Session,
-        request: Request,
-        method: str,
-        assigns: Mapping[str, Any],
-        context: TransportContext,
-    ) -> Call:
         params = legacy.modern_params(
             request.params,
             modern_version=self.suite.supported_versions[0],
             capabilities=legacy.client_capabilities(session.capabilities, session.version),
             client_info=session.client_info,
-            level=await self.registry.get(session.key, _LOG_LEVEL),
+            level=session.log_level,
         )
         meta = params["_meta"]
         check_meta(meta)
@@ -379,23 +391,23 @@ class LegacyServer:
             max_rounds=self.max_input_rounds,
             answer_timeout_s=self.answer_timeout_s,
         )
-        return await self.suite.handle(
+        call = await self.suite.handle(
             Request(request.id, method, params), assigns, meta, asker=rounds, context=context
         )
-
-    def _release(self, inflight: tuple[str, Any], held: str) -> None:
-        """Free the id in this process now and in the registry soon (a task)."""
-        if inflight not in self._inflight:
-            return
-        self._inflight.discard(inflight)
-        task = asyncio.get_running_loop().create_task(self.registry.release(inflight[0], held))
-        self._releases.add(task)
-        task.add_done_callback(self._released)
-
-    def _released(self, task: asyncio.Task[None]) -> None:
-        self._releases.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("could not release a request id: %s", task.exception())
+        journal = None
+        if call.task is not None:  # in flight: cancellable through the session, id reserved
+            await self.signals.track(session.key, request.id, call)
+            if self.events is not None:  # its events are logged if it streams
+                owner = self.suite.mail_address()
+                journal = Journal(
+                    self.events,
+                    session.key,
+                    request.id,
+                    owner,
+                    maxlen=self.stream_maxlen,
+                    ttl_s=self.stream_ttl_s,
+                )
+        return LegacyAnswer(call, LegacyCodec(method, session.version), journal=journal)
 
     async def _session_method(self, session: Session, request: Request) -> Answer:
         """``ping``, ``logging/setLevel``, ``resources/(un)subscribe``: the session answers."""
@@ -412,29 +424,23 @@ class LegacyServer:
             raise MCPError("invalid_params", f"Invalid params: {method} needs params.uri")
         # One atomic update per URI: concurrent (un)subscribes, on any process, lose nothing.
         if method == "resources/subscribe":
-            await self.registry.add(session.key, RESOURCES, uri, session.ttl_s)
+            await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
         else:
-            await self.registry.discard(session.key, RESOURCES, uri, session.ttl_s)
-
-
-def _duplicate(request: Request) -> MCPError:
-    return MCPError(
-        "duplicate_request_id",
-        f"Invalid Request: request id {request.id!r} is already in flight in this "
-        "session; use a new id for each request",
-    )
+            await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
 
 
 def _session_of(payload: Any, max_age_s: float) -> Session | None:
     if not isinstance(payload, dict):
         return None
     key, version, caps, info, issued = (payload.get(k) for k in ("k", "v", "c", "i", "t"))
+    epoch = payload.get("e", "")
     if not (
         isinstance(key, str)
         and version in LEGACY_VERSIONS
         and isinstance(caps, dict)
         and isinstance(info, dict)
         and isinstance(issued, int)
+        and isinstance(epoch, str)
     ):
         return None
-    return Session(key, version, caps, info, issued + max_age_s)
+    return Session(key, version, caps, info, issued + max_age_s, epoch)

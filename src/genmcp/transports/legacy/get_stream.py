@@ -1,6 +1,12 @@
-"""A legacy session's GET stream: the change notifications not tied to a request.
+"""A legacy session's GET stream: the Suite's change notifications, for one session.
 
-Imports genmcp's core, storage and protocol; never a web framework.
+Carries list changes, and ``notifications/resources/updated`` only for the URIs the session
+subscribed to (read from the registry; none while it is unreachable: fail closed),
+translated for the session's revision. It ends when the session is deleted or a newer GET
+of the same session replaces it (topic :func:`get_topic`). Its events carry no SSE id: a GET
+stream is not resumable (a resumed POST stream is, ``legacy.resume``).
+
+Imports asyncio and genmcp's core; never a web framework.
 """
 
 from __future__ import annotations
@@ -11,12 +17,17 @@ from typing import Any, Final
 from genmcp._suite.listen import CHANGES
 from genmcp.protocol import legacy
 from genmcp.storage import SessionRegistry, Subscription
+from genmcp.storage.guard import StorageUnavailable
 
-__all__ = ["RESOURCES", "SessionStream"]
+__all__ = ["SessionStream", "get_topic"]
 
-RESOURCES: Final = "resources"
-"""The session field holding the URIs it subscribed to."""
+_RESOURCES: Final = "resources"
 _UPDATED: Final = "notifications/resources/updated"
+
+
+def get_topic(session: str) -> str:
+    """Where a newer GET of ``session`` tells the open one to end."""
+    return f"legacy/{session}/get"
 
 
 class SessionStream:
@@ -37,6 +48,11 @@ class SessionStream:
         """Stop the stream (idempotent); iterating ends it too."""
         self._subscription.close()
 
+    async def sse(self) -> AsyncIterator[tuple[str | None, dict[str, Any]]]:
+        """``(id, message)`` pairs for SSE (this stream's events carry no id)."""
+        async for message in self:
+            yield None, message
+
     async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
         session, registry = self._session, self._registry
         try:
@@ -44,10 +60,17 @@ class SessionStream:
                 topic, message = await self._subscription.receive()
                 if topic != CHANGES:
                     return  # the session ended, or a newer GET replaced this one
-                if message.get("method") != _UPDATED or (
-                    message.get("params", {}).get("uri")
-                    in await registry.members(session, RESOURCES)
+                if message.get("method") != _UPDATED or await _subscribed(
+                    registry, session, message.get("params", {}).get("uri")
                 ):
                     yield legacy.legacy_message(message, self._version)
         finally:
             self._subscription.close()
+
+
+async def _subscribed(registry: SessionRegistry, session: str, uri: Any) -> bool:
+    """Whether ``session`` subscribed to ``uri`` (not while the registry is unreachable)."""
+    try:
+        return uri in await registry.members(session, _RESOURCES)
+    except StorageUnavailable:
+        return False

@@ -1,0 +1,128 @@
+"""Cancellations and session ends for legacy calls, on one subscription per process.
+
+A legacy call in flight can be stopped from any process: ``notifications/cancelled`` for its
+request id, or ``DELETE`` of its session, may land on another process than the one running
+it. Subscribing once per call would cost a ``SUBSCRIBE`` and an ``UNSUBSCRIBE`` on every
+``tools/call`` (the hot path). Instead :class:`CallSignals` keeps this process's calls in
+flight by ``(session, request id)`` and holds **one** broker subscription, opened once, to
+two fixed topics that every process shares: :data:`CANCELS` (``{"s": session, "id": id}``)
+and :data:`ENDS` (a session key). A signal for a call that runs here stops it; one for a call
+elsewhere is ignored here (the process running it got it too). A signal for a local call
+stops it at once, without the broker.
+
+Delivery is the broker's (at most once: a cancel published while this process's
+subscription is reconnecting is lost, and the call runs to its end, as the spec allows).
+
+Imports asyncio and genmcp's core and storage; never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any, Final, final
+
+from genmcp._suite.call import Call
+from genmcp.protocol.jsonrpc import RequestId
+from genmcp.storage import Broker, Subscription
+
+__all__ = ["CANCELS", "ENDS", "CallSignals"]
+
+log = logging.getLogger("genmcp")
+
+CANCELS: Final = "legacy.cancel"
+"""Broker topic of ``notifications/cancelled`` for legacy calls: ``{"s": key, "id": id}``."""
+ENDS: Final = "legacy.end"
+"""Broker topic of ended legacy sessions: the session key."""
+
+
+def _key(session: str, request_id: Any) -> tuple[str, str]:
+    return session, json.dumps(request_id)
+
+
+@final
+class CallSignals:
+    """This process's legacy calls in flight, and the one subscription that stops them."""
+
+    __slots__ = ("_broker", "_calls", "_ready", "_subscription", "_task")
+
+    def __init__(self, broker: Broker) -> None:
+        self._broker = broker
+        self._calls: dict[tuple[str, str], Call] = {}
+        self._subscription: Subscription | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[None] | None = None
+
+    @property
+    def topics(self) -> int:
+        """Broker topics held for the whole process (2 once a call was tracked, else 0)."""
+        return 0 if self._subscription is None else 2
+
+    def running(self, session: str, request_id: RequestId) -> bool:
+        """Whether this process runs the request ``request_id`` of ``session``."""
+        return _key(session, request_id) in self._calls
+
+    async def track(self, session: str, request_id: RequestId, call: Call) -> None:
+        """Keep ``call`` stoppable until it ends (the first call opens the subscription)."""
+        key = _key(session, request_id)
+        self._calls[key] = call
+        assert call.task is not None
+        call.task.add_done_callback(lambda _: self._forget(key, call))
+        await self._start()
+
+    async def cancel(self, session: str, request_id: Any) -> None:
+        """``notifications/cancelled``: stop the call here, or tell the other processes."""
+        call = self._calls.get(_key(session, request_id))
+        if call is not None:
+            call.cancel()
+        else:
+            await self._broker.publish(CANCELS, {"s": session, "id": request_id})
+
+    async def end(self, session: str) -> None:
+        """The session ended: stop its calls here and in every other process."""
+        self._end_here(session)
+        await self._broker.publish(ENDS, session)
+
+    def close(self) -> None:
+        """Drop the subscription (the next tracked call opens it again)."""
+        if self._subscription is not None:
+            self._subscription.close()
+        if self._task is not None:
+            self._task.cancel()
+        self._subscription = self._task = self._ready = None
+
+    # -- the subscription ---------------------------------------------------------------
+
+    async def _start(self) -> None:
+        if self._ready is None:
+            loop = asyncio.get_running_loop()
+            self._ready = ready = loop.create_future()
+            self._subscription = subscription = self._broker.subscribe(CANCELS, ENDS)
+            self._task = loop.create_task(self._listen(subscription), name="genmcp:legacy-signals")
+            await subscription.ready()  # bounded by the broker
+            if not ready.done():
+                ready.set_result(None)
+        elif not self._ready.done():
+            await asyncio.shield(self._ready)
+
+    async def _listen(self, subscription: Subscription) -> None:
+        while True:
+            topic, message = await subscription.receive()
+            if topic == ENDS and isinstance(message, str):
+                self._end_here(message)
+            elif topic == CANCELS and isinstance(message, Mapping):
+                session = message.get("s")
+                call = self._calls.get(_key(str(session), message.get("id")))
+                if call is not None:
+                    call.cancel()
+
+    def _end_here(self, session: str) -> None:
+        for (owner, _), call in list(self._calls.items()):
+            if owner == session:
+                call.cancel()
+
+    def _forget(self, key: tuple[str, str], call: Call) -> None:
+        if self._calls.get(key) is call:
+            del self._calls[key]

@@ -1,0 +1,247 @@
+"""Three real uvicorn processes behind a real nginx (round-robin, no stickiness), one Redis.
+
+The deployment the README's "Scaling out with Redis" describes, on loopback: `bench/scale/
+app.py` in three processes sharing a redis-server of the test's own, nginx started with a
+config of its own (tests/support/topology.py). Every request may land anywhere: each
+response says where (`X-Genmcp-Process`), and the tests check that requests really moved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Final
+
+import httpx
+import pytest
+
+from support.redis_server import OwnRedis, require_redis_server
+from support.sse import SSEEvent, SSEParser
+from support.topology import Nginx, Processes, require_nginx
+
+VERSION: Final = "2025-11-25"
+MODERN: Final = "2026-07-28"
+ACCEPT: Final = "application/json, text/event-stream"
+
+
+class Deployment:
+    def __init__(self, redis: OwnRedis, processes: Processes, nginx: Nginx) -> None:
+        self.redis, self.processes, self.nginx = redis, processes, nginx
+        self.mcp = f"{nginx.url}/mcp"
+
+
+@pytest.fixture(scope="module")
+def deployment() -> Iterator[Deployment]:
+    nginx_binary, redis = require_nginx(), OwnRedis(require_redis_server())
+    redis.start()
+    processes = Processes(
+        3, {"REDIS_URL": redis.url, "GENMCP_HEARTBEAT_S": "0.3", "GENMCP_HEARTBEAT_TTL_S": "1"}
+    ).start()
+    nginx = Nginx(nginx_binary, processes.ports).start()
+    yield Deployment(redis, processes, nginx)
+    nginx.stop()
+    processes.stop()
+    redis.close()
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(timeout=15) as client:
+        yield client
+
+
+async def legacy_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    reply = await http.post(url, json=body, headers={"Accept": ACCEPT})
+    assert reply.status_code == 200, reply.text
+    return {
+        "Mcp-Session-Id": reply.headers["mcp-session-id"],
+        "MCP-Protocol-Version": VERSION,
+        "Accept": ACCEPT,
+    }
+
+
+def request(request_id: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        body["params"] = params
+    return body
+
+
+def modern(request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    }
+    return request(request_id, method, {**params, "_meta": meta})
+
+
+def modern_headers(method: str, name: str | None = None) -> dict[str, str]:
+    headers = {"Accept": ACCEPT, "MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    return headers if name is None else {**headers, "Mcp-Name": name}
+
+
+async def sse_events(response: httpx.Response, stop_after: int | None = None) -> list[SSEEvent]:
+    parser, got = SSEParser(), []
+    async for chunk in response.aiter_bytes():
+        got += [e for e in parser.feed(chunk) if isinstance(e, SSEEvent) and e.data]
+        if stop_after is not None and len(got) >= stop_after:
+            break
+    return got
+
+
+async def test_one_legacy_session_is_served_by_every_process(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    headers = await legacy_session(http, deployment.mcp)
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await http.post(deployment.mcp, json=note, headers=headers)).status_code == 202
+    served_by = set()
+    for n in range(1, 10):
+        add = {"name": "add", "arguments": {"a": n, "b": 1}}
+        reply = await http.post(deployment.mcp, json=request(n, "tools/call", add), headers=headers)
+        assert reply.status_code == 200 and reply.json()["result"]["content"][0]["text"] == str(
+            n + 1
+        )
+        served_by.add(reply.headers["x-genmcp-process"])
+    assert len(served_by) == 3, "nginx did not spread the requests"
+    assert (await http.delete(deployment.mcp, headers=headers)).status_code == 200
+    for n in range(3):  # ended on every process
+        reply = await http.post(deployment.mcp, json=request(90 + n, "tools/list"), headers=headers)
+        assert reply.status_code == 404
+
+
+async def test_a_2026_call_and_a_legacy_call_at_once_through_nginx(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    headers = await legacy_session(http, deployment.mcp)
+    calls = []
+    for n in range(30):
+        add = {"name": "add", "arguments": {"a": n, "b": 0}}
+        calls.append(http.post(deployment.mcp, json=request(n, "tools/call", add), headers=headers))
+        calls.append(
+            http.post(
+                deployment.mcp,
+                json=modern(n, "tools/call", add),
+                headers=modern_headers("tools/call", "add"),
+            )
+        )
+    replies = await asyncio.gather(*calls)
+    assert [r.status_code for r in replies] == [200] * 60
+    assert all("result" in r.json() for r in replies)
+
+
+async def test_a_post_through_nginx_reaches_the_worker_wherever_it_runs(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    headers = await legacy_session(http, deployment.mcp)
+    body = request(1, "tools/call", {"name": "wait_mail", "arguments": {}})
+    async with http.stream("POST", deployment.mcp, json=body, headers=headers) as response:
+        parser, events = SSEParser(), response.aiter_bytes()
+        first: list[Any] = []
+        while not first:
+            first = [e for e in parser.feed(await anext(events)) if isinstance(e, SSEEvent)]
+        worker = json.loads(first[0].data)["params"]["data"]["worker"]
+        posted = [
+            await http.post(f"{deployment.nginx.url}/post/{worker}", json={"n": n})
+            for n in range(3)
+        ]
+        assert posted[0].json() == {"delivered": True}  # the worker answers the first
+        assert len({p.headers["x-genmcp-process"] for p in posted}) > 1
+        rest: list[SSEEvent] = []
+        async for chunk in events:
+            rest += [e for e in parser.feed(chunk) if isinstance(e, SSEEvent)]
+    final = json.loads(rest[-1].data)
+    assert final["result"]["structuredContent"] == {"message": {"n": 0}}
+    gone = await http.post(f"{deployment.nginx.url}/post/0badc0ffee00-1", json={"n": 9})
+    assert gone.json() == {"delivered": False}
+
+
+async def test_a_tool_added_at_run_time_is_listed_everywhere_within_100_ms(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    await asyncio.gather(
+        *(
+            http.post(
+                f"{u}/mcp", json=modern(1, "tools/list", {}), headers=modern_headers("tools/list")
+            )
+            for u in deployment.processes.urls()
+        )
+    )  # all have served
+    added = await http.post(f"{deployment.nginx.url}/admin/extra/hello")
+    assert added.status_code == 200
+    started = time.monotonic()
+
+    async def lists_extra(url: str) -> bool:
+        reply = await http.post(
+            f"{url}/mcp", json=modern(2, "tools/list", {}), headers=modern_headers("tools/list")
+        )
+        return "extra" in {tool["name"] for tool in reply.json()["result"]["tools"]}
+
+    while not all(await asyncio.gather(*map(lists_extra, deployment.processes.urls()))):
+        assert time.monotonic() - started < 1.0, "not listed everywhere within 1 s"
+    took = time.monotonic() - started
+    assert took < 0.1, f"listed everywhere after {took * 1000:.0f} ms"
+    for url in deployment.processes.urls():
+        called = await http.post(
+            f"{url}/mcp",
+            json=modern(3, "tools/call", {"name": "extra"}),
+            headers=modern_headers("tools/call", "extra"),
+        )
+        assert called.json()["result"]["content"][0]["text"] == "extra says hello"
+    assert (await http.delete(f"{deployment.nginx.url}/admin/extra")).status_code == 200
+
+
+async def test_a_stream_resumed_through_nginx_gets_the_rest_and_the_response(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    headers = await legacy_session(http, deployment.mcp)
+    body = request(5, "tools/call", {"name": "ticker", "arguments": {"n": 4, "every": 0.1}})
+    async with http.stream("POST", deployment.mcp, json=body, headers=headers) as response:
+        streamed = await sse_events(response)
+    resume = {**headers, "Last-Event-ID": streamed[1].id or ""}
+    async with http.stream("GET", deployment.mcp, headers=resume) as response:
+        replayed = await sse_events(response)
+    assert [e.data for e in replayed] == [e.data for e in streamed[2:]]
+    assert json.loads(replayed[-1].data)["result"]["content"][0]["text"] == "4 ticks"
+
+
+async def test_killing_a_process_loses_no_session_and_new_requests_succeed(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    headers = await legacy_session(http, deployment.mcp)
+    deployment.processes.kill(2)
+    try:
+        for n in range(12):  # nginx moves on from the dead process (proxy_next_upstream)
+            add = {"name": "add", "arguments": {"a": n, "b": 0}}
+            reply = await http.post(
+                deployment.mcp, json=request(n, "tools/call", add), headers=headers
+            )
+            assert reply.status_code == 200, reply.text
+    finally:
+        deployment.processes.start_one(2)
+
+
+def test_every_key_left_in_redis_expires(deployment: Deployment) -> None:
+    """After everything above: no key without a TTL (the leak check)."""
+    import redis
+
+    client = redis.Redis(port=deployment.redis.port)
+    try:
+        keys = list(client.scan_iter(count=1000))
+        assert keys, "the tests above left nothing in Redis: this check checks nothing"
+        assert [key for key in keys if client.pttl(key) == -1] == []
+    finally:
+        client.close()

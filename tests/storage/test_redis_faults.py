@@ -1,0 +1,190 @@
+"""Fail fast, fail closed: a legacy server on a Redis of the test's own that stops and hangs.
+
+Each test starts its own `redis-server` on a free port (never the shared 6379), serves one
+real uvicorn app wired to it (`RedisBroker`, `RedisSessionRegistry`), and stops, hangs or
+empties that Redis under it. What must hold: a legacy request that needs Redis gets HTTP 503
+with `Retry-After` and a JSON-RPC error naming the storage within 1 s; 2026 requests keep
+working; the first request after Redis returns succeeds; a session that began before Redis
+lost its data is refused (404), never revived; a legacy `tools/call` costs one command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import pytest
+from fastapi import FastAPI
+
+from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result, mcp_router
+from genmcp.errors import INTERNAL_ERROR
+from genmcp.transports.legacy import LegacyServer
+from support.client import ModernClient
+from support.legacy_client import LegacyClient, LegacyReply
+from support.redis_server import OwnRedis, require_redis_server
+from support.server import LiveServers
+
+SECRET: Final = "fault-test-secret-key-0123456789abcdef0123"
+BOUND_S: Final = 1.0  # the promise: a definite answer within a second
+
+
+class Echo(Tool, name="echo", description="Says ok."):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        return Result(call_tool_result(text="ok"))
+
+
+def build(url: str) -> FastAPI:
+    from genmcp.storage.redis import RedisBroker, RedisSessionRegistry
+
+    broker = RedisBroker.from_url(url, prefix="faults:")
+    registry = RedisSessionRegistry.from_url(url, prefix="faults:")
+    suite = Suite(
+        server_name="faults", server_version="1", tools=[Echo], secret_key=SECRET, broker=broker
+    )
+    router = mcp_router(suite=suite, legacy=LegacyServer(suite, registry=registry))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await broker.aclose()
+        await registry.aclose()
+
+    app = FastAPI(lifespan=lifespan)
+    app.include_router(router, prefix="/mcp")
+    return app
+
+
+@pytest.fixture
+def redis_server() -> Iterator[OwnRedis]:
+    server = OwnRedis(require_redis_server())
+    server.start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def url(redis_server: OwnRedis, live_server: LiveServers) -> str:
+    return live_server(build(redis_server.url))
+
+
+@pytest.fixture
+async def legacy(url: str) -> AsyncIterator[LegacyClient]:
+    async with LegacyClient(url, timeout=5) as client:
+        await client.open()
+        yield client
+
+
+async def timed_call(client: LegacyClient) -> tuple[LegacyReply, float]:
+    started = time.perf_counter()
+    reply = await client.request("tools/call", {"name": "echo"}, validate=False)
+    return reply, time.perf_counter() - started
+
+
+def assert_unavailable(reply: LegacyReply, took: float) -> None:
+    assert reply.status == 503, reply.body
+    assert reply.headers.get("retry-after") == "1"
+    assert reply.content_type == "application/json"
+    assert reply.error is not None and reply.error["code"] == INTERNAL_ERROR
+    assert reply.error["data"] == {"reason": "storage_unavailable", "store": "redis"}
+    assert took < BOUND_S, f"answered after {took:.2f} s"
+
+
+async def settled(client: LegacyClient, within: float = BOUND_S) -> LegacyReply:
+    """The first answer to tools/list that is not the retryable 503 (within `within`)."""
+    started = time.perf_counter()
+    while True:
+        reply = await client.request("tools/list", validate=False)
+        if reply.status != 503:
+            return reply
+        assert time.perf_counter() - started < within, "still 503"
+        await asyncio.sleep(0.02)
+
+
+async def first_success_after(client: LegacyClient, within: float) -> float:
+    """Seconds until a legacy tools/call succeeds again (fails past `within`)."""
+    started = time.perf_counter()
+    while True:
+        reply, _ = await timed_call(client)
+        if reply.status == 200 and reply.error is None:
+            return time.perf_counter() - started
+        assert reply.status == 503, reply.body  # never anything but the retryable error
+        assert time.perf_counter() - started < within, "never recovered"
+        await asyncio.sleep(0.05)
+
+
+async def test_redis_down_is_503_within_a_second_and_2026_keeps_working(
+    redis_server: OwnRedis, url: str, legacy: LegacyClient
+) -> None:
+    assert (await timed_call(legacy))[0].status == 200
+    redis_server.stop()
+    for _ in range(5):  # the first (probing) and the fast-failing ones
+        assert_unavailable(*await timed_call(legacy))
+    started = time.perf_counter()
+    assert_unavailable(await legacy.delete(), time.perf_counter() - started)  # DELETE too
+    async with ModernClient(url) as modern:
+        for _ in range(3):
+            reply = await modern.request("tools/call", {"name": "echo", "arguments": {}})
+            assert reply.status == 200 and reply.messages[-1]["result"]["content"]
+    initialize = LegacyClient(url, timeout=5)
+    try:
+        reply = await initialize.initialize()
+        assert reply.status == 503 and reply.headers.get("retry-after") == "1"
+    finally:
+        await initialize.aclose()
+    redis_server.start()
+    started = time.perf_counter()
+    # Redis came back empty: the old session is refused (its end-marker could be lost)...
+    assert (await settled(legacy)).status == 404
+    # ...and a new one works: the first success within a second of Redis's return.
+    await legacy.open()
+    assert (await timed_call(legacy))[0].status == 200
+    assert time.perf_counter() - started < BOUND_S
+
+
+async def test_a_hung_redis_is_503_within_a_second_then_recovers(
+    redis_server: OwnRedis, legacy: LegacyClient
+) -> None:
+    assert (await timed_call(legacy))[0].status == 200
+    redis_server.hang()
+    try:
+        for _ in range(4):
+            assert_unavailable(*await timed_call(legacy))
+    finally:
+        redis_server.resume()
+    assert await first_success_after(legacy, 2.0) < 2.0  # at most the breaker's probe cycle
+
+
+async def test_a_deleted_session_stays_ended_after_redis_restarts_empty(
+    redis_server: OwnRedis, url: str, legacy: LegacyClient
+) -> None:
+    ended = legacy.session_id
+    assert (await legacy.delete()).status == 200
+    assert (await legacy.request("tools/list", validate=False)).status == 404
+    redis_server.stop()
+    redis_server.start()  # empty: the end-marker is gone
+    legacy.session_id = ended
+    assert (await settled(legacy)).status == 404
+    assert (await timed_call(legacy))[0].status == 404
+
+
+async def test_a_legacy_tools_call_costs_one_redis_command(
+    redis_server: OwnRedis, legacy: LegacyClient
+) -> None:
+    assert (await timed_call(legacy))[0].status == 200  # warm: scripts loaded, subscribed
+    before = redis_server.command_counts()
+    calls = 20
+    for _ in range(calls):
+        reply, _ = await timed_call(legacy)
+        assert reply.status == 200 and reply.error is None
+    after = redis_server.command_counts()
+    spent = {
+        name: after[name] - before.get(name, 0)
+        for name in after
+        if after[name] != before.get(name, 0)
+        and name not in ("info", "ping", "hello", "client|setinfo")  # admin, connection setup
+    }
+    # One EVALSHA per call; commandstats also counts the three reads the script makes inside.
+    assert spent == {"evalsha": calls, "get": calls, "exists": calls, "hget": calls}

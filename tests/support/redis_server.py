@@ -1,0 +1,121 @@
+"""A redis-server of the test's own, on a free loopback port: stop, start, hang, resume it.
+
+Fault tests must not touch the shared Redis on 6379: each starts its own `redis-server`
+(Debian's package) with no persistence, in a temporary directory, and stops it by its pid.
+Without `redis-server` the test is skipped; with `CI` set it fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+__all__ = ["OwnRedis", "free_port", "require_redis_server"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def require_redis_server() -> str:
+    """The redis-server binary, or skip (fail under CI) when there is none."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the Redis fault tests: redis-server is not installed")
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    return binary
+
+
+class OwnRedis:
+    """One redis-server process on `port`; `start` again after `stop` reuses the port."""
+
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="genmcp-redis-"))
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        assert self.process is None
+        self.process = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.dir),
+                "--maxmemory-policy",
+                "noeviction",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if self.answers():
+                return
+            time.sleep(0.02)
+        raise RuntimeError(f"redis-server did not answer on port {self.port}")
+
+    def answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as conn:
+                conn.sendall(b"PING\r\n")
+                return conn.recv(7).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        """Kill it (SIGKILL: its data is gone; it had no persistence anyway)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(5)
+            self.process = None
+
+    def hang(self) -> None:
+        """SIGSTOP: connections stay open, nothing answers."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.resume()
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def command_counts(self) -> dict[str, int]:
+        """`INFO commandstats`: calls per command since the server started."""
+        import redis
+
+        client = redis.Redis(port=self.port, socket_timeout=2)
+        try:
+            stats = client.info("commandstats")
+        finally:
+            client.close()
+        return {name.removeprefix("cmdstat_"): entry["calls"] for name, entry in stats.items()}

@@ -1,0 +1,195 @@
+"""A scaled-out deployment on loopback: N real uvicorn processes behind a real nginx.
+
+`Processes` starts `bench/scale/app.py` (or any app) in N uvicorn processes, each on a
+free port, sharing one Redis; `Nginx` starts Debian's nginx with a config of its own (a
+temporary prefix, no daemon, no access log) that spreads requests round-robin over them: a
+fresh upstream connection per request (no keepalive, so no stickiness), no buffering in
+either direction (SSE flows as it is written), the next process tried when one refuses the
+connection. Both stop their processes by pid. Without nginx the test is skipped; with `CI`
+set it fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from support.redis_server import free_port
+
+__all__ = ["SCALE_APP_DIR", "Nginx", "Processes", "require_nginx"]
+
+SCALE_APP_DIR = Path(__file__).resolve().parents[2] / "bench" / "scale"
+
+
+def _wait_port(port: int, process: subprocess.Popen[bytes], within: float = 15.0) -> None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"process on port {port} exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {within} s")
+
+
+def require_nginx() -> str:
+    binary = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the nginx tests, but nginx is not installed")
+        pytest.skip("nginx is not installed (apt-get install -y nginx)")
+    return binary
+
+
+class Processes:
+    """N uvicorn processes of `app` (in `app_dir`), with `env` added to the environment."""
+
+    def __init__(
+        self, n: int, env: Mapping[str, str], *, app: str = "app:app", app_dir: Path = SCALE_APP_DIR
+    ) -> None:
+        self.ports = [free_port() for _ in range(n)]
+        self.env = {**os.environ, **env}
+        self.app, self.app_dir = app, app_dir
+        self.processes: list[subprocess.Popen[bytes] | None] = [None] * n
+        self.logs = Path(tempfile.mkdtemp(prefix="genmcp-procs-"))
+
+    def urls(self) -> list[str]:
+        return [f"http://127.0.0.1:{port}" for port in self.ports]
+
+    def start(self) -> Processes:
+        for index in range(len(self.ports)):
+            self.start_one(index)
+        for index, port in enumerate(self.ports):
+            process = self.processes[index]
+            assert process is not None
+            _wait_port(port, process)
+        return self
+
+    def start_one(self, index: int) -> None:
+        command = [sys.executable, "-m", "uvicorn", "--app-dir", str(self.app_dir), self.app]
+        command += ["--host", "127.0.0.1", "--port", str(self.ports[index]), "--no-access-log"]
+        command += ["--log-level", "warning", "--timeout-graceful-shutdown", "3"]
+        with (self.logs / f"uvicorn-{index}.log").open("ab") as log:  # the child keeps its fd
+            self.processes[index] = subprocess.Popen(
+                command, env=self.env, stdout=log, stderr=subprocess.STDOUT
+            )
+
+    def log(self, index: int) -> str:
+        """What process ``index`` wrote (warnings and tracebacks)."""
+        return (self.logs / f"uvicorn-{index}.log").read_text(errors="replace")
+
+    def pid(self, index: int) -> int:
+        process = self.processes[index]
+        assert process is not None
+        return process.pid
+
+    def kill(self, index: int) -> None:
+        """SIGKILL one process (a crash: nothing it holds is cleaned up)."""
+        process = self.processes[index]
+        if process is not None:
+            process.kill()
+            process.wait(5)
+            self.processes[index] = None
+
+    def stop(self) -> None:
+        for index, process in enumerate(self.processes):
+            if process is not None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(8)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(5)
+                self.processes[index] = None
+        shutil.rmtree(self.logs, ignore_errors=True)
+
+
+_CONFIG = """
+daemon off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    upstream genmcp {{
+{servers}
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://genmcp;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $http_host;
+            proxy_buffering off;
+            proxy_request_buffering off;
+            proxy_read_timeout 300s;
+            proxy_next_upstream error;
+        }}
+    }}
+}}
+"""
+
+
+class Nginx:
+    """nginx on a free loopback port, round-robin over `upstreams` (host:port)."""
+
+    def __init__(self, binary: str, upstreams: Sequence[int]) -> None:
+        self.binary = binary
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
+        servers = "\n".join(f"        server 127.0.0.1:{port} max_fails=0;" for port in upstreams)
+        (self.dir / "nginx.conf").write_text(
+            _CONFIG.format(dir=self.dir, servers=servers, port=self.port)
+        )
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Nginx:
+        self.process = subprocess.Popen(
+            [
+                self.binary,
+                "-p",
+                str(self.dir),
+                "-c",
+                str(self.dir / "nginx.conf"),
+                "-e",
+                str(self.dir / "error.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_port(self.port, self.process)
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGTERM)  # fast shutdown
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+            self.process = None
+        shutil.rmtree(self.dir, ignore_errors=True)
