@@ -21,6 +21,7 @@ from genmcp._suite.mail import MailRelay
 from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
 from genmcp._suite.request_state import RequestStates, principal_of
 from genmcp._suite.resources import ResourceCatalog, ResourceProvider
+from genmcp._suite.tasks import TaskService
 from genmcp._suite.tools import ToolCatalog, ToolEntry, ToolProvider
 from genmcp.channel import Channel
 from genmcp.errors import MCPError
@@ -35,10 +36,12 @@ from genmcp.protocol.listen import (
 )
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.prompts import parse_complete_params
+from genmcp.protocol.tasks import EXTENSION
 from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker
 from genmcp.storage.memory import MemoryBroker
+from genmcp.storage.tasks import TaskStore
 
 __all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
@@ -71,6 +74,9 @@ class Suite:
             (``genmcp.storage.Broker``); an in-process ``MemoryBroker`` by default.
         schema_options: schema build options for every tool (``formats``,
             ``check_formats``, ``default_dialect``); a tool's own override them key by key.
+        task_store, task_ttl_ms, task_lease_ms, task_poll_interval_ms: the Tasks extension
+            (``genmcp._suite.tasks``, README "Tasks"): where records live (memory by default),
+            their ``ttlMs``, how soon a task whose process died is ``failed``, ``pollIntervalMs``.
     """
 
     def __init__(
@@ -90,6 +96,10 @@ class Suite:
         broker: Broker | None = None,
         audience: str | None = None,
         schema_options: Mapping[str, Any] | None = None,
+        task_store: TaskStore | None = None,
+        task_ttl_ms: int = 3_600_000,
+        task_lease_ms: int = 6_000,
+        task_poll_interval_ms: int = 1_000,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -118,6 +128,10 @@ class Suite:
             sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
         )
         self._changes = ChangeFeed(self.broker)
+        self.tasks = TaskService(
+            task_store, self.broker, self._result_meta, task_ttl_ms, task_lease_ms,
+            task_poll_interval_ms,
+        )  # fmt: skip
         self._workers: dict[str, Call] = {}  # tools/call in flight, by call id
         self._calls: dict[str, Call] = {}  # every other request in flight
         self._mail = MailRelay(self.broker, self._workers, shared=broker is not None)
@@ -138,6 +152,7 @@ class Suite:
             "resources/read": self._read_resource,
             "completion/complete": self._complete,
             LISTEN: self._listen,
+            **self.tasks.handlers(lambda: self._tools.serves_tasks),
         }
 
     # -- configuration ------------------------------------------------------------
@@ -231,6 +246,8 @@ class Suite:
             capabilities["resources"] = {"subscribe": True, "listChanged": True}
         if self._prompts.completes or self._resources.completes:
             capabilities["completions"] = {}
+        if self._tools.serves_tasks:
+            capabilities["extensions"] = {EXTENSION: {}}
         return capabilities
 
     def header_params(self, tool: Any) -> Mapping[str, str]:
@@ -267,6 +284,7 @@ class Suite:
         """At shutdown: answer every live call (a shutdown error; listen streams their
         ``complete`` result), let streams run ``handle_close``, and wait for them (bounded)."""
         self._mail.close()
+        await self.tasks.close()
         calls = [*self._workers.values(), *self._calls.values()]
         for call in calls:
             call.shutdown()
@@ -316,6 +334,7 @@ class Suite:
             if handler is None:
                 raise MCPError("method_not_found", f"Method not found: {request.method}")
             made = handler(request, meta, assigns)
+            task = await self.tasks.opened(request, made, meta, assigns)  # a task, or None
         except MCPError as exc:
             return Call.answered(request, Answer(error_response(request.id, exc), exc.reason))
         if not isinstance(made, Job):
@@ -336,10 +355,10 @@ class Suite:
             assigns=assigns,
             on_end=forget,
             factory=again,
-            asker=asker,
+            asker=asker if task is None else task.asker,
         )
         live[call.id] = call
-        return call
+        return call if task is None else self.tasks.run(request, task, call)  # answered now
 
     def _discover(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
         scope, ttl = self.discover_cache_control
@@ -430,6 +449,7 @@ class Suite:
     # -- subscriptions/listen ---------------------------------------------------------
 
     def _listen(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
+        self.tasks.check_listen(request.params, meta)
         honored = honored_filter(request.params, self.capabilities, self.routes_resource)
         return ListenJob(
             request_id=request.id,
