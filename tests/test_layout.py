@@ -60,7 +60,7 @@ PURE_OUTSIDE_PROTOCOL: Final = frozenset(
 SELF_CONTAINED: Final = frozenset({"genmcp.errors", "genmcp.sealing"})
 """Modules that import nothing from genmcp (everything else may build on them)."""
 
-REDIS_MODULES: Final = frozenset({"genmcp.storage.redis"})
+REDIS_MODULES: Final = frozenset({"genmcp.storage.redis", "genmcp.storage.redis_tasks"})
 
 
 @dataclass(frozen=True)
