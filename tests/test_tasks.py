@@ -340,3 +340,16 @@ def test_a_bad_task_support_fails_when_the_suite_is_built() -> None:
 
     with pytest.raises(ValueError, match="task_support must be one of"):
         Suite(server_name="t", server_version="1", tools=[Bad])
+
+
+async def test_a_listen_naming_task_ids_is_acknowledged_without_them(client: ModernClient) -> None:
+    # notifications/tasks are optional: genmcp sends none, so it honors no taskIds
+    async with client.stream(
+        "subscriptions/listen",
+        {"notifications": {"taskIds": ["x"], "toolsListChanged": True}},
+        capabilities=TASKS,
+    ) as exchange:
+        assert exchange.status == 200
+        ack = await anext(aiter(exchange))
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["notifications"] == {"toolsListChanged": True}

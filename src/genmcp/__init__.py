@@ -54,6 +54,7 @@ from genmcp.protocol.v2607 import (
 )
 from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
+from genmcp.storage.tasks import TaskOptions
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 
@@ -81,6 +82,7 @@ __all__ = [
     "StaticResource",
     "Stream",
     "Suite",
+    "TaskOptions",
     "Tool",
     "ToolRequest",
     "assistant_message",

@@ -36,12 +36,11 @@ from genmcp.protocol.listen import (
 )
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.prompts import parse_complete_params
-from genmcp.protocol.tasks import EXTENSION
 from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker
 from genmcp.storage.memory import MemoryBroker
-from genmcp.storage.tasks import TaskStore
+from genmcp.storage.tasks import TaskOptions, TaskStore
 
 __all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
@@ -74,9 +73,7 @@ class Suite:
             (``genmcp.storage.Broker``); an in-process ``MemoryBroker`` by default.
         schema_options: schema build options for every tool (``formats``,
             ``check_formats``, ``default_dialect``); a tool's own override them key by key.
-        task_store, task_ttl_ms, task_lease_ms, task_poll_interval_ms: the Tasks extension
-            (``genmcp._suite.tasks``, README "Tasks"): where records live (memory by default),
-            their ``ttlMs``, how soon a task whose process died is ``failed``, ``pollIntervalMs``.
+        task_store, task_options: Tasks (README): where tasks live (memory by default), how.
     """
 
     def __init__(
@@ -97,9 +94,7 @@ class Suite:
         audience: str | None = None,
         schema_options: Mapping[str, Any] | None = None,
         task_store: TaskStore | None = None,
-        task_ttl_ms: int = 3_600_000,
-        task_lease_ms: int = 6_000,
-        task_poll_interval_ms: int = 1_000,
+        task_options: TaskOptions | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -128,10 +123,7 @@ class Suite:
             sealer=sealer, states=states, page_size=page_size, result_meta=result_meta
         )
         self._changes = ChangeFeed(self.broker)
-        self.tasks = TaskService(
-            task_store, self.broker, self._result_meta, task_ttl_ms, task_lease_ms,
-            task_poll_interval_ms,
-        )  # fmt: skip
+        self.tasks = TaskService(task_store, task_options, self.broker, self._result_meta)
         self._workers: dict[str, Call] = {}  # tools/call in flight, by call id
         self._calls: dict[str, Call] = {}  # every other request in flight
         self._mail = MailRelay(self.broker, self._workers, shared=broker is not None)
@@ -246,8 +238,7 @@ class Suite:
             capabilities["resources"] = {"subscribe": True, "listChanged": True}
         if self._prompts.completes or self._resources.completes:
             capabilities["completions"] = {}
-        if self._tools.serves_tasks:
-            capabilities["extensions"] = {EXTENSION: {}}
+        capabilities.update(self.tasks.capabilities(self._tools.serves_tasks))
         return capabilities
 
     def header_params(self, tool: Any) -> Mapping[str, str]:

@@ -21,6 +21,7 @@ from genmcp import (
     InputRequired,
     Result,
     Suite,
+    TaskOptions,
     Tool,
     ToolRequest,
     call_tool_result,
@@ -63,9 +64,11 @@ suite = Suite(
     tools=[Work, Ask],
     broker=RedisBroker.from_url(URL, prefix=PREFIX),
     task_store=RedisTaskStore.from_url(URL, prefix=PREFIX),
-    task_lease_ms=int(os.environ.get("TASKS_LEASE_MS", "6000")),
-    task_ttl_ms=int(os.environ.get("TASKS_TTL_MS", "600000")),
-    task_poll_interval_ms=200,
+    task_options=TaskOptions(
+        lease_ms=int(os.environ.get("TASKS_LEASE_MS", "6000")),
+        ttl_ms=int(os.environ.get("TASKS_TTL_MS", "600000")),
+        poll_interval_ms=200,
+    ),
 )
 app = FastAPI()
 app.include_router(mcp_router(suite=suite), prefix="/mcp")

@@ -37,7 +37,7 @@ from genmcp.events import Answer, Ended
 from genmcp.protocol import tasks as wire
 from genmcp.protocol.jsonrpc import Request, result_response
 from genmcp.storage import Broker
-from genmcp.storage.tasks import MemoryTaskStore, TaskStore
+from genmcp.storage.tasks import MemoryTaskStore, TaskOptions, TaskStore
 
 __all__ = ["Opened", "TaskAsker", "TaskService"]
 
@@ -115,31 +115,24 @@ class TaskService:
 
     Args:
         store: where records live (``RedisTaskStore``...; None: a ``MemoryTaskStore``).
+        options: TTL, lease, poll interval, rounds (None: the ``TaskOptions`` defaults).
         broker: where processes poke each other about answers and cancels.
         result_meta: the ``_meta`` of every result.
-        ttl_ms: how long a record lives after its creation.
-        lease_ms: how long a task stays ``working`` without its process renewing it.
-        poll_interval_ms: the ``pollIntervalMs`` suggested to clients.
-        max_rounds: how many input rounds one task may take.
     """
 
     def __init__(
         self,
         store: TaskStore | None,
+        options: TaskOptions | None,
         broker: Broker,
         result_meta: Mapping[str, Any],
-        ttl_ms: int,
-        lease_ms: int,
-        poll_interval_ms: int,
-        max_rounds: int = 64,
     ) -> None:
-        if ttl_ms < 1 or lease_ms < 30 or poll_interval_ms < 1:
-            raise ValueError("tasks need ttl_ms >= 1, lease_ms >= 30, poll_interval_ms >= 1")
-        store = MemoryTaskStore() if store is None else store
-        self.store, self._broker, self._result_meta = store, broker, result_meta
-        self.ttl_ms, self.lease_ms, self.poll_interval_ms = ttl_ms, lease_ms, poll_interval_ms
-        self.renew_s = lease_ms / 3000
-        self.max_rounds = max_rounds
+        options = TaskOptions() if options is None else options
+        self.store = MemoryTaskStore() if store is None else store
+        self._broker, self._result_meta = broker, result_meta
+        self.ttl_ms, self.lease_ms = options.ttl_ms, options.lease_ms
+        self.poll_interval_ms, self.max_rounds = options.poll_interval_ms, options.max_rounds
+        self.renew_s = self.lease_ms / 3000
         self.owner = secrets.token_hex(8)  # this process, as the records name it
         self._running: dict[str, _Running] = {}
         self._listener: asyncio.Task[None] | None = None
@@ -282,6 +275,10 @@ class TaskService:
             return HookJob(request.method, lambda channel: answer(request.params, assigns))
 
         return handler
+
+    def capabilities(self, served: bool) -> dict[str, Any]:
+        """The ``extensions`` a Suite advertises: the Tasks extension when ``served``."""
+        return {"extensions": {wire.EXTENSION: {}}} if served else {}
 
     def check_listen(self, params: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
         """``subscriptions/listen`` asking for ``taskIds`` needs the extension (-32021)."""

@@ -21,14 +21,39 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
 from genmcp.protocol.tasks import iso_now
 
-__all__ = ["MemoryTaskStore", "TaskStore", "now_ms"]
+__all__ = ["MemoryTaskStore", "TaskOptions", "TaskStore", "now_ms"]
 
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 MAX_TASKS: Final = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class TaskOptions:
+    """How a Suite runs tasks (``Suite(task_options=...)``).
+
+    Attributes:
+        ttl_ms: how long a record lives after its creation (its ``ttlMs``); default one hour.
+        lease_ms: how long a task stays ``working`` once the process running it stopped
+            renewing its lease (it then reads as ``failed``); renewed every third of it.
+        poll_interval_ms: the ``pollIntervalMs`` suggested to clients.
+        max_rounds: how many input rounds (``InputRequired``) one task may take.
+    """
+
+    ttl_ms: int = 3_600_000
+    lease_ms: int = 6_000
+    poll_interval_ms: int = 1_000
+    max_rounds: int = 64
+
+    def __post_init__(self) -> None:
+        if self.ttl_ms < 1 or self.lease_ms < 30 or self.poll_interval_ms < 1:
+            raise ValueError("tasks need ttl_ms >= 1, lease_ms >= 30 and poll_interval_ms >= 1")
+        if self.max_rounds < 1:
+            raise ValueError("tasks need max_rounds >= 1")
 
 
 def now_ms() -> int:
