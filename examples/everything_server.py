@@ -34,6 +34,7 @@ import asyncio
 import io
 import json
 import math
+import os
 import struct
 import wave
 import zlib
@@ -50,6 +51,7 @@ from genmcp import (
     Result,
     StaticResource,
     Suite,
+    TaskOptions,
     Tool,
     audio,
     call_tool_result,
@@ -988,6 +990,22 @@ TOOLS = [
 ]
 
 
+def shared_storage() -> dict[str, Any]:
+    """With ``EVERYTHING_REDIS_URL`` set, processes share tasks and the broker (scale-out)."""
+    url = os.environ.get("EVERYTHING_REDIS_URL")
+    if not url:
+        return {}
+    from genmcp.storage.redis import RedisBroker
+    from genmcp.storage.redis_tasks import RedisTaskStore
+
+    prefix = os.environ.get("EVERYTHING_REDIS_PREFIX", "genmcp-everything:")
+    return {
+        "broker": RedisBroker.from_url(url, prefix=prefix),
+        "task_store": RedisTaskStore.from_url(url, prefix=prefix),
+        "task_options": TaskOptions(ttl_ms=600_000, poll_interval_ms=200),
+    }
+
+
 def build_suite() -> Suite:
     suite = Suite(
         server_name="everything",
@@ -995,6 +1013,7 @@ def build_suite() -> Suite:
         tools=TOOLS,
         prompts=PROMPTS,
         resources=RESOURCES,
+        **shared_storage(),
     )
     # The trigger tools change what this very Suite serves: it is their provider argument.
     suite.add_tool((TriggerToolChange, suite))
