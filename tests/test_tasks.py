@@ -30,6 +30,8 @@ from genmcp import (
     elicit_request,
     mcp_router,
 )
+from genmcp.events import Answer
+from genmcp.protocol.jsonrpc import Request as RPC
 from support.client import ModernClient
 
 EXT: Final = "io.modelcontextprotocol/tasks"
@@ -353,3 +355,20 @@ async def test_a_listen_naming_task_ids_is_acknowledged_without_them(client: Mod
         ack = await anext(aiter(exchange))
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     assert ack["params"]["notifications"] == {"toolsListChanged": True}
+
+
+async def test_a_server_that_stops_fails_its_running_tasks() -> None:
+    suite = Suite(server_name="t", server_version="1", tools=[(Sleep, Seen())])
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": TASKS,
+    }
+    params = {"name": "sleep", "arguments": {"s": 30}, "_meta": meta}
+    created = await suite.handle(RPC(1, "tools/call", params), {})
+    answer = await created.outbox.get()
+    assert isinstance(answer, Answer)
+    task_id = answer.response["result"]["taskId"]
+    await suite.aclose()
+    record = await suite.tasks.store.get(task_id, lost={})
+    assert record is not None and record["status"] == "failed"
+    assert record["error"]["message"].startswith("Server shutting down")

@@ -252,11 +252,18 @@ class TaskService:
         except Exception:  # the owner polls the store anyway
             log.warning("task %s: could not poke its process", task_id, exc_info=True)
 
-    async def close(self) -> None:
-        """Stop listening for pokes (the Calls themselves are the Suite's to shut down)."""
+    async def close(self, within_s: float = 3.0) -> None:
+        """At shutdown: stop listening for pokes, end the running tasks (their records read
+        ``failed``, "Server shutting down") and wait, bounded, until those are stored."""
         if self._listener is not None:
             self._listener.cancel()
             self._listener = None
+        runners = [r.runner for r in self._running.values() if r.runner is not None]
+        for running in list(self._running.values()):
+            if running.call is not None:
+                running.call.shutdown()
+        if runners:
+            await asyncio.wait(runners, timeout=within_s)
 
     # -- tasks/get, tasks/update, tasks/cancel -------------------------------------------
 
