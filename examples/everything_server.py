@@ -9,6 +9,8 @@ TypeScript SDK clients. It is also a tour of genmcp:
   multi round-trip ``InputRequired`` flow, which genmcp serves to 2026-07-28 clients as an
   ``InputRequiredResult`` and to session (2025) clients as server-to-client requests on the
   call's own stream; each tool below is written once for both;
+- tasks (the ``io.modelcontextprotocol/tasks`` extension): tools that run detached, ask for
+  input while they run, fail and get cancelled, for the suite's ``tasks-*`` scenarios;
 - resources (``StaticResource`` and a template ``ResourceRepo``), prompts (one of them asks
   for input too) and argument completion;
 - tools that change the served tool and prompt lists, so that open
@@ -44,12 +46,14 @@ import uvicorn
 from fastapi import FastAPI
 
 from genmcp import (
+    Error,
     InputRequired,
     Prompt,
     ResourceRepo,
     Result,
     StaticResource,
     Suite,
+    TaskOptions,
     Tool,
     audio,
     call_tool_result,
@@ -833,6 +837,131 @@ class TriggerPromptChange(
         return Result(call_tool_result(text="Added test_dynamic_prompt."))
 
 
+# ------------------------------------------------------------------ tasks (SEP-2663)
+#
+# A tool with task_support="optional" or "required" runs as a task when the request declares
+# the io.modelcontextprotocol/tasks extension: the client gets a task id at once and polls
+# tasks/get. The tools below are written exactly like any other: genmcp stores their result
+# (or error) on the task, turns InputRequired into an input_required task answered with
+# tasks/update, and cancels them (asyncio.CancelledError at the await) on tasks/cancel.
+
+
+class Greet(Tool, name="greet", description="Says hello (never a task).", input_schema=NAME_SCHEMA):
+    async def call(self, request, channel, arg):
+        return Result(call_tool_result(text=f"Hello, {request.arguments['name']}!"))
+
+
+class SlowCompute(
+    Tool,
+    name="slow_compute",
+    description="Sleeps `seconds`, then answers; runs as a task when the client allows it.",
+    task_support="optional",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "seconds": {"type": "number", "minimum": 0, "maximum": 3600},
+            "label": {"type": "string"},
+        },
+    },
+):
+    async def call(self, request, channel, arg):
+        seconds = request.arguments.get("seconds", 1)
+        await asyncio.sleep(seconds)
+        label = request.arguments.get("label", "job")
+        return Result(call_tool_result(text=f"{label}: computed after {seconds} s"))
+
+
+class FailingJob(
+    Tool,
+    name="failing_job",
+    description="A task-only job that ends with a tool error (isError) after 0.5 s.",
+    task_support="required",
+):
+    async def call(self, request, channel, arg):
+        await asyncio.sleep(0.5)
+        return Result(call_tool_result(error="failing_job failed, as it always does"))
+
+
+class ProtocolErrorJob(
+    Tool,
+    name="protocol_error_job",
+    description="A task that fails with a JSON-RPC error (the task ends failed).",
+    task_support="optional",
+):
+    async def call(self, request, channel, arg):
+        await asyncio.sleep(0.1)
+        return Error("protocol_error_job: the job broke down", code=-32603)
+
+
+class ConfirmDelete(
+    Tool,
+    name="confirm_delete",
+    description="Asks the user to confirm, then 'deletes' `filename`.",
+    task_support="optional",
+    input_schema={
+        "type": "object",
+        "properties": {"filename": {"type": "string"}},
+        "required": ["filename"],
+    },
+):
+    async def call(self, request, channel, arg):
+        filename = request.arguments["filename"]
+        answer = responses(request).get("confirm")
+        if answer is None:
+            schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+            return InputRequired({"confirm": elicit_request(f"Delete {filename}?", schema)})
+        if (accepted(answer) or {}).get("confirm"):
+            return Result(call_tool_result(text=f"Deleted {filename}"))
+        return Result(call_tool_result(text=f"Kept {filename}"))
+
+
+class MultiInput(
+    Tool,
+    name="multi_input",
+    description="Asks two questions at once; answers once both are answered.",
+    task_support="optional",
+):
+    async def call(self, request, channel, arg):
+        got = responses(request)
+        if "name" not in got or "confirm" not in got:
+            schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+            return InputRequired(
+                {"name": ask_name(), "confirm": elicit_request("Proceed?", schema)}
+            )
+        name = (accepted(got["name"]) or {}).get("name", "stranger")
+        return Result(call_tool_result(text=f"{name} answered both"))
+
+
+class ToolWithTask(
+    Tool,
+    name="test_tool_with_task",
+    description="Asks for a name first (multi round-trip), then greets as a task.",
+    task_support="required",
+):
+    def wants_task(self, request, arg):
+        # The exchange of InputRequired rounds ends before the task is created (SEP-2663).
+        return "user_name" in responses(request)
+
+    async def call(self, request, channel, arg):
+        answer = responses(request).get("user_name")
+        if answer is None:
+            return InputRequired({"user_name": ask_name()})
+        await asyncio.sleep(0.2)
+        name = (accepted(answer) or {}).get("name", "stranger")
+        return Result(call_tool_result(text=f"Hello, {name}! (from a task)"))
+
+
+TASK_TOOLS = [
+    Greet,
+    SlowCompute,
+    FailingJob,
+    ProtocolErrorJob,
+    ConfirmDelete,
+    MultiInput,
+    ToolWithTask,
+]
+
+
 TOOLS = [
     SimpleText,
     ImageContent,
@@ -860,24 +989,29 @@ TOOLS = [
     JsonSchema202012,
     XMcpHeader,
     LongRunning,
+    *TASK_TOOLS,
 ]
 
 
-def _shared() -> tuple[Any, Any]:
-    """With GENMCP_REDIS_URL set (scripts/scaled.py), a Redis broker and session registry
-    shared by every process of this server; else (None, None): one process."""
+def _shared() -> tuple[Any, Any, dict[str, Any]]:
+    """With GENMCP_REDIS_URL set (scripts/scaled.py), a Redis broker, session registry and
+    task store shared by every process of this server; else (None, None, {}): one process."""
     url = os.environ.get("GENMCP_REDIS_URL")
     if not url:
-        return None, None
+        return None, None, {}
     from genmcp.scaleout import RedisBroker, RedisSessionRegistry
+    from genmcp.storage.redis_tasks import RedisTaskStore
 
     prefix = os.environ.get("GENMCP_REDIS_PREFIX", "everything:")
-    return RedisBroker.from_url(url, prefix=prefix), RedisSessionRegistry.from_url(
-        url, prefix=prefix
-    )
+    tasks = {
+        "task_store": RedisTaskStore.from_url(url, prefix=prefix),
+        "task_options": TaskOptions(ttl_ms=600_000, poll_interval_ms=200),
+    }
+    broker = RedisBroker.from_url(url, prefix=prefix)
+    return broker, RedisSessionRegistry.from_url(url, prefix=prefix), tasks
 
 
-BROKER, REGISTRY = _shared()
+BROKER, REGISTRY, TASKS = _shared()
 
 
 def build_suite() -> Suite:
@@ -888,6 +1022,7 @@ def build_suite() -> Suite:
         prompts=PROMPTS,
         resources=RESOURCES,
         broker=BROKER,
+        **TASKS,
     )
     # The trigger tools change what this very Suite serves: it is their provider argument.
     suite.add_tool((TriggerToolChange, suite))

@@ -233,8 +233,9 @@ for rev in $SPECS; do
     for s in $SCENARIOS; do
       for l in "${listed[@]}"; do
         if [ "$s" = "$l" ]; then
+          # --force: extension scenarios (tasks-*) are listed but "not on the spec timeline"
           suite server --url "$URL" --scenario "$s" --spec-version "$rev" "${TIMEOUT_ARGS[@]}" \
-            -o "$out" >>"$out/harness.log" 2>&1 || rc=$?
+            --force -o "$out" >>"$out/harness.log" 2>&1 || rc=$?
         fi
       done
     done

@@ -14,7 +14,8 @@ Used by scripts/conformance.sh; standard library only.
 
 A scenario fails when any of its checks has status FAILURE, or when it was expected but
 left no readable checks.json. Scenarios a requirement set runs but does not score (its
-"Run and reported, but never scored" block) are shown and never change the result.
+"Run and reported, but never scored" block) are shown and never change the result, except
+the extension scenarios named in SCORED_EXTENSIONS (tasks-*), which are scored.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ RUN_DIR = re.compile(r"^server-(?P<name>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-
 SCORED_ITEM = re.compile(r"^  - (?P<name>\S+)")
 UNSCORED_GROUP = re.compile(r"^  (?P<reason>\S.*?) \(\d+\):\s*$")
 UNSCORED_ITEM = re.compile(r"^    - (?P<name>\S+) \[(?P<side>[a-z]+)\]")
+SCORED_EXTENSIONS = ("tasks-",)
+"""Extension scenarios the suite runs unscored that we score anyway: genmcp serves the Tasks
+extension, so a failing tasks-* scenario fails the run."""
 
 
 @dataclass
@@ -63,7 +67,11 @@ def parse_selection(path: Path) -> Selection:
         elif section == "unscored" and (m := UNSCORED_GROUP.match(line)):
             reason = m["reason"]
         elif section == "unscored" and (m := UNSCORED_ITEM.match(line)):
-            if m["side"] == "server":
+            if m["side"] != "server":
+                continue
+            if m["name"].startswith(SCORED_EXTENSIONS):
+                sel.scored.append(m["name"])
+            else:
                 sel.unscored[m["name"]] = reason
     return sel
 

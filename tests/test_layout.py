@@ -75,6 +75,7 @@ REDIS_MODULES: Final = frozenset(
         "genmcp.storage.redis_inbox",
         "genmcp.storage.redis_options",
         "genmcp.storage.redis_registry",
+        "genmcp.storage.redis_tasks",
     }
 )
 

@@ -59,6 +59,7 @@ from genmcp.protocol.v2607 import (
 )
 from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
+from genmcp.storage.tasks import TaskOptions
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 
@@ -97,6 +98,7 @@ __all__ = [
     "StaticResource",
     "Stream",
     "Suite",
+    "TaskOptions",
     "Tool",
     "ToolRequest",
     "TransportContext",

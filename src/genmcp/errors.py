@@ -83,6 +83,7 @@ REASONS: dict[str, WireError] = {
     "bad_input_responses": WireError(200, INVALID_PARAMS, "Invalid inputResponses"),
     "resource_not_found": WireError(200, INVALID_PARAMS, "Resource not found"),
     "unknown_prompt": WireError(200, INVALID_PARAMS, "Unknown prompt"),
+    "unknown_task": WireError(200, INVALID_PARAMS, "Unknown task"),
     # HTTP transport
     "forbidden_origin": WireError(403, INVALID_REQUEST, "Forbidden: Origin not allowed"),
     "forbidden_host": WireError(421, INVALID_REQUEST, "Misdirected Request: Host not allowed"),

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, final
 
-from genmcp._suite.call import Asker, Call
+from genmcp._suite.call import Call
+from genmcp._suite.job import Asker
 from genmcp.errors import CallbackReturnError, MCPError, internal_error
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response

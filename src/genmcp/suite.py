@@ -17,14 +17,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from genmcp._suite.apps import is_view, served_extensions, serves_view
-from genmcp._suite.call import Asker, Call, Job
+from genmcp._suite.call import Call
 from genmcp._suite.catalog_sync import SharedCatalog
+from genmcp._suite.job import Asker, Job
 from genmcp._suite.listen import ChangeFeed
 from genmcp._suite.mail import MailRelay
 from genmcp._suite.methods import Response, SuiteMethods
 from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
 from genmcp._suite.request_state import RequestStates, principal_of
 from genmcp._suite.resources import ResourceCatalog, ResourceProvider
+from genmcp._suite.tasks import TaskService
 from genmcp._suite.tools import ToolCatalog, ToolEntry, ToolProvider
 from genmcp.errors import MCPError
 from genmcp.events import Answer
@@ -41,6 +43,7 @@ from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker
 from genmcp.storage.memory import MemoryBroker
+from genmcp.storage.tasks import TaskOptions, TaskStore
 
 __all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
@@ -81,6 +84,7 @@ class Suite(SuiteMethods):
         schema_options: schema build options for every tool (``formats``,
             ``check_formats``, ``default_dialect``); a tool's own override them key by key.
         middleware: the chain around every request, outermost first (``genmcp.middleware``).
+        task_store, task_options: Tasks (README): where tasks live (memory by default), how.
     """
 
     def __init__(
@@ -102,6 +106,8 @@ class Suite(SuiteMethods):
         schema_options: Mapping[str, Any] | None = None,
         server_icons: Sequence[Mapping[str, Any]] | None = None,
         middleware: Sequence[Link] = (),
+        task_store: TaskStore | None = None,
+        task_options: TaskOptions | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -132,6 +138,7 @@ class Suite(SuiteMethods):
         self._catalog = SharedCatalog(
             catalogs, self._changes, self.broker, shared=broker is not None
         )
+        self.tasks = TaskService(task_store, task_options, self.broker, self._result_meta)
         self._workers: dict[str, Call] = {}  # tools/call in flight, by call id
         self._calls: dict[str, Call] = {}  # every other request in flight
         self._mail = MailRelay(self.broker, self._workers, shared=broker is not None)
@@ -141,7 +148,10 @@ class Suite(SuiteMethods):
             self.add_prompt(prompt, local=True)
         for resource in resources:
             self.add_resource(resource, local=True)
-        self._methods: dict[str, Handler] = self._handlers()
+        self._methods: dict[str, Handler] = {
+            **self._handlers(),
+            **self.tasks.handlers(lambda: self._tools.serves_tasks),
+        }
 
     # -- configuration ------------------------------------------------------------
     #
@@ -228,7 +238,12 @@ class Suite(SuiteMethods):
             capabilities["resources"] = {"subscribe": True, "listChanged": True}
         if self._prompts.completes or self._resources.completes:
             capabilities["completions"] = {}
-        capabilities.update(served_extensions(self._resources))  # {"extensions": ...} or {}
+        extensions = {
+            **served_extensions(self._resources).get("extensions", {}),
+            **self.tasks.capabilities(self._tools.serves_tasks).get("extensions", {}),
+        }
+        if extensions:
+            capabilities["extensions"] = extensions
         return capabilities
 
     def header_params(self, tool: Any) -> Mapping[str, str]:
@@ -279,6 +294,7 @@ class Suite(SuiteMethods):
         ``complete`` result), let streams run ``handle_close``, and wait for them (bounded)."""
         self._mail.close()
         self._catalog.sync.close()
+        await self.tasks.close()
         calls = [*self._workers.values(), *self._calls.values()]
         for call in calls:
             call.shutdown()
@@ -341,11 +357,16 @@ class Suite(SuiteMethods):
             if handler is None:
                 raise MCPError("method_not_found", f"Method not found: {request.method}")
             made = handler(request, meta, assigns)
+            task = None
+            if isinstance(made, Job) and made.task_capable:  # else no coroutine at all
+                task = await self.tasks.opened(request, made, meta, assigns)  # a task, or None
         except MCPError as exc:
             return Call.answered(request, Answer(error_response(request.id, exc), exc.reason))
         if not isinstance(made, Job):
             return Call.answered(request, Answer(result_response(request.id, made)))
         tool_call = request.method == TOOLS_CALL
+        if task is not None:
+            asker = task.asker  # a task asks through tasks/update
         again = None if asker is None else functools.partial(_retry, handler, meta, assigns)
         call = Call(
             request,
@@ -358,7 +379,7 @@ class Suite(SuiteMethods):
             id_prefix=self._mail.address,
         )
         (self._workers if tool_call else self._calls)[call.id] = call
-        return call
+        return call if task is None else self.tasks.run(request, task, call)  # answered now
 
     def _forget_worker(self, call: Call) -> None:
         self._workers.pop(call.id, None)

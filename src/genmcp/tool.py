@@ -45,6 +45,7 @@ _OPTION_KEYS = (
     "schema_options",
     "view",
     "visibility",
+    "task_support",
 )
 
 
@@ -141,6 +142,25 @@ class Tool(Behaviour):
     def required_scopes(self, arg: Any) -> tuple[str, ...]:
         """The OAuth scopes a caller needs for ``tools/call`` (``scopes=`` option)."""
         return tuple(self.option("scopes") or ())
+
+    def task_support(self, arg: Any) -> str:
+        """Whether calls may run as tasks (the Tasks extension): ``"none"`` (the default),
+        ``"optional"`` or ``"required"`` (clients without the extension get -32021).
+
+        Called once per provider when the Suite is built. Defaults to the
+        ``task_support=`` option.
+        """
+        option: str | None = self.option("task_support")
+        return "none" if option is None else option
+
+    def wants_task(self, request: ToolRequest, arg: Any) -> bool:
+        """Whether this call runs as a task; asked only when the tool supports tasks and
+        the request declares the extension. The arguments are not validated yet.
+
+        Defaults to True. Return False to answer directly, e.g. to finish a multi
+        round-trip exchange (``InputRequired``) before the task is created.
+        """
+        return True
 
     # -- call hooks ---------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Final, final
 
-from genmcp._suite.call import Job
+from genmcp._suite.job import Job
 from genmcp.channel import Channel, Mailbox
 from genmcp.outcomes import Stream
 from genmcp.protocol.jsonrpc import RequestId, notification

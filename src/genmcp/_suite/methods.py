@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from genmcp._suite.call import HookJob, Job
+from genmcp._suite.job import HookJob, Job
 from genmcp._suite.listen import ListenJob, honored_filter
 from genmcp._suite.mail import MailRelay
 from genmcp._suite.prompts import PromptCatalog
 from genmcp._suite.resources import ResourceCatalog
+from genmcp._suite.tasks import TaskService
 from genmcp._suite.tools import ToolCatalog
 from genmcp.channel import Channel
 from genmcp.errors import MCPError
@@ -44,6 +45,7 @@ class SuiteMethods:
     discover_cache_control: CacheControl
     supported_versions: tuple[str, ...]
     instructions: str | None
+    tasks: TaskService
 
     @property
     def capabilities(self) -> dict[str, Any]:
@@ -158,6 +160,7 @@ class SuiteMethods:
     # -- subscriptions/listen ---------------------------------------------------------
 
     def _listen(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
+        self.tasks.check_listen(request.params, meta)
         honored = honored_filter(request.params, self.capabilities, self.routes_resource)
         return ListenJob(
             request_id=request.id,

@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp._suite.answer import checked, completed, result_of
-from genmcp._suite.call import Job
 from genmcp._suite.hooks import call_hook, is_async_hook
+from genmcp._suite.job import Job
 from genmcp._suite.listing import Catalog
 from genmcp._suite.served import arguments_of, descriptor, instantiate, name_of
 from genmcp._suite.validation import checked_request
@@ -32,6 +32,7 @@ from genmcp.errors import CallbackReturnError
 from genmcp.outcomes import CacheControl, Error, InputRequired, Result, Stream
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request
+from genmcp.protocol.tasks import TASK_SUPPORT, declares_tasks, tasks_required
 from genmcp.schema import (
     ArgumentValidator,
     InvalidArguments,
@@ -67,6 +68,7 @@ class ToolEntry:
         "name",
         "output",
         "owner",
+        "task_support",
         "tool",
         "validator",
         "view",
@@ -94,6 +96,12 @@ class ToolEntry:
         self.output: ArgumentValidator | None = (
             None if output is None else compile_schema(output, owner=self.owner, options=options)
         )
+        self.task_support = self.tool.task_support(arg)
+        if self.task_support not in TASK_SUPPORT:
+            raise ValueError(
+                f"{self.owner}: task_support must be one of {sorted(TASK_SUPPORT)}, "
+                f"not {self.task_support!r}"
+            )
         self.descriptor = self._describe(advertised)
         self.header_params = _header_params(advertised)
         view = self.tool.option("view")  # an AppView class the Suite serves with the tool
@@ -143,6 +151,11 @@ class ToolCatalog(Catalog[ToolEntry]):
     def make(self, cls: Any, arg: Any) -> ToolEntry:
         return ToolEntry(cls, arg, self.schema_options)
 
+    @property
+    def serves_tasks(self) -> bool:
+        """True when some tool supports tasks (the Suite then advertises the extension)."""
+        return any(entry.task_support != "none" for entry in self.entries.values())
+
     def header_params(self, name: Any) -> Mapping[str, str]:
         """The ``x-mcp-header`` parameters of the tool ``name`` (none for an unknown tool)."""
         entry = self.entries.get(name) if isinstance(name, str) else None
@@ -153,6 +166,8 @@ class ToolCatalog(Catalog[ToolEntry]):
         params = request.params
         entry = self.requested(params, CALL)
         name, arguments = entry.name, arguments_of(params, CALL)
+        if entry.task_support == "required" and not declares_tasks(meta):
+            raise tasks_required()  # before any hook runs
         responses, state, binding = self.states.retry(params, assigns, name, arguments)
         tool_request = ToolRequest(name, arguments, meta, responses, state)
         return ToolJob(self, entry, tool_request, binding)
@@ -196,6 +211,18 @@ class ToolJob(Job):
         self._catalog, self._entry, self._request, self._binding = catalog, entry, request, binding
         self.label = entry.label
         self.cancellable = entry.call_is_async
+
+    @property
+    def task_capable(self) -> bool:  # type: ignore[override]
+        """True when the tool supports tasks (``wants_task`` then decides per call)."""
+        return self._entry.task_support != "none"
+
+    def wants_task(self) -> bool:
+        """True when the tool supports tasks and wants this call to run as one."""
+        entry = self._entry
+        if entry.task_support == "none":
+            return False
+        return bool(entry.tool.wants_task(self._request, entry.arg))
 
     async def start(self, channel: Channel) -> Any:
         entry = self._entry

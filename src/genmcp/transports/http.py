@@ -49,7 +49,12 @@ LOCAL_HOSTS: Final = ("127.0.0.1", "localhost", "::1")
 _B64_PREFIX: Final = "=?base64?"
 _B64_SUFFIX: Final = "?="
 _DECIMAL: Final = re.compile(r"-?[0-9]+")
-_NAME_HEADERS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NAME_HEADERS: Final = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    **dict.fromkeys(("tasks/get", "tasks/update", "tasks/cancel"), "taskId"),  # Tasks extension
+}
 
 
 # RFC 3986 authority without userinfo: an IP-literal or a reg-name of letters, digits, "-", "."

@@ -1,0 +1,327 @@
+"""Tasks: a ``tools/call`` that outlives its request, and the ``tasks/*`` methods.
+
+A task is a :class:`~genmcp._suite.call.Call` like any other, run detached. For a tool that
+supports tasks, when the request declares the extension (and the tool's ``wants_task``
+agrees), the Suite asks :meth:`TaskService.open` first: it stores the ``working`` record
+(durably: a ``tasks/get`` that follows resolves), then the Call is built with a
+:class:`TaskAsker` and :meth:`TaskService.run` answers the request at once with the
+``CreateTaskResult`` while a runner drains the Call's events into the store:
+
+- progress, logs and stream starts are dropped (the spec sends none for tasks);
+- the ``Answer``: a result becomes ``completed`` (``isError`` results too), a JSON-RPC error
+  ``failed``; an ``Ended`` (the call was cancelled) becomes ``cancelled``;
+- an ``InputRequired`` outcome is a legacy-style input round through the Call's ``Asker``
+  seam: :class:`TaskAsker` stores the requests (``input_required``), waits for ``tasks/update``
+  answers (from any process: the store holds them, a poke through the broker wakes the
+  waiter, a poll every third of the lease catches the rest) and the same Call runs again.
+
+The runner renews the task's lease every third of it; a task found cancelled (or gone) there
+is cancelled here too. ``tasks/get|update|cancel`` read and move the record in the store and
+authorize every call against the principal that created the task: anyone else is told the
+task does not exist. Imports genmcp's protocol, storage and the Call; never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
+
+from genmcp._suite.call import Call
+from genmcp._suite.job import HookJob, Job
+from genmcp._suite.request_state import principal_of
+from genmcp._suite.tools import ToolJob
+from genmcp.errors import MCPError
+from genmcp.events import Answer, Ended
+from genmcp.protocol import tasks as wire
+from genmcp.protocol.jsonrpc import Request, result_response
+from genmcp.storage import Broker
+from genmcp.storage.tasks import MemoryTaskStore, TaskOptions, TaskStore
+
+__all__ = ["Opened", "TaskAsker", "TaskService"]
+
+log = logging.getLogger("genmcp")
+
+_POKE: Final = "genmcp/tasks/"
+_Answer = Callable[[Mapping[str, Any], Mapping[str, Any]], Awaitable[dict[str, Any]]]
+Handler = Callable[[Request, Any, Mapping[str, Any]], Job]
+
+
+class _Running:
+    """A task this process runs: its Call, its runner, the event its input waiter sleeps on."""
+
+    __slots__ = ("call", "poke", "runner")
+
+    def __init__(self) -> None:
+        self.call: Call | None = None
+        self.poke = asyncio.Event()
+        self.runner: asyncio.Task[None] | None = None
+
+
+class TaskAsker:
+    """The ``Asker`` of a task's Call: input requests go to the store, answers come back."""
+
+    __slots__ = ("_running", "_service", "_task_id", "_used", "max_rounds")
+
+    def __init__(self, service: TaskService, task_id: str, running: _Running) -> None:
+        self._service, self._task_id, self._running = service, task_id, running
+        self._used: set[str] = set()  # a key is never reused within one task (SEP-2663)
+        self.max_rounds = service.max_rounds
+
+    def _key(self, key: str) -> str:
+        unique, n = key, 1
+        while unique in self._used:
+            n += 1
+            unique = f"{key}.{n}"
+        self._used.add(unique)
+        return unique
+
+    async def ask(
+        self, requests: Mapping[str, Mapping[str, Any]], send: Callable[[dict[str, Any]], bool]
+    ) -> dict[str, Any]:
+        """Park the task in ``input_required`` until every request has its answer."""
+        store, task_id = self._service.store, self._task_id
+        keys = {self._key(key): key for key in requests}
+        asked = {unique: dict(requests[key]) for unique, key in keys.items()}
+        if not await store.ask(task_id, asked, wire.iso_now()):
+            raise MCPError("internal_error", "The task ended while asking for input")
+        answers: dict[str, Any] = {}
+        while True:
+            self._running.poke.clear()
+            waiting = [unique for unique, key in keys.items() if key not in answers]
+            for unique, answer in (await store.take_answers(task_id, waiting)).items():
+                answers[keys[unique]] = answer
+            if len(answers) == len(keys):
+                return answers
+            try:
+                async with asyncio.timeout(self._service.renew_s):
+                    await self._running.poke.wait()
+            except TimeoutError:
+                pass  # poll: an answer delivered to another process without a shared broker
+
+
+class Opened:
+    """A task just created: its record and the asker its Call is built with."""
+
+    __slots__ = ("asker", "record")
+
+    def __init__(self, record: dict[str, Any], asker: TaskAsker) -> None:
+        self.record, self.asker = record, asker
+
+
+class TaskService:
+    """Creates, runs and answers for the tasks of one Suite (see the module docstring).
+
+    Args:
+        store: where records live (``RedisTaskStore``...; None: a ``MemoryTaskStore``).
+        options: TTL, lease, poll interval, rounds (None: the ``TaskOptions`` defaults).
+        broker: where processes poke each other about answers and cancels.
+        result_meta: the ``_meta`` of every result.
+    """
+
+    def __init__(
+        self,
+        store: TaskStore | None,
+        options: TaskOptions | None,
+        broker: Broker,
+        result_meta: Mapping[str, Any],
+    ) -> None:
+        options = TaskOptions() if options is None else options
+        self.store = MemoryTaskStore() if store is None else store
+        self._broker, self._result_meta = broker, result_meta
+        self.ttl_ms, self.lease_ms = options.ttl_ms, options.lease_ms
+        self.poll_interval_ms, self.max_rounds = options.poll_interval_ms, options.max_rounds
+        self.renew_s = self.lease_ms / 3000
+        self.owner = secrets.token_hex(8)  # this process, as the records name it
+        self._running: dict[str, _Running] = {}
+        self._listener: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> int:
+        """How many tasks this process runs now."""
+        return len(self._running)
+
+    # -- creating and running -----------------------------------------------------------
+
+    async def opened(
+        self, request: Request, job: Job | Any, meta: Mapping[str, Any], assigns: Mapping[str, Any]
+    ) -> Opened | None:
+        """The new task this request's job runs as (its record stored), or None: not a task."""
+        if not (isinstance(job, ToolJob) and wire.declares_tasks(meta) and job.wants_task()):
+            return None
+        self._listen()
+        task_id = wire.new_task_id()
+        record = wire.new_record(task_id, principal_of(assigns), self.ttl_ms, self.poll_interval_ms)
+        try:
+            await self.store.create(record, lease_ms=self.lease_ms, owner=self.owner)
+        except Exception:
+            log.exception("the task store refused a new task")
+            failure = MCPError("internal_error", "Internal error: the task store is unavailable")
+            raise failure from None
+        running = _Running()
+        self._running[task_id] = running
+        return Opened(record, TaskAsker(self, task_id, running))
+
+    def run(self, request: Request, task: Opened, call: Call) -> Call:
+        """Drain ``call`` into the task's record; the request's answer, a CreateTaskResult."""
+        record = task.record
+        task_id = record["taskId"]
+        running = self._running[task_id]
+        running.call = call
+        running.runner = asyncio.get_running_loop().create_task(
+            self._drain(task_id, call), name=f"genmcp:task:{task_id[:8]}"
+        )
+        created = wire.created(record, self._result_meta)
+        return Call.answered(request, Answer(result_response(request.id, created)))
+
+    async def _drain(self, task_id: str, call: Call) -> None:
+        keeper = asyncio.get_running_loop().create_task(self._keep(task_id, call))
+        try:
+            while True:
+                event = await call.outbox.get()
+                if isinstance(event, Answer):
+                    await self._settle(task_id, event.response)
+                    return
+                if isinstance(event, Ended):
+                    await self.store.finish(task_id, "cancelled", wire.iso_now())
+                    return
+                # Interim (progress, logs) and StreamStart: not sent for tasks
+        except Exception:
+            log.exception("task %s: its result could not be stored", task_id)
+        finally:
+            keeper.cancel()
+            self._running.pop(task_id, None)
+
+    async def _settle(self, task_id: str, response: Mapping[str, Any]) -> None:
+        now = wire.iso_now()
+        if "result" in response:
+            await self.store.finish(task_id, "completed", now, result=response["result"])
+        else:
+            error = response.get("error") or {}
+            message = str(error.get("message", "failed"))
+            await self.store.finish(task_id, "failed", now, error=error, message=message)
+
+    async def _keep(self, task_id: str, call: Call) -> None:
+        """Renew the lease; cancel the call once the task is cancelled, failed or gone."""
+        while True:
+            await asyncio.sleep(self.renew_s)
+            try:
+                status = await self.store.renew(task_id, self.lease_ms)
+            except Exception:
+                log.warning("task %s: lease renewal failed", task_id, exc_info=True)
+                continue
+            if status is None or status in wire.TERMINAL:
+                call.cancel()
+                return
+
+    # -- pokes between processes --------------------------------------------------------
+
+    def _listen(self) -> None:
+        if self._listener is None:
+            self._listener = asyncio.get_running_loop().create_task(
+                self._pokes(), name="genmcp:task-pokes"
+            )
+
+    async def _pokes(self) -> None:
+        subscription = self._broker.subscribe(_POKE + self.owner)
+        try:
+            while True:
+                _, message = await subscription.receive()
+                if isinstance(message, Mapping) and isinstance(message.get("task"), str):
+                    self._wake(message["task"], bool(message.get("cancel")))
+        finally:
+            subscription.close()
+
+    def _wake(self, task_id: str, cancel: bool) -> bool:
+        running = self._running.get(task_id)
+        if running is None:
+            return False
+        if cancel and running.call is not None:
+            running.call.cancel()
+        running.poke.set()
+        return True
+
+    async def _poke(self, task_id: str, cancel: bool = False) -> None:
+        if self._wake(task_id, cancel):
+            return
+        try:
+            owner = await self.store.owner(task_id)
+            if owner is not None and owner != self.owner:
+                await self._broker.publish(_POKE + owner, {"task": task_id, "cancel": cancel})
+        except Exception:  # the owner polls the store anyway
+            log.warning("task %s: could not poke its process", task_id, exc_info=True)
+
+    async def close(self, within_s: float = 3.0) -> None:
+        """At shutdown: stop listening for pokes, end the running tasks (their records read
+        ``failed``, "Server shutting down") and wait, bounded, until those are stored."""
+        if self._listener is not None:
+            self._listener.cancel()
+            self._listener = None
+        runners = [r.runner for r in self._running.values() if r.runner is not None]
+        for running in list(self._running.values()):
+            if running.call is not None:
+                running.call.shutdown()
+        if runners:
+            await asyncio.wait(runners, timeout=within_s)
+
+    # -- tasks/get, tasks/update, tasks/cancel -------------------------------------------
+
+    def handlers(self, served: Callable[[], bool]) -> dict[str, Handler]:
+        """The Suite's handlers of the task methods (-32601 while ``served()`` is False)."""
+        answers = {wire.GET: self.get, wire.UPDATE: self.update, wire.CANCEL: self.cancel}
+        return {method: self._handler(answer, served) for method, answer in answers.items()}
+
+    def _handler(self, answer: _Answer, served: Callable[[], bool]) -> Handler:
+        def handler(request: Request, meta: Mapping[str, Any], assigns: Mapping[str, Any]) -> Job:
+            if not served():  # a method of a capability not advertised
+                raise MCPError("method_not_found", f"Method not found: {request.method}")
+            wire.task_id_of(request.params, request.method)  # params before capabilities
+            if not wire.declares_tasks(meta):
+                raise wire.tasks_required()
+            return HookJob(request.method, lambda channel: answer(request.params, assigns))
+
+        return handler
+
+    def capabilities(self, served: bool) -> dict[str, Any]:
+        """The ``extensions`` a Suite advertises: the Tasks extension when ``served``."""
+        return {"extensions": {wire.EXTENSION: {}}} if served else {}
+
+    def check_listen(self, params: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+        """``subscriptions/listen`` asking for ``taskIds`` needs the extension (-32021)."""
+        notifications = params.get("notifications")
+        if isinstance(notifications, Mapping) and notifications.get("taskIds") is not None:
+            if not wire.declares_tasks(meta):
+                raise wire.tasks_required()
+
+    async def _record(self, task_id: str, assigns: Mapping[str, Any]) -> dict[str, Any]:
+        record = await self.store.get(task_id, lost=wire.lease_lost_error())
+        if record is None or record.get("principal") != principal_of(assigns):
+            raise wire.unknown_task(task_id)
+        return record
+
+    async def get(self, params: Mapping[str, Any], assigns: Mapping[str, Any]) -> dict[str, Any]:
+        """``tasks/get``: the DetailedTask."""
+        record = await self._record(wire.task_id_of(params, wire.GET), assigns)
+        return {"resultType": "complete", **wire.detailed(record), "_meta": self._result_meta}
+
+    async def update(self, params: Mapping[str, Any], assigns: Mapping[str, Any]) -> dict[str, Any]:
+        """``tasks/update``: answers reach the waiting task; an empty ack."""
+        task_id = wire.task_id_of(params, wire.UPDATE)
+        responses = wire.update_responses(params)
+        record = await self._record(task_id, assigns)
+        if record["status"] == "input_required" and responses:
+            await self.store.answer(task_id, responses, wire.iso_now())
+            await self._poke(task_id)
+        return {"resultType": "complete", "_meta": self._result_meta}
+
+    async def cancel(self, params: Mapping[str, Any], assigns: Mapping[str, Any]) -> dict[str, Any]:
+        """``tasks/cancel``: the task is ``cancelled`` unless already terminal; an empty ack."""
+        task_id = wire.task_id_of(params, wire.CANCEL)
+        record = await self._record(task_id, assigns)
+        if record["status"] not in wire.TERMINAL and await self.store.finish(
+            task_id, "cancelled", wire.iso_now(), message="Cancelled by the client"
+        ):
+            await self._poke(task_id, cancel=True)
+        return {"resultType": "complete", "_meta": self._result_meta}
