@@ -54,6 +54,7 @@ from genmcp.transports.http import (
     guard,
     host_allow_list,
     modern_preflight,
+    response_headers,
     response_status,
 )
 from genmcp.transports.legacy import LegacyServer
@@ -264,7 +265,9 @@ class MCPEndpoint:
             if event is None:
                 return  # the client went away first
         if type(event) is Answer:  # the call is done: nothing to close
-            await send_json(send, event.response, response_status(event, legacy=legacy), extra)
+            status = response_status(event, legacy=legacy)
+            extra = (*extra, *response_headers(event, legacy=legacy))  # Retry-After on a 429
+            await send_json(send, event.response, status, extra)
             return
         if isinstance(event, Ended):  # cancelled before anything was sent: an empty stream
             await send_empty(send, 200, b"text/event-stream")
