@@ -49,7 +49,7 @@ async def test_the_observed_app_prints_its_spans(
     port = free_port()
     env = {**os.environ, "OTEL_TRACES_EXPORTER": "console", "OTEL_METRICS_EXPORTER": "none",
            "OTEL_SERVICE_NAME": "observed-test"}  # fmt: skip
-    process = subprocess.Popen(
+    process = subprocess.Popen(  # noqa: ASYNC220 - started once, read after it stopped
         [sys.executable, "-m", "uvicorn", "--app-dir", "examples", "observed_app:app",
          "--port", str(port), "--log-level", "warning"],
         cwd=ROOT, env=env, text=True, start_new_session=True,
@@ -69,9 +69,10 @@ async def test_the_observed_app_prints_its_spans(
             meta={"traceparent": TRACEPARENT},
         )  # fmt: skip
         assert simple.result["content"][0]["text"].startswith("This is a simple text")
-        found = await client.request("tools/call", {"name": "lookup", "arguments": {"city": "Oslo"}})
+        oslo, nowhere = ({"name": "lookup", "arguments": {"city": c}} for c in ("Oslo", "X"))
+        found = await client.request("tools/call", oslo)
         assert found.result["content"][0]["text"] == "Norway"
-        missing = await client.request("tools/call", {"name": "lookup", "arguments": {"city": "X"}})
+        missing = await client.request("tools/call", nowhere)
         assert missing.result["isError"] is True
         counted = await client.request(
             "tools/call", {"name": "countdown", "arguments": {"n": 2}}, progress_token="c"
