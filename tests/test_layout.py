@@ -250,7 +250,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps"),
     ("genmcp.storage",),
     ("genmcp._suite",),
-    ("genmcp.middleware", "genmcp.telemetry", "genmcp.observe"),
+    ("genmcp.middleware", "genmcp.telemetry", "genmcp.observe", "genmcp.ratelimit"),
     ("genmcp.suite",),
     ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
     (

@@ -159,12 +159,12 @@ async def test_the_parent_comes_from_http_headers_without_meta(
 
 
 @pytest.mark.parametrize(
-    ("params", "error_type", "code"),
+    ("params", "error_type", "code", "name"),
     [
-        ({"name": "refuses", "arguments": {}}, "tool_error", None),
-        ({"name": "no-such-tool", "arguments": {}}, "-32602", "-32602"),
-        ({"name": "add", "arguments": {"a": "x"}}, "tool_error", None),
-        ({"name": "boom", "arguments": {}}, "-32603", "-32603"),
+        ({"name": "refuses", "arguments": {}}, "tool_error", None, "tools/call refuses"),
+        ({"name": "no-such-tool", "arguments": {}}, "-32602", "-32602", "tools/call"),
+        ({"name": "add", "arguments": {"a": "x"}}, "tool_error", None, "tools/call add"),
+        ({"name": "boom", "arguments": {}}, "-32603", "-32603", "tools/call boom"),
     ],
 )
 async def test_error_type_for_tool_and_protocol_errors(
@@ -174,10 +174,11 @@ async def test_error_type_for_tool_and_protocol_errors(
     params: dict[str, Any],
     error_type: str,
     code: str | None,
+    name: str,
 ) -> None:
     client = modern_client(serve(live_server, otel.suite()))
     reply = await client.request("tools/call", params, validate=False)
-    span = await otel.span(f"tools/call {params['name']}")
+    span = await otel.span(name)
     attributes = dict(span.attributes or {})
     assert attributes["error.type"] == error_type
     assert attributes.get("rpc.response.status_code") == code

@@ -14,6 +14,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     _suite/                     private machinery: the Call and its phase table, catalogs,
                                 outcome -> result, listen, mail
     middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
+    observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
     suite                       routing, capabilities, the live Calls
     transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
     testing/, cli, routes/      the in-process test client; the command line; routes as tools
@@ -30,6 +31,7 @@ from genmcp.apps import AppView
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.middleware import MCPRequest, Middleware, Outcome, TransportContext, watch
+from genmcp.observe import AccessLog, Timing
 from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.prompts import (
@@ -57,6 +59,7 @@ from genmcp.protocol.v2607 import (
     resource_link,
     text,
 )
+from genmcp.ratelimit import Limit, RateLimit
 from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
 from genmcp.storage.tasks import TaskOptions
@@ -78,12 +81,14 @@ _LAZY = {
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccessLog",
     "AppView",
     "CallbackReturnError",
     "Channel",
     "Error",
     "InputRequired",
     "InvalidArguments",
+    "Limit",
     "MCPError",
     "MCPRequest",
     "MCPRouter",
@@ -91,6 +96,7 @@ __all__ = [
     "Outcome",
     "Prompt",
     "PromptRequest",
+    "RateLimit",
     "ResourceNotFound",
     "ResourceRepo",
     "ResourceRequest",
@@ -99,6 +105,7 @@ __all__ = [
     "Stream",
     "Suite",
     "TaskOptions",
+    "Timing",
     "Tool",
     "ToolRequest",
     "TransportContext",

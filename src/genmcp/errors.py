@@ -26,6 +26,7 @@ __all__ = [
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
+    "RATE_LIMITED",
     "REASONS",
     "CallbackReturnError",
     "MCPError",
@@ -47,6 +48,7 @@ UNSUPPORTED_VERSION = -32022
 LEGACY_RESOURCE_NOT_FOUND = -32002
 REQUEST_TIMEOUT = -32001
 SERVER_SHUTDOWN = -32000
+RATE_LIMITED = -32029
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,7 @@ REASONS: dict[str, WireError] = {
         200, INVALID_REQUEST, "Invalid Request: this id is already in flight"
     ),
     # the server
+    "rate_limited": WireError(429, RATE_LIMITED, "Too many requests"),
     "shutting_down": WireError(503, SERVER_SHUTDOWN, "Server shutting down", client_fault=False),
     # shared storage (legacy sessions, worker mail): down or hung, retry after a pause
     "storage_unavailable": WireError(

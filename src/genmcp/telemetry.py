@@ -5,7 +5,9 @@
 for MCP (``docs/gen-ai/mcp.md``, status Development):
 
 - one span of kind SERVER per request, named ``{mcp.method.name} {target}`` (the tool or
-  prompt name; ``resources/read`` keeps the bare method: a URI is high-cardinality), with
+  prompt name when it has the spec's tool-name form, 1-128 of ``A-Za-z0-9_-.``, and the
+  Suite knows it; else the bare method, as for ``resources/read``: a URI or a name the
+  client made up is high-cardinality, and an unknown name is not a metric attribute), with
   ``mcp.method.name``, ``gen_ai.tool.name`` and ``gen_ai.operation.name=execute_tool``,
   ``gen_ai.prompt.name``, ``mcp.resource.uri``, ``jsonrpc.request.id``,
   ``mcp.protocol.version``, ``mcp.session.id`` (legacy sessions), ``network.transport``,
@@ -28,6 +30,7 @@ configured every span is a no-op. Nothing imports this module unless you do.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from typing import Any, Final
@@ -51,8 +54,12 @@ DURATION_BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60,
 """The explicit bucket boundaries the convention advises for both duration histograms."""
 
 _PROPAGATED: Final = ("traceparent", "tracestate", "baggage")
-_MAX_TARGET: Final = 128
-"""A longer tool or prompt name is not put in the span name (cardinality)."""
+_SPAN_TARGET: Final = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+"""A tool or prompt name put in a span name: the spec's tool-name form (else the bare method)."""
+_MAX_ATTRIBUTE: Final = 1024
+"""A longer target is cut in the span attributes (a client chose it)."""
+_UNKNOWN_TARGET: Final = frozenset({"unknown_tool", "unknown_prompt"})
+_TARGET_KEYS: Final = ("gen_ai.tool.name", "gen_ai.prompt.name")
 _METRIC_KEYS: Final = frozenset(
     {
         "mcp.method.name",
@@ -134,11 +141,13 @@ class Telemetry(Middleware):
 
 
 def span_name(request: MCPRequest) -> str:
-    """``{mcp.method.name} {target}`` for a tool or prompt, else the method."""
+    """``{mcp.method.name} {target}`` for a tool or prompt whose name has the spec's form
+    (1-128 of ``A-Za-z0-9_-.``), else the method: a client cannot put text of its choosing
+    (a newline, a megabyte) into span names."""
     method = request.method
     if method in ("tools/call", "prompts/get"):
         target = request.target
-        if target and len(target) <= _MAX_TARGET:
+        if target is not None and _SPAN_TARGET.fullmatch(target):
             return f"{method} {target}"
     return method
 
@@ -151,6 +160,7 @@ def request_attributes(request: MCPRequest) -> dict[str, Any]:
         attributes["jsonrpc.request.id"] = str(request.id)
     target, method = request.target, request.method
     if target is not None:
+        target = target[:_MAX_ATTRIBUTE]
         if method == "tools/call":
             attributes["gen_ai.tool.name"] = target
             attributes["gen_ai.operation.name"] = "execute_tool"
@@ -232,6 +242,9 @@ class _Observer:
             span.set_attributes({k: v for k, v in attributes.items() if k in _ERROR_KEYS})
         elif _input_required(self._answer):
             span.add_event("mcp.input_required")
+        if self._answer is not None and self._answer.reason in _UNKNOWN_TARGET:
+            span.update_name(self._attributes["mcp.method.name"])  # not a name of ours
+            attributes = {k: v for k, v in attributes.items() if k not in _TARGET_KEYS}
         span.end()
         self._owner._record(time.perf_counter() - self._started, attributes)
 

@@ -57,6 +57,7 @@ from genmcp.transports.http import (
     guard,
     host_allow_list,
     modern_preflight,
+    response_headers,
     response_status,
 )
 from genmcp.transports.legacy import LegacyServer
@@ -312,8 +313,12 @@ class MCPEndpoint:
             if event is None:
                 return  # the client went away first
         if type(event) is Answer:  # the call is done: nothing to close
-            if event.reason is not None:
-                extra = (*extra, *retry_after(event.reason))
+            if event.reason is not None:  # Retry-After: storage down (503), rate limited (429)
+                extra = (
+                    *extra,
+                    *retry_after(event.reason),
+                    *response_headers(event, legacy=legacy),
+                )
             await send_json(send, event.response, response_status(event, legacy=legacy), extra)
             return
         if isinstance(event, Ended):  # cancelled before anything was sent: an empty stream

@@ -9,7 +9,8 @@
   ``Mcp-Name`` / ``Mcp-Param-*``, the other ``_meta`` keys.
 * ``decode_header_value``: the ``=?base64?...?=`` header form.
 * ``response_status``: the HTTP status a response travels with: the only place a protocol
-  outcome becomes a status (through ``errors.http_status``, the one table).
+  outcome becomes a status (through ``errors.http_status``, the one table);
+  ``response_headers``: the ``Retry-After`` a 429/503 carries.
 
 Headers arrive as a dict of lower-cased names to str values. Imports genmcp's
 pure modules only; never Starlette or FastAPI.
@@ -21,6 +22,7 @@ import base64
 import binascii
 import functools
 import ipaddress
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
@@ -39,6 +41,7 @@ __all__ = [
     "host_of",
     "modern_preflight",
     "origin_host",
+    "response_headers",
     "response_status",
 ]
 
@@ -188,6 +191,22 @@ def response_status(final: Answer, *, legacy: bool) -> int:
     """
     status = http_status(final.reason)
     return 200 if legacy and status < 500 else status
+
+
+_RETRYABLE: Final = frozenset({429, 503})
+
+
+def response_headers(final: Answer, *, legacy: bool) -> tuple[tuple[str, str], ...]:
+    """Headers a response's status calls for: ``Retry-After`` (whole seconds, at least 1)
+    on a modern 429 or 503 whose error carries ``data.retryAfter`` (``genmcp.ratelimit``)."""
+    if legacy or final.reason is None or http_status(final.reason) not in _RETRYABLE:
+        return ()
+    error = final.response.get("error")
+    data = error.get("data") if isinstance(error, dict) else None
+    wait = data.get("retryAfter") if isinstance(data, dict) else None
+    if isinstance(wait, int | float) and not isinstance(wait, bool) and math.isfinite(wait):
+        return (("retry-after", str(max(1, math.ceil(wait)))),)
+    return ()
 
 
 def modern_preflight(

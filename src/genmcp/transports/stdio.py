@@ -131,6 +131,7 @@ class StdioServer:
         self.max_line_bytes = max_line_bytes
         self._reader, self._writer = reader, writer
         self._calls: dict[RequestId, asyncio.Task[None]] = {}  # requests in flight
+        self._relays: dict[RequestId, Relay] = {}  # their Calls, once the Suite made them
         self._stopped: asyncio.Event | None = None
         self._broken = False
         self._era: str | None = None  # "modern" or "legacy", fixed by the first request
@@ -233,9 +234,13 @@ class StdioServer:
         if message.method != "notifications/cancelled":
             return  # e.g. notifications/initialized: nothing to do
         request_id = message.params.get("requestId")
-        call = self._calls.pop(request_id, None) if isinstance(request_id, str | int) else None
+        if not isinstance(request_id, str | int):
+            return
+        call, relay = self._calls.pop(request_id, None), self._relays.pop(request_id, None)
         if call is not None:
             log.debug("request %r cancelled by the client", message.params.get("requestId"))
+            if relay is not None:
+                relay.call.cancel()  # a cancel, not a disconnect, to the Call's observers
             call.cancel()
 
     def _request(self, request: Request) -> None:
@@ -272,6 +277,7 @@ class StdioServer:
             relay = await self._relay(request)
             if relay is None:
                 return
+            self._relays[request.id] = relay
             try:
                 async for event in relay:
                     if isinstance(event, Interim):
@@ -283,6 +289,7 @@ class StdioServer:
         finally:
             if self._calls.get(request.id) is asyncio.current_task():
                 del self._calls[request.id]
+                self._relays.pop(request.id, None)
             if context is not None and token is not None:
                 unbind(token)
                 await context.aclose()  # the call's yield dependencies end here
