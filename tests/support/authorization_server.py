@@ -78,7 +78,7 @@ def authorization_problem() -> str | None:
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -89,7 +89,7 @@ class AuthorizationServer:
     """One running oidc-provider; `issuer`, `token(...)`, `forge(...)`, `stop()`."""
 
     def __init__(self, *, opaque: tuple[str, ...] = (), ttl_s: int = 300) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
         self.rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.ec_key = ec.generate_private_key(ec.SECP256R1())
