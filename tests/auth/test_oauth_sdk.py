@@ -31,13 +31,19 @@ from typing import Final
 import httpx2
 import pytest
 from mcp import Client
-from mcp.client.auth import TokenStorage
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, TokenStorage
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
-from support.authorization_server import CLIENTS, AuthorizationServer, free_port
+from support.authorization_server import (
+    CLIENTS,
+    PUBLIC_CLIENT,
+    REDIRECT_URI,
+    AuthorizationServer,
+    free_port,
+)
 from support.examples import load
 from support.recorder import Recorder
 from support.server import LiveServers
@@ -182,3 +188,61 @@ async def test_sdk_legacy_session_carries_the_token_everywhere(served: Served) -
     bearer = f"Bearer {storage.tokens[-1].access_token}"
     later = [e for e in served.wire.exchanges if e.path == "/mcp"][1:]
     assert {e.headers.get("authorization") for e in later} == {bearer}
+
+
+class Browser:
+    """The SDK's redirect and callback handlers, played without a person (see `authorize`)."""
+
+    def __init__(self, auth: AuthorizationServer) -> None:
+        self.auth = auth
+        self.asked: list[dict[str, str]] = []  # the authorization requests' parameters
+        self.answer: dict[str, str] = {}
+
+    async def redirect(self, url: str) -> None:
+        self.asked.append(dict(httpx2.URL(url).params))
+        self.answer = await self.auth.authorize(url)
+
+    async def callback(self) -> AuthorizationCodeResult:
+        return AuthorizationCodeResult(**self.answer)
+
+
+def authorization_code(
+    served: Served, storage: MemoryStorage, browser: Browser
+) -> OAuthClientProvider:
+    storage.client_info = OAuthClientInformationFull(  # pre-registered: no DCR
+        client_id=PUBLIC_CLIENT,
+        redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]
+        grant_types=["authorization_code"],
+        response_types=["code"],
+        token_endpoint_auth_method="none",
+    )
+    metadata = OAuthClientMetadata(
+        redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]
+        grant_types=["authorization_code"],
+        response_types=["code"],
+        token_endpoint_auth_method="none",
+    )
+    return OAuthClientProvider(
+        served.mcp,
+        metadata,
+        storage,
+        redirect_handler=browser.redirect,
+        callback_handler=browser.callback,
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_sdk_authorization_code_with_pkce(served: Served, mode: str) -> None:
+    storage, browser = MemoryStorage(), Browser(served.auth)
+    async with connect(served, authorization_code(served, storage, browser), mode) as client:
+        result = await client.call_tool("whoami", {})
+    assert result.structured_content == {
+        "principal": "alice",  # the user who logged in, not a client
+        "client_id": PUBLIC_CLIENT,
+        "scopes": ["mcp:tools"],
+    }
+    [asked] = browser.asked
+    assert asked["code_challenge_method"] == "S256" and len(asked["code_challenge"]) == 43
+    assert asked["resource"] == served.mcp and asked["scope"] == "mcp:tools"
+    assert browser.answer["iss"] == served.auth.issuer  # RFC 9207, checked by the SDK
+    assert len(storage.tokens) == 1
