@@ -10,9 +10,9 @@ caller's assigns (principal, scopes, client id, claims: never the token) or answ
 request itself with the RFC 6750 challenge: 401 without ``error`` when no bearer token was
 sent, 401 ``invalid_token``, 403 ``insufficient_scope``, 400 ``invalid_request`` for two
 ``Authorization`` headers or a malformed bearer value. In the endpoint, the challenges of a
-2026-07-28 request also name the scopes of the operation its ``Mcp-Method`` / ``Mcp-Name``
-headers announce (a client asks for everything at once; a lying header only changes what a
-refusal advertises). The transport then calls
+2026-07-28 ``tools/call`` or ``prompts/get`` also name the scopes of the tool or prompt its
+``Mcp-Method`` / ``Mcp-Name`` headers announce (a client asks for everything at once; a
+lying header only changes what a refusal advertises). The transport then calls
 :meth:`OAuthResource.authorize_message` with the parsed JSON-RPC request, before the Suite
 runs and before any stream opens, for the scopes of the tool, prompt or resource it names.
 
@@ -57,6 +57,7 @@ _TOKEN68: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 _TARGET: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _NO_STORE: Final = {"cache-control": "no-store"}
 _JSON: Final = "application/json"
+_NAMED: Final = frozenset({"tools/call", "prompts/get"})
 
 
 class OAuthResource:
@@ -126,10 +127,11 @@ class OAuthResource:
     async def asgi_check(self, scope: Scope, suite: Suite) -> Mapping[str, Any] | Refusal:
         """In the raw endpoint: the caller's assigns, or the challenge to send.
 
-        Runs before the body is read; the scopes of the operation named by the 2026-07-28
-        ``Mcp-Method`` / ``Mcp-Name`` headers go into every challenge.
+        Runs before the body is read; the scopes of the tool or prompt named by the
+        2026-07-28 ``Mcp-Method`` / ``Mcp-Name`` headers go into every challenge.
         """
-        values, method, name = [], None, None
+        values: list[str] = []
+        method = name = None
         for key, value in scope["headers"]:
             if key == b"authorization":
                 values.append(value.decode("latin-1"))
@@ -137,7 +139,10 @@ class OAuthResource:
                 method = value.decode("latin-1")
             elif key == b"mcp-name":
                 name = value.decode("latin-1")
-        needed = () if method is None or name is None else suite.required_scopes(method, name)
+        # a name lookup only: resources/read would run the repositories' parse_uri pre-auth
+        needed: tuple[str, ...] = ()
+        if method in _NAMED and name is not None:
+            needed = suite.required_scopes(method, name)
         return await self.authenticate(values, needed)
 
     async def authenticate(
