@@ -32,11 +32,7 @@ def test_the_docs_have_code_to_run() -> None:
 @pytest.mark.parametrize(("name", "code"), blocks(), ids=[name for name, _ in blocks()])
 def test_every_docs_code_block_runs(name: str, code: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT,
         env={**os.environ, "GENMCP_SECRET_KEY": "docs-test-key-" + "x" * 32},
     )
     assert done.returncode == 0, f"{name}:\n{done.stderr}"
@@ -46,10 +42,7 @@ def test_every_docs_code_block_runs(name: str, code: str) -> None:
 def test_the_site_builds_in_strict_mode(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=110,
-        cwd=ROOT,
+        capture_output=True, text=True, timeout=110, cwd=ROOT,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert done.returncode == 0, done.stderr[-3000:]

@@ -57,13 +57,8 @@ async def http(base: str) -> AsyncIterator[httpx.AsyncClient]:
 async def call(http: httpx.AsyncClient, name: str, arguments: Any, **extra: Any) -> Any:
     params = {"name": name, "arguments": arguments, "_meta": META, **extra}
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
-    headers = {
-        **ALICE,
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": name,
-    }
+    headers = {**ALICE, "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name}
     reply = await http.post("/mcp", json=body, headers=headers)
     assert reply.status_code == 200, reply.text
     if reply.headers["content-type"].startswith("text/event-stream"):
@@ -122,11 +117,8 @@ async def test_a_stream_fed_by_a_background_job(http: httpx.AsyncClient) -> None
 
 @pytest.mark.parametrize("version", ["2026-07-28", "2025-11-25", "2025-03-26"])
 async def test_the_test_kit_runs_the_lifespan_in_both_eras(version: str) -> None:
-    answers = (
-        {"ok": accept({"yes": True})}
-        if version.startswith("2026")
-        else {"elicitation/create": accept({"yes": True})}
-    )
+    answers = {"ok": accept({"yes": True})} if version.startswith("2026") else {
+        "elicitation/create": accept({"yes": True})}
     async with MCPTestClient(shop.app, headers=ALICE, protocol_version=version) as client:
         stock = await client.call_tool("stock", {"name": "hammer"})
         assert json.loads(stock.text) == {"units": 12}  # 2025-03-26 has no structuredContent
@@ -198,9 +190,8 @@ class Where(Tool, name="where", description="Where the caller is."):
 
 def where_app() -> FastAPI:
     app = FastAPI()
-    app.include_router(
-        mcp_router(server_name="w", server_version="1", tools=[Where]), prefix="/mcp"
-    )
+    app.include_router(mcp_router(server_name="w", server_version="1", tools=[Where]),
+                       prefix="/mcp")
     return app
 
 
@@ -225,23 +216,12 @@ async def test_resolve_without_an_app_says_how_to_get_one() -> None:
 
 
 def stdio(*extra: str, lines: list[dict[str, Any]]) -> subprocess.CompletedProcess[str]:
-    command = [
-        sys.executable,
-        "-m",
-        "genmcp",
-        "run",
-        "shop_app:app",
-        "--app-dir",
-        str(ROOT / "examples"),
-        "--transport",
-        "stdio",
-        *extra,
-    ]
+    command = [sys.executable, "-m", "genmcp", "run", "shop_app:app", "--app-dir",
+               str(ROOT / "examples"), "--transport", "stdio", *extra]
     text = "".join(json.dumps(line) + "\n" for line in lines)
     env = {**os.environ, "GENMCP_SECRET_KEY": "shop-test-secret-0123456789abcdef0123456789"}
-    return subprocess.run(
-        command, input=text, capture_output=True, text=True, timeout=30, env=env, check=False
-    )
+    return subprocess.run(command, input=text, capture_output=True, text=True, timeout=30,
+                          env=env, check=False)
 
 
 def tools_call(name: str, arguments: Any, **extra: Any) -> dict[str, Any]:
@@ -250,14 +230,10 @@ def tools_call(name: str, arguments: Any, **extra: Any) -> dict[str, Any]:
 
 
 def test_stdio_runs_the_lifespan_and_the_auth_dependency() -> None:
-    done = stdio(
-        "--header",
-        "Authorization: Bearer alice-token",
-        lines=[
-            tools_call("stock", {"name": "hammer"}),
-            tools_call("buy", {"name": "saw"}, inputResponses=YES),
-        ],
-    )
+    done = stdio("--header", "Authorization: Bearer alice-token", lines=[
+        tools_call("stock", {"name": "hammer"}),
+        tools_call("buy", {"name": "saw"}, inputResponses=YES),
+    ])
     replies = {r["id"]: r for r in map(json.loads, done.stdout.splitlines())}
     assert done.returncode == 0, done.stderr
     assert replies["stock"]["result"]["structuredContent"] == {"units": 12}
@@ -265,14 +241,10 @@ def test_stdio_runs_the_lifespan_and_the_auth_dependency() -> None:
 
 
 def test_stdio_assigns_skip_the_auth_dependency_but_not_dependencies_using_it() -> None:
-    done = stdio(
-        "--assigns",
-        '{"principal": "carol"}',
-        lines=[
-            tools_call("stock", {"name": "saw"}),
-            tools_call("buy", {"name": "saw"}, inputResponses=YES),
-        ],
-    )
+    done = stdio("--assigns", '{"principal": "carol"}', lines=[
+        tools_call("stock", {"name": "saw"}),
+        tools_call("buy", {"name": "saw"}, inputResponses=YES),
+    ])
     replies = {r["id"]: r for r in map(json.loads, done.stdout.splitlines())}
     assert done.returncode == 0, done.stderr
     assert replies["stock"]["result"]["structuredContent"] == {"units": 0}

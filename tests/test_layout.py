@@ -255,7 +255,6 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
 )
 """DESIGN.md §1, lowest first: a module imports only from its own layer or below."""
 
-
 def layer_of(name: str) -> int:
     for rank, prefixes in enumerate(LAYERS):
         if any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes):

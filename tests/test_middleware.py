@@ -147,7 +147,9 @@ async def test_the_outcome_of_streamed_and_failed_calls(
 
     suite = make_suite(middleware=[Recorder("r", [], outcomes), events_of])
     client = modern_client(serve(live_server, suite))
-    await client.request("tools/call", {"name": "count", "arguments": {"n": 2}}, progress_token="t")
+    await client.request(
+        "tools/call", {"name": "count", "arguments": {"n": 2}}, progress_token="t"
+    )
     await client.request("tools/call", {"name": "boom", "arguments": {}})
     for _ in range(100):
         if len(outcomes) == 2:

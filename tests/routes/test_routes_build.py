@@ -26,15 +26,8 @@ def names(tools: list[type[RouteTool]]) -> list[str]:
 
 
 APP, _ = shop.make_app()
-ALL = [
-    "crash",
-    "create_product",
-    "delete_product",
-    "get_product",
-    "list_products",
-    "maintenance",
-    "whoami",
-]
+ALL = ["crash", "create_product", "delete_product", "get_product", "list_products",
+       "maintenance", "whoami"]
 
 
 def test_everything_but_a_streaming_route_by_default_is_refused_clearly() -> None:
@@ -52,14 +45,10 @@ def test_everything_but_a_streaming_route_by_default_is_refused_clearly() -> Non
         ({"methods": ["post", "DELETE"]}, ["create_product", "delete_product"]),
         ({"tags": ["products"], "methods": ["GET"]}, ["get_product", "list_products"]),
         ({"tags": ["products"], "exclude_methods": ["GET"]}, ["create_product", "delete_product"]),
-        (
-            {"paths": ["/products*"], "exclude_paths": ["*/{product_id}"]},
-            ["create_product", "list_products"],
-        ),
-        (
-            {"exclude_tags": ["files", "broken", "meta"], "exclude_operations": ["list_products"]},
-            ["create_product", "delete_product", "get_product"],
-        ),
+        ({"paths": ["/products*"], "exclude_paths": ["*/{product_id}"]},
+         ["create_product", "list_products"]),
+        ({"exclude_tags": ["files", "broken", "meta"], "exclude_operations": ["list_products"]},
+         ["create_product", "delete_product", "get_product"]),
     ],
 )
 def test_selection(selection: dict[str, Any], expected: list[str]) -> None:
@@ -153,13 +142,9 @@ async def test_generated_tools_are_ordinary_tools_and_subclassable() -> None:
     async def echo(word: str, authorization: Annotated[str | None, Header()] = None) -> str:
         return f"{word}:{authorization}"
 
-    tools = {
-        t().option("name"): t
-        for t in route_tools(
-            app,
-            credentials=lambda assigns: {"authorization": f"Bearer {assigns['principal']}"},
-        )
-    }
+    tools = {t().option("name"): t for t in route_tools(
+        app, credentials=lambda assigns: {"authorization": f"Bearer {assigns['principal']}"},
+    )}
 
     class Shouting(tools["echo"]):  # type: ignore[misc,valid-type]
         def to_result(self, reply: Any, arg: Any) -> dict[str, Any]:
@@ -197,13 +182,10 @@ async def test_an_oversized_response_is_a_502_result() -> None:
     async def big() -> str:
         return "x" * 5000
 
-    suite = Suite(
-        server_name="t", server_version="1", tools=route_tools(app, max_response_bytes=1000)
-    )
+    suite = Suite(server_name="t", server_version="1",
+                  tools=route_tools(app, max_response_bytes=1000))
     async with MCPTestClient(suite) as client:
         call = await client.call_tool("big", {})
     assert call.is_error
     assert json.loads(call.content[0]["text"]) == {
-        "status": 502,
-        "detail": "the route's response exceeds 1000 bytes",
-    }
+        "status": 502, "detail": "the route's response exceeds 1000 bytes"}

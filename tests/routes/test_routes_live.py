@@ -24,9 +24,8 @@ from support.server import LiveServers
 def served() -> Iterator[tuple[str, shop.Database]]:
     app, db = shop.make_app(debug=True)
     app.include_router(
-        routes_router(
-            app, server_name="shop", server_version="1.0", exclude_tags=["files"], headers=True
-        ),
+        routes_router(app, server_name="shop", server_version="1.0",
+                      exclude_tags=["files"], headers=True),
         prefix="/mcp",
     )
     live = LiveServers()
@@ -50,9 +49,8 @@ def client(base: str, headers: dict[str, str] | None = None) -> ModernClient:
     return ModernClient(base, headers=headers)
 
 
-async def call(
-    base: str, name: str, arguments: dict[str, Any], headers: dict[str, str] | None = shop.ALICE
-) -> dict[str, Any]:
+async def call(base: str, name: str, arguments: dict[str, Any],
+               headers: dict[str, str] | None = shop.ALICE) -> dict[str, Any]:
     async with client(base, headers) as mcp:
         reply = await mcp.request("tools/call", {"name": name, "arguments": arguments})
     assert reply.status == 200, reply
@@ -65,26 +63,15 @@ def report(result: dict[str, Any]) -> Any:
     return json.loads(result["content"][0]["text"])
 
 
-NEW = {
-    "name": "lamp",
-    "color": "red",
-    "dimensions": {"width_cm": 20, "height_cm": 45},
-    "tags": ["light"],
-}
+NEW = {"name": "lamp", "color": "red", "dimensions": {"width_cm": 20, "height_cm": 45},
+       "tags": ["light"]}
 
 
 async def test_the_listing_describes_each_route(base: str) -> None:
     async with client(base, shop.ALICE) as mcp:
         tools = {t["name"]: t for t in (await mcp.request("tools/list", {})).result["tools"]}
-    assert sorted(tools) == [
-        "crash",
-        "create_product",
-        "delete_product",
-        "get_product",
-        "list_products",
-        "maintenance",
-        "whoami",
-    ]
+    assert sorted(tools) == ["crash", "create_product", "delete_product", "get_product",
+                             "list_products", "maintenance", "whoami"]
     create = tools["create_product"]
     assert create["description"] == "Adds a product."
     assert create["annotations"] == {"readOnlyHint": False, "idempotentHint": False}
@@ -120,8 +107,10 @@ async def test_create_then_read_runs_the_routes_auth_and_session(
 
 
 async def test_query_lists_and_enums_reach_the_route(base: str) -> None:
-    await call(base, "create_product", {**NEW, "name": "chair", "color": "green", "tags": ["wood"]})
-    found = await call(base, "list_products", {"color": "green", "tag": ["wood", "x"], "limit": 5})
+    await call(base, "create_product", {**NEW, "name": "chair", "color": "green",
+                                         "tags": ["wood"]})
+    found = await call(base, "list_products", {"color": "green", "tag": ["wood", "x"],
+                                               "limit": 5})
     names = [p["name"] for p in found["structuredContent"]["result"]]
     assert "chair" in names and "lamp" not in names
 

@@ -119,13 +119,8 @@ def _products(app: FastAPI, db: Database, user: Any, writer: Any, session: Any) 
     Reader = Annotated[tuple[str, set[str]], Depends(user)]
     DB = Annotated[Session, Depends(session)]
 
-    @app.get(
-        "/products/{product_id}",
-        operation_id="get_product",
-        tags=["products"],
-        summary="Read a product",
-        response_model=Product,
-    )
+    @app.get("/products/{product_id}", operation_id="get_product", tags=["products"],
+             summary="Read a product", response_model=Product)
     async def get_product(product_id: int, who: Reader, s: DB) -> dict[str, Any]:
         """Returns one product, or 404 when there is none."""
         product = db.products.get(product_id)
@@ -133,9 +128,8 @@ def _products(app: FastAPI, db: Database, user: Any, writer: Any, session: Any) 
             raise HTTPException(404, f"No product {product_id}")
         return {**product, "session": s.id}
 
-    @app.get(
-        "/products", operation_id="list_products", tags=["products"], response_model=list[Product]
-    )
+    @app.get("/products", operation_id="list_products", tags=["products"],
+             response_model=list[Product])
     async def list_products(
         who: Reader,
         s: DB,
@@ -147,17 +141,13 @@ def _products(app: FastAPI, db: Database, user: Any, writer: Any, session: Any) 
         found = [
             {**p, "session": s.id}
             for p in db.products.values()
-            if (color is None or p["color"] == color) and (not tag or set(tag) & set(p["tags"]))
+            if (color is None or p["color"] == color)
+            and (not tag or set(tag) & set(p["tags"]))
         ]
         return found[:limit]
 
-    @app.post(
-        "/products",
-        operation_id="create_product",
-        tags=["products"],
-        status_code=201,
-        response_model=Product,
-    )
+    @app.post("/products", operation_id="create_product", tags=["products"], status_code=201,
+              response_model=Product)
     async def create_product(
         product: ProductIn, owner: Annotated[str, Depends(writer)], s: DB
     ) -> dict[str, Any]:
@@ -167,9 +157,8 @@ def _products(app: FastAPI, db: Database, user: Any, writer: Any, session: Any) 
         db.products[new_id] = stored
         return {**stored, "session": s.id}
 
-    @app.delete(
-        "/products/{product_id}", operation_id="delete_product", tags=["products"], status_code=204
-    )
+    @app.delete("/products/{product_id}", operation_id="delete_product", tags=["products"],
+                status_code=204)
     async def delete_product(product_id: int, owner: Annotated[str, Depends(writer)]) -> None:
         """Removes a product."""
         if db.products.pop(product_id, None) is None:
