@@ -2,10 +2,13 @@
 
     .venv/bin/python bench/auth_overhead.py [calls]
 
-Starts the test authorization server (oidc-provider, see tests/support), serves
-examples/protected_app.py and the same tools without auth under uvicorn on loopback, and
-times sequential ``tools/call whoami`` over one keep-alive connection each. Prints the
-median and mean latency of both and the difference.
+Starts the test authorization server (oidc-provider, see tests/support), serves under
+uvicorn on loopback: the same ``whoami`` tool without auth, ``examples/protected_app.py``
+(``OAuthResource`` checked inside the raw MCP endpoint), and the same resource as a FastAPI
+dependency of an API route (the path ``OAuthResource`` took before ``asgi_check``, still the
+one for ``dependencies=`` or wrapped auth). Times sequential ``tools/call whoami`` over one
+keep-alive connection each, servers interleaved, two rounds. Prints median and mean latency
+of each and the differences.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from genmcp import mcp_router
+from genmcp.auth import JWTVerifier, OAuthResource
 from support.authorization_server import AuthorizationServer, authorization_problem
 from support.examples import load
 from support.oauth import RESOURCE, VERSION, call_message
@@ -62,17 +67,51 @@ def main() -> None:
             mcp_router(server_name="plain", server_version="1", tools=[example.WhoAmI]),
             prefix="/mcp",
         )
+        routed = FastAPI()
+        resource = OAuthResource(
+            resource=RESOURCE,
+            authorization_servers=[auth.issuer],
+            verifier=JWTVerifier(auth.issuer),
+            required_scopes=["mcp:tools"],
+        )
+
+        async def as_dependency(request: Request) -> Any:  # no asgi_check: an API route
+            return await resource(request)
+
+        as_dependency.authorize_message = resource.authorize_message  # type: ignore[attr-defined]
+        routed.include_router(
+            mcp_router(
+                server_name="routed",
+                server_version="1",
+                tools=[example.WhoAmI],
+                auth=as_dependency,
+            ),
+            prefix="/mcp",
+        )
         bearer = {"authorization": f"Bearer {auth.token(RESOURCE)}"}
-        with LiveServer(protected) as p_url, LiveServer(plain) as u_url:
-            rounds = [(timed(u_url, {}, calls), timed(p_url, bearer, calls)) for _ in range(2)]
-        unprotected = [s for r in rounds for s in r[0]]
-        verified = [s for r in rounds for s in r[1]]
-        for name, samples in (("unprotected", unprotected), ("JWKS-verified", verified)):
+        with (
+            LiveServer(protected) as p_url,
+            LiveServer(plain) as u_url,
+            LiveServer(routed) as r_url,
+        ):
+            rounds = [
+                (timed(u_url, {}, calls), timed(p_url, bearer, calls), timed(r_url, bearer, calls))
+                for _ in range(2)
+            ]
+        results = {
+            "unprotected": [s for r in rounds for s in r[0]],
+            "JWKS, endpoint": [s for r in rounds for s in r[1]],
+            "JWKS, API route": [s for r in rounds for s in r[2]],
+        }
+        for name, samples in results.items():
             print(
-                f"{name:14} median {statistics.median(samples):7.1f} us  mean {statistics.fmean(samples):7.1f} us"
+                f"{name:16} median {statistics.median(samples):7.1f} us"
+                f"  mean {statistics.fmean(samples):7.1f} us"
             )
-        extra = statistics.median(verified) - statistics.median(unprotected)
-        print(f"auth cost per request (median difference): {extra:.1f} us")
+        base = statistics.median(results["unprotected"])
+        for name in ("JWKS, endpoint", "JWKS, API route"):
+            extra = statistics.median(results[name]) - base
+            print(f"auth cost per request, {name} (median difference): {extra:.1f} us")
     finally:
         auth.stop()
 

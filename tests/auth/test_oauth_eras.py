@@ -21,6 +21,7 @@ from genmcp.auth.redact import QueryTokenFilter
 from support.legacy_client import LegacyClient
 from support.oauth import RESOURCE, RESOURCE_METADATA, Protected, call, challenge
 from support.server import LiveServers
+from support.www_authenticate import parse_bearer
 
 
 @pytest.fixture
@@ -58,6 +59,9 @@ async def test_legacy_every_method_needs_the_token(
     assert denied.status == 403
     assert challenge_of(denied.headers)["scope"] == "mcp:tools notes:write"
     assert denied.error["code"] == -32600
+
+
+TOOL_SCOPES = 'mcp:tools odd"scope\\, error="none'
 
 
 def challenge_of(headers: Any) -> dict[str, str]:
@@ -180,3 +184,53 @@ async def test_tools_list_shows_only_the_tools_the_caller_may_use(protected: Pro
     assert await names("mcp:tools") == ["whoami"]
     assert await names("mcp:tools notes:write") == ["whoami", "write_note"]
     assert await names("mcp:tools admin") == ["whoami", "write_note"]  # through the hierarchy
+
+
+async def test_the_raw_endpoint_and_the_api_route_answer_alike(
+    protected: Protected, live_server: LiveServers
+) -> None:
+    """`OAuthResource` alone runs in the raw endpoint; with `dependencies=` it is a FastAPI
+    dependency of an API route. Both give the same statuses; the endpoint's challenges also
+    name the scopes of the tool `Mcp-Name` announces. stdio finds it either way."""
+    from fastapi import Depends
+    from starlette.routing import Route
+
+    from genmcp.transports.stdio_app import mcp_of
+
+    def resource() -> OAuthResource:
+        return OAuthResource(
+            resource=RESOURCE,
+            authorization_servers=[protected.auth.issuer],
+            verifier=JWTVerifier(protected.auth.issuer),
+            required_scopes=["mcp:tools"],
+        )
+
+    def noop() -> None:
+        return None
+
+    raw, routed = resource(), resource()
+    apps, kinds = [], []
+    for auth, extra in ((raw, None), (routed, [Depends(noop)])):
+        app = FastAPI()
+        router = mcp_router(
+            server_name="a", server_version="1", tools=[Hostile], auth=auth, dependencies=extra
+        )
+        app.include_router(router, prefix="/mcp")
+        apps.append(app)
+        kinds.append(type(router.routes[0]))
+        assert mcp_of(app)[0][1] is auth  # what stdio runs once
+    assert kinds[0] is Route and kinds[1] is not Route  # raw: no FastAPI dependency machinery
+    seen = []
+    for app in apps:
+        url = live_server(app)
+        weak = protected.bearer("notes:read")
+        answers = [
+            await call(url, 'x", scope="admin', headers=headers)
+            for headers in ({}, {"authorization": "Bearer nope"}, weak, protected.bearer())
+        ]
+        seen.append([(a.status_code, a.headers.get("www-authenticate")) for a in answers])
+    assert [status for status, _ in seen[0]] == [status for status, _ in seen[1]]
+    assert [status for status, _ in seen[0]] == [401, 401, 403, 403]
+    assert seen[0][3] == seen[1][3]  # the tool's own scope missing: every scope, either way
+    scopes = [[parse_bearer(value or "")["scope"] for _, value in one[:3]] for one in seen]
+    assert scopes == [[TOOL_SCOPES] * 3, ["mcp:tools"] * 3]

@@ -61,6 +61,10 @@ KNOWN_CAP: Final = 10
 """KNOWN cases run one at a time and may each wait `READ_LIMIT_S`: this many per category."""
 
 
+FAILS_BY_DESIGN: Final = frozenset({"protocol_error_job"})
+"""Conformance fixtures that answer a protocol error (-32603) on purpose: not client faults."""
+
+
 @dataclass
 class Outcome:
     case: Case
@@ -174,6 +178,7 @@ class Target:
         )
 
     async def catalog(self) -> Catalog:
+        """What the server serves, less the fixtures whose job is to fail (FAILS_BY_DESIGN)."""
         found: dict[str, list[Any]] = {}
         for method, key in (
             ("tools/list", "tools"),
@@ -190,7 +195,11 @@ class Target:
                 if not cursor:
                     break
         return Catalog(
-            tools={t["name"]: t.get("inputSchema", {}) for t in found["tools"]},
+            tools={
+                t["name"]: t.get("inputSchema", {})
+                for t in found["tools"]
+                if t["name"] not in FAILS_BY_DESIGN
+            },
             prompts=tuple(p["name"] for p in found["prompts"]),
             resources=tuple(r["uri"] for r in found["resources"]),
             templates=tuple(t["uriTemplate"] for t in found["resourceTemplates"]),

@@ -4,7 +4,9 @@ Owns: installing `oidc-provider` into `.cache/oidc-provider` (gitignored) from t
 registry on first use, generating the AS's signing keys (one RS256 key it signs with, one
 ES256 key it only publishes), starting `tests/support/oidc_as.mjs` on a free loopback port
 and stopping it (by its pid), and getting real access tokens from it with the
-client-credentials grant for a resource indicator (RFC 8707).
+client-credentials grant for a resource indicator (RFC 8707). `PUBLIC_CLIENT` uses the
+authorization code grant with PKCE; `oidc_as.mjs` approves its login and consent at once, so
+`authorize(url)` follows the browser's redirects to the code.
 
 `forge(claims, ...)` signs tokens the AS would never issue (no `exp`, another `iss`, an
 algorithm the resource does not accept) with the AS's own keys, so only the one property
@@ -36,6 +38,10 @@ CACHE: Final = Path(os.environ.get("GENMCP_OIDC_CACHE", ROOT / ".cache" / "oidc-
 OIDC_PROVIDER: Final = "oidc-provider@9.13.3"
 SCOPES: Final = ("mcp:tools", "notes:write", "notes:read", "admin")
 CLIENTS: Final = {"alice": "alice-secret", "bob": "bob-secret", "resource-server": "rs-secret"}
+PUBLIC_CLIENT: Final = "pkce-app"
+"""A public client (no secret) for authorization code + PKCE; logs in as `alice` at once."""
+REDIRECT_URI: Final = "http://127.0.0.1:9/callback"
+"""Its redirect URI: never contacted, the tests read the code off the redirect."""
 
 
 def _node() -> str | None:
@@ -78,7 +84,7 @@ def authorization_problem() -> str | None:
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -89,7 +95,7 @@ class AuthorizationServer:
     """One running oidc-provider; `issuer`, `token(...)`, `forge(...)`, `stop()`."""
 
     def __init__(self, *, opaque: tuple[str, ...] = (), ttl_s: int = 300) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
         self.rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.ec_key = ec.generate_private_key(ec.SECP256R1())
@@ -113,6 +119,15 @@ class AuthorizationServer:
                     "response_types": [],
                 }
                 for client, secret in CLIENTS.items()
+            ]
+            + [
+                {
+                    "client_id": PUBLIC_CLIENT,
+                    "token_endpoint_auth_method": "none",
+                    "grant_types": ["authorization_code"],
+                    "redirect_uris": [REDIRECT_URI],
+                    "response_types": ["code"],
+                }
             ],
         }
         env = {
@@ -163,6 +178,21 @@ class AuthorizationServer:
         response.raise_for_status()
         token: str = response.json()["access_token"]
         return token
+
+    async def authorize(self, url: str) -> dict[str, str]:
+        """Play the browser: follow `url` (an authorization request) to the redirect URI.
+
+        Returns the query of the final redirect (`code`, `state`, `iss`, or `error`).
+        """
+        async with httpx.AsyncClient(timeout=10) as browser:  # keeps the interaction cookies
+            for _ in range(10):
+                response = await browser.get(url)
+                if response.status_code not in (302, 303):
+                    raise RuntimeError(f"authorization stopped at {response.status_code}")
+                url = str(response.url.join(response.headers["location"]))
+                if url.startswith(REDIRECT_URI):
+                    return dict(httpx.URL(url).params)
+        raise RuntimeError("too many redirects in the authorization request")
 
     def forge(
         self, claims: dict[str, Any], *, alg: str = "RS256", headers: dict[str, Any] | None = None

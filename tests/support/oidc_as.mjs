@@ -1,6 +1,8 @@
 // A real OAuth 2.1 authorization server for the auth tests: the certified `oidc-provider`
 // package (npm), configured from the JSON in $AS_CONFIG, listening on 127.0.0.1:$port.
-// Client-credentials grant, RFC 8707 resource indicators (every indicator gets JWT access
+// Client-credentials grant, authorization code + PKCE (public clients; the login and consent
+// interactions approve at once, as user `alice`, every scope and resource asked for), RFC 8707
+// resource indicators (every indicator gets JWT access
 // tokens with aud = the indicator, RS256, except those listed as `opaque`), RFC 7662
 // introspection. Prints "ready <port>" once it listens. The module folder is $AS_MODULES.
 import { createRequire } from 'node:module';
@@ -31,6 +33,29 @@ const provider = new Provider(cfg.issuer, {
       }),
     },
   },
+});
+// The interaction pages a browser would show: here they finish at once. Login as `alice`;
+// consent grants exactly what the authorization request asked for (scopes, resource scopes).
+provider.use(async (ctx, next) => {
+  const match = /^\/interaction\/([^/]+)$/.exec(ctx.path);
+  if (!match || ctx.method !== 'GET') return next();
+  const details = await provider.interactionDetails(ctx.req, ctx.res);
+  let result;
+  if (details.prompt.name === 'login') {
+    result = { login: { accountId: 'alice' } };
+  } else {
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+    const missing = details.prompt.details;
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    result = { consent: { grantId: await grant.save() } };
+  }
+  const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: true });
+  ctx.redirect(to);
 });
 const server = provider.listen(cfg.port, '127.0.0.1', () => {
   console.log(`ready ${server.address().port}`);

@@ -28,6 +28,7 @@ class Exchange:
     status: int = 0
     response_headers: dict[str, str] = field(default_factory=dict)
     response_body: bytes = b""
+    path: str = ""
 
     @property
     def response(self) -> Any:
@@ -67,6 +68,7 @@ class Recorder:
                 break
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         exchange = Exchange(scope["method"], headers, json.loads(body) if body else None)
+        exchange.path = scope["path"]
         self.exchanges.append(exchange)
         replayed = False
 

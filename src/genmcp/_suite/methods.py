@@ -17,7 +17,7 @@ from genmcp._suite.job import HookJob, Job
 from genmcp._suite.listen import ListenJob, honored_filter
 from genmcp._suite.mail import MailRelay
 from genmcp._suite.prompts import PromptCatalog
-from genmcp._suite.resources import ResourceCatalog
+from genmcp._suite.resources import RepoEntry, ResourceCatalog
 from genmcp._suite.tasks import TaskService
 from genmcp._suite.tools import ToolCatalog
 from genmcp.channel import Channel
@@ -128,13 +128,14 @@ class SuiteMethods:
 
     def _list_resources(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
         self._require(bool(self._resources), request)
+        visible = _readable_repos(assigns)  # auth: list only what the caller may read
         return self._one_shot(
-            request, lambda channel: self._resources.list(request.params, channel)
+            request, lambda channel: self._resources.list(request.params, channel, visible)
         )
 
     def _list_templates(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
         self._require(bool(self._resources), request)
-        return self._resources.templates(request.params)
+        return self._resources.templates(request.params, _readable_repos(assigns))
 
     def _read_resource(self, request: Request, meta: dict[str, Any], assigns: Any) -> Job:
         self._require(bool(self._resources), request)
@@ -168,3 +169,11 @@ class SuiteMethods:
             broker=self.broker,
             result_meta=self._result_meta,
         )
+
+
+def _readable_repos(assigns: Any) -> Callable[[RepoEntry], bool] | None:
+    """Auth: None without OAuth, else whether the caller holds a repository's scopes."""
+    held = assigns.get("effective_scopes")
+    if held is None:
+        return None
+    return lambda entry: set(entry.repo.required_scopes(entry.arg)) <= held

@@ -9,6 +9,8 @@ answers:
   per page; the sealed cursor names the repository and carries its own cursor. The cache
   hint is merged over every provider, so all pages share one scope.
 - ``resources/templates/list``: built once per change, paginated like ``tools/list``.
+- Both lists take ``visible`` (auth: may this caller read the repository's URIs?): a
+  repository the caller lacks a scope for is left out, its items and its templates.
 - ``resources/read``: ``Result`` gets ``resultType`` and cache hints; ``ResourceNotFound``
   and unknown URIs are -32602 with ``data.uri``; ``InputRequired`` goes through the shared
   sealed ``requestState`` (bound to the URI and the principal).
@@ -19,12 +21,19 @@ Imports genmcp's core modules; never asyncio directly, never a web framework.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp._suite.answer import checked, completed, result_of
 from genmcp._suite.hooks import call_hook
-from genmcp._suite.listing import CURSOR, Pages, Served, merge_cache, open_cursor
+from genmcp._suite.listing import (
+    CURSOR,
+    MAX_SUBSETS,
+    Pages,
+    Served,
+    merge_cache,
+    open_cursor,
+)
 from genmcp._suite.served import instantiate
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputRequired, ResourceNotFound, Result
@@ -42,6 +51,8 @@ ResourceProvider = type[ResourceRepo] | tuple[type[ResourceRepo], Any] | StaticR
 """A repository class, ``(RepoClass, arg)``, or a ``StaticResource``."""
 
 Entries = list["RepoEntry"]
+Visible = Callable[["RepoEntry"], bool]
+"""Auth: True when the caller may read the URIs of a repository (list filtering)."""
 Items = list[dict[str, Any]]
 
 LIST: Final = "resources/list"
@@ -121,6 +132,7 @@ class ResourceCatalog(Served):
         self.repos: dict[str, RepoEntry] = {}
         self._static_entry = RepoEntry(_Statics, self)
         self._templates: Pages | None = None
+        self._template_subsets: dict[frozenset[str], Pages] = {}  # auth: per hidden set
 
     def __bool__(self) -> bool:
         return bool(self.statics or self.repos)
@@ -154,6 +166,7 @@ class ResourceCatalog(Served):
             return True
         if self.repos.pop(key, None) is not None:
             self._templates = None
+            self._template_subsets.clear()
             return True
         return False
 
@@ -174,9 +187,13 @@ class ResourceCatalog(Served):
 
     # -- resources/list --------------------------------------------------------------------
 
-    async def list(self, params: Mapping[str, Any], channel: Channel) -> dict[str, Any]:
-        """One page of ``resources/list``."""
+    async def list(
+        self, params: Mapping[str, Any], channel: Channel, visible: Visible | None = None
+    ) -> dict[str, Any]:
+        """One page of ``resources/list`` (of the repositories ``visible`` accepts)."""
         all_entries = self._entries()
+        if visible is not None:
+            all_entries = [e for e in all_entries if visible(e)]
         scope, ttl = merge_cache(e.repo.cache_control(e.arg) for e in all_entries)
         entries = [e for e in all_entries if type(e.repo).list is not ResourceRepo.list]
         index, inner = self._position(entries, params.get("cursor"))
@@ -228,20 +245,38 @@ class ResourceCatalog(Served):
 
     # -- resources/templates/list ----------------------------------------------------------
 
-    def templates(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """One page of ``resources/templates/list``."""
+    def templates(
+        self, params: Mapping[str, Any], visible: Visible | None = None
+    ) -> dict[str, Any]:
+        """One page of ``resources/templates/list`` (of the repositories ``visible`` accepts).
+
+        The pages of each set of hidden repositories are built once too.
+        """
+        hidden = frozenset(
+            () if visible is None else (k for k, e in self.repos.items() if not visible(e))
+        )
+        if hidden:
+            pages = self._template_subsets.get(hidden)
+            if pages is None or pages.stale:
+                if len(self._template_subsets) >= MAX_SUBSETS:
+                    self._template_subsets.clear()
+                pages = self._template_subsets[hidden] = self._build_templates(hidden)
+            return pages.page(params.get("cursor"))
         if self._templates is None or self._templates.stale:
-            entries = list(self.repos.values())
-            self._templates = Pages(
-                "resources/templates/list",
-                "resourceTemplates",
-                [described for entry in entries for described in entry.templates],
-                merge_cache(entry.repo.cache_control(entry.arg) for entry in entries),
-                self.page_size,
-                self._sealer,
-                self._result_meta,
-            )
+            self._templates = self._build_templates(hidden)
         return self._templates.page(params.get("cursor"))
+
+    def _build_templates(self, hidden: frozenset[str]) -> Pages:
+        entries = [entry for key, entry in self.repos.items() if key not in hidden]
+        return Pages(
+            "resources/templates/list",
+            "resourceTemplates",
+            [described for entry in entries for described in entry.templates],
+            merge_cache(entry.repo.cache_control(entry.arg) for entry in entries),
+            self.page_size,
+            self._sealer,
+            self._result_meta,
+        )
 
     # -- resources/read --------------------------------------------------------------------
 

@@ -1,13 +1,18 @@
 """``OAuthResource``: an MCP endpoint as an OAuth 2.1 protected resource.
 
-``mcp_router(..., auth=resource)`` uses it as the endpoint's FastAPI dependency. For every
+``mcp_router(..., auth=resource)`` runs :meth:`OAuthResource.asgi_check` inside the raw
+MCP endpoint (no FastAPI dependency route); with more ``dependencies=`` (or wrapped, as by
+``forward_credentials``) it is the endpoint's FastAPI dependency (``__call__``). For every
 HTTP request (POST, GET, DELETE; both eras) it reads the one ``Authorization: Bearer``
 header (never the query string), has the verifier check the token, checks the audience
 against the configured resource URI and the resource-wide scopes, and either returns the
 caller's assigns (principal, scopes, client id, claims: never the token) or answers the
 request itself with the RFC 6750 challenge: 401 without ``error`` when no bearer token was
 sent, 401 ``invalid_token``, 403 ``insufficient_scope``, 400 ``invalid_request`` for two
-``Authorization`` headers or a malformed bearer value. The transport then calls
+``Authorization`` headers or a malformed bearer value. In the endpoint, the challenges of a
+2026-07-28 ``tools/call`` or ``prompts/get`` also name the scopes of the tool or prompt its
+``Mcp-Method`` / ``Mcp-Name`` headers announce (a client asks for everything at once; a
+lying header only changes what a refusal advertises). The transport then calls
 :meth:`OAuthResource.authorize_message` with the parsed JSON-RPC request, before the Suite
 runs and before any stream opens, for the scopes of the tool, prompt or resource it names.
 
@@ -26,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 from fastapi import APIRouter
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response as HTTPResponse
+from starlette.types import Scope
 
 from genmcp.auth.challenges import Challenge
 from genmcp.auth.metadata import metadata_document, metadata_paths, metadata_url
@@ -42,11 +48,16 @@ from genmcp.protocol.jsonrpc import Request, encode
 if TYPE_CHECKING:
     from genmcp.suite import Suite
 
-__all__ = ["OAuthResource"]
+__all__ = ["OAuthResource", "Refusal"]
+
+Refusal = tuple[dict[str, Any], int, list[tuple[str, str]]]
+"""A challenge as ``(JSON-RPC body, HTTP status, headers)``, for the transport to send."""
 
 _TOKEN68: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 _TARGET: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _NO_STORE: Final = {"cache-control": "no-store"}
+_JSON: Final = "application/json"
+_NAMED: Final = frozenset({"tools/call", "prompts/get"})
 
 
 class OAuthResource:
@@ -103,57 +114,91 @@ class OAuthResource:
             "access-control-allow-origin": "*",
         }
 
-    # -- the FastAPI dependency ---------------------------------------------------------
+    # -- the token check ------------------------------------------------------------------
 
     async def __call__(self, request: HTTPRequest) -> Any:
-        """The caller's assigns, or the challenge response answering the request."""
-        found = self._bearer(request.headers.getlist("authorization"))
+        """As a FastAPI dependency: the caller's assigns, or the challenge response."""
+        found = await self.authenticate(request.headers.getlist("authorization"))
+        if isinstance(found, tuple):
+            body, status, headers = found
+            return HTTPResponse(encode(body), status, headers=dict(headers), media_type=_JSON)
+        return found
+
+    async def asgi_check(self, scope: Scope, suite: Suite) -> Mapping[str, Any] | Refusal:
+        """In the raw endpoint: the caller's assigns, or the challenge to send.
+
+        Runs before the body is read; the scopes of the tool or prompt named by the
+        2026-07-28 ``Mcp-Method`` / ``Mcp-Name`` headers go into every challenge.
+        """
+        values: list[str] = []
+        method = name = None
+        for key, value in scope["headers"]:
+            if key == b"authorization":
+                values.append(value.decode("latin-1"))
+            elif key == b"mcp-method":
+                method = value.decode("latin-1")
+            elif key == b"mcp-name":
+                name = value.decode("latin-1")
+        # a name lookup only: resources/read would run the repositories' parse_uri pre-auth
+        needed: tuple[str, ...] = ()
+        if method in _NAMED and name is not None:
+            needed = suite.required_scopes(method, name)
+        return await self.authenticate(values, needed)
+
+    async def authenticate(
+        self, authorization: list[str], scopes: Iterable[str] = ()
+    ) -> Mapping[str, Any] | Refusal:
+        """The assigns for the ``Authorization`` header values, or the challenge.
+
+        ``scopes``: the operation's own scopes, named with the resource-wide ones in every
+        challenge (the operation itself is checked later, by :meth:`authorize_message`).
+        """
+        wanted = merge_scopes(self.required_scopes, scopes)
+        found = self._bearer(authorization, wanted)
         if isinstance(found, Challenge):
-            return self._respond(found)
+            return self._refusal(found)
         try:
             access = await self.verifier.verify(found)
         except InvalidToken as exc:
-            return self._respond(self._challenge("invalid_token", str(exc)))
+            return self._refusal(Challenge("invalid_token", wanted, self.metadata_url, str(exc)))
         if not audience_matches(
             access.audience, self.resource, accept_parent=self.accept_parent_audience
         ):
-            return self._respond(
-                self._challenge("invalid_token", "the token was not issued for this resource")
-            )
+            why = "the token was not issued for this resource"
+            return self._refusal(Challenge("invalid_token", wanted, self.metadata_url, why))
         assigns = access.assigns(effective_scopes(access.scopes, self.hierarchy))
         denied = scope_challenge(assigns, self.required_scopes, self.metadata_url)
-        return assigns if denied is None else self._respond(denied)
+        if denied is not None:
+            return self._refusal(
+                Challenge(denied.error, wanted, self.metadata_url, denied.description)
+            )
+        return assigns
 
-    def _bearer(self, values: list[str]) -> str | Challenge:
+    def _bearer(self, values: list[str], wanted: tuple[str, ...]) -> str | Challenge:
         if not values:
-            return self._challenge(None)
+            return Challenge(None, wanted, self.metadata_url)
         if len(values) > 1:
-            return self._challenge("invalid_request", "more than one Authorization header")
+            why = "more than one Authorization header"
+            return Challenge("invalid_request", wanted, self.metadata_url, why)
         scheme, _, rest = values[0].strip().partition(" ")
         if scheme.lower() != "bearer":
-            return self._challenge(None)  # another scheme: no bearer credentials at all
+            return Challenge(None, wanted, self.metadata_url)  # another scheme: no bearer at all
         token = rest.strip(" ")
         if not _TOKEN68.fullmatch(token):
-            return self._challenge("invalid_request", "the bearer token is malformed")
+            why = "the bearer token is malformed"
+            return Challenge("invalid_request", wanted, self.metadata_url, why)
         return token
 
-    def _challenge(self, error: str | None, description: str | None = None) -> Challenge:
-        return Challenge(error, self.required_scopes, self.metadata_url, description)
-
-    def _respond(self, challenge: Challenge, request_id: Any = None) -> HTTPResponse:
+    @staticmethod
+    def _refusal(challenge: Challenge, request_id: Any = None) -> Refusal:
         body, status, headers = challenge.answer(request_id)
-        return HTTPResponse(
-            encode(body),
-            status,
-            headers={**dict(headers), **_NO_STORE},
-            media_type="application/json",
-        )
+        return body, status, [*headers, *_NO_STORE.items()]
 
     # -- per-operation scopes, called by the transport after parsing -------------------
 
     def authorize_message(
         self, message: Request, assigns: Mapping[str, Any], suite: Suite
-    ) -> tuple[dict[str, Any], int, list[tuple[str, str]]] | None:
+    ) -> Refusal | None:
         """None, or the 403 ``(body, status, headers)`` when the target needs more scopes."""
         key = _TARGET.get(message.method)
         params = message.params if isinstance(message.params, Mapping) else {}
@@ -166,10 +211,7 @@ class OAuthResource:
         denied = scope_challenge(
             assigns, merge_scopes(self.required_scopes, needed), self.metadata_url
         )
-        if denied is None:
-            return None
-        body, status, headers = denied.answer(message.id)
-        return body, status, [*headers, *_NO_STORE.items()]
+        return None if denied is None else self._refusal(denied, message.id)
 
     # -- RFC 9728 metadata ----------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import anyio
@@ -91,6 +91,10 @@ class MCPEndpoint:
         self.send_timeout_s = send_timeout_s
         # auth: a per-operation check after parsing (OAuthResource.authorize_message)
         self.authorize: Callable[[Request, Mapping[str, Any], Suite], Any] | None = None
+        # auth: the token check before the body is read (OAuthResource.asgi_check): assigns,
+        # or a (body, status, headers) challenge; `auth` is the dependency stdio runs instead
+        self.authenticate: Callable[[Scope, Suite], Awaitable[Any]] | None = None
+        self.auth: Callable[..., Any] | None = None
         self.shutdown_grace_s = shutdown_grace_s
         self.legacy = legacy
         self.allowed_hosts = None if allowed_hosts is None else host_allow_list(allowed_hosts)
@@ -154,6 +158,12 @@ class MCPEndpoint:
     ) -> None:
         headers = HeaderView(scope["headers"])
         problem = None if guarded else self.check_guard(headers)
+        if problem is None and self.authenticate is not None:  # auth: before the body is read
+            found = await self.authenticate(scope, self.suite)
+            if isinstance(found, tuple):
+                await send_refusal(send, receive, headers, *found)
+                return
+            assigns = found
         if problem is None and scope["method"] != "POST":
             await self._not_post(scope, receive, send, headers, assigns)
             return

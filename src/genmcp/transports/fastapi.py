@@ -2,9 +2,10 @@
 
 ``app.include_router(mcp_router(...), prefix="/mcp")`` serves MCP at ``/mcp``.
 Without auth or dependencies the endpoint is a raw ASGI route inside the
-router, so FastAPI's per-endpoint machinery costs nothing; with them it is an
-ordinary API route whose auth dependency's return value becomes
-``channel.assigns``.
+router, so FastAPI's per-endpoint machinery costs nothing; so it is with an
+``OAuthResource`` alone (its ``asgi_check`` runs inside the endpoint). With other
+auth or dependencies it is an ordinary API route whose auth dependency's return
+value becomes ``channel.assigns``.
 
 The endpoint itself (``transports.endpoint.MCPEndpoint``) serves both eras and
 writes each Call as JSON or SSE; this module builds the router around it, its
@@ -167,7 +168,10 @@ def mcp_router(
     endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
     router = MCPRouter(lifespan=_closing(suite, endpoint.legacy))
     router.suite, router.endpoint, router.auth = suite, endpoint, auth
-    if auth is None and not dependencies:
+    raw_check = None if dependencies else getattr(auth, "asgi_check", None)
+    if raw_check is not None:  # auth: OAuthResource checks tokens inside the raw endpoint
+        endpoint.authenticate, endpoint.auth = raw_check, auth
+    if (auth is None or raw_check is not None) and not dependencies:
         route = Route(path or "/", endpoint, name="mcp", include_in_schema=False)
         route.path = path  # FastAPI joins the include prefix with this path
         router.routes.append(route)

@@ -52,7 +52,7 @@ def mcp_of(target: Any, _depth: int = 0) -> list[tuple[Suite, Any]]:
     if endpoint is not None and isinstance(getattr(endpoint, "suite", None), Suite):
         return [(endpoint.suite, getattr(target, "genmcp_auth", None))]
     if isinstance(getattr(target, "suite", None), Suite):  # the raw MCPEndpoint
-        return [(target.suite, None)]
+        return [(target.suite, getattr(target, "auth", None))]  # auth: OAuthResource, or None
     if _depth > 5:
         return []
     found: list[tuple[Suite, Any]] = []
