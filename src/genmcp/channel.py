@@ -57,7 +57,7 @@ class Outbox:
     ``asyncio.Queue``, which matters because every call has one.
     """
 
-    __slots__ = ("_events", "_loop", "_taps", "_thread", "_waiter")
+    __slots__ = ("_events", "_loop", "_taps", "_thread", "_waiter", "_woken")
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._loop = loop or asyncio.get_running_loop()
@@ -65,6 +65,7 @@ class Outbox:
         self._events: deque[Event] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._taps: tuple[Callable[[Event], None], ...] = ()
+        self._woken = False
 
     def tap(self, seen: Callable[[Event], None]) -> None:
         """Show ``seen`` every event, on the loop: those waiting now, then each one put."""
@@ -96,6 +97,26 @@ class Outbox:
             finally:
                 self._waiter = None
         return self._events.popleft()
+
+    async def get_or_wake(self) -> Event | None:
+        """The next event, or None once ``wake`` was called (on the loop) meanwhile."""
+        while not self._events:
+            if self._woken:
+                self._woken = False
+                return None
+            self._waiter = self._loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._events.popleft()
+
+    def wake(self) -> None:
+        """Make the reader's ``get_or_wake`` return (None when no event is waiting)."""
+        self._woken = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def get_nowait(self) -> Event | None:
         """The next event if one is ready, else None."""

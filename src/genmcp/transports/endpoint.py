@@ -14,16 +14,15 @@ Starlette or sse-starlette.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-import anyio
 from sse_starlette import EventSourceResponse
 from starlette.types import Receive, Scope, Send
 
 from genmcp.context import bind, unbind
 from genmcp.errors import MCPError, http_status
-from genmcp.events import Answer, Ended, Event, Interim
+from genmcp.events import Answer, Ended
 from genmcp.middleware import TransportContext, refusal
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
@@ -41,7 +40,6 @@ from genmcp.suite import Suite
 from genmcp.transports.asgi import (
     HeaderView,
     content_type_problem,
-    racing_disconnect,
     read_body,
     send_empty,
     send_json,
@@ -58,6 +56,7 @@ from genmcp.transports.http import (
 )
 from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.relay import Relay
+from genmcp.transports.sse import ShutdownHub, write_stream
 
 __all__ = ["SSE_HEADERS", "MCPEndpoint"]
 
@@ -89,6 +88,7 @@ class MCPEndpoint:
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
         self.keepalive_s = keepalive_s
+        self._hub = ShutdownHub(_exit_signal)  # tells open streams the server stops
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.serve(scope, receive, send, {}, guarded=False)
@@ -259,56 +259,30 @@ class MCPEndpoint:
         if event is None and relay.call.task is not None:
             await asyncio.sleep(0)  # let the call take its first step: most calls end here
             event = relay.poll()
-        if event is None:
-            event = await racing_disconnect(relay, receive)
+        if event is None or (type(event) is not Answer and not isinstance(event, Ended)):
+            event = await write_stream(
+                relay,
+                event,
+                receive,
+                send,
+                extra=extra,
+                keepalive_s=self.keepalive_s,
+                send_timeout_s=self.send_timeout_s,
+                shutdown_grace_s=self.shutdown_grace_s,
+                hub=self._hub,
+            )
             if event is None:
-                return  # the client went away first
+                return  # streamed, or the client went away first
         if type(event) is Answer:  # the call is done: nothing to close
             await send_json(send, event.response, response_status(event, legacy=legacy), extra)
             return
-        if isinstance(event, Ended):  # cancelled before anything was sent: an empty stream
-            await send_empty(send, 200, b"text/event-stream")
-            return
-        stopping = anyio.Event()  # set by sse-starlette when the server is asked to exit
-        stream = EventSourceResponse(
-            _sse_events(relay, event, stopping),
-            ping=self.keepalive_s,
-            headers={**SSE_HEADERS, **dict(extra)},
-            sep="\n",
-            send_timeout=self.send_timeout_s,  # a reader that stops reading is gone
-            shutdown_event=stopping,
-            shutdown_grace_period=self.shutdown_grace_s,
-        )
-        await stream(scope, receive, send)
+        # cancelled before anything was sent: an empty stream
+        await send_empty(send, 200, b"text/event-stream")
 
 
-async def _sse_events(
-    relay: Relay, first: Event, stopping: anyio.Event
-) -> AsyncIterator[dict[str, str]]:
-    """The SSE events of a streamed response: each message, then the response.
-
-    When the server stops, the Call is shut down: its answer (a shutdown error, or a listen
-    stream's ``complete`` result) is the last event, so no client waits for nothing.
-    """
-
-    async def on_shutdown() -> None:
-        await stopping.wait()
-        relay.call.shutdown()
-
-    watcher = asyncio.ensure_future(on_shutdown())
-    try:
-        event = first
-        while True:
-            if isinstance(event, Interim):
-                yield {"data": encode(event.message).decode()}
-            elif isinstance(event, Answer):
-                yield {"data": encode(event.response).decode()}
-            if relay.done:
-                return
-            event = await relay.next()
-    finally:
-        watcher.cancel()
-        relay.close()
+async def _exit_signal() -> None:
+    """Return when the server is asked to exit (sse-starlette's uvicorn watch, shared)."""
+    await EventSourceResponse._listen_for_exit_signal()
 
 
 async def _refuse(
