@@ -74,6 +74,7 @@ class Outbox:
         "_taps",
         "_thread",
         "_waiter",
+        "_woken",
         "capacity",
         "dropped",
     )
@@ -90,6 +91,7 @@ class Outbox:
         self.capacity = OUTBOX_CAPACITY if capacity is None else capacity
         self.dropped = 0
         self._taps: tuple[Callable[[Event], None], ...] = ()
+        self._woken = False
 
     def tap(self, seen: Callable[[Event], None]) -> None:
         """Show ``seen`` every event, on the loop: those waiting now, then each one put."""
@@ -145,6 +147,26 @@ class Outbox:
             finally:
                 self._waiter = None
         return self._events.popleft()
+
+    async def get_or_wake(self) -> Event | None:
+        """The next event, or None once ``wake`` was called (on the loop) meanwhile."""
+        while not self._events:
+            if self._woken:
+                self._woken = False
+                return None
+            self._waiter = self._loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._events.popleft()
+
+    def wake(self) -> None:
+        """Make the reader's ``get_or_wake`` return (None when no event is waiting)."""
+        self._woken = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def get_nowait(self) -> Event | None:
         """The next event if one is ready, else None."""

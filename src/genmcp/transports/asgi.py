@@ -57,6 +57,17 @@ DRAIN_MAX_S: Final = 5.0
 """Longest a refusal waits for the unread request body before closing."""
 
 
+_KEYS: Final[dict[str, bytes]] = {}
+"""Header names looked up so far, encoded once (a server asks for a handful)."""
+
+
+def _key(name: str) -> bytes:
+    key = name.encode("latin-1")
+    if len(_KEYS) < 256:
+        _KEYS[name] = key
+    return key
+
+
 class HeaderView(Mapping[str, str]):
     """Request headers by lower-case name, decoded only when looked up.
 
@@ -70,10 +81,11 @@ class HeaderView(Mapping[str, str]):
         self._raw: dict[bytes, bytes] = dict(raw)
 
     def __getitem__(self, name: str) -> str:
-        return self._raw[name.encode("latin-1")].decode("latin-1")
+        return self._raw[_key(name)].decode("latin-1")
 
     def get(self, name: str, default: Any = None) -> Any:  # the hot path: no KeyError
-        value = self._raw.get(name.encode("latin-1"))
+        key = _KEYS.get(name)
+        value = self._raw.get(_key(name) if key is None else key)
         return default if value is None else value.decode("latin-1")
 
     def __iter__(self) -> Iterator[str]:

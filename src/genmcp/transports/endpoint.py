@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-import anyio
 from sse_starlette import EventSourceResponse
 from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
 from genmcp.context import bind, unbind
 from genmcp.errors import MCPError, http_status, retry_after
-from genmcp.events import Answer, Ended, Event, Interim
+from genmcp.events import Answer, Ended
 from genmcp.middleware import TransportContext, refusal
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
@@ -44,7 +43,6 @@ from genmcp.transports.asgi import (
     BodyDeadlines,
     HeaderView,
     content_type_problem,
-    racing_disconnect,
     read_body,
     send_empty,
     send_json,
@@ -63,6 +61,7 @@ from genmcp.transports.http import (
 from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.legacy.resume import Journal
 from genmcp.transports.relay import Relay
+from genmcp.transports.sse import ShutdownHub, write_stream
 
 __all__ = ["SSE_HEADERS", "MCPEndpoint"]
 
@@ -103,6 +102,7 @@ class MCPEndpoint:
         self.body_timeout_s = body_timeout_s
         self._deadlines = None if body_timeout_s is None else BodyDeadlines(body_timeout_s)
         self.keepalive_s = keepalive_s
+        self._hub = ShutdownHub(_exit_signal)  # tells open streams the server stops
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.serve(scope, receive, send, {}, guarded=False)
@@ -234,7 +234,9 @@ class MCPEndpoint:
             send_timeout=self.send_timeout_s,
         )
         try:
-            await _stream(stream, scope, receive, send)
+            await stream(scope, receive, send)
+        except SendTimeoutError:  # a GET reader that stopped reading: disconnected
+            log.info("an SSE reader took over %s s to accept an event", stream.send_timeout)
         finally:
             opened.close()
 
@@ -318,10 +320,21 @@ class MCPEndpoint:
         if event is None and relay.call.task is not None:
             await asyncio.sleep(0)  # let the call take its first step: most calls end here
             event = relay.poll()
-        if event is None:
-            event = await racing_disconnect(relay, receive)
+        if event is None or (type(event) is not Answer and not isinstance(event, Ended)):
+            event = await write_stream(
+                relay,
+                event,
+                receive,
+                send,
+                extra=extra,
+                keepalive_s=self.keepalive_s,
+                send_timeout_s=self.send_timeout_s,
+                shutdown_grace_s=self.shutdown_grace_s,
+                hub=self._hub,
+                journal=journal,
+            )
             if event is None:
-                return  # the client went away first
+                return  # streamed, or the client went away first
         if type(event) is Answer:  # the call is done: nothing to close
             if event.reason is not None:  # Retry-After: storage down (503), rate limited (429)
                 extra = (
@@ -331,67 +344,13 @@ class MCPEndpoint:
                 )
             await send_json(send, event.response, response_status(event, legacy=legacy), extra)
             return
-        if isinstance(event, Ended):  # cancelled before anything was sent: an empty stream
-            await send_empty(send, 200, b"text/event-stream")
-            return
-        stopping = anyio.Event()  # set by sse-starlette when the server is asked to exit
-        stream = EventSourceResponse(
-            _sse_events(relay, event, stopping, journal),
-            ping=self.keepalive_s,
-            headers={**SSE_HEADERS, **dict(extra)},
-            sep="\n",
-            send_timeout=self.send_timeout_s,  # a reader that stops reading is gone
-            shutdown_event=stopping,
-            shutdown_grace_period=self.shutdown_grace_s,
-        )
-        await _stream(stream, scope, receive, send)
+        # cancelled before anything was sent: an empty stream
+        await send_empty(send, 200, b"text/event-stream")
 
 
-async def _stream(stream: EventSourceResponse, scope: Scope, receive: Receive, send: Send) -> None:
-    """Write an SSE response; a reader slower than ``send_timeout`` is a disconnect.
-
-    The events' generator was closed with the stream (the relay too: the call is gone). The
-    response cannot be completed (the send would block again), so the ASGI server logs that
-    and closes the connection.
-    """
-    try:
-        await stream(scope, receive, send)
-    except SendTimeoutError:
-        log.info(
-            "an SSE reader took over %s s to accept an event: disconnected", stream.send_timeout
-        )
-
-
-async def _sse_events(
-    relay: Relay, first: Event, stopping: anyio.Event, journal: Journal | None = None
-) -> AsyncIterator[dict[str, str]]:
-    """The SSE events of a streamed response: each message, then the response.
-
-    When the server stops, the Call is shut down: its answer (a shutdown error, or a listen
-    stream's ``complete`` result) is the last event, so no client waits for nothing.
-    """
-
-    async def on_shutdown() -> None:
-        await stopping.wait()
-        relay.call.shutdown()
-
-    watcher = asyncio.ensure_future(on_shutdown())
-    try:
-        event = first
-        while True:
-            if isinstance(event, Interim | Answer):
-                final = isinstance(event, Answer)
-                message = event.response if isinstance(event, Answer) else event.message
-                event_id = None if journal is None else await journal.record(message, final=final)
-                yield _sse(event_id, message)
-            if relay.done:
-                return
-            event = await relay.next()
-    finally:
-        watcher.cancel()
-        relay.close()
-        if journal is not None:  # left before the response: resumers learn it ended
-            journal.closed()
+async def _exit_signal() -> None:
+    """Return when the server is asked to exit (sse-starlette's uvicorn watch, shared)."""
+    await EventSourceResponse._listen_for_exit_signal()
 
 
 def _sse(event_id: str | None, message: Any) -> dict[str, str]:

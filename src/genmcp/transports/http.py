@@ -157,6 +157,15 @@ def guard(
 
 def decode_header_value(value: str) -> str:
     """Decode an ``Mcp-*`` header value (plain, or ``=?base64?<b64>?=``)."""
+    return _decode_short(value) if len(value) <= 128 else _decode(value)
+
+
+@functools.lru_cache(maxsize=512)  # few distinct short values: versions, methods, tool names
+def _decode_short(value: str) -> str:
+    return _decode(value)
+
+
+def _decode(value: str) -> str:
     value = value.strip(" \t")  # HTTP optional whitespace only, not Unicode spaces
     if value.startswith(_B64_PREFIX) and value.endswith(_B64_SUFFIX):
         encoded = value[len(_B64_PREFIX) : -len(_B64_SUFFIX)]

@@ -119,6 +119,11 @@ class Relay:
         """Wait for the next event."""
         return self._through(await self._call.outbox.get())
 
+    async def wake_or_next(self) -> Event | None:
+        """The next event, or None when the outbox was woken (a timer, the client leaving)."""
+        event = await self._call.outbox.get_or_wake()
+        return None if event is None else self._through(event)
+
     def __aiter__(self) -> Relay:
         return self
 
