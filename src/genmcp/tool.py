@@ -45,6 +45,7 @@ _OPTION_KEYS = (
     "schema_options",
     "view",
     "visibility",
+    "error_results",
 )
 
 

@@ -33,6 +33,7 @@ from genmcp.transports.http import (
     MAX_BODY_BYTES,
 )
 from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.startup import check_at_startup
 
 __all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
@@ -49,11 +50,15 @@ class MCPRouter(APIRouter):
     auth: Callable[..., Any] | None = None
 
 
-def _closing(suite: Suite) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
-    """A lifespan that ends the Suite's live calls and listen streams at shutdown."""
+def _closing(
+    suite: Suite, endpoint: MCPEndpoint
+) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    """A lifespan that runs the startup checks (``startup``) and ends the Suite's live
+    calls and listen streams at shutdown."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
+        check_at_startup(app, endpoint)
         try:
             yield
         finally:
@@ -155,7 +160,7 @@ def mcp_router(
         else None,
     )
     endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
-    router = MCPRouter(lifespan=_closing(suite))
+    router = MCPRouter(lifespan=_closing(suite, endpoint))
     router.suite, router.endpoint, router.auth = suite, endpoint, auth
     if auth is None and not dependencies:
         route = Route(path or "/", endpoint, name="mcp", include_in_schema=False)

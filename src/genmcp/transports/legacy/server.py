@@ -195,7 +195,14 @@ class LegacyServer:
         try:
             payload = self.suite.sealer.unseal(SESSION, token, max_age_s=self.session_max_age_s)
         except SealError as exc:  # the same answer for every cause; the cause only in the log
-            log.debug("session id refused: %s", exc.reason)
+            if exc.reason == "tampered" and self.suite.sealer.ephemeral:
+                log.warning(
+                    "session id refused: signed with an unknown key (this process signs with "
+                    "a random key: with several workers or after a restart every process "
+                    "needs the same GENMCP_SECRET_KEY)"
+                )
+            else:
+                log.debug("session id refused: %s", exc.reason)
             raise MCPError("session_not_found", "Session not found") from None
         session = _session_of(payload, self.session_max_age_s)
         if session is None or payload.get("p") != digest(principal_of(assigns)):
