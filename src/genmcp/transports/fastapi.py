@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, params
 from starlette.requests import Request as HTTPRequest
@@ -36,6 +36,11 @@ from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.startup import check_at_startup
 
 __all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
+
+
+ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
+"""The MCP route's name. FastAPI names it in "Prefix and path cannot be both empty (path
+operation: ...)" when the router is included without a prefix, so the name says the fix."""
 
 
 class MCPRouter(APIRouter):
@@ -162,12 +167,14 @@ def mcp_router(
     endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
     router = MCPRouter(lifespan=_closing(suite, endpoint))
     router.suite, router.endpoint, router.auth = suite, endpoint, auth
-    if auth is None and not dependencies:
-        route = Route(path or "/", endpoint, name="mcp", include_in_schema=False)
-        route.path = path  # FastAPI joins the include prefix with this path
-        router.routes.append(route)
-        return router
-    _add_dependent_route(router, endpoint, auth or _no_auth, list(dependencies or ()), path)
+    for at in (path, path + "/") if not path.endswith("/") else (path,):  # no 307 for "/mcp/"
+        if auth is None and not dependencies:
+            route = Route(at or "/", endpoint, name=ROUTE_NAME, include_in_schema=False)
+            route.path = at  # FastAPI joins the include prefix with this path
+            router.routes.append(route)
+        else:
+            deps = list(dependencies or ())
+            _add_dependent_route(router, endpoint, auth or _no_auth, deps, at)
     return router
 
 
@@ -197,7 +204,7 @@ def _add_dependent_route(
         methods=["POST", "GET", "DELETE"],
         dependencies=[Depends(check_origin), *dependencies],
         include_in_schema=False,
-        name="mcp",
+        name=ROUTE_NAME,
     )
 
 

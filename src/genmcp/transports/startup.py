@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from genmcp.storage.memory import MemoryBroker
@@ -35,14 +35,30 @@ def _endpoint_of(route: Any) -> Any:
     return endpoint if hasattr(endpoint, "suite") and hasattr(endpoint, "legacy") else None
 
 
+def _mcp_paths(
+    routes: Sequence[Any], prefix: str = "", depth: int = 0
+) -> Iterator[tuple[str, Any]]:
+    """``(full path, endpoint)`` of every MCP route, through includes and mounts."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)  # FastAPI's lazy include
+        if inner is not None and depth < 8:
+            context = getattr(route, "include_context", None)
+            more = getattr(context, "prefix", "") or ""
+            yield from _mcp_paths(getattr(inner, "routes", ()), prefix + more, depth + 1)
+            continue
+        endpoint, path = _endpoint_of(route), getattr(route, "path", None)
+        if endpoint is not None and isinstance(path, str):
+            yield prefix + path, endpoint
+        mounted = getattr(getattr(route, "app", None), "routes", None)  # a Mount
+        if endpoint is None and mounted is not None and isinstance(path, str) and depth < 8:
+            yield from _mcp_paths(mounted, prefix + path, depth + 1)
+
+
 def duplicate_mounts(routes: Sequence[Any]) -> list[str]:
     """The paths at which more than one MCP endpoint is routed."""
     seen: dict[str, Any] = {}
     clashes: list[str] = []
-    for route in routes:
-        endpoint, path = _endpoint_of(route), getattr(route, "path", None)
-        if endpoint is None or not isinstance(path, str):
-            continue
+    for path, endpoint in _mcp_paths(routes):
         first = seen.setdefault(path, endpoint)
         if first is not endpoint and path not in clashes:
             clashes.append(path)
