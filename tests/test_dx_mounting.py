@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -122,10 +123,12 @@ async def test_a_state_from_another_process_says_unknown_key(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("GENMCP_SECRET_KEY", raising=False)
-    first, second = (Suite(server_name="s", server_version="1", tools=[Ask]) for _ in "ab")
+    first = Suite(server_name="s", server_version="1", tools=[Ask])
     params = {"name": "ask", "arguments": {}, "_meta": META}
     asked, _ = await answer_of(first, Request(1, "tools/call", params))
     state = asked["result"]["requestState"]
+    await asyncio.sleep(1.05)  # the second process starts later than the token was signed
+    second = Suite(server_name="s", server_version="1", tools=[Ask])
     retry = {**params, "requestState": state, "inputResponses": {"ok": {"action": "accept"}}}
     refused, _ = await answer_of(second, Request(2, "tools/call", retry))
     message = refused["error"]["message"]
