@@ -27,6 +27,7 @@ from starlette.types import Receive, Scope, Send
 
 from genmcp.errors import http_status
 from genmcp.suite import Suite, ToolProvider
+from genmcp.transports.depends import remember_auth
 from genmcp.transports.endpoint import MCPEndpoint
 from genmcp.transports.http import (
     LOCAL_HOSTS,
@@ -193,6 +194,8 @@ def _add_dependent_route(
     async def mcp(request: HTTPRequest, assigns: Any = Depends(auth)) -> HTTPResponse:
         if isinstance(assigns, HTTPResponse):  # auth: the dependency answered (a challenge)
             return assigns
+        if auth is not _no_auth:  # a tool's Depends(auth) reuses this run
+            remember_auth(request.scope, auth, assigns)
         return _Delegate(endpoint, _as_assigns(assigns))
 
     mcp.genmcp_endpoint = endpoint  # type: ignore[attr-defined]  # found by stdio_app.mcp_of
