@@ -1,7 +1,10 @@
 """The ``genmcp`` command line: serve a Suite, a router or an app; list and call tools.
 
-Serving uses uvicorn (HTTP) or ``transports.stdio``. Calling speaks 2026-07-28 Streamable
-HTTP with the standard library's ``http.client``: the command works wherever genmcp is
+The commands that look a server over (resources, prompts, completion, inspect) are in
+``cli_commands``, ``install`` in ``cli_install``, the terminal elicitation form in
+``cli_form``. Serving uses uvicorn (HTTP) or ``transports.stdio``. Calling speaks 2026-07-28
+Streamable HTTP (a 2025 session when the server has no 2026-07-28: ``_client_legacy``)
+with the standard library's ``http.client``: the command works wherever genmcp is
 installed, needs no HTTP client package, and still reads an SSE reply line by line, so
 progress is printed as it arrives. Mistakes a user can fix (a bad import path, a refused
 connection, an unknown tool) are one line on stderr, never a traceback.
@@ -36,6 +39,8 @@ examples:
   genmcp run myserver:suite --transport stdio       # for Claude Desktop and other clients
   genmcp list http://127.0.0.1:8000/mcp
   genmcp call http://127.0.0.1:8000/mcp add --arg a=1 --arg b=2
+  genmcp inspect http://127.0.0.1:8000/mcp
+  genmcp install claude-desktop myserver:suite --dry-run
 """
 
 
