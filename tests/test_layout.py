@@ -255,8 +255,12 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
     (
         "genmcp._client",
+        "genmcp._client_legacy",
         "genmcp.testing",
         "genmcp.cli",
+        "genmcp.cli_commands",
+        "genmcp.cli_form",
+        "genmcp.cli_install",
         "genmcp.__main__",
         "genmcp.scaleout",
         "genmcp.routes",

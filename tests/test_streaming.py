@@ -203,7 +203,7 @@ class CrashWhileStreamingTool(Tool, name="crash_streaming"):
 
 class BadReturnTool(Tool, name="bad_return"):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
-        return {"content": []}
+        return 42  # a str, a dict or a model would be a convenience return (convert.py)
 
 
 class ProtocolErrorTool(Tool, name="protocol_error"):
@@ -312,7 +312,7 @@ async def test_an_undocumented_return_raises_callback_return_error(
     assert reply.error["code"] == -32603
     logged = "\n".join(r.exc_text or "" for r in caplog.records)
     assert "CallbackReturnError" in logged
-    assert "'bad_return': call() returned {'content': []}" in logged
+    assert "'bad_return': call() returned 42" in logged
 
 
 async def test_an_error_outcome_is_a_json_rpc_error_with_the_tools_code(

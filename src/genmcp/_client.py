@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from genmcp._client_legacy import LegacySession, is_modern_error, open_session
 from genmcp.protocol.versions import (
     LATEST,
     META_CLIENT_CAPABILITIES,
@@ -175,12 +176,21 @@ class RPCFailure(CLIError):
 
 
 class HTTPClient:
-    """A blocking 2026-07-28 Streamable HTTP client: one connection per request.
+    """A blocking Streamable HTTP client: one connection per request.
+
+    The first request probes the server as the spec says: ``server/discover`` in
+    2026-07-28; when the server does not answer it as a modern server (an HTTP error
+    without a modern JSON-RPC error), the client opens a 2025 session instead
+    (``initialize``, ``Mcp-Session-Id``) and speaks it until :meth:`close`. ``era`` then
+    says which: ``"2026-07-28"`` or the negotiated 2025 revision.
 
     Args:
         url: the MCP endpoint (``http://`` or ``https://``).
         headers: extra headers on every request (e.g. ``Authorization``).
         timeout: seconds any connect or read may take.
+        capabilities: the client capabilities declared (``{"elicitation": {}}``).
+        on_request: answers a server request (``{"method", "params"}``: elicitation) with
+            its result; declared capabilities need one.
     """
 
     def __init__(
@@ -190,6 +200,8 @@ class HTTPClient:
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
         client_info: Mapping[str, Any] = CLI_INFO,
+        capabilities: Mapping[str, Any] | None = None,
+        on_request: Callable[[Message], Any] | None = None,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -197,20 +209,30 @@ class HTTPClient:
         self.url, self.timeout = url, timeout
         self.headers = dict(headers or {})
         self.client_info = dict(client_info)
+        self.capabilities = dict(capabilities or {})
+        self.on_request = on_request
+        self.era: str | None = None
+        self.server: dict[str, Any] = {}
+        """The ``server/discover`` result, or the 2025 ``initialize`` result."""
+        self.session: LegacySession | None = None
         self._parts = parts
         self._target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self._ids = itertools.count(1)
 
-    def list_tools(self) -> list[dict[str, Any]]:
-        """Every tool, following ``nextCursor`` to the last page."""
-        tools: list[dict[str, Any]] = []
+    def list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        """Every item of a list method (``tools/list``, ``tools``), following ``nextCursor``."""
+        items: list[dict[str, Any]] = []
         params: dict[str, Any] = {}
         while True:
-            page = self.request("tools/list", params)
-            tools.extend(page.get("tools") or [])
-            if "nextCursor" not in page:
-                return tools
+            page = self.request(method, params)
+            items.extend(page.get(key) or [])
+            if not page.get("nextCursor"):
+                return items
             params = {"cursor": page["nextCursor"]}
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool, following ``nextCursor`` to the last page."""
+        return self.list_all("tools/list", "tools")
 
     def call_tool(
         self,
@@ -220,18 +242,32 @@ class HTTPClient:
         params: Mapping[str, str] | None = None,
         on_notification: Callable[[Message], None] | None = None,
         log_level: str | None = None,
+        max_rounds: int = 8,
     ) -> dict[str, Any]:
-        """Call a tool, asking for progress; ``params`` are its ``x-mcp-header`` names."""
-        body = {"name": name, "arguments": dict(arguments)}
-        result: dict[str, Any] = self.request(
-            "tools/call",
-            body,
-            header_params=params,
-            on_notification=on_notification,
-            progress=True,
-            log_level=log_level,
-        )
-        return result
+        """Call a tool, asking for progress; ``params`` are its ``x-mcp-header`` names.
+
+        A 2026-07-28 ``input_required`` result is answered through ``on_request`` and the
+        call retried (up to ``max_rounds``); in a 2025 session the server asks on the stream.
+        """
+        body: dict[str, Any] = {"name": name, "arguments": dict(arguments)}
+        for _ in range(max_rounds):
+            result: dict[str, Any] = self.request(
+                "tools/call",
+                body,
+                header_params=params,
+                on_notification=on_notification,
+                progress=True,
+                log_level=log_level,
+            )
+            if result.get("resultType") != "input_required" or self.on_request is None:
+                return result
+            asked = result.get("inputRequests") or {}
+            body = {k: v for k, v in body.items() if k not in ("inputResponses", "requestState")}
+            if asked:
+                body["inputResponses"] = {key: self.on_request(ask) for key, ask in asked.items()}
+            if "requestState" in result:
+                body["requestState"] = result["requestState"]
+        raise CLIError(f"{name!r} still asked for input after {max_rounds} rounds")
 
     def request(
         self,
@@ -244,22 +280,94 @@ class HTTPClient:
         log_level: str | None = None,
     ) -> Any:
         """Send one request; return its result (``RPCFailure`` for an error response)."""
+        if self.era is None:
+            self.probe()
         request_id = next(self._ids)
+        token = f"progress-{request_id}" if progress else None
+        if self.session is not None:
+            message = self.session.request(method, params, request_id, token, log_level)
+            headers = {**self.session.headers(), **self.headers}
+        else:
+            message = build_request(
+                method,
+                params,
+                request_id,
+                version=PROTOCOL_VERSION,
+                capabilities=self.capabilities,
+                client_info=self.client_info,
+                progress_token=token,
+                log_level=log_level,
+            )
+            headers = {**request_headers(message, header_params), **self.headers}
+        _, _, reply = self.post(message, headers, on_notification)
+        if reply is None:
+            raise CLIError(f"{self.url} sent no response to {method}")
+        if "error" in reply:
+            raise RPCFailure(reply["error"])
+        return reply.get("result")
+
+    def probe(self) -> dict[str, Any]:
+        """Learn the server's era (see the class docstring); the discover/initialize result."""
+        if self.era is not None:
+            return self.server
         message = build_request(
-            method,
-            params,
-            request_id,
+            "server/discover",
+            {},
+            next(self._ids),
             version=PROTOCOL_VERSION,
-            capabilities={},
+            capabilities=self.capabilities,
             client_info=self.client_info,
-            progress_token=f"progress-{request_id}" if progress else None,
-            log_level=log_level,
         )
-        headers = {**request_headers(message, header_params), **self.headers}
+        headers = {**request_headers(message), **self.headers}
+        try:
+            status, _, reply = self.post(message, headers, None)
+        except CLIError as exc:  # not even JSON-RPC: an older server's 400/404/405 page
+            failure: CLIError = exc
+        else:
+            if reply is not None and "result" in reply:
+                self.era, self.server = PROTOCOL_VERSION, dict(reply["result"])
+                return self.server
+            error = (reply or {}).get("error")
+            if status in (401, 403) or is_modern_error(error):
+                self.era = PROTOCOL_VERSION
+                raise RPCFailure(error)
+            failure = RPCFailure(error)
+        session = open_session(self)
+        if session is None:
+            raise failure
+        return self.server
+
+    def close(self) -> None:
+        """End a 2025 session (``DELETE``); nothing to do in 2026-07-28."""
+        session, self.session = self.session, None
+        if session is not None:
+            connection = self._connection()
+            try:
+                connection.request(
+                    "DELETE", self._target, headers={**session.headers(), **self.headers}
+                )
+                connection.getresponse().read()
+            except (OSError, http.client.HTTPException):
+                pass
+            finally:
+                connection.close()
+
+    def post(
+        self,
+        message: Message,
+        headers: Mapping[str, str],
+        on_notification: Callable[[Message], None] | None,
+    ) -> tuple[int, http.client.HTTPResponse, Message | None]:
+        """POST one message; the status, the response and the JSON-RPC reply (None: 202)."""
         connection = self._connection()
         try:
-            connection.request("POST", self._target, json.dumps(message).encode(), headers)
-            reply = self._read(connection.getresponse(), on_notification or (lambda m: None))
+            connection.request("POST", self._target, json.dumps(message).encode(), dict(headers))
+            response = connection.getresponse()
+            if response.status == 202:
+                response.read()
+                return 202, response, None
+            reply = self._read(response, on_notification or (lambda m: None))
+            return response.status, response, reply
         except ConnectionRefusedError:
             raise CLIError(f"cannot connect to {self.url}: connection refused") from None
         except socket.gaierror as exc:
@@ -270,9 +378,6 @@ class HTTPClient:
             raise CLIError(f"cannot talk to {self.url}: {exc}") from None
         finally:
             connection.close()
-        if "error" in reply:
-            raise RPCFailure(reply["error"])
-        return reply.get("result")
 
     def _connection(self) -> http.client.HTTPConnection:
         host, port = self._parts.hostname or "", self._parts.port
@@ -295,6 +400,8 @@ class HTTPClient:
                         return dict(message)
                     if "id" not in message:
                         on_notification(message)
+                    elif self.session is not None:  # a 2025 server request on the stream
+                        self.session.answer(self, message)
                 if not line:
                     raise CLIError(f"{self.url} ended its stream without a response")
         body = response.read()

@@ -1,7 +1,10 @@
 """The ``genmcp`` command line: serve a Suite, a router or an app; list and call tools.
 
-Serving uses uvicorn (HTTP) or ``transports.stdio``. Calling speaks 2026-07-28 Streamable
-HTTP with the standard library's ``http.client``: the command works wherever genmcp is
+The commands that look a server over (resources, prompts, completion, inspect) are in
+``cli_commands``, ``install`` in ``cli_install``, the terminal elicitation form in
+``cli_form``. Serving uses uvicorn (HTTP) or ``transports.stdio``. Calling speaks 2026-07-28
+Streamable HTTP (a 2025 session when the server has no 2026-07-28: ``_client_legacy``)
+with the standard library's ``http.client``: the command works wherever genmcp is
 installed, needs no HTTP client package, and still reads an SSE reply line by line, so
 progress is printed as it arrives. Mistakes a user can fix (a bad import path, a refused
 connection, an unknown tool) are one line on stderr, never a traceback.
@@ -21,7 +24,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from genmcp import cli_commands, cli_install
 from genmcp._client import CLIError, HTTPClient, header_params
+from genmcp.cli_form import ask_on_terminal
 
 __all__ = ["UsageError", "as_app", "load_target", "main", "parse_arguments"]
 
@@ -34,6 +39,8 @@ examples:
   genmcp run myserver:suite --transport stdio       # for Claude Desktop and other clients
   genmcp list http://127.0.0.1:8000/mcp
   genmcp call http://127.0.0.1:8000/mcp add --arg a=1 --arg b=2
+  genmcp inspect http://127.0.0.1:8000/mcp
+  genmcp install claude-desktop myserver:suite --dry-run
 """
 
 
@@ -187,11 +194,23 @@ def _assigns(raw: str) -> dict[str, Any]:
 
 
 def _client(args: argparse.Namespace) -> HTTPClient:
-    return HTTPClient(args.url, headers=_headers(args.header), timeout=args.timeout)
+    """The client of a command; ``call`` declares elicitation unless ``--no-input``."""
+    interactive = args.command == "call" and not args.no_input
+    return HTTPClient(
+        args.url,
+        headers=_headers(args.header),
+        timeout=args.timeout,
+        capabilities={"elicitation": {}} if interactive else None,
+        on_request=ask_on_terminal if interactive else None,
+    )
 
 
 def _list(args: argparse.Namespace) -> int:
-    tools = _client(args).list_tools()
+    client = _client(args)
+    try:
+        tools = client.list_tools()
+    finally:
+        client.close()
     if args.json:
         print(json.dumps(tools, indent=2, ensure_ascii=False))
         return 0
@@ -205,6 +224,13 @@ def _list(args: argparse.Namespace) -> int:
 def _call(args: argparse.Namespace) -> int:
     arguments = parse_arguments(args.arg)
     client = _client(args)
+    try:
+        return _call_with(args, client, arguments)
+    finally:
+        client.close()
+
+
+def _call_with(args: argparse.Namespace, client: HTTPClient, arguments: dict[str, Any]) -> int:
     tools = {tool["name"]: tool for tool in client.list_tools()}
     tool = tools.get(args.tool)
     if tool is None:
@@ -219,7 +245,7 @@ def _call(args: argparse.Namespace) -> int:
     )
     if result.get("resultType") == "input_required":
         keys = ", ".join(sorted(result.get("inputRequests") or {})) or "a later retry"
-        raise CLIError(f"{args.tool!r} asks for input the command line cannot give ({keys})")
+        raise CLIError(f"{args.tool!r} asks for input ({keys}); run without --no-input to answer")
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
@@ -331,6 +357,11 @@ def build_parser() -> argparse.ArgumentParser:
     calling.add_argument(
         "--log-level", choices=_LEVELS, metavar="LEVEL", help="print the tool's logs from LEVEL"
     )
+    calling.add_argument(
+        "--no-input", action="store_true", help="do not declare elicitation (never ask on stdin)"
+    )
+    cli_commands.register(commands, _client_command, _client, parse_arguments)
+    cli_install.register(commands, UsageError)
     return parser
 
 
@@ -340,7 +371,8 @@ def _client_command(
     sub: argparse.ArgumentParser = commands.add_parser(
         name,
         help=about,
-        description=f"{about[0].upper()}{about[1:]}, speaking MCP 2026-07-28 over HTTP.",
+        description=f"{about[0].upper()}{about[1:]}, speaking MCP over HTTP (2026-07-28, "
+        "or a 2025 session when the server has no 2026-07-28).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub.add_argument("url", metavar="URL", help="the MCP endpoint, e.g. http://host:8000/mcp")

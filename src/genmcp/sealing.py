@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 from itsdangerous import BadData, BadSignature, URLSafeTimedSerializer
+from itsdangerous.encoding import base64_decode
 
 __all__ = [
     "CLOCK_SKEW_S",
@@ -81,6 +82,15 @@ class SealError(Exception):
     def __init__(self, reason: SealReason, message: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+def _signed_at(body: str) -> int:
+    """The unverified signing time (epoch seconds) of a token body; large when unreadable."""
+    try:
+        stamp = body.rsplit(".", 2)[-2]
+        return int.from_bytes(base64_decode(stamp), "big")
+    except (IndexError, ValueError, BadData):
+        return 2**62
 
 
 class WeakKeyError(ValueError):
@@ -172,6 +182,7 @@ class Sealer:
             raise ValueError("Sealer needs at least one secret key")
         self.max_age_s = _check_max_age(max_age_s)
         self.ephemeral = False
+        self.made_at = int(time.time())  # a token signed before this is not this key's
         if audience is not None and not isinstance(audience, str):
             raise TypeError(f"audience must be a str or None, not {type(audience).__name__}")
         self.audience = audience
@@ -289,6 +300,13 @@ class Sealer:
         try:
             payload, signed_at = self._serializer.loads(body, salt=salt, return_timestamp=True)
         except BadSignature as exc:
+            if self.ephemeral and _signed_at(body) < self.made_at:
+                raise SealError(
+                    "tampered",
+                    f"{purpose!r} token was signed with an unknown key: it is older than this "
+                    "process's random key (a restart, or another worker); set "
+                    "GENMCP_SECRET_KEY, shared by every process",
+                ) from exc
             raise SealError(
                 "tampered",
                 f"{purpose!r} token has an invalid signature: it was altered, signed with an "

@@ -46,6 +46,7 @@ _OPTION_KEYS = (
     "view",
     "visibility",
     "task_support",
+    "error_results",
 )
 
 

@@ -87,7 +87,8 @@ async def test_a_legacy_session_of_one_principal_is_unknown_to_another(
     assert client.session_id != real_id
 
 
-class Hostile(Tool, name='x", scope="admin', scopes=['odd"scope\\, error="none']):
+# a hostile tool name is refused when the Suite is built (tests/test_dx_outputs.py)
+class Hostile(Tool, name="hostile", scopes=['odd"scope\\, error="none']):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
         return Result(call_tool_result(text="ran"))
 
@@ -107,7 +108,7 @@ async def test_challenge_values_survive_hostile_names_and_scopes(
         prefix="/mcp",
     )
     url = live_server(app)
-    response = await call(url, 'x", scope="admin', headers=protected.bearer())
+    response = await call(url, "hostile", headers=protected.bearer())
     assert response.status_code == 403
     params = challenge(response)
     assert params == {
@@ -225,7 +226,7 @@ async def test_the_raw_endpoint_and_the_api_route_answer_alike(
         url = live_server(app)
         weak = protected.bearer("notes:read")
         answers = [
-            await call(url, 'x", scope="admin', headers=headers)
+            await call(url, "hostile", headers=headers)
             for headers in ({}, {"authorization": "Bearer nope"}, weak, protected.bearer())
         ]
         seen.append([(a.status_code, a.headers.get("www-authenticate")) for a in answers])

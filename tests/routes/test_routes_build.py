@@ -148,7 +148,8 @@ async def test_generated_tools_are_ordinary_tools_and_subclassable() -> None:
 
     class Shouting(tools["echo"]):  # type: ignore[misc,valid-type]
         def to_result(self, reply: Any, arg: Any) -> dict[str, Any]:
-            return call_tool_result(text=json.loads(reply.body).upper())
+            shout = json.loads(reply.body).upper()  # the route declares an output schema
+            return call_tool_result(text=shout, structured={"result": shout})
 
     assert issubclass(Shouting, RouteTool)
     suite = Suite(server_name="t", server_version="1", tools=[tools["caller"], Shouting])

@@ -1,5 +1,7 @@
 """Calling a behaviour's hook: awaited when it is ``async def``, else in a worker thread.
 
+In asyncio's debug mode an ``async def`` hook is watched for blocking (``blocking``).
+
 Imports asyncio only.
 """
 
@@ -8,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 from typing import Any
+
+from genmcp._suite.blocking import debugging, watched
 
 __all__ = ["call_hook", "is_async_hook"]
 
@@ -27,5 +31,7 @@ async def call_hook(owner: object, hook: str, *args: Any) -> Any:
     """Call ``owner.hook(*args)``: awaited, or run in a worker thread for a plain ``def``."""
     fn = getattr(owner, hook)
     if is_async_hook(owner, hook):
+        if debugging():
+            return await watched(fn(*args), f"{type(owner).__qualname__}.{hook}()")
         return await fn(*args)
     return await asyncio.to_thread(fn, *args)

@@ -90,9 +90,7 @@ class RequestStates:
             payload = self._sealer.unseal(REQUEST_STATE, params["requestState"])
         except SealError as exc:
             raise MCPError(
-                "bad_request_state",
-                f"Invalid requestState ({exc.reason}): {exc}",
-                {"reason": exc.reason},
+                "bad_request_state", _refusal(exc, self._sealer), {"reason": exc.reason}
             ) from None
         if not isinstance(payload, dict) or payload.get("b") != binding:
             raise MCPError(
@@ -171,3 +169,15 @@ def _check_answers(asked: Mapping[str, Any], answers: Mapping[str, Any]) -> None
                 f"Invalid params: inputResponses[{key!r}]: {problem}",
                 {"key": key},
             )
+
+
+def _refusal(exc: SealError, sealer: Sealer) -> str:
+    """The message for a refused requestState: "signed with an unknown key" when it was
+    signed before this process's random key existed (a restart, or another worker)."""
+    if exc.reason == "tampered" and "unknown key:" in str(exc):
+        return (
+            "Invalid requestState (signed with an unknown key): this server signs with a "
+            "random key of its own process, so a token from another worker or an earlier run "
+            "cannot verify; the server must set GENMCP_SECRET_KEY, shared by every process"
+        )
+    return f"Invalid requestState ({exc.reason}): {exc}"

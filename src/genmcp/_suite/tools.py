@@ -18,10 +18,13 @@ Imports genmcp's core modules; never a web framework.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp._suite.answer import checked, completed, result_of
+from genmcp._suite.blocking import debugging, watched
+from genmcp._suite.convert import converted, error_result
 from genmcp._suite.hooks import call_hook, is_async_hook
 from genmcp._suite.job import Job
 from genmcp._suite.listing import Catalog
@@ -40,6 +43,7 @@ from genmcp.schema import (
     compile_schema,
     merge_options,
 )
+from genmcp.schema.lint import lint_tool_schema
 from genmcp.tool import Tool, ToolRequest, with_arguments
 
 if TYPE_CHECKING:
@@ -63,6 +67,7 @@ class ToolEntry:
         "arg",
         "call_is_async",
         "descriptor",
+        "error_results",
         "header_params",
         "label",
         "name",
@@ -79,9 +84,10 @@ class ToolEntry:
     ) -> None:
         self.tool, self.arg = instantiate(cls, Tool), arg
         self.owner = cls.__qualname__
-        self.name = name_of(self.tool, self.owner, arg)
+        self.name = checked_name(name_of(self.tool, self.owner, arg), self.owner)
         self.label = f"tool {self.name!r}"
         self.call_is_async = is_async_hook(self.tool, "call")
+        self.error_results = bool(self.tool.option("error_results"))
         schema = self.tool.input_schema(arg)
         # the Suite's schema_options, then the tool's own, key by key
         options = merge_options(schema_options, self.tool.schema_options(arg), owner=self.owner)
@@ -92,6 +98,7 @@ class ToolEntry:
             advertised = self.validator.advertised
         else:  # the tool validates itself: the schema only describes it
             advertised = advertised_schema(schema, owner=self.owner)
+        lint_tool_schema(advertised, owner=self.owner, which="input_schema")
         output = self.tool.output_schema(arg)
         self.output: ArgumentValidator | None = (
             None if output is None else compile_schema(output, owner=self.owner, options=options)
@@ -102,6 +109,8 @@ class ToolEntry:
                 f"{self.owner}: task_support must be one of {sorted(TASK_SUPPORT)}, "
                 f"not {self.task_support!r}"
             )
+        if self.output is not None:
+            lint_tool_schema(self.output.advertised, owner=self.owner, which="output_schema")
         self.descriptor = self._describe(advertised)
         self.header_params = _header_params(advertised)
         view = self.tool.option("view")  # an AppView class the Suite serves with the tool
@@ -123,6 +132,28 @@ class ToolEntry:
             meta = described.setdefault("_meta", {})
             meta["ui"] = {**meta.get("ui", {}), **ui}
         return described
+
+
+TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+"""The spec's tool name (a SHOULD): 1 to 128 of ``A-Za-z0-9_-.``."""
+_NAME_FIX: Final = "MCP tool names are 1 to 128 of A-Z a-z 0-9 _ - . (e.g. name='get_weather')"
+
+
+def checked_name(name: str, owner: str) -> str:
+    """``name`` when it follows the spec's pattern. A name longer than 128 characters or
+    holding a space, a control character or ``/`` (which clients and hosts refuse) is a
+    ``ValueError`` naming ``owner``; any other character outside the pattern (non-ASCII:
+    it travels base64-encoded in ``Mcp-Name``) is a warning."""
+    if TOOL_NAME.fullmatch(name) is not None:
+        return name
+    bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "_.-"))})
+    if len(name) > 128 or any(c.isspace() or not c.isprintable() or c == "/" for c in bad):
+        what = f"has {', '.join(map(repr, bad))}" if bad else "is longer than 128 characters"
+        raise ValueError(f"{owner}: the tool name {name!r} {what}; {_NAME_FIX}")
+    log.warning(
+        "%s: the tool name %r has %s; %s", owner, name, ", ".join(map(repr, bad)), _NAME_FIX
+    )
+    return name
 
 
 def _is_view(view: Any) -> bool:
@@ -182,17 +213,27 @@ class ToolCatalog(Catalog[ToolEntry]):
                 result,
                 "Result(call_tool_result(...)): a CallToolResult dict with a content list",
             )
-        if entry.output is not None and "structuredContent" in result and not result.get("isError"):
-            try:
-                entry.output.validate(result["structuredContent"])
-            except InvalidArguments as exc:
-                raise CallbackReturnError(
-                    "tool",
-                    entry.name,
-                    "call",
-                    result["structuredContent"],
-                    f"structuredContent matching the output schema ({exc.describe()})",
-                ) from None
+        if entry.output is None or result.get("isError"):
+            return completed(result, self._result_meta)
+        if "structuredContent" not in result:
+            raise CallbackReturnError(
+                "tool",
+                entry.name,
+                "call",
+                result,
+                "a result with structuredContent, since the tool declares output_schema "
+                "(call_tool_result(structured=...), or return the pydantic model)",
+            )
+        try:
+            entry.output.validate(result["structuredContent"])
+        except InvalidArguments as exc:
+            raise CallbackReturnError(
+                "tool",
+                entry.name,
+                "call",
+                result["structuredContent"],
+                f"structuredContent matching the output schema ({exc.describe()})",
+            ) from None
         return completed(result, self._result_meta)
 
 
@@ -236,10 +277,13 @@ class ToolJob(Job):
         else:  # the tool's own validate_request, or a costly validation: off the loop
             request = await checked_request(entry.tool, request, entry.arg)
         if entry.call_is_async:  # the hot path: one await, no thread
-            outcome = await entry.tool.call(request, channel, entry.arg)
+            coro = entry.tool.call(request, channel, entry.arg)
+            if debugging():
+                coro = watched(coro, f"{entry.owner}.call() ({entry.label})")
+            outcome = await coro
             if type(outcome) in _OUTCOMES:
                 return outcome
-            return checked("tool", entry.name, "call", outcome, _OUTCOMES)
+            return checked("tool", entry.name, "call", converted(outcome), _OUTCOMES)
         return await self._invoke("call", request, channel, entry.arg)
 
     async def message(self, message: Any, channel: Channel, state: Any) -> Any:
@@ -250,7 +294,7 @@ class ToolJob(Job):
 
     async def _invoke(self, hook: str, *args: Any) -> Any:
         outcome = await call_hook(self._entry.tool, hook, *args)
-        return checked("tool", self._entry.name, hook, outcome, _OUTCOMES)
+        return checked("tool", self._entry.name, hook, converted(outcome), _OUTCOMES)
 
     def result(self, outcome: Any) -> dict[str, Any]:
         entry = self._entry
@@ -260,7 +304,11 @@ class ToolJob(Job):
         if type(outcome) is Result:  # the hot path
             return self._catalog.complete(entry, outcome.result)
         if isinstance(outcome, BaseException):
-            raise outcome
+            answer = error_result(outcome) if entry.error_results else None
+            if answer is None:
+                raise outcome
+            log.warning("%s raised; answered as an isError result", entry.label, exc_info=outcome)
+            return self._catalog.complete(entry, answer)
         return result_of(
             outcome,
             complete=lambda result: self._catalog.complete(entry, result),

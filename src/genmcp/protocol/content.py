@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from genmcp.protocol.resources import described
 from genmcp.protocol.shapes import JSON, JSONObject, compact_json, copy_mapping, put, to_base64
 
@@ -177,7 +179,7 @@ def call_tool_result(
     *,
     text: str | None = None,
     error: str | None = None,
-    structured: JSON = None,
+    structured: JSON | BaseModel = None,
     content: Iterable[Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> JSONObject:
@@ -190,9 +192,10 @@ def call_tool_result(
         text: A message for the model, as one text block.
         error: A tool-level error the model should read: sets ``isError: true`` and adds the
             message as the first text block. May be combined with ``text``.
-        structured: Any JSON value except ``None`` (``None`` means unset), sent as
-            ``structuredContent``. Unless ``text`` is given, it is also mirrored as a compact
-            JSON text block, as the spec recommends.
+        structured: Any JSON value except ``None`` (``None`` means unset), or a pydantic
+            model (dumped in JSON mode, by alias), sent as ``structuredContent``. Unless
+            ``text`` is given, it is also mirrored as a compact JSON text block, as the spec
+            recommends.
         content: Further content blocks, appended in order.
         meta: Optional ``_meta`` object of the result.
 
@@ -204,6 +207,8 @@ def call_tool_result(
         ValueError: ``structured`` holds NaN or an infinity (not JSON).
         TypeError: ``structured`` is not JSON-serializable.
     """
+    if isinstance(structured, BaseModel):
+        structured = structured.model_dump(mode="json", by_alias=True)
     blocks: list[JSONObject] = []
     if error is not None:
         blocks.append({"type": "text", "text": error})

@@ -11,6 +11,10 @@ requests and of stdio, and the solver behind ``await channel.resolve(dependency)
 * ``local_request(app, state, headers)``: the stand-in request of a process with no HTTP
   (stdio): the app, its lifespan state and the headers given on the command line.
 * ``run_auth(auth, context)``: an endpoint's auth dependency run once for stdio.
+* ``remember_auth(scope, auth, value)``: the route's auth result, handed to ``solve`` so a
+  dependency using ``Depends(auth)`` reuses it: the first ``solve`` of the request seeds the
+  cache by solving ``auth`` once more with FastAPI overriding it by the known value, so FastAPI
+  files it under its own cache key (which is internal) and never calls ``auth`` again.
 
 A web module (imports FastAPI and Starlette).
 """
@@ -30,7 +34,9 @@ from starlette.types import Scope
 from genmcp.context import AppContext, AppState
 from genmcp.errors import MCPError
 
-__all__ = ["http_context", "local_request", "run_auth", "solve"]
+__all__ = ["http_context", "local_request", "remember_auth", "run_auth", "solve"]
+
+_AUTH_KEY = "genmcp.solved_auth"
 
 _dependants: dict[Any, Dependant] = {}
 
@@ -69,6 +75,9 @@ async def solve(dependency: Any, context: AppContext) -> Any:
     dependant = _dependant_of(dependency)
     stack = context.exit_stack  # the call's: yield dependencies end when the call ended
     scope = {**request.scope, "fastapi_inner_astack": stack, "fastapi_function_astack": stack}
+    seed = request.scope.pop(_AUTH_KEY, None)
+    if seed is not None:
+        await _seed(seed, context, HTTPRequest(scope, request.receive))
     try:
         solved = await solve_dependencies(
             request=HTTPRequest(scope, request.receive),
@@ -95,6 +104,31 @@ async def solve(dependency: Any, context: AppContext) -> Any:
         )
     context.cache.update(solved.dependency_cache)
     return solved.values["value"]
+
+
+def remember_auth(scope: Scope, auth: Callable[..., Any], value: Any) -> None:
+    """Keep the value the route's ``Depends(auth)`` gave, for the request's first ``solve``."""
+    scope[_AUTH_KEY] = (auth, value)
+
+
+class _Known:
+    """A ``dependency_overrides_provider`` answering ``auth`` with the value it gave."""
+
+    def __init__(self, auth: Callable[..., Any], value: Any) -> None:
+        self.dependency_overrides = {auth: lambda: value}
+
+
+async def _seed(seed: tuple[Callable[..., Any], Any], context: AppContext, request: Any) -> None:
+    auth, value = seed
+    solved = await solve_dependencies(
+        request=request,
+        dependant=_dependant_of(auth),
+        dependency_overrides_provider=_Known(auth, value),
+        dependency_cache=context.cache,
+        async_exit_stack=context.exit_stack,
+        embed_body_fields=False,
+    )
+    context.cache.update(solved.dependency_cache)
 
 
 def _name(dependant: Dependant) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, params
 from fastapi.routing import APIRoute
@@ -28,14 +28,21 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from genmcp.suite import Suite, ToolProvider
+from genmcp.transports.depends import remember_auth
 from genmcp.transports.endpoint import MCPEndpoint
 from genmcp.transports.http import (
     LOCAL_HOSTS,
     MAX_BODY_BYTES,
 )
 from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.startup import check_at_startup
 
 __all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
+
+
+ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
+"""The MCP route's name. FastAPI names it in "Prefix and path cannot be both empty (path
+operation: ...)" when the router is included without a prefix, so the name says the fix."""
 
 
 class MCPRouter(APIRouter):
@@ -51,20 +58,21 @@ class MCPRouter(APIRouter):
 
 
 def _closing(
-    suite: Suite, legacy: LegacyServer | None = None
+    suite: Suite, endpoint: MCPEndpoint
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
-    """A lifespan that starts the Suite (its shared catalog) and, at shutdown, ends its live
-    calls and listen streams."""
+    """A lifespan that runs the startup checks (``startup``), starts the Suite (its shared
+    catalog) and, at shutdown, ends its live calls and listen streams."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
+        check_at_startup(app, endpoint)
         await suite.start()  # scale-out: the shared catalog, before the first request
         try:
             yield
         finally:
             await suite.aclose()
-            if legacy is not None:  # scale-out: its one signal subscription
-                legacy.close()
+            if endpoint.legacy is not None:  # scale-out: its one signal subscription
+                endpoint.legacy.close()
 
     return lifespan
 
@@ -166,17 +174,19 @@ def mcp_router(
         else None,
     )
     endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
-    router = MCPRouter(lifespan=_closing(suite, endpoint.legacy))
+    router = MCPRouter(lifespan=_closing(suite, endpoint))
     router.suite, router.endpoint, router.auth = suite, endpoint, auth
     raw_check = None if dependencies else getattr(auth, "asgi_check", None)
     if raw_check is not None:  # auth: OAuthResource checks tokens inside the raw endpoint
         endpoint.authenticate, endpoint.auth = raw_check, auth
-    if (auth is None or raw_check is not None) and not dependencies:
-        route = Route(path or "/", endpoint, name="mcp", include_in_schema=False)
-        route.path = path  # FastAPI joins the include prefix with this path
-        router.routes.append(route)
-        return router
-    _add_dependent_route(router, endpoint, auth or _no_auth, list(dependencies or ()), path)
+    for at in (path, path + "/") if not path.endswith("/") else (path,):  # no 307 for "/mcp/"
+        if (auth is None or raw_check is not None) and not dependencies:
+            route = Route(at or "/", endpoint, name=ROUTE_NAME, include_in_schema=False)
+            route.path = at  # FastAPI joins the include prefix with this path
+            router.routes.append(route)
+        else:
+            deps = list(dependencies or ())
+            _add_dependent_route(router, endpoint, auth or _no_auth, deps, at)
     return router
 
 
@@ -212,6 +222,8 @@ def _add_dependent_route(
     async def mcp(request: HTTPRequest, assigns: Any = Depends(auth)) -> HTTPResponse:
         if isinstance(assigns, HTTPResponse):  # auth: the dependency answered (a challenge)
             return assigns
+        if auth is not _no_auth:  # a tool's Depends(auth) reuses this run
+            remember_auth(request.scope, auth, assigns)
         return _Delegate(endpoint, _as_assigns(assigns))
 
     mcp.genmcp_endpoint = endpoint  # type: ignore[attr-defined]  # found by stdio_app.mcp_of
@@ -223,7 +235,7 @@ def _add_dependent_route(
         methods=["POST", "GET", "DELETE"],
         dependencies=dependencies,
         include_in_schema=False,
-        name="mcp",
+        name=ROUTE_NAME,
         route_class_override=type("MCPRoute", (_GuardedRoute,), {"mcp_endpoint": endpoint}),
     )
 

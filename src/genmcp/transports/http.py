@@ -22,6 +22,7 @@ import base64
 import binascii
 import functools
 import ipaddress
+import logging
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -31,6 +32,10 @@ from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.meta import META_PROTOCOL_VERSION, check_meta, meta_of, request_version
+
+log = logging.getLogger("genmcp")
+_REFUSALS_LOGGED: set[str] = set()
+_MAX_REFUSALS_LOGGED: Final = 64  # hostile traffic must not flood the log
 
 __all__ = [
     "LOCAL_HOSTS",
@@ -144,7 +149,12 @@ def guard(
     if hosts is not None and "*" not in hosts:
         host = headers.get("host")
         if host is None or host_of(host) not in hosts:
-            return MCPError("forbidden_host", f"Misdirected Request: Host {host!r} is not allowed")
+            _log_refusal("Host", host, "allowed_hosts=[...] (the host name, no port)")
+            return MCPError(
+                "forbidden_host",
+                f"Misdirected Request: Host {host!r} is not allowed by this server "
+                "(its allowed_hosts)",
+            )
     origin = headers.get("origin")
     if origin is None:
         return None
@@ -152,7 +162,24 @@ def guard(
         return None
     if hosts is None or "*" in hosts or origin_host(origin) in hosts:
         return None
+    _log_refusal("Origin", origin, "allowed_origins=[...] (or its host in allowed_hosts=)")
     return MCPError("forbidden_origin", f"Forbidden: Origin {origin!r} is not allowed")
+
+
+def _log_refusal(header: str, value: str | None, fix: str) -> None:
+    """Log a refused ``Host``/``Origin`` once per value (up to a cap), with the fix."""
+    key = f"{header}:{value}"
+    if key in _REFUSALS_LOGGED or len(_REFUSALS_LOGGED) >= _MAX_REFUSALS_LOGGED:
+        return
+    _REFUSALS_LOGGED.add(key)
+    log.warning(
+        "refused a request with %s %r: not in the router's allow-list (loopback names by "
+        "default, against DNS rebinding). Serving behind a real host name? Pass it to "
+        "mcp_router(%s)",
+        header,
+        value,
+        fix,
+    )
 
 
 def decode_header_value(value: str) -> str:

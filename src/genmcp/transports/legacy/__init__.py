@@ -8,6 +8,7 @@ and stdio transports write them.
 """
 
 from genmcp.transports.legacy.get_stream import SessionStream
-from genmcp.transports.legacy.server import LegacyAnswer, LegacyServer, Session
+from genmcp.transports.legacy.server import LegacyAnswer, LegacyServer
+from genmcp.transports.legacy.sessions import Session
 
 __all__ = ["LegacyAnswer", "LegacyServer", "Session", "SessionStream"]

@@ -48,7 +48,6 @@ from genmcp.middleware import NO_CONTEXT, TransportContext, refusal, session_end
 from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import Notification, Request, Response, result_response
 from genmcp.protocol.meta import check_meta
-from genmcp.protocol.versions import LEGACY_VERSIONS
 from genmcp.sealing import SealError, digest
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
@@ -57,6 +56,7 @@ from genmcp.suite import Suite, principal_of
 from genmcp.transports.legacy.get_stream import SessionStream, get_topic
 from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
+from genmcp.transports.legacy.sessions import Session, session_of
 from genmcp.transports.legacy.signals import CallSignals
 from genmcp.transports.relay import MODERN, Codec, LegacyCodec
 
@@ -79,24 +79,6 @@ _VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
 _ID_INFO: Final = ("name", "version", "title")
 _LOG_LEVEL: Final = "log_level"
 _RESOURCES: Final = "resources"
-
-
-@dataclass(frozen=True, slots=True)
-class Session:
-    """A verified legacy session."""
-
-    key: str
-    version: str
-    capabilities: dict[str, Any]
-    client_info: dict[str, Any]
-    expires_at: float
-    epoch: str = ""
-    log_level: Any = None
-
-    @property
-    def ttl_s(self) -> float:
-        """Seconds until the session id expires."""
-        return max(self.expires_at - time.time(), 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,9 +206,16 @@ class LegacyServer:
         try:
             payload = self.suite.sealer.unseal(SESSION, token, max_age_s=self.session_max_age_s)
         except SealError as exc:  # the same answer for every cause; the cause only in the log
-            log.debug("session id refused: %s", exc.reason)
+            if exc.reason == "tampered" and "unknown key:" in str(exc):
+                log.warning(
+                    "session id refused: signed with an unknown key (this process signs with "
+                    "a random key: with several workers or after a restart every process "
+                    "needs the same GENMCP_SECRET_KEY)"
+                )
+            else:
+                log.debug("session id refused: %s", exc.reason)
             raise MCPError("session_not_found", "Session not found") from None
-        session = _session_of(payload, self.session_max_age_s)
+        session = session_of(payload, self.session_max_age_s)
         if session is None or payload.get("p") != digest(principal_of(assigns)):
             raise MCPError("session_not_found", "Session not found")
         state = await self.registry.lookup(session.key, session.epoch, (_LOG_LEVEL,))
@@ -427,20 +416,3 @@ class LegacyServer:
             await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
         else:
             await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
-
-
-def _session_of(payload: Any, max_age_s: float) -> Session | None:
-    if not isinstance(payload, dict):
-        return None
-    key, version, caps, info, issued = (payload.get(k) for k in ("k", "v", "c", "i", "t"))
-    epoch = payload.get("e", "")
-    if not (
-        isinstance(key, str)
-        and version in LEGACY_VERSIONS
-        and isinstance(caps, dict)
-        and isinstance(info, dict)
-        and isinstance(issued, int)
-        and isinstance(epoch, str)
-    ):
-        return None
-    return Session(key, version, caps, info, issued + max_age_s, epoch)

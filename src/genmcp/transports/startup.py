@@ -1,0 +1,108 @@
+"""Checks an ``mcp_router`` runs when the app starts: mistakes that otherwise fail quietly.
+
+* Two MCP endpoints routed at the same path: the second is shadowed by the first and
+  never answers. Refused at startup (``RuntimeError`` naming the path).
+* Several worker processes likely (``--workers N`` on the command line, or
+  ``WEB_CONCURRENCY`` above 1) while tokens are signed with a random per-process key
+  (every requestState, cursor and session id from another worker fails), or while 2025
+  sessions use the in-memory broker (a legacy client's answer to elicitation reaches the
+  worker that asked only by chance). A warning on the ``genmcp`` logger with the fix.
+
+Reads the app's routes by attribute only: no web framework import.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from genmcp.storage.memory import MemoryBroker
+
+__all__ = ["check_at_startup", "duplicate_mounts", "workers_likely"]
+
+log = logging.getLogger("genmcp")
+
+
+def _endpoint_of(route: Any) -> Any:
+    """The MCP endpoint a route serves, or None."""
+    endpoint = getattr(route, "endpoint", None)
+    found = getattr(endpoint, "genmcp_endpoint", None)  # a route with dependencies
+    if found is not None:
+        return found
+    return endpoint if hasattr(endpoint, "suite") and hasattr(endpoint, "legacy") else None
+
+
+def _mcp_paths(
+    routes: Sequence[Any], prefix: str = "", depth: int = 0
+) -> Iterator[tuple[str, Any]]:
+    """``(full path, endpoint)`` of every MCP route, through includes and mounts."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)  # FastAPI's lazy include
+        if inner is not None and depth < 8:
+            context = getattr(route, "include_context", None)
+            more = getattr(context, "prefix", "") or ""
+            yield from _mcp_paths(getattr(inner, "routes", ()), prefix + more, depth + 1)
+            continue
+        endpoint, path = _endpoint_of(route), getattr(route, "path", None)
+        if endpoint is not None and isinstance(path, str):
+            yield prefix + path, endpoint
+        mounted = getattr(getattr(route, "app", None), "routes", None)  # a Mount
+        if endpoint is None and mounted is not None and isinstance(path, str) and depth < 8:
+            yield from _mcp_paths(mounted, prefix + path, depth + 1)
+
+
+def duplicate_mounts(routes: Sequence[Any]) -> list[str]:
+    """The paths at which more than one MCP endpoint is routed."""
+    seen: dict[str, Any] = {}
+    clashes: list[str] = []
+    for path, endpoint in _mcp_paths(routes):
+        first = seen.setdefault(path, endpoint)
+        if first is not endpoint and path not in clashes:
+            clashes.append(path)
+    return clashes
+
+
+def workers_likely(argv: Sequence[str] | None = None, env: Any = None) -> int:
+    """How many worker processes the command line or ``WEB_CONCURRENCY`` asks for (1: one)."""
+    argv = sys.argv if argv is None else argv
+    env = os.environ if env is None else env
+    counts = [env.get("WEB_CONCURRENCY", "1")]
+    for index, item in enumerate(argv):
+        if item in ("--workers", "-w") and index + 1 < len(argv):
+            counts.append(argv[index + 1])
+        elif item.startswith("--workers="):
+            counts.append(item.partition("=")[2])
+    return max((int(c) for c in counts if c.strip().isdigit()), default=1)
+
+
+def check_at_startup(app: Any, endpoint: Any) -> None:
+    """Run the checks of the module docstring for ``endpoint`` mounted in ``app``."""
+    clashes = duplicate_mounts(getattr(app, "routes", None) or ())
+    if clashes:
+        raise RuntimeError(
+            f"two MCP routers are mounted at {', '.join(clashes)}: the second one is never "
+            "reached; give each include_router(mcp_router(...)) its own prefix, or serve "
+            "every tool from one router"
+        )
+    workers = workers_likely()
+    if workers <= 1:
+        return
+    if endpoint.suite.sealer.ephemeral:
+        log.warning(
+            "%d worker processes but GENMCP_SECRET_KEY is not set: each worker signs tokens "
+            "with its own random key, so requestState, cursors and session ids from another "
+            "worker fail; set one GENMCP_SECRET_KEY for every worker",
+            workers,
+        )
+    legacy = endpoint.legacy
+    if legacy is not None and isinstance(legacy.broker, MemoryBroker):
+        log.warning(
+            "%d worker processes with the in-memory broker: a 2025 session client's answer "
+            "(elicitation, sampling) and its cancellations reach only the worker that got "
+            "them; use a shared broker (genmcp.storage.redis, see README 'Scaling out') or "
+            "one worker",
+            workers,
+        )
