@@ -54,10 +54,10 @@ class Features:
     async def request(
         self, method: str, params: Mapping[str, Any] | None = None, **options: Any
     ) -> Reply:
-        raise NotImplementedError  # MCPTestClient.request
+        raise TypeError(f"{type(self).__name__}: a mixin of MCPTestClient, which defines request()")
 
     async def send(self, message: Mapping[str, Any] | bytes, *, wait: bool = True) -> Exchange:
-        raise NotImplementedError  # MCPTestClient.send
+        raise TypeError(f"{type(self).__name__}: a mixin of MCPTestClient, which defines send()")
 
     build: Callable[..., Message]  # MCPTestClient.build
 
