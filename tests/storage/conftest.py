@@ -11,9 +11,10 @@ from __future__ import annotations
 import functools
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Final
 
+import httpx
 import pytest
 
 REDIS_URL: Final = os.environ.get("GENMCP_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -64,3 +65,10 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
             client.delete(*keys)
     finally:
         client.close()
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    """A plain httpx client for the multi-process tests (closed at teardown)."""
+    async with httpx.AsyncClient(timeout=15) as client:
+        yield client

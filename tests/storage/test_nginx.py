@@ -11,19 +11,18 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any, Final
 
 import httpx
 import pytest
 
+from support.legacy_http import ACCEPT, open_session, sse_events
 from support.redis_server import OwnRedis, require_redis_server
 from support.sse import SSEEvent, SSEParser
 from support.topology import Nginx, Processes, require_nginx
 
-VERSION: Final = "2025-11-25"
 MODERN: Final = "2026-07-28"
-ACCEPT: Final = "application/json, text/event-stream"
 
 
 class Deployment:
@@ -44,32 +43,6 @@ def deployment() -> Iterator[Deployment]:
     nginx.stop()
     processes.stop()
     redis.close()
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(timeout=15) as client:
-        yield client
-
-
-async def legacy_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-    reply = await http.post(url, json=body, headers={"Accept": ACCEPT})
-    assert reply.status_code == 200, reply.text
-    return {
-        "Mcp-Session-Id": reply.headers["mcp-session-id"],
-        "MCP-Protocol-Version": VERSION,
-        "Accept": ACCEPT,
-    }
 
 
 def request(request_id: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -93,19 +66,10 @@ def modern_headers(method: str, name: str | None = None) -> dict[str, str]:
     return headers if name is None else {**headers, "Mcp-Name": name}
 
 
-async def sse_events(response: httpx.Response, stop_after: int | None = None) -> list[SSEEvent]:
-    parser, got = SSEParser(), []
-    async for chunk in response.aiter_bytes():
-        got += [e for e in parser.feed(chunk) if isinstance(e, SSEEvent) and e.data]
-        if stop_after is not None and len(got) >= stop_after:
-            break
-    return got
-
-
 async def test_one_legacy_session_is_served_by_every_process(
     deployment: Deployment, http: httpx.AsyncClient
 ) -> None:
-    headers = await legacy_session(http, deployment.mcp)
+    headers = await open_session(http, deployment.mcp)
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     assert (await http.post(deployment.mcp, json=note, headers=headers)).status_code == 202
     served_by = set()
@@ -126,7 +90,7 @@ async def test_one_legacy_session_is_served_by_every_process(
 async def test_a_2026_call_and_a_legacy_call_at_once_through_nginx(
     deployment: Deployment, http: httpx.AsyncClient
 ) -> None:
-    headers = await legacy_session(http, deployment.mcp)
+    headers = await open_session(http, deployment.mcp)
     calls = []
     for n in range(30):
         add = {"name": "add", "arguments": {"a": n, "b": 0}}
@@ -146,7 +110,7 @@ async def test_a_2026_call_and_a_legacy_call_at_once_through_nginx(
 async def test_a_post_through_nginx_reaches_the_worker_wherever_it_runs(
     deployment: Deployment, http: httpx.AsyncClient
 ) -> None:
-    headers = await legacy_session(http, deployment.mcp)
+    headers = await open_session(http, deployment.mcp)
     body = request(1, "tools/call", {"name": "wait_mail", "arguments": {}})
     async with http.stream("POST", deployment.mcp, json=body, headers=headers) as response:
         parser, events = SSEParser(), response.aiter_bytes()
@@ -207,7 +171,7 @@ async def test_a_tool_added_at_run_time_is_listed_everywhere_within_100_ms(
 async def test_a_stream_resumed_through_nginx_gets_the_rest_and_the_response(
     deployment: Deployment, http: httpx.AsyncClient
 ) -> None:
-    headers = await legacy_session(http, deployment.mcp)
+    headers = await open_session(http, deployment.mcp)
     body = request(5, "tools/call", {"name": "ticker", "arguments": {"n": 4, "every": 0.1}})
     async with http.stream("POST", deployment.mcp, json=body, headers=headers) as response:
         streamed = await sse_events(response)
@@ -221,7 +185,7 @@ async def test_a_stream_resumed_through_nginx_gets_the_rest_and_the_response(
 async def test_killing_a_process_loses_no_session_and_new_requests_succeed(
     deployment: Deployment, http: httpx.AsyncClient
 ) -> None:
-    headers = await legacy_session(http, deployment.mcp)
+    headers = await open_session(http, deployment.mcp)
     deployment.processes.kill(2)
     try:
         for n in range(12):  # nginx moves on from the dead process (proxy_next_upstream)
