@@ -344,8 +344,11 @@ def test_a_bad_task_support_fails_when_the_suite_is_built() -> None:
         Suite(server_name="t", server_version="1", tools=[Bad])
 
 
-async def test_a_listen_naming_task_ids_is_acknowledged_without_them(client: ModernClient) -> None:
-    # notifications/tasks are optional: genmcp sends none, so it honors no taskIds
+async def test_a_listen_naming_unknown_task_ids_is_acknowledged_without_them(
+    client: ModernClient,
+) -> None:
+    # the acknowledgement lists the task ids honored: none of an unknown one
+    # (tests/test_task_notifications.py has the notifications themselves)
     async with client.stream(
         "subscriptions/listen",
         {"notifications": {"taskIds": ["x"], "toolsListChanged": True}},
