@@ -12,6 +12,7 @@ every key has a TTL and expiry removes them all.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -27,7 +28,7 @@ import pytest
 
 from genmcp.protocol.tasks import iso_now, lease_lost_error, new_record
 from genmcp.storage.tasks import MemoryTaskStore, TaskStore
-from support.client import ModernClient
+from support.client import Exchange, ModernClient
 
 HERE: Final = Path(__file__).resolve().parent
 TASKS: Final = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
@@ -236,42 +237,56 @@ async def test_a_task_made_on_a_is_polled_answered_and_cancelled_on_b(
             await asyncio.sleep(0.02)
 
 
-async def test_a_task_running_in_a_notifies_a_listener_in_b(
-    nodes: Callable[..., list[Node]],
+async def note(listen: Exchange) -> dict[str, Any]:
+    """The next message of a listen stream (tagged with its subscription id), within 5 s."""
+    message: dict[str, Any] = await asyncio.wait_for(anext(aiter(listen)), 5)
+    assert message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] in {"L1", "L2"}
+    return message
+
+
+async def test_a_task_running_in_a_notifies_listeners_in_b(
+    nodes: Callable[..., list[Node]], redis_url: str, redis_prefix: str
 ) -> None:
-    # A 60 s lease: listeners re-read every 30 s, so whatever B's stream carries within a
+    import redis.asyncio as aioredis
+
+    # A 60 s lease: listeners re-read every 30 s, so whatever B's streams carry within a
     # few seconds was published by the process that made the change, over Redis pub/sub.
     a_node, b_node = nodes(2, TASKS_LEASE_MS="60000")
-    async with client(a_node) as a, client(b_node) as b:
+    async with client(a_node) as a, client(b_node) as b, contextlib.AsyncExitStack() as streams:
         task_id = await call(a, "ask")
         wanted = {"notifications": {"taskIds": [task_id, "unknown"]}}
-        async with b.stream(
-            "subscriptions/listen", wanted, id="L", capabilities=TASKS, validate=True
-        ) as listen:  # every message checked against the schemas (TaskStatusNotification)
-
-            async def note() -> dict[str, Any]:
-                message: dict[str, Any] = await asyncio.wait_for(anext(aiter(listen)), 5)
-                assert message["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "L"}
-                return message
-
-            ack = await note()
+        listens = [
+            await streams.enter_async_context(
+                b.stream("subscriptions/listen", wanted, id=sid, capabilities=TASKS, validate=True)
+            )  # every message checked against the schemas (TaskStatusNotification)
+            for sid in ("L1", "L2")
+        ]
+        for listen in listens:
+            ack = await note(listen)
             assert ack["params"]["notifications"] == {"taskIds": [task_id]}
-            while (task := (await note())["params"])["status"] != "input_required":
+            while (task := (await note(listen))["params"])["status"] != "input_required":
                 assert task["status"] == "working"  # the state when B subscribed, then A asks
             assert list(task["inputRequests"]) == ["confirm"]
-            accept = {"action": "accept", "content": {"ok": True}}
-            started = time.monotonic()
-            await a.request(
-                "tasks/update", {"taskId": task_id, "inputResponses": {"confirm": accept}},
-                capabilities=TASKS,
-            )  # fmt: skip  # answered through A too: all B hears comes from A
-            working, done = (await note())["params"], (await note())["params"]
-            took = time.monotonic() - started
-        assert working["status"] == "working" and done["status"] == "completed"
+        redis = aioredis.Redis.from_url(redis_url)
+        try:  # both streams share B's one subscription to the task's channel
+            channel = f"{redis_prefix}genmcp.task/{task_id}"
+            assert await redis.pubsub_numsub(channel) == [(channel.encode(), 1)]
+        finally:
+            await redis.aclose()
+        accept = {"action": "accept", "content": {"ok": True}}
+        started = time.monotonic()
+        await a.request(
+            "tasks/update", {"taskId": task_id, "inputResponses": {"confirm": accept}},
+            capabilities=TASKS,
+        )  # fmt: skip  # answered through A too: all B hears comes from A
+        for listen in listens:
+            working, done = (await note(listen))["params"], (await note(listen))["params"]
+            assert working["status"] == "working" and done["status"] == "completed"
+        took = time.monotonic() - started
         assert done["result"]["content"][0]["text"] == f"confirmed=True pid={a_node.process.pid}"
         shown = {k: v for k, v in (await get(b, task_id)).items() if k not in ("resultType",)}
         assert {**done, "_meta": None} == {**shown, "_meta": None}  # what tasks/get shows
-        print(f"update on A -> completed on B's stream in {took * 1000:.1f} ms")
+        print(f"update on A -> completed on both of B's streams in {took * 1000:.1f} ms")
         assert took < 3
 
 
