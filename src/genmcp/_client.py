@@ -156,7 +156,7 @@ class SSEParser:
             data = [
                 line[5:].removeprefix(" ") for line in block.split("\n") if line.startswith("data:")
             ]
-            if data:
+            if data and any(data):  # "data:" alone: a priming event (an id to resume from)
                 events.append("\n".join(data))
         return events
 

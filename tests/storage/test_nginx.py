@@ -116,7 +116,9 @@ async def test_a_post_through_nginx_reaches_the_worker_wherever_it_runs(
         parser, events = SSEParser(), response.aiter_bytes()
         first: list[Any] = []
         while not first:
-            first = [e for e in parser.feed(await anext(events)) if isinstance(e, SSEEvent)]
+            first = [
+                e for e in parser.feed(await anext(events)) if isinstance(e, SSEEvent) and e.data
+            ]
         worker = json.loads(first[0].data)["params"]["data"]["worker"]
         posted = [
             await http.post(f"{deployment.nginx.url}/post/{worker}", json={"n": n})
