@@ -37,7 +37,7 @@ from genmcp.transports.relay import Relay
 if TYPE_CHECKING:
     from genmcp.transports.legacy.resume import Journal
 
-__all__ = ["SSE_RAW_HEADERS", "SendTimeout", "ShutdownHub", "write_stream"]
+__all__ = ["SSE_RAW_HEADERS", "SendTimeout", "ShutdownHub", "polled_logged", "write_stream"]
 
 SSE_RAW_HEADERS: Final = (
     (b"x-accel-buffering", b"no"),
@@ -203,6 +203,15 @@ def _follow(relay: Relay, journal: Journal, hub: ShutdownHub) -> None:
     task = asyncio.get_running_loop().create_task(_log_rest(relay, journal, hub))
     _following.add(task)
     task.add_done_callback(_following.discard)
+
+
+async def polled_logged(within_s: float) -> None:
+    """Wait (at most ``within_s``) until every polled Call of this loop has logged its end:
+    at shutdown, once the Suite answered its calls, so their answers reach the log."""
+    loop = asyncio.get_running_loop()
+    tasks = [task for task in _following if task.get_loop() is loop]
+    if tasks:
+        await asyncio.wait(tasks, timeout=within_s)
 
 
 async def _log_rest(relay: Relay, journal: Journal, hub: ShutdownHub) -> None:
