@@ -5,7 +5,8 @@ A 2025-11-25 session's streamed POST opens with a priming event (an id, the conf
 ended there, with no response, and runs on; the client's ``GET`` with ``Last-Event-ID``
 replays what came after that id and follows the call live to its response. Older revisions
 and 2026-07-28 requests are not primed and get the response on the POST stream. A closed
-call that is cancelled ends its resumed stream without a response.
+call that is cancelled ends its resumed stream without a response; a client that leaves its
+stream stops the call, and resuming it gets an error, never silence.
 """
 
 from __future__ import annotations
@@ -45,6 +46,14 @@ class Polled(
         return Result(call_tool_result(text="answered after the close"))
 
 
+class Ticks(Tool, name="ticks", description="Sends a log every 50 ms for 5 s, then answers."):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        for tick in range(100):
+            channel.send_notification(LOG, {"level": "info", "data": {"tick": tick}})
+            await asyncio.sleep(0.05)
+        return Result(call_tool_result(text="never read"))
+
+
 class Held(Tool, name="held", description="Closes its stream and waits to be cancelled."):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Stream:
         channel.close_stream()
@@ -56,7 +65,7 @@ class Held(Tool, name="held", description="Closes its stream and waits to be can
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[str, Suite]]:
-    suite = Suite(server_name="polling", server_version="1", tools=[Polled, Held])
+    suite = Suite(server_name="polling", server_version="1", tools=[Polled, Ticks, Held])
     app = FastAPI()
     legacy = LegacyServer(suite, stream_retry_ms=RETRY_MS)
     app.include_router(mcp_router(suite=suite, legacy=legacy), prefix="/mcp")
@@ -170,3 +179,21 @@ async def test_cancelling_a_closed_call_ends_its_resumed_stream_unanswered(
     assert (await http.post(url, json=cancel, headers=headers)).status_code == 202
     assert await asyncio.wait_for(resumed, 2) == []  # ended, with no response
     assert suite.live_workers == 0
+
+
+async def test_resuming_a_stream_the_client_left_gets_an_error_not_silence(
+    served: tuple[str, Suite], http: httpx.AsyncClient
+) -> None:
+    url, suite = served
+    headers = await open_session(http, url, initialized=True)
+    async with http.stream("POST", url, json=tool_call(5, "ticks"), headers=headers) as response:
+        seen = await sse_events(response, stop_after=2)  # then the client goes away
+    for _ in range(50):
+        if suite.live_workers == 0:
+            break
+        await asyncio.sleep(0.02)
+    assert suite.live_workers == 0  # the call stopped with its stream
+    rest = await asyncio.wait_for(resume(http, url, headers, seen[-1].id), 2)
+    final = data_of(rest)[-1]
+    assert final["id"] == 5 and final["error"]["code"] == -32603
+    assert "its stream closed before the response" in final["error"]["message"]

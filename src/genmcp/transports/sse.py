@@ -144,8 +144,8 @@ async def write_stream(
         finally:
             hub.leave(state.on_stop)
             state.stop_timers()
-            if journal is not None and not relay.done and not state.detached:
-                journal.closed()  # left early: resumers learn it ended
+            if journal is not None and not journal.done and not state.detached:
+                journal.closed(cancelled=state.cancelled)  # resumers learn it ended
         if state.detached and journal is not None:
             _follow(relay, journal, hub)
         return None
@@ -179,6 +179,7 @@ async def _events(
             chunk = await _chunk(event, journal)
             if chunk is not None:
                 await _send(send, chunk, send_timeout_s, relay)
+            state.cancelled = isinstance(event, Ended)
             if relay.done:
                 await send(_END)
                 return
@@ -223,7 +224,8 @@ async def _log_rest(relay: Relay, journal: Journal, hub: ShutdownHub) -> None:
                 await journal.record(event.message, final=False)
             elif type(event) is Answer:
                 await journal.record(event.response, final=True)
-        await journal.ended()  # cancelled (no response): resumers' streams end
+        if not journal.done:
+            await journal.ended()  # cancelled (no response): resumers' streams end
     finally:
         hub.leave(stop)
         relay.close()
@@ -250,6 +252,7 @@ class _State:
     """What the timers, the disconnect watch and the shutdown hub tell the writer."""
 
     __slots__ = (
+        "cancelled",
         "cut",
         "detached",
         "gone",
@@ -266,6 +269,7 @@ class _State:
         self.relay, self.wake = relay, wake
         self.gone = self.cut = self.ping_due = self.stop_now = False
         self.polled = self.detached = False  # primed for polling; closed by the tool
+        self.cancelled = False  # the Call ended with no response
         self.ping: asyncio.TimerHandle | None = None
         self.grace: asyncio.TimerHandle | None = None
 

@@ -30,7 +30,7 @@ import binascii
 import json
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any, Final, final
 
 from genmcp.errors import MCPError
@@ -130,9 +130,8 @@ class Journal:
 
     async def ended(self) -> None:
         """The request ended without a response (cancelled): log a bare end for resumers."""
-        if not self.done:
-            self.done = True
-            await self._append({"o": self._owner, "f": "1"})
+        self.done = True
+        await self._append({"o": self._owner, "f": "1"})
 
     async def _append(self, entry: dict[str, str]) -> str | None:
         try:
@@ -142,17 +141,21 @@ class Journal:
             return None
         return f"{self._stream}~{entry_id}"
 
-    def closed(self) -> None:
-        """The stream ended: log a final error unless the response was logged."""
+    def closed(self, *, cancelled: bool = False) -> None:
+        """The stream ended before the response was logged: log a final error (the client
+        left: the call stopped), or a bare end when it was ``cancelled``."""
         if self.done:
             return
+        ending: Coroutine[Any, Any, object]
+        if cancelled:
+            ending = self.ended()
+        else:
+            failure = MCPError(
+                "internal_error", "The request stopped: its stream closed before the response"
+            )
+            ending = self.record(error_response(self._request_id, failure), final=True)
         self.done = True
-        failure = MCPError(
-            "internal_error", "The request stopped: its stream closed before the response"
-        )
-        task = asyncio.get_running_loop().create_task(
-            self.record(error_response(self._request_id, failure), final=True)
-        )
+        task = asyncio.get_running_loop().create_task(ending)
         _pending.add(task)
         task.add_done_callback(_pending.discard)
 
