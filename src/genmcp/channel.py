@@ -380,9 +380,9 @@ class Channel:
         with no response in it; the call runs on, and what it sends from now on, its
         response included, goes to the session's event log. The client reconnects (after
         the stream's ``retry:`` delay) with ``GET`` and ``Last-Event-ID``, on any process,
-        and gets it (``transports.legacy.resume``). Elsewhere (2026-07-28 requests, older
-        revisions, stdio, the test client) the stream stays open, as after
-        :meth:`start_stream`, and the response comes on it. A closed call runs until it
+        and gets it (``transports.legacy.resume``; ``genmcp.testing`` resumes the same way).
+        Elsewhere (2026-07-28 requests, older revisions, stdio, a Suite driven directly) the
+        stream stays open, as after :meth:`start_stream`, and the response comes on it. A closed call runs until it
         answers, is cancelled (``notifications/cancelled``, ``DELETE``) or the server
         stops. False when the channel is closed.
         """

@@ -6,7 +6,8 @@ ended there, with no response, and runs on; the client's ``GET`` with ``Last-Eve
 replays what came after that id and follows the call live to its response. Older revisions
 and 2026-07-28 requests are not primed and get the response on the POST stream. A closed
 call that is cancelled ends its resumed stream without a response; a client that leaves its
-stream stops the call, and resuming it gets an error, never silence.
+stream stops the call, and resuming it gets an error, never silence. The in-process test
+client resumes a closed stream the same way.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Stream, Suite, Tool, ToolRequest, call_tool_result, mcp_router
+from genmcp.testing import MCPTestClient
 from genmcp.transports.legacy import LegacyServer
 from support.legacy_http import ACCEPT, all_sse_events, open_session, sse_events
 from support.server import LiveServer
@@ -66,11 +68,15 @@ class Held(Tool, name="held", description="Closes its stream and waits to be can
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[str, Suite]]:
     suite = Suite(server_name="polling", server_version="1", tools=[Polled, Ticks, Held])
-    app = FastAPI()
-    legacy = LegacyServer(suite, stream_retry_ms=RETRY_MS)
-    app.include_router(mcp_router(suite=suite, legacy=legacy), prefix="/mcp")
-    with LiveServer(app) as base:
+    with LiveServer(app_of(suite, stream_retry_ms=RETRY_MS)) as base:
         yield f"{base}/mcp", suite
+
+
+def app_of(suite: Suite, **options: Any) -> FastAPI:
+    app = FastAPI()
+    legacy = LegacyServer(suite, **options)
+    app.include_router(mcp_router(suite=suite, legacy=legacy), prefix="/mcp")
+    return app
 
 
 @pytest.fixture
@@ -197,3 +203,13 @@ async def test_resuming_a_stream_the_client_left_gets_an_error_not_silence(
     final = data_of(rest)[-1]
     assert final["id"] == 5 and final["error"]["code"] == -32603
     assert "its stream closed before the response" in final["error"]["message"]
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2025-06-18", "2026-07-28"])
+async def test_the_test_client_resumes_a_closed_stream(version: str) -> None:
+    suite = Suite(server_name="polling", server_version="1", tools=[Polled])
+    async with MCPTestClient(app_of(suite), protocol_version=version) as client:
+        result = await client.call_tool("polled", {"before": 1})
+    assert result.text == "answered after the close"
+    logged = [n["params"]["data"] for n in result.notifications]
+    assert logged == [{"before": 0}, {"after": 0}, {"after": 1}]
