@@ -382,9 +382,9 @@ class Channel:
         the stream's ``retry:`` delay) with ``GET`` and ``Last-Event-ID``, on any process,
         and gets it (``transports.legacy.resume``; ``genmcp.testing`` resumes the same way).
         Elsewhere (2026-07-28 requests, older revisions, stdio, a Suite driven directly) the
-        stream stays open, as after :meth:`start_stream`, and the response comes on it. A closed call runs until it
-        answers, is cancelled (``notifications/cancelled``, ``DELETE``) or the server
-        stops. False when the channel is closed.
+        stream stays open, as after :meth:`start_stream`, and the response comes on it. A
+        closed call runs until it answers, is cancelled (``notifications/cancelled``,
+        ``DELETE``) or the server stops. False when the channel is closed.
         """
         if self._closed:
             return False

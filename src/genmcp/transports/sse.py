@@ -171,7 +171,7 @@ async def _events(
     if keepalive_s > 0:
         state.ping = loop.call_later(keepalive_s, state.on_ping)
     while True:
-        if type(event) is StreamClose and state.polled:
+        if type(event) is StreamClose and state.polled and not state.gone:
             state.detached = True  # before the end is sent: the client leaving is no disconnect
             await send(_END)
             return
