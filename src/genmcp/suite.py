@@ -19,6 +19,7 @@ from typing import Any, Final
 from genmcp._suite.apps import is_view, served_extensions, serves_view
 from genmcp._suite.call import Call
 from genmcp._suite.catalog_sync import SharedCatalog
+from genmcp._suite.change_log import ChangeLog
 from genmcp._suite.job import Asker, Job
 from genmcp._suite.listen import ChangeFeed
 from genmcp._suite.mail import MailRelay
@@ -202,6 +203,11 @@ class Suite(SuiteMethods):
     def resource_updated(self, uri: str) -> None:
         """Tell the streams subscribed to ``uri`` that it changed; safe from any thread."""
         self._changes.publish(RESOURCE_UPDATED, {"uri": uri})
+
+    def log_changes(self, log: ChangeLog) -> None:
+        """Log every change notification from now on, in ``log`` (a legacy session's GET
+        stream resumes from it; ``LegacyServer`` sets it)."""
+        self._changes.log = log
 
     def required_scopes(self, method: str, target: str) -> tuple[str, ...]:
         """The scopes the tool, prompt or resource ``target`` of ``method`` declares (auth)."""

@@ -479,7 +479,9 @@ async def test_an_event_log_keeps_order_and_its_bound(backend: Backend) -> None:
     broker = backend.broker()
     assert isinstance(broker, EventLog)
     key = f"events:{session()}"
+    assert await broker.last(key) is None
     ids = [await broker.append(key, {"m": str(n)}, 5, 10) for n in range(3)]
+    assert await broker.last(key) == ids[-1]
     assert [entry["m"] for _, entry in await broker.read_after(key, "0")] == ["0", "1", "2"]
     assert [entry["m"] for _, entry in await broker.read_after(key, ids[0])] == ["1", "2"]
     assert await broker.read_after(key, ids[-1]) == []

@@ -29,10 +29,10 @@ import importlib
 import json
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final, Protocol, final, runtime_checkable
 
-from genmcp._suite.listen import CHANGES, ChangeFeed
+from genmcp._suite.listen import ChangeFeed
 from genmcp._suite.resources import RepoEntry
 from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.listen import PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED
@@ -107,6 +107,8 @@ def _check_json(value: Any, what: str) -> None:
 
 Apply = Callable[[str, str, str, Any], None]
 """``apply(op, kind, key, provider)``: change the local catalog, notify nobody."""
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+"""``notify(notice)``: tell every stream the list changed (``ChangeFeed.announce``)."""
 
 
 @final
@@ -118,6 +120,7 @@ class CatalogSync:
         "_apply",
         "_broker",
         "_listener",
+        "_notify",
         "_queue",
         "_sender",
         "_start",
@@ -125,8 +128,9 @@ class CatalogSync:
         "origin",
     )
 
-    def __init__(self, broker: Broker, apply: Apply) -> None:
+    def __init__(self, broker: Broker, apply: Apply, notify: Notify) -> None:
         self._broker, self._apply = broker, apply
+        self._notify = notify
         self.origin = secrets.token_hex(6)
         self._applied: dict[str, int] = {}  # entry -> version applied here
         self._queue: list[tuple[dict[str, Any], dict[str, Any]]] = []
@@ -188,7 +192,7 @@ class CatalogSync:
                     event["version"] = await self._broker.record_change(entry, event)
                     self._applied[entry] = event["version"]
                 await self._broker.publish(CATALOG, event)
-                await self._broker.publish(CHANGES, notice)
+                await self._notify(notice)
             except Exception:
                 log.exception("announcing the catalog change %s failed", entry)
 
@@ -237,7 +241,7 @@ class SharedCatalog:
         self, catalogs: dict[str, Any], feed: ChangeFeed, broker: Broker, *, shared: bool
     ) -> None:
         self._catalogs, self._feed, self._shared = catalogs, feed, shared
-        self.sync = CatalogSync(broker, self._apply)
+        self.sync = CatalogSync(broker, self._apply, feed.announce)
         self.started = not shared  # nothing to replay without other processes
 
     async def start(self) -> None:

@@ -13,9 +13,10 @@ other processes). Two kinds of stream subscribe to it:
   with the empty ``complete`` result. A filter naming ``taskIds`` adds a
   ``task_watch.TaskWatch``: the caller's tasks among them are acknowledged, their topics
   subscribed with the changes, and their ``notifications/tasks`` sent on the same stream.
-- a legacy session's GET stream (2025 revisions): it subscribes to :data:`CHANGES` itself and
-  forwards the same untagged notifications, ``notifications/resources/updated`` only for the
-  URIs its session subscribed to.
+- a legacy session's GET stream (2025 revisions): it forwards the same untagged
+  notifications, ``notifications/resources/updated`` only for the URIs its session subscribed
+  to. With a change log (``_suite.change_log``) the feed also logs each change, and such a
+  stream follows the log, so that it can be resumed; else it subscribes to :data:`CHANGES`.
 
 Imports asyncio and genmcp's core, storage and protocol modules; never a web framework.
 """
@@ -29,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Final, final
 
+from genmcp._suite.change_log import LOGGED, ChangeLog
 from genmcp._suite.job import Job
 from genmcp._suite.task_watch import TaskWatch
 from genmcp.channel import Channel, Mailbox
@@ -183,10 +185,12 @@ class ChangeFeed:
     then (the Suite being built) is not published.
     """
 
-    __slots__ = ("_drainer", "_loop", "_queue", "broker")
+    __slots__ = ("_drainer", "_loop", "_queue", "broker", "log")
 
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
+        self.log: ChangeLog | None = None
+        """Where changes are logged for legacy GET streams (set by the legacy server)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: deque[dict[str, Any]] = deque()
         self._drainer: asyncio.Task[None] | None = None
@@ -216,6 +220,13 @@ class ChangeFeed:
         else:
             loop.call_soon_threadsafe(self._enqueue, message)
 
+    async def announce(self, message: dict[str, Any]) -> None:
+        """Publish ``message`` on :data:`CHANGES`; with a log, log it and tell GET streams."""
+        await self.broker.publish(CHANGES, message)
+        if self.log is not None:
+            entry = await self.log.record(message)
+            await self.broker.publish(LOGGED, {"e": entry, "m": message})
+
     def _enqueue(self, message: dict[str, Any]) -> None:
         # One task publishes them all, one after the other: a shared broker's publishes
         # each take a round trip, and concurrent ones could overtake each other.
@@ -228,7 +239,7 @@ class ChangeFeed:
         try:
             while self._queue:
                 try:
-                    await self.broker.publish(CHANGES, self._queue.popleft())
+                    await self.announce(self._queue.popleft())
                 except Exception:
                     log.exception("publishing a change failed")
         finally:

@@ -195,3 +195,7 @@ class EventLog(Protocol):
     async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
         """The entries of ``key`` after the id ``after`` (all with ``"0"``), oldest first."""
         ...
+
+    async def last(self, key: str) -> str | None:
+        """The id of the newest entry of ``key`` (None when it has none)."""
+        ...

@@ -253,6 +253,11 @@ class MemoryBroker:
         since = _entry_number(after)
         return [(i, dict(e)) for i, e in entries if _entry_number(i) > since]
 
+    async def last(self, key: str) -> str | None:
+        """The id of the newest entry of ``key`` (``EventLog``)."""
+        entries: list[tuple[str, dict[str, str]]] = self._logs.get(key) or []
+        return entries[-1][0] if entries else None
+
     async def record_change(self, key: str, event: Any) -> int:
         """Keep ``event`` as the latest catalog change of ``key``; its version."""
         self._version += 1

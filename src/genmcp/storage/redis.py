@@ -165,6 +165,13 @@ class RedisBroker:
             for entry_id, fields in raw or ()
         ]
 
+    async def last(self, key: str) -> str | None:
+        """``XREVRANGE + - COUNT 1`` of the stream ``prefix + key`` (``EventLog``)."""
+        raw: Any = await self.breaker.run(
+            lambda: self._client.xrevrange(self._prefix + key, "+", "-", count=1)
+        )
+        return _text(raw[0][0]) if raw else None
+
     async def record_change(self, key: str, event: Any) -> int:
         """Keep ``event`` as the latest catalog change of ``key``; its version (``CatalogLog``)."""
         keys = [self._prefix + "catalog:version", self._prefix + "catalog"]

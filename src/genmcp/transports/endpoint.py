@@ -223,7 +223,8 @@ class MCPEndpoint:
         except MCPError as exc:
             await _send_error(send, None, exc)
             return
-        events = (_sse(i, m) async for i, m in opened.sse())  # ids: a resumed POST stream
+        retry = legacy.stream_retry_ms
+        events = (_sse(i, m, retry) async for i, m in opened.sse())  # resumable: with ids
         stream = EventSourceResponse(
             events,
             ping=self.keepalive_s,
@@ -353,7 +354,9 @@ async def _exit_signal() -> None:
     await EventSourceResponse._listen_for_exit_signal()
 
 
-def _sse(event_id: str | None, message: Any) -> dict[str, str]:
+def _sse(event_id: str | None, message: Any, retry_ms: int) -> dict[str, Any]:
+    if message is None:  # a priming event (SSE polling): an id, the retry delay, no data
+        return {"id": event_id, "data": "", "retry": retry_ms}
     data = encode(message).decode()
     return {"data": data} if event_id is None else {"id": event_id, "data": data}
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from genmcp._suite.call import Call
-from genmcp._suite.listen import CHANGES
+from genmcp._suite.change_log import ChangeLog
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware import NO_CONTEXT, TransportContext, refusal, session_ended
@@ -54,7 +54,7 @@ from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
-from genmcp.transports.legacy.get_stream import SessionStream, get_topic
+from genmcp.transports.legacy.get_stream import SessionStream, list_notices
 from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
 from genmcp.transports.legacy.sessions import Session, session_of
@@ -114,10 +114,11 @@ class LegacyServer:
         answer_timeout_s: how long a call waits for the client's answers to its server
             requests (a human may be filling in a form).
         max_input_rounds: how many input rounds one request may take.
-        event_log: where streamed answers are logged for resumption (``legacy.resume``;
-            default: the broker, when it is an ``EventLog``, as genmcp's are).
-        stream_maxlen: events kept per stream (about).
-        stream_ttl_s: how long a stream's events are kept after its last one.
+        event_log: where streamed answers (``legacy.resume``) and the Suite's changes, which
+            GET streams resume from (``legacy.get_stream``), are logged (default: the broker,
+            when it is an ``EventLog``, as genmcp's are).
+        stream_maxlen: events kept per stream, and changes kept (about).
+        stream_ttl_s: how long a stream's events (and the changes) are kept after the last.
         stream_retry_ms: the ``retry:`` delay a 2025-11-25 stream is primed with: how long
             its client waits before it resumes a stream the server closed (SSE polling,
             ``channel.close_stream()``).
@@ -154,6 +155,10 @@ class LegacyServer:
             event_log = self.broker
         self.events = event_log
         self.stream_maxlen, self.stream_ttl_s = stream_maxlen, stream_ttl_s
+        self.changes = None  # the Suite's change log: GET streams resume from it
+        if event_log is not None:
+            self.changes = ChangeLog(event_log, maxlen=stream_maxlen, ttl_s=stream_ttl_s)
+            suite.log_changes(self.changes)
         self.stream_retry_ms = stream_retry_ms
 
     def close(self) -> None:
@@ -301,20 +306,26 @@ class LegacyServer:
         """Open the session's notification stream; a newer one of the same session replaces it.
 
         With the ``Last-Event-ID`` of one of this session's POST streams, resume that stream
-        instead (``legacy.resume``); an id that is not one of ours opens the plain stream.
+        instead (``legacy.resume``); with one of its GET stream, resume that from the change
+        log (``legacy.get_stream``); an id that is not one of ours opens the plain stream.
         """
         session = await self.session(token, version, assigns)
-        key = session.key
         event = parse_event_id(last_event_id)
         if event is not None and self.events is not None:
             liveness = self.broker if isinstance(self.broker, Inboxes) else None
             local = self.suite.mail_address()
-            return ResumedStream(self.events, liveness, key, event, local)
-        await self.broker.publish(get_topic(key), "replaced")
-        topics = (CHANGES, end_topic(key), get_topic(key))
-        subscription = self.broker.subscribe(*topics)
-        await subscription.ready()  # a change published elsewhere once we answer is not lost
-        return SessionStream(self.registry, session.key, session.version, subscription)
+            return ResumedStream(self.events, liveness, session.key, event, local)
+        polled = at_least(session.version, SSE_POLLING)
+        return await SessionStream.open(
+            self.broker,
+            self.registry,
+            session.key,
+            session.version,
+            changes=self.changes,
+            last_event_id=last_event_id,
+            retry_ms=self.stream_retry_ms if polled else None,
+            lists=list_notices(self.suite.capabilities),
+        )
 
     # -- messages -------------------------------------------------------------------
 
