@@ -6,6 +6,7 @@ test_resume.py) with a plain httpx client, so every byte they send is visible in
 
 from __future__ import annotations
 
+import asyncio
 from typing import Final
 
 import httpx
@@ -63,3 +64,41 @@ async def all_sse_events(response: httpx.Response) -> list[SSEEvent]:
     async for chunk in response.aiter_bytes():
         got += [e for e in parser.feed(chunk) if isinstance(e, SSEEvent)]
     return got
+
+
+class EventReader:
+    """Reads an open SSE response event by event (priming events too), each within a timeout."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._chunks = response.aiter_bytes()
+        self._parser = SSEParser()
+        self._ready: list[SSEEvent] = []
+
+    async def next(self, within: float = 2.0) -> SSEEvent | None:
+        """The next event; None when the stream ended (TimeoutError when none came in time)."""
+        async with asyncio.timeout(within):
+            while not self._ready:
+                try:
+                    chunk = await anext(self._chunks)
+                except StopAsyncIteration:
+                    return None
+                self._ready += [e for e in self._parser.feed(chunk) if isinstance(e, SSEEvent)]
+        return self._ready.pop(0)
+
+    async def take(self, n: int, within: float = 2.0) -> list[SSEEvent]:
+        """The next ``n`` events (fewer when the stream ends first)."""
+        got = []
+        for _ in range(n):
+            event = await self.next(within)
+            if event is None:
+                break
+            got.append(event)
+        return got
+
+    async def rest(self, within: float = 2.0) -> list[SSEEvent]:
+        """Every event to the end of the stream, which must come within ``within`` seconds."""
+        got = []
+        async with asyncio.timeout(within):
+            while (event := await self.next(within)) is not None:
+                got.append(event)
+        return got
