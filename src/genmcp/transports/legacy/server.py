@@ -25,7 +25,9 @@ tampered, expired, ended or other user's session id is ``session_not_found`` (40
 version that differs from the negotiated one is ``invalid_request`` (400; absent: the
 negotiated version is assumed); notifications and responses are accepted (202); ``delete``
 ends the session (then 404); ``stream`` opens the session's notification stream (a newer
-one replaces an open one). A request id already in flight in the session is refused.
+one replaces an open one). A request id already in flight in the session is refused. A body
+that did not parse goes to ``unusable``: an answer in it that cannot be used fails the server
+request waiting for it at once (``legacy.answers``), never leaving it to ``answer_timeout_s``.
 
 Imports asyncio and genmcp's core; never a web framework.
 """
@@ -46,13 +48,15 @@ from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware import NO_CONTEXT, TransportContext, refusal, session_ended
 from genmcp.protocol import legacy
-from genmcp.protocol.jsonrpc import Notification, Request, Response, result_response
+from genmcp.protocol.jsonrpc import EnvelopeError, Notification, Request, Response, result_response
 from genmcp.protocol.meta import check_meta
+from genmcp.protocol.versions import LEGACY_VERSIONS
 from genmcp.sealing import SealError, digest
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
+from genmcp.transports.legacy.answers import fail_waiters
 from genmcp.transports.legacy.get_stream import SessionStream, get_topic
 from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
@@ -111,7 +115,7 @@ class LegacyServer:
             publishes change notifications).
         session_max_age_s: how long a session id stays valid after ``initialize``.
         answer_timeout_s: how long a call waits for the client's answers to its server
-            requests (a human may be filling in a form).
+            requests (a human may be filling in a form); then it ends with -32001.
         max_input_rounds: how many input rounds one request may take.
         event_log: where streamed answers are logged for resumption (``legacy.resume``;
             default: the broker, when it is an ``EventLog``, as genmcp's are).
@@ -265,6 +269,27 @@ class LegacyServer:
             call = await self.suite.handle(message, assigns, context=context, local=refusal(exc))
             return LegacyAnswer(call, MODERN)
 
+    async def unusable(
+        self,
+        body: bytes | str,
+        failure: EnvelopeError,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+    ) -> EnvelopeError:
+        """The error for a body sent with session ``token`` that did not parse (``failure``).
+
+        An answer in it that a waiting server request cannot use fails that request at once
+        (``legacy.answers``). Without a valid session, or with a modern version, ``failure``.
+        """
+        if token is None or (version is not None and version not in LEGACY_VERSIONS):
+            return failure
+        try:
+            session = await self.session(token, version, assigns)
+        except MCPError:  # a session fault (or storage down) leaves the parse error to answer
+            return failure
+        return await fail_waiters(self.registry, self.broker, session.key, body, failure)
+
     async def delete(
         self,
         token: str | None,
@@ -374,7 +399,9 @@ class LegacyServer:
         check_meta(meta)
         rounds = InputRounds(
             broker=self.broker,
+            registry=self.registry,
             session=session.key,
+            ttl_s=session.ttl_s,
             version=session.version,
             method=method,
             max_rounds=self.max_input_rounds,
