@@ -286,9 +286,9 @@ class LegacyServer:
             return failure
         try:
             session = await self.session(token, version, assigns)
+            return await fail_waiters(self.registry, self.broker, session.key, body, failure)
         except MCPError:  # a session fault (or storage down) leaves the parse error to answer
             return failure
-        return await fail_waiters(self.registry, self.broker, session.key, body, failure)
 
     async def delete(
         self,
