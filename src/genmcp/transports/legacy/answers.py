@@ -21,7 +21,7 @@ answer (an elicitation is then cancelled, any other request ends its call with -
 -32603). The POST is answered with that error (400), its message naming the request it failed,
 or saying why none was.
 
-Imports genmcp's errors, protocol and storage; no web framework.
+Imports genmcp's protocol and storage, and the topics of ``legacy.rounds``; no web framework.
 """
 
 from __future__ import annotations
