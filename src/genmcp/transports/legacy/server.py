@@ -25,7 +25,9 @@ tampered, expired, ended or other user's session id is ``session_not_found`` (40
 version that differs from the negotiated one is ``invalid_request`` (400; absent: the
 negotiated version is assumed); notifications and responses are accepted (202); ``delete``
 ends the session (then 404); ``stream`` opens the session's notification stream (a newer
-one replaces an open one). A request id already in flight in the session is refused.
+one replaces an open one). A request id already in flight in the session is refused. A body
+that did not parse goes to ``unusable``: an answer in it that cannot be used fails the server
+request waiting for it at once (``legacy.answers``), never leaving it to ``answer_timeout_s``.
 
 Imports asyncio and genmcp's core; never a web framework.
 """
@@ -46,14 +48,15 @@ from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware import NO_CONTEXT, TransportContext, refusal, session_ended
 from genmcp.protocol import legacy
-from genmcp.protocol.jsonrpc import Notification, Request, Response, result_response
+from genmcp.protocol.jsonrpc import EnvelopeError, Notification, Request, Response, result_response
 from genmcp.protocol.meta import check_meta
-from genmcp.protocol.versions import SSE_POLLING, at_least
+from genmcp.protocol.versions import LEGACY_VERSIONS, SSE_POLLING, at_least
 from genmcp.sealing import SealError, digest
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
+from genmcp.transports.legacy.answers import fail_waiters
 from genmcp.transports.legacy.get_stream import SessionStream, get_topic
 from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
@@ -112,7 +115,7 @@ class LegacyServer:
             publishes change notifications).
         session_max_age_s: how long a session id stays valid after ``initialize``.
         answer_timeout_s: how long a call waits for the client's answers to its server
-            requests (a human may be filling in a form).
+            requests (a human may be filling in a form); then it ends with -32001.
         max_input_rounds: how many input rounds one request may take.
         event_log: where streamed answers are logged for resumption (``legacy.resume``;
             default: the broker, when it is an ``EventLog``, as genmcp's are).
@@ -137,22 +140,20 @@ class LegacyServer:
         stream_ttl_s: float = 3600.0,
         stream_retry_ms: int = 1000,
     ) -> None:
-        if session_max_age_s <= 0 or answer_timeout_s <= 0 or max_input_rounds < 1:
-            raise ValueError("session_max_age_s, answer_timeout_s and max_input_rounds must be > 0")
-        if stream_retry_ms < 0:
-            raise ValueError("stream_retry_ms must be >= 0")
+        if min(session_max_age_s, answer_timeout_s, max_input_rounds) <= 0 or stream_retry_ms < 0:
+            raise ValueError(
+                "session_max_age_s, answer_timeout_s and max_input_rounds must be > 0, "
+                "stream_retry_ms >= 0"
+            )
         self.suite = suite
         self.registry: SessionRegistry = MemorySessionRegistry() if registry is None else registry
-        if broker is None:
-            broker = getattr(suite, "broker", None)
+        broker = getattr(suite, "broker", None) if broker is None else broker
         self.broker: Broker = MemoryBroker() if broker is None else broker
-        self.session_max_age_s = session_max_age_s
-        self.answer_timeout_s = answer_timeout_s
+        self.session_max_age_s, self.answer_timeout_s = session_max_age_s, answer_timeout_s
         self.max_input_rounds = max_input_rounds
         self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
-        if event_log is None and isinstance(self.broker, EventLog):
-            event_log = self.broker
-        self.events = event_log
+        logs = self.broker if isinstance(self.broker, EventLog) else None
+        self.events = logs if event_log is None else event_log
         self.stream_maxlen, self.stream_ttl_s = stream_maxlen, stream_ttl_s
         self.stream_retry_ms = stream_retry_ms
 
@@ -171,15 +172,9 @@ class LegacyServer:
         epoch: str = "",
     ) -> str:
         """Seal a new session id (visible ASCII, at most ``MAX_SESSION_ID_CHARS``)."""
-        payload = {
-            "e": epoch,
-            "k": secrets.token_urlsafe(16),
-            "v": version,
-            "c": capabilities,
-            "i": client_info,
-            "p": digest(who),
-            "t": int(time.time()),
-        }
+        key, who_digest, now = secrets.token_urlsafe(16), digest(who), int(time.time())
+        payload: dict[str, Any] = {"e": epoch, "k": key, "v": version, "c": capabilities}
+        payload.update(i=client_info, p=who_digest, t=now)
         token = self._seal(payload)
         if token is None:  # keep only the clientInfo a client must send
             payload["i"] = {k: v for k, v in client_info.items() if k in _ID_INFO}
@@ -272,6 +267,27 @@ class LegacyServer:
         except MCPError as exc:
             call = await self.suite.handle(message, assigns, context=context, local=refusal(exc))
             return LegacyAnswer(call, MODERN)
+
+    async def unusable(
+        self,
+        body: bytes | str,
+        failure: EnvelopeError,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+    ) -> EnvelopeError:
+        """The error for a body sent with session ``token`` that did not parse (``failure``).
+
+        An answer in it that a waiting server request cannot use fails that request at once
+        (``legacy.answers``). Without a valid session, or with a modern version, ``failure``.
+        """
+        if token is None or (version is not None and version not in LEGACY_VERSIONS):
+            return failure
+        try:
+            session = await self.session(token, version, assigns)
+            return await fail_waiters(self.registry, self.broker, session.key, body, failure)
+        except MCPError:  # a session fault (or storage down) leaves the parse error to answer
+            return failure
 
     async def delete(
         self,
@@ -383,7 +399,9 @@ class LegacyServer:
         check_meta(meta)
         rounds = InputRounds(
             broker=self.broker,
+            registry=self.registry,
             session=session.key,
+            ttl_s=session.ttl_s,
             version=session.version,
             method=method,
             max_rounds=self.max_input_rounds,
