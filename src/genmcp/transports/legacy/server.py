@@ -35,8 +35,6 @@ Imports asyncio and genmcp's core; never a web framework.
 from __future__ import annotations
 
 import logging
-import re
-import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -51,7 +49,6 @@ from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import EnvelopeError, Notification, Request, Response, result_response
 from genmcp.protocol.meta import check_meta
 from genmcp.protocol.versions import LEGACY_VERSIONS, SSE_POLLING, at_least
-from genmcp.sealing import SealError, digest
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
@@ -60,7 +57,8 @@ from genmcp.transports.legacy.answers import fail_waiters
 from genmcp.transports.legacy.get_stream import SessionStream, get_topic
 from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
-from genmcp.transports.legacy.sessions import Session, session_of
+from genmcp.transports.legacy.session_ids import MAX_SESSION_ID_CHARS, SESSION, SessionIds
+from genmcp.transports.legacy.sessions import Session
 from genmcp.transports.legacy.signals import CallSignals
 from genmcp.transports.relay import MODERN, Codec, LegacyCodec
 
@@ -75,12 +73,6 @@ __all__ = [
 
 log = logging.getLogger("genmcp")
 
-SESSION: Final = "session"
-"""Sealing purpose of session ids."""
-MAX_SESSION_ID_CHARS: Final = 4096
-"""Longest session id issued (it travels in a header on every request)."""
-_VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
-_ID_INFO: Final = ("name", "version", "title")
 _LOG_LEVEL: Final = "log_level"
 _RESOURCES: Final = "resources"
 
@@ -154,6 +146,7 @@ class LegacyServer:
         self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
         logs = self.broker if isinstance(self.broker, EventLog) else None
         self.events = logs if event_log is None else event_log
+        self.ids = SessionIds(suite.sealer)  # sealed session ids, verified once each
         self.stream_maxlen, self.stream_ttl_s = stream_maxlen, stream_ttl_s
         self.stream_retry_ms = stream_retry_ms
 
@@ -172,29 +165,7 @@ class LegacyServer:
         epoch: str = "",
     ) -> str:
         """Seal a new session id (visible ASCII, at most ``MAX_SESSION_ID_CHARS``)."""
-        key, who_digest, now = secrets.token_urlsafe(16), digest(who), int(time.time())
-        payload: dict[str, Any] = {"e": epoch, "k": key, "v": version, "c": capabilities}
-        payload.update(i=client_info, p=who_digest, t=now)
-        token = self._seal(payload)
-        if token is None:  # keep only the clientInfo a client must send
-            payload["i"] = {k: v for k, v in client_info.items() if k in _ID_INFO}
-            token = self._seal(payload)
-        if token is None:
-            raise MCPError(
-                "invalid_params",
-                "Invalid params: the client capabilities are too large for a session "
-                f"(over {MAX_SESSION_ID_CHARS} characters sealed), or not plain JSON",
-            )
-        return token
-
-    def _seal(self, payload: dict[str, Any]) -> str | None:
-        try:
-            token = self.suite.sealer.seal(SESSION, payload)
-        except (ValueError, TypeError):  # too large, or NaN from a lenient JSON parse
-            return None
-        if len(token) > MAX_SESSION_ID_CHARS or not _VISIBLE_ASCII.fullmatch(token):
-            return None
-        return token
+        return self.ids.new(version, capabilities, client_info, who, epoch)
 
     async def session(
         self, token: str | None, version: str | None, assigns: Mapping[str, Any]
@@ -206,25 +177,12 @@ class LegacyServer:
         """
         if token is None:
             raise MCPError("session_required", "Bad Request: Mcp-Session-Id header is required")
-        try:
-            payload = self.suite.sealer.unseal(SESSION, token, max_age_s=self.session_max_age_s)
-        except SealError as exc:  # the same answer for every cause; the cause only in the log
-            if exc.reason == "tampered" and "unknown key:" in str(exc):
-                log.warning(
-                    "session id refused: signed with an unknown key (this process signs with "
-                    "a random key: with several workers or after a restart every process "
-                    "needs the same GENMCP_SECRET_KEY)"
-                )
-            else:
-                log.debug("session id refused: %s", exc.reason)
-            raise MCPError("session_not_found", "Session not found") from None
-        session = session_of(payload, self.session_max_age_s)
-        if session is None or payload.get("p") != digest(principal_of(assigns)):
-            raise MCPError("session_not_found", "Session not found")
+        session = self.ids.verify(token, principal_of(assigns), self.session_max_age_s)
         state = await self.registry.lookup(session.key, session.epoch, (_LOG_LEVEL,))
         if state is None:  # ended, or begun before the session store lost its data
             raise MCPError("session_not_found", "Session not found")
-        session = replace(session, log_level=state[_LOG_LEVEL])
+        if state[_LOG_LEVEL] is not None:
+            session = replace(session, log_level=state[_LOG_LEVEL])
         if version is not None and version != session.version:
             raise MCPError(
                 "invalid_request",
@@ -248,11 +206,12 @@ class LegacyServer:
         Raises ``MCPError`` for a session fault (no, unknown or ended session, wrong version).
         Every request runs through the Suite's middleware chain, with ``context``.
         """
-        context = context.replace(era="legacy")
         if isinstance(message, Request) and message.method == "initialize":
-            return await self._initialize(message, assigns, context)
+            return await self._initialize(message, assigns, context.replace(era="legacy"))
         session = await self.session(token, version, assigns)
-        context = context.replace(session_id=session.key, protocol_version=session.version)
+        context = context.replace(
+            era="legacy", session_id=session.key, protocol_version=session.version
+        )
         if isinstance(message, Response):
             answer = {"result": message.result, "error": message.error}  # JSON, for any broker
             await self.broker.publish(reply_topic(session.key, message.id), answer)
