@@ -1,10 +1,12 @@
-"""In-process cost of one modern tools/call: bench/servers/genmcp_server.py driven as an ASGI
-app with no sockets, so the figure is genmcp's own CPU (routing, parsing, validation, the Call,
-the relay, encoding) without the HTTP server's.
+"""In-process cost of one tools/call: bench/servers/genmcp_server.py driven as an ASGI app with
+no sockets, so the figure is genmcp's own CPU (routing, parsing, validation, the Call, the
+relay, encoding) without the HTTP server's. ``--legacy``: the same call in a 2025-11-25
+session (initialize first, then ``Mcp-Session-Id`` on every call).
 
     .venv/bin/python bench/inproc.py                  # this checkout, min of 7 runs
     .venv/bin/python bench/inproc.py --tree /tmp/base  # another checkout's src/ (a worktree)
     .venv/bin/python bench/inproc.py --profile         # cProfile's top costs
+    .venv/bin/python bench/inproc.py --legacy          # in a 2025-11-25 session
 
 Prints microseconds of process CPU per request (min and median over the runs). Compare trees
 in one sitting, alternating runs (`--tree` twice in a shell loop), on an idle machine.
@@ -42,6 +44,40 @@ def load_app(tree: str | None) -> ASGIApp:
     return module.app  # type: ignore[no-any-return]
 
 
+LEGACY = "2025-11-25"
+
+
+def headers_of(body: bytes, *extra: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"host", b"127.0.0.1:8000"),
+        (b"content-type", b"application/json"),
+        (b"accept", b"application/json, text/event-stream"),
+        *extra,
+        (b"content-length", str(len(body)).encode()),
+    ]
+
+
+async def legacy_request(app: ASGIApp) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """Open a 2025-11-25 session (initialize, initialized); the tools/call to repeat in it."""
+    init = json.dumps({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": LEGACY, "capabilities": {},
+                   "clientInfo": {"name": "genmcp-bench", "version": "1.0"}},
+    }).encode()
+    sent: list[dict[str, Any]] = []
+    await one_call(app, init, headers_of(init), sent)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    session = dict(start["headers"])[b"mcp-session-id"]
+    extra = ((b"mcp-protocol-version", LEGACY.encode()), (b"mcp-session-id", session))
+    note = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    await one_call(app, note, headers_of(note, *extra))
+    body = json.dumps({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+    }).encode()
+    return body, headers_of(body, *extra)
+
+
 def request_bytes() -> tuple[bytes, list[tuple[bytes, bytes]]]:
     meta = {
         "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -52,19 +88,17 @@ def request_bytes() -> tuple[bytes, list[tuple[bytes, bytes]]]:
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": meta},
     }).encode()
-    headers = [
-        (b"host", b"127.0.0.1:8000"),
-        (b"content-type", b"application/json"),
-        (b"accept", b"application/json, text/event-stream"),
-        (b"mcp-protocol-version", MODERN.encode()),
-        (b"mcp-method", b"tools/call"),
-        (b"mcp-name", b"add"),
-        (b"content-length", str(len(body)).encode()),
-    ]
-    return body, headers
+    extra = ((b"mcp-protocol-version", MODERN.encode()), (b"mcp-method", b"tools/call"),
+             (b"mcp-name", b"add"))
+    return body, headers_of(body, *extra)
 
 
-async def one_call(app: ASGIApp, body: bytes, headers: list[tuple[bytes, bytes]]) -> bytes:
+async def one_call(
+    app: ASGIApp,
+    body: bytes,
+    headers: list[tuple[bytes, bytes]],
+    record: list[dict[str, Any]] | None = None,
+) -> bytes:
     scope: Scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
         "scheme": "http", "path": "/mcp", "raw_path": b"/mcp", "root_path": "",
@@ -83,6 +117,8 @@ async def one_call(app: ASGIApp, body: bytes, headers: list[tuple[bytes, bytes]]
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
+        if record is not None:
+            record.append(message)
         if message["type"] == "http.response.body":
             out.append(message.get("body", b""))
 
@@ -90,8 +126,8 @@ async def one_call(app: ASGIApp, body: bytes, headers: list[tuple[bytes, bytes]]
     return b"".join(out)
 
 
-async def run(app: ASGIApp, n: int) -> float:
-    body, headers = request_bytes()
+async def run(app: ASGIApp, n: int, legacy: bool = False) -> float:
+    body, headers = await legacy_request(app) if legacy else request_bytes()
     answer = await one_call(app, body, headers)
     if b'"text":"3"' not in answer.replace(b" ", b""):
         raise SystemExit(f"unexpected answer: {answer[:300]!r}")
@@ -131,6 +167,7 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=3000, help="calls per run")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="print cProfile's top costs")
+    parser.add_argument("--legacy", action="store_true", help="in a 2025-11-25 session")
     args = parser.parse_args()
     app = load_app(args.tree)
     results: list[float] = []
@@ -142,16 +179,17 @@ def main() -> None:
 
             profiler = cProfile.Profile()
             profiler.enable()
-            await run(app, args.n)
+            await run(app, args.n, args.legacy)
             profiler.disable()
             pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
             return
         for _ in range(args.runs):
-            results.append(await run(app, args.n))
+            results.append(await run(app, args.n, args.legacy))
 
     asyncio.run(lifespan(app, body))
     if results:
-        print(f"tools/call in-process: {min(results):.1f} us/req min, "
+        era = "legacy" if args.legacy else "modern"
+        print(f"{era} tools/call in-process: {min(results):.1f} us/req min, "
               f"{statistics.median(results):.1f} median of {len(results)} runs "
               f"({args.tree or 'this checkout'})")
 

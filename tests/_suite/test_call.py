@@ -25,8 +25,8 @@ from genmcp._suite.call import Call
 from genmcp._suite.lifecycle import Phase
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import Request
-from genmcp.storage.memory import MemoryBroker
-from genmcp.transports.legacy.rounds import InputRounds, reply_topic
+from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
+from genmcp.transports.legacy.rounds import ASKED, InputRounds, outstanding, reply_topic
 from genmcp.transports.relay import Relay
 
 META = {
@@ -255,10 +255,12 @@ async def test_shutdown_ends_a_listen_stream_with_its_complete_result() -> None:
     await eventually(lambda: served.live_listeners == 0)
 
 
-def rounds(broker: MemoryBroker) -> InputRounds:
+def rounds(broker: MemoryBroker, registry: MemorySessionRegistry | None = None) -> InputRounds:
     return InputRounds(
         broker=broker,
+        registry=MemorySessionRegistry() if registry is None else registry,
         session="S",
+        ttl_s=60,
         version="2025-06-18",
         method="tools/call",
         max_rounds=2,
@@ -267,26 +269,32 @@ def rounds(broker: MemoryBroker) -> InputRounds:
 
 
 async def test_an_input_round_asks_then_runs_the_hook_again() -> None:
-    broker = MemoryBroker()
-    call = await start(suite(), "asks", asker=rounds(broker))
+    broker, registry = MemoryBroker(), MemorySessionRegistry()
+    call = await start(suite(), "asks", asker=rounds(broker, registry))
     relay = Relay(call)
     asked = await relay.next()
     assert isinstance(asked, Interim) and asked.message["method"] == "elicitation/create"
     assert call.phase is Phase.ASKING
+    listed = await registry.members("S", ASKED)  # the request waits: listed, with its deadline
+    assert outstanding(listed, time.time()) == [asked.message["id"]]
+    assert outstanding(listed, time.time() + 6) == []
     answer = {"result": {"action": "decline"}, "error": None}
     await broker.publish(reply_topic("S", asked.message["id"]), answer)
     final = await relay.next()
     assert isinstance(final, Answer)
     assert final.response["result"]["content"][0]["text"] == "decline"
+    assert await registry.members("S", ASKED) == frozenset()
 
 
 async def test_disconnect_while_asking_abandons_the_round() -> None:
-    broker = MemoryBroker()
+    broker, registry = MemoryBroker(), MemorySessionRegistry()
     served = suite()
-    call = await start(served, "asks", asker=rounds(broker))
+    call = await start(served, "asks", asker=rounds(broker, registry))
     await Relay(call).next()
     assert call.phase is Phase.ASKING
+    assert len(await registry.members("S", ASKED)) == 1
     call.disconnect()
     await call.wait()
     assert call.phase is Phase.DONE and served.live_workers == 0
     assert broker.topics == 0  # type: ignore[attr-defined]
+    assert await registry.members("S", ASKED) == frozenset()

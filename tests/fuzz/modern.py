@@ -23,6 +23,7 @@ from fuzz.cases import (
     META_VERSION,
     Case,
     Catalog,
+    Raw,
     encode,
     header_value,
     modern_headers,
@@ -114,9 +115,14 @@ def tame_slow_tool(params: dict[str, Any]) -> None:
     if rule is not None and params.get("arguments", None) is None:
         params["arguments"] = {}  # null or absent arguments mean none: the 30 s default
     arguments = params.get("arguments")
-    if rule is None or not isinstance(arguments, dict):
+    if rule is None:
         return
     key, small = rule
+    if isinstance(arguments, Raw) and arguments.text.startswith("{"):  # an object: it runs
+        params["arguments"] = {key: small, "wide": arguments}  # still wide, one level down
+        return
+    if not isinstance(arguments, dict):
+        return
     value = arguments.get(key)
     if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
         if value is None or value > small:

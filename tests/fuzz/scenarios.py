@@ -9,8 +9,9 @@ Every exchange is judged by the usual oracle; a scenario adds its own problems:
 - `scenario.legacy_cancel`: cancelling a running legacy call (or an id never sent) ends
   cleanly;
 - `scenario.legacy_client_answers`: garbage answers to a server's `elicitation/create`;
-- `scenario.legacy_unparsable_answer` (KNOWN item 2): an answer that does not parse (so
-  matches no request) must not leave the call waiting forever;
+- `scenario.legacy_unparsable_answer` (finding F3): an answer the server cannot use (not
+  JSON, no valid JSON-RPC response, an id of a wrong type) ends the waiting call within
+  `PROMPT_S`;
 - `scenario.legacy_duplicate_ids`: a second in-flight id is refused;
 - `scenario.legacy_elicitation_error`: a JSON-RPC error answer is no -32603;
 - `hostile_schema.stall`: a ping sent during a costly validation is answered within
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from fuzz.runner import Outcome, Target
 
 STALL_LIMIT_S: Final = 0.4
+PROMPT_S: Final = 2.0
+"""How long a call may take in all when its client's answer cannot be used (finding F3)."""
 ALONE: Final = frozenset({"hostile_schema.stall"})
 """Categories the runner sends one at a time, after the others (they measure the loop)."""
 HOSTILE_PATH: Final = "/hostile"
@@ -124,8 +127,13 @@ async def legacy_cancel(target: Target, rng: random.Random) -> list[Outcome]:
 
 
 async def _elicit(
-    target: Target, rng: random.Random, category: str, answer: Callable[[Any], dict[str, Any]]
+    target: Target,
+    rng: random.Random,
+    category: str,
+    answer: Callable[[Any], dict[str, Any] | bytes],
 ) -> list[Outcome]:
+    """A `test_elicitation` call whose server request gets `answer` (members added to
+    `{"jsonrpc", "id"}`, or the whole body as bytes)."""
     session = await target.open_session(LEGACY, {"elicitation": {}})
     call = _legacy(
         category,
@@ -141,8 +149,14 @@ async def _elicit(
 
     async def on_message(message: Any) -> None:
         if isinstance(message, dict) and message.get("method") == "elicitation/create":
-            reply = {"jsonrpc": "2.0", "id": message.get("id"), **answer(message)}
-            replies.append(await target.send(_legacy(category, reply, session)))
+            members = answer(message)
+            if isinstance(members, bytes):
+                case = _legacy(category, {}, session)
+                case.body = members
+            else:
+                reply = {"jsonrpc": "2.0", "id": message.get("id"), **members}
+                case = _legacy(category, reply, session)
+            replies.append(await target.send(case))
 
     outcome = await target.send(call, on_message=on_message)
     if not replies:
@@ -177,13 +191,42 @@ async def legacy_client_answers(target: Target, rng: random.Random) -> list[Outc
     return await _elicit(target, rng, "scenario.legacy_client_answers", answer)
 
 
-async def legacy_unparsable_answer(target: Target, rng: random.Random) -> list[Outcome]:
-    """An answer the server cannot parse, so cannot match: the call must still end."""
-
-    def answer(_: Any) -> dict[str, Any]:
+def _unusable(rng: random.Random, request_id: Any) -> dict[str, Any] | bytes:
+    """An answer to `request_id` the server cannot use, of one of the shapes of finding F3."""
+    whole = {"jsonrpc": "2.0", "id": request_id, "result": {"action": "accept"}}
+    kind = rng.randrange(8)
+    if kind == 0:  # does not parse: a huge integer, too deep, or cut short
+        if rng.random() < 0.5:
+            return encode(whole)[: rng.randrange(1, len(encode(whole)))]
         return {"result": {"action": rng.choice((values.huge_int(rng), values.deep(rng)))}}
+    if kind == 1:
+        return {"result": {}, "error": {"code": 1, "message": "both"}}
+    if kind == 2:
+        return {}  # neither
+    if kind == 3:  # an error object without an integer code or a string message
+        return {"error": rng.choice(({"message": "x"}, {"code": values.hostile(rng)}, "no"))}
+    if kind == 4:  # a result that is no object
+        return {"result": rng.choice((None, 1, "accept", [whole["result"]], True))}
+    if kind == 5:
+        return encode({k: v for k, v in whole.items() if k != "jsonrpc"})
+    if kind == 6:
+        return encode([whole])  # a batch
+    wrong_id = rng.choice((None, 1.5, True, [request_id], {"id": request_id}))
+    return encode({**whole, "id": wrong_id})
 
-    return await _elicit(target, rng, "scenario.legacy_unparsable_answer", answer)
+
+async def legacy_unparsable_answer(target: Target, rng: random.Random) -> list[Outcome]:
+    """An answer the server cannot use: the waiting call must end at once (finding F3)."""
+    outcomes = await _elicit(
+        target, rng, "scenario.legacy_unparsable_answer", lambda m: _unusable(rng, m.get("id"))
+    )
+    call = outcomes[0]
+    if call.answer.seconds > PROMPT_S:
+        call.problems.append(
+            f"the call took {call.answer.seconds:.2f} s with an unusable answer "
+            f"(limit {PROMPT_S} s)"
+        )
+    return outcomes
 
 
 async def legacy_elicitation_error(target: Target, rng: random.Random) -> list[Outcome]:

@@ -124,6 +124,10 @@ async def test_redis_down_is_503_within_a_second_and_2026_keeps_working(
         assert_unavailable(*await timed_call(legacy))
     started = time.perf_counter()
     assert_unavailable(await legacy.delete(), time.perf_counter() - started)  # DELETE too
+    started = time.perf_counter()  # a body that does not parse: its own 400, never a 500
+    garbled = await legacy.http.post(legacy.url, content=b"{not json", headers=legacy.headers())
+    assert garbled.status_code == 400 and garbled.json()["error"]["code"] == -32700
+    assert time.perf_counter() - started < BOUND_S
     async with ModernClient(url) as modern:
         for _ in range(3):
             reply = await modern.request("tools/call", {"name": "echo", "arguments": {}})

@@ -63,6 +63,8 @@ class Ask(Tool, name="ask", description="Asks the user for a name."):
         if "name" not in answers:
             schema = {"type": "object", "properties": {"name": {"type": "string"}}}
             return InputRequired({"name": elicit_request("Your name?", schema)})
+        if answers["name"]["action"] != "accept":
+            return Result(call_tool_result(text=f"No name ({answers['name']['action']})"))
         return Result(call_tool_result(text=f"Hello {answers['name']['content']['name']}"))
 
 
@@ -235,6 +237,27 @@ async def test_an_answer_posted_to_b_reaches_the_call_waiting_on_a(
         reply = await asyncio.wait_for(exchange.drain(), 5)
     assert reply.result["content"][0]["text"] == "Hello Bo"
     await eventually(lambda: a.broker_topics() <= 1)  # only the worker mail relay stays
+
+
+async def test_an_unusable_answer_posted_to_b_ends_the_call_waiting_on_a_at_once(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient]
+) -> None:
+    """Finding F3 across processes: B finds A's waiting request in the Redis registry."""
+    a, b = nodes
+    on_a = clients(a, capabilities={"elicitation": {}})
+    await on_a.open()
+    on_b = clients(b, joining=on_a)
+    async with on_a.stream("tools/call", {"name": "ask"}) as exchange:
+        request = await next_message(exchange)
+        started = asyncio.get_running_loop().time()
+        refused = await on_b.http.post(on_b.url, content=b"{not json", headers=on_b.headers())
+        reply = await asyncio.wait_for(exchange.drain(), 5)
+        took = asyncio.get_running_loop().time() - started
+    assert refused.status_code == 400, refused.text
+    assert f'"{request["id"]}" failed with this error' in refused.json()["error"]["message"]
+    assert took < 1.0
+    assert reply.result["content"][0]["text"] == "No name (cancel)"
+    await eventually(lambda: a.broker_topics() <= 1)
 
 
 async def test_a_cancellation_posted_to_b_stops_the_call_on_a(

@@ -353,6 +353,26 @@ async def test_legacy_input_required_becomes_a_server_request(server: StdioProce
     assert "nap: cancelled" in stderr
 
 
+async def test_a_legacy_answer_that_does_not_parse_fails_the_waiting_request(
+    server: StdioProcess,
+) -> None:
+    """Finding F3 over stdio: the one waiting server request fails at once (cancel)."""
+    await server.send(INITIALIZE)
+    await server.response(0)
+    await server.send(legacy_call(1, "confirm", {"question": "Go?"}))
+    asked = await server.receive()
+    started = asyncio.get_running_loop().time()
+    await server.send(b'{"jsonrpc": "2.0", "id": "' + asked["id"].encode() + b"\n")
+    first, second = await server.receive(), await server.receive()
+    took = asyncio.get_running_loop().time() - started
+    refused, answered = (first, second) if "id" not in first else (second, first)
+    assert refused["error"]["code"] == -32700
+    assert f'"{asked["id"]}" failed with this error' in refused["error"]["message"]
+    assert answered["id"] == 1
+    assert answered["result"]["content"][0]["text"] == "not confirmed (cancel)"
+    assert took < 1.0
+
+
 async def sdk_settled(client: Client) -> Any:
     """`stats` through the SDK client, once no other worker runs."""
     for _ in range(100):

@@ -24,6 +24,7 @@ __all__ = [
     "decode_json",
     "encode",
     "error_response",
+    "is_request_id",
     "notification",
     "parse",
     "parse_message",
@@ -67,10 +68,11 @@ class EnvelopeError(MCPError):
 
     def __init__(self, reason: str, message: str | None = None, request_id: Any = None) -> None:
         super().__init__(reason, message)
-        self.request_id = request_id if _valid_id(request_id) else None
+        self.request_id = request_id if is_request_id(request_id) else None
 
 
-def _valid_id(value: Any) -> TypeGuard[RequestId]:
+def is_request_id(value: Any) -> TypeGuard[RequestId]:
+    """True for a JSON-RPC id MCP allows: a string or an integer (not a boolean)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
@@ -178,7 +180,7 @@ def parse_message(obj: Any) -> Message:
         )
     if "id" not in obj:
         return Notification(method, params)
-    if not _valid_id(raw_id):
+    if not is_request_id(raw_id):
         raise EnvelopeError(
             "invalid_request", 'Invalid Request: "id" must be a string or an integer'
         )
@@ -186,14 +188,37 @@ def parse_message(obj: Any) -> Message:
 
 
 def _parse_response(obj: dict[str, Any], raw_id: Any) -> Response:
-    if not _valid_id(raw_id):
-        raise EnvelopeError("invalid_request", 'Invalid Request: missing "method"')
     has_result, error = "result" in obj, obj.get("error")
-    if has_result == (error is not None) or (error is not None and not isinstance(error, dict)):
+    if not is_request_id(raw_id):
+        if has_result or error is not None:
+            raise EnvelopeError(
+                "invalid_request", 'Invalid Request: a response "id" must be a string or an integer'
+            )
+        raise EnvelopeError("invalid_request", 'Invalid Request: missing "method"')
+    if has_result == (error is not None):
         raise EnvelopeError(
             "invalid_request", "Invalid Request: a response has exactly one of result and error"
         )
+    if error is not None and not _is_error_object(error):
+        raise EnvelopeError(
+            "invalid_request",
+            'Invalid Request: a response "error" is an object with an integer "code" and a '
+            'string "message"',
+        )
+    if has_result and not isinstance(obj["result"], dict):
+        raise EnvelopeError(
+            "invalid_request", 'Invalid Request: a response "result" must be an object'
+        )
     return Response(raw_id, obj.get("result"), error)
+
+
+def _is_error_object(error: Any) -> bool:
+    """A JSON-RPC error object: an integer ``code`` and a string ``message``."""
+    if not isinstance(error, dict):
+        return False
+    code = error.get("code")
+    integer = isinstance(code, int) and not isinstance(code, bool)
+    return integer and isinstance(error.get("message"), str)
 
 
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)

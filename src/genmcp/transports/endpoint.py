@@ -251,6 +251,9 @@ class MCPEndpoint:
         try:
             message = parse(body)
         except EnvelopeError as exc:
+            if self.legacy is not None:  # an unusable answer fails the server request it answers
+                version, token = _era_headers(headers)
+                exc = await self.legacy.unusable(body, exc, token, version, assigns)
             await _send_error(send, exc.request_id, exc)
             return
         if self.authorize is not None and isinstance(message, Request):  # auth: op scopes

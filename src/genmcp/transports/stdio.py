@@ -123,11 +123,9 @@ class StdioServer:
         legacy: bool | LegacyServer = True,
         context: Callable[[], AppContext] | None = None,
     ) -> None:
-        self.suite = suite
-        self._context = context
+        self.suite, self._context = suite, context
         self.assigns: Mapping[str, Any] = dict(assigns or {})
-        self.shutdown_grace_s = shutdown_grace_s
-        self.shutdown_timeout_s = shutdown_timeout_s
+        self.shutdown_grace_s, self.shutdown_timeout_s = shutdown_grace_s, shutdown_timeout_s
         self.max_line_bytes = max_line_bytes
         self._reader, self._writer = reader, writer
         self._calls: dict[RequestId, asyncio.Task[None]] = {}  # requests in flight
@@ -209,17 +207,15 @@ class StdioServer:
 
     def _receive(self, line: bytes) -> None:
         if line == _TOO_LONG:
-            failure = MCPError(
-                "invalid_request", f"Invalid Request: message over {self.max_line_bytes} bytes"
-            )
-            self._write(error_response(None, failure))
+            too_long = f"Invalid Request: message over {self.max_line_bytes} bytes"
+            self._write(error_response(None, MCPError("invalid_request", too_long)))
             return
         if not line.strip():
             return
         try:
             message = parse(line)
         except EnvelopeError as exc:
-            self._write(error_response(exc.request_id, exc))
+            self._spawn(self._unparsed(line, exc))
             return
         if isinstance(message, Notification):
             self._notification(message)
@@ -308,6 +304,11 @@ class StdioServer:
             self._session = answer.session_id
             self._spawn(self._session_stream())
         return None if answer.call is None else Relay(answer.call, answer.codec)
+
+    async def _unparsed(self, line: bytes, exc: EnvelopeError) -> None:
+        if self._era == "legacy":  # an unusable answer fails the server request it answers
+            exc = await self._legacy_server().unusable(line, exc, self._session, None, self.assigns)
+        self._write(error_response(exc.request_id, exc))
 
     def _legacy_server(self) -> LegacyServer:
         if self._legacy is None:

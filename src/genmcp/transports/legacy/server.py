@@ -25,7 +25,9 @@ tampered, expired, ended or other user's session id is ``session_not_found`` (40
 version that differs from the negotiated one is ``invalid_request`` (400; absent: the
 negotiated version is assumed); notifications and responses are accepted (202); ``delete``
 ends the session (then 404); ``stream`` opens the session's notification stream (a newer
-one replaces an open one). A request id already in flight in the session is refused.
+one replaces an open one). A request id already in flight in the session is refused. A body
+that did not parse goes to ``unusable``: an answer in it that cannot be used fails the server
+request waiting for it at once (``legacy.answers``), never leaving it to ``answer_timeout_s``.
 
 Imports asyncio and genmcp's core; never a web framework.
 """
@@ -33,8 +35,6 @@ Imports asyncio and genmcp's core; never a web framework.
 from __future__ import annotations
 
 import logging
-import re
-import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -46,18 +46,19 @@ from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware import NO_CONTEXT, TransportContext, refusal, session_ended
 from genmcp.protocol import legacy
-from genmcp.protocol.jsonrpc import Notification, Request, Response, result_response
+from genmcp.protocol.jsonrpc import EnvelopeError, Notification, Request, Response, result_response
 from genmcp.protocol.meta import check_meta
-from genmcp.protocol.versions import SSE_POLLING, at_least
-from genmcp.sealing import SealError, digest
+from genmcp.protocol.versions import LEGACY_VERSIONS, SSE_POLLING, at_least
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
+from genmcp.transports.legacy.answers import fail_waiters
 from genmcp.transports.legacy.get_stream import SessionStream, list_notices
 from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
-from genmcp.transports.legacy.sessions import Session, session_of
+from genmcp.transports.legacy.session_ids import MAX_SESSION_ID_CHARS, SESSION, SessionIds
+from genmcp.transports.legacy.sessions import Session
 from genmcp.transports.legacy.signals import CallSignals
 from genmcp.transports.relay import MODERN, Codec, LegacyCodec
 
@@ -72,12 +73,6 @@ __all__ = [
 
 log = logging.getLogger("genmcp")
 
-SESSION: Final = "session"
-"""Sealing purpose of session ids."""
-MAX_SESSION_ID_CHARS: Final = 4096
-"""Longest session id issued (it travels in a header on every request)."""
-_VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
-_ID_INFO: Final = ("name", "version", "title")
 _LOG_LEVEL: Final = "log_level"
 _RESOURCES: Final = "resources"
 
@@ -112,7 +107,7 @@ class LegacyServer:
             publishes change notifications).
         session_max_age_s: how long a session id stays valid after ``initialize``.
         answer_timeout_s: how long a call waits for the client's answers to its server
-            requests (a human may be filling in a form).
+            requests (a human may be filling in a form); then it ends with -32001.
         max_input_rounds: how many input rounds one request may take.
         event_log: where streamed answers (``legacy.resume``) and the Suite's changes, which
             GET streams resume from (``legacy.get_stream``), are logged (default: the broker,
@@ -138,26 +133,25 @@ class LegacyServer:
         stream_ttl_s: float = 3600.0,
         stream_retry_ms: int = 1000,
     ) -> None:
-        if session_max_age_s <= 0 or answer_timeout_s <= 0 or max_input_rounds < 1:
-            raise ValueError("session_max_age_s, answer_timeout_s and max_input_rounds must be > 0")
-        if stream_retry_ms < 0:
-            raise ValueError("stream_retry_ms must be >= 0")
+        if min(session_max_age_s, answer_timeout_s, max_input_rounds) <= 0 or stream_retry_ms < 0:
+            raise ValueError(
+                "session_max_age_s, answer_timeout_s and max_input_rounds must be > 0, "
+                "stream_retry_ms >= 0"
+            )
         self.suite = suite
         self.registry: SessionRegistry = MemorySessionRegistry() if registry is None else registry
-        if broker is None:
-            broker = getattr(suite, "broker", None)
+        broker = getattr(suite, "broker", None) if broker is None else broker
         self.broker: Broker = MemoryBroker() if broker is None else broker
-        self.session_max_age_s = session_max_age_s
-        self.answer_timeout_s = answer_timeout_s
+        self.session_max_age_s, self.answer_timeout_s = session_max_age_s, answer_timeout_s
         self.max_input_rounds = max_input_rounds
         self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
-        if event_log is None and isinstance(self.broker, EventLog):
-            event_log = self.broker
-        self.events = event_log
+        logs = self.broker if isinstance(self.broker, EventLog) else None
+        self.events = logs if event_log is None else event_log
+        self.ids = SessionIds(suite.sealer)  # sealed session ids, verified once each
         self.stream_maxlen, self.stream_ttl_s = stream_maxlen, stream_ttl_s
         self.changes = None  # the Suite's change log: GET streams resume from it
-        if event_log is not None:
-            self.changes = ChangeLog(event_log, maxlen=stream_maxlen, ttl_s=stream_ttl_s)
+        if self.events is not None:
+            self.changes = ChangeLog(self.events, maxlen=stream_maxlen, ttl_s=stream_ttl_s)
             suite.log_changes(self.changes)
         self.stream_retry_ms = stream_retry_ms
 
@@ -176,35 +170,7 @@ class LegacyServer:
         epoch: str = "",
     ) -> str:
         """Seal a new session id (visible ASCII, at most ``MAX_SESSION_ID_CHARS``)."""
-        payload = {
-            "e": epoch,
-            "k": secrets.token_urlsafe(16),
-            "v": version,
-            "c": capabilities,
-            "i": client_info,
-            "p": digest(who),
-            "t": int(time.time()),
-        }
-        token = self._seal(payload)
-        if token is None:  # keep only the clientInfo a client must send
-            payload["i"] = {k: v for k, v in client_info.items() if k in _ID_INFO}
-            token = self._seal(payload)
-        if token is None:
-            raise MCPError(
-                "invalid_params",
-                "Invalid params: the client capabilities are too large for a session "
-                f"(over {MAX_SESSION_ID_CHARS} characters sealed), or not plain JSON",
-            )
-        return token
-
-    def _seal(self, payload: dict[str, Any]) -> str | None:
-        try:
-            token = self.suite.sealer.seal(SESSION, payload)
-        except (ValueError, TypeError):  # too large, or NaN from a lenient JSON parse
-            return None
-        if len(token) > MAX_SESSION_ID_CHARS or not _VISIBLE_ASCII.fullmatch(token):
-            return None
-        return token
+        return self.ids.new(version, capabilities, client_info, who, epoch)
 
     async def session(
         self, token: str | None, version: str | None, assigns: Mapping[str, Any]
@@ -216,25 +182,12 @@ class LegacyServer:
         """
         if token is None:
             raise MCPError("session_required", "Bad Request: Mcp-Session-Id header is required")
-        try:
-            payload = self.suite.sealer.unseal(SESSION, token, max_age_s=self.session_max_age_s)
-        except SealError as exc:  # the same answer for every cause; the cause only in the log
-            if exc.reason == "tampered" and "unknown key:" in str(exc):
-                log.warning(
-                    "session id refused: signed with an unknown key (this process signs with "
-                    "a random key: with several workers or after a restart every process "
-                    "needs the same GENMCP_SECRET_KEY)"
-                )
-            else:
-                log.debug("session id refused: %s", exc.reason)
-            raise MCPError("session_not_found", "Session not found") from None
-        session = session_of(payload, self.session_max_age_s)
-        if session is None or payload.get("p") != digest(principal_of(assigns)):
-            raise MCPError("session_not_found", "Session not found")
+        session = self.ids.verify(token, principal_of(assigns), self.session_max_age_s)
         state = await self.registry.lookup(session.key, session.epoch, (_LOG_LEVEL,))
         if state is None:  # ended, or begun before the session store lost its data
             raise MCPError("session_not_found", "Session not found")
-        session = replace(session, log_level=state[_LOG_LEVEL])
+        if state[_LOG_LEVEL] is not None:
+            session = replace(session, log_level=state[_LOG_LEVEL])
         if version is not None and version != session.version:
             raise MCPError(
                 "invalid_request",
@@ -258,11 +211,12 @@ class LegacyServer:
         Raises ``MCPError`` for a session fault (no, unknown or ended session, wrong version).
         Every request runs through the Suite's middleware chain, with ``context``.
         """
-        context = context.replace(era="legacy")
         if isinstance(message, Request) and message.method == "initialize":
-            return await self._initialize(message, assigns, context)
+            return await self._initialize(message, assigns, context.replace(era="legacy"))
         session = await self.session(token, version, assigns)
-        context = context.replace(session_id=session.key, protocol_version=session.version)
+        context = context.replace(
+            era="legacy", session_id=session.key, protocol_version=session.version
+        )
         if isinstance(message, Response):
             answer = {"result": message.result, "error": message.error}  # JSON, for any broker
             await self.broker.publish(reply_topic(session.key, message.id), answer)
@@ -277,6 +231,27 @@ class LegacyServer:
         except MCPError as exc:
             call = await self.suite.handle(message, assigns, context=context, local=refusal(exc))
             return LegacyAnswer(call, MODERN)
+
+    async def unusable(
+        self,
+        body: bytes | str,
+        failure: EnvelopeError,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+    ) -> EnvelopeError:
+        """The error for a body sent with session ``token`` that did not parse (``failure``).
+
+        An answer in it that a waiting server request cannot use fails that request at once
+        (``legacy.answers``). Without a valid session, or with a modern version, ``failure``.
+        """
+        if token is None or (version is not None and version not in LEGACY_VERSIONS):
+            return failure
+        try:
+            session = await self.session(token, version, assigns)
+            return await fail_waiters(self.registry, self.broker, session.key, body, failure)
+        except MCPError:  # a session fault (or storage down) leaves the parse error to answer
+            return failure
 
     async def delete(
         self,
@@ -394,7 +369,9 @@ class LegacyServer:
         check_meta(meta)
         rounds = InputRounds(
             broker=self.broker,
+            registry=self.registry,
             session=session.key,
+            ttl_s=session.ttl_s,
             version=session.version,
             method=method,
             max_rounds=self.max_input_rounds,

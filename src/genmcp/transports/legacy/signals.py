@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Final, final
 
 from genmcp._suite.call import Call
+from genmcp._suite.lifecycle import Phase
 from genmcp.protocol.jsonrpc import RequestId
 from genmcp.storage import Broker, Subscription
 
@@ -61,8 +62,14 @@ class CallSignals:
         return 0 if self._subscription is None else 2
 
     def running(self, session: str, request_id: RequestId) -> bool:
-        """Whether this process runs the request ``request_id`` of ``session``."""
-        return _key(session, request_id) in self._calls
+        """Whether this process runs the request ``request_id`` of ``session``, unanswered.
+
+        An answered call's id is free at once, though its task may end a loop turn later
+        (its ``handle_close``, its done callbacks): a client may reuse an id it has its
+        answer for.
+        """
+        call = self._calls.get(_key(session, request_id))
+        return call is not None and call.phase is not Phase.DONE
 
     async def track(self, session: str, request_id: RequestId, call: Call) -> None:
         """Keep ``call`` stoppable until it ends (the first call opens the subscription)."""
