@@ -17,7 +17,7 @@ from typing import Any, Final
 import httpx
 import pytest
 
-from support.legacy_http import ACCEPT, all_sse_events, open_session, sse_events
+from support.legacy_http import ACCEPT, EventReader, all_sse_events, open_session, sse_events
 from support.redis_server import OwnRedis, require_redis_server
 from support.sse import SSEEvent, SSEParser
 from support.topology import Nginx, Processes, require_nginx
@@ -202,6 +202,32 @@ async def test_a_stream_its_tool_closed_is_resumed_through_nginx(
             json.loads(rest[-1].data)["result"]["content"][0]["text"] == "2 ticks after the close"
         )
     assert resumed_on - {posted_on}
+
+
+async def test_a_get_stream_resumed_through_nginx_replays_the_change_it_missed(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    headers = await open_session(http, deployment.mcp)
+    admin = f"{deployment.nginx.url}/admin/extra"
+    async with http.stream("GET", deployment.mcp, headers=headers) as response:
+        opened_on = response.headers["x-genmcp-process"]
+        reader = EventReader(response)
+        priming = await reader.next()
+        assert priming is not None and priming.data == "" and priming.id
+        assert (await http.post(f"{admin}/hi")).status_code == 200
+        added = await reader.next()
+        assert added is not None and added.id
+    assert (await http.delete(admin)).status_code == 200  # while the client is away
+    resumed_on, replays = set(), []
+    for _ in range(3):  # round-robin: at least one of them lands on another process
+        resume = {**headers, "Last-Event-ID": added.id}
+        async with http.stream("GET", deployment.mcp, headers=resume) as response:
+            resumed_on.add(response.headers["x-genmcp-process"])
+            replays.append(await EventReader(response).take(1))
+    assert resumed_on - {opened_on}
+    [[missed], *others] = replays
+    assert json.loads(missed.data)["method"] == "notifications/tools/list_changed"
+    assert missed.id != added.id and all(r == [missed] for r in others)
 
 
 async def test_killing_a_process_loses_no_session_and_new_requests_succeed(

@@ -7,7 +7,9 @@ mid-stream, a JSON-RPC error once its heartbeat lapses (never silence); an id of
 session replays nothing of it. SSE polling: `poll` closes its own stream at once (after the
 priming event) and runs on; the client resumes on process 1 and gets the rest and the result;
 after the call's process was killed, its result if it finished there, else an error; after it
-was stopped (SIGTERM), the shutdown error the call answered with.
+was stopped (SIGTERM), the shutdown error the call answered with. A session's standalone GET
+stream, left stale on process 0, is resumed on process 1: the change it missed, then live,
+and the stale one ends.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from support.legacy_http import all_sse_events, open_session, sse_events
+from support.legacy_http import EventReader, all_sse_events, open_session, sse_events
 from support.redis_server import OwnRedis, require_redis_server
 from support.topology import Processes
 
@@ -141,3 +143,50 @@ async def test_a_closed_call_stopped_with_its_process_resumes_to_the_shutdown_er
     final = (await resumed(http, second, headers, priming.id))[-1]
     assert final["id"] == 12 and final["error"]["code"] == -32000  # shutting_down
     assert final["error"]["message"].startswith("Server shutting down")
+
+
+LIST_CHANGED = "notifications/tools/list_changed"
+
+
+def entry(event: Any) -> tuple[int, int]:
+    """The change log entry a GET stream's event id names (``get~<ms>-<seq>``)."""
+    assert event is not None and (event.id or "").startswith("get~"), event
+    ms, seq = event.id.removeprefix("get~").split("-")
+    return int(ms), int(seq)
+
+
+async def test_a_get_stream_resumed_on_another_process_replays_what_it_missed(
+    processes: Processes, http: httpx.AsyncClient
+) -> None:
+    bases = processes.urls()[:2]
+    first, second = (f"{u}/mcp" for u in bases)
+    headers = await open_session(http, first, initialized=True)
+    async with http.stream("GET", first, headers=headers) as stale:
+        old = EventReader(stale)
+        priming = await old.next()
+        assert priming is not None and (priming.data, priming.retry) == ("", 1000)
+        assert (await http.post(f"{bases[1]}/admin/extra/a")).status_code == 200  # elsewhere
+        added = await old.next()
+        assert added is not None and json.loads(added.data)["method"] == LIST_CHANGED
+        assert entry(added) > entry(priming)
+        # the client reads no more (a stale connection): it misses the next change
+        assert (await http.delete(f"{bases[1]}/admin/extra")).status_code == 200
+        resume = {**headers, "Last-Event-ID": added.id or ""}
+        async with http.stream("GET", second, headers=resume) as response:
+            assert response.status_code == 200
+            new = EventReader(response)
+            [missed] = await new.take(1)
+            assert json.loads(missed.data)["method"] == LIST_CHANGED
+            assert entry(missed) > entry(added)
+            left = await old.rest()  # replaced: the stale stream ends (after what it had)
+            assert all(e.id == missed.id for e in left)
+            assert (await http.post(f"{bases[0]}/admin/extra/b")).status_code == 200
+            [live] = await new.take(1)  # followed live, from a change made on process 0
+            assert json.loads(live.data)["method"] == LIST_CHANGED
+            assert entry(live) > entry(missed)
+    assert (await http.delete(f"{bases[0]}/admin/extra")).status_code == 200
+    # an id the log does not hold: live, after what makes the client refetch its list
+    lost = {**headers, "Last-Event-ID": "get~1-0"}
+    async with http.stream("GET", second, headers=lost) as response:
+        [resync] = await EventReader(response).take(1)
+    assert json.loads(resync.data)["method"] == LIST_CHANGED and entry(resync) > entry(live)

@@ -74,7 +74,7 @@ class ChangeLog:
         """
         try:
             last = await self.events.last(KEY)
-            return last if last is not None else await self._append({})
+            return last if last is not None else await self._append({"start": "1"})
         except StorageUnavailable:
             return None
 
