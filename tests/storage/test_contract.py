@@ -490,26 +490,3 @@ async def test_an_event_log_keeps_order_and_its_bound(backend: Backend) -> None:
     kept = await broker.read_after(key, "0")
     assert kept[-1][1] == {"m": "199"} and len(kept) <= 200 - 100  # MAXLEN ~: about 5
     assert await broker.read_after(f"events:{session()}", "0") == []
-
-
-async def test_the_change_log_starts_streams_at_an_entry_and_knows_a_lost_one(
-    backend: Backend,
-) -> None:
-    from genmcp._suite.change_log import ChangeLog
-    from genmcp.storage import EventLog
-
-    broker = backend.broker()
-    assert isinstance(broker, EventLog)
-    changes = ChangeLog(broker, maxlen=5, ttl_s=10)
-    start = await changes.tail()  # an empty log gets a mark: the id names an entry
-    assert start is not None and await changes.tail() == start
-    assert await changes.since(start) == []
-    notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-    first = await changes.record(notice)
-    assert first is not None and await changes.tail() == first
-    assert await changes.since(start) == [(first, notice)]
-    assert await changes.after(start) == [(first, notice)]
-    for _ in range(200):
-        await changes.record(notice)
-    assert await changes.since(start) is None  # trimmed: what came after it may be lost
-    assert await changes.since("99999999999999-0") is None  # never there
