@@ -158,6 +158,7 @@ class ResourceCatalog(Served):
             raise ValueError(f"{entry.owner}: {entry.key!r} is already served by {other.owner}")
         self.repos[entry.key] = entry
         self._templates = None
+        self._template_subsets.clear()
 
     def remove(self, key: str) -> bool:
         """Stop serving the static resource with URI ``key``, or the repository whose prefix
