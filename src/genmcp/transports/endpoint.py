@@ -142,37 +142,32 @@ class MCPEndpoint:
         context = http_context(scope)
         token = bind(context)
         try:
-            await self._answer(scope, receive, send, assigns, guarded=guarded)
+            headers = HeaderView(scope["headers"])
+            problem = None if guarded else self.check_guard(headers)
+            if problem is None and self.authenticate is not None:  # auth: before the body is read
+                found = await self.authenticate(scope, self.suite)
+                if isinstance(found, tuple):
+                    await send_refusal(send, receive, headers, *found)
+                    return
+                assigns = found
+            if problem is None and scope["method"] != "POST":
+                await self._not_post(scope, receive, send, headers, assigns)
+                return
+            if problem is None:
+                problem = content_type_problem(headers)
+            if problem is not None:
+                await _refuse(send, receive, headers, problem)
+                return
+            body = await self._body(receive, send, headers)
+            if body is not None:
+                await self._dispatch(body, headers, scope, receive, send, assigns)
         finally:
             unbind(token)
             if context.opened:
                 await context.aclose()
 
-    async def _answer(
-        self,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        assigns: Mapping[str, Any],
-        *,
-        guarded: bool,
-    ) -> None:
-        headers = HeaderView(scope["headers"])
-        problem = None if guarded else self.check_guard(headers)
-        if problem is None and self.authenticate is not None:  # auth: before the body is read
-            found = await self.authenticate(scope, self.suite)
-            if isinstance(found, tuple):
-                await send_refusal(send, receive, headers, *found)
-                return
-            assigns = found
-        if problem is None and scope["method"] != "POST":
-            await self._not_post(scope, receive, send, headers, assigns)
-            return
-        if problem is None:
-            problem = content_type_problem(headers)
-        if problem is not None:
-            await _refuse(send, receive, headers, problem)
-            return
+    async def _body(self, receive: Receive, send: Send, headers: Mapping[str, str]) -> bytes | None:
+        """The request body; None when it was answered instead (over the cap, too slow)."""
         deadlines = self._deadlines
         if deadlines is None:
             body = await read_body(receive, headers, self.max_body_bytes)
@@ -188,14 +183,13 @@ class MCPEndpoint:
                     f"Request Timeout: the body did not arrive within {self.body_timeout_s} s",
                 )
                 await _send_error(send, None, failure, [("connection", "close")])
-                return
+                return None
             finally:
                 deadlines.leave(reader)
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
             await _refuse(send, receive, headers, failure)
-            return
-        await self._dispatch(body, headers, scope, receive, send, assigns)
+        return body
 
     async def _not_post(
         self,
