@@ -10,6 +10,7 @@ file of ``examples/``, which its own test runs.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import re
@@ -192,7 +193,7 @@ def test_every_other_block_is_checked_or_says_why_not() -> None:
             assert what.strip(), f"{block.name}: 'not run:' must say why"
     not_run = [b for b in PYTHON if b not in RUN]
     for block in not_run:
-        compile(block.code, block.name, "exec")  # shown, not run: still valid Python
+        compile(block.code, block.name, "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)  # valid Python
     assert len(not_run) <= NOT_RUN_BUDGET, [b.name for b in not_run]
 
 
@@ -204,3 +205,27 @@ def test_included_files_are_examples_a_test_runs() -> None:
         assert (docs.ROOT / path).is_file() and path.startswith("examples/"), path
         stem = Path(path).stem
         assert re.search(rf"""(load\(["']{stem}["']\)|examples[./]{stem}\b)""", tests), path
+
+
+def test_the_project_layout_names_the_tree() -> None:
+    [block] = [b for b in docs.blocks() if b.page == "layout.md"]
+    src = docs.ROOT / "src"
+    stack: list[tuple[int, Path]] = []
+    named: set[Path] = set()
+    for line in block.code.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if not line.strip() or indent > 20:  # a description carried onto the next line
+            continue
+        names = re.split(r" {2,}", line.strip())[0]
+        stack = [(i, p) for i, p in stack if i < indent]
+        parent = stack[-1][1] if stack else docs.ROOT
+        for name in names.split():
+            paths = sorted(parent.glob(name.rstrip("/")))
+            assert paths, f"layout.md names {name!r}, but {parent} has no such file"
+            named.update(paths)
+            if name.endswith("/"):
+                stack.append((indent, paths[0]))
+    skip = {"__init__.py", "__main__.py", "py.typed", "__pycache__"}
+    unnamed = [p.name for p in sorted((src / "genmcp").iterdir()) if p.name not in skip
+               and p not in named]  # fmt: skip
+    assert unnamed == [], "layout.md does not name these"

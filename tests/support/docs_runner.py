@@ -32,6 +32,9 @@ PRELOAD = (
     "genmcp.routes",
     "genmcp.testing",
     "genmcp.transports.fastapi",
+    "mcp",
+    "mcp.client.streamable_http",
+    "uvicorn",
 )
 
 
@@ -69,7 +72,7 @@ def run(job: dict[str, object]) -> dict[str, object]:
 
 def main() -> None:
     os.chdir(ROOT)
-    sys.path.insert(0, str(ROOT))
+    sys.path[0] = str(ROOT)  # not tests/support (its examples.py would shadow examples/)
     for name in PRELOAD:
         importlib.import_module(name)
     print(json.dumps({"ready": True}), flush=True)
