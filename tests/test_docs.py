@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import pytest
 from mkdocs.config import load_config
@@ -229,3 +230,23 @@ def test_the_project_layout_names_the_tree() -> None:
     unnamed = [p.name for p in sorted((src / "genmcp").iterdir()) if p.name not in skip
                and p not in named]  # fmt: skip
     assert unnamed == [], "layout.md does not name these"
+
+
+@pytest.mark.timeout(180)
+def test_the_site_works_in_a_headless_browser(site: Path, live_server: Any) -> None:
+    from starlette.staticfiles import StaticFiles
+
+    from support.browser import run_docs_site
+
+    report = run_docs_site(live_server(StaticFiles(directory=site, html=True)))
+    assert report["home"]["title"].startswith("genmcp") and report["home"]["heading"].rstrip("¶") == "genmcp"
+    assert {"Getting started", "Routes as tools", "genmcp.testing"} <= set(
+        text.strip() for text in report["home"]["nav"])
+    assert "progress" in report["api"]["openCall"] and "True" in report["api"]["openCall"]
+    search = report["search"]
+    [hit] = [t for h, t in zip(search["hrefs"], search["texts"]) if h.endswith(".open_call")]
+    assert "progress: bool | ProgressCallback = True" in hit
+    landed = urlsplit(search["landed"])
+    assert (landed.path, landed.fragment) == (
+        "/reference/testing/", "genmcp.testing.MCPTestClient.open_call")
+    assert (report["failed"], report["errors"]) == ([], [])
