@@ -106,11 +106,20 @@ class Outbox:
     def put(self, event: Event) -> bool:
         """Append an event (from a foreign thread it is handed to the loop); False when a
         notification was dropped because the reader is ``capacity`` events behind."""
-        if _droppable(event) and len(self) >= self.capacity:
+        if (
+            type(event) is Interim  # a notification (a server request has an id): droppable
+            and "id" not in event.message
+            and len(self._events) + self._foreign >= self.capacity
+        ):
             self._drop()
             return False
-        if threading.get_ident() == self._thread:
-            self._append(event)
+        if threading.get_ident() == self._thread:  # the hot path: ``_append``, inlined
+            self._events.append(event)
+            for seen in self._taps:
+                seen(event)
+            waiter = self._waiter
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
         else:
             with self._lock:
                 self._foreign += 1
@@ -175,11 +184,6 @@ class Outbox:
     def clear(self) -> None:
         """Drop what the reader will never take (the reader is gone)."""
         self._events.clear()
-
-
-def _droppable(event: Event) -> bool:
-    """A notification: an Interim without an id (a server request has one)."""
-    return isinstance(event, Interim) and "id" not in event.message
 
 
 @final

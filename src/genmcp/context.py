@@ -179,16 +179,12 @@ NO_CONTEXT: Final = AppContext()
 _current: ContextVar[AppContext] = ContextVar("genmcp_app_context", default=NO_CONTEXT)
 
 
-def current() -> AppContext:
-    """The context bound around the request being handled (``NO_CONTEXT`` if none)."""
-    return _current.get()
+# The ContextVar's own methods, not wrappers: each request binds and reads once (hot path).
+current: Final[Callable[[], AppContext]] = _current.get
+"""The context bound around the request being handled (``NO_CONTEXT`` if none)."""
 
+bind: Final[Callable[[AppContext], Token[AppContext]]] = _current.set
+"""Bind a context for what runs from here (the Suite's Calls copy it); a token to undo it."""
 
-def bind(context: AppContext) -> Token[AppContext]:
-    """Bind ``context`` for what runs from here (the Suite's Calls copy it)."""
-    return _current.set(context)
-
-
-def unbind(token: Token[AppContext]) -> None:
-    """Undo ``bind``."""
-    _current.reset(token)
+unbind: Final[Callable[[Token[AppContext]], None]] = _current.reset
+"""Undo ``bind`` with its token."""

@@ -75,7 +75,7 @@ class RequestStates:
         of ``request`` (what it names: method, name or URI, arguments) and the caller's
         principal, computed only when needed: to verify a ``requestState`` or seal a new one.
         """
-        binding = functools.partial(_binding, request, principal_of(assigns))
+        binding = functools.partial(_binding, request, assigns)  # the principal: when needed
         if "inputResponses" not in params and "requestState" not in params:
             return None, None, binding  # a first try: the common case
         responses = input_responses(params.get("inputResponses"))
@@ -121,8 +121,8 @@ class RequestStates:
         return result
 
 
-def _binding(request: tuple[Any, ...], principal: str | None) -> str:
-    return digest(*request, principal)
+def _binding(request: tuple[Any, ...], assigns: Mapping[str, Any]) -> str:
+    return digest(*request, principal_of(assigns))
 
 
 # Tuples, not sets: the value tested comes from the client and may be unhashable ({}, []).

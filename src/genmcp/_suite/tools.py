@@ -17,13 +17,14 @@ Imports genmcp's core modules; never a web framework.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp._suite.answer import checked, completed, result_of
-from genmcp._suite.blocking import debugging, watched
+from genmcp._suite.blocking import watched
 from genmcp._suite.convert import converted, error_result
 from genmcp._suite.hooks import call_hook, is_async_hook
 from genmcp._suite.job import Job
@@ -240,7 +241,15 @@ class ToolCatalog(Catalog[ToolEntry]):
 class ToolJob(Job):
     """One ``tools/call``: validation, ``call``, then the stream hooks (see the module)."""
 
-    __slots__ = ("_binding", "_catalog", "_entry", "_request", "cancellable", "label")
+    __slots__ = (
+        "_binding",
+        "_catalog",
+        "_entry",
+        "_request",
+        "cancellable",
+        "label",
+        "task_capable",
+    )
 
     def __init__(
         self,
@@ -252,11 +261,7 @@ class ToolJob(Job):
         self._catalog, self._entry, self._request, self._binding = catalog, entry, request, binding
         self.label = entry.label
         self.cancellable = entry.call_is_async
-
-    @property
-    def task_capable(self) -> bool:  # type: ignore[override]
-        """True when the tool supports tasks (``wants_task`` then decides per call)."""
-        return self._entry.task_support != "none"
+        self.task_capable = entry.task_support != "none"  # ``wants_task`` decides per call
 
     def wants_task(self) -> bool:
         """True when the tool supports tasks and wants this call to run as one."""
@@ -273,12 +278,13 @@ class ToolJob(Job):
             (False, None) if validator is None else validator.inline(request.arguments)
         )
         if done:  # the common call: validated at once on the loop
-            request = with_arguments(request, arguments)
+            if arguments is not request.arguments:  # (the same object: nothing to rebuild)
+                request = with_arguments(request, arguments)
         else:  # the tool's own validate_request, or a costly validation: off the loop
             request = await checked_request(entry.tool, request, entry.arg)
         if entry.call_is_async:  # the hot path: one await, no thread
             coro = entry.tool.call(request, channel, entry.arg)
-            if debugging():
+            if asyncio.get_running_loop().get_debug():  # blocking.debugging(), inlined
                 coro = watched(coro, f"{entry.owner}.call() ({entry.label})")
             outcome = await coro
             if type(outcome) in _OUTCOMES:

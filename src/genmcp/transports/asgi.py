@@ -210,7 +210,8 @@ async def send_json(
 ) -> None:
     body = encode(message)
     headers = [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]
-    headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in extra]
+    if extra:
+        headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

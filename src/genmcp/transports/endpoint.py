@@ -140,38 +140,37 @@ class MCPEndpoint:
         """
         context = http_context(scope)
         token = bind(context)
-        try:
-            await self._answer(scope, receive, send, assigns, guarded=guarded)
+        try:  # one coroutine, not two: each layer costs on every resume (the hot path)
+            headers = HeaderView(scope["headers"])
+            hosts, origins = self.allowed_hosts, self.allowed_origins
+            problem = None if guarded else guard(headers, hosts, origins)
+            if problem is None and self.authenticate is not None:  # auth: before the body
+                found = await self.authenticate(scope, self.suite)
+                if isinstance(found, tuple):
+                    await send_refusal(send, receive, headers, *found)
+                    return
+                assigns = found
+            if problem is None and scope["method"] != "POST":
+                await self._not_post(scope, receive, send, headers, assigns)
+                return
+            if problem is None:
+                problem = content_type_problem(headers)
+            if problem is not None:
+                await _refuse(send, receive, headers, problem)
+                return
+            body = await self._read_body(receive, send, headers)
+            if body is None:
+                return  # refused: too large, or too slow
+            await self._dispatch(body, headers, scope, receive, send, assigns)
         finally:
             unbind(token)
             if context.opened:
                 await context.aclose()
 
-    async def _answer(
-        self,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        assigns: Mapping[str, Any],
-        *,
-        guarded: bool,
-    ) -> None:
-        headers = HeaderView(scope["headers"])
-        problem = None if guarded else self.check_guard(headers)
-        if problem is None and self.authenticate is not None:  # auth: before the body is read
-            found = await self.authenticate(scope, self.suite)
-            if isinstance(found, tuple):
-                await send_refusal(send, receive, headers, *found)
-                return
-            assigns = found
-        if problem is None and scope["method"] != "POST":
-            await self._not_post(scope, receive, send, headers, assigns)
-            return
-        if problem is None:
-            problem = content_type_problem(headers)
-        if problem is not None:
-            await _refuse(send, receive, headers, problem)
-            return
+    async def _read_body(
+        self, receive: Receive, send: Send, headers: Mapping[str, str]
+    ) -> bytes | None:
+        """The request body, or None once a refusal was sent (413 too large, 408 too slow)."""
         deadlines = self._deadlines
         if deadlines is None:
             body = await read_body(receive, headers, self.max_body_bytes)
@@ -187,14 +186,13 @@ class MCPEndpoint:
                     f"Request Timeout: the body did not arrive within {self.body_timeout_s} s",
                 )
                 await _send_error(send, None, failure, [("connection", "close")])
-                return
+                return None
             finally:
                 deadlines.leave(reader)
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
             await _refuse(send, receive, headers, failure)
-            return
-        await self._dispatch(body, headers, scope, receive, send, assigns)
+        return body
 
     async def _not_post(
         self,
@@ -336,12 +334,14 @@ class MCPEndpoint:
             if event is None:
                 return  # streamed, or the client went away first
         if type(event) is Answer:  # the call is done: nothing to close
-            if event.reason is not None:  # Retry-After: storage down (503), rate limited (429)
-                extra = (
-                    *extra,
-                    *retry_after(event.reason),
-                    *response_headers(event, legacy=legacy),
-                )
+            if event.reason is None:  # the hot path: a result, 200
+                await send_json(send, event.response, 200, extra)
+                return
+            extra = (  # Retry-After: storage down (503), rate limited (429)
+                *extra,
+                *retry_after(event.reason),
+                *response_headers(event, legacy=legacy),
+            )
             await send_json(send, event.response, response_status(event, legacy=legacy), extra)
             return
         # cancelled before anything was sent: an empty stream

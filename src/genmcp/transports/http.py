@@ -211,7 +211,7 @@ def _header(headers: Mapping[str, str], name: str) -> str:
     value = headers.get(name.lower())
     if value is None:
         raise MCPError("header_mismatch", f"Header mismatch: the {name} header is required")
-    return decode_header_value(value)
+    return _decode_short(value) if len(value) <= 128 else _decode(value)  # decode_header_value
 
 
 HeaderParams = Callable[[Any], Mapping[str, str]]

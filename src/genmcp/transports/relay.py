@@ -85,17 +85,12 @@ class LegacyCodec:
 class Relay:
     """Drains one Call: ``async for event in relay`` until its ``Answer`` or ``Ended``."""
 
-    __slots__ = ("_call", "_codec", "_done", "codec")
+    __slots__ = ("_done", "call", "codec")
 
     def __init__(self, call: Call, codec: Codec = MODERN) -> None:
-        self._call = call
+        self.call = call  # the Call being drained
         self.codec = codec
         self._done = False
-
-    @property
-    def call(self) -> Call:
-        """The Call being drained."""
-        return self._call
 
     @property
     def done(self) -> bool:
@@ -104,24 +99,24 @@ class Relay:
 
     def poll(self) -> Event | None:
         """The next event if there is one now, else None (no wait)."""
-        event = self._call.outbox.get_nowait()
+        event = self.call.outbox.get_nowait()
         return None if event is None else self._through(event)
 
     async def first(self) -> Event | None:
         """The first event if the Call has it after one step of its own, else None."""
         event = self.poll()
-        if event is None and self._call.task is not None:
+        if event is None and self.call.task is not None:
             await asyncio.sleep(0)  # let the call take its first step: most calls end here
             event = self.poll()
         return event
 
     async def next(self) -> Event:
         """Wait for the next event."""
-        return self._through(await self._call.outbox.get())
+        return self._through(await self.call.outbox.get())
 
     async def wake_or_next(self) -> Event | None:
         """The next event, or None when the outbox was woken (a timer, the client leaving)."""
-        event = await self._call.outbox.get_or_wake()
+        event = await self.call.outbox.get_or_wake()
         return None if event is None else self._through(event)
 
     def __aiter__(self) -> Relay:
@@ -135,8 +130,8 @@ class Relay:
     def close(self) -> None:
         """The reader is done or gone: disconnect the Call unless it already ended."""
         self._done = True
-        self._call.disconnect()  # a no-op once the call is done
-        self._call.outbox.clear()  # nobody will read what is queued: release it now
+        self.call.disconnect()  # a no-op once the call is done
+        self.call.outbox.clear()  # nobody will read what is queued: release it now
 
     def _through(self, event: Event) -> Event:
         modern = self.codec is MODERN  # the identity: no copy
