@@ -20,9 +20,9 @@ The session behaviours of the 2025 revisions (``initialize``, ``ping``,
 ``logging/setLevel``, ``resources/subscribe``, ``DELETE``) need no code here: genmcp serves
 them on the same endpoint. Not served: ``test_reconnection`` (scenario server-sse-polling,
 not scored), which needs the server to close a stream mid-call (SSE polling): genmcp resumes
-streams a client lost (``Last-Event-ID``) but a call whose stream closes stops; README.md,
-"Conformance", lists what passes. With ``GENMCP_REDIS_URL`` set, its processes share one
-Redis (``make conformance-scaled`` runs three behind nginx).
+streams a client lost (``Last-Event-ID``) but a call whose stream closes stops;
+docs/guides/quality.md, "Conformance", lists what passes. With ``GENMCP_REDIS_URL`` set, its
+processes share one Redis (``make conformance-scaled`` runs three behind nginx).
 
 Run it::
 

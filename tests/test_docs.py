@@ -239,14 +239,18 @@ def test_the_site_works_in_a_headless_browser(site: Path, live_server: Any) -> N
     from support.browser import run_docs_site
 
     report = run_docs_site(live_server(StaticFiles(directory=site, html=True)))
-    assert report["home"]["title"].startswith("genmcp") and report["home"]["heading"].rstrip("¶") == "genmcp"
-    assert {"Getting started", "Routes as tools", "genmcp.testing"} <= set(
-        text.strip() for text in report["home"]["nav"])
+    home = report["home"]
+    assert home["title"].startswith("genmcp") and home["heading"].rstrip("¶") == "genmcp"
+    nav = {text.strip() for text in home["nav"]}
+    assert {"Getting started", "Routes as tools", "genmcp.testing"} <= nav
     assert "progress" in report["api"]["openCall"] and "True" in report["api"]["openCall"]
     search = report["search"]
-    [hit] = [t for h, t in zip(search["hrefs"], search["texts"]) if h.endswith(".open_call")]
+    hits = zip(search["hrefs"], search["texts"], strict=True)
+    [hit] = [text for href, text in hits if href.endswith(".open_call")]
     assert "progress: bool | ProgressCallback = True" in hit
     landed = urlsplit(search["landed"])
     assert (landed.path, landed.fragment) == (
-        "/reference/testing/", "genmcp.testing.MCPTestClient.open_call")
+        "/reference/testing/",
+        "genmcp.testing.MCPTestClient.open_call",
+    )
     assert (report["failed"], report["errors"]) == ([], [])

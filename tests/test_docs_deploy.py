@@ -102,10 +102,17 @@ def nginx(live_server: LiveServers) -> Iterator[str]:
 
 
 async def test_the_nginx_config_streams_progress_before_the_result(nginx: str) -> None:
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}, "progressToken": "p"}
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "slow", "_meta": meta}}
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "progressToken": "p",
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "slow", "_meta": meta},
+    }
     headers = {"Accept": "application/json, text/event-stream", "Mcp-Method": "tools/call",
                "Mcp-Name": "slow", "MCP-Protocol-Version": "2026-07-28"}  # fmt: skip
     arrivals: list[tuple[float, str]] = []
@@ -115,9 +122,9 @@ async def test_the_nginx_config_streams_progress_before_the_result(nginx: str) -
             async with client.stream("POST", nginx, json=body, headers=headers) as response:
                 assert response.status_code == 200
                 async for chunk in response.aiter_bytes():
-                    for event in parser.feed(chunk):
-                        if isinstance(event, SSEEvent) and event.data:
-                            arrivals.append((time.monotonic() - started, event.data))
+                    at = time.monotonic() - started
+                    arrivals.extend((at, event.data) for event in parser.feed(chunk)
+                                    if isinstance(event, SSEEvent) and event.data)  # fmt: skip
     assert len(arrivals) == 4
     for (progress_at, progress), (result_at, result) in (arrivals[:2], arrivals[2:]):
         assert '"notifications/progress"' in progress and '"done"' in result

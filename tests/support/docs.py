@@ -28,7 +28,9 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 DOCS: Final = ROOT / "docs"
 RUNNER: Final = Path(__file__).with_name("docs_runner.py")
 FENCE: Final = re.compile(r"^```(?P<lang>[\w+-]*)[^\n]*\n(?P<code>.*?)^```[ \t]*$", re.S | re.M)
-MARK: Final = re.compile(r"<!-- docs: (?P<kind>checked by|not run:) ?(?P<what>.*?) -->[ \t]*\n\s*\Z")
+MARK: Final = re.compile(
+    r"<!-- docs: (?P<kind>checked by|not run:) ?(?P<what>.*?) -->[ \t]*\n\s*\Z"
+)
 SNIPPET: Final = re.compile(r'^-{1,3}8<-{1,3} "(?P<path>[^"]+)"\s*$', re.M)
 
 
