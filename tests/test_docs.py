@@ -56,12 +56,21 @@ GUIDES: Final = {
 """The guides issue 18 asks for, split out of the README: none may go missing."""
 
 
+@pytest.fixture(scope="module", autouse=True)
+def building(tmp_path_factory: pytest.TempPathFactory) -> Iterator[docs.Build]:
+    """Start the strict build at once: it runs while the blocks run, on the other core."""
+    build = docs.Build(tmp_path_factory.mktemp("site"))
+    try:
+        yield build
+    finally:
+        build.close()
+
+
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site_dir = tmp_path_factory.mktemp("site")
-    done = docs.build(site_dir)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return site_dir
+def site(building: docs.Build) -> Path:
+    returncode, errors = building.wait()
+    assert returncode == 0, errors[-3000:]
+    return building.site_dir
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +82,80 @@ def runner() -> Iterator[docs.BlockRunner]:
         running.close()
 
 
+def test_every_page_is_in_the_nav_once() -> None:
+    named = docs.nav_pages(load_config(str(docs.ROOT / "mkdocs.yml"))["nav"])
+    files = [page.relative_to(docs.DOCS).as_posix() for page in docs.pages()]
+    assert sorted(named) == sorted(files)
+    assert {Path(page).stem for page in files if page.startswith("guides/")} == GUIDES
+
+
+def test_the_guides_have_code_to_run() -> None:
+    pages = {block.page for block in RUN}
+    wanted = {f"guides/{guide}.md" for guide in GUIDES - {"lifecycle", "performance", "quality"}}
+    assert wanted - pages == set()
+
+
+@pytest.mark.parametrize("block", RUN, ids=[block.name for block in RUN])
+def test_every_python_block_runs(block: docs.Block, runner: docs.BlockRunner) -> None:
+    status, output = runner.run(block)
+    assert status == 0, f"{block.name} (line {block.line}) failed:\n{output}"
+
+
+def test_every_other_block_is_checked_or_says_why_not() -> None:
+    others = [b for b in docs.blocks() if b.lang not in ("python", "mermaid") and not b.snippets]
+    unmarked = [f"{b.name} ({b.lang or 'no language'}, line {b.line})" for b in others
+                if b.mark is None]  # fmt: skip
+    assert unmarked == []
+    for block in others + PYTHON:
+        if block.mark is None:
+            continue
+        kind, what = block.mark
+        if kind == "checked by":
+            test = docs.ROOT / what.split()[0]
+            assert test.is_file(), f"{block.name}: {what} does not exist"
+            assert block.page in test.read_text(encoding="utf-8"), f"{test} never reads it"
+        else:
+            assert what.strip(), f"{block.name}: 'not run:' must say why"
+    not_run = [b for b in PYTHON if b not in RUN]
+    for block in not_run:
+        compile(block.code, block.name, "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)  # valid Python
+    assert len(not_run) <= NOT_RUN_BUDGET, [b.name for b in not_run]
+
+
+def test_included_files_are_examples_a_test_runs() -> None:
+    tests = "\n".join(p.read_text(encoding="utf-8") for p in (docs.ROOT / "tests").rglob("*.py"))
+    included = {path.split(":")[0] for block in docs.blocks() for path in block.snippets}
+    assert included, "no page shows an example file"
+    for path in sorted(included):
+        assert (docs.ROOT / path).is_file() and path.startswith("examples/"), path
+        stem = Path(path).stem
+        assert re.search(rf"""(load\(["']{stem}["']\)|examples[./]{stem}\b)""", tests), path
+
+
+def test_the_project_layout_names_the_tree() -> None:
+    [block] = [b for b in docs.blocks() if b.page == "layout.md"]
+    src = docs.ROOT / "src"
+    stack: list[tuple[int, Path]] = []
+    named: set[Path] = set()
+    for line in block.code.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if not line.strip() or indent > 20:  # a description carried onto the next line
+            continue
+        names = re.split(r" {2,}", line.strip())[0]
+        stack = [(i, p) for i, p in stack if i < indent]
+        parent = stack[-1][1] if stack else docs.ROOT
+        for name in names.split():
+            paths = sorted(parent.glob(name.rstrip("/")))
+            assert paths, f"layout.md names {name!r}, but {parent} has no such file"
+            named.update(paths)
+            if name.endswith("/"):
+                stack.append((indent, paths[0]))
+    skip = {"__init__.py", "__main__.py", "py.typed", "__pycache__"}
+    unnamed = [p.name for p in sorted((src / "genmcp").iterdir()) if p.name not in skip
+               and p not in named]  # fmt: skip
+    assert unnamed == [], "layout.md does not name these"
+
+
 @pytest.mark.timeout(180)
 def test_the_site_builds_in_strict_mode(site: Path) -> None:
     assert "Routes as tools" in (site / "index.html").read_text(encoding="utf-8")
@@ -82,13 +165,6 @@ def test_the_site_builds_in_strict_mode(site: Path) -> None:
     assert "open_call" in search and "keepalive_s" in search
     for page in ("lifecycle", "legacy", "input-rounds"):
         assert 'class="mermaid"' in (site / "guides" / page / "index.html").read_text(), page
-
-
-def test_every_page_is_in_the_nav_once() -> None:
-    named = docs.nav_pages(load_config(str(docs.ROOT / "mkdocs.yml"))["nav"])
-    files = [page.relative_to(docs.DOCS).as_posix() for page in docs.pages()]
-    assert sorted(named) == sorted(files)
-    assert {Path(page).stem for page in files if page.startswith("guides/")} == GUIDES
 
 
 @pytest.mark.timeout(180)
@@ -163,73 +239,6 @@ def test_every_public_name_is_in_the_reference_with_its_signature(site: Path) ->
     assert list(_undocumented(site, found)) == []
     open_call = docs.heading(site, found["genmcp.testing.MCPTestClient.open_call"])
     assert "progress" in open_call and "True" in open_call
-
-
-def test_the_guides_have_code_to_run() -> None:
-    pages = {block.page for block in RUN}
-    wanted = {f"guides/{guide}.md" for guide in GUIDES - {"lifecycle", "performance", "quality"}}
-    assert wanted - pages == set()
-
-
-@pytest.mark.parametrize("block", RUN, ids=[block.name for block in RUN])
-def test_every_python_block_runs(block: docs.Block, runner: docs.BlockRunner) -> None:
-    status, output = runner.run(block)
-    assert status == 0, f"{block.name} (line {block.line}) failed:\n{output}"
-
-
-def test_every_other_block_is_checked_or_says_why_not() -> None:
-    others = [b for b in docs.blocks() if b.lang not in ("python", "mermaid") and not b.snippets]
-    unmarked = [f"{b.name} ({b.lang or 'no language'}, line {b.line})" for b in others
-                if b.mark is None]  # fmt: skip
-    assert unmarked == []
-    for block in others + PYTHON:
-        if block.mark is None:
-            continue
-        kind, what = block.mark
-        if kind == "checked by":
-            test = docs.ROOT / what.split()[0]
-            assert test.is_file(), f"{block.name}: {what} does not exist"
-            assert block.page in test.read_text(encoding="utf-8"), f"{test} never reads it"
-        else:
-            assert what.strip(), f"{block.name}: 'not run:' must say why"
-    not_run = [b for b in PYTHON if b not in RUN]
-    for block in not_run:
-        compile(block.code, block.name, "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)  # valid Python
-    assert len(not_run) <= NOT_RUN_BUDGET, [b.name for b in not_run]
-
-
-def test_included_files_are_examples_a_test_runs() -> None:
-    tests = "\n".join(p.read_text(encoding="utf-8") for p in (docs.ROOT / "tests").rglob("*.py"))
-    included = {path.split(":")[0] for block in docs.blocks() for path in block.snippets}
-    assert included, "no page shows an example file"
-    for path in sorted(included):
-        assert (docs.ROOT / path).is_file() and path.startswith("examples/"), path
-        stem = Path(path).stem
-        assert re.search(rf"""(load\(["']{stem}["']\)|examples[./]{stem}\b)""", tests), path
-
-
-def test_the_project_layout_names_the_tree() -> None:
-    [block] = [b for b in docs.blocks() if b.page == "layout.md"]
-    src = docs.ROOT / "src"
-    stack: list[tuple[int, Path]] = []
-    named: set[Path] = set()
-    for line in block.code.splitlines():
-        indent = len(line) - len(line.lstrip())
-        if not line.strip() or indent > 20:  # a description carried onto the next line
-            continue
-        names = re.split(r" {2,}", line.strip())[0]
-        stack = [(i, p) for i, p in stack if i < indent]
-        parent = stack[-1][1] if stack else docs.ROOT
-        for name in names.split():
-            paths = sorted(parent.glob(name.rstrip("/")))
-            assert paths, f"layout.md names {name!r}, but {parent} has no such file"
-            named.update(paths)
-            if name.endswith("/"):
-                stack.append((indent, paths[0]))
-    skip = {"__init__.py", "__main__.py", "py.typed", "__pycache__"}
-    unnamed = [p.name for p in sorted((src / "genmcp").iterdir()) if p.name not in skip
-               and p not in named]  # fmt: skip
-    assert unnamed == [], "layout.md does not name these"
 
 
 @pytest.mark.timeout(180)

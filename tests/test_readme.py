@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -73,8 +74,11 @@ def test_make_run_and_make_test_do_what_the_readme_says() -> None:
 
 
 def dry_run(target: str) -> str:
-    done = subprocess.run(["make", "-n", target], capture_output=True, text=True, cwd=ROOT,
-                          timeout=30)  # fmt: skip
+    """``make -n target`` as a user types it (not the flags of a ``make test`` around us)."""
+    outer = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "PYTEST_ARGS"}
+    env = {key: value for key, value in os.environ.items() if key not in outer}
+    done = subprocess.run(["make", "-n", "--no-print-directory", target], capture_output=True,
+                          text=True, cwd=ROOT, timeout=30, env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -5,9 +5,9 @@
   Python: ``checked by tests/x.py``; or ``not run: why``).
 - `BlockRunner`: runs Python blocks in ``docs_runner.py`` (one preloaded interpreter, a fork
   per block).
-- `build(site_dir)`: ``mkdocs build --strict``; `inventory(site_dir)`: the names in the
-  ``objects.inv`` mkdocstrings writes; `broken_links(site_dir)`: internal links of the built
-  HTML whose file or ``#fragment`` does not exist.
+- `Build(site_dir)`: ``mkdocs build --strict`` in the background; `inventory(site_dir)`: the
+  names in the ``objects.inv`` mkdocstrings writes; `broken_links(site_dir)`: internal links
+  of the built HTML whose file or ``#fragment`` does not exist.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,12 +108,29 @@ class BlockRunner:
         self.process.stdout.close()
 
 
-def build(site_dir: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        capture_output=True, text=True, timeout=170, cwd=ROOT,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+class Build:
+    """``mkdocs build --strict`` into ``site_dir``, started at once; `wait()` for its end."""
+
+    def __init__(self, site_dir: Path) -> None:
+        self.site_dir = site_dir
+        self._errors = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+            stdout=subprocess.DEVNULL, stderr=self._errors, cwd=ROOT,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        )  # fmt: skip
+
+    def wait(self, timeout_s: float = 170) -> tuple[int, str]:
+        """The build's exit status and what it printed on stderr."""
+        returncode = self.process.wait(timeout_s)
+        self._errors.seek(0)
+        return returncode, self._errors.read().decode("utf-8", "replace")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        self._errors.close()
 
 
 def inventory(site_dir: Path) -> dict[str, str]:
