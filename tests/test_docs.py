@@ -27,7 +27,7 @@ from support import docs
 PYTHON: Final = [b for b in docs.blocks() if b.lang == "python" and not b.snippets]
 RUN: Final = [b for b in PYTHON if b.mark is None or b.mark[0] != "not run:"]
 NOT_RUN_BUDGET: Final = 2
-"""Python blocks that show code needing the outside world (a real OAuth issuer); no more."""
+"""Python blocks showing code that needs the outside world (an OAuth issuer, a collector)."""
 
 PUBLIC_MODULES: Final = (
     "genmcp",

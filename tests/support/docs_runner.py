@@ -3,10 +3,11 @@
 Started by `support.docs.BlockRunner` (``python docs_runner.py``). It imports what the blocks
 import (genmcp, FastAPI, pydantic, ...) once, then reads one JSON job per stdin line,
 ``{"name", "code", "timeout"}``, forks, and runs the code in the child as a script would run
-(``__name__ == "__main__"``, the repository root as cwd and on ``sys.path``, warnings shown),
-killed by SIGALRM after ``timeout`` s. It answers one JSON line, ``{"status", "output"}``: the
-child's exit status (non-zero on an exception, with its traceback in ``output``) and what it
-printed. A fork costs milliseconds where a fresh interpreter costs ~0.7 s per block.
+(``__name__ == "__main__"``, the repository root as cwd and on ``sys.path``; a
+DeprecationWarning is an error), killed by SIGALRM after ``timeout`` s. It answers one JSON
+line, ``{"status", "output"}``: the child's exit status (non-zero on an exception, with its
+traceback in ``output``) and what it printed. A fork costs milliseconds where a fresh
+interpreter costs ~0.7 s per block.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import signal
 import sys
 import tempfile
 import traceback
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +45,7 @@ def child(job: dict[str, object], out: int) -> None:
     os.dup2(out, 1)
     os.dup2(out, 2)
     signal.alarm(int(str(job["timeout"])))
+    warnings.simplefilter("error", DeprecationWarning)  # as the suite's filterwarnings do
     status = 0
     try:
         source, name = str(job["code"]), str(job["name"])
