@@ -18,11 +18,11 @@ TypeScript SDK clients. It is also a tour of genmcp:
 
 The session behaviours of the 2025 revisions (``initialize``, ``ping``,
 ``logging/setLevel``, ``resources/subscribe``, ``DELETE``) need no code here: genmcp serves
-them on the same endpoint. Not served: ``test_reconnection`` (scenario server-sse-polling,
-not scored), which needs the server to close a stream mid-call (SSE polling): genmcp resumes
-streams a client lost (``Last-Event-ID``) but a call whose stream closes stops;
-docs/guides/quality.md, "Conformance", lists what passes. With ``GENMCP_REDIS_URL`` set, its
-processes share one Redis (``make conformance-scaled`` runs three behind nginx).
+them on the same endpoint; ``test_reconnection`` (scenario server-sse-polling) closes its own
+stream mid-call with ``channel.close_stream()`` and the client gets the result by resuming
+with ``Last-Event-ID``. docs/guides/quality.md, "Conformance", lists what passes. With
+``GENMCP_REDIS_URL`` set, its processes share one Redis (``make conformance-scaled`` runs
+three behind nginx; the resuming ``GET`` may land on another process than the call).
 
 Run it::
 
@@ -335,6 +335,22 @@ class LongRunning(
             channel.send_progress(step, total=steps, message=f"step {step + 1} of {steps}")
             await asyncio.sleep(0.1)
         return Result(call_tool_result(text=f"Finished after {seconds} s."))
+
+
+class Reconnection(
+    Tool,
+    name="test_reconnection",
+    description="Closes its response stream mid-call, then answers (SSE polling, SEP-1699).",
+):
+    """For server-sse-polling: a 2025-11-25 client's POST stream opens with a priming event
+    (an id and a ``retry:`` delay), ends with no result, and the client's ``GET`` with
+    ``Last-Event-ID`` (to any process) delivers the result. Elsewhere the result comes on
+    the stream as usual."""
+
+    async def call(self, request, channel, arg):
+        channel.close_stream()  # the call runs on; what follows goes to the session's log
+        await asyncio.sleep(0.1)  # the client reconnects meanwhile
+        return Result(call_tool_result(text="Reconnection test completed successfully"))
 
 
 # --------------------------------------------------------------------------- asking the client
@@ -989,6 +1005,7 @@ TOOLS = [
     JsonSchema202012,
     XMcpHeader,
     LongRunning,
+    Reconnection,
     *TASK_TOOLS,
 ]
 

@@ -15,7 +15,9 @@ Used by scripts/conformance.sh; standard library only.
 A scenario fails when any of its checks has status FAILURE, or when it was expected but
 left no readable checks.json. Scenarios a requirement set runs but does not score (its
 "Run and reported, but never scored" block) are shown and never change the result, except
-the extension scenarios named in SCORED_EXTENSIONS (tasks-*), which are scored.
+the extension scenarios named in SCORED_EXTENSIONS (tasks-*) and the scenarios in STRICT
+(server-sse-polling), which are scored. A STRICT scenario reports what a server lacks as
+warnings or info: it fails unless each of its named checks is there with SUCCESS.
 """
 
 from __future__ import annotations
@@ -35,6 +37,17 @@ UNSCORED_ITEM = re.compile(r"^    - (?P<name>\S+) \[(?P<side>[a-z]+)\]")
 SCORED_EXTENSIONS = ("tasks-",)
 """Extension scenarios the suite runs unscored that we score anyway: genmcp serves the Tasks
 extension, so a failing tasks-* scenario fails the run."""
+STRICT = {
+    "server-sse-polling": (
+        "server-sse-priming-event",
+        "server-sse-retry-field",
+        "server-sse-disconnect-resume",
+    ),
+}
+"""Pending scenarios we score, and the checks each must pass: server-sse-polling (SEP-1699)
+only warns (or informs) when a server sends no priming event, no retry: field, or does not
+close the stream of test_reconnection (examples/everything_server.py) and resume it after
+Last-Event-ID; genmcp does all three."""
 
 
 @dataclass
@@ -69,7 +82,7 @@ def parse_selection(path: Path) -> Selection:
         elif section == "unscored" and (m := UNSCORED_ITEM.match(line)):
             if m["side"] != "server":
                 continue
-            if m["name"].startswith(SCORED_EXTENSIONS):
+            if m["name"].startswith(SCORED_EXTENSIONS) or m["name"] in STRICT:
                 sel.scored.append(m["name"])
             else:
                 sel.unscored[m["name"]] = reason
@@ -104,6 +117,7 @@ def judge(name: str, run: Path | None, rev_dir: Path) -> Outcome:
         return Outcome(name, False, "-", f"unreadable checks.json: {exc}")
     statuses = [c.get("status") for c in checks if isinstance(c, dict)]
     failures = [c for c in checks if isinstance(c, dict) and c.get("status") == "FAILURE"]
+    failures += _unmet(checks, STRICT.get(name, ()))
     ok = statuses.count("SUCCESS")
     warnings = statuses.count("WARNING")
     notes = []
@@ -119,6 +133,18 @@ def judge(name: str, run: Path | None, rev_dir: Path) -> Outcome:
         other = ", ".join(sorted({str(st) for st in statuses})) or "none"
         notes.append(f"nothing checked (statuses: {other})")
     return Outcome(name, not failures, f"{ok}/{ok + len(failures)}", "; ".join(notes))
+
+
+def _unmet(checks: list[object], required: tuple[str, ...]) -> list[dict[str, object]]:
+    """The required checks that are absent or did not succeed, as failures to report."""
+    unmet = []
+    for check_id in required:
+        found = [c for c in checks if isinstance(c, dict) and c.get("id") == check_id]
+        if not any(c.get("status") in ("SUCCESS", "FAILURE") for c in found):  # FAILURE: counted
+            status = found[0].get("status") if found else "absent"
+            why = found[0].get("errorMessage") or found[0].get("details") if found else None
+            unmet.append({"id": check_id, "errorMessage": f"required SUCCESS, got {status}: {why}"})
+    return unmet
 
 
 def print_table(rows: list[tuple[str, Outcome]], width: int) -> None:

@@ -32,6 +32,7 @@ from genmcp import (
 )
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request as RPC
+from genmcp.protocol.tasks import new_record
 from support.client import ModernClient
 
 EXT: Final = "io.modelcontextprotocol/tasks"
@@ -344,8 +345,11 @@ def test_a_bad_task_support_fails_when_the_suite_is_built() -> None:
         Suite(server_name="t", server_version="1", tools=[Bad])
 
 
-async def test_a_listen_naming_task_ids_is_acknowledged_without_them(client: ModernClient) -> None:
-    # notifications/tasks are optional: genmcp sends none, so it honors no taskIds
+async def test_a_listen_naming_unknown_task_ids_is_acknowledged_without_them(
+    client: ModernClient,
+) -> None:
+    # the acknowledgement lists the task ids honored: none of an unknown one
+    # (tests/test_task_notifications.py has the notifications themselves)
     async with client.stream(
         "subscriptions/listen",
         {"notifications": {"taskIds": ["x"], "toolsListChanged": True}},
@@ -354,6 +358,19 @@ async def test_a_listen_naming_task_ids_is_acknowledged_without_them(client: Mod
         assert exchange.status == 200
         ack = await anext(aiter(exchange))
     assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["notifications"] == {"toolsListChanged": True}
+
+
+async def test_a_server_without_task_tools_honors_no_task_ids(
+    live_server: Any, modern_client: Any, seen: Seen
+) -> None:
+    base, router = serve(live_server, seen, Plain)
+    client: ModernClient = modern_client(base, validate=False)
+    record = new_record("x", "anonymous", 60_000, None)  # a task of the caller's, in the store
+    await router.suite.tasks.store.create(record, lease_ms=60_000, owner="elsewhere")
+    wanted = {"notifications": {"taskIds": ["x"], "toolsListChanged": True}}
+    async with client.stream("subscriptions/listen", wanted, capabilities=TASKS) as exchange:
+        ack = await anext(aiter(exchange))
     assert ack["params"]["notifications"] == {"toolsListChanged": True}
 
 

@@ -3,7 +3,8 @@
 Configured from the environment: REDIS_URL (required), GENMCP_PREFIX (key prefix, default
 "scale:"), GENMCP_SECRET_KEY (shared by every process), GENMCP_HEARTBEAT_S and
 GENMCP_HEARTBEAT_TTL_S (process liveness). Tools: `add` (a plain call), `ticker` (streams
-`n` log events, then answers), `wait_mail` (waits for one message posted to its worker id,
+`n` log events, then answers), `poll` (closes its stream at once, SSE polling, then
+does what `ticker` does: the client resumes with `Last-Event-ID`), `wait_mail` (waits for one message posted to its worker id,
 then returns it), `extra` (added by `POST /admin/extra/{word}`, removed by `DELETE
 /admin/extra`: runtime catalog changes), and a route
 `POST /post/{worker}` that posts a JSON body to a worker wherever it runs (`suite.post`).
@@ -62,6 +63,19 @@ class Ticker(
         return Result(call_tool_result(text=f"{n} ticks"))
 
 
+class Poll(
+    Tool, name="poll", description="Closes its stream, then ticks like `ticker`.", input_schema=TICKS
+):
+    async def call(self, request, channel, arg):
+        args = request.arguments
+        n, every = int(args.get("n", 3)), float(args.get("every", 0.2))
+        channel.close_stream()  # a 2025-11-25 client resumes it with GET + Last-Event-ID
+        for i in range(1, n + 1):
+            await asyncio.sleep(every)
+            channel.send_notification("notifications/message", {"level": "info", "data": {"tick": i}})
+        return Result(call_tool_result(text=f"{n} ticks after the close"))
+
+
 class Extra(Tool, name="extra", description="Added and removed at run time (/admin/extra)."):
     async def call(self, request, channel, arg):
         return Result(call_tool_result(text=f"extra says {arg['word']}"))
@@ -73,7 +87,9 @@ if hasattr(broker, "inboxes"):  # (absent before issue 13: the bench also runs o
     broker.inboxes.heartbeat_s = float(os.environ.get("GENMCP_HEARTBEAT_S", "3"))
     broker.inboxes.heartbeat_ttl_s = float(os.environ.get("GENMCP_HEARTBEAT_TTL_S", "10"))
 registry = RedisSessionRegistry.from_url(URL, prefix=PREFIX)
-suite = Suite(server_name="scale", server_version="1.0", tools=[Add, WaitMail, Ticker], broker=broker)
+suite = Suite(
+    server_name="scale", server_version="1.0", tools=[Add, WaitMail, Ticker, Poll], broker=broker
+)
 router = mcp_router(suite=suite, legacy=LegacyServer(suite, registry=registry))
 
 

@@ -139,11 +139,15 @@ def request_headers(message: Any, params: Mapping[str, str] | None = None) -> di
 
 
 class SSEParser:
-    """Collects the ``data`` of each complete server-sent event; comments are skipped."""
+    """Collects the ``data`` of each complete server-sent event; comments are skipped.
+
+    ``last_id`` is the last event id seen (what a client resumes from, ``Last-Event-ID``).
+    """
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")()
         self._buffer = ""
+        self.last_id: str | None = None
 
     def feed(self, chunk: bytes, final: bool = False) -> list[str]:
         """Add bytes; return the data of the events they completed."""
@@ -153,10 +157,13 @@ class SSEParser:
         events = []
         while "\n\n" in self._buffer:
             block, self._buffer = self._buffer.split("\n\n", 1)
+            for line in block.split("\n"):
+                if line.startswith("id:") and "\0" not in line:
+                    self.last_id = line[3:].removeprefix(" ")
             data = [
                 line[5:].removeprefix(" ") for line in block.split("\n") if line.startswith("data:")
             ]
-            if data:
+            if data and any(data):  # "data:" alone: a priming event (an id to resume from)
                 events.append("\n".join(data))
         return events
 

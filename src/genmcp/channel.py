@@ -36,7 +36,7 @@ from typing import Any, Final, final
 
 from genmcp.context import AppContext, AppState, current
 from genmcp.errors import missing_capability
-from genmcp.events import STREAM_START, Event, Interim
+from genmcp.events import STREAM_CLOSE, STREAM_START, Event, Interim
 from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.meta import (
     LOG_LEVELS,
@@ -375,6 +375,24 @@ class Channel:
         if self._closed:
             return False
         self._outbox.put(STREAM_START)
+        return True
+
+    def close_stream(self) -> bool:
+        """Close the response stream now and keep running (SSE polling, SEP-1699).
+
+        For a 2025-11-25 session's POST stream the transport ends the HTTP response here,
+        with no response in it; the call runs on, and what it sends from now on, its
+        response included, goes to the session's event log. The client reconnects (after
+        the stream's ``retry:`` delay) with ``GET`` and ``Last-Event-ID``, on any process,
+        and gets it (``transports.legacy.resume``; ``genmcp.testing`` resumes the same way).
+        Elsewhere (2026-07-28 requests, older revisions, stdio, a Suite driven directly) the
+        stream stays open, as after :meth:`start_stream`, and the response comes on it. A
+        closed call runs until it answers, is cancelled (``notifications/cancelled``,
+        ``DELETE``) or the server stops. False when the channel is closed.
+        """
+        if self._closed:
+            return False
+        self._outbox.put(STREAM_CLOSE)
         return True
 
     def require_capability(self, capabilities: Mapping[str, Any]) -> None:

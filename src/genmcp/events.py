@@ -9,6 +9,10 @@ in-process test client). Nothing follows an ``Answer`` or an ``Ended``.
   log, change) or a server-initiated request (a legacy input round).
 - :class:`StreamStart`: open the streamed response now (``channel.start_stream()``), so
   keepalives flow while slow work runs.
+- :class:`StreamClose`: close the streamed response now and keep running
+  (``channel.close_stream()``, SSE polling): a transport that can resume the stream (a
+  2025-11-25 session's POST stream) ends it and logs what follows for ``Last-Event-ID``;
+  any other reads it as :class:`StreamStart`.
 - :class:`Answer`: the JSON-RPC response. ``reason`` names the failure of an error response
   (a key of ``errors.REASONS``); only a transport turns it into an HTTP status.
 - :class:`Ended`: the request ended without a response (cancelled by the client or its
@@ -22,7 +26,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-__all__ = ["ENDED", "STREAM_START", "Answer", "Ended", "Event", "Interim", "StreamStart"]
+__all__ = [
+    "ENDED",
+    "STREAM_CLOSE",
+    "STREAM_START",
+    "Answer",
+    "Ended",
+    "Event",
+    "Interim",
+    "StreamClose",
+    "StreamStart",
+]
 
 
 @final
@@ -41,6 +55,12 @@ class StreamStart:
 
 @final
 @dataclass(frozen=True, slots=True)
+class StreamClose:
+    """Close the streamed response now; the request runs on (its client resumes it)."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
 class Answer:
     """The JSON-RPC response; ``reason`` is the failure's reason for an error response."""
 
@@ -54,7 +74,8 @@ class Ended:
     """The request ended without a response (cancelled); close the stream."""
 
 
-Event = Interim | StreamStart | Answer | Ended
+Event = Interim | StreamStart | StreamClose | Answer | Ended
 
 STREAM_START: Final = StreamStart()
+STREAM_CLOSE: Final = StreamClose()
 ENDED: Final = Ended()

@@ -17,7 +17,7 @@ from typing import Any, Final
 import httpx
 import pytest
 
-from support.legacy_http import ACCEPT, open_session, sse_events
+from support.legacy_http import ACCEPT, all_sse_events, open_session, sse_events
 from support.redis_server import OwnRedis, require_redis_server
 from support.sse import SSEEvent, SSEParser
 from support.topology import Nginx, Processes, require_nginx
@@ -116,7 +116,9 @@ async def test_a_post_through_nginx_reaches_the_worker_wherever_it_runs(
         parser, events = SSEParser(), response.aiter_bytes()
         first: list[Any] = []
         while not first:
-            first = [e for e in parser.feed(await anext(events)) if isinstance(e, SSEEvent)]
+            first = [
+                e for e in parser.feed(await anext(events)) if isinstance(e, SSEEvent) and e.data
+            ]
         worker = json.loads(first[0].data)["params"]["data"]["worker"]
         posted = [
             await http.post(f"{deployment.nginx.url}/post/{worker}", json={"n": n})
@@ -180,6 +182,26 @@ async def test_a_stream_resumed_through_nginx_gets_the_rest_and_the_response(
         replayed = await sse_events(response)
     assert [e.data for e in replayed] == [e.data for e in streamed[2:]]
     assert json.loads(replayed[-1].data)["result"]["content"][0]["text"] == "4 ticks"
+
+
+async def test_a_stream_its_tool_closed_is_resumed_through_nginx(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    headers = await open_session(http, deployment.mcp)
+    body = request(6, "tools/call", {"name": "poll", "arguments": {"n": 2, "every": 0.05}})
+    async with http.stream("POST", deployment.mcp, json=body, headers=headers) as response:
+        [priming] = await all_sse_events(response)  # closed by the tool: no result
+        posted_on = response.headers["x-genmcp-process"]
+    resume = {**headers, "Last-Event-ID": priming.id or ""}
+    resumed_on = set()
+    for _ in range(3):  # round-robin: at least one of them lands on another process
+        async with http.stream("GET", deployment.mcp, headers=resume) as response:
+            rest = await sse_events(response)
+            resumed_on.add(response.headers["x-genmcp-process"])
+        assert (
+            json.loads(rest[-1].data)["result"]["content"][0]["text"] == "2 ticks after the close"
+        )
+    assert resumed_on - {posted_on}
 
 
 async def test_killing_a_process_loses_no_session_and_new_requests_succeed(

@@ -4,7 +4,10 @@ Two uvicorn processes of `bench/scale/app.py` share a redis-server of the test's
 legacy client streams `ticker` on process 0 and resumes with `GET` + `Last-Event-ID` on
 process 1: it gets the events it missed and the response; when process 0 was killed
 mid-stream, a JSON-RPC error once its heartbeat lapses (never silence); an id of another
-session replays nothing of it.
+session replays nothing of it. SSE polling: `poll` closes its own stream at once (after the
+priming event) and runs on; the client resumes on process 1 and gets the rest and the result;
+after the call's process was killed, its result if it finished there, else an error; after it
+was stopped (SIGTERM), the shutdown error the call answered with.
 """
 
 from __future__ import annotations
@@ -17,31 +20,33 @@ from typing import Any
 import httpx
 import pytest
 
-from support.legacy_http import open_session, sse_events
+from support.legacy_http import all_sse_events, open_session, sse_events
 from support.redis_server import OwnRedis, require_redis_server
 from support.topology import Processes
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def processes() -> Iterator[Processes]:
+    """Four processes: 0 and 1 stay up; 2 and 3 are each stopped by one test, and resumed
+    from on 1 (no restarts between tests)."""
     redis = OwnRedis(require_redis_server())
     redis.start()
     env = {"REDIS_URL": redis.url, "GENMCP_HEARTBEAT_S": "0.3", "GENMCP_HEARTBEAT_TTL_S": "1"}
-    procs = Processes(2, env).start()
+    procs = Processes(4, env).start()
     yield procs
     procs.stop()
     redis.close()
 
 
-def call(request_id: int, n: int, every: float) -> dict[str, Any]:
-    params = {"name": "ticker", "arguments": {"n": n, "every": every}}
+def call(request_id: int, n: int, every: float, tool: str = "ticker") -> dict[str, Any]:
+    params = {"name": tool, "arguments": {"n": n, "every": every}}
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
 async def test_a_stream_resumed_on_another_process_replays_what_was_missed(
     processes: Processes, http: httpx.AsyncClient
 ) -> None:
-    first, second = (f"{u}/mcp" for u in processes.urls())
+    first, second = (f"{u}/mcp" for u in processes.urls()[:2])
     headers = await open_session(http, first, initialized=True)
     async with http.stream("POST", first, json=call(7, 3, 0.05), headers=headers) as response:
         streamed = await sse_events(response)
@@ -65,20 +70,74 @@ async def test_a_stream_resumed_on_another_process_replays_what_was_missed(
     assert len(replayed_elsewhere) == 1 and "no longer kept" in replayed_elsewhere[0].data
 
 
-async def test_a_client_resuming_after_its_process_was_killed_gets_an_error(
+async def test_a_stream_its_tool_closed_is_resumed_on_another_process(
     processes: Processes, http: httpx.AsyncClient
 ) -> None:
-    first, second = (f"{u}/mcp" for u in processes.urls())
+    first, second = (f"{u}/mcp" for u in processes.urls()[:2])
     headers = await open_session(http, first, initialized=True)
+    body = call(9, 2, 0.05, tool="poll")
+    async with http.stream("POST", first, json=body, headers=headers) as response:
+        assert response.status_code == 200
+        posted = await all_sse_events(response)
+    [priming] = posted  # the tool closed its stream: no result on it
+    assert priming.data == "" and priming.id and priming.retry == 1000
+    resume = {**headers, "Last-Event-ID": priming.id}
+    async with http.stream("GET", second, headers=resume) as response:
+        assert response.status_code == 200
+        rest = await sse_events(response)
+    methods = [json.loads(e.data).get("method") for e in rest]
+    assert methods == ["notifications/message", "notifications/message", None]
+    final = json.loads(rest[-1].data)
+    assert final["id"] == 9
+    assert final["result"]["content"][0]["text"] == "2 ticks after the close"
+    assert all(e.id and e.id.split("~")[0] == priming.id.split("~")[0] for e in rest)
+
+
+async def resumed(http: httpx.AsyncClient, url: str, headers: dict[str, str], after: Any) -> Any:
+    """The messages a GET with ``Last-Event-ID: after`` gets at ``url``."""
+    async with http.stream("GET", url, headers={**headers, "Last-Event-ID": after}) as response:
+        assert response.status_code == 200
+        return [json.loads(e.data) for e in await sse_events(response)]
+
+
+async def test_a_client_resuming_after_its_process_was_killed_gets_the_result_or_an_error(
+    processes: Processes, http: httpx.AsyncClient
+) -> None:
+    urls = [f"{u}/mcp" for u in processes.urls()]
+    first, second = urls[2], urls[1]
+    headers = await open_session(http, first, initialized=True)
+    primed = {}
+    for request_id, n in ((10, 0), (11, 100)):  # closed streams: 10 answers at once, 11 runs
+        body = call(request_id, n, 0.1, tool="poll")
+        async with http.stream("POST", first, json=body, headers=headers) as response:
+            [priming] = await all_sse_events(response)
+            primed[request_id] = priming.id
+    answered = await resumed(http, first, headers, primed[10])  # 10 has answered, there
     async with http.stream("POST", first, json=call(8, 100, 0.1), headers=headers) as response:
         seen = await sse_events(response, stop_after=2)
-        processes.kill(0)  # mid-stream: SIGKILL, nothing is cleaned up
+        processes.kill(2)  # mid-stream: SIGKILL, nothing is cleaned up
     started = time.monotonic()
-    resume = {**headers, "Last-Event-ID": seen[-1].id or ""}
-    async with http.stream("GET", second, headers=resume) as response:
-        rest = await sse_events(response)
-    final = json.loads(rest[-1].data)
-    assert final["id"] == 8 and final["error"]["code"] == -32603
-    assert "the process running it was lost" in final["error"]["message"]
+    rest = await resumed(http, second, headers, seen[-1].id)
+    assert rest[-1]["id"] == 8 and rest[-1]["error"]["code"] == -32603
+    assert "the process running it was lost" in rest[-1]["error"]["message"]
     assert time.monotonic() - started < 5  # heartbeat TTL 1 s here (10 s by default)
-    assert all(json.loads(e.data).get("method") == "notifications/message" for e in rest[:-1])
+    assert all(m.get("method") == "notifications/message" for m in rest[:-1])
+    assert await resumed(http, second, headers, primed[10]) == answered  # its result
+    assert answered[-1]["result"]["content"][0]["text"] == "0 ticks after the close"
+    lost = (await resumed(http, second, headers, primed[11]))[-1]
+    assert lost["id"] == 11 and lost["error"]["code"] == -32603
+    assert "the process running it was lost" in lost["error"]["message"]
+
+
+async def test_a_closed_call_stopped_with_its_process_resumes_to_the_shutdown_error(
+    processes: Processes, http: httpx.AsyncClient
+) -> None:
+    urls = [f"{u}/mcp" for u in processes.urls()]
+    first, second = urls[3], urls[1]
+    headers = await open_session(http, first, initialized=True)
+    async with http.stream("POST", first, json=call(12, 100, 0.1, "poll"), headers=headers) as got:
+        [priming] = await all_sse_events(got)
+    processes.terminate(3)  # SIGTERM: the call answers as the server stops, into the log
+    final = (await resumed(http, second, headers, priming.id))[-1]
+    assert final["id"] == 12 and final["error"]["code"] == -32000  # shutting_down
+    assert final["error"]["message"].startswith("Server shutting down")

@@ -17,9 +17,10 @@ ACCEPT: Final = "application/json, text/event-stream"
 
 
 async def open_session(
-    http: httpx.AsyncClient, url: str, *, initialized: bool = False
+    http: httpx.AsyncClient, url: str, *, initialized: bool = False, version: str = VERSION
 ) -> dict[str, str]:
-    """``initialize`` at ``url``; the headers every later request of the session sends.
+    """``initialize`` at ``url`` (revision ``version``); the headers every later request of
+    the session sends.
 
     With ``initialized`` the ``notifications/initialized`` follows (and must be 202).
     """
@@ -28,7 +29,7 @@ async def open_session(
         "id": 0,
         "method": "initialize",
         "params": {
-            "protocolVersion": VERSION,
+            "protocolVersion": version,
             "capabilities": {},
             "clientInfo": {"name": "t", "version": "1"},
         },
@@ -37,7 +38,7 @@ async def open_session(
     assert reply.status_code == 200, reply.text
     headers = {
         "Mcp-Session-Id": reply.headers["mcp-session-id"],
-        "MCP-Protocol-Version": VERSION,
+        "MCP-Protocol-Version": version,
         "Accept": ACCEPT,
     }
     if initialized:
@@ -53,4 +54,12 @@ async def sse_events(response: httpx.Response, stop_after: int | None = None) ->
         got += [e for e in parser.feed(chunk) if isinstance(e, SSEEvent) and e.data]
         if stop_after is not None and len(got) >= stop_after:
             break
+    return got
+
+
+async def all_sse_events(response: httpx.Response) -> list[SSEEvent]:
+    """Every event of an SSE response, to its end: priming events (an id, empty data) too."""
+    parser, got = SSEParser(), []
+    async for chunk in response.aiter_bytes():
+        got += [e for e in parser.feed(chunk) if isinstance(e, SSEEvent)]
     return got

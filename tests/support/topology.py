@@ -103,16 +103,21 @@ class Processes:
             process.wait(5)
             self.processes[index] = None
 
+    def terminate(self, index: int) -> None:
+        """SIGTERM one process (a graceful stop) and wait for it (SIGKILL after 8 s)."""
+        process = self.processes[index]
+        if process is not None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(8)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+            self.processes[index] = None
+
     def stop(self) -> None:
-        for index, process in enumerate(self.processes):
-            if process is not None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(8)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(5)
-                self.processes[index] = None
+        for index in range(len(self.processes)):
+            self.terminate(index)
         shutil.rmtree(self.logs, ignore_errors=True)
 
 

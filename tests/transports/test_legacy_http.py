@@ -535,8 +535,8 @@ async def test_cancelled_cancels_the_call_and_ends_its_stream_unanswered(
     assert cancel.status == 202
     reply = await asyncio.wait_for(call, 5)
     assert reply.status == 200
-    assert calls.cancelled.is_set()
     assert reply.response is None
+    await eventually(calls.cancelled.is_set)  # the stream may end before the tool sees it
     await eventually(lambda: router.suite.live_workers == 0)
 
 

@@ -10,7 +10,9 @@ other processes). Two kinds of stream subscribe to it:
   notifications that filter wants, each tagged with the subscription id (the listen request
   id, verbatim). The transport streams it as SSE, with keepalives; when the client leaves,
   the broker subscription and the pump task end with the Call. A server shutdown ends it
-  with the empty ``complete`` result.
+  with the empty ``complete`` result. A filter naming ``taskIds`` adds a
+  ``task_watch.TaskWatch``: the caller's tasks among them are acknowledged, their topics
+  subscribed with the changes, and their ``notifications/tasks`` sent on the same stream.
 - a legacy session's GET stream (2025 revisions): it subscribes to :data:`CHANGES` itself and
   forwards the same untagged notifications, ``notifications/resources/updated`` only for the
   URIs its session subscribed to.
@@ -24,11 +26,14 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Final, final
 
 from genmcp._suite.job import Job
+from genmcp._suite.task_watch import TaskWatch
 from genmcp.channel import Channel, Mailbox
 from genmcp.outcomes import Stream
+from genmcp.protocol import tasks as task_wire
 from genmcp.protocol.jsonrpc import RequestId, notification
 from genmcp.protocol.listen import (
     PROMPTS_LIST_CHANGED,
@@ -62,10 +67,14 @@ def honored_filter(
     routes: Callable[[str], bool],
 ) -> Filter:
     """The filter a listen request asks for, narrowed to what the server can send: list
-    changes of the advertised kinds, updates of resources it serves (``routes``)."""
+    changes of the advertised kinds, updates of resources it serves (``routes``), task ids
+    when it serves tasks."""
     methods = frozenset(method for method, cap in _LIST_KINDS if cap in capabilities)
     subscribable = "resources" in capabilities
-    return Filter.parse(params).narrowed(methods, lambda uri: subscribable and routes(uri))
+    tasks = task_wire.EXTENSION in (capabilities.get("extensions") or {})
+    return Filter.parse(params).narrowed(
+        methods, lambda uri: subscribable and routes(uri), tasks=tasks
+    )
 
 
 @final
@@ -82,9 +91,19 @@ class ListenJob(Job):
         honored: the filter the server honors (acknowledged first).
         broker: where changes are published.
         result_meta: the ``_meta`` of the closing result (server info).
+        watch: the tasks to follow, when ``honored`` names task ids.
     """
 
-    __slots__ = ("_broker", "_pump", "_result_meta", "_subscription", "honored", "request_id")
+    __slots__ = (
+        "_broker",
+        "_pump",
+        "_result_meta",
+        "_subscription",
+        "_watch",
+        "_watcher",
+        "honored",
+        "request_id",
+    )
     label = "subscriptions/listen"
 
     def __init__(
@@ -94,28 +113,49 @@ class ListenJob(Job):
         honored: Filter,
         broker: Broker,
         result_meta: Mapping[str, Any],
+        watch: TaskWatch | None = None,
     ) -> None:
         self.request_id, self.honored = request_id, honored
         self._broker, self._result_meta = broker, result_meta
         self._subscription: Subscription | None = None
         self._pump: asyncio.Task[None] | None = None
+        self._watch = watch if honored.task_ids else None
+        self._watcher: asyncio.Task[None] | None = None
 
     async def start(self, channel: Channel) -> Stream:
+        watch = self._watch
+        if watch is not None:  # only the caller's tasks: the others are unknown ids
+            self.honored = replace(
+                self.honored, task_ids=await watch.authorize(self.honored.task_ids)
+            )
         # Subscribed before the acknowledgement reaches the client: no change after it is
         # lost, even one published by another process (a shared broker confirms first).
-        self._subscription = subscription = self._broker.subscribe(CHANGES)
+        topics = (CHANGES, *(watch.topics if watch is not None else ()))
+        self._subscription = subscription = self._broker.subscribe(*topics)
         await subscription.ready()
         channel._send(acknowledged(self.request_id, self.honored))
-        self._pump = asyncio.get_running_loop().create_task(
-            self._forward(subscription, channel.mailbox), name=f"genmcp:listen:{self.request_id}"
+        loop, mailbox = asyncio.get_running_loop(), channel.mailbox
+        self._pump = loop.create_task(
+            self._forward(subscription, mailbox), name=f"genmcp:listen:{self.request_id}"
         )
+        if watch is not None and self.honored.task_ids:  # their state now, then each change
+            self._watcher = loop.create_task(
+                watch.run(self._sender(mailbox)), name=f"genmcp:listen-tasks:{self.request_id}"
+            )
         return Stream()
 
+    def _sender(self, mailbox: Mailbox) -> Callable[[dict[str, Any]], Any]:
+        return lambda message: mailbox.send(tagged(message, self.request_id))
+
     async def _forward(self, subscription: Subscription, mailbox: Mailbox) -> None:
+        send = self._sender(mailbox)
         while True:
-            _topic, message = await subscription.receive()
-            if isinstance(message, Mapping) and self.honored.wants(message):
-                mailbox.send(tagged(message, self.request_id))
+            topic, message = await subscription.receive()
+            if topic != CHANGES:
+                if self._watch is not None:
+                    await self._watch.announced(message, send)
+            elif isinstance(message, dict) and self.honored.wants(message):
+                send(message)
 
     async def message(self, message: Any, channel: Channel, state: Any) -> Stream:
         channel._send(message)
@@ -127,8 +167,9 @@ class ListenJob(Job):
     def finish(self) -> None:
         if self._subscription is not None:
             self._subscription.close()
-        if self._pump is not None:
-            self._pump.cancel()
+        for task in (self._pump, self._watcher):
+            if task is not None:
+                task.cancel()
 
 
 @final

@@ -169,6 +169,7 @@ class SuiteMethods:
             honored=honored,
             broker=self.broker,
             result_meta=self._result_meta,
+            watch=self.tasks.watch(assigns) if honored.task_ids else None,
         )
 
 

@@ -15,8 +15,10 @@ agrees), the Suite asks :meth:`TaskService.open` first: it stores the ``working`
   answers (from any process: the store holds them, a poke through the broker wakes the
   waiter, a poll every third of the lease catches the rest) and the same Call runs again.
 
-The runner renews the task's lease every third of it; a task found cancelled (or gone) there
-is cancelled here too. ``tasks/get|update|cancel`` read and move the record in the store and
+Every status change is announced on the broker (``task_watch.announce``), for the listen
+streams that name the task (``notifications/tasks``, :meth:`TaskService.watch`). The runner
+renews the task's lease every third of it; a task found cancelled (or gone) there is
+cancelled here too. ``tasks/get|update|cancel`` read and move the record in the store and
 authorize every call against the principal that created the task: anyone else is told the
 task does not exist. Imports genmcp's protocol, storage and the Call; never a web framework.
 """
@@ -32,6 +34,7 @@ from typing import Any, Final
 from genmcp._suite.call import Call
 from genmcp._suite.job import HookJob, Job
 from genmcp._suite.request_state import principal_of
+from genmcp._suite.task_watch import TaskWatch, announce
 from genmcp._suite.tools import ToolJob
 from genmcp.errors import MCPError
 from genmcp.events import Answer, Ended
@@ -85,8 +88,10 @@ class TaskAsker:
         store, task_id = self._service.store, self._task_id
         keys = {self._key(key): key for key in requests}
         asked = {unique: dict(requests[key]) for unique, key in keys.items()}
-        if not await store.ask(task_id, asked, wire.iso_now()):
+        moved = await store.ask(task_id, asked, wire.iso_now())
+        if moved is None:
             raise MCPError("internal_error", "The task ended while asking for input")
+        await announce(self._service.broker, moved)
         answers: dict[str, Any] = {}
         while True:
             self._running.poke.clear()
@@ -130,7 +135,7 @@ class TaskService:
     ) -> None:
         options = TaskOptions() if options is None else options
         self.store = MemoryTaskStore() if store is None else store
-        self._broker, self._result_meta = broker, result_meta
+        self.broker, self._result_meta = broker, result_meta
         self.ttl_ms, self.lease_ms = options.ttl_ms, options.lease_ms
         self.poll_interval_ms, self.max_rounds = options.poll_interval_ms, options.max_rounds
         self.renew_s = self.lease_ms / 3000
@@ -185,7 +190,8 @@ class TaskService:
                     await self._settle(task_id, event.response)
                     return
                 if isinstance(event, Ended):
-                    await self.store.finish(task_id, "cancelled", wire.iso_now())
+                    moved = await self.store.finish(task_id, "cancelled", wire.iso_now())
+                    await announce(self.broker, moved)
                     return
                 # Interim (progress, logs) and StreamStart: not sent for tasks
         except Exception:
@@ -197,11 +203,12 @@ class TaskService:
     async def _settle(self, task_id: str, response: Mapping[str, Any]) -> None:
         now = wire.iso_now()
         if "result" in response:
-            await self.store.finish(task_id, "completed", now, result=response["result"])
+            moved = await self.store.finish(task_id, "completed", now, result=response["result"])
         else:
             error = response.get("error") or {}
             message = str(error.get("message", "failed"))
-            await self.store.finish(task_id, "failed", now, error=error, message=message)
+            moved = await self.store.finish(task_id, "failed", now, error=error, message=message)
+        await announce(self.broker, moved)
 
     async def _keep(self, task_id: str, call: Call) -> None:
         """Renew the lease; cancel the call once the task is cancelled, failed or gone."""
@@ -225,7 +232,7 @@ class TaskService:
             )
 
     async def _pokes(self) -> None:
-        subscription = self._broker.subscribe(_POKE + self.owner)
+        subscription = self.broker.subscribe(_POKE + self.owner)
         try:
             while True:
                 _, message = await subscription.receive()
@@ -249,7 +256,7 @@ class TaskService:
         try:
             owner = await self.store.owner(task_id)
             if owner is not None and owner != self.owner:
-                await self._broker.publish(_POKE + owner, {"task": task_id, "cancel": cancel})
+                await self.broker.publish(_POKE + owner, {"task": task_id, "cancel": cancel})
         except Exception:  # the owner polls the store anyway
             log.warning("task %s: could not poke its process", task_id, exc_info=True)
 
@@ -295,6 +302,10 @@ class TaskService:
             if not wire.declares_tasks(meta):
                 raise wire.tasks_required()
 
+    def watch(self, assigns: Mapping[str, Any]) -> TaskWatch:
+        """The tasks a listen stream of this caller follows; re-read every half lease."""
+        return TaskWatch(self.store, principal_of(assigns), self.lease_ms / 2000)
+
     async def _record(self, task_id: str, assigns: Mapping[str, Any]) -> dict[str, Any]:
         record = await self.store.get(task_id, lost=wire.lease_lost_error())
         if record is None or record.get("principal") != principal_of(assigns):
@@ -312,7 +323,9 @@ class TaskService:
         responses = wire.update_responses(params)
         record = await self._record(task_id, assigns)
         if record["status"] == "input_required" and responses:
-            await self.store.answer(task_id, responses, wire.iso_now())
+            after = await self.store.answer(task_id, responses, wire.iso_now())
+            if after is not None and after["status"] != "input_required":
+                await announce(self.broker, after)  # before the poke: the worker goes on
             await self._poke(task_id)
         return {"resultType": "complete", "_meta": self._result_meta}
 
@@ -320,8 +333,12 @@ class TaskService:
         """``tasks/cancel``: the task is ``cancelled`` unless already terminal; an empty ack."""
         task_id = wire.task_id_of(params, wire.CANCEL)
         record = await self._record(task_id, assigns)
-        if record["status"] not in wire.TERMINAL and await self.store.finish(
+        if record["status"] in wire.TERMINAL:
+            return {"resultType": "complete", "_meta": self._result_meta}
+        moved = await self.store.finish(
             task_id, "cancelled", wire.iso_now(), message="Cancelled by the client"
-        ):
+        )
+        if moved is not None:
+            await announce(self.broker, moved)
             await self._poke(task_id, cancel=True)
         return {"resultType": "complete", "_meta": self._result_meta}

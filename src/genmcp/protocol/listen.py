@@ -2,9 +2,10 @@
 
 A listen request names the notifications it wants in a ``SubscriptionFilter``
 (``toolsListChanged``, ``promptsListChanged``, ``resourcesListChanged``,
-``resourceSubscriptions: [uri]``). The server acknowledges the subset it honors, then sends only
-those kinds, each tagged with ``_meta["io.modelcontextprotocol/subscriptionId"]`` = the listen
-request id verbatim, and ends a stream it closes itself with an empty ``complete`` result.
+``resourceSubscriptions: [uri]``, and with the Tasks extension ``taskIds: [id]``). The server
+acknowledges the subset it honors, then sends only those kinds, each tagged with
+``_meta["io.modelcontextprotocol/subscriptionId"]`` = the listen request id verbatim, and
+ends a stream it closes itself with an empty ``complete`` result.
 
 :class:`Filter` parses the request's filter (hostile input: -32602 on any wrong type, bounded
 sizes), narrows it to what the server supports, and decides which change notifications it
@@ -28,6 +29,7 @@ __all__ = [
     "ACKNOWLEDGED",
     "LIST_CHANGED",
     "MAX_RESOURCE_SUBSCRIPTIONS",
+    "MAX_TASK_IDS",
     "PROMPTS_LIST_CHANGED",
     "RESOURCES_LIST_CHANGED",
     "RESOURCE_UPDATED",
@@ -54,6 +56,9 @@ LIST_CHANGED: Final[Mapping[str, str]] = {
 MAX_RESOURCE_SUBSCRIPTIONS: Final = 1000
 """Most URIs one listen request may name in ``resourceSubscriptions``."""
 MAX_URI_CHARS: Final = 8192
+MAX_TASK_IDS: Final = 100
+"""Most task ids one listen request may name in ``taskIds`` (each costs a store read)."""
+MAX_TASK_ID_CHARS: Final = 256
 
 
 def _invalid(message: str) -> MCPError:
@@ -67,10 +72,12 @@ class Filter:
     Attributes:
         methods: the list-changed notification methods wanted.
         uris: the resource URIs whose ``notifications/resources/updated`` are wanted.
+        task_ids: the tasks whose ``notifications/tasks`` are wanted (Tasks extension).
     """
 
     methods: frozenset[str] = frozenset()
     uris: frozenset[str] = frozenset()
+    task_ids: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, params: Mapping[str, Any]) -> Filter:
@@ -85,11 +92,17 @@ class Filter:
                 raise _invalid(f"notifications.{flag} must be a boolean")
             if value:
                 methods.add(method)
-        return cls(frozenset(methods), _uris(wanted.get("resourceSubscriptions")))
+        uris = _uris(wanted.get("resourceSubscriptions"))
+        return cls(frozenset(methods), uris, _task_ids(wanted.get("taskIds")))
 
-    def narrowed(self, methods: frozenset[str], uri_ok: Callable[[str], bool]) -> Filter:
-        """The part of this filter the server honors: ``methods`` it can send, URIs it knows."""
-        return Filter(self.methods & methods, frozenset(u for u in self.uris if uri_ok(u)))
+    def narrowed(
+        self, methods: frozenset[str], uri_ok: Callable[[str], bool], tasks: bool = False
+    ) -> Filter:
+        """The part of this filter the server honors: ``methods`` it can send, URIs it knows,
+        the task ids when it serves tasks (which of them the caller may see is decided
+        later, against the task store)."""
+        uris = frozenset(u for u in self.uris if uri_ok(u))
+        return Filter(self.methods & methods, uris, self.task_ids if tasks else frozenset())
 
     def wants(self, message: Mapping[str, Any]) -> bool:
         """True when the change notification ``message`` belongs on this stream."""
@@ -106,6 +119,8 @@ class Filter:
         }
         if self.uris:
             wire["resourceSubscriptions"] = sorted(self.uris)
+        if self.task_ids:
+            wire["taskIds"] = sorted(self.task_ids)
         return wire
 
 
@@ -120,6 +135,18 @@ def _uris(value: Any) -> frozenset[str]:
         )
     if any(len(uri) > MAX_URI_CHARS for uri in value):
         raise _invalid(f"resourceSubscriptions holds a URI over {MAX_URI_CHARS} characters")
+    return frozenset(value)
+
+
+def _task_ids(value: Any) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    if not isinstance(value, list) or not all(isinstance(task, str) for task in value):
+        raise _invalid("notifications.taskIds must be an array of strings")
+    if len(value) > MAX_TASK_IDS:
+        raise _invalid(f"names {len(value)} tasks; at most {MAX_TASK_IDS} per stream")
+    if any(len(task) > MAX_TASK_ID_CHARS for task in value):
+        raise _invalid(f"taskIds holds an id over {MAX_TASK_ID_CHARS} characters")
     return frozenset(value)
 
 

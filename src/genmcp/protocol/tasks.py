@@ -4,12 +4,14 @@ A task is a ``tools/call`` the server answers with a task handle (``resultType: 
 instead of its result; the client then polls ``tasks/get``, answers the input the task asks
 for with ``tasks/update`` and may ``tasks/cancel`` it (spec digest §14). This module owns the
 extension's names, the record a store keeps for one task (a plain JSON dict, see
-:func:`new_record`), and how a record is shown: :func:`created` (``CreateTaskResult``) and
-:func:`detailed` (the ``DetailedTask`` of ``tasks/get`` and ``notifications/tasks``).
+:func:`new_record`), and how a record is shown: :func:`created` (``CreateTaskResult``),
+:func:`detailed` (the ``DetailedTask`` of ``tasks/get``) and :func:`status_notification`
+(``notifications/tasks``, the same ``DetailedTask``, sent on a listen stream).
 
 Record keys: ``taskId``, ``principal`` (who created it, or None), ``status``,
 ``statusMessage``, ``createdAt``/``lastUpdatedAt`` (ISO 8601), ``ttlMs``, ``pollIntervalMs``,
-``inputRequests`` (the outstanding requests by key), ``result`` or ``error`` once terminal.
+``inputRequests`` (the outstanding requests by key), ``result`` or ``error`` once terminal,
+``version`` (1 at creation, one more per transition; never shown).
 
 Pure: no asyncio, imports only errors and other protocol modules.
 """
@@ -22,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from genmcp.errors import MCPError, missing_capability
+from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.versions import META_CLIENT_CAPABILITIES
 
 __all__ = [
@@ -29,6 +32,7 @@ __all__ = [
     "EXTENSION",
     "GET",
     "METHODS",
+    "NOTIFICATION",
     "STATUSES",
     "TERMINAL",
     "UPDATE",
@@ -39,6 +43,7 @@ __all__ = [
     "lease_lost_error",
     "new_record",
     "new_task_id",
+    "status_notification",
     "task_id_of",
     "tasks_required",
     "unknown_task",
@@ -50,6 +55,7 @@ GET: Final = "tasks/get"
 UPDATE: Final = "tasks/update"
 CANCEL: Final = "tasks/cancel"
 METHODS: Final = (GET, UPDATE, CANCEL)
+NOTIFICATION: Final = "notifications/tasks"
 
 WORKING: Final = "working"
 INPUT_REQUIRED: Final = "input_required"
@@ -129,6 +135,7 @@ def new_record(
         "createdAt": now,
         "lastUpdatedAt": now,
         "ttlMs": ttl_ms,
+        "version": 1,
     }
     if poll_interval_ms is not None:
         record["pollIntervalMs"] = poll_interval_ms
@@ -155,6 +162,11 @@ def detailed(record: Mapping[str, Any]) -> dict[str, Any]:
     elif status == "failed":
         shown["error"] = record.get("error") or {"code": -32603, "message": "Internal error"}
     return shown
+
+
+def status_notification(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``notifications/tasks``: the record's ``DetailedTask``, as ``tasks/get`` shows it."""
+    return notification(NOTIFICATION, detailed(record))
 
 
 def lease_lost_error() -> dict[str, Any]:

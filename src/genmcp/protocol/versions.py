@@ -42,6 +42,7 @@ __all__ = [
     "META_SERVER_INFO",
     "META_SUBSCRIPTION_ID",
     "MODERN_VERSIONS",
+    "SSE_POLLING",
     "SUPPORTED_VERSIONS",
     "Era",
     "at_least",
@@ -54,6 +55,9 @@ LATEST: Final = "2026-07-28"
 MODERN_VERSIONS: tuple[str, ...] = (LATEST,)
 LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26")
 SUPPORTED_VERSIONS: tuple[str, ...] = MODERN_VERSIONS + LEGACY_VERSIONS
+SSE_POLLING: Final = "2025-11-25"
+"""The first revision whose SSE streams are primed (an id, empty data) and may be closed by
+the server before the response, to be resumed with ``Last-Event-ID`` (SEP-1699)."""
 
 META_PREFIX: Final = "io.modelcontextprotocol/"
 """The reserved ``_meta`` key prefix."""

@@ -9,7 +9,8 @@ lives without a TTL and an expired task never comes back. Fields:
   (``statusMessage``), ``result`` and ``error`` (JSON);
 - ``lease`` (ms on the Redis clock) and ``owner`` (the process token running the task);
 - ``q:<key>`` per outstanding input request, ``a:<key>`` per answer not yet collected, and
-  ``pending``, how many requests are outstanding.
+  ``pending``, how many requests are outstanding;
+- ``v``, the record's ``version``: every transition adds one, and returns the whole hash.
 
 Every transition is one Lua script (atomic; the Redis ``TIME`` is the one clock leases are
 compared against, whatever the clocks of the processes). JSON payloads pass through Lua as
@@ -51,12 +52,16 @@ local function clear_io(key)
   end
   redis.call('HSET', key, 'pending', 0)
 end
+local function moved()
+  redis.call('HINCRBY', KEYS[1], 'v', 1)
+  return redis.call('HGETALL', KEYS[1])
+end
 local status = redis.call('HGET', KEYS[1], 'status')
 """
 
 _CREATE: Final = """
 redis.call('HSET', KEYS[1], 'base', ARGV[1], 'status', 'working', 'updated', ARGV[2],
-  'lease', now_ms() + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0)
+  'lease', now_ms() + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0, 'v', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
 """
@@ -67,24 +72,25 @@ if not TERMINAL[status] and tonumber(redis.call('HGET', KEYS[1], 'lease')) < now
   clear_io(KEYS[1])
   redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[1], 'updated', ARGV[2],
     'msg', ARGV[3])
+  return moved()
 end
 return redis.call('HGETALL', KEYS[1])
 """
 
 _ASK: Final = """
-if not status or TERMINAL[status] then return 0 end
+if not status or TERMINAL[status] then return false end
 local n = 0
 for i = 2, #ARGV, 2 do
   n = n + redis.call('HSETNX', KEYS[1], 'q:' .. ARGV[i], ARGV[i + 1])
 end
 redis.call('HINCRBY', KEYS[1], 'pending', n)
 redis.call('HSET', KEYS[1], 'status', 'input_required', 'updated', ARGV[1])
-return 1
+return moved()
 """
 
 _ANSWER: Final = """
-if not status then return 0 end
-if status ~= 'input_required' then return 1 end
+if not status then return false end
+if status ~= 'input_required' then return redis.call('HGETALL', KEYS[1]) end
 local n = 0
 for i = 2, #ARGV, 2 do
   if redis.call('HDEL', KEYS[1], 'q:' .. ARGV[i]) == 1 then
@@ -97,8 +103,9 @@ if n > 0 then
   if redis.call('HINCRBY', KEYS[1], 'pending', -n) <= 0 then
     redis.call('HSET', KEYS[1], 'status', 'working')
   end
+  return moved()
 end
-return 1
+return redis.call('HGETALL', KEYS[1])
 """
 
 _TAKE: Final = """
@@ -116,13 +123,13 @@ return out
 """
 
 _FINISH: Final = """
-if not status or TERMINAL[status] then return 0 end
+if not status or TERMINAL[status] then return false end
 clear_io(KEYS[1])
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'msg', ARGV[5]) end
-return 1
+return moved()
 """
 
 _RENEW: Final = """
@@ -140,6 +147,25 @@ def _text(value: bytes | str) -> str:
 
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
+
+
+def _record(flat: Any) -> dict[str, Any] | None:
+    """The record of a task from its hash's ``HGETALL`` (None: no such task)."""
+    if not flat:
+        return None
+    fields = {_text(flat[i]): _text(flat[i + 1]) for i in range(0, len(flat), 2)}
+    record: dict[str, Any] = json.loads(fields["base"])
+    record["status"], record["lastUpdatedAt"] = fields["status"], fields["updated"]
+    record["version"] = int(fields.get("v", 0))
+    if "msg" in fields:
+        record["statusMessage"] = fields["msg"]
+    for name in ("result", "error"):
+        if name in fields:
+            record[name] = json.loads(fields[name])
+    record["inputRequests"] = {
+        name[2:]: json.loads(value) for name, value in fields.items() if name[:2] == "q:"
+    }
+    return record
 
 
 def _pairs(values: Mapping[str, Any]) -> list[str]:
@@ -191,39 +217,30 @@ class RedisTaskStore:
         if not isinstance(ttl_ms, int) or ttl_ms < 1:
             raise ValueError("a Redis task record needs an integer ttlMs >= 1")
         base = {key: record[key] for key in _BASE_KEYS if key in record}
-        args = [_json(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms]
+        version = int(record.get("version") or 1)
+        args = [_json(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
         await self._create(keys=[self.key(record["taskId"])], args=args)
 
     async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
         message = str(lost.get("message", "lease lost"))
         args = [_json(dict(lost)), iso_now(), message]
-        flat = await self._get(keys=[self.key(task_id)], args=args)
-        if not flat:
-            return None
-        fields = {_text(flat[i]): _text(flat[i + 1]) for i in range(0, len(flat), 2)}
-        record: dict[str, Any] = json.loads(fields["base"])
-        record["status"], record["lastUpdatedAt"] = fields["status"], fields["updated"]
-        if "msg" in fields:
-            record["statusMessage"] = fields["msg"]
-        for name in ("result", "error"):
-            if name in fields:
-                record[name] = json.loads(fields[name])
-        record["inputRequests"] = {
-            name[2:]: json.loads(value) for name, value in fields.items() if name[:2] == "q:"
-        }
-        return record
+        return _record(await self._get(keys=[self.key(task_id)], args=args))
 
     async def owner(self, task_id: str) -> str | None:
         owner = await self._client.hget(self.key(task_id), "owner")
         return None if owner is None else _text(owner)
 
-    async def ask(self, task_id: str, requests: Mapping[str, Any], updated_at: str) -> bool:
+    async def ask(
+        self, task_id: str, requests: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
         args = [updated_at, *_pairs(requests)]
-        return bool(await self._ask(keys=[self.key(task_id)], args=args))
+        return _record(await self._ask(keys=[self.key(task_id)], args=args))
 
-    async def answer(self, task_id: str, responses: Mapping[str, Any], updated_at: str) -> bool:
+    async def answer(
+        self, task_id: str, responses: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
         args = [updated_at, *_pairs(responses)]
-        return bool(await self._answer(keys=[self.key(task_id)], args=args))
+        return _record(await self._answer(keys=[self.key(task_id)], args=args))
 
     async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
         wanted = list(keys)
@@ -241,7 +258,7 @@ class RedisTaskStore:
         result: Mapping[str, Any] | None = None,
         error: Mapping[str, Any] | None = None,
         message: str | None = None,
-    ) -> bool:
+    ) -> dict[str, Any] | None:
         args = [
             status,
             updated_at,
@@ -249,7 +266,7 @@ class RedisTaskStore:
             "" if error is None else _json(dict(error)),
             message or "",
         ]
-        return bool(await self._finish(keys=[self.key(task_id)], args=args))
+        return _record(await self._finish(keys=[self.key(task_id)], args=args))
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
         status = await self._renew(keys=[self.key(task_id)], args=[lease_ms])

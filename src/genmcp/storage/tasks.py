@@ -2,7 +2,9 @@
 
 A task record (``genmcp.protocol.tasks.new_record``) is created before its ``CreateTaskResult``
 is sent, so a ``tasks/get`` that follows resolves. From then on every change is one atomic
-transition of the store, whichever process makes it:
+transition of the store, whichever process makes it, and adds one to the record's
+``version``; a transition returns the record as it left it (what ``notifications/tasks``
+shows), None when it changed nothing:
 
 - ``ask``: ``working`` -> ``input_required`` with outstanding requests (added by key);
 - ``answer``: answers stored for outstanding keys only, each key leaves ``inputRequests``; when
@@ -78,12 +80,18 @@ class TaskStore(Protocol):
         """The process token that runs the task (None when unknown)."""
         ...
 
-    async def ask(self, task_id: str, requests: Mapping[str, Any], updated_at: str) -> bool:
-        """Add outstanding input requests; False (nothing changed) unless non-terminal."""
+    async def ask(
+        self, task_id: str, requests: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
+        """Add outstanding input requests: the record, now ``input_required``; None (nothing
+        changed) unless the task is known and non-terminal."""
         ...
 
-    async def answer(self, task_id: str, responses: Mapping[str, Any], updated_at: str) -> bool:
-        """Keep the responses to outstanding keys (others are ignored); False if unknown."""
+    async def answer(
+        self, task_id: str, responses: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
+        """Keep the responses to outstanding keys (others are ignored): the record after
+        (``working`` once none is outstanding); None if unknown."""
         ...
 
     async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
@@ -99,13 +107,22 @@ class TaskStore(Protocol):
         result: Mapping[str, Any] | None = None,
         error: Mapping[str, Any] | None = None,
         message: str | None = None,
-    ) -> bool:
-        """Move a non-terminal task to the terminal ``status``; False if it was not."""
+    ) -> dict[str, Any] | None:
+        """Move a non-terminal task to the terminal ``status``: the record after; None if the
+        task was unknown or terminal already."""
         ...
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
         """Extend a non-terminal task's lease; its status (None when it is gone)."""
         ...
+
+
+def _moved(record: dict[str, Any]) -> None:
+    record["version"] = int(record.get("version") or 0) + 1
+
+
+def _copy(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {**record, "inputRequests": dict(record.get("inputRequests") or {})}
 
 
 class _Entry:
@@ -161,38 +178,42 @@ class MemoryTaskStore:
         if record["status"] not in _TERMINAL and entry.lease < now_ms():
             message = str(lost.get("message", "lease lost"))
             self._end(entry, "failed", iso_now(), error=dict(lost), message=message)
-        return {**record, "inputRequests": dict(record.get("inputRequests") or {})}
+        return _copy(record)
 
     async def owner(self, task_id: str) -> str | None:
         entry = self._live(task_id)
         return None if entry is None else entry.owner
 
-    async def ask(self, task_id: str, requests: Mapping[str, Any], updated_at: str) -> bool:
+    async def ask(
+        self, task_id: str, requests: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
         entry = self._live(task_id)
         if entry is None or entry.record["status"] in _TERMINAL:
-            return False
+            return None
         record = entry.record
         record["inputRequests"] = {**(record.get("inputRequests") or {}), **requests}
         record["status"], record["lastUpdatedAt"] = "input_required", updated_at
-        return True
+        _moved(record)
+        return _copy(record)
 
-    async def answer(self, task_id: str, responses: Mapping[str, Any], updated_at: str) -> bool:
+    async def answer(
+        self, task_id: str, responses: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
         entry = self._live(task_id)
         if entry is None:
-            return False
+            return None
         record = entry.record
         outstanding: dict[str, Any] = record.get("inputRequests") or {}
-        if record["status"] != "input_required":
-            return True
         answered = [key for key in responses if key in outstanding]
-        for key in answered:
-            del outstanding[key]
-            entry.answers[key] = responses[key]
-        if answered:
+        if record["status"] == "input_required" and answered:
+            for key in answered:
+                del outstanding[key]
+                entry.answers[key] = responses[key]
             record["lastUpdatedAt"] = updated_at
             if not outstanding:
                 record["status"] = "working"
-        return True
+            _moved(record)
+        return _copy(record)
 
     async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
         entry = self._live(task_id)
@@ -209,12 +230,12 @@ class MemoryTaskStore:
         result: Mapping[str, Any] | None = None,
         error: Mapping[str, Any] | None = None,
         message: str | None = None,
-    ) -> bool:
+    ) -> dict[str, Any] | None:
         entry = self._live(task_id)
         if entry is None or entry.record["status"] in _TERMINAL:
-            return False
+            return None
         self._end(entry, status, updated_at, result=result, error=error, message=message)
-        return True
+        return _copy(entry.record)
 
     @staticmethod
     def _end(
@@ -236,6 +257,7 @@ class MemoryTaskStore:
             record["error"] = dict(error)
         if message is not None:
             record["statusMessage"] = message
+        _moved(record)
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
         entry = self._live(task_id)

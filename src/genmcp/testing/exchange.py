@@ -4,7 +4,9 @@
   as the HTTP transport reads it.
 * ``ASGIExchange``: the request is POSTed to an ASGI app run as a task; the response body
   is read chunk by chunk (JSON, or SSE through ``SSEParser``), and a disconnect is the
-  ``http.disconnect`` a server reports when the client goes away.
+  ``http.disconnect`` a server reports when the client goes away. An SSE stream that ends
+  before its response, after an event id (a 2025 session's tool closed it: SSE polling), is
+  resumed as a client does: ``GET`` with ``Last-Event-ID``, read on to the response.
 
 Used by ``MCPTestClient``. Imports genmcp's core, never a web framework.
 """
@@ -127,8 +129,12 @@ class ASGIExchange:
         path: str,
         headers: Mapping[str, str],
         state: Mapping[str, Any] | None = None,
+        method: str = "POST",
     ) -> None:
         self._state = state  # the lifespan state: each request gets a shallow copy
+        self._method = method
+        self._answered = False  # a JSON-RPC response was read
+        self._resumed: ASGIExchange | None = None  # the GET that resumes a closed stream
         self.status = 0
         self.body = b""
         self.headers: dict[str, str] = {}
@@ -151,7 +157,7 @@ class ASGIExchange:
             "type": "http",
             "asgi": {"version": "3.0", "spec_version": "2.3"},
             "http_version": "1.1",
-            "method": "POST",
+            "method": self._method,
             "scheme": "http",
             "path": self._path,
             "raw_path": self._path.encode(),
@@ -205,18 +211,36 @@ class ASGIExchange:
             self._gone.set()  # the response is complete; a server reports disconnect from now
 
     async def receive(self) -> Message | None:
+        if self._resumed is not None:
+            return await self._resumed.receive()
         if not self._begun:
             await self._begin()
         while not self._ready:
             if self._ended:
-                return None
+                return await self._resume() if self._resumable() else None
             item = await self._out.get()
             if item is None:
                 self._ended = True
                 self._raise_failure()
             elif item["type"] == "http.response.body":
                 self._take(item.get("body", b""), final=not item.get("more_body", False))
-        return self._ready.popleft()
+        message = self._ready.popleft()
+        if "method" not in message:
+            self._answered = True
+        return message
+
+    def _resumable(self) -> bool:
+        """An SSE stream that ended before its response, after an event id."""
+        sse = self._sse
+        return sse is not None and sse.last_id is not None and not self._answered
+
+    async def _resume(self) -> Message | None:
+        assert self._sse is not None and self._sse.last_id is not None
+        headers = {**self._headers, "last-event-id": self._sse.last_id}
+        headers.pop("content-type", None)
+        self._resumed = ASGIExchange(self._app, self._path, headers, self._state, "GET")
+        await self._resumed.start(b"")
+        return await self._resumed.receive()
 
     def _take(self, chunk: bytes, *, final: bool) -> None:
         self._ended = final
@@ -243,11 +267,15 @@ class ASGIExchange:
         self._ended = True
         if self._task is not None:
             await asyncio.wait([self._task])
+        if self._resumed is not None:
+            await self._resumed.disconnect()
 
     async def aclose(self) -> None:
         if self._task is not None:
             await asyncio.wait([self._task])
             self._raise_failure()
+        if self._resumed is not None:
+            await self._resumed.aclose()
 
 
 def _messages(data: str) -> list[Message]:

@@ -35,6 +35,7 @@ from genmcp.transports.http import (
     MAX_BODY_BYTES,
 )
 from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.sse import polled_logged
 from genmcp.transports.startup import check_at_startup
 
 __all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
@@ -72,6 +73,7 @@ def _closing(
         finally:
             await suite.aclose()
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
+                await polled_logged(endpoint.shutdown_grace_s)  # closed streams' answers
                 endpoint.legacy.close()
 
     return lifespan

@@ -7,6 +7,10 @@ per send):
 
 - each event is ``data: <json>`` then a blank line (``\\n`` separators), the response last;
   with a ``journal`` (a resumable legacy POST stream) each gets the ``id:`` it was logged as;
+- SSE polling (a 2025-11-25 session's journal): the stream opens with a priming event (an
+  id, ``retry:``, empty data); a ``StreamClose`` (``channel.close_stream()``) ends the
+  response there while the Call runs on: one task logs the rest of its events, to the
+  response, for the client's ``GET`` with ``Last-Event-ID`` (``legacy.resume``);
 - a keepalive comment (``: ping - <UTC time>``) every ``keepalive_s``, from one timer;
 - a send that takes longer than ``send_timeout_s`` is a reader gone: the Call is
   disconnected and :class:`SendTimeout` raised, as sse-starlette does;
@@ -25,7 +29,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Final
 
-from genmcp.events import Answer, Ended, Event, Interim
+from genmcp.events import Answer, Ended, Event, Interim, StreamClose
 from genmcp.protocol.jsonrpc import encode
 from genmcp.transports.asgi import Receive, Send, disconnected
 from genmcp.transports.relay import Relay
@@ -33,7 +37,7 @@ from genmcp.transports.relay import Relay
 if TYPE_CHECKING:
     from genmcp.transports.legacy.resume import Journal
 
-__all__ = ["SSE_RAW_HEADERS", "SendTimeout", "ShutdownHub", "write_stream"]
+__all__ = ["SSE_RAW_HEADERS", "SendTimeout", "ShutdownHub", "polled_logged", "write_stream"]
 
 SSE_RAW_HEADERS: Final = (
     (b"x-accel-buffering", b"no"),
@@ -130,19 +134,26 @@ async def write_stream(
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         hub.join(state.on_stop)  # from here on, shutdown gives the Call's last answer
         try:
+            priming = None if journal is None else await journal.prime()
+            if priming is not None:
+                await _send(send, priming, send_timeout_s, relay)
+            state.polled = priming is not None
             await _events(
                 relay, event, send, state, keepalive_s, send_timeout_s, shutdown_grace_s, journal
             )
         finally:
             hub.leave(state.on_stop)
             state.stop_timers()
-            if journal is not None and not relay.done:  # left early: resumers learn it ended
-                journal.closed()
+            if journal is not None and not journal.done and not state.detached:
+                journal.closed(cancelled=state.cancelled)  # resumers learn it ended
+        if state.detached and journal is not None:
+            _follow(relay, journal, hub)
         return None
     finally:
         gone.remove_done_callback(state.on_gone)
         gone.cancel()
-        relay.close()
+        if not state.detached:
+            relay.close()
 
 
 async def _events(
@@ -160,10 +171,15 @@ async def _events(
     if keepalive_s > 0:
         state.ping = loop.call_later(keepalive_s, state.on_ping)
     while True:
+        if type(event) is StreamClose and state.polled and not state.gone:
+            state.detached = True  # before the end is sent: the client leaving is no disconnect
+            await send(_END)
+            return
         if event is not None:
             chunk = await _chunk(event, journal)
             if chunk is not None:
                 await _send(send, chunk, send_timeout_s, relay)
+            state.cancelled = isinstance(event, Ended)
             if relay.done:
                 await send(_END)
                 return
@@ -178,6 +194,41 @@ async def _events(
             relay.call.shutdown()  # its shutdown answer comes next
             state.grace = loop.call_later(shutdown_grace_s, state.on_cut)
         event = await relay.wake_or_next()
+
+
+_following: set[asyncio.Task[None]] = set()  # polled Calls being logged (kept from the GC)
+
+
+def _follow(relay: Relay, journal: Journal, hub: ShutdownHub) -> None:
+    """Log the rest of a Call whose stream was closed for polling, in a task of its own."""
+    task = asyncio.get_running_loop().create_task(_log_rest(relay, journal, hub))
+    _following.add(task)
+    task.add_done_callback(_following.discard)
+
+
+async def polled_logged(within_s: float) -> None:
+    """Wait (at most ``within_s``) until every polled Call of this loop has logged its end:
+    at shutdown, once the Suite answered its calls, so their answers reach the log."""
+    loop = asyncio.get_running_loop()
+    tasks = [task for task in _following if task.get_loop() is loop]
+    if tasks:
+        await asyncio.wait(tasks, timeout=within_s)
+
+
+async def _log_rest(relay: Relay, journal: Journal, hub: ShutdownHub) -> None:
+    stop = relay.call.shutdown  # at shutdown the Call answers, and that answer is logged
+    hub.join(stop)
+    try:
+        async for event in relay:
+            if type(event) is Interim:
+                await journal.record(event.message, final=False)
+            elif type(event) is Answer:
+                await journal.record(event.response, final=True)
+        if not journal.done:
+            await journal.ended()  # cancelled (no response): resumers' streams end
+    finally:
+        hub.leave(stop)
+        relay.close()
 
 
 def _ping() -> bytes:
@@ -200,11 +251,25 @@ async def _send(send: Send, chunk: bytes, limit_s: float | None, relay: Relay) -
 class _State:
     """What the timers, the disconnect watch and the shutdown hub tell the writer."""
 
-    __slots__ = ("cut", "gone", "grace", "ping", "ping_due", "relay", "stop_now", "wake")
+    __slots__ = (
+        "cancelled",
+        "cut",
+        "detached",
+        "gone",
+        "grace",
+        "ping",
+        "ping_due",
+        "polled",
+        "relay",
+        "stop_now",
+        "wake",
+    )
 
     def __init__(self, relay: Relay, wake: Callable[[], None]) -> None:
         self.relay, self.wake = relay, wake
         self.gone = self.cut = self.ping_due = self.stop_now = False
+        self.polled = self.detached = False  # primed for polling; closed by the tool
+        self.cancelled = False  # the Call ended with no response
         self.ping: asyncio.TimerHandle | None = None
         self.grace: asyncio.TimerHandle | None = None
 
@@ -214,7 +279,7 @@ class _State:
                 timer.cancel()
 
     def on_gone(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled():
+        if not task.cancelled() and not self.detached:
             self.gone = True
             self.relay.close()  # the Call is disconnected at once, as the reader left
             self.wake()

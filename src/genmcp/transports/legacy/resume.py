@@ -11,8 +11,15 @@ is not in the log, the client gets a JSON-RPC error instead of silence. The log 
 built from the verified session, never from the event id: another session's events cannot
 be replayed (whatever id a client sends).
 
-A stream closed before its response (the client left: the call stops) logs a final error,
-so a resumer learns the request ended. Imports genmcp's core and storage; no framework.
+SSE polling (2025-11-25, SEP-1699): such a stream opens with a priming event (an id, a
+``retry:`` delay and empty data; logged as an entry without a message), so the client can
+resume it from the start; a tool that calls ``channel.close_stream()`` has its stream
+ended there while it runs on, and what it sends next goes to the log only
+(``transports.sse``), for the client's ``GET`` with ``Last-Event-ID``.
+
+A stream closed before its response by the client (it left: the call stops) logs a final
+error, so a resumer learns the request ended; a cancelled one logs a bare end. Imports
+genmcp's core and storage; no framework.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import binascii
 import json
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any, Final, final
 
 from genmcp.errors import MCPError
@@ -72,7 +79,17 @@ def parse_event_id(text: str | None) -> tuple[str, str, RequestId] | None:
 class Journal:
     """Logs one POST stream's events and names each (its SSE ``id``)."""
 
-    __slots__ = ("_key", "_log", "_maxlen", "_owner", "_request_id", "_stream", "_ttl_s", "done")
+    __slots__ = (
+        "_key",
+        "_log",
+        "_maxlen",
+        "_owner",
+        "_request_id",
+        "_stream",
+        "_ttl_s",
+        "done",
+        "retry_ms",
+    )
 
     def __init__(
         self,
@@ -83,12 +100,25 @@ class Journal:
         *,
         maxlen: int,
         ttl_s: float,
+        retry_ms: int | None = None,
     ) -> None:
         self._log, self._owner, self._request_id = events, owner, request_id
         self._stream = stream_of(request_id)
         self._key = log_key(session, self._stream)
         self._maxlen, self._ttl_s = maxlen, ttl_s
+        self.retry_ms = retry_ms
+        """SSE polling (2025-11-25): the stream is primed with this ``retry:`` delay and
+        ``channel.close_stream()`` closes it; None: neither (older revisions)."""
         self.done = False
+
+    async def prime(self) -> bytes | None:
+        """The priming event of a polled stream (id, ``retry:``, empty data), once logged."""
+        if self.retry_ms is None:
+            return None
+        event_id = await self._append({"o": self._owner})
+        if event_id is None:
+            return None  # not resumable: no id to resume from
+        return f"id: {event_id}\nretry: {self.retry_ms}\ndata:\n\n".encode()
 
     async def record(self, message: Any, *, final: bool) -> str | None:
         """Log ``message``; its SSE id (None when the log is unreachable: sent unnamed)."""
@@ -96,6 +126,14 @@ class Journal:
         if final:
             entry["f"] = "1"
             self.done = True
+        return await self._append(entry)
+
+    async def ended(self) -> None:
+        """The request ended without a response (cancelled): log a bare end for resumers."""
+        self.done = True
+        await self._append({"o": self._owner, "f": "1"})
+
+    async def _append(self, entry: dict[str, str]) -> str | None:
         try:
             entry_id = await self._log.append(self._key, entry, self._maxlen, self._ttl_s)
         except StorageUnavailable:
@@ -103,17 +141,21 @@ class Journal:
             return None
         return f"{self._stream}~{entry_id}"
 
-    def closed(self) -> None:
-        """The stream ended: log a final error unless the response was logged."""
+    def closed(self, *, cancelled: bool = False) -> None:
+        """The stream ended before the response was logged: log a final error (the client
+        left: the call stopped), or a bare end when it was ``cancelled``."""
         if self.done:
             return
+        ending: Coroutine[Any, Any, object]
+        if cancelled:
+            ending = self.ended()
+        else:
+            failure = MCPError(
+                "internal_error", "The request stopped: its stream closed before the response"
+            )
+            ending = self.record(error_response(self._request_id, failure), final=True)
         self.done = True
-        failure = MCPError(
-            "internal_error", "The request stopped: its stream closed before the response"
-        )
-        task = asyncio.get_running_loop().create_task(
-            self.record(error_response(self._request_id, failure), final=True)
-        )
+        task = asyncio.get_running_loop().create_task(ending)
         _pending.add(task)
         task.add_done_callback(_pending.discard)
 
@@ -123,9 +165,22 @@ _pending: set[asyncio.Task[Any]] = set()  # final records in flight (kept from t
 
 @final
 class ResumedStream:
-    """What a ``GET`` with ``Last-Event-ID`` replays: the events after it, to the response."""
+    """What a ``GET`` with ``Last-Event-ID`` replays: the events after it, to the response.
 
-    __slots__ = ("_after", "_key", "_liveness", "_log", "_request_id", "_stopped", "_stream")
+    ``local`` is this process's mail address: a call it runs is alive without asking
+    ``liveness`` (which the in-memory backend answers only for inboxes it opened).
+    """
+
+    __slots__ = (
+        "_after",
+        "_key",
+        "_liveness",
+        "_local",
+        "_log",
+        "_request_id",
+        "_stopped",
+        "_stream",
+    )
 
     def __init__(
         self,
@@ -133,8 +188,9 @@ class ResumedStream:
         liveness: Inboxes | None,
         session: str,
         event: tuple[str, str, RequestId],
+        local: str | None = None,
     ) -> None:
-        self._log, self._liveness = events, liveness
+        self._log, self._liveness, self._local = events, liveness, local
         self._stream, self._after, self._request_id = event
         self._key = log_key(session, self._stream)
         self._stopped = False
@@ -149,19 +205,23 @@ class ResumedStream:
     async def sse(self) -> AsyncIterator[tuple[str | None, Any]]:
         """``(id, message)`` pairs: the missed events, then new ones, to the response."""
         entries = await self._log.read_after(self._key, "0")
-        known = any(entry_id == self._after for entry_id, _ in entries)
-        if not known:  # trimmed, expired, or never ours: say so, never stay silent
+        seen = [e for i, e in entries if not _newer(i, self._after)]
+        if not any(entry_id == self._after for entry_id, _ in entries):
+            # trimmed, expired, or never ours: say so, never stay silent
             yield None, self._lost("its events are no longer kept")
             return
+        if any(e.get("f") for e in seen):
+            return  # the client has seen the end already
         owner = entries[-1][1].get("o")
         entries = [(i, e) for i, e in entries if _newer(i, self._after)]
         while not self._stopped:
             for entry_id, entry in entries:
                 self._after, owner = entry_id, entry.get("o", owner)
-                yield f"{self._stream}~{entry_id}", json.loads(entry["m"])
+                if "m" in entry:  # a priming entry has none
+                    yield f"{self._stream}~{entry_id}", json.loads(entry["m"])
                 if entry.get("f"):
                     return
-            if owner is None or self._liveness is None or not await self._liveness.is_alive(owner):
+            if not await self._alive(owner):
                 entries = await self._log.read_after(self._key, self._after)  # a last look
                 if not entries:
                     yield None, self._lost("the process running it was lost")
@@ -169,6 +229,13 @@ class ResumedStream:
                 continue
             await asyncio.sleep(POLL_S)
             entries = await self._log.read_after(self._key, self._after)
+
+    async def _alive(self, owner: str | None) -> bool:
+        if owner is None:
+            return False
+        if owner == self._local:
+            return True
+        return self._liveness is not None and await self._liveness.is_alive(owner)
 
     def _lost(self, why: str) -> dict[str, Any]:
         failure = MCPError("internal_error", f"The request's response is lost: {why}")

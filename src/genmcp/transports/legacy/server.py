@@ -48,6 +48,7 @@ from genmcp.middleware import NO_CONTEXT, TransportContext, refusal, session_end
 from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import Notification, Request, Response, result_response
 from genmcp.protocol.meta import check_meta
+from genmcp.protocol.versions import SSE_POLLING, at_least
 from genmcp.sealing import SealError, digest
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
@@ -117,6 +118,9 @@ class LegacyServer:
             default: the broker, when it is an ``EventLog``, as genmcp's are).
         stream_maxlen: events kept per stream (about).
         stream_ttl_s: how long a stream's events are kept after its last one.
+        stream_retry_ms: the ``retry:`` delay a 2025-11-25 stream is primed with: how long
+            its client waits before it resumes a stream the server closed (SSE polling,
+            ``channel.close_stream()``).
     """
 
     def __init__(
@@ -131,9 +135,12 @@ class LegacyServer:
         event_log: EventLog | None = None,
         stream_maxlen: int = 1000,
         stream_ttl_s: float = 3600.0,
+        stream_retry_ms: int = 1000,
     ) -> None:
         if session_max_age_s <= 0 or answer_timeout_s <= 0 or max_input_rounds < 1:
             raise ValueError("session_max_age_s, answer_timeout_s and max_input_rounds must be > 0")
+        if stream_retry_ms < 0:
+            raise ValueError("stream_retry_ms must be >= 0")
         self.suite = suite
         self.registry: SessionRegistry = MemorySessionRegistry() if registry is None else registry
         if broker is None:
@@ -147,6 +154,7 @@ class LegacyServer:
             event_log = self.broker
         self.events = event_log
         self.stream_maxlen, self.stream_ttl_s = stream_maxlen, stream_ttl_s
+        self.stream_retry_ms = stream_retry_ms
 
     def close(self) -> None:
         """Drop the process's signal subscription (at shutdown)."""
@@ -300,7 +308,8 @@ class LegacyServer:
         event = parse_event_id(last_event_id)
         if event is not None and self.events is not None:
             liveness = self.broker if isinstance(self.broker, Inboxes) else None
-            return ResumedStream(self.events, liveness, key, event)
+            local = self.suite.mail_address()
+            return ResumedStream(self.events, liveness, key, event, local)
         await self.broker.publish(get_topic(key), "replaced")
         topics = (CHANGES, end_topic(key), get_topic(key))
         subscription = self.broker.subscribe(*topics)
@@ -388,6 +397,7 @@ class LegacyServer:
             await self.signals.track(session.key, request.id, call)
             if self.events is not None:  # its events are logged if it streams
                 owner = self.suite.mail_address()
+                polled = at_least(session.version, SSE_POLLING)
                 journal = Journal(
                     self.events,
                     session.key,
@@ -395,6 +405,7 @@ class LegacyServer:
                     owner,
                     maxlen=self.stream_maxlen,
                     ttl_s=self.stream_ttl_s,
+                    retry_ms=self.stream_retry_ms if polled else None,
                 )
         return LegacyAnswer(call, LegacyCodec(method, session.version), journal=journal)
 
