@@ -26,7 +26,11 @@ try {
   page.setDefaultTimeout(TIMEOUT);
   page.on("pageerror", (error) => errors.push("pageerror: " + error.message));
   page.on("requestfailed", (request) => {
-    if (request.url().startsWith(origin)) failed.push(request.url());
+    // A load the next navigation cut short (ERR_ABORTED) is no broken link; anything else is.
+    const why = request.failure()?.errorText ?? "";
+    if (request.url().startsWith(origin) && !why.includes("ERR_ABORTED")) {
+      failed.push(`${why} ${request.url()}`);
+    }
   });
   page.on("response", (response) => {
     if (response.url().startsWith(origin) && response.status() >= 400) {
