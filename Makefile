@@ -93,7 +93,7 @@ bench:
 conformance: $(DEV_STAMP)
 	VENV=$(VENV) bash scripts/conformance.sh
 
-# The long fuzz run (README "Fuzzing"): FUZZ_COUNT hostile requests over both eras against a
+# The long fuzz run (docs/guides/quality.md, "Fuzzing"): FUZZ_COUNT hostile requests over both eras against a
 # real server. FUZZ_SEED=<hex> replays a run; FUZZ_KNOWN=1 adds the KNOWN open bugs (slow:
 # each of those cases waits out its read limit, one at a time).
 FUZZ_COUNT ?= 10000

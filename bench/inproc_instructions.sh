@@ -5,6 +5,7 @@
 # start-up cancels out; .pyc files are compiled first and the hash seed fixed.
 #
 #     bash bench/inproc_instructions.sh . /tmp/base      # this checkout and a worktree
+#     INPROC_ARGS=--legacy bash bench/inproc_instructions.sh .   # in a 2025-11-25 session
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=${PYTHON:-$here/../.venv/bin/python}
@@ -12,7 +13,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 count() {  # tree calls -> instructions
     valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$python" "$here/inproc.py" \
-        --tree "$1" -n "$2" --runs 1 >/dev/null 2>"$out/err" || { cat "$out/err"; exit 1; }
+        --tree "$1" -n "$2" --runs 1 ${INPROC_ARGS:-} >/dev/null 2>"$out/err" || { cat "$out/err"; exit 1; }
     awk '/^(summary|totals):/ {print $2; exit}' "$out/cg"
 }
 export PYTHONHASHSEED=0

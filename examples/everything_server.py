@@ -20,7 +20,7 @@ The session behaviours of the 2025 revisions (``initialize``, ``ping``,
 ``logging/setLevel``, ``resources/subscribe``, ``DELETE``) need no code here: genmcp serves
 them on the same endpoint; ``test_reconnection`` (scenario server-sse-polling) closes its own
 stream mid-call with ``channel.close_stream()`` and the client gets the result by resuming
-with ``Last-Event-ID``. README.md, "Conformance", lists what passes. With
+with ``Last-Event-ID``. docs/guides/quality.md, "Conformance", lists what passes. With
 ``GENMCP_REDIS_URL`` set, its processes share one Redis (``make conformance-scaled`` runs
 three behind nginx; the resuming ``GET`` may land on another process than the call).
 

@@ -2,7 +2,7 @@
 """A round-robin HTTP reverse proxy: each request goes to the next backend, not each connection.
 
 For running the conformance suite against several processes of one app, e.g. two
-everything servers sharing tasks on Redis (README, "Tasks")::
+everything servers sharing tasks on Redis (docs/guides/tasks.md)::
 
     GENMCP_REDIS_URL=redis://127.0.0.1:6379/0 GENMCP_SECRET_KEY=... \\
         .venv/bin/python examples/everything_server.py --port 3101 &

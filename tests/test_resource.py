@@ -35,6 +35,7 @@ from genmcp import (
     text_contents,
 )
 from genmcp.protocol.uri_template import UriTemplate
+from genmcp.testing import MCPTestClient
 from support import examples, schema
 from support.client import ModernClient
 
@@ -274,6 +275,26 @@ async def test_a_cursor_of_a_removed_repo_must_start_again(
     router.suite.add_resource(StaticResource(uri="x://y", name="y", text="y"))
     stale = await client.request("resources/list", {"cursor": first.result["nextCursor"]})
     assert stale.error["code"] == -32602 and "start again" in stale.error["message"]
+
+
+async def test_a_repository_added_later_shows_in_a_filtered_templates_list() -> None:
+    class Secret(ResourceRepo, template="secret://{id}", name="secret", scopes=["s:read"]):
+        async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Any:
+            return ResourceNotFound()
+
+    class Later(ResourceRepo, template="later://{id}", name="later"):
+        async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Any:
+            return ResourceNotFound()
+
+    suite = Suite(server_name="r", server_version="1", secret_key=KEY, resources=[Secret])
+    suite.add_resource(TemplateRepo)
+    scoped = {"effective_scopes": frozenset({"mcp:tools"})}  # Secret is hidden from it
+    async with MCPTestClient(suite, assigns=scoped) as client:
+        listed = await client.list_resource_templates()
+        assert [t["name"] for t in listed] == ["template-data"]
+        suite.add_resource(Later)  # the pages of this hidden set are built again
+        listed = await client.list_resource_templates()
+        assert [t["name"] for t in listed] == ["template-data", "later"]
 
 
 async def test_templates_list_describes_every_template_paginated(

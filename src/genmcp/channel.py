@@ -143,18 +143,12 @@ class Outbox:
         self._events.append(event)
         for seen in self._taps:  # middleware and telemetry watching the call
             seen(event)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        self._rouse()
 
     async def get(self) -> Event:
         """Wait for the next event (one reader at a time)."""
         while not self._events:
-            self._waiter = self._loop.create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+            await self._sleep()
         return self._events.popleft()
 
     async def get_or_wake(self) -> Event | None:
@@ -163,16 +157,24 @@ class Outbox:
             if self._woken:
                 self._woken = False
                 return None
-            self._waiter = self._loop.create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+            await self._sleep()
         return self._events.popleft()
 
     def wake(self) -> None:
         """Make the reader's ``get_or_wake`` return (None when no event is waiting)."""
         self._woken = True
+        self._rouse()
+
+    async def _sleep(self) -> None:
+        """Wait until ``_rouse`` (an event appended, or ``wake``); the future exists only now."""
+        self._waiter = self._loop.create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+
+    def _rouse(self) -> None:
+        """End the reader's ``_sleep``, if it sleeps."""
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)

@@ -172,6 +172,13 @@ def parse_arguments(pairs: Sequence[str]) -> dict[str, Any]:
     return arguments
 
 
+def _header_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """``-H 'NAME: VALUE'``, as often as needed; :func:`_headers` reads what was given."""
+    parser.add_argument(
+        "-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", help=help
+    )
+
+
 def _headers(pairs: Sequence[str]) -> dict[str, str]:
     headers: dict[str, str] = {}
     for header in pairs:
@@ -326,14 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--path", default=DEFAULT_PATH, help="where a Suite/router is mounted")
     run.add_argument("--reload", action="store_true", help="restart when source files change")
     run.add_argument("--app-dir", default=".", help="import MODULE from this directory (.)")
-    run.add_argument(
-        "-H",
-        "--header",
-        action="append",
-        default=[],
-        metavar="'NAME: VALUE'",
-        help="stdio: a header the app's auth dependency reads (run once at startup)",
-    )
+    _header_option(run, "stdio: a header the app's auth dependency reads (run once at startup)")
     run.add_argument(
         "--assigns",
         metavar="JSON",
@@ -377,9 +377,7 @@ def _client_command(
     )
     sub.add_argument("url", metavar="URL", help="the MCP endpoint, e.g. http://host:8000/mcp")
     sub.add_argument("--json", action="store_true", help="print the raw JSON result")
-    sub.add_argument(
-        "-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", help="a header"
-    )
+    _header_option(sub, "a header")
     sub.add_argument("--timeout", type=float, default=60.0, help="seconds per read (60)")
     sub.set_defaults(handler=handler)
     return sub

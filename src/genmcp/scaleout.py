@@ -3,7 +3,7 @@
 ``from genmcp.scaleout import LegacyServer, RedisBroker, RedisOptions, RedisSessionRegistry``
 (Redis needs the ``genmcp[redis]`` extra), plus the outcomes a caller may meet:
 ``InboxFull`` (``Suite.post`` to a full inbox) and ``StorageUnavailable`` (the store is down
-or hung: HTTP 503 at the edge). See the README's "Scaling out with Redis".
+or hung: HTTP 503 at the edge). See docs/guides/scaling-out.md.
 """
 
 from genmcp.storage import InboxFull

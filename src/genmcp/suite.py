@@ -85,7 +85,8 @@ class Suite(SuiteMethods):
         schema_options: schema build options for every tool (``formats``,
             ``check_formats``, ``default_dialect``); a tool's own override them key by key.
         middleware: the chain around every request, outermost first (``genmcp.middleware``).
-        task_store, task_options: Tasks (README): where tasks live (memory by default), how.
+        task_store, task_options: Tasks (docs/guides/tasks.md): where tasks live (memory by
+            default), how.
     """
 
     def __init__(

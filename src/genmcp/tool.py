@@ -126,8 +126,8 @@ class Tool(Behaviour):
         return schema
 
     def schema_options(self, arg: Any) -> Mapping[str, Any] | None:
-        """Return schema build options merged over the Suite's (``formats``,
-        ``check_formats``, ``default_dialect``, ``backtracking_patterns``; see README).
+        """Return schema build options merged over the Suite's (``formats``, ``check_formats``,
+        ``default_dialect``, ``backtracking_patterns``; see docs/guides/tools.md).
 
         Called once per provider when the Suite is built. Defaults to the
         ``schema_options=`` option. They change validation, never the advertised schema.

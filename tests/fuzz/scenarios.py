@@ -242,7 +242,8 @@ async def legacy_duplicate_ids(target: Target, rng: random.Random) -> list[Outco
         "jsonrpc": "2.0",
         "id": rng.choice((7, "dup")),
         "method": "tools/call",
-        "params": {"name": "test_long_running_operation", "arguments": {"seconds": 0.3}},
+        # long enough that the twin lands while the first runs, even on a loaded machine
+        "params": {"name": "test_long_running_operation", "arguments": {"seconds": 1.5}},
     }
     cases = [_legacy("scenario.legacy_duplicate_ids", message, session) for _ in range(2)]
     outcomes = list(await asyncio.gather(*(target.send(c) for c in cases)))

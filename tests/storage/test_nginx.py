@@ -1,6 +1,6 @@
 """Three real uvicorn processes behind a real nginx (round-robin, no stickiness), one Redis.
 
-The deployment the README's "Scaling out with Redis" describes, on loopback: `bench/scale/
+The deployment docs/guides/scaling-out.md describes, on loopback: `bench/scale/
 app.py` in three processes sharing a redis-server of the test's own, nginx started with a
 config of its own (tests/support/topology.py). Every request may land anywhere: each
 response says where (`X-Genmcp-Process`), and the tests check that requests really moved.

@@ -46,7 +46,7 @@ NOTES: Final = StaticResource(uri="test://notes", name="notes", text="n")
 OTHER: Final = StaticResource(uri="test://other", name="other", text="o")
 UPDATED: Final = "notifications/resources/updated"
 LIST_CHANGED: Final = "notifications/resources/list_changed"
-README: Final = Path(__file__).resolve().parents[2] / "README.md"
+SCALING_OUT: Final = Path(__file__).resolve().parents[2] / "docs" / "guides" / "scaling-out.md"
 
 
 class Calls:
@@ -525,24 +525,21 @@ async def _lacks(client: ModernClient, name: str) -> bool:
     return name not in await tool_names(client)
 
 
-# -- the README's example -------------------------------------------------------------------
+# -- the example of docs/guides/scaling-out.md ----------------------------------------------
 
 
-async def test_the_readme_example_serves_and_shuts_down_cleanly(
+async def test_the_docs_example_serves_and_shuts_down_cleanly(
     redis_url: str,
     live_server: LiveServers,
     modern_client: Callable[..., ModernClient],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    text = README.read_text(encoding="utf-8")
-    section = re.search(r"^## Scaling out with Redis\n(.*?)(?=^## )", text, re.S | re.M)
-    assert section, "README lost its 'Scaling out with Redis' section"
-    code = re.search(r"```python\n(.*?)```", section[1], re.S)
-    assert code, "no python block in 'Scaling out with Redis'"
+    code = re.search(r"```python\n(.*?)```", SCALING_OUT.read_text(encoding="utf-8"), re.S)
+    assert code, "no python block in docs/guides/scaling-out.md"
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.setenv("GENMCP_SECRET_KEY", SECRET)
     namespace: dict[str, Any] = {}
-    exec(compile(code[1], "README.md", "exec"), namespace)
+    exec(compile(code[1], "docs/guides/scaling-out.md", "exec"), namespace)
     base = live_server(namespace["app"])
     reply = await modern_client(base).request("tools/list")
     assert reply.status == 200

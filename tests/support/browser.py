@@ -5,7 +5,7 @@ the extension's own JSON Schema of its types) and `playwright-core` into `.cache
 (gitignored) from the npm registry on first use; validating values against a named
 definition of that schema (`check_ext_apps`); running `apps_browser.mjs`, which drives
 Debian's Chromium (`/usr/bin/chromium`, or `$GENMCP_CHROMIUM`) headless through the test
-host page `apps_host.html`.
+host page `apps_host.html`, or over the built documentation site (`docs_browser.mjs`).
 
 `apps_problem()` / `browser_problem()` say why the schema or the browser cannot be had
 here (no node >= 20 or npm, install failed, no chromium); callers skip on it, or fail when
@@ -31,6 +31,7 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 CACHE: Final = Path(os.environ.get("GENMCP_APPS_CACHE", ROOT / ".cache" / "apps"))
 HOST_PAGE: Final = Path(__file__).with_name("apps_host.html")
 DRIVER: Final = Path(__file__).with_name("apps_browser.mjs")
+DOCS_DRIVER: Final = Path(__file__).with_name("docs_browser.mjs")
 PACKAGES: Final = ("@modelcontextprotocol/ext-apps@2.0.4", "playwright-core@1.65.1")
 SCHEMA: Final = "node_modules/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json"
 CHROMIUM: Final = os.environ.get("GENMCP_CHROMIUM", "/usr/bin/chromium")
@@ -106,12 +107,21 @@ def check_ext_apps(definition: str, value: Any) -> None:
 
 def run_host(url: str, timeout_s: float = 60.0) -> dict[str, Any]:
     """Run `apps_browser.mjs` against the host page at `url`; its JSON report."""
+    return _drive(DRIVER, url, timeout_s)
+
+
+def run_docs_site(url: str, timeout_s: float = 60.0) -> dict[str, Any]:
+    """Run `docs_browser.mjs` over the documentation site served at `url`; its JSON report."""
+    return _drive(DOCS_DRIVER, url, timeout_s)
+
+
+def _drive(driver: Path, url: str, timeout_s: float) -> dict[str, Any]:
     require(browser_problem())
     node = _node()
     assert node is not None
     env = {**os.environ, "APPS_MODULES": str(CACHE / "node_modules")}
     done = subprocess.run(
-        [node, str(DRIVER), url, CHROMIUM],
+        [node, str(driver), url, CHROMIUM],
         capture_output=True,
         text=True,
         timeout=timeout_s,

@@ -30,8 +30,10 @@ __all__ = [
     "CacheControl",
     "Catalog",
     "NamedEntry",
+    "PageSets",
     "Pages",
     "Served",
+    "hidden_keys",
     "merge_cache",
     "open_cursor",
 ]
@@ -128,6 +130,49 @@ class Pages:
         return self._pages[index]
 
 
+class PageSets:
+    """The pages of one list, built on first use and again once stale: those of every item,
+    and those of each set of hidden items (auth: at most :data:`MAX_SUBSETS` sets are kept).
+
+    ``build(hidden)`` makes the pages without the items whose keys are in ``hidden``.
+    """
+
+    __slots__ = ("_all", "_build", "_filtered")
+
+    def __init__(self, build: Callable[[frozenset[str]], Pages]) -> None:
+        self._build = build
+        self._all: Pages | None = None
+        self._filtered: dict[frozenset[str], Pages] = {}
+
+    def page(self, hidden: frozenset[str], cursor: Any) -> dict[str, Any]:
+        """The page ``cursor`` names (None: the first) of the list without ``hidden``."""
+        if not hidden:
+            if self._all is None or self._all.stale:
+                self._all = self._build(hidden)
+            return self._all.page(cursor)
+        pages = self._filtered.get(hidden)
+        if pages is None or pages.stale:
+            if len(self._filtered) >= MAX_SUBSETS:
+                self._filtered.clear()
+            pages = self._filtered[hidden] = self._build(hidden)
+        return pages.page(cursor)
+
+    def clear(self) -> None:
+        """Drop every page: the items changed."""
+        self._all = None
+        self._filtered.clear()
+
+
+T = TypeVar("T")
+
+
+def hidden_keys(entries: Mapping[str, T], visible: Callable[[T], bool] | None) -> frozenset[str]:
+    """The keys of the entries ``visible`` rejects (none without ``visible``)."""
+    if visible is None:
+        return frozenset()
+    return frozenset(key for key, entry in entries.items() if not visible(entry))
+
+
 class NamedEntry(Protocol):
     """What a catalog needs of one served item, built once from its provider."""
 
@@ -177,8 +222,7 @@ class Catalog(Served, Generic[E]):
 
     def _start_empty(self) -> None:
         self.entries: dict[str, E] = {}
-        self._pages: Pages | None = None
-        self._subsets: dict[frozenset[str], Pages] = {}  # pages per set of hidden names
+        self._pages = PageSets(self._build)
 
     def __bool__(self) -> bool:
         return bool(self.entries)
@@ -197,8 +241,7 @@ class Catalog(Served, Generic[E]):
                 f"{entry.owner}: {self.kind} {entry.name!r} is already served by {other.owner}"
             )
         self.entries[entry.name] = entry
-        self._pages = None
-        self._subsets.clear()
+        self._pages.clear()
         return entry
 
     def named(self, name: str) -> E:
@@ -221,8 +264,7 @@ class Catalog(Served, Generic[E]):
         """Stop serving the item ``name``; False when there is none."""
         removed = self.entries.pop(name, None) is not None
         if removed:
-            self._pages = None
-            self._subsets.clear()
+            self._pages.clear()
         return removed
 
     def list(
@@ -231,21 +273,9 @@ class Catalog(Served, Generic[E]):
         """One page of the list result, items sorted by name; pages built once per change.
 
         ``visible`` (auth: may this caller use the item?) hides items; the pages of each set
-        of hidden items are built once too (at most :data:`MAX_SUBSETS` sets are kept).
+        of hidden items are built once too (:class:`PageSets`).
         """
-        hidden = frozenset(
-            () if visible is None else (n for n, e in self.entries.items() if not visible(e))
-        )
-        if hidden:
-            pages = self._subsets.get(hidden)
-            if pages is None or pages.stale:
-                if len(self._subsets) >= MAX_SUBSETS:
-                    self._subsets.clear()
-                pages = self._subsets[hidden] = self._build(hidden)
-            return pages.page(params.get("cursor"))
-        if self._pages is None or self._pages.stale:
-            self._pages = self._build(hidden)
-        return self._pages.page(params.get("cursor"))
+        return self._pages.page(hidden_keys(self.entries, visible), params.get("cursor"))
 
     def _build(self, hidden: frozenset[str]) -> Pages:
         entries = sorted(

@@ -28,9 +28,10 @@ from genmcp._suite.answer import checked, completed, result_of
 from genmcp._suite.hooks import call_hook
 from genmcp._suite.listing import (
     CURSOR,
-    MAX_SUBSETS,
     Pages,
+    PageSets,
     Served,
+    hidden_keys,
     merge_cache,
     open_cursor,
 )
@@ -131,8 +132,7 @@ class ResourceCatalog(Served):
         self.statics: dict[str, StaticResource] = {}
         self.repos: dict[str, RepoEntry] = {}
         self._static_entry = RepoEntry(_Statics, self)
-        self._templates: Pages | None = None
-        self._template_subsets: dict[frozenset[str], Pages] = {}  # auth: per hidden set
+        self._templates = PageSets(self._build_templates)
 
     def __bool__(self) -> bool:
         return bool(self.statics or self.repos)
@@ -157,7 +157,7 @@ class ResourceCatalog(Served):
         if other is not None:
             raise ValueError(f"{entry.owner}: {entry.key!r} is already served by {other.owner}")
         self.repos[entry.key] = entry
-        self._templates = None
+        self._templates.clear()
 
     def remove(self, key: str) -> bool:
         """Stop serving the static resource with URI ``key``, or the repository whose prefix
@@ -165,8 +165,7 @@ class ResourceCatalog(Served):
         if self.statics.pop(key, None) is not None:
             return True
         if self.repos.pop(key, None) is not None:
-            self._templates = None
-            self._template_subsets.clear()
+            self._templates.clear()
             return True
         return False
 
@@ -252,19 +251,7 @@ class ResourceCatalog(Served):
 
         The pages of each set of hidden repositories are built once too.
         """
-        hidden = frozenset(
-            () if visible is None else (k for k, e in self.repos.items() if not visible(e))
-        )
-        if hidden:
-            pages = self._template_subsets.get(hidden)
-            if pages is None or pages.stale:
-                if len(self._template_subsets) >= MAX_SUBSETS:
-                    self._template_subsets.clear()
-                pages = self._template_subsets[hidden] = self._build_templates(hidden)
-            return pages.page(params.get("cursor"))
-        if self._templates is None or self._templates.stale:
-            self._templates = self._build_templates(hidden)
-        return self._templates.page(params.get("cursor"))
+        return self._templates.page(hidden_keys(self.repos, visible), params.get("cursor"))
 
     def _build_templates(self, hidden: frozenset[str]) -> Pages:
         entries = [entry for key, entry in self.repos.items() if key not in hidden]

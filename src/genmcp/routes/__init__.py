@@ -13,7 +13,7 @@
 Each selected route becomes an ordinary ``Tool`` subclass (:class:`RouteTool`). A call
 runs the route through the app's own ASGI stack (no socket): middleware, exception
 handlers and the route's dependencies (auth, DB sessions, rate limits) run as for an HTTP
-client, with the MCP request's ``Authorization`` header. See README "Routes as tools".
+client, with the MCP request's ``Authorization`` header. See docs/guides/routes-as-tools.md.
 
 Modules: ``build`` (selection and tool classes), ``arguments`` (schemas and placement),
 ``exchange`` (the in-process ASGI call), ``replies`` (response -> result), ``credentials``

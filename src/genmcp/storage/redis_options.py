@@ -3,7 +3,7 @@
 redis-py's defaults (5 s socket timeouts, 10 retries with backoff) turn a Redis outage into
 a stall of several seconds per request, and a blocking read into a minute-long hang. Every
 Redis client genmcp makes comes from :class:`RedisOptions`, whose fields are the documented
-defaults (README "Scaling out"):
+defaults (docs/guides/scaling-out.md):
 
 =========================  =======  ==========================================================
 field                      default  what it bounds

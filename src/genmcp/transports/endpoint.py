@@ -50,8 +50,6 @@ from genmcp.transports.asgi import (
 )
 from genmcp.transports.depends import http_context
 from genmcp.transports.http import (
-    LOCAL_HOSTS,
-    MAX_BODY_BYTES,
     guard,
     host_allow_list,
     modern_preflight,
@@ -71,20 +69,23 @@ SSE_HEADERS: Final = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
 
 
 class MCPEndpoint:
-    """The ASGI endpoint serving one Suite over Streamable HTTP."""
+    """The ASGI endpoint serving one Suite over Streamable HTTP.
+
+    Built by ``mcp_router``, which documents the options and holds their defaults.
+    """
 
     def __init__(
         self,
         suite: Suite,
         *,
-        allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
-        allowed_origins: Iterable[str] | None = None,
-        max_body_bytes: int = MAX_BODY_BYTES,
-        body_timeout_s: float | None = 30.0,
-        keepalive_s: float = 15.0,
-        legacy: LegacyServer | None = None,
-        send_timeout_s: float | None = 30.0,
-        shutdown_grace_s: float = 2.0,
+        allowed_hosts: Iterable[str] | None,
+        allowed_origins: Iterable[str] | None,
+        max_body_bytes: int,
+        body_timeout_s: float | None,
+        keepalive_s: float,
+        legacy: LegacyServer | None,
+        send_timeout_s: float | None,
+        shutdown_grace_s: float,
     ) -> None:
         self.suite = suite
         self.send_timeout_s = send_timeout_s
@@ -158,19 +159,16 @@ class MCPEndpoint:
             if problem is not None:
                 await _refuse(send, receive, headers, problem)
                 return
-            body = await self._read_body(receive, send, headers)
-            if body is None:
-                return  # refused: too large, or too slow
-            await self._dispatch(body, headers, scope, receive, send, assigns)
+            body = await self._body(receive, send, headers)
+            if body is not None:
+                await self._dispatch(body, headers, scope, receive, send, assigns)
         finally:
             unbind(token)
             if context.opened:
                 await context.aclose()
 
-    async def _read_body(
-        self, receive: Receive, send: Send, headers: Mapping[str, str]
-    ) -> bytes | None:
-        """The request body, or None once a refusal was sent (413 too large, 408 too slow)."""
+    async def _body(self, receive: Receive, send: Send, headers: Mapping[str, str]) -> bytes | None:
+        """The request body; None when it was answered instead (over the cap, too slow)."""
         deadlines = self._deadlines
         if deadlines is None:
             body = await read_body(receive, headers, self.max_body_bytes)

@@ -102,7 +102,7 @@ def check_at_startup(app: Any, endpoint: Any) -> None:
         log.warning(
             "%d worker processes with the in-memory broker: a 2025 session client's answer "
             "(elicitation, sampling) and its cancellations reach only the worker that got "
-            "them; use a shared broker (genmcp.storage.redis, see README 'Scaling out') or "
+            "them; use a shared broker (genmcp.storage.redis, see docs/guides/scaling-out.md) or "
             "one worker",
             workers,
         )

@@ -85,6 +85,7 @@ class Journal:
         "_maxlen",
         "_owner",
         "_request_id",
+        "_session",
         "_stream",
         "_ttl_s",
         "done",
@@ -103,8 +104,8 @@ class Journal:
         retry_ms: int | None = None,
     ) -> None:
         self._log, self._owner, self._request_id = events, owner, request_id
-        self._stream = stream_of(request_id)
-        self._key = log_key(session, self._stream)
+        self._session = session
+        self._stream = self._key = ""  # named at the first event: most calls answer as JSON
         self._maxlen, self._ttl_s = maxlen, ttl_s
         self.retry_ms = retry_ms
         """SSE polling (2025-11-25): the stream is primed with this ``retry:`` delay and
@@ -134,6 +135,9 @@ class Journal:
         await self._append({"o": self._owner, "f": "1"})
 
     async def _append(self, entry: dict[str, str]) -> str | None:
+        if not self._stream:
+            self._stream = stream_of(self._request_id)
+            self._key = log_key(self._session, self._stream)
         try:
             entry_id = await self._log.append(self._key, entry, self._maxlen, self._ttl_s)
         except StorageUnavailable:

@@ -361,7 +361,7 @@ class LegacyServer:
         params = legacy.modern_params(
             request.params,
             modern_version=self.suite.supported_versions[0],
-            capabilities=legacy.client_capabilities(session.capabilities, session.version),
+            capabilities=session.modern_capabilities,
             client_info=session.client_info,
             level=session.log_level,
         )

@@ -9,6 +9,7 @@ its expiry and owner. Only ids that verified are kept; garbage ids cost a verifi
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import secrets
@@ -31,6 +32,11 @@ VERIFIED_MAX: Final = 2048
 """Session ids kept verified per process (oldest dropped first)."""
 _VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
 _ID_INFO: Final = ("name", "version", "title")
+
+
+@functools.lru_cache(maxsize=1024)  # few callers at a time; each digest is a SHA-256 of JSON
+def _owner_digest(who: str | None) -> str:
+    return digest(who)
 
 
 @final
@@ -82,14 +88,14 @@ class SessionIds:
             return None
         return token
 
-    def verify(self, token: str, who: Any, max_age_s: float) -> Session:
+    def verify(self, token: str, who: str | None, max_age_s: float) -> Session:
         """The session ``token`` names for the caller ``who``; ``session_not_found`` when it
         is not ours, has expired or belongs to someone else (one answer for every cause)."""
         verified = self._verified.get(token)
         if verified is None:
             verified = self._unseal(token, max_age_s)
         session, owner = verified
-        if session.expires_at <= time.time() or owner != digest(who):
+        if session.expires_at <= time.time() or owner != _owner_digest(who):
             raise MCPError("session_not_found", "Session not found")
         return session
 

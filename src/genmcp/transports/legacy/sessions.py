@@ -1,14 +1,15 @@
 """A verified legacy session: what its sealed ``Mcp-Session-Id`` says, once checked.
 
-Imports only genmcp's protocol versions; no asyncio.
+Imports only genmcp's protocol layer; no asyncio.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from genmcp.protocol.legacy import client_capabilities
 from genmcp.protocol.versions import LEGACY_VERSIONS
 
 __all__ = ["Session", "session_of"]
@@ -25,6 +26,8 @@ class Session:
     expires_at: float
     epoch: str = ""
     log_level: Any = None
+    modern_capabilities: dict[str, Any] = field(default_factory=dict)
+    """``capabilities`` as 2026-07-28 ``ClientCapabilities`` (``protocol.legacy``), made once."""
 
     @property
     def ttl_s(self) -> float:
@@ -47,4 +50,5 @@ def session_of(payload: Any, max_age_s: float) -> Session | None:
         and isinstance(epoch, str)
     ):
         return None
-    return Session(key, version, caps, info, issued + max_age_s, epoch)
+    modern = client_capabilities(caps, version)
+    return Session(key, version, caps, info, issued + max_age_s, epoch, None, modern)

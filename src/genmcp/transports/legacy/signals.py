@@ -39,8 +39,11 @@ ENDS: Final = "legacy.end"
 """Broker topic of ended legacy sessions: the session key."""
 
 
-def _key(session: str, request_id: Any) -> tuple[str, str]:
-    return session, json.dumps(request_id)
+def _key(session: str, request_id: Any) -> tuple[str, Any]:
+    kind = type(request_id)
+    if kind is str or kind is int:  # every valid id: 1 and "1" stay two keys
+        return session, request_id
+    return session, json.dumps(request_id)  # anything else a peer sent (never one of ours)
 
 
 @final
@@ -51,7 +54,7 @@ class CallSignals:
 
     def __init__(self, broker: Broker) -> None:
         self._broker = broker
-        self._calls: dict[tuple[str, str], Call] = {}
+        self._calls: dict[tuple[str, Any], Call] = {}
         self._subscription: Subscription | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None
@@ -130,6 +133,6 @@ class CallSignals:
             if owner == session:
                 call.cancel()
 
-    def _forget(self, key: tuple[str, str], call: Call) -> None:
+    def _forget(self, key: tuple[str, Any], call: Call) -> None:
         if self._calls.get(key) is call:
             del self._calls[key]

@@ -1,8 +1,9 @@
-"""The README's "Testing your tools", "stdio" and "Command line" sections stay true.
+"""The docs pages guides/testing.md and guides/cli.md ("stdio", "Command line") stay true.
 
 Each shown block runs: the pytest example as written, the stdio command and the Claude
 Desktop configuration (launched by the official SDK client from another directory), and
-the command-line session, whose shown output must match what the commands print.
+the command-line session, whose shown output must match what the commands print; every
+other command shown parses with the CLI's own parser.
 """
 
 from __future__ import annotations
@@ -23,27 +24,33 @@ from mcp import Client, StdioServerParameters
 from test_cli import free_port, serving, wait_until_served
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+TESTING = ROOT / "docs" / "guides" / "testing.md"
+CLI = ROOT / "docs" / "guides" / "cli.md"
 GENMCP = Path(sys.executable).with_name("genmcp")
 
 
-def section(title: str) -> str:
-    text = README.read_text()
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", text, re.S | re.M)
-    assert match, f"README lost its {title!r} section"
-    return match.group(1)
+def section(title: str, page: Path = CLI) -> str:
+    text = page.read_text() + "\n## "
+    match = re.search(rf"^(#+) {re.escape(title)}\n(.*?)(?=^## )", text, re.S | re.M)
+    assert match, f"{page.name} lost its {title!r} section"
+    return match.group(2)
 
 
-def block(title: str, language: str) -> str:
-    match = re.search(rf"```{language}\n(.*?)```", section(title), re.S)
-    assert match, f"no {language} block in {title!r}"
-    return match.group(1)
+def blocks(title: str, language: str, page: Path = CLI) -> list[str]:
+    found = re.findall(rf"^```{language}\n(.*?)^```", section(title, page), re.S | re.M)
+    assert found, f"no {language} block in {title!r}"
+    return found
+
+
+def block(title: str, language: str, page: Path = CLI) -> str:
+    return blocks(title, language, page)[0]
 
 
 async def test_the_testing_example_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(ROOT))
     namespace: dict[str, Any] = {}
-    exec(compile(block("Testing your tools", "python"), "README.md", "exec"), namespace)
+    code = block("Testing your tools", "python", TESTING)
+    exec(compile(code, "docs/guides/testing.md", "exec"), namespace)
     tests = [fn for name, fn in namespace.items() if name.startswith("test_")]
 
     for test in tests:
@@ -108,3 +115,16 @@ def test_the_command_line_session_prints_what_it_shows() -> None:
                                   timeout=30)  # fmt: skip
             assert (done.returncode, done.stdout) == (0, shown), command
     assert len(calls) == 3
+
+
+def test_every_other_command_shown_parses() -> None:
+    from genmcp.cli import build_parser
+
+    shown = blocks("Command line", "console")[1]
+    commands = [line[2:].split("  #")[0] for line in shown.splitlines() if line.startswith("$ ")]
+    assert len(commands) == 9
+    parser = build_parser()
+    for command in commands:
+        argv = shlex.split(command)
+        assert argv[0] == "genmcp", command
+        parser.parse_args(argv[1:])  # a wrong flag or command exits (SystemExit 2)
