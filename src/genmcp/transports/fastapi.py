@@ -30,6 +30,7 @@ from starlette.types import Receive, Scope, Send
 from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.depends import remember_auth
 from genmcp.transports.endpoint import MCPEndpoint
+from genmcp.transports.gcfreeze import freeze_startup_objects
 from genmcp.transports.http import (
     LOCAL_HOSTS,
     MAX_BODY_BYTES,
@@ -59,15 +60,18 @@ class MCPRouter(APIRouter):
 
 
 def _closing(
-    suite: Suite, endpoint: MCPEndpoint
+    suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """A lifespan that runs the startup checks (``startup``), starts the Suite (its shared
-    catalog) and, at shutdown, ends its live calls and listen streams."""
+    catalog), freezes the start-up objects (``gcfreeze``) and, at shutdown, ends its live
+    calls and listen streams."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         check_at_startup(app, endpoint)
         await suite.start()  # scale-out: the shared catalog, before the first request
+        if freeze_gc:
+            freeze_startup_objects()
         try:
             yield
         finally:
@@ -119,6 +123,7 @@ def mcp_router(
     legacy: bool | LegacyServer = True,
     send_timeout_s: float | None = 30.0,
     shutdown_grace_s: float = 2.0,
+    freeze_gc: bool = True,
     **suite_options: Any,
 ) -> MCPRouter:
     """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
@@ -148,6 +153,10 @@ def mcp_router(
         legacy: serve 2025 session clients on the same endpoint (True, the default), not
             (False: 2026-07-28 only; GET and DELETE answer 405), or with a configured
             ``LegacyServer`` (session registry, broker, session lifetime, ...).
+        freeze_gc: at the first start-up in the process, ``gc.collect()`` then
+            ``gc.freeze()``, so full collections skip the start-up objects (the largest part
+            of the tail latency under load; ``transports.gcfreeze``); False leaves the
+            collector alone.
         **suite_options: passed to ``Suite`` (page_size, secret_key, instructions, ...).
     """
     if suite is None:
@@ -176,7 +185,7 @@ def mcp_router(
         else None,
     )
     endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
-    router = MCPRouter(lifespan=_closing(suite, endpoint))
+    router = MCPRouter(lifespan=_closing(suite, endpoint, freeze_gc))
     router.suite, router.endpoint, router.auth = suite, endpoint, auth
     raw_check = None if dependencies else getattr(auth, "asgi_check", None)
     if raw_check is not None:  # auth: OAuthResource checks tokens inside the raw endpoint
