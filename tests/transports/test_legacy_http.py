@@ -345,8 +345,8 @@ async def test_an_expired_session_id_is_404(
             "get_timestamp",
             lambda self: real(self) - int(legacy.session_max_age_s) - 5,
         )
-        old = legacy.new_session_id("2025-06-18", {}, {"name": "c", "version": "1"}, None, epoch)
-    fresh = legacy.new_session_id("2025-06-18", {}, {"name": "c", "version": "1"}, None, epoch)
+        old = legacy.ids.new("2025-06-18", {}, {"name": "c", "version": "1"}, None, epoch)
+    fresh = legacy.ids.new("2025-06-18", {}, {"name": "c", "version": "1"}, None, epoch)
     client = connect("2025-06-18")
     client.version = "2025-06-18"
     client.session_id = old

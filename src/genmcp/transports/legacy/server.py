@@ -161,17 +161,6 @@ class LegacyServer:
 
     # -- sessions -----------------------------------------------------------------
 
-    def new_session_id(
-        self,
-        version: str,
-        capabilities: dict[str, Any],
-        client_info: dict[str, Any],
-        who: Any,
-        epoch: str = "",
-    ) -> str:
-        """Seal a new session id (visible ASCII, at most ``MAX_SESSION_ID_CHARS``)."""
-        return self.ids.new(version, capabilities, client_info, who, epoch)
-
     async def session(
         self, token: str | None, version: str | None, assigns: Mapping[str, Any]
     ) -> Session:
@@ -313,7 +302,7 @@ class LegacyServer:
             version, capabilities, client_info = legacy.initialize_params(sent.params)
             epoch = await self.registry.epoch(self.session_max_age_s)
             who = principal_of(assigns)
-            made.append(self.new_session_id(version, capabilities, client_info, who, epoch))
+            made.append(self.ids.new(version, capabilities, client_info, who, epoch))
             suite = self.suite
             result = legacy.initialize_result(
                 version, suite.server_info, suite.capabilities, suite.instructions
