@@ -92,8 +92,15 @@ class Filter:
                 raise _invalid(f"notifications.{flag} must be a boolean")
             if value:
                 methods.add(method)
-        uris = _uris(wanted.get("resourceSubscriptions"))
-        return cls(frozenset(methods), uris, _task_ids(wanted.get("taskIds")))
+        uris = _names(
+            wanted,
+            "resourceSubscriptions",
+            MAX_RESOURCE_SUBSCRIPTIONS,
+            MAX_URI_CHARS,
+            ("resources", "a URI"),
+        )
+        task_ids = _names(wanted, "taskIds", MAX_TASK_IDS, MAX_TASK_ID_CHARS, ("tasks", "an id"))
+        return cls(frozenset(methods), uris, task_ids)
 
     def narrowed(
         self, methods: frozenset[str], uri_ok: Callable[[str], bool], tasks: bool = False
@@ -124,29 +131,21 @@ class Filter:
         return wire
 
 
-def _uris(value: Any) -> frozenset[str]:
+def _names(
+    wanted: Mapping[str, Any], field: str, most: int, longest: int, nouns: tuple[str, str]
+) -> frozenset[str]:
+    """``notifications.<field>``: at most ``most`` strings of at most ``longest`` characters
+    (``nouns``: how a message names them, and one of them)."""
+    value = wanted.get(field)
     if value is None:
         return frozenset()
-    if not isinstance(value, list) or not all(isinstance(uri, str) for uri in value):
-        raise _invalid("notifications.resourceSubscriptions must be an array of strings")
-    if len(value) > MAX_RESOURCE_SUBSCRIPTIONS:
-        raise _invalid(
-            f"names {len(value)} resources; at most {MAX_RESOURCE_SUBSCRIPTIONS} per stream"
-        )
-    if any(len(uri) > MAX_URI_CHARS for uri in value):
-        raise _invalid(f"resourceSubscriptions holds a URI over {MAX_URI_CHARS} characters")
-    return frozenset(value)
-
-
-def _task_ids(value: Any) -> frozenset[str]:
-    if value is None:
-        return frozenset()
-    if not isinstance(value, list) or not all(isinstance(task, str) for task in value):
-        raise _invalid("notifications.taskIds must be an array of strings")
-    if len(value) > MAX_TASK_IDS:
-        raise _invalid(f"names {len(value)} tasks; at most {MAX_TASK_IDS} per stream")
-    if any(len(task) > MAX_TASK_ID_CHARS for task in value):
-        raise _invalid(f"taskIds holds an id over {MAX_TASK_ID_CHARS} characters")
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise _invalid(f"notifications.{field} must be an array of strings")
+    plural, one = nouns
+    if len(value) > most:
+        raise _invalid(f"names {len(value)} {plural}; at most {most} per stream")
+    if any(len(name) > longest for name in value):
+        raise _invalid(f"{field} holds {one} over {longest} characters")
     return frozenset(value)
 
 

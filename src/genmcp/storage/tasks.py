@@ -174,11 +174,10 @@ class MemoryTaskStore:
         entry = self._live(task_id)
         if entry is None:
             return None
-        record = entry.record
-        if record["status"] not in _TERMINAL and entry.lease < now_ms():
+        if entry.record["status"] not in _TERMINAL and entry.lease < now_ms():
             message = str(lost.get("message", "lease lost"))
-            self._end(entry, "failed", iso_now(), error=dict(lost), message=message)
-        return _copy(record)
+            await self.finish(task_id, "failed", iso_now(), error=lost, message=message)
+        return _copy(entry.record)
 
     async def owner(self, task_id: str) -> str | None:
         entry = self._live(task_id)
@@ -234,19 +233,6 @@ class MemoryTaskStore:
         entry = self._live(task_id)
         if entry is None or entry.record["status"] in _TERMINAL:
             return None
-        self._end(entry, status, updated_at, result=result, error=error, message=message)
-        return _copy(entry.record)
-
-    @staticmethod
-    def _end(
-        entry: _Entry,
-        status: str,
-        updated_at: str,
-        *,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        message: str | None = None,
-    ) -> None:
         record = entry.record
         record.pop("inputRequests", None)
         entry.answers.clear()
@@ -258,6 +244,7 @@ class MemoryTaskStore:
         if message is not None:
             record["statusMessage"] = message
         _moved(record)
+        return _copy(record)
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
         entry = self._live(task_id)
