@@ -77,6 +77,14 @@ class TransportContext:
         """A copy with ``changes``."""
         return dataclasses.replace(self, **changes)
 
+    def in_session(self, session_id: str, protocol_version: str) -> TransportContext:
+        """A copy for a request of the legacy session ``session_id`` (each legacy request:
+        built directly, not through ``dataclasses.replace``)."""
+        transport, protocol, headers = self.transport, self.protocol, self.headers
+        return TransportContext(
+            transport, protocol, headers, "legacy", session_id, protocol_version
+        )
+
 
 NO_CONTEXT: Final = TransportContext()
 

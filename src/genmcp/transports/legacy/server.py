@@ -203,9 +203,7 @@ class LegacyServer:
         if isinstance(message, Request) and message.method == "initialize":
             return await self._initialize(message, assigns, context.replace(era="legacy"))
         session = await self.session(token, version, assigns)
-        context = context.replace(
-            era="legacy", session_id=session.key, protocol_version=session.version
-        )
+        context = context.in_session(session.key, session.version)
         if isinstance(message, Response):
             answer = {"result": message.result, "error": message.error}  # JSON, for any broker
             await self.broker.publish(reply_topic(session.key, message.id), answer)

@@ -80,7 +80,9 @@ class CallSignals:
         self._calls[key] = call
         assert call.task is not None
         call.task.add_done_callback(lambda _: self._forget(key, call))
-        await self._start()
+        ready = self._ready
+        if ready is None or not ready.done():  # listening already: the hot path, no await
+            await self._start()
 
     async def cancel(self, session: str, request_id: Any) -> None:
         """``notifications/cancelled``: stop the call here, or tell the other processes."""
