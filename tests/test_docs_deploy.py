@@ -29,24 +29,9 @@ from genmcp import Tool, mcp_router
 from support.redis_server import free_port
 from support.server import LiveServers
 from support.sse import SSEEvent, SSEParser
-from support.topology import _wait_port, require_nginx
+from support.topology import NGINX_MAIN, require_nginx, wait_port
 
 PAGE: Final = Path(__file__).resolve().parents[1] / "docs" / "guides" / "deployment.md"
-PRELUDE: Final = """daemon off;
-worker_processes 1;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-{shown}
-}}
-"""
 HOLD_S: Final = 0.5
 
 
@@ -86,12 +71,12 @@ def nginx(live_server: LiveServers) -> Iterator[str]:
     config, listens = re.subn(r"listen \d+;", f"listen 127.0.0.1:{port};", config)
     assert (replaced, listens) == (1, 1), "the shown config lost its upstream or listen line"
     folder = Path(tempfile.mkdtemp(prefix="genmcp-docs-nginx-"))
-    (folder / "nginx.conf").write_text(PRELUDE.format(dir=folder, shown=config))
+    (folder / "nginx.conf").write_text(NGINX_MAIN.format(dir=folder, connections=64, http=config))
     process = subprocess.Popen([binary, "-p", str(folder), "-c", str(folder / "nginx.conf"),
                                 "-e", str(folder / "error.log")],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     try:
-        _wait_port(port, process)  # type: ignore[arg-type]
+        wait_port(port, process)  # type: ignore[arg-type]
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.send_signal(signal.SIGTERM)

@@ -113,13 +113,8 @@ class Outbox:
         ):
             self._drop()
             return False
-        if threading.get_ident() == self._thread:  # the hot path: ``_append``, inlined
-            self._events.append(event)
-            for seen in self._taps:
-                seen(event)
-            waiter = self._waiter
-            if waiter is not None and not waiter.done():
-                waiter.set_result(None)
+        if threading.get_ident() == self._thread:
+            self._append(event)
         else:
             with self._lock:
                 self._foreign += 1

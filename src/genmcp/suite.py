@@ -135,7 +135,6 @@ class Suite(SuiteMethods):
         self._prompts = PromptCatalog(**shared, result_meta=result_meta)
         self._resources = ResourceCatalog(**shared, result_meta=result_meta)
         self._changes = ChangeFeed(self.broker)
-        self._loop: asyncio.AbstractEventLoop | None = None  # the loop _changes publishes on
         self.middleware: tuple[Link, ...] = tuple(middleware)
         catalogs = {"tool": self._tools, "prompt": self._prompts, "resource": self._resources}
         self._catalog = SharedCatalog(
@@ -282,10 +281,7 @@ class Suite(SuiteMethods):
     async def start(self) -> None:
         """At server start (the router's lifespan): with a shared broker, follow the other
         processes' runtime catalog changes and replay the ones made before we started."""
-        loop = asyncio.get_running_loop()
-        if loop is not self._loop:  # the first request on a loop: listen streams publish there
-            self._changes.bind(loop)
-            self._loop = loop
+        self._changes.bind(asyncio.get_running_loop())
         await self._catalog.start()
 
     def mail_address(self) -> str:
@@ -389,11 +385,11 @@ class Suite(SuiteMethods):
             asker=asker,
             id_prefix=self._mail.address,
         )
-        (self._workers if tool_call else self._calls)[call.mailbox.id] = call
+        (self._workers if tool_call else self._calls)[call.id] = call
         return call if task is None else self.tasks.run(request, task, call)  # answered now
 
     def _forget_worker(self, call: Call) -> None:
-        self._workers.pop(call.mailbox.id, None)
+        self._workers.pop(call.id, None)
 
     def _forget_call(self, call: Call) -> None:
-        self._calls.pop(call.mailbox.id, None)
+        self._calls.pop(call.id, None)

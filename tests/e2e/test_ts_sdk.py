@@ -26,7 +26,7 @@ from typing import Any, Final, NoReturn
 
 import pytest
 
-from support import examples
+from support import examples, required
 from support.recorder import Recorder
 from support.server import LiveServers
 
@@ -44,9 +44,7 @@ everything = examples.load("everything_server")
 
 
 def unavailable(reason: str) -> NoReturn:
-    if os.environ.get("CI", "").lower() not in ("", "0", "false"):
-        pytest.fail(f"{reason} (CI is set: the TypeScript interop tests must run)")
-    pytest.skip(reason)
+    required.unavailable(reason, "the TypeScript interop tests")
 
 
 def node_major(node: str) -> int:

@@ -17,6 +17,8 @@ from typing import Final
 import httpx
 import pytest
 
+from support.required import unavailable
+
 REDIS_URL: Final = os.environ.get("GENMCP_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
@@ -42,9 +44,7 @@ def require_redis() -> str:
     problem = redis_problem()
     if problem is None:
         return REDIS_URL
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must run the Redis tests, but {problem}", pytrace=False)
-    pytest.skip(problem)
+    unavailable(problem, "the Redis tests")
 
 
 @pytest.fixture

@@ -22,10 +22,10 @@ import subprocess
 from pathlib import Path
 from typing import Any, Final
 
-import pytest
 from jsonschema import Draft202012Validator
 
 from support.authorization_server import _node
+from support.required import unavailable
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 CACHE: Final = Path(os.environ.get("GENMCP_APPS_CACHE", ROOT / ".cache" / "apps"))
@@ -77,9 +77,7 @@ def require(problem: str | None) -> None:
     """Skip the calling test on `problem`, or fail it when `CI` is set."""
     if problem is None:
         return
-    if os.environ.get("CI", "").lower() not in ("", "0", "false"):
-        pytest.fail(f"CI must run the MCP Apps tests, but {problem}", pytrace=False)
-    pytest.skip(problem)
+    unavailable(problem, "the MCP Apps tests")
 
 
 def _name(package: str) -> str:

@@ -7,7 +7,6 @@ Without `redis-server` the test is skipped; with `CI` set it fails instead.
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import socket
@@ -16,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import pytest
+from support.required import unavailable
 
 __all__ = ["OwnRedis", "free_port", "require_redis_server"]
 
@@ -32,9 +31,9 @@ def require_redis_server() -> str:
     """The redis-server binary, or skip (fail under CI) when there is none."""
     binary = shutil.which("redis-server")
     if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the Redis fault tests: redis-server is not installed")
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+        unavailable(
+            "redis-server is not installed (apt-get install redis-server)", "the Redis fault tests"
+        )
     return binary
 
 

@@ -22,16 +22,15 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import pytest
-
 from support.redis_server import free_port
+from support.required import unavailable
 
 __all__ = ["SCALE_APP_DIR", "Nginx", "Processes", "require_nginx"]
 
 SCALE_APP_DIR = Path(__file__).resolve().parents[2] / "bench" / "scale"
 
 
-def _wait_port(port: int, process: subprocess.Popen[bytes], within: float = 15.0) -> None:
+def wait_port(port: int, process: subprocess.Popen[bytes], within: float = 15.0) -> None:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -47,9 +46,7 @@ def _wait_port(port: int, process: subprocess.Popen[bytes], within: float = 15.0
 def require_nginx() -> str:
     binary = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
     if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the nginx tests, but nginx is not installed")
-        pytest.skip("nginx is not installed (apt-get install -y nginx)")
+        unavailable("nginx is not installed (apt-get install -y nginx)", "the nginx tests")
     return binary
 
 
@@ -74,7 +71,7 @@ class Processes:
         for index, port in enumerate(self.ports):
             process = self.processes[index]
             assert process is not None
-            _wait_port(port, process)
+            wait_port(port, process)
         return self
 
     def start_one(self, index: int) -> None:
@@ -121,12 +118,11 @@ class Processes:
         shutil.rmtree(self.logs, ignore_errors=True)
 
 
-_CONFIG = """
-daemon off;
+NGINX_MAIN = """daemon off;
 worker_processes 1;
 pid {dir}/nginx.pid;
 error_log {dir}/error.log warn;
-events {{ worker_connections 4096; }}
+events {{ worker_connections {connections}; }}
 http {{
     access_log off;
     client_body_temp_path {dir}/body;
@@ -134,7 +130,13 @@ http {{
     fastcgi_temp_path {dir}/fastcgi;
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
-    upstream genmcp {{
+{http}
+}}
+"""
+"""An nginx.conf that keeps everything under `dir` (no root, no system paths) around an
+`http` block body; `.format(dir=, connections=, http=)`."""
+
+_HTTP = """    upstream genmcp {{
 {servers}
     }}
     server {{
@@ -149,9 +151,7 @@ http {{
             proxy_read_timeout 300s;
             proxy_next_upstream error;
         }}
-    }}
-}}
-"""
+    }}"""
 
 
 class Nginx:
@@ -163,7 +163,11 @@ class Nginx:
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
         servers = "\n".join(f"        server 127.0.0.1:{port} max_fails=0;" for port in upstreams)
         (self.dir / "nginx.conf").write_text(
-            _CONFIG.format(dir=self.dir, servers=servers, port=self.port)
+            NGINX_MAIN.format(
+                dir=self.dir,
+                connections=4096,
+                http=_HTTP.format(servers=servers, port=self.port),
+            )
         )
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -185,7 +189,7 @@ class Nginx:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        _wait_port(self.port, self.process)
+        wait_port(self.port, self.process)
         return self
 
     def stop(self) -> None:

@@ -66,7 +66,6 @@ class MailRelay:
         "_workers",
         "address",
         "dropped",
-        "waiting",
     )
 
     def __init__(self, broker: Broker, workers: Mapping[str, Call], *, shared: bool) -> None:
@@ -78,13 +77,11 @@ class MailRelay:
         self._subscription: Subscription | None = None
         self._inbox: Inbox | None = None
         self._task: asyncio.Task[None] | None = None
-        self.waiting = shared  # True until ``start`` has run where it has work to do
 
     def start(self) -> None:
         """Receive posts from other processes (idempotent; call on the server loop)."""
         if not self._shared or self._task is not None:
             return
-        self.waiting = False
         loop = asyncio.get_running_loop()
         if isinstance(self._broker, Inboxes):
             self._inbox = self._broker.open_inbox(self.address)
@@ -116,7 +113,6 @@ class MailRelay:
         if self._task is not None:
             self._task.cancel()
         self._subscription = self._inbox = self._task = None
-        self.waiting = self._shared  # started again by the next call
 
     def _hand_over(self, envelope: Any, *, ours: bool) -> None:
         worker_id = envelope.get("worker") if isinstance(envelope, Mapping) else None

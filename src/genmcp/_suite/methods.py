@@ -104,8 +104,7 @@ class SuiteMethods:
         )
 
     def _call_tool(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Job:
-        if self._mail.waiting:  # from the first call on, posts from other processes reach ours
-            self._mail.start()
+        self._mail.start()  # from the first call on, posts from other processes reach ours
         return self._tools.job(request, meta, assigns)
 
     # -- prompts --------------------------------------------------------------------

@@ -17,14 +17,13 @@ Imports genmcp's core modules; never a web framework.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp._suite.answer import checked, completed, result_of
-from genmcp._suite.blocking import watched
+from genmcp._suite.blocking import debugging, watched
 from genmcp._suite.convert import converted, error_result
 from genmcp._suite.hooks import call_hook, is_async_hook
 from genmcp._suite.job import Job
@@ -278,13 +277,12 @@ class ToolJob(Job):
             (False, None) if validator is None else validator.inline(request.arguments)
         )
         if done:  # the common call: validated at once on the loop
-            if arguments is not request.arguments:  # (the same object: nothing to rebuild)
-                request = with_arguments(request, arguments)
+            request = with_arguments(request, arguments)
         else:  # the tool's own validate_request, or a costly validation: off the loop
             request = await checked_request(entry.tool, request, entry.arg)
         if entry.call_is_async:  # the hot path: one await, no thread
             coro = entry.tool.call(request, channel, entry.arg)
-            if asyncio.get_running_loop().get_debug():  # blocking.debugging(), inlined
+            if debugging():
                 coro = watched(coro, f"{entry.owner}.call() ({entry.label})")
             outcome = await coro
             if type(outcome) in _OUTCOMES:
