@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 from genmcp.protocol.tasks import iso_now, lease_lost_error, new_record
-from genmcp.storage.tasks import MemoryTaskStore, TaskStore
+from genmcp.storage.tasks import MemoryTaskStore, TaskEnd, TaskStore
 from support.client import Exchange, ModernClient
 
 HERE: Final = Path(__file__).resolve().parent
@@ -84,9 +84,9 @@ async def test_the_store_moves_a_task_through_input_to_one_terminal_status(
     assert await store.take_answers("t1", ["b"]) == {}
     assert await store.renew("t1", 10_000) == "working"
     result = {"content": [], "isError": False, "structuredContent": {"l": []}}
-    moved = await store.finish("t1", "completed", iso_now(), result=result)
+    moved = await store.finish("t1", TaskEnd("completed", result=result), iso_now())
     assert moved is not None and moved["result"] == result and moved["version"] == 5
-    assert await store.finish("t1", "cancelled", iso_now()) is None  # the first one wins
+    assert await store.finish("t1", TaskEnd("cancelled"), iso_now()) is None  # the first one wins
     assert await store.ask("t1", asked, iso_now()) is None
     got = await store.get("t1", lost=LOST)
     assert got == moved and got["status"] == "completed"
@@ -106,6 +106,12 @@ async def test_a_lapsed_lease_fails_the_task_and_the_ttl_removes_it(store: TaskS
     assert await store.renew("t2", 1000) == "failed"
     await asyncio.sleep(0.4)
     assert await store.get("t2", lost=LOST) is None
+
+
+def test_a_task_ends_only_in_a_terminal_status() -> None:
+    with pytest.raises(ValueError, match="not 'working'"):
+        TaskEnd("working")
+    assert TaskEnd("failed", error=LOST).error == LOST
 
 
 # -- real processes --------------------------------------------------------------------------

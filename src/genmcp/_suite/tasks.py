@@ -41,7 +41,7 @@ from genmcp.events import Answer, Ended
 from genmcp.protocol import tasks as wire
 from genmcp.protocol.jsonrpc import Request, result_response
 from genmcp.storage import Broker
-from genmcp.storage.tasks import MemoryTaskStore, TaskOptions, TaskStore
+from genmcp.storage.tasks import MemoryTaskStore, TaskEnd, TaskOptions, TaskStore
 
 __all__ = ["Opened", "TaskAsker", "TaskService"]
 
@@ -190,7 +190,7 @@ class TaskService:
                     await self._settle(task_id, event.response)
                     return
                 if isinstance(event, Ended):
-                    moved = await self.store.finish(task_id, "cancelled", wire.iso_now())
+                    moved = await self.store.finish(task_id, TaskEnd("cancelled"), wire.iso_now())
                     await announce(self.broker, moved)
                     return
                 # Interim (progress, logs) and StreamStart: not sent for tasks
@@ -201,13 +201,12 @@ class TaskService:
             self._running.pop(task_id, None)
 
     async def _settle(self, task_id: str, response: Mapping[str, Any]) -> None:
-        now = wire.iso_now()
         if "result" in response:
-            moved = await self.store.finish(task_id, "completed", now, result=response["result"])
+            end = TaskEnd("completed", result=response["result"])
         else:
             error = response.get("error") or {}
-            message = str(error.get("message", "failed"))
-            moved = await self.store.finish(task_id, "failed", now, error=error, message=message)
+            end = TaskEnd("failed", error=error, message=str(error.get("message", "failed")))
+        moved = await self.store.finish(task_id, end, wire.iso_now())
         await announce(self.broker, moved)
 
     async def _keep(self, task_id: str, call: Call) -> None:
@@ -335,9 +334,8 @@ class TaskService:
         record = await self._record(task_id, assigns)
         if record["status"] in wire.TERMINAL:
             return {"resultType": "complete", "_meta": self._result_meta}
-        moved = await self.store.finish(
-            task_id, "cancelled", wire.iso_now(), message="Cancelled by the client"
-        )
+        end = TaskEnd("cancelled", message="Cancelled by the client")
+        moved = await self.store.finish(task_id, end, wire.iso_now())
         if moved is not None:
             await announce(self.broker, moved)
             await self._poke(task_id, cancel=True)

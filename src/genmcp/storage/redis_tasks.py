@@ -33,6 +33,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from genmcp.protocol.tasks import iso_now
+from genmcp.storage.tasks import TaskEnd
 
 __all__ = ["DEFAULT_PREFIX", "RedisTaskStore"]
 
@@ -249,22 +250,13 @@ class RedisTaskStore:
         flat = await self._take(keys=[self.key(task_id)], args=wanted)
         return {_text(flat[i]): json.loads(flat[i + 1]) for i in range(0, len(flat), 2)}
 
-    async def finish(
-        self,
-        task_id: str,
-        status: str,
-        updated_at: str,
-        *,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        message: str | None = None,
-    ) -> dict[str, Any] | None:
+    async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
         args = [
-            status,
+            end.status,
             updated_at,
-            "" if result is None else _json(dict(result)),
-            "" if error is None else _json(dict(error)),
-            message or "",
+            "" if end.result is None else _json(dict(end.result)),
+            "" if end.error is None else _json(dict(end.error)),
+            end.message or "",
         ]
         return _record(await self._finish(keys=[self.key(task_id)], args=args))
 

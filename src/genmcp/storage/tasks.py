@@ -9,8 +9,9 @@ shows), None when it changed nothing:
 - ``ask``: ``working`` -> ``input_required`` with outstanding requests (added by key);
 - ``answer``: answers stored for outstanding keys only, each key leaves ``inputRequests``; when
   none is left the task is ``working`` again; the runner collects them with ``take_answers``;
-- ``finish``: a non-terminal task becomes ``completed`` (``result``), ``failed`` (``error``) or
-  ``cancelled``; a terminal task never changes again (the first transition wins);
+- ``finish``: a non-terminal task ends as a ``TaskEnd`` says: ``completed`` (``result``),
+  ``failed`` (``error``) or ``cancelled``; a terminal task never changes again (the first
+  transition wins);
 - ``renew``: the process running the task extends its lease. A task whose lease ran out is
   ``failed`` by the next ``get`` (any process): a dead process leaves no task ``working``.
 
@@ -28,7 +29,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from genmcp.protocol.tasks import iso_now
 
-__all__ = ["MemoryTaskStore", "TaskOptions", "TaskStore", "now_ms"]
+__all__ = ["MemoryTaskStore", "TaskEnd", "TaskOptions", "TaskStore", "now_ms"]
 
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 MAX_TASKS: Final = 100_000
@@ -56,6 +57,27 @@ class TaskOptions:
             raise ValueError("tasks need ttl_ms >= 1, lease_ms >= 30 and poll_interval_ms >= 1")
         if self.max_rounds < 1:
             raise ValueError("tasks need max_rounds >= 1")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskEnd:
+    """How a task ends (``TaskStore.finish``): its terminal status and what its record gains.
+
+    Attributes:
+        status: ``"completed"``, ``"failed"`` or ``"cancelled"``.
+        result: the ``CallToolResult`` of a completed task (the record's ``result``).
+        error: the JSON-RPC error of a failed task (the record's ``error``).
+        message: the record's ``statusMessage``.
+    """
+
+    status: str
+    result: Mapping[str, Any] | None = None
+    error: Mapping[str, Any] | None = None
+    message: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in _TERMINAL:
+            raise ValueError(f"a task ends completed, failed or cancelled, not {self.status!r}")
 
 
 def now_ms() -> int:
@@ -98,18 +120,9 @@ class TaskStore(Protocol):
         """Remove and return the stored answers among ``keys``."""
         ...
 
-    async def finish(
-        self,
-        task_id: str,
-        status: str,
-        updated_at: str,
-        *,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        message: str | None = None,
-    ) -> dict[str, Any] | None:
-        """Move a non-terminal task to the terminal ``status``: the record after; None if the
-        task was unknown or terminal already."""
+    async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
+        """End a non-terminal task as ``end`` says: the record after; None if the task was
+        unknown or terminal already."""
         ...
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
@@ -176,7 +189,7 @@ class MemoryTaskStore:
             return None
         if entry.record["status"] not in _TERMINAL and entry.lease < now_ms():
             message = str(lost.get("message", "lease lost"))
-            await self.finish(task_id, "failed", iso_now(), error=lost, message=message)
+            await self.finish(task_id, TaskEnd("failed", error=lost, message=message), iso_now())
         return _copy(entry.record)
 
     async def owner(self, task_id: str) -> str | None:
@@ -220,29 +233,20 @@ class MemoryTaskStore:
             return {}
         return {key: entry.answers.pop(key) for key in keys if key in entry.answers}
 
-    async def finish(
-        self,
-        task_id: str,
-        status: str,
-        updated_at: str,
-        *,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        message: str | None = None,
-    ) -> dict[str, Any] | None:
+    async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
         entry = self._live(task_id)
         if entry is None or entry.record["status"] in _TERMINAL:
             return None
         record = entry.record
         record.pop("inputRequests", None)
         entry.answers.clear()
-        record["status"], record["lastUpdatedAt"] = status, updated_at
-        if result is not None:
-            record["result"] = dict(result)
-        if error is not None:
-            record["error"] = dict(error)
-        if message is not None:
-            record["statusMessage"] = message
+        record["status"], record["lastUpdatedAt"] = end.status, updated_at
+        if end.result is not None:
+            record["result"] = dict(end.result)
+        if end.error is not None:
+            record["error"] = dict(end.error)
+        if end.message is not None:
+            record["statusMessage"] = end.message
         _moved(record)
         return _copy(record)
 
