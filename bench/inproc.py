@@ -6,6 +6,7 @@ session (initialize first, then ``Mcp-Session-Id`` on every call).
     .venv/bin/python bench/inproc.py                  # this checkout, min of 7 runs
     .venv/bin/python bench/inproc.py --tree /tmp/base  # another checkout's src/ (a worktree)
     .venv/bin/python bench/inproc.py --profile         # cProfile's top costs
+    SORT=cumulative TOP=60 .venv/bin/python bench/inproc.py --profile  # another order, more rows
     .venv/bin/python bench/inproc.py --legacy          # in a 2025-11-25 session
 
 Prints microseconds of process CPU per request (min and median over the runs). Compare trees
@@ -181,7 +182,7 @@ def main() -> None:
             profiler.enable()
             await run(app, args.n, args.legacy)
             profiler.disable()
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+            pstats.Stats(profiler).sort_stats(os.environ.get("SORT", "tottime")).print_stats(int(os.environ.get("TOP", "30")))
             return
         for _ in range(args.runs):
             results.append(await run(app, args.n, args.legacy))
