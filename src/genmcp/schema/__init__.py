@@ -38,6 +38,7 @@ import itertools
 import logging
 import re
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
@@ -290,7 +291,11 @@ class _DictValidator(ArgumentValidator):
         if self._certainly_valid is not None and self._certainly_valid(arguments):
             return arguments  # the common shape, decided in a few microseconds
         waited = self._fast_pending
-        validator = self._full()
+        if self._validator is None:
+            started = time.monotonic()
+            self._full()
+            budget.deadline += time.monotonic() - started  # loading is not the arguments' time
+        validator = self._validator
         if waited and self._certainly_valid is not None and self._certainly_valid(arguments):
             return arguments  # the fast path that waited for the engine
         start_clock(budget)
