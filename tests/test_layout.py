@@ -56,10 +56,13 @@ PURE_OUTSIDE_PROTOCOL: Final = frozenset(
     {
         "genmcp.errors",
         "genmcp.schema",
+        "genmcp.schema.engine",
         "genmcp.schema.fastcheck",
         "genmcp.schema.keywords",
+        "genmcp.schema.re2syntax",
         "genmcp.schema.refs",
         "genmcp.schema.regex",
+        "genmcp.schema.wellformed",
         "genmcp.sealing",
     }
 )

@@ -18,6 +18,7 @@ module imports nothing from the rest of genmcp.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -26,10 +27,11 @@ import re
 import secrets
 import time
 from collections.abc import Sequence
-from typing import Any, Final, Literal
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-from itsdangerous import BadData, BadSignature, URLSafeTimedSerializer
-from itsdangerous.encoding import base64_decode
+if TYPE_CHECKING:
+    from itsdangerous import URLSafeTimedSerializer
 
 __all__ = [
     "CLOCK_SKEW_S",
@@ -68,6 +70,16 @@ _UNUSED_BITS: Final = {0: 0, 2: 4, 3: 2}  # unpadded length % 4 -> low bits of t
 logger = logging.getLogger("genmcp")
 
 
+@functools.cache
+def _itsdangerous() -> ModuleType:
+    """itsdangerous, imported when the first token is sealed or opened (a server that never
+    pages, pauses a call or serves legacy sessions never needs it)."""
+    import itsdangerous
+    import itsdangerous.encoding
+
+    return itsdangerous
+
+
 class SealError(Exception):
     """A token failed to unseal.
 
@@ -88,8 +100,8 @@ def _signed_at(body: str) -> int:
     """The unverified signing time (epoch seconds) of a token body; large when unreadable."""
     try:
         stamp = body.rsplit(".", 2)[-2]
-        return int.from_bytes(base64_decode(stamp), "big")
-    except (IndexError, ValueError, BadData):
+        return int.from_bytes(_itsdangerous().encoding.base64_decode(stamp), "big")
+    except (IndexError, ValueError, _itsdangerous().BadData):
         return 2**62
 
 
@@ -186,12 +198,18 @@ class Sealer:
         if audience is not None and not isinstance(audience, str):
             raise TypeError(f"audience must be a str or None, not {type(audience).__name__}")
         self.audience = audience
-        # itsdangerous signs with the LAST key and verifies with all of them.
-        self._serializer = URLSafeTimedSerializer(
-            list(reversed(keys)),
+        self._keys = keys
+
+    @functools.cached_property
+    def _serializer(self) -> URLSafeTimedSerializer:
+        """itsdangerous's serializer, made on first use: it signs with the LAST key and
+        verifies with all of them."""
+        serializer: URLSafeTimedSerializer = _itsdangerous().URLSafeTimedSerializer(
+            list(reversed(self._keys)),
             serializer_kwargs={"allow_nan": False, "ensure_ascii": True},
             signer_kwargs={"key_derivation": "hmac", "digest_method": hashlib.sha256},
         )
+        return serializer
 
     def __repr__(self) -> str:
         return (
@@ -299,7 +317,7 @@ class Sealer:
         body = self._token_body(purpose, token)
         try:
             payload, signed_at = self._serializer.loads(body, salt=salt, return_timestamp=True)
-        except BadSignature as exc:
+        except _itsdangerous().BadSignature as exc:  # evaluated only when it raised
             if self.ephemeral and _signed_at(body) < self.made_at:
                 raise SealError(
                     "tampered",
@@ -312,7 +330,7 @@ class Sealer:
                 f"{purpose!r} token has an invalid signature: it was altered, signed with an "
                 "unknown key, or made for another purpose",
             ) from exc
-        except BadData as exc:
+        except _itsdangerous().BadData as exc:
             raise SealError("malformed", f"{purpose!r} token payload cannot be decoded") from exc
         age = int(time.time()) - int(signed_at.timestamp())
         if age > limit:

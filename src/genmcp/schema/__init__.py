@@ -22,31 +22,38 @@ This module is the API; the parts live beside it: ``schema.regex`` (ECMA-262 pat
 RE2), ``schema.sandbox`` (backtracking patterns in helper processes), ``schema.keywords``
 (the hardened keywords), ``schema.terse`` (short messages), ``schema.clock`` (the budget),
 ``schema.options`` (build options), ``schema.refs`` (``$ref`` inlining), ``fastcheck``
-(the fast path for common schemas) and ``schema.offload`` (the asyncio side).
+(the fast path for common schemas), ``schema.offload`` (the asyncio side), and what keeps
+the engines out of memory until used: ``schema.wellformed`` (a common schema proved valid
+without jsonschema), ``schema.re2syntax`` (a plain pattern proved RE2's without loading it)
+and ``schema.engine`` (the jsonschema side, imported on first need).
 
-Imports no asyncio and no web framework.
+Imports no asyncio and no web framework (nor jsonschema or RE2 until a schema needs them).
 """
 
 from __future__ import annotations
 
 import abc
+import functools
 import itertools
 import logging
 import re
+import threading
+import time
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Final
 
-import jsonschema
-import jsonschema.exceptions
-import jsonschema.validators
 from pydantic import BaseModel, ValidationError
 
-from genmcp.schema import keywords
-from genmcp.schema.clock import Budget, OverBudget
-from genmcp.schema.fastcheck import compile_fast
+from genmcp.schema.clock import Budget, OverBudget, start_clock, stop_clock
+from genmcp.schema.fastcheck import NO_FORMATS, Check, compile_fast
 from genmcp.schema.options import SchemaOptions, merge_options
 from genmcp.schema.refs import inline_refs
 from genmcp.schema.regex import regex, schema_patterns
+from genmcp.schema.wellformed import plainly_valid
+
+if TYPE_CHECKING:
+    import jsonschema.exceptions
 
 __all__ = [
     "BACKTRACKING_MAX_CHARS",
@@ -201,7 +208,20 @@ class _Knobs:
         return REGEX_FORMAT_MAX_CHARS
 
 
-keywords.read_limits_from(_Knobs())
+@functools.cache
+def _engine() -> ModuleType:
+    """``schema.engine`` (so jsonschema and ``schema.keywords``), imported on first need.
+
+    Lazily: jsonschema costs ~3 MB of memory, and a schema ``schema.wellformed`` and
+    ``schema.fastcheck`` decide alone does not need it until arguments fail the fast path.
+    """
+    from genmcp.schema import engine, keywords
+
+    keywords.read_limits_from(_Knobs())
+    return engine
+
+
+_BUILD_LOCK: Final = threading.Lock()
 
 _TOO_DEEP: Final = {
     "type": "too_deep",
@@ -211,18 +231,49 @@ _TOO_DEEP: Final = {
 
 
 class _DictValidator(ArgumentValidator):
+    """A dict schema. ``base`` is its jsonschema class, or None when ``compile_schema``
+    proved the schema valid without jsonschema: the engine (jsonschema's validator, and the
+    fast path too when the schema checks a ``format``) is then built when first needed."""
+
     def __init__(self, schema: Mapping[str, Any], options: SchemaOptions, base: Any) -> None:
         super().__init__(dict(schema))
+        self._schema, self._options = schema, options
         used = set(_formats_used(schema))
-        formats = {name: check for name, check in options.formats.items() if name in used}
-        checker = keywords.format_checker(base, formats)
-        self._validator = keywords.hardened(base)(
-            schema, format_checker=checker if options.check_formats else None
-        )
-        fast_checker = checker if options.check_formats else jsonschema.FormatChecker(formats=())
-        self._certainly_valid = compile_fast(schema, fast_checker, dialect=options.default_dialect)
+        self._formats = {name: check for name, check in options.formats.items() if name in used}
+        self._validator: Any = None
+        self._certainly_valid: Check | None = None
+        # jsonschema's format checks need the engine: the fast path waits for it
+        self._fast_pending = base is not None or (options.check_formats and bool(used))
+        if base is not None:
+            self._build(base)
+        elif not self._fast_pending:
+            dialect = options.default_dialect
+            self._certainly_valid = compile_fast(schema, NO_FORMATS, dialect=dialect)
         backtracking = any(not regex(each).linear for _, each in schema_patterns(schema))
-        self.inline_safe = not (backtracking or (formats and options.check_formats))
+        self.inline_safe = not (backtracking or (self._formats and options.check_formats))
+
+    def _build(self, base: Any) -> None:
+        """The engine: the hardened jsonschema validator, and the fast path if it waited."""
+        keywords, options = _engine().keywords, self._options
+        checker = keywords.format_checker(base, self._formats)
+        validator = keywords.hardened(base)(
+            self._schema, format_checker=checker if options.check_formats else None
+        )
+        if self._fast_pending:
+            fast_checker = checker if options.check_formats else NO_FORMATS
+            dialect = options.default_dialect
+            self._certainly_valid = compile_fast(self._schema, fast_checker, dialect=dialect)
+            self._fast_pending = False
+        self._validator = validator
+
+    def _full(self) -> Any:
+        """The jsonschema validator, built on first use (once, whichever thread asks)."""
+        if self._validator is None:
+            with _BUILD_LOCK:
+                if self._validator is None:
+                    dialect = self._options.default_dialect
+                    self._build(_engine().dialect_class(self._schema, dialect, owner=""))
+        return self._validator
 
     def inline(self, arguments: Any) -> tuple[bool, Any]:
         if (
@@ -232,14 +283,24 @@ class _DictValidator(ArgumentValidator):
             and self._certainly_valid(arguments)
         ):
             return True, arguments  # the common shape: no budget to start
+        if self._validator is None:
+            return False, None  # the engine loads off the event loop, once
         return super().inline(arguments)
 
     def _check(self, arguments: Any, budget: Budget) -> Any:
         if self._certainly_valid is not None and self._certainly_valid(arguments):
             return arguments  # the common shape, decided in a few microseconds
-        keywords.start_clock(budget)
+        waited = self._fast_pending
+        if self._validator is None:
+            started = time.monotonic()
+            self._full()
+            budget.deadline += time.monotonic() - started  # loading is not the arguments' time
+        validator = self._validator
+        if waited and self._certainly_valid is not None and self._certainly_valid(arguments):
+            return arguments  # the fast path that waited for the engine
+        start_clock(budget)
         try:
-            first = itertools.islice(self._validator.iter_errors(arguments), MAX_REPORTED_ERRORS)
+            first = itertools.islice(validator.iter_errors(arguments), MAX_REPORTED_ERRORS)
             found = sorted(first, key=_error_order)
         except RecursionError:  # only in-process: transports refuse deep JSON when decoding
             raise InvalidArguments([dict(_TOO_DEEP)]) from None
@@ -255,7 +316,7 @@ class _DictValidator(ArgumentValidator):
                 raise InvalidArguments([dict(_TOO_DEEP)]) from None
             raise
         finally:
-            keywords.stop_clock()
+            stop_clock()
         if not found:
             return arguments
         raise InvalidArguments([_entry(error) for error in found])
@@ -342,20 +403,14 @@ def compile_schema(
             f"{owner}: a schema must be a dict or a pydantic model class, not {schema!r}"
         )
     options = options or SchemaOptions()
-    unknown: Any = None  # validator_for's default when $schema is not a known dialect
-    default = jsonschema.validators.validator_for({"$schema": options.default_dialect}, unknown)
-    if default is None:
-        raise ValueError(
-            f"{owner}: schema_options default_dialect {options.default_dialect!r} is not a "
-            "JSON Schema dialect jsonschema knows"
-        )
-    cls = jsonschema.validators.validator_for(schema, default=default)
-    meta_check: Any = cls.check_schema  # typeshed's protocol lacks format_checker=
-    checker = keywords.format_checker(cls, for_schemas=True)
-    try:
-        meta_check(dict(schema), format_checker=checker)
-    except jsonschema.exceptions.SchemaError as exc:
-        raise ValueError(f"{owner}: invalid JSON Schema: {exc.message}") from None
+    if plainly_valid(schema, dialect=options.default_dialect):
+        # valid against its meta-schema at a glance: jsonschema loads when first needed
+        for where, pattern in schema_patterns(schema):
+            _check_pattern(owner, where, pattern, options)
+        return _DictValidator(schema, options, None)
+    engine = _engine()
+    cls = engine.dialect_class(schema, options.default_dialect, owner=owner)
+    engine.check_meta(schema, cls, owner=owner)
     for where, pattern in schema_patterns(schema):
         _check_pattern(owner, where, pattern, options)
     return _DictValidator(schema, options, cls)

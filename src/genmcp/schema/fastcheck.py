@@ -13,22 +13,38 @@ Subset: ``type``, ``properties``, ``required``, ``additionalProperties`` (bool o
 strings, ``format`` (through the same format checker), ``pattern`` when RE2 runs it (the
 same compiled pattern the full validator uses; patterns needing backtracking are left to it),
 and annotations (``title``, ``description``, ``default``, ``examples`` ...). Pure: imports
-jsonschema's types and the schema regex cache only.
+the schema regex cache only (not jsonschema: a format checker is anything with ``checkers``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Final
-
-from jsonschema import FormatChecker
+from typing import Any, Final, Protocol
 
 from genmcp.schema.regex import regex
 
-__all__ = ["Check", "compile_fast"]
+__all__ = ["DIALECTS", "KNOWN", "NO_FORMATS", "Check", "FormatChecker", "compile_fast"]
 
 Check = Callable[[Any], bool]
+
+
+class FormatChecker(Protocol):
+    """What the fast path reads of a ``jsonschema.FormatChecker``: name -> (test, raises)."""
+
+    @property
+    def checkers(self) -> Mapping[str, tuple[Callable[[Any], object], Any]]:
+        """The format names it checks, each with its test and the exceptions that fail it."""
+
+
+class _NoFormats:
+    """A format checker that knows no format: ``format`` is an annotation (formats off)."""
+
+    checkers: Final[Mapping[str, tuple[Callable[[Any], object], Any]]] = {}
+
+
+NO_FORMATS: Final = _NoFormats()
+"""The checker when formats are off."""
 
 _ANNOTATIONS: Final = frozenset(
     (
@@ -36,7 +52,7 @@ _ANNOTATIONS: Final = frozenset(
         "readOnly", "writeOnly", "$schema", "$id", "contentMediaType", "contentEncoding",
     )
 )  # fmt: skip
-_DIALECTS: Final = frozenset(
+DIALECTS: Final = frozenset(
     (
         "https://json-schema.org/draft/2020-12/schema",
         "https://json-schema.org/draft/2019-09/schema",
@@ -44,14 +60,16 @@ _DIALECTS: Final = frozenset(
         "http://json-schema.org/draft-07/schema",
     )
 )
+"""The ``$schema`` values the subset is decided for."""
 _DEFAULT: Final = "https://json-schema.org/draft/2020-12/schema"
 _BOUNDS: Final = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-_KNOWN: Final = _ANNOTATIONS | frozenset(
+KNOWN: Final = _ANNOTATIONS | frozenset(
     (
         "type", "properties", "required", "additionalProperties", "items", "minItems",
         "maxItems", "minLength", "maxLength", "enum", "const", "format", "pattern", *_BOUNDS,
     )
 )  # fmt: skip
+"""The keywords of the subset."""
 
 
 class _Unsupported(Exception):
@@ -66,7 +84,7 @@ def compile_fast(
     ``dialect`` is the ``$schema`` assumed when the schema has none; a ``format`` that
     ``format_checker`` does not know is an annotation (an empty checker: formats off).
     """
-    if isinstance(schema, Mapping) and schema.get("$schema", dialect) not in _DIALECTS:
+    if isinstance(schema, Mapping) and schema.get("$schema", dialect) not in DIALECTS:
         return None
     try:
         return _compile(schema, format_checker)
@@ -98,7 +116,7 @@ _TYPES: Final[dict[str, Check]] = {
 def _compile(schema: Any, checker: FormatChecker | None) -> Check:
     if schema is True or schema == {}:
         return lambda value: True
-    if not isinstance(schema, Mapping) or not set(schema) <= _KNOWN:
+    if not isinstance(schema, Mapping) or not set(schema) <= KNOWN:
         raise _Unsupported
     checks = [
         check

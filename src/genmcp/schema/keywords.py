@@ -72,13 +72,14 @@ _limits: Limits | None = None
 
 
 def read_limits_from(source: Limits) -> None:
-    """Read the limits from ``source`` at each use (``genmcp.schema`` calls this on import)."""
+    """Read the limits from ``source`` at each use (``genmcp.schema`` calls this when it
+    first loads this module)."""
     global _limits
     _limits = source
 
 
 def _limit() -> Limits:
-    assert _limits is not None, "genmcp.schema installs the limits on import"
+    assert _limits is not None, "genmcp.schema installs the limits when it loads this module"
     return _limits
 
 

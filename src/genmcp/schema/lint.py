@@ -13,7 +13,6 @@ Imports no asyncio and no web framework.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
@@ -85,6 +84,8 @@ def lint_tool_schema(schema: Mapping[str, Any], *, owner: str, which: str) -> No
             "property: {'type': 'object', 'properties': {'value': ...}, 'required': ['value']})"
         )
     for where, key in unknown_keywords(schema):
+        import difflib  # only for the error: a served schema never gets here
+
         close = difflib.get_close_matches(key, KNOWN_KEYWORDS, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise ValueError(

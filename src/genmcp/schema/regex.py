@@ -10,7 +10,9 @@ refused at build when a repeat nests another repeat, an alternation or a backref
 process killed at the deadline (``schema.sandbox``: ``re`` holds the GIL).
 
 Owns the translation, the compiled-pattern cache and the search of a schema's patterns.
-Pure: imports no asyncio, no web framework; from genmcp only ``schema.sandbox``.
+A pattern ``schema.re2syntax`` calls plain is compiled on its first search, so RE2 loads
+only when a pattern is first used. Pure: imports no asyncio, no web framework; from genmcp
+only ``schema.sandbox`` and ``schema.re2syntax``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from genmcp.schema import sandbox
+from genmcp.schema.re2syntax import plainly_linear
 
 __all__ = ["Regex", "Unchecked", "compiles", "regex", "schema_patterns"]
 
@@ -58,7 +61,11 @@ class Regex:
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self._re2: Any = _compile_re2(source)
+        self._re2: Any = None
+        self.linear = plainly_linear(source)  # RE2 certainly takes it: compiled when first used
+        if self.linear:
+            return
+        self._re2 = _compile_re2(source)
         self.linear = self._re2 is not None
         if self._re2 is None:
             re.compile(source)  # raises re.error when Python cannot run it either
@@ -78,10 +85,15 @@ class Regex:
                 ``backtracking_max_chars``.
             sandbox.TimedOut: a backtracking search was not done by ``deadline``.
         """
-        if self._re2 is not None:
+        if self.linear:
+            compiled = self._re2
+            if compiled is None:
+                compiled = self._re2 = _compile_re2(self.source)
+                if compiled is None:  # re2syntax's promise broken: a bug, never client input
+                    raise RuntimeError(f"RE2 refused the plain pattern {self.source!r}")
             data = text.encode("utf-8", "surrogatepass")
             unanchored = _re2()[2]
-            return bool(self._re2.Match(unanchored, data, 0, len(data))[0] != _NO_MATCH)
+            return bool(compiled.Match(unanchored, data, 0, len(data))[0] != _NO_MATCH)
         if len(text) > backtracking_max_chars:
             raise Unchecked(
                 f"{len(text)} characters is over the {backtracking_max_chars} a pattern with "
@@ -104,7 +116,9 @@ def regex(source: str) -> Regex:
 def compiles(instance: object) -> bool:
     """RE2 or Python's ``re`` compiles it: ECMA's ``\\p{L}`` and ``(?<name>...)`` pass,
     and so do Python's lookbehinds."""
-    if not isinstance(instance, str) or _compile_re2(instance) is not None:
+    if not isinstance(instance, str) or plainly_linear(instance):
+        return True
+    if _compile_re2(instance) is not None:
         return True
     try:
         re.compile(instance)

@@ -18,8 +18,6 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from sse_starlette import EventSourceResponse
-from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
 from genmcp.context import bind, unbind
@@ -221,6 +219,9 @@ class MCPEndpoint:
         except MCPError as exc:
             await _send_error(send, None, exc)
             return
+        from sse_starlette import EventSourceResponse  # the first legacy GET stream loads it
+        from sse_starlette.sse import SendTimeoutError
+
         retry = legacy.stream_retry_ms
         events = (_sse(i, m, retry) async for i, m in opened.sse())  # resumable: with ids
         stream = EventSourceResponse(
@@ -351,7 +352,12 @@ class MCPEndpoint:
 
 
 async def _exit_signal() -> None:
-    """Return when the server is asked to exit (sse-starlette's uvicorn watch, shared)."""
+    """Return when the server is asked to exit (sse-starlette's uvicorn watch, shared).
+
+    sse-starlette is imported here, by the first stream: a server that never streams never
+    loads it."""
+    from sse_starlette import EventSourceResponse
+
     await EventSourceResponse._listen_for_exit_signal()
 
 
