@@ -76,13 +76,17 @@ class Era(Enum):
     LEGACY = "legacy"
 
 
+_AGE: Final = {version: age for age, version in enumerate(SUPPORTED_VERSIONS)}
+"""Each supported version's place, newest first (``at_least`` runs per translated field)."""
+
+
 def at_least(version: str, minimum: str) -> bool:
     """True when ``version`` is ``minimum`` or newer; unknown versions count as oldest."""
-    if minimum not in SUPPORTED_VERSIONS:
+    oldest = _AGE.get(minimum)
+    if oldest is None:
         raise ValueError(f"unknown minimum protocol version {minimum!r}")
-    if version not in SUPPORTED_VERSIONS:
-        return False
-    return SUPPORTED_VERSIONS.index(version) <= SUPPORTED_VERSIONS.index(minimum)
+    age = _AGE.get(version) if isinstance(version, str) else None
+    return age is not None and age <= oldest
 
 
 def negotiate_legacy(requested: Any) -> str:
