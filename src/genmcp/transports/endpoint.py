@@ -23,7 +23,7 @@ from starlette.types import Receive, Scope, Send
 from genmcp.context import bind, unbind
 from genmcp.errors import MCPError, http_status, retry_after
 from genmcp.events import Answer, Ended
-from genmcp.middleware import TransportContext, refusal
+from genmcp.middleware import NO_CONTEXT, TransportContext, refusal
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,
@@ -260,8 +260,8 @@ class MCPEndpoint:
             if denied is not None:  # (body, status, headers): answered before any stream
                 await send_json(send, *denied)
                 return
-        context = TransportContext("tcp", "http", headers)  # what the middleware may read
         if self.legacy is not None and _era(message, headers) is Era.LEGACY:
+            context = TransportContext("tcp", "http", headers)  # what the middleware may read
             await self._legacy_post(self.legacy, message, context, scope, receive, send, assigns)
             return
         if isinstance(message, Notification):
@@ -274,6 +274,8 @@ class MCPEndpoint:
             await _send_error(send, message.id, failure)
             return
         suite = self.suite
+        # what the middleware may read; without middleware nobody does (the hot path)
+        context = TransportContext("tcp", "http", headers) if suite.middleware else NO_CONTEXT
         try:
             meta = modern_preflight(headers, message, suite.supported_versions, suite.header_params)
         except MCPError as exc:  # answered through the chain, so middleware sees it too

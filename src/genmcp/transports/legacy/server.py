@@ -203,7 +203,8 @@ class LegacyServer:
         if isinstance(message, Request) and message.method == "initialize":
             return await self._initialize(message, assigns, context.replace(era="legacy"))
         session = await self.session(token, version, assigns)
-        context = context.in_session(session.key, session.version)
+        if self.suite.middleware:  # only middleware reads it (the hot path skips the copy)
+            context = context.in_session(session.key, session.version)
         if isinstance(message, Response):
             answer = {"result": message.result, "error": message.error}  # JSON, for any broker
             await self.broker.publish(reply_topic(session.key, message.id), answer)
