@@ -55,6 +55,8 @@ class Calls:
     def __init__(self) -> None:
         self.started = threading.Event()
         self.cancelled = threading.Event()
+        self.signals: Any = None  # a LegacyServer's CallSignals, for Slow to look at
+        self.listening: list[bool] = []  # whether it was listening as each Slow call began
 
 
 class Ask(Tool, name="ask", description="Asks the user for a name."):
@@ -77,6 +79,8 @@ class Chatty(Tool, name="chatty", description="Logs at debug and at error."):
 
 class Slow(Tool, name="slow", description="Waits until cancelled."):
     async def call(self, request: ToolRequest, channel: Channel, calls: Calls) -> Result:
+        if calls.signals is not None:
+            calls.listening.append(calls.signals.listening)
         calls.started.set()
         try:
             await asyncio.sleep(30)
@@ -275,6 +279,27 @@ async def test_a_cancellation_posted_to_b_stops_the_call_on_a(
     assert (reply.status, reply.response) == (200, None)  # a cancelled call goes unanswered
     assert await asyncio.to_thread(calls.cancelled.wait, 5)
     await eventually(lambda: a.suite.live_workers == 0)
+
+
+async def test_the_first_call_of_a_process_is_stoppable_from_its_first_step(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient], calls: Calls
+) -> None:
+    # The process's cancel subscription opens with its first call. It is ready before that
+    # call runs: a cancel sent the moment the call starts is not published to nobody.
+    a, b = nodes
+    legacy = a.router.endpoint.legacy
+    assert legacy is not None and not legacy.signals.listening
+    calls.signals = legacy.signals
+    on_a = clients(a)
+    await on_a.open()
+    call = asyncio.create_task(on_a.request("tools/call", {"name": "slow"}, id="first"))
+    assert await asyncio.to_thread(calls.started.wait, 5)
+    assert calls.listening == [True]
+    on_b = clients(b, joining=on_a)
+    assert (await on_b.notify("notifications/cancelled", {"requestId": "first"})).status == 202
+    reply = await asyncio.wait_for(call, 5)
+    assert (reply.status, reply.response) == (200, None)
+    assert await asyncio.to_thread(calls.cancelled.wait, 5)
 
 
 async def test_one_cancel_on_b_stops_exactly_the_call_it_names_on_a(

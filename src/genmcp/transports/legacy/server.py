@@ -346,6 +346,8 @@ class LegacyServer:
                 f"Invalid Request: request id {request.id!r} is already in flight in this "
                 "session; use a new id for each request",
             )
+        if not self.signals.listening:  # this process's first call: stoppable from its start
+            await self.signals.listen()
         params = legacy.modern_params(
             request.params,
             modern_version=self.suite.supported_versions[0],
@@ -370,7 +372,7 @@ class LegacyServer:
         )
         journal = None
         if call.task is not None:  # in flight: cancellable through the session, id reserved
-            await self.signals.track(session.key, request.id, call)
+            self.signals.track(session.key, request.id, call)
             if self.events is not None:  # its events are logged if it streams
                 owner = self.suite.mail_address()
                 polled = at_least(session.version, SSE_POLLING)

@@ -61,7 +61,7 @@ class CallSignals:
 
     @property
     def topics(self) -> int:
-        """Broker topics held for the whole process (2 once a call was tracked, else 0)."""
+        """Broker topics held for the whole process (2 once listening, else 0)."""
         return 0 if self._subscription is None else 2
 
     def running(self, session: str, request_id: RequestId) -> bool:
@@ -74,15 +74,23 @@ class CallSignals:
         call = self._calls.get(_key(session, request_id))
         return call is not None and call.phase is not Phase.DONE
 
-    async def track(self, session: str, request_id: RequestId, call: Call) -> None:
-        """Keep ``call`` stoppable until it ends (the first call opens the subscription)."""
+    @property
+    def listening(self) -> bool:
+        """True once the subscription is ready: a cancel posted anywhere reaches our calls."""
+        ready = self._ready
+        return ready is not None and ready.done()
+
+    async def listen(self) -> None:
+        """Open the subscription (bounded by the broker). The server awaits it before the
+        process's first call starts, so a cancel sent the moment that call runs is not lost."""
+        await self._start()
+
+    def track(self, session: str, request_id: RequestId, call: Call) -> None:
+        """Keep ``call`` stoppable until it ends."""
         key = _key(session, request_id)
         self._calls[key] = call
         assert call.task is not None
         call.task.add_done_callback(lambda _: self._forget(key, call))
-        ready = self._ready
-        if ready is None or not ready.done():  # listening already: the hot path, no await
-            await self._start()
 
     async def cancel(self, session: str, request_id: Any) -> None:
         """``notifications/cancelled``: stop the call here, or tell the other processes."""
