@@ -267,39 +267,24 @@ async def test_an_unusable_answer_posted_to_b_ends_the_call_waiting_on_a_at_once
 async def test_a_cancellation_posted_to_b_stops_the_call_on_a(
     nodes: tuple[Node, Node], clients: Callable[..., LegacyClient], calls: Calls
 ) -> None:
-    a, b = nodes
-    on_a = clients(a)
-    await on_a.open()
-    on_b = clients(b, joining=on_a)
-    call = asyncio.create_task(on_a.request("tools/call", {"name": "slow"}, id="slow-1"))
-    assert await asyncio.to_thread(calls.started.wait, 5)
-    cancel = await on_b.notify("notifications/cancelled", {"requestId": "slow-1"})
-    assert cancel.status == 202
-    reply = await asyncio.wait_for(call, 5)
-    assert (reply.status, reply.response) == (200, None)  # a cancelled call goes unanswered
-    assert await asyncio.to_thread(calls.cancelled.wait, 5)
-    await eventually(lambda: a.suite.live_workers == 0)
-
-
-async def test_the_first_call_of_a_process_is_stoppable_from_its_first_step(
-    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient], calls: Calls
-) -> None:
-    # The process's cancel subscription opens with its first call. It is ready before that
-    # call runs: a cancel sent the moment the call starts is not published to nobody.
+    # It is A's first call: A's cancel subscription, opened with its first call, is ready
+    # before that call runs, so a cancel sent the moment the call starts is not lost.
     a, b = nodes
     legacy = a.router.endpoint.legacy
     assert legacy is not None and not legacy.signals.listening
     calls.signals = legacy.signals
     on_a = clients(a)
     await on_a.open()
-    call = asyncio.create_task(on_a.request("tools/call", {"name": "slow"}, id="first"))
+    on_b = clients(b, joining=on_a)
+    call = asyncio.create_task(on_a.request("tools/call", {"name": "slow"}, id="slow-1"))
     assert await asyncio.to_thread(calls.started.wait, 5)
     assert calls.listening == [True]
-    on_b = clients(b, joining=on_a)
-    assert (await on_b.notify("notifications/cancelled", {"requestId": "first"})).status == 202
+    cancel = await on_b.notify("notifications/cancelled", {"requestId": "slow-1"})
+    assert cancel.status == 202
     reply = await asyncio.wait_for(call, 5)
-    assert (reply.status, reply.response) == (200, None)
+    assert (reply.status, reply.response) == (200, None)  # a cancelled call goes unanswered
     assert await asyncio.to_thread(calls.cancelled.wait, 5)
+    await eventually(lambda: a.suite.live_workers == 0)
 
 
 async def test_one_cancel_on_b_stops_exactly_the_call_it_names_on_a(

@@ -80,11 +80,6 @@ class CallSignals:
         ready = self._ready
         return ready is not None and ready.done()
 
-    async def listen(self) -> None:
-        """Open the subscription (bounded by the broker). The server awaits it before the
-        process's first call starts, so a cancel sent the moment that call runs is not lost."""
-        await self._start()
-
     def track(self, session: str, request_id: RequestId, call: Call) -> None:
         """Keep ``call`` stoppable until it ends."""
         key = _key(session, request_id)
@@ -106,7 +101,7 @@ class CallSignals:
         await self._broker.publish(ENDS, session)
 
     def close(self) -> None:
-        """Drop the subscription (the next tracked call opens it again)."""
+        """Drop the subscription (the next call opens it again)."""
         if self._subscription is not None:
             self._subscription.close()
         if self._task is not None:
@@ -115,19 +110,21 @@ class CallSignals:
 
     # -- the subscription ---------------------------------------------------------------
 
-    async def _start(self) -> None:
+    async def listen(self) -> None:
+        """Open the subscription (bounded by the broker). The server awaits it before the
+        process's first call starts, so a cancel sent the moment that call runs is not lost."""
         if self._ready is None:
             loop = asyncio.get_running_loop()
             self._ready = ready = loop.create_future()
             self._subscription = subscription = self._broker.subscribe(CANCELS, ENDS)
-            self._task = loop.create_task(self._listen(subscription), name="genmcp:legacy-signals")
+            self._task = loop.create_task(self._follow(subscription), name="genmcp:legacy-signals")
             await subscription.ready()  # bounded by the broker
             if not ready.done():
                 ready.set_result(None)
         elif not self._ready.done():
             await asyncio.shield(self._ready)
 
-    async def _listen(self, subscription: Subscription) -> None:
+    async def _follow(self, subscription: Subscription) -> None:
         while True:
             topic, message = await subscription.receive()
             if topic == ENDS and isinstance(message, str):
