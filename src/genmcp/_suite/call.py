@@ -88,6 +88,7 @@ class Call:
         "_started",
         "_watched",
         "_watcher",
+        "_when_done",
         "channel",
         "mailbox",
         "outbox",
@@ -117,6 +118,7 @@ class Call:
         self._job, self._meta, self._on_end = job, meta, on_end
         self._factory, self._asker = factory, asker
         self._observers: tuple[CallObserver, ...] = ()
+        self._when_done: tuple[Callable[[], None], ...] = ()
         self.task: asyncio.Task[None] | None = loop.create_task(
             self._run(), name=f"genmcp:{job.label}"
         )
@@ -136,7 +138,7 @@ class Call:
         call.channel._close()
         call.phase, call.task, call._watcher, call._watched = Phase.DONE, None, None, None
         call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
-        call._on_end, call._started, call._observers = _ignore, True, ()
+        call._on_end, call._started, call._observers, call._when_done = _ignore, True, (), ()
         call.outbox.put(final)
         return call
 
@@ -156,6 +158,17 @@ class Call:
             asyncio.get_running_loop().call_soon(observer.done)
         else:
             self._observers = (*self._observers, observer)
+
+    def when_done(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` the moment the Call is done, or at once if it is already.
+
+        Synchronous, in the step that ends the Call (before its task's done callbacks, a
+        loop turn later): for bookkeeping that must not outlive the Call by a turn.
+        """
+        if self.phase is Phase.DONE:
+            callback()
+        else:
+            self._when_done = (*self._when_done, callback)
 
     # -- what happens from outside ------------------------------------------------------
 
@@ -241,6 +254,9 @@ class Call:
             self._job.finish()
         finally:
             self._on_end(self)
+            callbacks, self._when_done = self._when_done, ()  # no cycle keeps the Call alive
+            for callback in callbacks:
+                callback()
             if self._observers and self.task is not None:
                 for observer in self._observers:
                     self.task.get_loop().call_soon(observer.done)

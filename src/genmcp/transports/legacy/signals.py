@@ -64,6 +64,11 @@ class CallSignals:
         """Broker topics held for the whole process (2 once listening, else 0)."""
         return 0 if self._subscription is None else 2
 
+    @property
+    def in_flight(self) -> int:
+        """How many of this process's legacy calls are tracked (not done yet)."""
+        return len(self._calls)
+
     def running(self, session: str, request_id: RequestId) -> bool:
         """Whether this process runs the request ``request_id`` of ``session``, unanswered.
 
@@ -81,11 +86,11 @@ class CallSignals:
         return ready is not None and ready.done()
 
     def track(self, session: str, request_id: RequestId, call: Call) -> None:
-        """Keep ``call`` stoppable until it ends."""
+        """Keep ``call`` stoppable until it is done (forgotten in the step that ends it,
+        not by a task done callback: that would cost a loop handle on every call)."""
         key = _key(session, request_id)
         self._calls[key] = call
-        assert call.task is not None
-        call.task.add_done_callback(lambda _: self._forget(key, call))
+        call.when_done(lambda: self._forget(key, call))
 
     async def cancel(self, session: str, request_id: Any) -> None:
         """``notifications/cancelled``: stop the call here, or tell the other processes."""
