@@ -20,7 +20,7 @@ DEV_STAMP := $(VENV)/.dev-stamp
 
 # A failed recipe leaves no half-made stamp or venv marker behind.
 .DELETE_ON_ERROR:
-.PHONY: help run test lint typecheck pytest venv dev clean
+.PHONY: help run test lint typecheck pytest pytest-312 venv dev clean
 
 help:
 	@echo "make run        serve $(APP_DIR)/$(APP) on http://$(HOST):$(PORT) (HOST=, PORT= to change)"
@@ -28,6 +28,7 @@ help:
 	@echo "make lint       ruff check src tests examples"
 	@echo "make typecheck  mypy, configured in pyproject.toml"
 	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow"
+	@echo "make pytest-312 pytest on Python 3.12 in .venv312 (eager call tasks); PY312= to pick it"
 	@echo "make fuzz       the long fuzz run: FUZZ_COUNT=10000 hostile requests, both eras"
 	@echo "make docs       build the documentation site into site/ (strict)"
 	@echo "make clean      remove $(VENV) and the tool caches"
@@ -73,6 +74,15 @@ typecheck: $(DEV_STAMP)
 pytest: $(DEV_STAMP)
 	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
+# The suite again on Python 3.12, where a call's task starts eagerly (Call.start): PY312 is
+# the first interpreter found that is 3.12 (a pyenv install counts), or say PY312=/path.
+PY312 ?= $(shell for p in python3.12 /root/.pyenv/versions/3.12*/bin/python /usr/bin/python3.12; \
+	do "$$p" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null && \
+	{ command -v "$$p" || echo "$$p"; } && break; done)
+pytest-312:
+	@test -n "$(PY312)" || { echo "pytest-312: no Python 3.12 found; set PY312=/path/to/python3.12"; exit 1; }
+	$(MAKE) pytest PYTHON=$(PY312) VENV=.venv312
+
 # bench: and conformance: are added by their owners below.
 
 # The documentation site (mkdocs, material theme, mkdocstrings) into site/; strict: a warning
@@ -109,10 +119,14 @@ clean:
 # Scale-out load (issue 13): legacy tools/call at c=512 for 10 s through 1, 2 and 3 uvicorn
 # processes (nginx round-robin in front of 2+), a redis-server of its own; needs wrk, nginx,
 # redis-server. Numbers -> bench/RESULTS.md "Scale-out". Knobs: SCALE_ARGS='--seconds 30'.
+# The second run holds the load per process fixed (16 in flight each, nginx at every N, upstream
+# connections kept), so its CPU per call shows what an added process costs.
 SCALE_ARGS ?=
 .PHONY: scale
 scale: $(DEV_STAMP)
 	$(VENV_PYTHON) bench/scale/run.py --processes 1,2,3 --concurrency 512 --seconds 10 $(SCALE_ARGS)
+	$(VENV_PYTHON) bench/scale/run.py --processes 1,2,3 --per-process 16 --proxy-one \
+		--upstream-keepalive 128 --seconds 10 $(SCALE_ARGS)
 
 # The conformance suite through nginx round-robin over 3 processes of the everything server
 # sharing a redis-server of their own (scripts/scaled.py); needs nginx and redis-server.

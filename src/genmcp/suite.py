@@ -386,7 +386,12 @@ class Suite(SuiteMethods):
             id_prefix=self._mail.address,
         )
         (self._workers if tool_call else self._calls)[call.id] = call
-        return call if task is None else self.tasks.run(request, task, call)  # answered now
+        if task is None:
+            call.start()
+            return call
+        created = self.tasks.run(request, task, call)  # answered now; the call runs on
+        call.start()
+        return created
 
     def _forget_worker(self, call: Call) -> None:
         self._workers.pop(call.id, None)

