@@ -8,6 +8,7 @@ session (initialize first, then ``Mcp-Session-Id`` on every call).
     .venv/bin/python bench/inproc.py --profile         # cProfile's top costs
     SORT=cumulative TOP=60 .venv/bin/python bench/inproc.py --profile  # another order, more rows
     .venv/bin/python bench/inproc.py --legacy          # in a 2025-11-25 session
+    .venv/bin/python bench/inproc.py --uvloop          # on uvloop, as the bench servers run
 
 Prints microseconds of process CPU per request (min and median over the runs). Compare trees
 in one sitting, alternating runs (`--tree` twice in a shell loop), on an idle machine.
@@ -169,7 +170,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="print cProfile's top costs")
     parser.add_argument("--legacy", action="store_true", help="in a 2025-11-25 session")
+    parser.add_argument("--uvloop", action="store_true",
+                        help="on uvloop's event loop, as the bench servers run (needs uvloop)")
     args = parser.parse_args()
+    if args.uvloop:
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     app = load_app(args.tree)
     results: list[float] = []
 
