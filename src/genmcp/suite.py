@@ -389,8 +389,8 @@ class Suite(SuiteMethods):
         if task is None:
             call.start()
             return call
-        created = self.tasks.run(request, task, call)  # answered now; the call runs on
-        call.start()
+        created = self.tasks.run(request, task, call)  # the CreateTaskResult, answered now
+        call.start()  # the work runs on as the task, drained into its record
         return created
 
     def _forget_worker(self, call: Call) -> None:

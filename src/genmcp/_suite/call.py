@@ -129,8 +129,9 @@ class Call:
         """Begin the work in the Call's own task (the Suite calls it once it holds the Call).
 
         On Python 3.12+ the task starts eagerly: its first step runs now, as that task, and
-        a call that answers in it (most do) is never scheduled, which saves a loop turn and
-        ~8 % of a call's CPU. On 3.11 the first step runs on the next turn.
+        a call that answers in it (most do) is never scheduled, which saves a loop turn (3 %
+        of a call's instructions on uvloop, 7 % on asyncio's loop). On 3.11 the first step
+        runs on the next turn.
         """
         loop, name = asyncio.get_running_loop(), f"genmcp:{self._job.label}"
         if sys.version_info >= (3, 12):
@@ -272,8 +273,9 @@ class Call:
             callbacks, self._when_done = self._when_done, ()  # no cycle keeps the Call alive
             for callback in callbacks:
                 callback()
-            if self._observers:
-                loop = asyncio.get_running_loop()
+            if self._observers:  # (no task yet: ended in its eager first step, on the loop)
+                task = self.task
+                loop = task.get_loop() if task is not None else asyncio.get_running_loop()
                 for observer in self._observers:
                     loop.call_soon(observer.done)
 
