@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from typing import Any, Final, final
 
 from genmcp._suite.call import Call
-from genmcp._suite.lifecycle import Phase
 from genmcp.protocol.jsonrpc import RequestId
 from genmcp.storage import Broker, Subscription
 
@@ -72,12 +71,11 @@ class CallSignals:
     def running(self, session: str, request_id: RequestId) -> bool:
         """Whether this process runs the request ``request_id`` of ``session``, unanswered.
 
-        An answered call's id is free at once, though its task may end a loop turn later
-        (its ``handle_close``, its done callbacks): a client may reuse an id it has its
-        answer for.
+        An answered call's id is free at once (``track`` forgets a call in the step that
+        ends it), though its task may end a loop turn later: a client may reuse an id it
+        has its answer for.
         """
-        call = self._calls.get(_key(session, request_id))
-        return call is not None and call.phase is not Phase.DONE
+        return _key(session, request_id) in self._calls
 
     @property
     def listening(self) -> bool:
