@@ -74,11 +74,12 @@ SELF_CONTAINED: Final = frozenset({"genmcp.errors", "genmcp.sealing"})
 REDIS_MODULES: Final = frozenset(
     {
         "genmcp.storage.redis",
-        "genmcp.storage.redis_batch",
-        "genmcp.storage.redis_inbox",
-        "genmcp.storage.redis_options",
-        "genmcp.storage.redis_registry",
-        "genmcp.storage.redis_tasks",
+        "genmcp.storage.redis.batch",
+        "genmcp.storage.redis.broker",
+        "genmcp.storage.redis.inbox",
+        "genmcp.storage.redis.options",
+        "genmcp.storage.redis.registry",
+        "genmcp.storage.redis.tasks",
     }
 )
 
@@ -253,17 +254,12 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps"),
     ("genmcp.storage",),
     ("genmcp._suite",),
-    ("genmcp.middleware", "genmcp.telemetry", "genmcp.observe", "genmcp.ratelimit"),
+    ("genmcp.middleware",),
     ("genmcp.suite",),
     ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
     (
-        "genmcp._client",
-        "genmcp._client_legacy",
         "genmcp.testing",
         "genmcp.cli",
-        "genmcp.cli_commands",
-        "genmcp.cli_form",
-        "genmcp.cli_install",
         "genmcp.__main__",
         "genmcp.scaleout",
         "genmcp.routes",

@@ -110,7 +110,7 @@ def test_a_server_loads_the_engines_only_when_a_call_needs_them() -> None:
 
 def _eager(schema: dict[str, Any]) -> Any:
     """The validator as compiled before: jsonschema's class given, the engine built at once."""
-    from genmcp.schema import _DictValidator
+    from genmcp.schema.compile import _DictValidator
 
     options = SchemaOptions()
     cls = engine.dialect_class(schema, options.default_dialect, owner="T")

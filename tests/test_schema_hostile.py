@@ -16,10 +16,10 @@ import pytest
 from fastapi import FastAPI
 
 from genmcp import Channel, InvalidArguments, Result, Suite, Tool, ToolRequest, call_tool_result
-from genmcp import schema as schema_module
 from genmcp.protocol import jsonrpc
 from genmcp.protocol.jsonrpc import EnvelopeError, decode_json
 from genmcp.schema import compile_schema, merge_options
+from genmcp.schema import limits as schema_module
 from genmcp.transports.fastapi import mcp_router
 from genmcp.transports.http import MAX_BODY_BYTES
 from support.client import ModernClient

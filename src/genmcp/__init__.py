@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any
 from genmcp.apps import AppView
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
-from genmcp.middleware import MCPRequest, Middleware, Outcome, TransportContext, watch
-from genmcp.observe import AccessLog, Timing
+from genmcp.middleware.chain import MCPRequest, Middleware, Outcome, TransportContext, watch
+from genmcp.middleware.observe import AccessLog, Timing
+from genmcp.middleware.ratelimit import Limit, RateLimit
 from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.prompts import (
@@ -59,10 +60,9 @@ from genmcp.protocol.v2607 import (
     resource_link,
     text,
 )
-from genmcp.ratelimit import Limit, RateLimit
 from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
-from genmcp.storage.tasks import TaskOptions
+from genmcp.storage import TaskOptions
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 

@@ -23,7 +23,7 @@ from starlette.types import Receive, Scope, Send
 from genmcp.context import bind, unbind
 from genmcp.errors import MCPError, http_status, retry_after
 from genmcp.events import Answer, Ended
-from genmcp.middleware import NO_CONTEXT, TransportContext, refusal
+from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,

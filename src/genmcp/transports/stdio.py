@@ -42,7 +42,7 @@ from typing import Any, BinaryIO, Final
 from genmcp.context import AppContext, bind, unbind
 from genmcp.errors import MCPError
 from genmcp.events import Answer, Interim
-from genmcp.middleware import TransportContext
+from genmcp.middleware.chain import TransportContext
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,

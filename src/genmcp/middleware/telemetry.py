@@ -41,11 +41,11 @@ try:
     from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
 except ImportError as exc:  # pragma: no cover - the extra is not installed
     raise ImportError(
-        "genmcp.telemetry needs the OpenTelemetry API: pip install 'genmcp[otel]'"
+        "genmcp.middleware.telemetry needs the OpenTelemetry API: pip install 'genmcp[otel]'"
     ) from exc
 
 from genmcp.events import Answer, Ended, Event, Interim, StreamStart
-from genmcp.middleware import Call, MCPRequest, Middleware, Next, TransportContext
+from genmcp.middleware.chain import Call, MCPRequest, Middleware, Next, TransportContext
 from genmcp.protocol.meta import META_PROTOCOL_VERSION
 
 __all__ = ["DURATION_BUCKETS", "Telemetry"]

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-from genmcp.middleware import Call, MCPRequest, Middleware, Next, Outcome, watch
+from genmcp.middleware.chain import Call, MCPRequest, Middleware, Next, Outcome, watch
 
 __all__ = [
     "UNKNOWN_TARGET",

@@ -6,7 +6,7 @@ then ``notifications/initialized``) and returns a :class:`LegacySession`: the se
 negotiated revision every later request carries, and the answering of server requests
 (``elicitation/create``) that arrive on a request's SSE stream.
 
-Private to ``genmcp._client``; imports genmcp's protocol modules only.
+Private to ``genmcp.cli.client``; imports genmcp's protocol modules only.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ from redis.exceptions import RedisError
 
 from genmcp.storage import InboxFull
 from genmcp.storage.memory import INBOX_SIZE
-from genmcp.storage.redis_options import RedisOptions
-from genmcp.storage.redis_registry import encode, ttl_ms
+from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.registry import encode, ttl_ms
 
 __all__ = ["RedisInbox", "RedisInboxes"]
 

@@ -1,7 +1,7 @@
 """Redis implementations of ``genmcp.storage``: what several processes of one app share.
 
-``RedisBroker`` also offers ``Inboxes`` (``storage.redis_inbox``): targeted, bounded,
-lossless mail to one Suite's address. ``RedisSessionRegistry`` (``storage.redis_registry``)
+``RedisBroker`` also offers ``Inboxes`` (``storage.redis.inbox``): targeted, bounded,
+lossless mail to one Suite's address. ``RedisSessionRegistry`` (``storage.redis.registry``)
 keeps each legacy session's state in
 Redis, one round trip per request. ``RedisBroker`` carries messages over Redis pub/sub: one
 connection per broker, whatever the number of local subscriptions (every waiter of the
@@ -14,7 +14,7 @@ Redis give each its own. Processes of one app share the prefix and the secret ke
 
 Both run on the server's event loop (create them anywhere, use and close them there).
 A client given to them stays the caller's to close; one made by ``from_url`` is theirs.
-Clients made by genmcp use ``RedisOptions`` (``storage.redis_options``), never redis-py's
+Clients made by genmcp use ``RedisOptions`` (``storage.redis.options``), never redis-py's
 defaults. Requires the ``redis`` package (``pip install 'genmcp[redis]'``).
 """
 
@@ -36,9 +36,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from genmcp.storage.memory import QueuedSubscription
-from genmcp.storage.redis_inbox import RedisInbox, RedisInboxes
-from genmcp.storage.redis_options import RedisOptions
-from genmcp.storage.redis_registry import DEFAULT_PREFIX, RedisSessionRegistry, encode, ttl_ms
+from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
+from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry, encode, ttl_ms
 
 __all__ = [
     "DEFAULT_PREFIX",

@@ -1,9 +1,9 @@
 """The ``genmcp`` command line: serve a Suite, a router or an app; list and call tools.
 
 The commands that look a server over (resources, prompts, completion, inspect) are in
-``cli_commands``, ``install`` in ``cli_install``, the terminal elicitation form in
-``cli_form``. Serving uses uvicorn (HTTP) or ``transports.stdio``. Calling speaks 2026-07-28
-Streamable HTTP (a 2025 session when the server has no 2026-07-28: ``_client_legacy``)
+``cli.commands``, ``install`` in ``cli.install``, the terminal elicitation form in
+``cli.form``. Serving uses uvicorn (HTTP) or ``transports.stdio``. Calling speaks 2026-07-28
+Streamable HTTP (a 2025 session when the server has no 2026-07-28: ``cli.legacy_session``)
 with the standard library's ``http.client``: the command works wherever genmcp is
 installed, needs no HTTP client package, and still reads an SSE reply line by line, so
 progress is printed as it arrives. Mistakes a user can fix (a bad import path, a refused
@@ -24,11 +24,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from genmcp import cli_commands, cli_install
-from genmcp._client import CLIError, HTTPClient, header_params
-from genmcp.cli_form import ask_on_terminal
+from genmcp.cli import commands as cli_commands
+from genmcp.cli import install as cli_install
+from genmcp.cli.client import CLIError, HTTPClient
+from genmcp.cli.form import ask_on_terminal
+from genmcp.protocol.client import header_params
 
-__all__ = ["UsageError", "as_app", "load_target", "main", "parse_arguments"]
+__all__ = ["UsageError", "as_app", "build_parser", "load_target", "main", "parse_arguments"]
 
 DEFAULT_PATH: Final = "/mcp"
 _APP_ENV: Final = "GENMCP_APP"
@@ -143,7 +145,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.reload:
         os.environ[_APP_ENV] = json.dumps([args.target, args.path, args.app_dir])
         uvicorn.run(
-            "genmcp.cli:reload_app",
+            "genmcp.cli.main:reload_app",
             factory=True,
             reload=True,
             reload_dirs=[os.path.abspath(args.app_dir)],

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final, final
 
 from genmcp.errors import MCPError
-from genmcp.middleware import Call, MCPRequest, Middleware, Next
+from genmcp.middleware.chain import Call, MCPRequest, Middleware, Next
 
 __all__ = ["Limit", "RateLimit", "principal_key", "rate_limited"]
 

@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from genmcp._client import HTTPClient, RPCFailure
+from genmcp.cli.client import HTTPClient, RPCFailure
 
 __all__ = ["complete", "inspect_server", "prompt", "prompts", "read", "resources"]
 

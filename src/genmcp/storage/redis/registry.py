@@ -6,7 +6,7 @@ atomic ``HSET``/``HDEL``); an ended session is a key with a TTL; the registry's 
 key (``<prefix>epoch``) whose TTL outlives every session id issued in it.
 
 The hot path, ``lookup``, is one Lua script (one command; the lookups of one event-loop turn
-share one pipeline, ``storage.redis_batch``, so one round trip and one connection): the epoch still
+share one pipeline, ``storage.redis.batch``, so one round trip and one connection): the epoch still
 the session's, the session not ended, its value fields. A Redis that restarted empty has no
 epoch: every older session is refused (its end-marker may be gone) until ``initialize``
 makes a new epoch. Every call runs under the options' breaker (``guard.Breaker``): a down or
@@ -24,8 +24,8 @@ from typing import Any, Final, TypeVar
 
 from redis import asyncio as aioredis
 
-from genmcp.storage.redis_batch import ScriptBatch
-from genmcp.storage.redis_options import RedisOptions
+from genmcp.storage.redis.batch import ScriptBatch
+from genmcp.storage.redis.options import RedisOptions
 
 __all__ = ["DEFAULT_PREFIX", "RedisSessionRegistry"]
 

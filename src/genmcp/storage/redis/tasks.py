@@ -29,11 +29,11 @@ try:
     from redis import asyncio as aioredis
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "genmcp.storage.redis_tasks needs the redis package: pip install 'genmcp[redis]'"
+        "genmcp.storage.redis.tasks needs the redis package: pip install 'genmcp[redis]'"
     ) from exc
 
 from genmcp.protocol.tasks import iso_now
-from genmcp.storage.tasks import TaskEnd
+from genmcp.storage import TaskEnd
 
 __all__ = ["DEFAULT_PREFIX", "RedisTaskStore"]
 
