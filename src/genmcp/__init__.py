@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 from genmcp.apps import AppView
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
-from genmcp.middleware.chain import MCPRequest, Middleware, Outcome, TransportContext, watch
+from genmcp.events import Ending
+from genmcp.middleware.chain import CallEnd, MCPRequest, Middleware, TransportContext, watch
 from genmcp.middleware.observe import AccessLog, Timing
 from genmcp.middleware.ratelimit import Limit, RateLimit
 from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
@@ -83,8 +84,10 @@ __version__ = "0.1.0"
 __all__ = [
     "AccessLog",
     "AppView",
+    "CallEnd",
     "CallbackReturnError",
     "Channel",
+    "Ending",
     "Error",
     "InputRequired",
     "InvalidArguments",
@@ -93,7 +96,6 @@ __all__ = [
     "MCPRequest",
     "MCPRouter",
     "Middleware",
-    "Outcome",
     "Prompt",
     "PromptRequest",
     "RateLimit",

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from genmcp.middleware.chain import (
     Call,
+    CallEnd,
     Link,
     MCPRequest,
     Middleware,
     Next,
-    Outcome,
     TransportContext,
     refusal,
     run_chain,
@@ -34,12 +34,12 @@ if TYPE_CHECKING:
 __all__ = [
     "AccessLog",
     "Call",
+    "CallEnd",
     "Limit",
     "Link",
     "MCPRequest",
     "Middleware",
     "Next",
-    "Outcome",
     "RateLimit",
     "Telemetry",
     "Timing",

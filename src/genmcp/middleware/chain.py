@@ -5,7 +5,7 @@ A middleware is an async callable ``(request, call_next) -> Call``: it sees an
 knows, a :class:`TransportContext`), may change it (``request.replace(...)``) before
 ``call_next``, may answer it itself (``request.respond(result)``, or raise ``MCPError``), and
 may watch the Call it returns (:func:`watch`: each streamed message, then the final
-:class:`Outcome`). Subclass :class:`Middleware` for per-method hooks.
+:class:`CallEnd`). Subclass :class:`Middleware` for per-method hooks.
 
 Order: ``Suite(middleware=[a, b, c])`` runs ``a`` first (outermost): ``a`` sees the request
 before ``b`` and the Call after ``b``; the Suite's routing is innermost. A middleware that
@@ -30,16 +30,17 @@ from typing import Any, Final, final
 from genmcp._suite.call import Call
 from genmcp._suite.job import Asker
 from genmcp.errors import CallbackReturnError, MCPError, internal_error
-from genmcp.events import Answer, Ended, Event, Interim
+from genmcp.events import Answer, Ended, Ending, Event, Interim
 from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response
+from genmcp.protocol.versions import Era
 
 __all__ = [
     "Call",
+    "CallEnd",
     "Link",
     "MCPRequest",
     "Middleware",
     "Next",
-    "Outcome",
     "TransportContext",
     "refusal",
     "run_chain",
@@ -61,7 +62,7 @@ class TransportContext:
         transport: ``network.transport``: ``"tcp"`` (HTTP), ``"pipe"`` (stdio), ``"inproc"``.
         protocol: ``network.protocol.name``: ``"http"``, or None.
         headers: the HTTP request's headers (lower-case names); empty elsewhere.
-        era: ``"modern"`` (2026-07-28) or ``"legacy"`` (a 2025 session).
+        era: ``Era.MODERN`` (2026-07-28) or ``Era.LEGACY`` (a 2025 session); a ``str``.
         session_id: a legacy session's id (its random key, never the sealed token).
         protocol_version: a legacy session's negotiated revision.
     """
@@ -69,7 +70,7 @@ class TransportContext:
     transport: str | None = None
     protocol: str | None = None
     headers: Mapping[str, str] = field(default_factory=lambda: _NO_HEADERS)
-    era: str = "modern"
+    era: Era = Era.MODERN
     session_id: str | None = None
     protocol_version: str | None = None
 
@@ -82,7 +83,7 @@ class TransportContext:
         built directly, not through ``dataclasses.replace``)."""
         transport, protocol, headers = self.transport, self.protocol, self.headers
         return TransportContext(
-            transport, protocol, headers, "legacy", session_id, protocol_version
+            transport, protocol, headers, Era.LEGACY, session_id, protocol_version
         )
 
 
@@ -115,8 +116,8 @@ class MCPRequest:
         return self.request.id
 
     @property
-    def era(self) -> str:
-        """``"modern"`` or ``"legacy"``."""
+    def era(self) -> Era:
+        """``Era.MODERN`` or ``Era.LEGACY`` (equal to ``"modern"`` / ``"legacy"``)."""
         return self.context.era
 
     @property
@@ -291,18 +292,18 @@ def session_ended(chain: Sequence[Link], context: TransportContext, duration_s: 
 
 @final
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class CallEnd:
     """How a Call ended, as :func:`watch` reports it.
 
     Attributes:
         answer: the response as the Suite built it (2026-07-28 vocabulary), or None.
-        ended: ``"answered"``, ``"cancelled"`` (the client cancelled: no response) or
-            ``"disconnected"`` (the client left: nobody to answer).
+        ended: an :class:`~genmcp.events.Ending` (a ``str``): ``ANSWERED``, ``CANCELLED``
+            (the client cancelled: no response) or ``DISCONNECTED`` (the client left).
         messages: how many messages (notifications, server requests) went out before.
     """
 
     answer: Answer | None
-    ended: str
+    ended: Ending
     messages: int = 0
 
     @property
@@ -325,12 +326,12 @@ class Outcome:
 
 
 class _Watch:
-    """A CallObserver that counts messages and reports the Outcome once."""
+    """A CallObserver that counts messages and reports the CallEnd once."""
 
     __slots__ = ("_answer", "_cancelled", "_messages", "_on_done", "_on_event")
 
     def __init__(
-        self, on_done: Callable[[Outcome], None] | None, on_event: Callable[[Event], None] | None
+        self, on_done: Callable[[CallEnd], None] | None, on_event: Callable[[Event], None] | None
     ) -> None:
         self._on_done, self._on_event = on_done, on_event
         self._answer: Answer | None = None
@@ -351,17 +352,20 @@ class _Watch:
         if self._on_done is None:
             return
         answer = self._answer
-        ended = "answered" if answer else "cancelled" if self._cancelled else "disconnected"
-        _guarded(self._on_done, Outcome(answer, ended, self._messages))
+        if answer is not None:
+            ended = Ending.ANSWERED
+        else:
+            ended = Ending.CANCELLED if self._cancelled else Ending.DISCONNECTED
+        _guarded(self._on_done, CallEnd(answer, ended, self._messages))
 
 
 def watch(
     call: Call,
-    on_done: Callable[[Outcome], None] | None = None,
+    on_done: Callable[[CallEnd], None] | None = None,
     on_event: Callable[[Event], None] | None = None,
 ) -> Call:
     """Call ``on_event`` with each message ``call`` sends before its response, and
-    ``on_done`` once with its :class:`Outcome`; returns ``call``. Exceptions are logged."""
+    ``on_done`` once with its :class:`CallEnd`; returns ``call``. Exceptions are logged."""
     call.observe(_Watch(on_done, on_event))
     return call
 

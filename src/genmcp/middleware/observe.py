@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-from genmcp.middleware.chain import Call, MCPRequest, Middleware, Next, Outcome, watch
+from genmcp.middleware.chain import Call, CallEnd, MCPRequest, Middleware, Next, watch
 
 __all__ = [
     "UNKNOWN_TARGET",
@@ -43,7 +43,7 @@ def safe_text(value: Any, limit: int = _MAX_TEXT) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def outcome_label(outcome: Outcome) -> str:
+def outcome_label(outcome: CallEnd) -> str:
     """``ok``, ``tool_error``, the JSON-RPC error code, ``cancelled`` or ``disconnected``."""
     if outcome.answer is None:
         return outcome.ended
@@ -92,7 +92,7 @@ class AccessLog(Middleware):
         watch(call, lambda outcome: self._log(request, outcome, started))
         return call
 
-    def _log(self, request: MCPRequest, outcome: Outcome, started: float) -> None:
+    def _log(self, request: MCPRequest, outcome: CallEnd, started: float) -> None:
         label = outcome_label(outcome)
         level = self.level if label in ("ok", "tool_error") else self.error_level
         if not self.logger.isEnabledFor(level):
@@ -175,7 +175,7 @@ class Timing(Middleware):
         self,
         *,
         slow_s: float | None = None,
-        on_timing: Callable[[MCPRequest, Outcome, float], None] | None = None,
+        on_timing: Callable[[MCPRequest, CallEnd, float], None] | None = None,
     ) -> None:
         self.slow_s, self.on_timing = slow_s, on_timing
         self._stats: dict[str, OperationStats] = {}
@@ -191,7 +191,7 @@ class Timing(Middleware):
         watch(call, lambda outcome: self._done(request, outcome, time.perf_counter() - started))
         return call
 
-    def _done(self, request: MCPRequest, outcome: Outcome, duration_s: float) -> None:
+    def _done(self, request: MCPRequest, outcome: CallEnd, duration_s: float) -> None:
         name = _operation(request, outcome)
         stats = self._stats.get(name)
         if stats is None:
@@ -213,7 +213,7 @@ UNKNOWN_TARGET: Final = frozenset({"unknown_tool", "unknown_prompt"})
 """The failure reasons that say the target does not exist (so it is not a name to keep)."""
 
 
-def _operation(request: MCPRequest, outcome: Outcome) -> str:
+def _operation(request: MCPRequest, outcome: CallEnd) -> str:
     target = request.target
     if target is None or request.method not in ("tools/call", "prompts/get"):
         return request.method

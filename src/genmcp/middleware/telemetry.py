@@ -44,7 +44,7 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
         "genmcp.middleware.telemetry needs the OpenTelemetry API: pip install 'genmcp[otel]'"
     ) from exc
 
-from genmcp.events import Answer, Ended, Event, Interim, StreamStart
+from genmcp.events import Answer, Ended, Ending, Event, Interim, StreamStart
 from genmcp.middleware.chain import Call, MCPRequest, Middleware, Next, TransportContext
 from genmcp.protocol.meta import META_PROTOCOL_VERSION
 
@@ -255,7 +255,7 @@ _ERROR_KEYS: Final = frozenset({"error.type", "rpc.response.status_code"})
 def _outcome(answer: Answer | None, cancelled: bool) -> tuple[str, str | None, str | None] | None:
     """``(error.type, rpc.response.status_code, message)`` of a failure; None on success."""
     if answer is None:
-        return ("cancelled" if cancelled else "disconnected"), None, None
+        return (Ending.CANCELLED if cancelled else Ending.DISCONNECTED).value, None, None
     error = answer.response.get("error")
     if isinstance(error, dict):
         code = str(error.get("code", "_OTHER"))
