@@ -249,7 +249,7 @@ def _call_with(args: argparse.Namespace, client: HTTPClient, arguments: dict[str
         args.tool,
         arguments,
         params=header_params(tool.get("inputSchema")),
-        on_notification=_printer(args.json),
+        on_notification=_show_notification,
         log_level=args.log_level,
     )
     if result.get("resultType") == "input_required":
@@ -266,23 +266,19 @@ def _call_with(args: argparse.Namespace, client: HTTPClient, arguments: dict[str
     return 0
 
 
-def _printer(quiet_json: bool) -> Callable[[dict[str, Any]], None]:
+def _show_notification(message: dict[str, Any]) -> None:
     """Print progress and logs to stderr as they arrive (stdout keeps the result)."""
-
-    def show(message: dict[str, Any]) -> None:
-        params = message.get("params") or {}
-        if message.get("method") == "notifications/progress":
-            total = params.get("total")
-            done = f"{params.get('progress')}" + (f"/{total}" if total is not None else "")
-            note = f" {params['message']}" if params.get("message") else ""
-            print(f"progress {done}{note}", file=sys.stderr, flush=True)
-        elif message.get("method") == "notifications/message":
-            logger = f" {params['logger']}:" if params.get("logger") else ""
-            data = params.get("data")
-            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-            print(f"[{params.get('level')}]{logger} {text}", file=sys.stderr, flush=True)
-
-    return show
+    params = message.get("params") or {}
+    if message.get("method") == "notifications/progress":
+        total = params.get("total")
+        done = f"{params.get('progress')}" + (f"/{total}" if total is not None else "")
+        note = f" {params['message']}" if params.get("message") else ""
+        print(f"progress {done}{note}", file=sys.stderr, flush=True)
+    elif message.get("method") == "notifications/message":
+        logger = f" {params['logger']}:" if params.get("logger") else ""
+        data = params.get("data")
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        print(f"[{params.get('level')}]{logger} {text}", file=sys.stderr, flush=True)
 
 
 def _render(result: dict[str, Any]) -> list[str]:

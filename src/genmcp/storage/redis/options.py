@@ -24,7 +24,7 @@ field                      default  what it bounds
 =========================  =======  ==========================================================
 
 A process uses three clients: the request path (``client``), one pub/sub connection (taken
-from the same pool and held), and the inbox reader (``blocking_client``: one connection,
+from the same pool and held), and the inbox reader (``blocking_from``: one connection,
 whose socket timeout exceeds its blocking reads). Requires the ``redis`` package.
 """
 
@@ -80,17 +80,6 @@ class RedisOptions:
             max_connections=self.max_connections,
             timeout=self.pool_timeout_s,
             socket_timeout=self.socket_timeout_s,
-            **{**self._common(), **connection},
-        )
-        return aioredis.Redis.from_pool(pool)  # closed with the client
-
-    def blocking_client(self, url: str, **connection: Any) -> aioredis.Redis:
-        """A client for blocking reads of ``block_s``: its socket waits ``block_s + 2``."""
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=2,
-            timeout=self.pool_timeout_s,
-            socket_timeout=self.block_s + 2.0,
             **{**self._common(), **connection},
         )
         return aioredis.Redis.from_pool(pool)  # closed with the client
