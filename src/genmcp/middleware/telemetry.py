@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping
+from importlib import metadata
 from typing import Any, Final
 
 try:
@@ -89,10 +90,9 @@ class Telemetry(Middleware):
         tracer_provider: trace.TracerProvider | None = None,
         meter_provider: metrics.MeterProvider | None = None,
     ) -> None:
-        from genmcp import __version__
-
-        self._tracer = trace.get_tracer("genmcp", __version__, tracer_provider=tracer_provider)
-        meter = metrics.get_meter("genmcp", __version__, meter_provider=meter_provider)
+        version = _version()
+        self._tracer = trace.get_tracer("genmcp", version, tracer_provider=tracer_provider)
+        meter = metrics.get_meter("genmcp", version, meter_provider=meter_provider)
         self._operation = meter.create_histogram(
             "mcp.server.operation.duration",
             unit="s",
@@ -247,6 +247,14 @@ class _Observer:
             attributes = {k: v for k, v in attributes.items() if k not in _TARGET_KEYS}
         span.end()
         self._owner._record(time.perf_counter() - self._started, attributes)
+
+
+def _version() -> str:
+    """genmcp's version, as installed (read here, not from ``genmcp``: no import upward)."""
+    try:
+        return metadata.version("genmcp")
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        return "0+unknown"
 
 
 _ERROR_KEYS: Final = frozenset({"error.type", "rpc.response.status_code"})
