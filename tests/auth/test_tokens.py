@@ -1,17 +1,13 @@
-"""The pure parts of genmcp.auth, and the JWKS refetch limit against the real AS."""
+"""auth.tokens: canonical resource URIs, audience matching, the verified token and its scopes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from genmcp.auth import InvalidToken, JWTVerifier, audience_matches, implications
-from genmcp.auth.challenges import quote
-from genmcp.auth.metadata import metadata_paths, metadata_url
-from genmcp.auth.redact import redact_query
-from genmcp.auth.tokens import canonical_uri
-from support.authorization_server import AuthorizationServer
-from support.oauth import RESOURCE
-from support.www_authenticate import parse_bearer
+from genmcp.auth import AccessToken, audience_matches
+from genmcp.auth.tokens import canonical_uri, scopes_of
 
 
 @pytest.mark.parametrize(
@@ -27,6 +23,21 @@ def test_canonical_uri(uri: str, canonical: str) -> None:
     assert canonical_uri(uri) == canonical
 
 
+@pytest.mark.parametrize(
+    ("uri", "canonical"),
+    [
+        ("http://[::1]:80/mcp", "http://[::1]/mcp"),  # an IPv6 host keeps its brackets
+        ("http://[::1]:8080/mcp", "http://[::1]:8080/mcp"),
+        ("http://h.example:443/mcp", "http://h.example:443/mcp"),  # 443 is https's default only
+        ("https://h.example/mcp?tenant=a", "https://h.example/mcp?tenant=a"),  # the query stays
+        ("  https://h.example/  ", "https://h.example"),
+        ("https://h.example:99999/mcp", "https://h.example/mcp"),  # an impossible port is dropped
+    ],
+)
+def test_canonical_uri_edges(uri: str, canonical: str) -> None:
+    assert canonical_uri(uri) == canonical
+
+
 def test_parent_audience_only_on_opt_in() -> None:
     for parent in ("https://h.example/", "https://h.example"):
         assert not audience_matches([parent], "https://h.example/mcp", accept_parent=False)
@@ -39,47 +50,60 @@ def test_parent_audience_only_on_opt_in() -> None:
     )
 
 
-@pytest.mark.parametrize("value", ['a"b', "a\\b", 'x", scope="admin', "a\r\nSet-Cookie: x=1", "é"])
-def test_quote_round_trips_through_a_strict_parser(value: str) -> None:
-    parsed = parse_bearer(f"Bearer scope={quote(value)}")
-    assert parsed == {"scope": "".join(ch for ch in value if " " <= ch <= "~")}
+@pytest.mark.parametrize(
+    ("audience", "accept_parent", "matches"),
+    [
+        (["HTTPS://H.example:443/a/mcp/"], False, True),  # compared canonically
+        (["https://other.example/mcp", "https://h.example/a/mcp"], False, True),  # any value
+        ([], True, False),
+        ([""], True, False),  # an empty aud is no parent of everything
+        (["http://h.example/a"], True, False),  # another scheme
+        (["https://h.example:8443/"], True, False),  # another port
+        (["https://h.example/?x=1"], True, False),  # a parent with a query names no path
+        (["https://h.example/a/"], True, True),  # a parent path, on opt-in
+        (["https://h.example/a/mcp/tools"], True, False),  # a child is no parent
+    ],
+)
+def test_audience_matches(audience: list[str], accept_parent: bool, matches: bool) -> None:
+    resource = "https://h.example/a/mcp"
+    assert audience_matches(audience, resource, accept_parent=accept_parent) is matches
 
 
-def test_hierarchy_is_transitive() -> None:
-    expand = implications({"admin": ["notes:write"], "notes:write": ["notes:read"]})
-    assert expand(frozenset({"admin"})) == {"admin", "notes:write", "notes:read"}
+@pytest.mark.parametrize(
+    ("claims", "scopes"),
+    [
+        ({"scope": "a b  c"}, {"a", "b", "c"}),
+        ({"scp": ["a", 7, "b", None]}, {"a", "b"}),
+        ({"scp": "a b"}, {"a", "b"}),
+        ({"scope": "x", "scp": ["y"]}, {"x"}),  # scope wins
+        ({"scope": 5, "scp": ["y"]}, {"y"}),  # a scope that is no string is skipped
+        ({}, set()),
+    ],
+)
+def test_scopes_of(claims: dict[str, Any], scopes: set[str]) -> None:
+    assert scopes_of(claims) == scopes
 
 
-def test_metadata_paths_and_url() -> None:
-    assert metadata_paths("https://h.example/mcp") == (
-        "/.well-known/oauth-protected-resource/mcp",
-        "/.well-known/oauth-protected-resource",
+def test_the_principal_is_the_subject_else_the_client() -> None:
+    assert AccessToken("alice", frozenset(), (), client_id="app").principal == "alice"
+    assert AccessToken(None, frozenset(), (), client_id="app").principal == "app"
+    assert AccessToken(None, frozenset(), ()).principal is None
+
+
+def test_assigns_carry_what_the_token_says_never_the_token() -> None:
+    claims = {"sub": "alice", "tenant": "t1"}
+    token = AccessToken(
+        "alice", frozenset({"b", "a"}), ("r",), client_id="app", issuer="https://as", claims=claims
     )
-    assert metadata_paths("https://h.example") == ("/.well-known/oauth-protected-resource",)
-    assert metadata_url("https://h.example/a/mcp") == (
-        "https://h.example/.well-known/oauth-protected-resource/a/mcp"
-    )
-
-
-def test_redact_query() -> None:
-    line = "GET /mcp?x=1&access_token=abc.def&token=t HTTP/1.1"
-    assert redact_query(line) == "GET /mcp?x=1&access_token=[redacted]&token=[redacted] HTTP/1.1"
-
-
-async def test_unknown_kids_refetch_the_jwks_at_most_once_per_interval(
-    authorization_server: AuthorizationServer,
-) -> None:
-    verifier = JWTVerifier(authorization_server.issuer)  # jwks_uri discovered
-    good = authorization_server.token(RESOURCE)
-    assert (await verifier.verify(good)).subject == "alice"
-    assert verifier.jwks.fetches == 1
-    claims = authorization_server.claims(RESOURCE)
-    for index in range(25):
-        forged = authorization_server.forge(claims, headers={"kid": f"made-up-{index}"})
-        with pytest.raises(InvalidToken):
-            await verifier.verify(forged)
-    assert verifier.jwks.fetches == 1  # the last fetch was < 60 s ago
-    verifier.jwks.min_refresh_s = 0
-    with pytest.raises(InvalidToken):
-        await verifier.verify(authorization_server.forge(claims, headers={"kid": "new"}))
-    assert verifier.jwks.fetches == 2  # an unknown kid refetches once the interval passed
+    assigns = token.assigns(["a", "b", "implied"])
+    assert assigns == {
+        "principal": "alice",
+        "sub": "alice",
+        "client_id": "app",
+        "issuer": "https://as",
+        "scopes": ("a", "b"),
+        "effective_scopes": frozenset({"a", "b", "implied"}),
+        "claims": claims,
+    }
+    assigns["claims"]["tenant"] = "t2"  # a copy: the token's claims stay as verified
+    assert token.claims["tenant"] == "t1"
