@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from genmcp import schema as schema_module
+from genmcp.schema.keywords import format_checker, hardened
 from support.arguments import validate
 
 
@@ -142,3 +143,68 @@ def test_unevaluated_properties_agree_with_jsonschema(
     full = {**schema, "unevaluatedProperties": unevaluated}
     expected = jsonschema.Draft202012Validator(full).is_valid(instance)
     assert (validate(full, instance) is None) is expected
+
+
+# -- the module's parts: hardened(), format_checker(), the messages -------------------------
+
+
+def test_hardened_classes_are_made_once_per_dialect() -> None:
+    assert hardened(jsonschema.Draft202012Validator) is hardened(jsonschema.Draft202012Validator)
+    assert hardened(jsonschema.Draft7Validator) is not hardened(jsonschema.Draft202012Validator)
+
+
+def test_2019_09_keeps_jsonschemas_own_unevaluated_keywords() -> None:
+    draft2019 = hardened(jsonschema.Draft201909Validator)
+    draft2020 = hardened(jsonschema.Draft202012Validator)
+    assert draft2019.VALIDATORS["unevaluatedProperties"].__name__ == (
+        "unevaluatedProperties_draft2019"
+    )
+    assert draft2020.VALIDATORS["unevaluatedProperties"].__name__ == "_unevaluated_properties"
+
+
+def test_additional_properties_name_the_first_extras_and_count_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(schema_module, "MAX_REPORTED_ERRORS", 3)
+    extras = {f"k{i:02}": i for i in range(12)}
+    problem = validate({"properties": {"a": {}}, "additionalProperties": False}, extras)
+    assert problem == (
+        "arguments: Additional properties are not allowed ('k00', 'k01', 'k02' and 9 more "
+        "unexpected)"
+    )
+
+
+def test_unevaluated_items_are_counted_and_shown() -> None:
+    schema = {"prefixItems": [{}], "unevaluatedItems": False}
+    assert validate(schema, [1, "x", None]) == (
+        "arguments: Unevaluated items are not allowed (2 unexpected: 'x', None)"
+    )
+
+
+def test_unevaluated_properties_against_a_schema_say_so() -> None:
+    schema = {"properties": {"a": {}}, "unevaluatedProperties": {"type": "integer"}}
+    assert validate(schema, {"a": "s", "b": 1}) is None
+    assert validate(schema, {"a": "s", "b": "x"}) == (
+        "arguments: Unevaluated properties are not valid under the given schema (1 unexpected: 'b')"
+    )
+
+
+def test_a_false_subschema_describes_a_huge_value() -> None:
+    problem = validate({"properties": {"big": False}}, {"big": list(range(10_000))})
+    # jsonschema reports a false subschema's error without the property in its path
+    assert problem == "arguments: False schema does not allow an array of 10000 items"
+
+
+def test_format_checker_adds_a_tools_checkers_and_bounds_regex() -> None:
+    def mine(value: object) -> bool:
+        raise ValueError("never")
+
+    base = format_checker(jsonschema.Draft202012Validator)
+    extended = format_checker(jsonschema.Draft202012Validator, {"mine": mine})
+    assert "mine" not in base.checkers and "mine" in extended.checkers
+    assert extended.checkers["date"] == base.checkers["date"]
+    assert base is format_checker(jsonschema.Draft202012Validator)  # made once
+    schemas = format_checker(jsonschema.Draft202012Validator, for_schemas=True)
+    long = "a" * (schema_module.REGEX_FORMAT_MAX_CHARS + 1)
+    assert schemas.conforms(long, "regex")  # a tool's own schema has no length limit
+    assert not base.conforms(long, "regex")

@@ -7,13 +7,16 @@ test_schema_hostile.py (DESIGN §9: catastrophic regexes answer fast, never hang
 
 from __future__ import annotations
 
+import re
+import time
 from typing import Any
 
 import pytest
 
 from genmcp import Channel, Result, Suite, Tool, ToolRequest
 from genmcp import schema as schema_module
-from genmcp.schema import compile_schema
+from genmcp.schema import compile_schema, sandbox
+from genmcp.schema.regex import Regex, Unchecked, compiles, regex, schema_patterns
 from support.arguments import validate
 
 
@@ -146,3 +149,91 @@ def test_pattern_like_data_is_not_taken_for_a_pattern() -> None:
 
 def test_schemas_may_use_ecma_only_pattern_syntax() -> None:
     assert validate(string_with(r"^\p{Lu}"), "\u00c9t\u00e9") is None
+
+
+# -- the module's parts: Regex, regex(), compiles(), schema_patterns() ----------------------
+
+
+def test_regex_compiles_each_source_once() -> None:
+    assert regex(r"^[a-z]+\d$") is regex(r"^[a-z]+\d$")
+    assert regex(r"^[a-z]+\d$") is not regex(r"^[a-z]+\d+$")
+
+
+@pytest.mark.parametrize(
+    ("source", "linear"),
+    [
+        (r"^[a-z]+$", True),  # plain: RE2 compiles it on the first search
+        (r"^\u00e9\cJ$", True),  # not plain, translated for RE2 at once
+        (r"\p{Lu}", True),
+        (r"(?=a)a", False),  # lookaround: Python's re, guarded
+        (r"(a)\1", False),
+        (r"\ud800", False),  # a lone surrogate: RE2 (UTF-8) has no such character
+    ],
+)
+def test_what_runs_on_re2(source: str, linear: bool) -> None:
+    assert Regex(source).linear is linear
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "found"),
+    [
+        (r"\cJ", "a\nb", True),  # a control escape
+        (r"^\u0041\u00e9$", "A\u00e9", True),
+        (r"^\uD83D\uDE00$", "\U0001f600", True),  # a surrogate pair is one character
+        (r"[\s]", "\u2028", True),  # ECMA \s inside a class
+        (r"\S", "\u3000 \t", False),
+        (r"b", "abc", True),  # a search, not a full match
+        (r"^b", "abc", False),
+    ],
+)
+def test_ecma_escapes_translate(source: str, text: str, found: bool) -> None:
+    assert regex(source).search(text, backtracking_max_chars=0) is found
+
+
+def test_a_backtracking_search_is_limited_in_length_and_time() -> None:
+    lookahead = regex(r"^(?=.*\d)")
+    assert lookahead.search("ab1", backtracking_max_chars=3) is True
+    with pytest.raises(Unchecked, match="4 characters is over the 3"):
+        lookahead.search("abc1", backtracking_max_chars=3)
+    with pytest.raises(sandbox.TimedOut):
+        lookahead.search("ab1", backtracking_max_chars=3, deadline=time.monotonic() - 1)
+
+
+@pytest.mark.parametrize("source", ["(a", "[z-a]", "a**"])
+def test_a_pattern_neither_engine_compiles_is_refused(source: str) -> None:
+    with pytest.raises(re.error):
+        Regex(source)
+
+
+@pytest.mark.parametrize(
+    ("instance", "ok"), [(5, True), ("^a+$", True), (r"(?<y>\d{4})", True), (r"(?<=a)b", True)]
+)
+def test_compiles(instance: object, ok: bool) -> None:
+    assert compiles(instance) is ok
+
+
+def test_compiles_raises_for_what_no_engine_compiles() -> None:
+    with pytest.raises(re.error):
+        compiles("(a")
+
+
+def test_schema_patterns_are_found_with_their_json_pointers() -> None:
+    schema = {
+        "properties": {
+            "a/b": {"pattern": "^x"},
+            "list": {"items": [{"pattern": "^y"}]},
+            "pattern": {"type": "string"},  # a property named pattern holds a schema
+        },
+        "patternProperties": {"^p~": {"pattern": "^z"}},
+        "$defs": {"d": {"anyOf": [{"pattern": "^w"}]}},
+        "const": {"pattern": "data"},
+        "enum": [{"pattern": "data"}],
+        "pattern": 7,  # not a string: not a pattern
+    }
+    assert list(schema_patterns(schema)) == [
+        ("/properties/a~1b/pattern", "^x"),
+        ("/properties/list/items/0/pattern", "^y"),
+        ("/patternProperties/^p~0", "^p~"),
+        ("/patternProperties/^p~0/pattern", "^z"),
+        ("/$defs/d/anyOf/0/pattern", "^w"),
+    ]
