@@ -17,9 +17,16 @@ from genmcp.protocol import jsonrpc
 from genmcp.protocol.jsonrpc import (
     EncodedResult,
     EnvelopeError,
+    Notification,
+    Request,
+    Response,
     decode_json,
     encode,
     error_response,
+    is_request_id,
+    notification,
+    parse,
+    parse_message,
     result_response,
 )
 
@@ -116,3 +123,96 @@ def test_numbers_within_range_decode() -> None:
     assert decode_json("1" * 4_300) == int("1" * 4_300)
     assert decode_json("[1.5e308, -0.0, 0.1]") == [1.5e308, -0.0, 0.1]
     assert decode_json("0." + "1" * 100_000) == pytest.approx(0.1111111111111111)
+
+
+# -- parsing one message ---------------------------------------------------------------------
+
+BAD_ID = '"id" must be a string or an integer'
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('{"jsonrpc":"2.0","id":1,"method":"ping"}', Request(1, "ping")),
+        ('{"jsonrpc":"2.0","id":"a","method":"m","params":{"x":1}}', Request("a", "m", {"x": 1})),
+        ('{"jsonrpc":"2.0","id":0,"method":"m","params":null}', Request(0, "m")),
+        ('{"jsonrpc":"2.0","method":"notifications/x"}', Notification("notifications/x")),
+        ('{"jsonrpc":"2.0","id":7,"result":{}}', Response(7, {})),
+        (
+            '{"jsonrpc":"2.0","id":"r","error":{"code":-1,"message":"no"}}',
+            Response("r", None, {"code": -1, "message": "no"}),
+        ),
+    ],
+)
+def test_parse(body: str, message: object) -> None:
+    assert parse(body) == message
+    assert parse(body.encode("utf-16")) == message  # JSON allows UTF-16 bodies
+
+
+@pytest.mark.parametrize(
+    ("obj", "message", "request_id"),
+    [
+        ([], "Invalid Request: expected a JSON object", None),
+        ({"id": 1, "method": "m"}, 'Invalid Request: "jsonrpc" must be "2.0"', 1),
+        ({"jsonrpc": "1.0", "id": "x", "method": "m"}, '"jsonrpc" must be "2.0"', "x"),
+        ({"jsonrpc": "2.0", "id": 2, "method": ""}, '"method" must be a non-empty string', 2),
+        ({"jsonrpc": "2.0", "id": 3, "method": 5}, '"method" must be a non-empty string', 3),
+        ({"jsonrpc": "2.0", "id": 4, "method": "m", "params": []}, '"params" must be an object', 4),
+        ({"jsonrpc": "2.0", "id": True, "method": "m"}, BAD_ID, None),
+        ({"jsonrpc": "2.0", "id": None, "method": "m"}, BAD_ID, None),
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "m"}, BAD_ID, None),
+        ({"jsonrpc": "2.0"}, 'Invalid Request: missing "method"', None),
+        ({"jsonrpc": "2.0", "id": [1], "result": {}}, 'a response "id" must be a string', None),
+        # a malformed response is never answered: its id is not kept
+        ({"jsonrpc": "2.0", "id": 5}, "a response has exactly one of result and error", None),
+        ({"jsonrpc": "2.0", "id": 5, "result": {}, "error": {"code": 1, "message": "m"}},
+         "exactly one of result and error", None),
+        ({"jsonrpc": "2.0", "id": 6, "error": {"code": "1", "message": "m"}},
+         'a response "error" is an object with an integer "code"', None),
+        ({"jsonrpc": "2.0", "id": 6, "error": {"code": True, "message": "m"}},
+         'integer "code"', None),
+        ({"jsonrpc": "2.0", "id": 6, "error": {"code": 1}}, 'a string "message"', None),
+        ({"jsonrpc": "2.0", "id": 8, "result": [1]}, 'a response "result" must be an object', None),
+    ],
+)  # fmt: skip
+def test_what_is_no_message_is_invalid_request_keeping_a_valid_id(
+    obj: Any, message: str, request_id: Any
+) -> None:
+    with pytest.raises(EnvelopeError) as caught:
+        parse_message(obj)
+    assert caught.value.reason == "invalid_request"
+    assert message in caught.value.message
+    assert caught.value.request_id == request_id
+
+
+def test_a_batch_is_refused_and_garbage_is_a_parse_error() -> None:
+    with pytest.raises(EnvelopeError) as caught:
+        parse('[{"jsonrpc":"2.0","id":1,"method":"ping"}]')
+    assert caught.value.reason == "batch_rejected"
+    for garbage in (b"", b"{", b"\xff\xfe\x00", b'{"a":1}x'):
+        with pytest.raises(EnvelopeError) as caught:
+            parse(garbage)
+        assert (caught.value.reason, caught.value.code) == ("parse_error", PARSE_ERROR)
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"), [(1, True), ("a", True), (0, True), (True, False), (None, False), (1.0, False)]
+)
+def test_is_request_id(value: Any, ok: bool) -> None:
+    assert is_request_id(value) is ok
+
+
+def test_the_envelope_builders() -> None:
+    assert result_response("r", {}) == {"jsonrpc": "2.0", "id": "r", "result": {}}
+    error = MCPError("invalid_params", "bad", {"k": 1})
+    assert error_response(None, error) == {
+        "jsonrpc": "2.0",
+        "error": {"code": -32602, "message": "bad", "data": {"k": 1}},
+    }  # an unknown id is left out, never null
+    assert notification("n") == {"jsonrpc": "2.0", "method": "n"}
+    assert notification("n", {}) == {"jsonrpc": "2.0", "method": "n", "params": {}}
+
+
+def test_encode_is_compact_utf8_and_escapes_a_lone_surrogate() -> None:
+    assert encode({"a": "é", "b": [1, 2]}) == '{"a":"é","b":[1,2]}'.encode()
+    assert encode({"a": "\ud800"}) == b'{"a":"\\ud800"}'
