@@ -109,11 +109,18 @@ async def test_what_the_endpoint_says_decides(
     documents: Documents, status: int, document: Any, reason: str
 ) -> None:
     documents.answers[ENDPOINT] = (status, document)
-    verifier = introspector(documents, issuer="https://as")
-    for _ in range(2):
-        with pytest.raises(InvalidToken, match=reason):
-            await verifier.verify("t")
-    assert verifier.requests == 2  # a refusal is never cached
+    with pytest.raises(InvalidToken, match=reason):
+        await introspector(documents, issuer="https://as").verify("t")
+
+
+async def test_a_refusal_is_never_cached(documents: Documents) -> None:
+    documents.answers[ENDPOINT] = (200, {"active": False})
+    verifier = introspector(documents)
+    with pytest.raises(InvalidToken, match="not active"):
+        await verifier.verify("t")
+    answer(documents, sub="alice")  # the same token, active now
+    assert (await verifier.verify("t")).subject == "alice"
+    assert verifier.requests == 2
 
 
 async def test_an_answer_without_iss_or_exp_is_accepted(documents: Documents) -> None:
