@@ -1,10 +1,11 @@
-"""Schema build options (issue 21), backtracking opt-in and huge numbers (issue 12), over HTTP.
+"""schema.options: build options (issue 21), backtracking opt-in and huge numbers (issue 12).
 
-Custom ``format`` checkers accepted and refused with the argument named, a checker that
-raises, the Suite default with a per-tool override, the advertised ``inputSchema`` unchanged;
-patterns RE2 cannot run refused when the Suite is built (tool, keyword path, pattern) unless
-the tool opts in, and then run in a helper process without stalling the loop;
-``multipleOf`` on a 4,300-digit integer answered as an ``isError`` result, never -32603.
+Over HTTP: custom ``format`` checkers accepted and refused with the argument named, a
+checker that raises, the Suite default with a per-tool override, the advertised
+``inputSchema`` unchanged; patterns RE2 cannot run refused when the Suite is built (tool,
+keyword path, pattern) unless the tool opts in, and then run in a helper process without
+stalling the loop; ``multipleOf`` on a 4,300-digit integer answered as an ``isError``
+result, never -32603. Then ``merge_options`` on its own: the merge and each refusal.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import pytest
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result
+from genmcp.schema import SchemaOptions, merge_options
+from genmcp.schema.options import DEFAULT_DIALECT
 from genmcp.transports.fastapi import mcp_router
 from support.client import ModernClient
 
@@ -265,3 +268,49 @@ async def test_a_4300_digit_integer_that_is_no_multiple_is_an_error_result(
     failed, text = await call(client, "big", {"thirds": 10**4299})
     assert failed and text.startswith("Invalid arguments for tool 'big': thirds: 1000")
     assert text.endswith("is not a multiple of 0.3") and len(text) < 400
+
+
+# -- merge_options on its own ------------------------------------------------------------------
+
+
+def test_no_options_are_genmcps_defaults() -> None:
+    assert merge_options(None, None, owner="T") == SchemaOptions(
+        formats={}, check_formats=True, default_dialect=DEFAULT_DIALECT, backtracking_patterns=False
+    )
+
+
+def test_the_tool_merges_over_the_suite_key_by_key_and_format_by_format() -> None:
+    merged = merge_options(
+        {"formats": {"sku": is_sku, "gone": is_sku}, "check_formats": False},
+        {"formats": {"gone": None, "extra": never_on_mondays}, "backtracking_patterns": True},
+        owner="T",
+    )
+    assert dict(merged.formats) == {"sku": is_sku, "extra": never_on_mondays}
+    assert (merged.check_formats, merged.backtracking_patterns) == (False, True)
+    assert merged.default_dialect == DEFAULT_DIALECT
+
+
+@pytest.mark.parametrize(
+    ("suite", "tool", "message"),
+    [
+        ([("formats", {})], None, "Suite schema_options must be a mapping"),
+        (None, "x", "T: schema_options must be a mapping"),
+        ({"formts": {}, "zz": 1}, None, "Suite schema_options: unknown key\\(s\\) formts, zz"),
+        ({"backtracking_patterns": False}, None, "backtracking_patterns is set per tool only"),
+        (None, {"formats": ["sku"]}, "T: schema_options: formats must map a format name"),
+        (None, {"formats": {"sku": "yes"}}, r"formats\['sku'\] must be a callable"),
+        (None, {"formats": {3: is_sku}}, r"formats\[3\] must be a callable"),
+        (None, {"check_formats": 1}, "T: schema_options check_formats must be True or False"),
+        (None, {"backtracking_patterns": "yes"}, "backtracking_patterns must be True or False"),
+        ({"default_dialect": 7}, None, "T: schema_options default_dialect must be a \\$schema"),
+    ],
+)
+def test_bad_options_are_type_errors_naming_where(suite: Any, tool: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        merge_options(suite, tool, owner="T")
+
+
+def test_options_are_frozen() -> None:
+    options = merge_options(None, {"check_formats": False}, owner="T")
+    with pytest.raises(AttributeError):
+        options.check_formats = True  # type: ignore[misc]
