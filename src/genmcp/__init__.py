@@ -67,15 +67,15 @@ from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 
 if TYPE_CHECKING:
-    from genmcp.routes import route_tools, routes_router
+    from genmcp.routes_as_tools import route_tools, routes_router
     from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
 
 _LAZY = {
     "MCPRouter": "genmcp.transports.fastapi",
     "mcp_app": "genmcp.transports.fastapi",
     "mcp_router": "genmcp.transports.fastapi",
-    "route_tools": "genmcp.routes",
-    "routes_router": "genmcp.routes",
+    "route_tools": "genmcp.routes_as_tools",
+    "routes_router": "genmcp.routes_as_tools",
 }
 
 __version__ = "0.1.0"

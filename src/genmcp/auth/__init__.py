@@ -18,7 +18,8 @@
 
 Modules: ``tokens`` (verified tokens, audience), ``challenges`` (WWW-Authenticate),
 ``scopes`` (hierarchy, checks), ``metadata`` (RFC 9728), ``jwks`` and ``jwt_verifier``
-(JWT + JWKS), ``introspection`` (RFC 7662), ``resource`` (the FastAPI dependency).
+(JWT + JWKS), ``introspection`` (RFC 7662), ``protected_resource`` (``OAuthResource``: the
+endpoint's token check and the FastAPI dependency).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from genmcp.auth.challenges import Challenge
-from genmcp.auth.resource import OAuthResource
+from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.scopes import ScopeHierarchy, implications, may_use, scope_challenge
 from genmcp.auth.tokens import AccessToken, InvalidToken, TokenVerifier, audience_matches
 

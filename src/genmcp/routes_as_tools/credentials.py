@@ -8,8 +8,7 @@ by default), the ``Host``, the client and server addresses and the lifespan ``st
 :func:`mcp_caller` is the dependency a route uses to see who called it through MCP.
 
 The forwarded values never print: :class:`Forwarded`'s repr names the headers, not their
-values. Imports FastAPI and Starlette (the only genmcp.routes modules that do are this one
-and the package's builder).
+values. Imports FastAPI and Starlette (so do the package's face and its builder).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from fastapi import Depends
 from starlette.requests import Request
 from starlette.responses import Response
 
-from genmcp.routes.exchange import Origin
+from genmcp.routes_as_tools.exchange import Origin
 
 __all__ = ["FORWARDED", "SCOPE_KEY", "Forwarded", "forward_credentials", "mcp_caller"]
 
