@@ -13,6 +13,10 @@
     app.include_router(mcp_router(..., auth=resource), prefix="/mcp")
     app.include_router(resource.metadata_router())
 
+``OAuthResource`` is an ``Auth`` (``genmcp.transports.auth``): the protocol ``auth=`` takes,
+a token check before the body, a check of each parsed request and the FastAPI dependency
+stdio runs; a plain FastAPI dependency is wrapped as a ``DependencyAuth``.
+
 ``JWTVerifier`` and ``IntrospectionVerifier`` need the ``auth`` extra
 (``pip install 'genmcp[auth]'``: PyJWT and httpx); they are imported on first use.
 
@@ -30,6 +34,7 @@ from genmcp.auth.challenges import Challenge
 from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.scopes import ScopeHierarchy, implications, may_use, scope_challenge
 from genmcp.auth.tokens import AccessToken, InvalidToken, TokenVerifier, audience_matches
+from genmcp.transports.auth import Auth, DependencyAuth
 
 if TYPE_CHECKING:
     from genmcp.auth.introspection import IntrospectionVerifier
@@ -37,7 +42,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AccessToken",
+    "Auth",
     "Challenge",
+    "DependencyAuth",
     "IntrospectionVerifier",
     "InvalidToken",
     "JWTVerifier",

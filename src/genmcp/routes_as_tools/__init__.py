@@ -35,6 +35,7 @@ from genmcp.routes_as_tools.credentials import Forwarded, forward_credentials, m
 from genmcp.routes_as_tools.exchange import Reply
 from genmcp.routes_as_tools.tool import RouteSpec, RouteTool
 from genmcp.suite import ToolProvider
+from genmcp.transports.auth import Auth
 from genmcp.transports.fastapi import MCPRouter, mcp_router
 
 __all__ = [
@@ -55,15 +56,15 @@ def routes_router(
     *,
     server_name: str,
     server_version: str,
-    auth: Callable[..., Any] | None = None,
+    auth: Auth | Callable[..., Any] | None = None,
     forward_headers: Iterable[str] = ("authorization",),
     tools: Iterable[ToolProvider] = (),
     **options: Any,
 ) -> MCPRouter:
     """An MCP router serving ``app``'s selected routes as tools (plus ``tools``).
 
-    Call it after the routes are defined. ``auth`` is an optional MCP auth dependency
-    (as for ``mcp_router``); the routes' own dependencies enforce their auth either way.
+    Call it after the routes are defined. ``auth`` is an optional MCP auth (as for
+    ``mcp_router``); the routes' own dependencies enforce their auth either way.
     ``forward_headers`` are copied from each MCP request into the route calls. Options
     named in :func:`route_tools` select and shape the tools; the rest go to ``mcp_router``.
     """
