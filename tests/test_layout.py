@@ -37,10 +37,14 @@ WEB_MODULES: Final = frozenset(
 """The adapter, and ``genmcp.fastapi``: the short import path that re-exports it."""
 
 WEB_EXCEPTIONS: Final[dict[str, str]] = {
-    "genmcp.auth.resource": "OAuthResource is a FastAPI dependency and serves the metadata routes",
-    "genmcp.routes": "routes_router builds an MCPRouter around a FastAPI app's routes",
-    "genmcp.routes.build": "route_tools reads a FastAPI app's routes and OpenAPI document",
-    "genmcp.routes.credentials": "forward_credentials and mcp_caller are FastAPI dependencies",
+    "genmcp.auth.protected_resource": (
+        "OAuthResource is a FastAPI dependency and serves the metadata routes"
+    ),
+    "genmcp.routes_as_tools": "routes_router builds an MCPRouter around a FastAPI app's routes",
+    "genmcp.routes_as_tools.build": "route_tools reads a FastAPI app's routes and OpenAPI document",
+    "genmcp.routes_as_tools.credentials": (
+        "forward_credentials and mcp_caller are FastAPI dependencies"
+    ),
 }
 """Modules outside ``WEB_MODULES`` that still import the web framework, and why."""
 
@@ -262,7 +266,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
         "genmcp.cli",
         "genmcp.__main__",
         "genmcp.scaleout",
-        "genmcp.routes",
+        "genmcp.routes_as_tools",
     ),
 )
 """DESIGN.md §1, lowest first: a module imports only from its own layer or below."""

@@ -17,12 +17,13 @@ Layers, lowest first (a module imports only from its own layer or below;
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
     suite                       routing, capabilities, the live Calls
     transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
-    testing/, cli, routes/      the in-process test client; the command line; routes as tools
+    testing/, cli,              the in-process test client; the command line; routes as tools
+    routes_as_tools/
 
 This module only re-exports the public API. The FastAPI adapter (``mcp_router``,
 ``mcp_app``, ``MCPRouter``) and routes as tools (``route_tools``, ``routes_router``) are
-imported on first use, so ``import genmcp`` loads no web
-framework.
+imported on first use, so ``import genmcp`` loads no web framework (``HTTPOptions``, the
+router's HTTP options, imports none).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -66,17 +67,18 @@ from genmcp.schema import InvalidArguments
 from genmcp.storage import TaskOptions
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
+from genmcp.transports.options import HTTPOptions
 
 if TYPE_CHECKING:
-    from genmcp.routes import route_tools, routes_router
+    from genmcp.routes_as_tools import route_tools, routes_router
     from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
 
 _LAZY = {
     "MCPRouter": "genmcp.transports.fastapi",
     "mcp_app": "genmcp.transports.fastapi",
     "mcp_router": "genmcp.transports.fastapi",
-    "route_tools": "genmcp.routes",
-    "routes_router": "genmcp.routes",
+    "route_tools": "genmcp.routes_as_tools",
+    "routes_router": "genmcp.routes_as_tools",
 }
 
 __version__ = "0.1.0"
@@ -89,6 +91,7 @@ __all__ = [
     "Channel",
     "Ending",
     "Error",
+    "HTTPOptions",
     "InputRequired",
     "InvalidArguments",
     "Limit",

@@ -1,15 +1,15 @@
 """The MCP caller's credentials, carried from the MCP request into each route call.
 
-Owns :func:`forward_credentials`, the auth dependency of an MCP router serving route tools:
-on every MCP HTTP request (both eras) it records the headers to forward (``Authorization``
-by default), the ``Host``, the client and server addresses and the lifespan ``state`` as a
-:class:`Forwarded` under a private key of ``channel.assigns``, next to what the wrapped
-``auth`` dependency returned (its challenge response, if any, still answers the request).
+Owns :func:`forward_credentials`, the auth of an MCP router serving route tools (a FastAPI
+dependency, as a ``transports.auth.DependencyAuth``): on every MCP HTTP request (both
+eras) it records the headers to forward (``Authorization`` by default), the ``Host``,
+the client and server addresses and the lifespan ``state`` as a :class:`Forwarded` under
+a private key of ``channel.assigns``, next to what the wrapped ``auth`` dependency returned
+(its challenge response, if any, still answers the request).
 :func:`mcp_caller` is the dependency a route uses to see who called it through MCP.
 
 The forwarded values never print: :class:`Forwarded`'s repr names the headers, not their
-values. Imports FastAPI and Starlette (the only genmcp.routes modules that do are this one
-and the package's builder).
+values. Imports FastAPI and Starlette (so do the package's face and its builder).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from fastapi import Depends
 from starlette.requests import Request
 from starlette.responses import Response
 
-from genmcp.routes.exchange import Origin
+from genmcp.routes_as_tools.exchange import Origin
+from genmcp.transports.auth import Auth, DependencyAuth, as_auth
 
 __all__ = ["FORWARDED", "SCOPE_KEY", "Forwarded", "forward_credentials", "mcp_caller"]
 
@@ -48,15 +49,17 @@ def _no_auth() -> None:
 
 
 def forward_credentials(
-    auth: Callable[..., Any] | None = None, *, headers: Iterable[str] = ("authorization",)
-) -> Callable[..., Any]:
-    """An ``auth=`` dependency for ``mcp_router`` that forwards ``headers`` to route tools.
+    auth: Auth | Callable[..., Any] | None = None, *, headers: Iterable[str] = ("authorization",)
+) -> Auth:
+    """An ``auth=`` for ``mcp_router`` that forwards ``headers`` to route tools.
 
-    ``auth`` (any MCP auth dependency, e.g. ``genmcp.auth.OAuthResource``) still runs
-    first; its assigns are kept and its challenge still answers the request.
+    ``auth`` (any MCP auth, e.g. ``genmcp.auth.OAuthResource``) still runs first, as a
+    FastAPI dependency; its assigns are kept, its challenge still answers the request and
+    its per-message check (an ``OAuthResource``'s tool scopes) stays in force.
     """
     names = tuple(name.lower() for name in headers)
-    inner = auth or _no_auth
+    wrapped = as_auth(auth)
+    inner = _no_auth if wrapped is None else wrapped.dependency
 
     async def capture(request: Request, assigns: Any = Depends(inner)) -> Any:
         if isinstance(assigns, Response):
@@ -74,10 +77,7 @@ def forward_credentials(
         )
         return base
 
-    authorize = getattr(auth, "authorize_message", None)
-    if authorize is not None:  # OAuthResource's per-message scope check stays in force
-        capture.authorize_message = authorize  # type: ignore[attr-defined]
-    return capture
+    return DependencyAuth(capture, None if wrapped is None else wrapped.message_check)
 
 
 def _origin_of(request: Request) -> Origin:

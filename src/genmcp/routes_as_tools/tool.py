@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from genmcp.outcomes import Result
-from genmcp.routes.arguments import Arguments
-from genmcp.routes.credentials import FORWARDED, SCOPE_KEY, Forwarded
-from genmcp.routes.exchange import MAX_RESPONSE_BYTES, ASGIApp, Origin, Reply, exchange
-from genmcp.routes.replies import error_result, report_result, success_result
+from genmcp.routes_as_tools.arguments import Arguments
+from genmcp.routes_as_tools.credentials import FORWARDED, SCOPE_KEY, Forwarded
+from genmcp.routes_as_tools.exchange import MAX_RESPONSE_BYTES, ASGIApp, Origin, Reply, exchange
+from genmcp.routes_as_tools.replies import error_result, report_result, success_result
 from genmcp.tool import Tool, ToolRequest
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def annotations_for(method: str) -> dict[str, bool]:
 
 
 class RouteTool(Tool):
-    """A tool that calls one FastAPI route in-process; made by ``genmcp.routes.route_tools``.
+    """A tool that calls one FastAPI route in-process; made by ``genmcp.route_tools``.
 
     ``route`` (a :class:`RouteSpec`) says which. Override :meth:`headers` or
     :meth:`to_result` in a subclass to change what is sent or how the answer reads.

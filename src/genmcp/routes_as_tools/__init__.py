@@ -2,7 +2,7 @@
 
 ::
 
-    from genmcp.routes import routes_router
+    from genmcp.routes_as_tools import routes_router
 
     app.include_router(
         routes_router(app, server_name="shop", server_version="1.0",
@@ -17,7 +17,9 @@ client, with the MCP request's ``Authorization`` header. See docs/guides/routes-
 
 Modules: ``build`` (selection and tool classes), ``arguments`` (schemas and placement),
 ``exchange`` (the in-process ASGI call), ``replies`` (response -> result), ``credentials``
-(what the MCP request forwards), ``tool`` (``RouteTool``).
+(what the MCP request forwards), ``tool`` (``RouteTool``). The package is not named
+``route_tools``: importing it would then replace the lazy ``genmcp.route_tools`` function
+with the package. Its logger stays ``genmcp.routes``.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from genmcp.routes.arguments import BuildError
-from genmcp.routes.build import SELECTION, route_tools
-from genmcp.routes.credentials import Forwarded, forward_credentials, mcp_caller
-from genmcp.routes.exchange import Reply
-from genmcp.routes.tool import RouteSpec, RouteTool
+from genmcp.routes_as_tools.arguments import BuildError
+from genmcp.routes_as_tools.build import SELECTION, route_tools
+from genmcp.routes_as_tools.credentials import Forwarded, forward_credentials, mcp_caller
+from genmcp.routes_as_tools.exchange import Reply
+from genmcp.routes_as_tools.tool import RouteSpec, RouteTool
 from genmcp.suite import ToolProvider
+from genmcp.transports.auth import Auth
 from genmcp.transports.fastapi import MCPRouter, mcp_router
 
 __all__ = [
@@ -53,15 +56,15 @@ def routes_router(
     *,
     server_name: str,
     server_version: str,
-    auth: Callable[..., Any] | None = None,
+    auth: Auth | Callable[..., Any] | None = None,
     forward_headers: Iterable[str] = ("authorization",),
     tools: Iterable[ToolProvider] = (),
     **options: Any,
 ) -> MCPRouter:
     """An MCP router serving ``app``'s selected routes as tools (plus ``tools``).
 
-    Call it after the routes are defined. ``auth`` is an optional MCP auth dependency
-    (as for ``mcp_router``); the routes' own dependencies enforce their auth either way.
+    Call it after the routes are defined. ``auth`` is an optional MCP auth (as for
+    ``mcp_router``); the routes' own dependencies enforce their auth either way.
     ``forward_headers`` are copied from each MCP request into the route calls. Options
     named in :func:`route_tools` select and shape the tools; the rest go to ``mcp_router``.
     """

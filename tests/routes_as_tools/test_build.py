@@ -16,7 +16,7 @@ from fastapi.responses import FileResponse, StreamingResponse
 from pydantic import BaseModel
 
 from genmcp import Result, Suite, call_tool_result
-from genmcp.routes import BuildError, RouteTool, mcp_caller, route_tools
+from genmcp.routes_as_tools import BuildError, RouteTool, mcp_caller, route_tools
 from genmcp.testing import MCPTestClient
 from support import shop
 

@@ -29,9 +29,15 @@ from fastapi.routing import APIRoute
 from sse_starlette import EventSourceResponse
 from starlette.responses import FileResponse, StreamingResponse
 
-from genmcp.routes.arguments import Arguments, BuildError, output_schema
-from genmcp.routes.exchange import MAX_RESPONSE_BYTES
-from genmcp.routes.tool import Credentials, RouteSpec, RouteTool, annotations_for, tool_class
+from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
+from genmcp.routes_as_tools.exchange import MAX_RESPONSE_BYTES
+from genmcp.routes_as_tools.tool import (
+    Credentials,
+    RouteSpec,
+    RouteTool,
+    annotations_for,
+    tool_class,
+)
 
 __all__ = ["SELECTION", "Selection", "route_tools"]
 

@@ -1,8 +1,9 @@
 """``OAuthResource``: an MCP endpoint as an OAuth 2.1 protected resource.
 
-``mcp_router(..., auth=resource)`` runs :meth:`OAuthResource.asgi_check` inside the raw
-MCP endpoint (no FastAPI dependency route); with more ``dependencies=`` (or wrapped, as by
-``forward_credentials``) it is the endpoint's FastAPI dependency (``__call__``). For every
+It is an ``Auth`` (``transports.auth``): ``mcp_router(..., auth=resource)`` runs
+:meth:`OAuthResource.asgi_check` inside the raw MCP endpoint (no FastAPI dependency route);
+with more ``dependencies=`` (or wrapped, as by ``forward_credentials``) it is the endpoint's
+FastAPI dependency (``__call__``), and the one stdio runs. For every
 HTTP request (POST, GET, DELETE; both eras) it reads the one ``Authorization: Bearer``
 header (never the query string), has the verifier check the token, checks the audience
 against the configured resource URI and the resource-wide scopes, and either returns the
@@ -44,14 +45,12 @@ from genmcp.auth.scopes import (
 )
 from genmcp.auth.tokens import InvalidToken, TokenVerifier, audience_matches
 from genmcp.protocol.jsonrpc import Request, encode
+from genmcp.transports.auth import MessageCheck, Refusal, RequestCheck
 
 if TYPE_CHECKING:
     from genmcp.suite import Suite
 
 __all__ = ["OAuthResource", "Refusal"]
-
-Refusal = tuple[dict[str, Any], int, list[tuple[str, str]]]
-"""A challenge as ``(JSON-RPC body, HTTP status, headers)``, for the transport to send."""
 
 _TOKEN68: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 _TARGET: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -113,6 +112,23 @@ class OAuthResource:
             "cache-control": f"public, max-age={metadata_max_age_s}",
             "access-control-allow-origin": "*",
         }
+
+    # -- as an Auth: what the endpoint runs ------------------------------------------------
+
+    @property
+    def request_check(self) -> RequestCheck:
+        """:meth:`asgi_check`: the token check in the raw endpoint, before the body."""
+        return self.asgi_check
+
+    @property
+    def message_check(self) -> MessageCheck:
+        """:meth:`authorize_message`: the scopes of the tool, prompt or resource named."""
+        return self.authorize_message
+
+    @property
+    def dependency(self) -> OAuthResource:
+        """The resource itself: as a FastAPI dependency it is :meth:`__call__`."""
+        return self
 
     # -- the token check ------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from genmcp.routes import routes_router
+from genmcp.routes_as_tools import routes_router
 from support import shop
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
