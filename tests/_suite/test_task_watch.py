@@ -6,7 +6,7 @@ notification is checked against the ext-tasks schema (``TaskStatusNotification``
 with the stream's subscription id, and equal to what ``tasks/get`` answers at that moment.
 A principal sees only its own tasks: another's id is left out of the acknowledgement like an
 unknown one, and its changes never reach the stream. The multi-process case (a task running
-in process A, the listener in B, on Redis) is in tests/storage/test_redis_tasks.py.
+in process A, the listener in B, on Redis) is in tests/storage/redis/test_tasks.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Tasks shared through Redis, between real processes.
 
 First the ``TaskStore`` contract, the same checks on ``MemoryTaskStore`` and
-``RedisTaskStore``. Then separate uvicorn processes (tests/storage/tasks_app.py) on one
+``RedisTaskStore``. Then separate uvicorn processes (tests/storage/redis/tasks_app.py) on one
 Redis, one key prefix per test: a task created through process A is polled, answered and
 cancelled through process B; a task running in A notifies a listen stream held by B
 (``notifications/tasks`` over the Redis bus); A killed (SIGKILL) mid-task leaves its tasks

@@ -31,7 +31,7 @@ from support.server import LiveServers
 from support.sse import SSEEvent, SSEParser
 from support.topology import NGINX_MAIN, require_nginx, wait_port
 
-PAGE: Final = Path(__file__).resolve().parents[1] / "docs" / "guides" / "deployment.md"
+PAGE: Final = Path(__file__).resolve().parents[2] / "docs" / "guides" / "deployment.md"
 HOLD_S: Final = 0.5
 
 

@@ -4,7 +4,7 @@ Each test drives a task the way a client does (``tools/call`` with the extension
 then ``tasks/get|update|cancel``) and checks the wire: the CreateTaskResult, each status,
 the errors (-32021, -32602, -32601, -32020), per-principal isolation, and that the task runs
 as the same worker (``InputRequired`` rounds, ``Stream`` + ``handle_message``, cancellation).
-The multi-process and Redis cases are in tests/storage/test_redis_tasks.py.
+The multi-process and Redis cases are in tests/storage/redis/test_tasks.py.
 """
 
 from __future__ import annotations
@@ -349,7 +349,7 @@ async def test_a_listen_naming_unknown_task_ids_is_acknowledged_without_them(
     client: ModernClient,
 ) -> None:
     # the acknowledgement lists the task ids honored: none of an unknown one
-    # (tests/test_task_notifications.py has the notifications themselves)
+    # (tests/_suite/test_task_watch.py has the notifications themselves)
     async with client.stream(
         "subscriptions/listen",
         {"notifications": {"taskIds": ["x"], "toolsListChanged": True}},

@@ -27,7 +27,7 @@ from genmcp.cli import UsageError, main, parse_arguments
 from genmcp.cli.client import CLIError, HTTPClient
 from support.server import LiveServers
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 GENMCP = [sys.executable, "-m", "genmcp"]
 

@@ -14,7 +14,7 @@ from demo_tools import Stats, make_suite
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.server import LiveServers
-from test_telemetry import Otel, Pipes, modern, otel, serve
+from tests.middleware.test_telemetry import Otel, Pipes, modern, otel, serve
 
 __all__ = ["otel"]  # the fixture
 

@@ -25,7 +25,7 @@ from genmcp.cli.form import ask_on_terminal, parse_field
 from support.examples import load
 from support.server import LiveServers
 
-ROOT: Final = Path(__file__).resolve().parents[1]
+ROOT: Final = Path(__file__).resolve().parents[2]
 GENMCP: Final = [sys.executable, "-m", "genmcp"]
 TOKEN: Final = ["-H", "Authorization: Bearer alice-token"]
 

@@ -1,27 +1,26 @@
-"""The source layout holds: modules stay small and imports follow the layers (DESIGN.md §1).
+"""Imports follow the layers (DESIGN.md §1): purity, the web framework, cycles, the private parts.
 
-Every check reads ``src/genmcp`` with ``ast`` and imports nothing, so it also sees imports
-inside functions and under ``TYPE_CHECKING``. An exception to a rule is listed below with its
-reason, and fails once it is no longer needed.
+Each check is one test that lists every offender. An exception to a rule is listed below with
+its reason, and fails once it is no longer needed.
 """
 
 from __future__ import annotations
 
-import ast
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Final
 
-import pytest
+from tests.layout.sources import (
+    ROOT,
+    SRC,
+    Module,
+    from_genmcp,
+    imports_of,
+    names,
+    read,
+    top_levels,
+    under,
+)
 
-SRC: Final = Path(__file__).resolve().parents[1] / "src"
-
-MAX_LINES: Final = 450
-"""House rule: about 400 lines per module; past this a module holds more than one idea."""
-
-OVERSIZED: Final[dict[str, str]] = {}
-"""Modules allowed past ``MAX_LINES``, each with its reason."""
+LAYOUT: Final = "tests/layout"
 
 WEB: Final = frozenset({"fastapi", "starlette", "sse_starlette"})
 """The web framework; only the FastAPI adapter may import it."""
@@ -84,131 +83,39 @@ REDIS_MODULES: Final = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Module:
-    """One source module: its dotted name, its file and its text."""
-
-    name: str
-    path: Path
-    text: str
-
-    @property
-    def is_package(self) -> bool:
-        return self.path.name == "__init__.py"
-
-    @property
-    def tree(self) -> ast.Module:
-        return ast.parse(self.text, filename=str(self.path))
-
-
-@cache
-def modules() -> tuple[Module, ...]:
-    found = []
-    for path in sorted((SRC / "genmcp").rglob("*.py")):
-        parts = path.relative_to(SRC).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        found.append(Module(name, path, path.read_text(encoding="utf-8")))
-    return tuple(found)
-
-
-def _is_module(name: str) -> bool:
-    base = SRC.joinpath(*name.split("."))
-    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
-
-
-def _absolute(module: Module, node: ast.ImportFrom) -> str:
-    if not node.level:
-        return node.module or ""
-    package = module.name.split(".")
-    if not module.is_package:
-        package = package[:-1]
-    base = package[: len(package) - node.level + 1]
-    return ".".join([*base, *([node.module] if node.module else [])])
-
-
-def imports_of(module: Module) -> set[str]:
-    """Every module ``module`` imports, anywhere in its source, as absolute dotted names.
-
-    ``from X import a`` counts as importing ``X.a`` when that is a genmcp module, else ``X``.
-    """
-    found: set[str] = set()
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            source = _absolute(module, node)
-            for alias in node.names:
-                target = f"{source}.{alias.name}"
-                found.add(target if _is_module(target) else source)
-    return found
-
-
-@cache
-def imports(name: str) -> frozenset[str]:
-    return frozenset(imports_of(next(each for each in modules() if each.name == name)))
-
-
-def top_levels(name: str) -> set[str]:
-    return {each.split(".")[0] for each in imports(name)}
-
-
-def from_genmcp(name: str) -> set[str]:
-    return {each for each in imports(name) if each == "genmcp" or each.startswith("genmcp.")}
-
-
-def _names() -> list[str]:
-    return [module.name for module in modules()]
-
-
-def _under(prefix: str) -> list[str]:
-    return [name for name in _names() if name == prefix or name.startswith(prefix + ".")]
-
-
-# -- size -----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("module", modules(), ids=lambda module: module.name)
-def test_modules_stay_small(module: Module) -> None:
-    lines = len(module.text.splitlines())
-    if module.name in OVERSIZED:
-        assert lines > MAX_LINES, f"{module.name} is {lines} lines now: drop it from OVERSIZED"
-    else:
-        assert lines <= MAX_LINES, (
-            f"{module.name} has {lines} lines (budget {MAX_LINES}): split it by concept"
-        )
-
-
-@pytest.mark.parametrize("module", modules(), ids=lambda module: module.name)
-def test_every_module_opens_with_a_docstring(module: Module) -> None:
-    assert ast.get_docstring(module.tree), f"{module.name} has no module docstring"
-
-
 # -- import contracts -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", _under("genmcp.protocol"))
-def test_protocol_is_pure(name: str) -> None:
-    assert top_levels(name) & IO_AND_WEB == set()
+def test_protocol_is_pure() -> None:
+    impure = {name: sorted(top_levels(name) & IO_AND_WEB) for name in under("genmcp.protocol")}
     outside = {
-        each
-        for each in from_genmcp(name)
-        if not any(each == ok or each.startswith(ok + ".") for ok in PROTOCOL_MAY_USE)
+        name: sorted(
+            each
+            for each in from_genmcp(name)
+            if not any(each == ok or each.startswith(ok + ".") for ok in PROTOCOL_MAY_USE)
+        )
+        for name in under("genmcp.protocol")
     }
-    assert outside == set(), f"{name} imports genmcp outside protocol/ and errors"
+    assert {name: found for name, found in impure.items() if found} == {}, (
+        "protocol/ imports an event loop, a web framework or an HTTP client"
+    )
+    assert {name: found for name, found in outside.items() if found} == {}, (
+        "protocol/ imports genmcp outside protocol/ and errors"
+    )
 
 
-@pytest.mark.parametrize("name", sorted(PURE_OUTSIDE_PROTOCOL))
-def test_pure_modules_stay_pure(name: str) -> None:
-    assert top_levels(name) & IO_AND_WEB == set()
+def test_pure_modules_stay_pure() -> None:
+    impure = {name: sorted(top_levels(name) & IO_AND_WEB) for name in sorted(PURE_OUTSIDE_PROTOCOL)}
+    assert {name: found for name, found in impure.items() if found} == {}
 
 
-@pytest.mark.parametrize("name", sorted(SELF_CONTAINED))
-def test_errors_and_sealing_import_nothing_from_genmcp(name: str) -> None:
-    assert from_genmcp(name) == set()
+def test_errors_and_sealing_import_nothing_from_genmcp() -> None:
+    users = {name: sorted(from_genmcp(name)) for name in sorted(SELF_CONTAINED)}
+    assert {name: found for name, found in users.items() if found} == {}
 
 
 def test_only_the_fastapi_adapter_imports_the_web_framework() -> None:
-    users = {name for name in _names() if top_levels(name) & WEB}
+    users = {name for name in names() if top_levels(name) & WEB}
     assert users - WEB_MODULES == set(WEB_EXCEPTIONS), (
         "a module outside transports/fastapi.py imports FastAPI, Starlette or sse-starlette "
         "(or an exception in WEB_EXCEPTIONS is no longer needed)"
@@ -216,8 +123,8 @@ def test_only_the_fastapi_adapter_imports_the_web_framework() -> None:
 
 
 def test_only_the_redis_store_imports_redis() -> None:
-    users = {name for name in _names() if "redis" in top_levels(name)}
-    assert users <= REDIS_MODULES
+    users = {name for name in names() if "redis" in top_levels(name)}
+    assert sorted(users - REDIS_MODULES) == []
 
 
 def test_the_reader_sees_every_kind_of_import() -> None:
@@ -268,23 +175,29 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
 """DESIGN.md §1, lowest first: a module imports only from its own layer or below."""
 
 
-def layer_of(name: str) -> int:
+def layer_or_none(name: str) -> int | None:
     for rank, prefixes in enumerate(LAYERS):
         if any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes):
             return rank
-    raise AssertionError(f"{name} is in no layer of LAYERS: place it")
+    return None
+
+
+def layer_of(name: str) -> int:
+    rank = layer_or_none(name)
+    if rank is None:
+        raise AssertionError(f"{name} is in no layer of LAYERS: place it")
+    return rank
 
 
 def test_every_module_has_a_layer() -> None:
-    for name in _names():
-        if name != "genmcp":
-            layer_of(name)
+    unplaced = [name for name in names() if name != "genmcp" and layer_or_none(name) is None]
+    assert unplaced == [], "modules in no layer of LAYERS: place them"
 
 
 def test_no_module_imports_a_higher_layer() -> None:
     upward = sorted(
         f"{name} -> {target}"
-        for name in _names()
+        for name in names()
         if name != "genmcp"
         for target in from_genmcp(name)
         if target != "genmcp" and layer_of(target) > layer_of(name)
@@ -293,7 +206,7 @@ def test_no_module_imports_a_higher_layer() -> None:
 
 
 def import_graph() -> dict[str, set[str]]:
-    known = set(_names())
+    known = set(names())
     return {
         name: {target for target in from_genmcp(name) if target in known and target != name}
         for name in known
@@ -343,18 +256,20 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 PRIVATE: Final = "genmcp._suite"
 PRIVATE_TESTS: Final = "tests/_suite"
-"""The unit tests of the private machinery (its phase table, the Call) are its only users
-outside the package."""
+"""The tests of the private machinery (tests/_suite/, its mirror) are its only users outside
+the package (and these checks, which read it)."""
 
 
 def test_nothing_outside_the_package_imports_the_private_machinery() -> None:
-    root = SRC.parent
+    root = ROOT
     users = []
     for folder in ("tests", "examples", "bench"):
         for path in sorted((root / folder).rglob("*.py")):
-            if path.is_relative_to(root / PRIVATE_TESTS) or path.name == "test_layout.py":
+            if path.is_relative_to(root / PRIVATE_TESTS) or path.is_relative_to(root / LAYOUT):
                 continue
-            module = Module(path.stem, path, path.read_text(encoding="utf-8"))
+            module = read(path)
+            if "_suite" not in module.text:  # no import of it can be spelled without the name
+                continue
             if any(t == PRIVATE or t.startswith(PRIVATE + ".") for t in imports_of(module)):
                 users.append(str(path.relative_to(root)))
     assert users == []

@@ -22,7 +22,7 @@ from genmcp.errors import RATE_LIMITED
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.server import LiveServers
-from test_telemetry import Pipes, modern
+from tests.middleware.test_telemetry import Pipes, modern
 
 TOKEN = "tok-SECRET-8c1f"
 

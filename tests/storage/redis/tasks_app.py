@@ -1,6 +1,6 @@
 """A genmcp app whose tasks live in Redis: one process of a multi-process deployment.
 
-tests/storage/test_redis_tasks.py starts two or more of these with uvicorn, as separate
+tests/storage/redis/test_tasks.py starts two or more of these with uvicorn, as separate
 processes on one Redis (one key prefix per test), and kills one of them mid-task. Settings
 come from the environment: ``TASKS_REDIS_URL``, ``TASKS_PREFIX``, ``TASKS_LEASE_MS``,
 ``TASKS_TTL_MS``, ``TASKS_MARKERS`` (a folder where a cancelled ``work`` call leaves a file)

@@ -29,7 +29,7 @@ from support.server import LiveServers
 
 shop = examples.load("shop_app")
 
-ROOT: Final = Path(__file__).resolve().parents[1]
+ROOT: Final = Path(__file__).resolve().parents[2]
 ALICE: Final = {"Authorization": "Bearer alice-token"}
 META: Final = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -24,7 +24,7 @@ from genmcp.schema.re2syntax import plainly_linear
 from genmcp.schema.regex import _compile_re2
 from genmcp.schema.wellformed import plainly_valid
 
-TESTS: Final = str(Path(__file__).parent)
+TESTS: Final = str(Path(__file__).resolve().parents[1])
 LAZY: Final = ("jsonschema", "re2", "itsdangerous", "sse_starlette", "difflib")
 
 ORDER: Final[dict[str, Any]] = {

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from test_cli import free_port, serving, wait_until_served
+from tests.cli.test_main import free_port, serving, wait_until_served
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TESTING = ROOT / "docs" / "guides" / "testing.md"
 CLI = ROOT / "docs" / "guides" / "cli.md"
 GENMCP = Path(sys.executable).with_name("genmcp")
