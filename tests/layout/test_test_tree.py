@@ -65,7 +65,7 @@ NAMING_EXEMPT: Final[dict[str, str]] = {
 
 CORE: Final = ("_suite", "transports", "protocol", "schema", "storage", "auth")
 
-MIN_COVERAGE: Final = 0.23
+MIN_COVERAGE: Final = 0.31
 """The share of core modules with their own test file. 0.52 on this branch alone: the tests
 of protocol/, schema/ and auth/ (helper tests5), of relay, sse, endpoint (helper relay), of
 fastapi and stdio_app (helper seams) land with their branches; then this is raised to 0.80,
@@ -134,13 +134,6 @@ UNMIRRORED: Final[dict[str, str]] = {
     "schema.sandbox": "helper tests5 writes tests/schema/ (one file per module)",
     "schema.terse": "helper tests5 writes tests/schema/ (one file per module)",
     "schema.wellformed": "helper tests5 writes tests/schema/ (one file per module)",
-    "storage.guard": "TODO",
-    "storage.memory": "TODO",
-    "storage.redis.batch": "TODO",
-    "storage.redis.broker": "TODO",
-    "storage.redis.inbox": "TODO",
-    "storage.redis.options": "TODO",
-    "storage.redis.registry": "TODO",
     "transports.asgi": "TODO",
     "transports.endpoint": "helper relay writes tests/transports/test_endpoint.py",
     "transports.fastapi": "helper seams writes tests/transports/test_fastapi.py",
