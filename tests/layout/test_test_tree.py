@@ -65,7 +65,7 @@ NAMING_EXEMPT: Final[dict[str, str]] = {
 
 CORE: Final = ("_suite", "transports", "protocol", "schema", "storage", "auth")
 
-MIN_COVERAGE: Final = 0.31
+MIN_COVERAGE: Final = 0.36
 """The share of core modules with their own test file. 0.52 on this branch alone: the tests
 of protocol/, schema/ and auth/ (helper tests5), of relay, sse, endpoint (helper relay), of
 fastapi and stdio_app (helper seams) land with their branches; then this is raised to 0.80,
@@ -134,13 +134,8 @@ UNMIRRORED: Final[dict[str, str]] = {
     "schema.sandbox": "helper tests5 writes tests/schema/ (one file per module)",
     "schema.terse": "helper tests5 writes tests/schema/ (one file per module)",
     "schema.wellformed": "helper tests5 writes tests/schema/ (one file per module)",
-    "transports.asgi": "TODO",
     "transports.endpoint": "helper relay writes tests/transports/test_endpoint.py",
     "transports.fastapi": "helper seams writes tests/transports/test_fastapi.py",
-    "transports.legacy.resume": "TODO",
-    "transports.legacy.sessions": "TODO",
-    "transports.legacy.signals": "TODO",
-    "transports.lifespan": "TODO",
     "transports.relay": "helper relay writes tests/transports/test_relay.py",
     "transports.sse": "helper relay writes tests/transports/test_sse.py",
     "transports.stdio_app": "helper seams writes tests/transports/test_stdio_app.py",
