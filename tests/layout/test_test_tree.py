@@ -47,6 +47,7 @@ NAMING_EXEMPT: Final[dict[str, str]] = {
     "tests/test_fastcheck.py": "helper tests5 moves it to tests/schema/test_fastcheck.py",
     "tests/test_schema_options.py": "helper tests5 moves it to tests/schema/test_options.py",
     "tests/test_schema_hostile.py": "helper tests5 splits it along the schema modules",
+    "tests/test_testing.py": "helper suite moves it to tests/testing/test_client.py",
     "tests/storage/test_contract.py": (
         "the one contract every store passes (memory and Redis): the protocols of "
         "storage/__init__.py, run against each implementation"
@@ -65,17 +66,17 @@ NAMING_EXEMPT: Final[dict[str, str]] = {
 
 CORE: Final = ("_suite", "transports", "protocol", "schema", "storage", "auth")
 
-MIN_COVERAGE: Final = 0.36
-"""The share of core modules with their own test file. 0.52 on this branch alone: the tests
-of protocol/, schema/ and auth/ (helper tests5), of relay, sse, endpoint (helper relay), of
-fastapi and stdio_app (helper seams) land with their branches; then this is raised to 0.80,
-the issue's mark, and their modules leave UNMIRRORED."""
+MIN_COVERAGE: Final = 0.44
+"""The share of core modules with their own test file: 40 of 90 on this branch alone. The
+files of protocol/, schema/ and auth/ (helper tests5), of relay, sse and endpoint (helper
+relay), of fastapi and stdio_app (helper seams) and of the merged hook module (helper suite)
+land with their branches; then their modules leave UNMIRRORED and this rises to 0.80, the
+issue's mark."""
 
 UNMIRRORED: Final[dict[str, str]] = {
     "_suite.answer": (
         "helper suite merges the hook helpers into one module (tests/_suite/test_hooks.py)"
     ),
-    "_suite.apps": "TODO",
     "_suite.blocking": (
         "helper suite merges the hook helpers into one module (tests/_suite/test_hooks.py)"
     ),
@@ -83,13 +84,7 @@ UNMIRRORED: Final[dict[str, str]] = {
         "helper suite merges the hook helpers into one module (tests/_suite/test_hooks.py)"
     ),
     "_suite.hooks": "helper suite writes tests/_suite/test_hooks.py for the merged hook helpers",
-    "_suite.job": "TODO",
-    "_suite.listing": "TODO",
-    "_suite.mail": "TODO",
     "_suite.methods": "helper suite folds SuiteMethods into Suite (the module goes)",
-    "_suite.prompts": "TODO",
-    "_suite.request_state": "TODO",
-    "_suite.resources": "TODO",
     "_suite.served": (
         "helper suite merges the hook helpers into one module (tests/_suite/test_hooks.py)"
     ),
