@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from tests.layout.sources import ROOT, modules, read
+from tests.layout.sources import LONG_MODULE, ROOT, long_modules, modules, read
 
 MIXINS_PENDING: Final[dict[str, str]] = {
     "genmcp._suite.methods.SuiteMethods": (
@@ -203,3 +203,12 @@ def test_the_rule_tells_mixins_from_interfaces_and_templates() -> None:
     }
     # a subclass in tests/ or examples/ (a user of a public base) counts as a second one
     assert "m.Half" not in stub_bases(_shapes(text), [("Half",)])
+
+
+def test_the_long_module_report_lists_each_module_past_the_mark_longest_first() -> None:
+    report = long_modules()
+    assert [lines for _, lines in report] == sorted((lines for _, lines in report), reverse=True)
+    assert all(lines > LONG_MODULE for _, lines in report)
+    sizes = {m.name: len(m.text.splitlines()) for m in modules()}
+    assert {name for name, _ in report} == {n for n, lines in sizes.items() if lines > LONG_MODULE}
+    assert len(long_modules(limit=0)) == len(modules())  # every module has a line

@@ -53,12 +53,12 @@ NAMING_EXEMPT: Final[dict[str, str]] = {
         "storage/__init__.py, run against each implementation"
     ),
     "tests/protocol/test_encoded_result.py": "helper tests5 folds it into test_jsonrpc.py",
-    "tests/auth/test_oauth_eras.py": "helper tests5 owns tests/auth/ (OAuth across the eras)",
+    "tests/auth/test_oauth_eras.py": "OAuth in both eras: auth/ with the transports (scenario)",
     "tests/auth/test_oauth_introspection.py": "helper tests5 moves it to test_introspection.py",
-    "tests/auth/test_oauth_lists.py": "helper tests5 owns tests/auth/ (OAuth and list results)",
-    "tests/auth/test_oauth_matrix.py": "helper tests5 owns tests/auth/ (the OAuth matrix)",
+    "tests/auth/test_oauth_lists.py": "scopes filtering the list results: auth/ with _suite/",
+    "tests/auth/test_oauth_matrix.py": "the OAuth matrix over real servers (scenario)",
     "tests/auth/test_oauth_parts.py": "helper tests5 moves it to test_tokens.py",
-    "tests/auth/test_oauth_sdk.py": "helper tests5 owns tests/auth/ (the SDK's OAuth client)",
+    "tests/auth/test_oauth_sdk.py": "the official SDK's OAuth client end to end (e2e)",
     "tests/routes/test_routes_build.py": "helper seams renames routes/ and its tests",
     "tests/routes/test_routes_live.py": "helper seams renames routes/ and its tests",
 }
