@@ -19,17 +19,22 @@ PAYLOAD: dict[str, Any] = {
     "v": "2025-06-18",
     "c": {"elicitation": {}, "roots": {"listChanged": True}},
     "i": {"name": "client", "version": "1"},
-    "t": int(time.time()),
+    "t": 0,  # issued at: set to now by each test that needs it
     "e": "epoch-a",
 }
 
 
+def issued_now() -> dict[str, Any]:
+    return {**PAYLOAD, "t": int(time.time())}
+
+
 def test_a_payload_of_ours_is_a_session_expiring_max_age_after_it_was_issued() -> None:
-    session = session_of(PAYLOAD, max_age_s=600)
+    payload = issued_now()
+    session = session_of(payload, max_age_s=600)
     assert isinstance(session, Session)
     assert (session.key, session.version, session.epoch) == ("key-1", "2025-06-18", "epoch-a")
     assert session.client_info == {"name": "client", "version": "1"}
-    assert session.expires_at == PAYLOAD["t"] + 600
+    assert session.expires_at == payload["t"] + 600
     assert 590 < session.ttl_s <= 600
     assert "elicitation" in session.modern_capabilities
 
@@ -40,7 +45,7 @@ def test_an_expired_session_has_no_time_left() -> None:
 
 
 def test_a_payload_without_an_epoch_belongs_to_the_empty_one() -> None:
-    payload = {key: value for key, value in PAYLOAD.items() if key != "e"}
+    payload = {key: value for key, value in issued_now().items() if key != "e"}
     session = session_of(payload, max_age_s=60)
     assert session is not None and session.epoch == ""
 
