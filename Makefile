@@ -24,7 +24,7 @@ DEV_STAMP := $(VENV)/.dev-stamp
 
 help:
 	@echo "make run        serve $(APP_DIR)/$(APP) on http://$(HOST):$(PORT) (HOST=, PORT= to change)"
-	@echo "make test       ruff, mypy --strict and pytest in $(VENV) (what CI runs)"
+	@echo "make test       ruff, mypy --strict, the layout checks and pytest in $(VENV) (what CI runs)"
 	@echo "make lint       ruff check src tests examples"
 	@echo "make typecheck  mypy, configured in pyproject.toml"
 	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow"
@@ -57,13 +57,17 @@ run: $(RUN_STAMP)
 
 # One recipe, not prerequisites, so the steps run in order and stop at the first failure
 # even under `make -j`.
+# The layout checks (tests/layout: the layers, the test tree) run as their own step, reported
+# apart from the behaviour tests; `make pytest` runs both in one go.
 test: $(DEV_STAMP)
-	@echo "==> [1/3] ruff check src tests examples"
+	@echo "==> [1/4] ruff check src tests examples"
 	$(BIN)/ruff check src tests examples
-	@echo "==> [2/3] mypy"
+	@echo "==> [2/4] mypy"
 	$(BIN)/mypy
-	@echo "==> [3/3] pytest"
-	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+	@echo "==> [3/4] layout checks (tests/layout)"
+	$(VENV_PYTHON) -m pytest -q tests/layout
+	@echo "==> [4/4] pytest (behaviour tests)"
+	$(VENV_PYTHON) -m pytest --ignore=tests/layout $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests examples
@@ -86,7 +90,7 @@ pytest-312:
 # bench: and conformance: are added by their owners below.
 
 # The documentation site (mkdocs, material theme, mkdocstrings) into site/; strict: a warning
-# fails the build. tests/test_docs.py builds it too, so CI checks it with `make test`.
+# fails the build. tests/docs/test_docs.py builds it too, so CI checks it with `make test`.
 .PHONY: docs
 docs: $(DEV_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict

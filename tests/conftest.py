@@ -5,17 +5,25 @@
   `live_server.last` is the most recent `LiveServer` (its `loop`, `run_in_loop`, ...).
 - `modern_client`: `client = modern_client(base_url)` gives a `support.client.ModernClient`
   closed at teardown, before the servers stop.
+- `redis_url`: the URL of a Redis that answered a PING (`GENMCP_TEST_REDIS_URL`, default
+  `redis://127.0.0.1:6379/0`). Without one the test is skipped with the reason; with the
+  environment variable `CI` set it fails instead (CI runs Redis).
+- `redis_prefix`: a key prefix of its own per test; every key under it is deleted at teardown.
+- `http`: a plain httpx client (closed at teardown), for the multi-process tests.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from support.client import ModernClient
 from support.server import LiveServers
+from support.shared_redis import require_redis
 
 
 @pytest.fixture
@@ -42,3 +50,30 @@ async def modern_client(live_server: LiveServers) -> AsyncIterator[Callable[...,
     finally:
         for client in clients:
             await client.aclose()
+
+
+@pytest.fixture
+def redis_url() -> str:
+    return require_redis()
+
+
+@pytest.fixture
+def redis_prefix(redis_url: str) -> Iterator[str]:
+    import redis
+
+    prefix = f"genmcp-test:{uuid.uuid4().hex}:"
+    yield prefix
+    client = redis.Redis.from_url(redis_url)
+    try:
+        keys = list(client.scan_iter(match=prefix + "*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    """A plain httpx client for the multi-process tests (closed at teardown)."""
+    async with httpx.AsyncClient(timeout=15) as client:
+        yield client

@@ -112,31 +112,6 @@ def test_bad_tool_links_fail_when_the_suite_is_built(options: dict[str, Any], me
     assert message in str(raised.value)
 
 
-async def test_a_view_two_tools_link_is_served_once_and_advertised() -> None:
-    shown = view()
-    chart = type("Chart", (Plain,), {}, name="chart", view=shown)
-    refresh = type("Refresh", (Plain,), {}, name="refresh", view=shown, visibility=["app"])
-    served = suite(tools=[chart, refresh], resources=[shown])  # listed again: fine
-    assert served.capabilities["extensions"] == {UI: {"mimeTypes": ["text/html;profile=mcp-app"]}}
-    async with MCPTestClient(served) as client:
-        listed = (await client.request("resources/list")).result
-        assert [item["uri"] for item in listed["resources"]] == ["ui://t/view"]
-        tools = {tool["name"]: tool for tool in await client.list_tools()}
-    assert tools["refresh"]["_meta"] == {
-        "ui": {"resourceUri": "ui://t/view", "visibility": ["app"]}
-    }
-
-
-def test_another_class_under_the_same_ui_uri_is_refused() -> None:
-    first, second = view(), view()
-    with pytest.raises(ValueError, match="already served"):
-        suite(resources=[first, second])
-
-
-def test_no_view_no_extension() -> None:
-    assert "extensions" not in suite(tools=[Plain]).capabilities
-
-
 async def test_an_unlisted_view_is_still_read_and_an_async_html_hook_serves_it() -> None:
     class Lazy(AppView, uri="ui://t/lazy", name="lazy", listed=False):
         async def html(self, arg: Any) -> str:

@@ -1,7 +1,7 @@
 """genmcp: Model Context Protocol servers built from tool classes, served from FastAPI.
 
 Layers, lowest first (a module imports only from its own layer or below;
-``tests/test_layout.py`` enforces it)::
+``tests/layout/`` enforces it)::
 
     errors, events, sealing     one error table; the typed events of a request; signed tokens
     protocol/                   pure wire vocabulary: JSON-RPC, versions, _meta, builders, 2025

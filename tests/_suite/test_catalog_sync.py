@@ -17,7 +17,7 @@ class Traveller(Tool, name="traveller", description="Importable by name."):
 
 def test_a_class_travels_by_import_path_with_a_json_arg() -> None:
     spec = provider_spec((Traveller, {"greeting": "hi", "n": [1, 2]}))
-    assert spec == {"path": "test_catalog_sync:Traveller", "arg": {"greeting": "hi", "n": [1, 2]}}
+    assert spec == {"path": f"{__name__}:Traveller", "arg": {"greeting": "hi", "n": [1, 2]}}
     assert provider_of(spec) == (Traveller, {"greeting": "hi", "n": [1, 2]})
 
 

@@ -12,7 +12,7 @@ import pytest
 from genmcp._suite.change_log import ChangeLog
 from genmcp.storage import EventLog
 from genmcp.storage.memory import MemoryBroker
-from storage.conftest import require_redis
+from support.shared_redis import require_redis
 
 NOTICE = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 

@@ -3,7 +3,7 @@
 Each test takes `backend`, parametrized over the implementations. `backend.broker()` and
 `backend.registry()` give handles on one shared store: for memory always the same object,
 for Redis a new client each time, as two processes of one app would have. The Redis
-params skip when no Redis answers, and fail instead when `CI` is set (see conftest.py).
+params skip when no Redis answers, and fail instead when `CI` is set (see tests/conftest.py).
 """
 
 from __future__ import annotations

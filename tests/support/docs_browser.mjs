@@ -1,7 +1,7 @@
 // Drives headless Chromium (Debian's package) with playwright-core over the built docs site,
 // served by a real server at <base url>: the home page renders with its navigation, an API
 // page shows MCPTestClient.open_call with its signature, the search box finds "open_call"
-// and its first hit opens that entry. Prints one JSON object for tests/test_docs.py:
+// and its first hit opens that entry. Prints one JSON object for tests/docs/test_docs.py:
 // {home, api, search, failed, errors}; failed lists same-origin requests that did not load.
 // Usage: node docs_browser.mjs <base url> <chromium>; playwright-core is under $APPS_MODULES.
 import { createRequire } from "node:module";

@@ -10,7 +10,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from test_http_rules import (
+
+from support import examples
+from support.client import ModernClient
+from support.server import LiveServers
+from tests.transports.http_kit import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
     MAX_BODY,
@@ -18,10 +22,6 @@ from test_http_rules import (
     make_app,
     plain_http,
 )
-
-from support import examples
-from support.client import ModernClient
-from support.server import LiveServers
 
 
 @pytest.fixture(scope="module")

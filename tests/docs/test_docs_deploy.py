@@ -1,0 +1,116 @@
+"""docs/guides/deployment.md stays true: its uvicorn command parses, and its nginx config,
+as shown, fronts two real servers with a call's progress passing through unbuffered.
+
+The nginx block is written into a config of the test's own (a temporary prefix, no daemon;
+only the upstream's server lines and the listen port are changed to loopback ports) and
+started with Debian's nginx; skipped without nginx, a failure under `CI`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from genmcp import Tool, mcp_router
+from support.redis_server import free_port
+from support.server import LiveServers
+from support.sse import SSEEvent, SSEParser
+from support.topology import NGINX_MAIN, require_nginx, wait_port
+
+PAGE: Final = Path(__file__).resolve().parents[2] / "docs" / "guides" / "deployment.md"
+HOLD_S: Final = 0.5
+
+
+def shown(language: str) -> str:
+    found = re.findall(rf"^```{language}\n(.*?)^```", PAGE.read_text(), re.S | re.M)
+    assert found, f"deployment.md shows no {language or 'plain'} block"
+    return str(found[0])
+
+
+def test_the_uvicorn_command_parses() -> None:
+    argv = shlex.split(shown(""))
+    assert argv[0] == "uvicorn"
+    command = importlib.import_module("uvicorn.main").main  # the click command, not uvicorn.main()
+    context = command.make_context("uvicorn", argv[1:])
+    assert (context.params["app"], context.params["app_dir"]) == ("app:app", "examples")
+    assert (PAGE.parents[2] / "examples" / "app.py").is_file()
+
+
+class Slow(Tool, name="slow", description="Reports progress, then holds the call a while."):
+    async def call(self, request: Any, channel: Any, arg: Any) -> str:
+        channel.send_progress(1, total=2)
+        await asyncio.sleep(HOLD_S)
+        return "done"
+
+
+@pytest.fixture
+def nginx(live_server: LiveServers) -> Iterator[str]:
+    binary = require_nginx()
+    app = FastAPI()
+    app.include_router(mcp_router(server_name="s", server_version="1", tools=[Slow]),
+                       prefix="/mcp")  # fmt: skip
+    ports = [int(live_server(app).rsplit(":", 1)[1]) for _ in range(2)]
+    config, replaced = re.subn(r"^( *)server 127\.0\.0\.1:\d+;\n(?: *server 127\.0\.0\.1:\d+;\n)*",
+                               lambda m: "".join(f"{m[1]}server 127.0.0.1:{p};\n" for p in ports),
+                               shown("nginx"), flags=re.M)  # fmt: skip
+    port = free_port()
+    config, listens = re.subn(r"listen \d+;", f"listen 127.0.0.1:{port};", config)
+    assert (replaced, listens) == (1, 1), "the shown config lost its upstream or listen line"
+    folder = Path(tempfile.mkdtemp(prefix="genmcp-docs-nginx-"))
+    (folder / "nginx.conf").write_text(NGINX_MAIN.format(dir=folder, connections=64, http=config))
+    process = subprocess.Popen([binary, "-p", str(folder), "-c", str(folder / "nginx.conf"),
+                                "-e", str(folder / "error.log")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        wait_port(port, process)  # type: ignore[arg-type]
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(5)
+        assert process.stderr is not None
+        process.stderr.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def test_the_nginx_config_streams_progress_before_the_result(nginx: str) -> None:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "progressToken": "p",
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "slow", "_meta": meta},
+    }
+    headers = {"Accept": "application/json, text/event-stream", "Mcp-Method": "tools/call",
+               "Mcp-Name": "slow", "MCP-Protocol-Version": "2026-07-28"}  # fmt: skip
+    arrivals: list[tuple[float, str]] = []
+    async with httpx.AsyncClient(timeout=10) as client:
+        for _ in range(2):  # round-robin: both upstreams answer through the shown config
+            started, parser = time.monotonic(), SSEParser()
+            async with client.stream("POST", nginx, json=body, headers=headers) as response:
+                assert response.status_code == 200
+                async for chunk in response.aiter_bytes():
+                    at = time.monotonic() - started
+                    arrivals.extend((at, event.data) for event in parser.feed(chunk)
+                                    if isinstance(event, SSEEvent) and event.data)  # fmt: skip
+    assert len(arrivals) == 4
+    for (progress_at, progress), (result_at, result) in (arrivals[:2], arrivals[2:]):
+        assert '"notifications/progress"' in progress and '"done"' in result
+        assert result_at - progress_at > HOLD_S * 0.8  # not held back by a proxy buffer

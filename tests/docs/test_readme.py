@@ -1,0 +1,94 @@
+"""The README stays true: its curl session runs against a live example server, its make lines
+do what they say, its example serves, and it links every page of the docs (docs/)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from genmcp.testing import MCPTestClient
+from support import examples
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+
+
+def curl_session() -> str:
+    text = README.read_text()
+    match = re.search(r"```bash\n(MCP=http://127\.0\.0\.1:8000/mcp\n.*?)```", text, re.S)
+    assert match, "README lost its curl session"
+    return match.group(1)
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_readme_curl_session_works_verbatim(live_server: Any) -> None:
+    base = live_server(examples.load("app").app)
+    script = curl_session().replace("http://127.0.0.1:8000", base, 1)
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    discover, listing, call = (json.loads(line) for line in done.stdout.splitlines() if line)
+    assert "2026-07-28" in discover["result"]["supportedVersions"]
+    assert "add" in [tool["name"] for tool in listing["result"]["tools"]]
+    assert call["result"]["content"] == [{"type": "text", "text": "3"}]
+    assert '"text":"3"' in README.read_text()  # the answer the README shows
+
+
+def test_the_readme_example_serves_add() -> None:
+    text = README.read_text()
+    [code] = re.findall(r"```python\n(.*?)```", text, re.S)
+    namespace: dict[str, Any] = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+
+    async def call() -> str:
+        async with MCPTestClient(namespace["app"]) as client:
+            return (await client.call_tool("add", {"a": 1, "b": 2})).text
+
+    assert asyncio.run(call()) == "3"
+
+
+def test_make_run_and_make_test_do_what_the_readme_says() -> None:
+    make_lines = re.search(r"```\n(make run .*?)```", README.read_text(), re.S)
+    assert make_lines, "README lost its make lines"
+    assert make_lines[1] == (
+        "make run     # serves examples/app.py on http://127.0.0.1:8000, MCP at /mcp\n"
+        "make test    # ruff, mypy --strict and pytest in .venv (made on first use)\n"
+    )
+    run = dry_run("run")
+    assert "-m uvicorn --app-dir examples app:app --host 127.0.0.1 --port 8000" in run
+    steps = [line for line in dry_run("test").splitlines() if not line.startswith("echo")]
+    assert [s.split("/bin/")[-1] for s in steps[-4:]] == [
+        "ruff check src tests examples",
+        "mypy",
+        "python -m pytest -q tests/layout",  # the layout checks, reported apart
+        "python -m pytest --ignore=tests/layout ",  # every other test
+    ]
+    assert "strict = true" in (ROOT / "pyproject.toml").read_text()
+    assert examples.load("app").app is not None
+
+
+def dry_run(target: str) -> str:
+    """``make -n target`` as a user types it (not the flags of a ``make test`` around us)."""
+    outer = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "PYTEST_ARGS"}
+    env = {key: value for key, value in os.environ.items() if key not in outer}
+    done = subprocess.run(["make", "-n", "--no-print-directory", target], capture_output=True,
+                          text=True, cwd=ROOT, timeout=30, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_readme_links_into_every_docs_page() -> None:
+    linked = set(re.findall(r"\]\((docs/[^)#]+)\)", README.read_text()))
+    assert all((ROOT / path).is_file() for path in linked), sorted(linked)
+    pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md")}
+    assert pages - linked == set()
+    named = re.findall(r"`make ([a-z-]+)`", README.read_text())
+    targets = set(re.findall(r"^([a-z-]+):", (ROOT / "Makefile").read_text(), re.M))
+    assert set(named) <= targets and {"docs", "fuzz", "bench", "conformance"} <= set(named)

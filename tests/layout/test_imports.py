@@ -1,0 +1,285 @@
+"""Imports follow the layers (DESIGN.md §1): purity, the web framework, cycles, the private parts.
+
+Each check is one test that lists every offender. An exception to a rule is listed below with
+its reason, and fails once it is no longer needed.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from tests.layout.sources import (
+    ROOT,
+    SRC,
+    Module,
+    from_genmcp,
+    imports_of,
+    names,
+    read,
+    top_levels,
+    under,
+)
+
+LAYOUT: Final = "tests/layout"
+
+WEB: Final = frozenset({"fastapi", "starlette", "sse_starlette"})
+"""The web framework; only the FastAPI adapter may import it."""
+
+WEB_MODULES: Final = frozenset(
+    {
+        "genmcp.transports.fastapi",
+        "genmcp.transports.endpoint",
+        "genmcp.transports.depends",
+        "genmcp.fastapi",
+    }
+)
+"""The adapter, and ``genmcp.fastapi``: the short import path that re-exports it."""
+
+WEB_EXCEPTIONS: Final[dict[str, str]] = {
+    "genmcp.auth.protected_resource": (
+        "OAuthResource is a FastAPI dependency and serves the metadata routes"
+    ),
+    "genmcp.routes_as_tools": "routes_router builds an MCPRouter around a FastAPI app's routes",
+    "genmcp.routes_as_tools.build": "route_tools reads a FastAPI app's routes and OpenAPI document",
+    "genmcp.routes_as_tools.credentials": (
+        "forward_credentials and mcp_caller are FastAPI dependencies"
+    ),
+}
+"""Modules outside ``WEB_MODULES`` that still import the web framework, and why."""
+
+IO_AND_WEB: Final = frozenset(
+    {"asyncio", "fastapi", "starlette", "sse_starlette", "uvicorn", "httpx"}
+)
+"""What pure modules never import: an event loop, a web framework, an HTTP client."""
+
+PROTOCOL_MAY_USE: Final = ("genmcp.protocol", "genmcp.errors")
+"""The only genmcp modules ``protocol/`` may import."""
+
+PURE_OUTSIDE_PROTOCOL: Final = frozenset(
+    {
+        "genmcp.errors",
+        "genmcp.schema",
+        "genmcp.schema.engine",
+        "genmcp.schema.fastcheck",
+        "genmcp.schema.keywords",
+        "genmcp.schema.re2syntax",
+        "genmcp.schema.refs",
+        "genmcp.schema.regex",
+        "genmcp.schema.wellformed",
+        "genmcp.sealing",
+    }
+)
+"""Modules outside ``protocol/`` whose docstrings promise no asyncio and no web framework."""
+
+SELF_CONTAINED: Final = frozenset({"genmcp.errors", "genmcp.sealing"})
+"""Modules that import nothing from genmcp (everything else may build on them)."""
+
+REDIS_MODULES: Final = frozenset(
+    {
+        "genmcp.storage.redis",
+        "genmcp.storage.redis.batch",
+        "genmcp.storage.redis.broker",
+        "genmcp.storage.redis.inbox",
+        "genmcp.storage.redis.options",
+        "genmcp.storage.redis.registry",
+        "genmcp.storage.redis.tasks",
+    }
+)
+
+
+# -- import contracts -----------------------------------------------------------------------
+
+
+def test_protocol_is_pure() -> None:
+    impure = {name: sorted(top_levels(name) & IO_AND_WEB) for name in under("genmcp.protocol")}
+    outside = {
+        name: sorted(
+            each
+            for each in from_genmcp(name)
+            if not any(each == ok or each.startswith(ok + ".") for ok in PROTOCOL_MAY_USE)
+        )
+        for name in under("genmcp.protocol")
+    }
+    assert {name: found for name, found in impure.items() if found} == {}, (
+        "protocol/ imports an event loop, a web framework or an HTTP client"
+    )
+    assert {name: found for name, found in outside.items() if found} == {}, (
+        "protocol/ imports genmcp outside protocol/ and errors"
+    )
+
+
+def test_pure_modules_stay_pure() -> None:
+    impure = {name: sorted(top_levels(name) & IO_AND_WEB) for name in sorted(PURE_OUTSIDE_PROTOCOL)}
+    assert {name: found for name, found in impure.items() if found} == {}
+
+
+def test_errors_and_sealing_import_nothing_from_genmcp() -> None:
+    users = {name: sorted(from_genmcp(name)) for name in sorted(SELF_CONTAINED)}
+    assert {name: found for name, found in users.items() if found} == {}
+
+
+def test_only_the_fastapi_adapter_imports_the_web_framework() -> None:
+    users = {name for name in names() if top_levels(name) & WEB}
+    assert users - WEB_MODULES == set(WEB_EXCEPTIONS), (
+        "a module outside transports/fastapi.py imports FastAPI, Starlette or sse-starlette "
+        "(or an exception in WEB_EXCEPTIONS is no longer needed)"
+    )
+
+
+def test_only_the_redis_store_imports_redis() -> None:
+    users = {name for name in names() if "redis" in top_levels(name)}
+    assert sorted(users - REDIS_MODULES) == []
+
+
+def test_the_reader_sees_every_kind_of_import() -> None:
+    text = (
+        '"""Example."""\n'
+        "from typing import TYPE_CHECKING\n"
+        "from . import shapes\n"
+        "from .. import errors\n"
+        "from genmcp.protocol.meta import LOG_LEVELS\n"
+        "if TYPE_CHECKING:\n"
+        "    from fastapi import FastAPI\n"
+        "def later() -> None:\n"
+        "    import asyncio.queues\n"
+    )
+    module = Module("genmcp.protocol.example", SRC / "genmcp/protocol/example.py", text)
+    assert imports_of(module) == {
+        "typing",
+        "genmcp.protocol.shapes",
+        "genmcp.errors",
+        "genmcp.protocol.meta",
+        "fastapi",
+        "asyncio.queues",
+    }
+
+
+# -- the architecture: layers, cycles, the private machinery ------------------------------
+
+LAYERS: Final[tuple[tuple[str, ...], ...]] = (
+    ("genmcp.errors", "genmcp.events", "genmcp.sealing"),
+    ("genmcp.protocol",),
+    ("genmcp.schema",),
+    ("genmcp.context",),
+    ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel"),
+    ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps"),
+    ("genmcp.storage",),
+    ("genmcp._suite",),
+    ("genmcp.middleware",),
+    ("genmcp.suite",),
+    ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
+    (
+        "genmcp.testing",
+        "genmcp.cli",
+        "genmcp.__main__",
+        "genmcp.scaleout",
+        "genmcp.routes_as_tools",
+    ),
+)
+"""DESIGN.md §1, lowest first: a module imports only from its own layer or below."""
+
+
+def layer_or_none(name: str) -> int | None:
+    for rank, prefixes in enumerate(LAYERS):
+        if any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes):
+            return rank
+    return None
+
+
+def layer_of(name: str) -> int:
+    rank = layer_or_none(name)
+    if rank is None:
+        raise AssertionError(f"{name} is in no layer of LAYERS: place it")
+    return rank
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = [name for name in names() if name != "genmcp" and layer_or_none(name) is None]
+    assert unplaced == [], "modules in no layer of LAYERS: place them"
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    upward = sorted(
+        f"{name} -> {target}"
+        for name in names()
+        if name != "genmcp"
+        for target in from_genmcp(name)
+        if target != "genmcp" and layer_of(target) > layer_of(name)
+    )
+    assert upward == [], "imports from a lower layer to a higher one"
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = set(names())
+    return {
+        name: {target for target in from_genmcp(name) if target in known and target != name}
+        for name in known
+        if name != "genmcp"  # the package only re-exports; it imports everything by design
+    }
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected component with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_there_are_no_import_cycles() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+PRIVATE: Final = "genmcp._suite"
+PRIVATE_TESTS: Final = "tests/_suite"
+"""The tests of the private machinery (tests/_suite/, its mirror) are its only users outside
+the package (and these checks, which read it)."""
+
+
+def test_nothing_outside_the_package_imports_the_private_machinery() -> None:
+    root = ROOT
+    users = []
+    for folder in ("tests", "examples", "bench"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if path.is_relative_to(root / PRIVATE_TESTS) or path.is_relative_to(root / LAYOUT):
+                continue
+            module = read(path)
+            if "_suite" not in module.text:  # no import of it can be spelled without the name
+                continue
+            if any(t == PRIVATE or t.startswith(PRIVATE + ".") for t in imports_of(module)):
+                users.append(str(path.relative_to(root)))
+    assert users == []
+
+
+def test_the_public_behaviours_sit_on_top_of_the_package() -> None:
+    tops = {path.stem for path in (SRC / "genmcp").glob("*.py")}
+    assert {"tool", "prompt", "resource", "channel", "suite", "errors"} <= tops
+    assert not {"worker", "oneshot", "subscriptions", "tool_catalog", "mail"} & tops

@@ -1,0 +1,214 @@
+"""Each module holds one concept, whole: it says what it owns, and no class is cut in two.
+
+The size of a module is not a rule: modules past ~400 lines are reported at the end of the
+run (``conftest.py`` here), never failed. What is refused is the way a line budget used to be
+met: one class written as a base plus a mixin of stubs (``SuiteMethods`` under ``Suite``).
+
+A *stub* is a method whose body (after its docstring) is a single ``raise TypeError(...)`` or
+``raise NotImplementedError(...)``; a *declared attribute* is a bare class-level annotation
+(``name: T`` with no value). A class with either expects a subclass to supply it. That is an
+interface, and fine, when it says so in a way the tools check:
+
+- it derives from ``Protocol`` (mypy checks every implementation structurally), or
+- its stubs are ``@abstractmethod`` (ABC refuses to instantiate a subclass that lacks one),
+- its annotations are fields: a dataclass, ``NamedTuple``, ``TypedDict`` or ``ClassVar``
+  declarations of a base with several subclasses (below).
+
+Otherwise it is a template with extension points (``Job.start``, ``Catalog.make``,
+``Tool.call``), and fine only while more than one class fills them in: across ``src/``,
+``tests/`` and ``examples/`` it has at least two subclasses. A stub base with a single
+subclass is one class written in two places; a base whose whole body is annotations or
+stubs is no class at all. Both are refused.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from tests.layout.sources import LONG_MODULE, ROOT, long_modules, modules, read
+
+MIXINS_PENDING: Final[dict[str, str]] = {
+    "genmcp._suite.methods.SuiteMethods": (
+        "issue 27 item 2: helper suite makes Suite one class in suite.py (the method table is data)"
+    ),
+    "genmcp.testing.features.Features": (
+        "issue 27 item 2: helper suite makes MCPTestClient one class in testing/client.py"
+    ),
+}
+"""Classes the rule refuses today, each with the change that removes it; fails once gone."""
+
+INTERFACE_BASES: Final = frozenset({"Protocol", "ABC", "TypedDict", "NamedTuple"})
+FIELD_DECORATORS: Final = frozenset({"dataclass", "dataclasses.dataclass"})
+STUB_ERRORS: Final = frozenset({"TypeError", "NotImplementedError"})
+
+
+def _name(node: ast.expr) -> str:
+    """The simple name a base or decorator expression ends with (``a.B[T]`` -> ``B``)."""
+    while isinstance(node, (ast.Subscript, ast.Call)):
+        node = node.value if isinstance(node, ast.Subscript) else node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _body(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements after a docstring, without ``pass`` and ``...``."""
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return [
+        s
+        for s in body
+        if not isinstance(s, ast.Pass)
+        and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+
+
+def is_stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    body = _body(function.body)
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    abstract = any(_name(d) == "abstractmethod" for d in function.decorator_list)
+    return _name(body[0].exc) in STUB_ERRORS and not abstract
+
+
+@dataclass(frozen=True)
+class ClassShape:
+    """What the rule needs of one class of src/: its stubs, declared attributes, bases."""
+
+    qualname: str
+    bases: tuple[str, ...]
+    stubs: tuple[str, ...]
+    declared: tuple[str, ...]
+    others: int
+    """Statements that are neither stubs nor declared attributes (methods, assignments)."""
+    interface: bool
+
+
+def shape_of(module: str, node: ast.ClassDef) -> ClassShape:
+    bases = tuple(_name(base) for base in node.bases)
+    keywords = {kw.arg: _name(kw.value) for kw in node.keywords}
+    interface = (
+        bool(set(bases) & INTERFACE_BASES)
+        or keywords.get("metaclass") == "ABCMeta"
+        or any(ast.unparse(d).split("(")[0] in FIELD_DECORATORS for d in node.decorator_list)
+    )
+    stubs, declared, others = [], [], 0
+    for statement in _body(node.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_stub(statement):
+            stubs.append(statement.name)
+        elif isinstance(statement, ast.AnnAssign) and statement.value is None:
+            declared.append(ast.unparse(statement.target))
+        else:
+            others += 1
+    return ClassShape(
+        f"{module}.{node.name}", bases, tuple(stubs), tuple(declared), others, interface
+    )
+
+
+def classes_of(tree: ast.Module, module: str) -> Iterator[ClassShape]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            yield shape_of(module, node)
+
+
+def stub_bases(src: list[ClassShape], elsewhere: list[tuple[str, ...]]) -> dict[str, str]:
+    """The classes of ``src`` the rule refuses, each with why.
+
+    ``elsewhere`` holds the bases of the classes defined in tests/ and examples/ (by simple
+    name), which count as subclasses too: users subclass the public behaviours.
+    """
+    subclasses: dict[str, int] = defaultdict(int)
+    for bases in [shape.bases for shape in src] + elsewhere:
+        for base in set(bases):
+            subclasses[base] += 1
+    refused = {}
+    for shape in src:
+        name = shape.qualname.rsplit(".", 1)[1]
+        if shape.interface or not subclasses[name] or not (shape.stubs or shape.declared):
+            continue
+        if shape.others == 0:
+            refused[shape.qualname] = "its body is only stubs and declared attributes"
+        elif shape.stubs and subclasses[name] < 2:
+            refused[shape.qualname] = (
+                f"stubs {list(shape.stubs)} filled in by its one subclass: write one class"
+            )
+    return refused
+
+
+def test_every_module_opens_with_a_docstring() -> None:
+    missing = [module.name for module in modules() if not ast.get_docstring(module.tree)]
+    assert missing == [], "modules without a docstring saying what they own"
+
+
+def test_no_class_is_a_base_plus_a_stub_mixin() -> None:
+    src = [shape for m in modules() for shape in classes_of(m.tree, m.name)]
+    elsewhere = [
+        shape.bases
+        for folder in ("tests", "examples")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for shape in classes_of(read(path).tree, path.stem)
+    ]
+    refused = stub_bases(src, elsewhere)
+    pending = {name: why for name, why in refused.items() if name in MIXINS_PENDING}
+    assert {name: why for name, why in refused.items() if name not in pending} == {}, (
+        "a class cut into a base plus a stub-raising mixin, or a base of annotations only"
+    )
+    assert sorted(set(MIXINS_PENDING) - set(pending)) == [], (
+        "no longer refused: drop from MIXINS_PENDING"
+    )
+
+
+def _shapes(text: str) -> list[ClassShape]:
+    return list(classes_of(ast.parse(text), "m"))
+
+
+def test_the_rule_tells_mixins_from_interfaces_and_templates() -> None:
+    text = (
+        "from typing import Protocol, ClassVar\n"
+        "from abc import ABC, abstractmethod\n"
+        "class Half:\n"
+        "    size: int\n"
+        "    def send(self): raise TypeError('the other half defines send')\n"
+        "    def twice(self): return self.send() * 2\n"
+        "class Whole(Half):\n"
+        "    def send(self): return 1\n"
+        "class Fields:\n"
+        "    a: int\n"
+        "    b: str\n"
+        "class UsesFields(Fields): ...\n"
+        "class Port(Protocol):\n"
+        "    def send(self) -> int: raise NotImplementedError\n"
+        "class Impl(Port): ...\n"
+        "class Abstract(ABC):\n"
+        "    @abstractmethod\n"
+        "    def send(self) -> int: raise NotImplementedError\n"
+        "    def twice(self) -> int: return self.send() * 2\n"
+        "class Concrete(Abstract): ...\n"
+        "class Template:\n"
+        "    kind: ClassVar[str]\n"
+        "    def make(self): raise TypeError('subclasses define make')\n"
+        "    def add(self): return self.make()\n"
+        "class One(Template): ...\n"
+        "class Two(Template): ...\n"
+        "class Unused:\n"
+        "    def make(self): raise TypeError\n"
+    )
+    assert stub_bases(_shapes(text), []) == {
+        "m.Half": "stubs ['send'] filled in by its one subclass: write one class",
+        "m.Fields": "its body is only stubs and declared attributes",
+    }
+    # a subclass in tests/ or examples/ (a user of a public base) counts as a second one
+    assert "m.Half" not in stub_bases(_shapes(text), [("Half",)])
+
+
+def test_the_long_module_report_lists_each_module_past_the_mark_longest_first() -> None:
+    report = long_modules()
+    assert [lines for _, lines in report] == sorted((lines for _, lines in report), reverse=True)
+    assert all(lines > LONG_MODULE for _, lines in report)
+    sizes = {m.name: len(m.text.splitlines()) for m in modules()}
+    assert {name for name, _ in report} == {n for n, lines in sizes.items() if lines > LONG_MODULE}
+    assert len(long_modules(limit=0)) == len(modules())  # every module has a line

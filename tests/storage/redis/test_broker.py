@@ -1,0 +1,119 @@
+"""``RedisBroker``: pub/sub between processes, event logs as streams, the catalog's changes.
+
+Two brokers on one real Redis and one key prefix stand for two processes of an app; a broker
+on another prefix is another app. Messages travel as JSON on ``<prefix><topic>`` channels;
+a subscription is ready once Redis confirmed it; what is not JSON is dropped, not delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+
+import pytest
+from redis import asyncio as aioredis
+
+from genmcp.storage.redis import RedisBroker
+from genmcp.storage.redis.broker import CATALOG_TTL_MS
+
+
+@pytest.fixture
+async def raw(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+async def brokers(redis_url: str, redis_prefix: str) -> AsyncIterator[list[RedisBroker]]:
+    made = [RedisBroker.from_url(redis_url, prefix=redis_prefix) for _ in range(2)]
+    made.append(RedisBroker.from_url(redis_url, prefix=redis_prefix + "other-app:"))
+    yield made
+    for broker in made:
+        await broker.aclose()
+
+
+async def test_a_message_published_by_one_process_reaches_the_others_of_its_app_only(
+    brokers: list[RedisBroker],
+) -> None:
+    one, two, other_app = brokers
+    here, there, elsewhere = (
+        one.subscribe("news"),
+        two.subscribe("news"),
+        other_app.subscribe("news"),
+    )
+    for subscription in (here, there, elsewhere):
+        await subscription.ready()
+    await one.publish("news", {"n": 1, "text": "é"})
+    assert await asyncio.wait_for(here.receive(), 2) == ("news", {"n": 1, "text": "é"})
+    assert await asyncio.wait_for(there.receive(), 2) == ("news", {"n": 1, "text": "é"})
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(elsewhere.receive(), 0.2)
+
+
+async def test_messages_keep_their_order_and_closing_forgets_the_topic(
+    brokers: list[RedisBroker],
+) -> None:
+    one, two, _ = brokers
+    subscription = two.subscribe("ordered")
+    await subscription.ready()
+    for n in range(20):
+        await one.publish("ordered", n)
+    assert [(await asyncio.wait_for(subscription.receive(), 2))[1] for _ in range(20)] == list(
+        range(20)
+    )
+    assert two.topics == 1
+    subscription.close()
+    assert two.topics == 0
+
+
+async def test_what_is_not_json_on_a_channel_is_dropped(
+    brokers: list[RedisBroker],
+    raw: aioredis.Redis,
+    redis_prefix: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    subscription = brokers[0].subscribe("t")
+    await subscription.ready()
+    with caplog.at_level(logging.WARNING, logger="genmcp"):
+        await raw.publish(f"{redis_prefix}t", "{not json")
+        await raw.publish(f"{redis_prefix}t", json.dumps("after"))
+        assert await asyncio.wait_for(subscription.receive(), 2) == ("t", "after")
+    assert any("not JSON: dropped" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_closed_broker_refuses_new_subscriptions(redis_url: str, redis_prefix: str) -> None:
+    broker = RedisBroker.from_url(redis_url, prefix=redis_prefix)
+    subscription = broker.subscribe("t")
+    await subscription.ready()
+    await broker.aclose()
+    assert subscription.closed
+    with pytest.raises(RuntimeError, match="closed"):
+        broker.subscribe("t")
+
+
+async def test_an_event_log_is_a_stream_with_a_ttl(
+    brokers: list[RedisBroker], raw: aioredis.Redis, redis_prefix: str
+) -> None:
+    one, two, _ = brokers
+    ids = [await one.append("log:a", {"n": str(n)}, maxlen=100, ttl_s=30) for n in range(3)]
+    assert await raw.type(f"{redis_prefix}log:a") == "stream"
+    assert 29_000 < await raw.pttl(f"{redis_prefix}log:a") <= 30_000
+    assert await two.last("log:a") == ids[-1]  # another process reads the same log
+    assert await two.read_after("log:a", ids[0]) == [(ids[1], {"n": "1"}), (ids[2], {"n": "2"})]
+    assert await two.read_after("log:a", "0") == [(i, {"n": str(n)}) for n, i in enumerate(ids)]
+    assert await two.last("log:none") is None
+
+
+async def test_catalog_changes_are_versioned_across_processes_and_expire(
+    brokers: list[RedisBroker], raw: aioredis.Redis, redis_prefix: str
+) -> None:
+    one, two, other_app = brokers
+    assert await one.record_change("tool:a", {"op": "add"}) == 1
+    assert await two.record_change("tool:a", {"op": "remove"}) == 2
+    assert await two.record_change("tool:b", {"op": "add"}) == 3
+    assert await one.changes() == [{"op": "remove", "version": 2}, {"op": "add", "version": 3}]
+    assert await other_app.changes() == []
+    assert 0 < await raw.pttl(f"{redis_prefix}catalog") <= CATALOG_TTL_MS

@@ -1,0 +1,368 @@
+"""Tasks shared through Redis, between real processes.
+
+First the ``TaskStore`` contract, the same checks on ``MemoryTaskStore`` and
+``RedisTaskStore``. Then separate uvicorn processes (tests/storage/redis/tasks_app.py) on one
+Redis, one key prefix per test: a task created through process A is polled, answered and
+cancelled through process B; a task running in A notifies a listen stream held by B
+(``notifications/tasks`` over the Redis bus); A killed (SIGKILL) mid-task leaves its tasks
+``failed`` within the lease; 1,000 concurrent tasks all complete (none lost, none stuck);
+every key has a TTL and expiry removes them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+import pytest
+
+from genmcp.protocol.tasks import iso_now, lease_lost_error, new_record
+from genmcp.storage import TaskEnd, TaskStore
+from genmcp.storage.memory import MemoryTaskStore
+from support.client import Exchange, ModernClient
+
+HERE: Final = Path(__file__).resolve().parent
+TASKS: Final = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
+SECRET: Final = "redis-tasks-test-secret-0123456789abcdefghij"
+LOST: Final = lease_lost_error()
+
+
+# -- the store contract ------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[TaskStore]:
+    if request.param == "memory":
+        yield MemoryTaskStore()
+        return
+    from genmcp.storage.redis.tasks import RedisTaskStore
+
+    url, prefix = request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
+    redis_store = RedisTaskStore.from_url(url, prefix=prefix)
+    try:
+        yield redis_store
+    finally:
+        await redis_store.aclose()
+
+
+async def test_the_store_moves_a_task_through_input_to_one_terminal_status(
+    store: TaskStore,
+) -> None:
+    record = new_record("t1", "alice", 60_000, 500)
+    await store.create(record, lease_ms=10_000, owner="me")
+    assert await store.owner("t1") == "me"
+    got = await store.get("t1", lost=LOST)
+    assert got is not None and got["status"] == "working" and got["principal"] == "alice"
+    assert got["inputRequests"] == {} and got["pollIntervalMs"] == 500
+    assert got["version"] == 1
+    asked = {"a": {"method": "elicitation/create", "params": {"x": []}}, "b": {"method": "m"}}
+    moved = await store.ask("t1", asked, iso_now())  # a transition returns the record it left
+    assert moved is not None and moved["status"] == "input_required" and moved["version"] == 2
+    got = await store.get("t1", lost=LOST)
+    assert got == moved and got["inputRequests"] == asked  # an empty list stays a list
+    moved = await store.answer("t1", {"a": {"action": "accept"}, "zz": {}}, iso_now())
+    assert moved is not None and moved["status"] == "input_required" and moved["version"] == 3
+    got = await store.get("t1", lost=LOST)
+    assert got == moved and list(got["inputRequests"]) == ["b"]
+    late = await store.answer("t1", {"a": {"action": "late"}}, iso_now())  # answered: ignored
+    assert late is not None and late["version"] == 3
+    assert await store.take_answers("t1", ["a", "b"]) == {"a": {"action": "accept"}}
+    moved = await store.answer("t1", {"b": {"n": 1}}, iso_now())
+    assert moved is not None and moved["status"] == "working" and moved["version"] == 4
+    got = await store.get("t1", lost=LOST)
+    assert got == moved and got["inputRequests"] == {}
+    assert await store.take_answers("t1", ["b"]) == {"b": {"n": 1}}
+    assert await store.take_answers("t1", ["b"]) == {}
+    assert await store.renew("t1", 10_000) == "working"
+    result = {"content": [], "isError": False, "structuredContent": {"l": []}}
+    moved = await store.finish("t1", TaskEnd("completed", result=result), iso_now())
+    assert moved is not None and moved["result"] == result and moved["version"] == 5
+    assert await store.finish("t1", TaskEnd("cancelled"), iso_now()) is None  # the first one wins
+    assert await store.ask("t1", asked, iso_now()) is None
+    got = await store.get("t1", lost=LOST)
+    assert got == moved and got["status"] == "completed"
+    assert await store.renew("t1", 10_000) == "completed"
+    assert await store.get("nope", lost=LOST) is None
+    assert await store.renew("nope", 10) is None
+    assert await store.answer("nope", {"a": {}}, iso_now()) is None
+
+
+async def test_a_lapsed_lease_fails_the_task_and_the_ttl_removes_it(store: TaskStore) -> None:
+    await store.create(new_record("t2", None, 400, None), lease_ms=50, owner="dead")
+    await asyncio.sleep(0.1)
+    got = await store.get("t2", lost=LOST)
+    assert got is not None and got["status"] == "failed" and got["error"] == LOST
+    assert got["version"] == 2 and await store.get("t2", lost=LOST) == got
+    assert "stopped" in got["statusMessage"]
+    assert await store.renew("t2", 1000) == "failed"
+    await asyncio.sleep(0.4)
+    assert await store.get("t2", lost=LOST) is None
+
+
+def test_a_task_ends_only_in_a_terminal_status() -> None:
+    with pytest.raises(ValueError, match="not 'working'"):
+        TaskEnd("working")
+    assert TaskEnd("failed", error=LOST).error == LOST
+
+
+# -- real processes --------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Node:
+    """One uvicorn process of tasks_app.py."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--app-dir", str(HERE), "tasks_app:app",
+             "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
+            env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )  # fmt: skip
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.post(self.url + "/mcp", json={}, timeout=1)
+                return
+            except httpx.TransportError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.process.kill()
+                    stderr = self.process.communicate()[1]
+                    raise AssertionError(f"never served: {stderr!r}") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stderr is not None:
+            self.process.stderr.close()
+
+
+@pytest.fixture
+def nodes(redis_url: str, redis_prefix: str, tmp_path: Path) -> Iterator[Callable[..., list[Node]]]:
+    started: list[Node] = []
+
+    def start(count: int = 2, **settings: str) -> list[Node]:
+        env = {
+            "TASKS_REDIS_URL": redis_url,
+            "TASKS_PREFIX": redis_prefix,
+            "TASKS_MARKERS": str(tmp_path),
+            "GENMCP_SECRET_KEY": SECRET,
+            **settings,
+        }
+        made = [Node(env) for _ in range(count)]
+        started.extend(made)
+        for node in made:
+            node.wait_ready()
+        return made
+
+    try:
+        yield start
+    finally:
+        for node in started:
+            node.stop()
+
+
+def client(node: Node) -> ModernClient:
+    return ModernClient(node.url, validate=False, timeout=30)
+
+
+async def call(on: ModernClient, name: str, **arguments: Any) -> str:
+    reply = await on.request(
+        "tools/call", {"name": name, "arguments": arguments}, capabilities=TASKS
+    )
+    assert reply.result["resultType"] == "task", reply.body
+    task_id: str = reply.result["taskId"]
+    return task_id
+
+
+async def get(on: ModernClient, task_id: str) -> dict[str, Any]:
+    reply = await on.request("tasks/get", {"taskId": task_id}, capabilities=TASKS)
+    assert reply.error is None, reply.body
+    result: dict[str, Any] = reply.result
+    return result
+
+
+async def until(on: ModernClient, task_id: str, *wanted: str, within: float = 10) -> Any:
+    deadline = time.monotonic() + within
+    while (task := await get(on, task_id))["status"] not in wanted:
+        assert time.monotonic() < deadline, f"still {task['status']}, wanted {wanted}"
+        await asyncio.sleep(0.02)
+    return task
+
+
+async def test_a_task_made_on_a_is_polled_answered_and_cancelled_on_b(
+    nodes: Callable[..., list[Node]], tmp_path: Path
+) -> None:
+    a_node, b_node = nodes(2)
+    async with client(a_node) as a, client(b_node) as b:
+        task_id = await call(a, "ask")
+        asked = await until(b, task_id, "input_required")
+        assert list(asked["inputRequests"]) == ["confirm"]
+        accept = {"action": "accept", "content": {"ok": True}}
+        ack = await b.request(
+            "tasks/update", {"taskId": task_id, "inputResponses": {"confirm": accept}},
+            capabilities=TASKS,
+        )  # fmt: skip
+        assert ack.result["resultType"] == "complete"
+        done = await until(b, task_id, "completed", within=5)
+        # the same call went on in A, the process that runs it
+        text = done["result"]["content"][0]["text"]
+        assert text == f"confirmed=True pid={a_node.process.pid}"
+
+        task_id = await call(a, "work", s=60, label="x")
+        assert (await get(b, task_id))["status"] == "working"
+        await b.request("tasks/cancel", {"taskId": task_id}, capabilities=TASKS)
+        assert (await get(a, task_id))["status"] == "cancelled"
+        deadline = time.monotonic() + 5  # A's worker itself was cancelled
+        while not (tmp_path / "cancelled-x").exists():
+            assert time.monotonic() < deadline, "the worker in A was not cancelled"
+            await asyncio.sleep(0.02)
+
+
+async def note(listen: Exchange) -> dict[str, Any]:
+    """The next message of a listen stream (tagged with its subscription id), within 5 s."""
+    message: dict[str, Any] = await asyncio.wait_for(anext(aiter(listen)), 5)
+    assert message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] in {"L1", "L2"}
+    return message
+
+
+async def test_a_task_running_in_a_notifies_listeners_in_b(
+    nodes: Callable[..., list[Node]], redis_url: str, redis_prefix: str
+) -> None:
+    import redis.asyncio as aioredis
+
+    # A 60 s lease: listeners re-read every 30 s, so whatever B's streams carry within a
+    # few seconds was published by the process that made the change, over Redis pub/sub.
+    a_node, b_node = nodes(2, TASKS_LEASE_MS="60000")
+    async with client(a_node) as a, client(b_node) as b, contextlib.AsyncExitStack() as streams:
+        task_id = await call(a, "ask")
+        wanted = {"notifications": {"taskIds": [task_id, "unknown"]}}
+        listens = [
+            await streams.enter_async_context(
+                b.stream("subscriptions/listen", wanted, id=sid, capabilities=TASKS, validate=True)
+            )  # every message checked against the schemas (TaskStatusNotification)
+            for sid in ("L1", "L2")
+        ]
+        for listen in listens:
+            ack = await note(listen)
+            assert ack["params"]["notifications"] == {"taskIds": [task_id]}
+            while (task := (await note(listen))["params"])["status"] != "input_required":
+                assert task["status"] == "working"  # the state when B subscribed, then A asks
+            assert list(task["inputRequests"]) == ["confirm"]
+        redis = aioredis.Redis.from_url(redis_url)
+        try:  # both streams share B's one subscription to the task's channel
+            channel = f"{redis_prefix}genmcp.task/{task_id}"
+            assert await redis.pubsub_numsub(channel) == [(channel.encode(), 1)]
+        finally:
+            await redis.aclose()
+        accept = {"action": "accept", "content": {"ok": True}}
+        started = time.monotonic()
+        await a.request(
+            "tasks/update", {"taskId": task_id, "inputResponses": {"confirm": accept}},
+            capabilities=TASKS,
+        )  # fmt: skip  # answered through A too: all B hears comes from A
+        for listen in listens:
+            working, done = (await note(listen))["params"], (await note(listen))["params"]
+            assert working["status"] == "working" and done["status"] == "completed"
+        took = time.monotonic() - started
+        assert done["result"]["content"][0]["text"] == f"confirmed=True pid={a_node.process.pid}"
+        shown = {k: v for k, v in (await get(b, task_id)).items() if k not in ("resultType",)}
+        assert {**done, "_meta": None} == {**shown, "_meta": None}  # what tasks/get shows
+        print(f"update on A -> completed on both of B's streams in {took * 1000:.1f} ms")
+        assert took < 3
+
+
+async def test_a_killed_process_leaves_its_tasks_failed_within_the_lease(
+    nodes: Callable[..., list[Node]],
+) -> None:
+    lease_ms = 1500
+    a_node, b_node = nodes(2, TASKS_LEASE_MS=str(lease_ms))
+    async with client(a_node) as a, client(b_node) as b:
+        ids = [await call(a, "work", s=60) for _ in range(5)]
+        ids.append(await call(a, "ask"))
+        await until(b, ids[-1], "input_required")
+        a_node.process.send_signal(signal.SIGKILL)
+        a_node.process.wait()
+        killed = time.monotonic()
+        for task_id in ids:
+            failed = await until(b, task_id, "failed", within=lease_ms / 1000 + 2)
+            assert failed["error"]["code"] == -32603
+            assert "stopped" in failed["error"]["message"]
+        elapsed = time.monotonic() - killed
+        assert elapsed <= lease_ms / 1000 + 0.5, elapsed
+
+
+async def test_a_thousand_concurrent_tasks_none_lost_none_stuck_every_key_with_a_ttl(
+    nodes: Callable[..., list[Node]], redis_url: str, redis_prefix: str
+) -> None:
+    import redis.asyncio as aioredis
+
+    ttl_ms = 120_000  # longer than the test under any load: none may expire while it runs
+    a_node, b_node = nodes(2, TASKS_TTL_MS=str(ttl_ms))
+    limits = asyncio.Semaphore(64)
+    async with client(a_node) as a, client(b_node) as b:
+
+        async def one(i: int) -> str:
+            async with limits:
+                return await call(a if i % 2 else b, "work", s=1, label=str(i))
+
+        started = time.monotonic()
+        ids = await asyncio.gather(*(one(i) for i in range(1000)))
+        assert len(set(ids)) == 1000
+        created = time.monotonic() - started
+
+        async def final(i: int, task_id: str) -> str:
+            other = b if i % 2 else a  # polled through the process that did not create it
+            while True:
+                async with limits:
+                    status: str = (await get(other, task_id))["status"]
+                if status in {"completed", "failed", "cancelled"}:
+                    return status
+                await asyncio.sleep(0.2)
+
+        statuses = await asyncio.wait_for(
+            asyncio.gather(*(final(i, t) for i, t in enumerate(ids))), 120
+        )
+        took = time.monotonic() - started
+        assert statuses.count("completed") == 1000, {s: statuses.count(s) for s in statuses}
+
+    redis = aioredis.Redis.from_url(redis_url)
+    try:
+        every = [key async for key in redis.scan_iter(match=redis_prefix + "*", count=1000)]
+        keys = [key for key in every if b":task:" in key]  # the broker keeps keys of its own
+        assert len(keys) == 1000  # one record a task, none expired before its TTL
+        async with redis.pipeline(transaction=False) as pipe:
+            for key in every:
+                pipe.pttl(key)
+            ttls = await pipe.execute()
+        assert min(ttls) > 0, "a key without a TTL"  # -1: none, -2: gone
+        task_ttls = [ttl for key, ttl in zip(every, ttls, strict=True) if b":task:" in key]
+        assert max(task_ttls) <= ttl_ms  # each expires within the configured TTL (Redis's job)
+        print(f"1000 tasks created in {created:.1f} s, all completed in {took:.1f} s")
+    finally:
+        await redis.aclose()

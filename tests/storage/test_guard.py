@@ -1,0 +1,107 @@
+"""``storage.guard``: a deadline and a breaker around every shared-storage operation.
+
+Driven with plain coroutines standing in for a store (the breaker knows no store): one that
+answers, one that raises the store's error, one that hangs. The same breaker under a real
+Redis that stops and hangs is tests/storage/test_guard_redis_faults.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from genmcp.errors import MCPError
+from genmcp.storage.guard import Breaker, LagClock, StorageUnavailable
+
+
+class StoreDown(Exception):
+    """What the stand-in store raises when it fails."""
+
+
+class Store:
+    """A stand-in store: counts its calls, and fails or hangs when told to."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.fail = False
+        self.hang = False
+        self.cancelled = False
+
+    async def read(self) -> str:
+        self.calls += 1
+        if self.fail:
+            raise StoreDown("connection refused")
+        if self.hang:
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                self.cancelled = True
+                raise
+        return "value"
+
+
+async def test_an_answer_passes_through() -> None:
+    store = Store()
+    assert await Breaker("kv", (StoreDown,)).run(store.read) == "value"
+    assert store.calls == 1
+
+
+async def test_a_failure_is_storage_unavailable_then_calls_fail_fast_until_the_cooldown() -> None:
+    store, breaker = Store(), Breaker("kv", (StoreDown,), cooldown_s=0.1)
+    store.fail = True
+    with pytest.raises(StorageUnavailable) as failed:
+        await breaker.run(store.read)
+    assert isinstance(failed.value, MCPError)
+    assert failed.value.data == {"reason": "storage_unavailable", "store": "kv"}
+    assert "kv is unreachable (StoreDown)" in str(failed.value)
+    assert breaker.open
+    store.fail = False
+    with pytest.raises(StorageUnavailable, match="not retried yet"):
+        await breaker.run(store.read)
+    assert store.calls == 1  # the open breaker never touched the store
+    await asyncio.sleep(0.12)
+    assert not breaker.open
+    assert await breaker.run(store.read) == "value"  # the probe succeeds: closed again
+    assert store.calls == 2
+
+
+async def test_a_hung_store_costs_the_deadline_and_its_operation_is_cancelled() -> None:
+    store, breaker = Store(), Breaker("kv", (StoreDown,), deadline_s=0.1)
+    store.hang = True
+    started = time.monotonic()
+    with pytest.raises(StorageUnavailable, match="no answer in time"):
+        await breaker.run(store.read)
+    assert 0.09 <= time.monotonic() - started < 1.0
+    await asyncio.sleep(0)
+    assert store.cancelled
+
+
+async def test_errors_that_are_not_the_stores_pass_unchanged_and_do_not_trip_it() -> None:
+    breaker = Breaker("kv", (StoreDown,))
+
+    async def bug() -> None:
+        raise KeyError("a bug of the caller")
+
+    with pytest.raises(KeyError):
+        await breaker.run(bug)
+    assert not breaker.open
+
+
+def test_a_breaker_refuses_bounds_that_cannot_work() -> None:
+    with pytest.raises(ValueError, match="deadline_s"):
+        Breaker("kv", (), deadline_s=0)
+    with pytest.raises(ValueError, match="cooldown_s"):
+        Breaker("kv", (), cooldown_s=-1)
+
+
+async def test_the_lag_clock_is_one_per_loop_and_counts_a_blocked_loop() -> None:
+    loop = asyncio.get_running_loop()
+    clock = LagClock.of(loop)
+    assert LagClock.of(loop) is clock
+    before = clock.lag
+    await asyncio.sleep(0.06)  # let it tick once on time
+    time.sleep(0.2)  # noqa: ASYNC251 (the loop is blocked on purpose: the next tick is late)
+    await asyncio.sleep(0.06)
+    assert clock.lag - before >= 0.1
