@@ -16,6 +16,7 @@ import inspect
 from collections.abc import Mapping
 from typing import Any, Final
 
+from genmcp.protocol.methods import INITIALIZE
 from genmcp.protocol.versions import LEGACY_VERSIONS
 
 __all__ = ["LegacySession", "answer_for", "is_legacy"]
@@ -54,7 +55,7 @@ class LegacySession:
             "capabilities": self.capabilities,
             "clientInfo": self.client_info,
         }
-        return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
+        return {"jsonrpc": "2.0", "id": request_id, "method": INITIALIZE, "params": params}
 
     def opened(self, result: Mapping[str, Any], session_id: str | None) -> None:
         """Record the server's ``initialize`` answer."""
