@@ -9,7 +9,9 @@ streaming runs ``close`` (``handle_close``) once. A legacy request may take inpu
 ``input_required`` result is not the answer, the :class:`Asker` sends its nested requests as
 server requests, and the Job is made again from the retried request.
 
-Phases and transitions are the table in ``lifecycle.py``; this module only performs them.
+Phases, transitions and every decision that depends on them are ``lifecycle.py``'s (the
+Call's :class:`~genmcp._suite.lifecycle.Lifecycle`); this module performs what they decide
+on the Call's task and channel.
 The events (``genmcp.events``) go on the Outbox the transport drains through the relay; the
 ``Answer`` is emitted after the Call left the Suite's live set, so a client that read the
 response sees ``live_workers`` without it.
@@ -29,7 +31,7 @@ from typing import Any, final
 from typing import Final as Constant
 
 from genmcp._suite.job import Asker, CallObserver, Job, plain_result
-from genmcp._suite.lifecycle import TRANSITIONS, Phase, Trigger, next_phase
+from genmcp._suite.lifecycle import Leaving, Lifecycle, Phase, Trigger
 from genmcp.channel import Channel, Mailbox, Outbox
 from genmcp.errors import MCPError, internal_error
 from genmcp.events import ENDED, Answer
@@ -43,7 +45,6 @@ log = logging.getLogger("genmcp")
 
 _ID_PREFIX: Constant = secrets.token_hex(4)
 _ids = itertools.count(1)
-_LIVE: Constant = frozenset((Phase.RUNNING, Phase.STREAMING, Phase.ASKING))
 
 
 def _next_id(prefix: str | None = None) -> str:
@@ -83,17 +84,16 @@ class Call:
         "_asker",
         "_factory",
         "_job",
+        "_life",
         "_meta",
         "_observers",
         "_on_end",
-        "_started",
         "_watched",
         "_watcher",
         "_when_done",
         "channel",
         "mailbox",
         "outbox",
-        "phase",
         "request",
         "task",
     )
@@ -115,13 +115,12 @@ class Call:
         self.outbox = Outbox(loop)
         self.mailbox = Mailbox(loop, _next_id(id_prefix))
         self.channel = Channel(meta=meta, assigns=assigns, outbox=self.outbox, mailbox=self.mailbox)
-        self.phase = Phase.RUNNING
+        self._life = Lifecycle()
         self._job, self._meta, self._on_end = job, meta, on_end
         self._factory, self._asker = factory, asker
         self._observers: tuple[CallObserver, ...] = ()
         self._when_done: tuple[Callable[[], None], ...] = ()
         self.task: asyncio.Task[None] | None = None  # made by start()
-        self._started = False
         self._watcher: asyncio.Task[None] | None = None
         self._watched: Subscription | None = None
 
@@ -149,9 +148,9 @@ class Call:
         call.mailbox.close()
         call.channel = Channel(meta={}, assigns={}, outbox=call.outbox, mailbox=call.mailbox)
         call.channel._close()
-        call.phase, call.task, call._watcher, call._watched = Phase.DONE, None, None, None
+        call._life, call.task, call._watcher, call._watched = _ANSWERED_LIFE, None, None, None
         call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
-        call._on_end, call._started, call._observers, call._when_done = _ignore, True, (), ()
+        call._on_end, call._observers, call._when_done = _ignore, (), ()
         call.outbox.put(final)
         return call
 
@@ -159,6 +158,11 @@ class Call:
     def id(self) -> str:
         """The call id, also ``channel.mailbox.id``."""
         return self.mailbox.id
+
+    @property
+    def phase(self) -> Phase:
+        """Where the Call is (``lifecycle.Phase``)."""
+        return self._life.phase
 
     def observe(self, observer: CallObserver) -> None:
         """Show ``observer`` every event of this Call, then tell it the Call is done.
@@ -168,7 +172,7 @@ class Call:
         turn after the Call reaches DONE, so the ``Answer`` emitted right after is shown first.
         """
         self.outbox.tap(observer.event)
-        if self.phase is Phase.DONE:
+        if self._life.phase is Phase.DONE:
             observer.done()
         else:
             self._observers = (*self._observers, observer)
@@ -179,7 +183,7 @@ class Call:
         Synchronous, in the step that ends the Call (before its task's done callbacks, a
         loop turn later): for bookkeeping that must not outlive the Call by a turn.
         """
-        if self.phase is Phase.DONE:
+        if self._life.phase is Phase.DONE:
             callback()
         else:
             self._when_done = (*self._when_done, callback)
@@ -204,23 +208,16 @@ class Call:
             await asyncio.wait([self.task])
 
     def _leave(self, trigger: Trigger) -> None:
-        before = self.phase
-        if before is Phase.DONE:
-            return  # late news (the relay closing after the answer): the hot path
-        after = self._move(trigger)
-        if after is before:
-            return  # already done, or already winding down
+        leaving = self._life.leave(trigger, self._job.cancellable)
+        if leaving is Leaving.STAYS:
+            return
         self.channel._close()
         if trigger is Trigger.CANCEL:
             self.outbox.put(ENDED)
         elif trigger is Trigger.SHUTDOWN:
             self.outbox.put(self._shutdown_final())
         self.mailbox.close()  # wakes a stream waiting for its next message
-        if (
-            after is Phase.ABANDONED
-            and self._started  # a task cancelled before its first step never runs its finally
-            and (before is Phase.ASKING or self._job.cancellable)
-        ):
+        if leaving is Leaving.CANCELS:
             # no task yet: left from inside its own eager first step, which runs as that task
             task = self.task if self.task is not None else asyncio.current_task()
             assert task is not None
@@ -237,7 +234,7 @@ class Call:
 
     def watch(self, subscription: Subscription) -> None:
         """Cancel the call when a message arrives on ``subscription`` (closed with the call)."""
-        if self.phase is Phase.DONE or self._watcher is not None:
+        if self._life.phase is Phase.DONE or self._watcher is not None:
             subscription.close()
             return
         self._watched = subscription
@@ -251,13 +248,9 @@ class Call:
 
     # -- the work -----------------------------------------------------------------------
 
-    def _move(self, trigger: Trigger) -> Phase:
-        before = self.phase
-        after = TRANSITIONS.get((before, trigger))
-        self.phase = after = next_phase(before, trigger) if after is None else after
-        if after is Phase.DONE and before is not Phase.DONE:
+    def _move(self, trigger: Trigger) -> None:
+        if self._life.move(trigger):
             self._release()
-        return after
 
     def _release(self) -> None:
         self.channel._close()
@@ -281,15 +274,17 @@ class Call:
 
     def _wound_down(self) -> None:
         # the task ends without an answer: abandoned, closed, or cancelled from outside
-        if self.phase in _LIVE:
+        life = self._life
+        if life.live:
             self._leave(Trigger.DISCONNECT)
-        if self.phase is not Phase.DONE:
+        if life.phase is not Phase.DONE:
             self._move(Trigger.CLOSED)
 
     async def _run(self) -> None:
-        self._started = True
+        life = self._life
+        life.started = True
         try:
-            if self.phase is not Phase.RUNNING:
+            if life.phase is not Phase.RUNNING:
                 return  # left before the first step: nothing ran, nothing to undo
             final = await self._drive()
             if final is not None:
@@ -299,11 +294,11 @@ class Call:
         except Exception:
             log.exception("%s: the call itself failed", self._job.label)
         finally:
-            if self.phase is not Phase.DONE:
+            if life.phase is not Phase.DONE:
                 self._wound_down()
 
     def _answer(self, final: Answer) -> None:
-        live = self.phase in _LIVE
+        live = self._life.live
         self._move(Trigger.ANSWER)
         if live:
             self.outbox.put(final)
@@ -313,25 +308,22 @@ class Call:
             outcome = await self._job.start(self.channel)
         except Exception as exc:  # the Job turns it into the answer
             outcome = exc
-        rounds = 0
+        rounds, life = 0, self._life
         while True:
             state: Any = None
             while isinstance(outcome, Stream):
                 state = outcome.state
-                if self.phase is Phase.CLOSING:
-                    break
-                self._move(Trigger.STREAM)
-                if self.phase is not Phase.STREAMING:
-                    break  # abandoned during the first hook: close at once
+                if not life.stream():
+                    break  # the client left during the hook: close at once
                 message = await self.mailbox.receive()
-                if self.phase is not Phase.STREAMING:
+                if not life.streaming:
                     break
                 outcome = await _step(self._job.message, message, self.channel, state)
             if isinstance(outcome, Stream):
                 await self._close_stream(state)
                 return None
             final = self._final(self._job, outcome)
-            if self._asker is None or not _needs_input(final) or self.phase not in _LIVE:
+            if self._asker is None or not _needs_input(final) or not life.live:
                 return final
             rounds += 1
             retried = await self._round(final, rounds, self._asker)
@@ -384,6 +376,8 @@ class Call:
 
 
 _ANSWERED: Constant = _Answered()
+_ANSWERED_LIFE: Constant = Lifecycle(Phase.DONE)  # shared: DONE only loops back to DONE
+_ANSWERED_LIFE.started = True
 
 
 def _ignore(call: Call) -> None:

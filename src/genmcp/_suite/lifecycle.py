@@ -11,14 +11,21 @@ Everything that moves a Call from one phase to another is a :class:`Trigger`, an
 table is a bug in genmcp (``LifecycleError``), never silently ignored; a trigger that
 changes nothing (a second disconnect) is in the table as a self-loop.
 
-What each transition emits (the Call does it, this table only decides the phase):
+Everything that decides a phase lives here, beside the table: :class:`Lifecycle` holds one
+Call's phase and answers the questions the Call asks of it (is it still owed an answer,
+does its stream go on, what does leaving it entail: :class:`Leaving`); ``call.py`` holds no
+phase test of its own, only the Call's task and channel.
+
+What each transition emits (the Call does it, the lifecycle only decides):
 
 - ``ANSWER`` emits the ``Answer`` response; ``CANCEL`` emits ``Ended`` (the stream closes
   with no response, as a cancelled request gets none); ``SHUTDOWN`` emits an ``Answer``
   error (the listen stream: its ``complete`` result) so no client waits for an answer that
   cannot come; ``DISCONNECT`` emits nothing (nobody is listening).
-- Leaving ``RUNNING`` for ``ABANDONED`` cancels an ``async`` hook at once; a plain ``def``
-  hook runs to its end in its thread and its outcome is discarded. Leaving ``STREAMING`` for
+- Leaving ``RUNNING`` for ``ABANDONED`` cancels an ``async`` hook at once
+  (:attr:`Leaving.CANCELS`), once the task has started; a plain ``def`` hook runs to its end
+  in its thread and its outcome is discarded. An input round (``ASKING``) is always
+  cancelled. Leaving ``STREAMING`` for
   ``CLOSING`` wakes the mailbox and runs ``handle_close`` once.
 - ``DONE`` is reached exactly once, and then the Call leaves the Suite's live set.
 
@@ -28,9 +35,19 @@ Pure: no asyncio, nothing from genmcp.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Final
+from typing import Final, final
 
-__all__ = ["TRANSITIONS", "LifecycleError", "Phase", "Trigger", "next_phase"]
+__all__ = [
+    "GONE",
+    "LIVE",
+    "TRANSITIONS",
+    "Leaving",
+    "Lifecycle",
+    "LifecycleError",
+    "Phase",
+    "Trigger",
+    "next_phase",
+]
 
 
 class Phase(Enum):
@@ -80,7 +97,8 @@ class LifecycleError(RuntimeError):
 
 
 _P, _T = Phase, Trigger
-_GONE: Final = (_T.DISCONNECT, _T.CANCEL, _T.SHUTDOWN)
+GONE: Final = (_T.DISCONNECT, _T.CANCEL, _T.SHUTDOWN)
+"""The triggers from outside: the client left or cancelled, the server stops."""
 
 TRANSITIONS: Final[dict[tuple[Phase, Trigger], Phase]] = {
     # the work moves on
@@ -93,9 +111,9 @@ TRANSITIONS: Final[dict[tuple[Phase, Trigger], Phase]] = {
     (_P.ASKING, _T.ANSWERED): _P.RUNNING,
     (_P.ASKING, _T.ANSWER): _P.DONE,  # no answer in time, the client refused, too many rounds
     # the client leaves, cancels, or the server stops
-    **{(_P.RUNNING, gone): _P.ABANDONED for gone in _GONE},
-    **{(_P.ASKING, gone): _P.ABANDONED for gone in _GONE},
-    **{(_P.STREAMING, gone): _P.CLOSING for gone in _GONE},
+    **{(_P.RUNNING, gone): _P.ABANDONED for gone in GONE},
+    **{(_P.ASKING, gone): _P.ABANDONED for gone in GONE},
+    **{(_P.STREAMING, gone): _P.CLOSING for gone in GONE},
     # winding down: what the abandoned work still does is dropped
     (_P.ABANDONED, _T.STREAM): _P.CLOSING,  # a thread hook returned Stream: close it at once
     (_P.ABANDONED, _T.ANSWER): _P.ABANDONED,
@@ -104,9 +122,9 @@ TRANSITIONS: Final[dict[tuple[Phase, Trigger], Phase]] = {
     (_P.CLOSING, _T.CLOSED): _P.DONE,
     (_P.CLOSING, _T.ANSWER): _P.DONE,  # the message being handled ended the call: no close
     # late news changes nothing
-    **{(_P.ABANDONED, gone): _P.ABANDONED for gone in _GONE},
-    **{(_P.CLOSING, gone): _P.CLOSING for gone in _GONE},
-    **{(_P.DONE, gone): _P.DONE for gone in _GONE},
+    **{(_P.ABANDONED, gone): _P.ABANDONED for gone in GONE},
+    **{(_P.CLOSING, gone): _P.CLOSING for gone in GONE},
+    **{(_P.DONE, gone): _P.DONE for gone in GONE},
 }
 """(phase, trigger) -> next phase. Every pair not listed is a ``LifecycleError``."""
 
@@ -117,3 +135,73 @@ def next_phase(phase: Phase, trigger: Trigger) -> Phase:
         return TRANSITIONS[phase, trigger]
     except KeyError:
         raise LifecycleError(f"a call in phase {phase.value} cannot take {trigger.value}") from None
+
+
+LIVE: Final = frozenset((_P.RUNNING, _P.STREAMING, _P.ASKING))
+"""The phases in which the Call still owes its client an answer."""
+
+
+class Leaving(Enum):
+    """What an outside trigger (``GONE``) asks of the Call, besides its emission."""
+
+    STAYS = "stays"
+    """Nothing: the Call is done, or already winding down."""
+    CLOSES = "closes"
+    """Close the channel and the mailbox (a stream waiting for a message wakes)."""
+    CANCELS = "cancels"
+    """As ``CLOSES``, and cancel the task: its ``async`` hook, or its input round, stops now."""
+
+
+@final
+class Lifecycle:
+    """The phase of one Call, moved only through :data:`TRANSITIONS`.
+
+    ``started`` is set when the Call's task takes its first step (a task cancelled before
+    it never runs its ``finally``, so it is not cancelled: it ends before doing anything).
+    """
+
+    __slots__ = ("phase", "started")
+
+    def __init__(self, phase: Phase = Phase.RUNNING) -> None:
+        self.phase = phase
+        self.started = False
+
+    @property
+    def live(self) -> bool:
+        """True while the client is owed an answer (:data:`LIVE`)."""
+        return self.phase in LIVE
+
+    @property
+    def streaming(self) -> bool:
+        """True while mailbox messages go to ``handle_message``."""
+        return self.phase is Phase.STREAMING
+
+    def move(self, trigger: Trigger) -> bool:
+        """Take ``trigger``; True when this move ended the Call (it reached ``DONE`` now)."""
+        before = self.phase
+        after = TRANSITIONS.get((before, trigger))
+        self.phase = after = next_phase(before, trigger) if after is None else after
+        return after is Phase.DONE and before is not Phase.DONE
+
+    def leave(self, trigger: Trigger, cancellable: bool) -> Leaving:
+        """Take the outside ``trigger``; what the Call must do (``cancellable``: whether its
+        first hook is an ``async def``). Leaving never ends a Call by itself: the work winds
+        down, then ``CLOSED`` ends it."""
+        before = self.phase
+        if before is Phase.DONE:
+            return Leaving.STAYS  # late news (the relay closing after the answer): the hot path
+        self.move(trigger)
+        after = self.phase
+        if after is before:
+            return Leaving.STAYS  # already winding down
+        if after is Phase.ABANDONED and self.started and (before is Phase.ASKING or cancellable):
+            return Leaving.CANCELS
+        return Leaving.CLOSES
+
+    def stream(self) -> bool:
+        """A hook returned ``Stream``: True when the stream goes on, False when it must close
+        now (the client left during the hook: ``handle_close`` runs at once)."""
+        if self.phase is Phase.CLOSING:
+            return False
+        self.move(Trigger.STREAM)
+        return self.phase is Phase.STREAMING
