@@ -20,7 +20,10 @@ SRC: Final = Path(__file__).resolve().parents[1] / "src"
 MAX_LINES: Final = 450
 """House rule: about 400 lines per module; past this a module holds more than one idea."""
 
-OVERSIZED: Final[dict[str, str]] = {}
+OVERSIZED: Final[dict[str, str]] = {
+    "genmcp.testing.client": "MCPTestClient, one class (issue 27: no Features mixin); its "
+    "helpers are functions in testing/params.py, its open requests testing/opencall.py",
+}
 """Modules allowed past ``MAX_LINES``, each with its reason."""
 
 WEB: Final = frozenset({"fastapi", "starlette", "sse_starlette"})

@@ -112,11 +112,20 @@ def test_the_sets_split_requests_from_notifications_and_hold_every_constant() ->
     assert all(name.startswith("notifications/") for name in methods.NOTIFICATIONS)
     assert not any(name.startswith("notifications/") for name in methods.REQUESTS)
     assert methods.SERVER_REQUESTS <= methods.REQUESTS
+    assert methods.LEGACY_ONLY <= methods.REQUESTS
     assert len(values) == len(CONSTANTS)  # no name spelled twice
 
 
 def test_the_server_requests_are_the_nested_input_requests() -> None:
     assert methods.SERVER_REQUESTS == {"elicitation/create", "sampling/createMessage", "roots/list"}
+
+
+def test_the_legacy_only_requests_are_those_2026_07_28_dropped() -> None:
+    dropped = declared("2025-11-25") - declared("2026-07-28") - {methods.TASKS_RESULT}
+    requests = {name for name in dropped if not name.startswith("notifications/")}
+    assert requests - {methods.TASKS_GET, methods.TASKS_CANCEL, methods.TASKS_LIST} == set(
+        methods.LEGACY_ONLY
+    )
 
 
 def test_every_task_request_has_the_tasks_prefix() -> None:

@@ -25,31 +25,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from genmcp.errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, MCPError
+from genmcp.protocol import methods
 from genmcp.protocol.apps import UI_EXTENSION
 from genmcp.protocol.meta import LOG_LEVELS
-from genmcp.protocol.methods import (
-    ELICITATION_CREATE,
-    INITIALIZE,
-    LOGGING_SET_LEVEL,
-    MESSAGE,
-    PING,
-    PROGRESS,
-    PROMPTS_GET,
-    PROMPTS_LIST,
-    RESOURCES_LIST,
-    RESOURCES_READ,
-    RESOURCES_SUBSCRIBE,
-    RESOURCES_TEMPLATES_LIST,
-    RESOURCES_UNSUBSCRIBE,
-    RESOURCES_UPDATED,
-    ROOTS_LIST,
-    SAMPLING_CREATE_MESSAGE,
-    SERVER_DISCOVER,
-    SUBSCRIPTIONS_LISTEN,
-    TASKS_PREFIX,
-    TOOLS_CALL,
-    TOOLS_LIST,
-)
 from genmcp.protocol.versions import (
     LEGACY_VERSIONS,
     META_CLIENT_CAPABILITIES,
@@ -87,12 +65,10 @@ _OLD: Final = V2025_03_26
 _MID: Final = V2025_06_18
 _NEW: Final = V2025_11_25
 
-LEGACY_METHODS: Final = frozenset(
-    {INITIALIZE, PING, LOGGING_SET_LEVEL, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE}
-)
+LEGACY_METHODS: Final = methods.LEGACY_ONLY
 """Methods only legacy sessions have; the legacy layer answers them itself."""
 
-_MODERN_ONLY: Final = frozenset({SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN})
+_MODERN_ONLY: Final = frozenset({methods.SERVER_DISCOVER, methods.SUBSCRIPTIONS_LISTEN})
 _RESERVED_META: Final = META_PREFIX
 _MODERN_RESULT_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
 
@@ -154,9 +130,9 @@ FIELDS: Final[Mapping[str, Mapping[str, str]]] = {
     "UpdatedParams": {"uri": _OLD},
 }  # fmt: skip
 _NOTIFICATION_PARAMS: Final = {
-    PROGRESS: "ProgressParams",
-    MESSAGE: "LogParams",
-    RESOURCES_UPDATED: "UpdatedParams",
+    methods.PROGRESS: "ProgressParams",
+    methods.MESSAGE: "LogParams",
+    methods.RESOURCES_UPDATED: "UpdatedParams",
 }
 
 
@@ -172,7 +148,7 @@ def _pick(obj: Any, shape: str, version: str) -> Any:
 
 def is_modern_only(method: str) -> bool:
     """True for 2026-07-28 methods a legacy session never has (-32601 there)."""
-    return method in _MODERN_ONLY or method.startswith(TASKS_PREFIX)
+    return method in _MODERN_ONLY or method.startswith(methods.TASKS_PREFIX)
 
 
 # --------------------------------------------------------------------------- handshake
@@ -373,10 +349,10 @@ def _content_item(item: Any, shape: str, version: str) -> Any:
 
 
 _LISTS: Final = {
-    TOOLS_LIST: ("tools", "Tool"),
-    PROMPTS_LIST: ("prompts", "Prompt"),
-    RESOURCES_LIST: ("resources", "Resource"),
-    RESOURCES_TEMPLATES_LIST: ("resourceTemplates", "ResourceTemplate"),
+    methods.TOOLS_LIST: ("tools", "Tool"),
+    methods.PROMPTS_LIST: ("prompts", "Prompt"),
+    methods.RESOURCES_LIST: ("resources", "Resource"),
+    methods.RESOURCES_TEMPLATES_LIST: ("resourceTemplates", "ResourceTemplate"),
 }
 
 
@@ -385,17 +361,17 @@ def legacy_result(method: str, result: Any, version: str) -> Any:
     if not isinstance(result, Mapping):
         return result
     legacy: dict[str, Any]
-    if method == TOOLS_CALL:
+    if method == methods.TOOLS_CALL:
         legacy = _call_tool(result, version)
     elif method in _LISTS:
         legacy = _items(*_LISTS[method], result, version)
-    elif method == PROMPTS_GET:
+    elif method == methods.PROMPTS_GET:
         legacy = {k: v for k, v in result.items() if k in ("description", "messages")}
         legacy["messages"] = [
             {**m, "content": _content(m.get("content"), version)} if isinstance(m, Mapping) else m
             for m in result.get("messages", ())
         ]
-    elif method == RESOURCES_READ:
+    elif method == methods.RESOURCES_READ:
         legacy = {
             "contents": [_pick(c, "ResourceContents", version) for c in result.get("contents", ())]
         }
@@ -412,7 +388,7 @@ def legacy_error(method: str, error: Any) -> Any:
     2026-07-28 and -32002 in the 2025 revisions.
     """
     if (
-        method == RESOURCES_READ
+        method == methods.RESOURCES_READ
         and isinstance(error, Mapping)
         and error.get("code") == INVALID_PARAMS
         and str(error.get("message", "")).startswith("Resource not found")
@@ -447,15 +423,15 @@ def server_request(request_id: str, nested: Mapping[str, Any], version: str) -> 
     method = nested.get("method")
     raw = nested.get("params")
     params: dict[str, Any] = dict(raw) if isinstance(raw, Mapping) else {}
-    if method == ELICITATION_CREATE:
+    if method == methods.ELICITATION_CREATE:
         if params.get("mode") == "url":
             params = {"mode": "url", "elicitationId": request_id, **params}
         elif not at_least(version, _NEW):
             params.pop("mode", None)
-    elif method == SAMPLING_CREATE_MESSAGE:
+    elif method == methods.SAMPLING_CREATE_MESSAGE:
         params = _pick(params, "CreateMessageParams", version)
     message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    if params or method != ROOTS_LIST:
+    if params or method != methods.ROOTS_LIST:
         message["params"] = params
     return message
 
@@ -468,6 +444,6 @@ def input_response(method: Any, result: Any) -> dict[str, Any]:
             f"Invalid params: the client answered {method} with a result that is not an object",
         )
     answer = dict(result)
-    if method in (ELICITATION_CREATE, ROOTS_LIST):
+    if method in (methods.ELICITATION_CREATE, methods.ROOTS_LIST):
         answer.pop("_meta", None)  # 2026-07-28 ElicitResult / ListRootsResult have none
     return answer

@@ -25,6 +25,7 @@ __all__ = [
     "ELICITATION_CREATE",
     "INITIALIZE",
     "INITIALIZED",
+    "LEGACY_ONLY",
     "LOGGING_SET_LEVEL",
     "MESSAGE",
     "NOTIFICATIONS",
@@ -153,6 +154,10 @@ REQUESTS: Final = frozenset(
     }
 )
 """Every request name above, whoever sends it."""
+LEGACY_ONLY: Final = frozenset(
+    {INITIALIZE, PING, LOGGING_SET_LEVEL, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE}
+)
+"""The requests only the 2025 revisions have (a session's handshake and its state)."""
 NOTIFICATIONS: Final = frozenset(
     {
         PROGRESS,

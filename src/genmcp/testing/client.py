@@ -15,28 +15,28 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final, Self
 
 from genmcp._client import Message, build_request, header_params, request_headers
-from genmcp.protocol.methods import (
-    COMPLETION_COMPLETE,
-    INITIALIZE,
-    INITIALIZED,
-    LOGGING_SET_LEVEL,
-    PROMPTS_GET,
-    PROMPTS_LIST,
-    RESOURCES_LIST,
-    RESOURCES_READ,
-    RESOURCES_TEMPLATES_LIST,
-    SERVER_DISCOVER,
-    SUBSCRIPTIONS_LISTEN,
-    TOOLS_CALL,
-    TOOLS_LIST,
-)
+from genmcp.protocol import methods
 from genmcp.protocol.versions import LATEST
 from genmcp.suite import Suite
 from genmcp.testing.exchange import ASGIExchange, Exchange, SuiteExchange
 from genmcp.testing.opencall import Listener, OpenCall, ProgressCallback, callback, within
-from genmcp.testing.params import Answers, answer, call_params, complete_params, listen_params
+from genmcp.testing.params import (
+    CLIENT_INFO,
+    DEFAULT_CAPABILITIES,
+    Answers,
+    answer,
+    call_params,
+    complete_params,
+    listen_params,
+)
 from genmcp.testing.results import CallResult, Reply, RPCError
-from genmcp.testing.session import LEGACY_CAPABILITIES, LegacySession, answer_for, is_legacy
+from genmcp.testing.session import (
+    LEGACY_CAPABILITIES,
+    LegacySession,
+    answer_for,
+    is_legacy,
+    open_session,
+)
 from genmcp.transports.fastapi import MCPRouter, mcp_app
 from genmcp.transports.lifespan import lifespan as run_lifespan
 from genmcp.transports.stdio import suite_of
@@ -44,14 +44,6 @@ from genmcp.transports.stdio import suite_of
 __all__ = ["DEFAULT_CAPABILITIES", "Answers", "MCPTestClient", "OpenCall", "ProgressCallback"]
 
 PROTOCOL_VERSION: Final = LATEST
-DEFAULT_CAPABILITIES: Final[Mapping[str, Any]] = {
-    "elicitation": {"form": {}, "url": {}},
-    "roots": {},
-    "sampling": {"tools": {}},
-}
-"""What the test client declares unless told otherwise: a client that can answer every
-nested request (pass ``capabilities={}`` to test a bare client)."""
-CLIENT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-testing", "version": "0"}
 
 
 class MCPTestClient:
@@ -133,15 +125,7 @@ class MCPTestClient:
         session = self._session
         if session is not None:
             try:
-                exchange = await self.send(session.initialize(next(self._ids)))
-                call = OpenCall(exchange, INITIALIZE, None, self.timeout, callback(False))
-                while await call._next() is not None:
-                    pass
-                reply = Reply(call._response, exchange.status, call.notifications)
-                session_id = getattr(exchange, "headers", {}).get("mcp-session-id")
-                session.opened(reply.unwrap(), session_id)
-                note = {"jsonrpc": "2.0", "method": INITIALIZED}
-                await (await self.send(note)).aclose()
+                await open_session(session, self.send, next(self._ids), self.timeout)
             except BaseException:
                 await self._stack.aclose()
                 raise
@@ -227,14 +211,11 @@ class MCPTestClient:
         if progress and "progress_token" not in options:
             options["progress_token"] = f"progress-{next(self._ids)}"
         exchange = await self.send(self.build(method, params, **options))
-        call = OpenCall(exchange, method, None, self.timeout, callback(progress))
-        while await call._next() is not None:
-            pass
-        return Reply(call._response, exchange.status, call.notifications)
+        return await OpenCall(exchange, method, None, self.timeout, callback(progress)).reply()
 
     async def discover(self) -> dict[str, Any]:
         """``server/discover``: the server's versions, capabilities and info."""
-        result: dict[str, Any] = (await self.request(SERVER_DISCOVER)).unwrap()
+        result: dict[str, Any] = (await self.request(methods.SERVER_DISCOVER)).unwrap()
         return result
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -242,7 +223,7 @@ class MCPTestClient:
         tools: list[dict[str, Any]] = []
         params: dict[str, Any] = {}
         while True:
-            page = (await self.request(TOOLS_LIST, params)).unwrap()
+            page = (await self.request(methods.TOOLS_LIST, params)).unwrap()
             tools.extend(page["tools"])
             if "nextCursor" not in page:
                 return tools
@@ -336,11 +317,11 @@ class MCPTestClient:
         """
         if self._session is not None and log_level != self._session.log_level:
             if log_level is not None:
-                (await self.request(LOGGING_SET_LEVEL, {"level": log_level})).unwrap()
+                (await self.request(methods.LOGGING_SET_LEVEL, {"level": log_level})).unwrap()
             self._session.log_level = log_level
         request_id = next(self._ids)
         body = self.build(
-            TOOLS_CALL,
+            methods.TOOLS_CALL,
             call_params(name, arguments, input_responses, request_state),
             id=request_id,
             meta=meta,
@@ -361,10 +342,7 @@ class MCPTestClient:
             self._open.discard(call)
             await call.disconnect()
 
-    # -- resources, prompts, completion -----------------------------------------------
-    #
-    # Each sends one real request (following nextCursor for lists), returns the result's
-    # payload and raises RPCError for an error response.
+    # -- resources, prompts, completion: the payload, or RPCError -----------------------
 
     async def _pages(self, method: str, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -378,21 +356,21 @@ class MCPTestClient:
 
     async def list_resources(self) -> list[dict[str, Any]]:
         """Every resource of ``resources/list``."""
-        return await self._pages(RESOURCES_LIST, "resources")
+        return await self._pages(methods.RESOURCES_LIST, "resources")
 
     async def list_resource_templates(self) -> list[dict[str, Any]]:
         """Every template of ``resources/templates/list``."""
-        return await self._pages(RESOURCES_TEMPLATES_LIST, "resourceTemplates")
+        return await self._pages(methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates")
 
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:
         """The ``contents`` of ``resources/read``."""
-        result = (await self.request(RESOURCES_READ, {"uri": uri})).unwrap()
+        result = (await self.request(methods.RESOURCES_READ, {"uri": uri})).unwrap()
         contents: list[dict[str, Any]] = result["contents"]
         return contents
 
     async def list_prompts(self) -> list[dict[str, Any]]:
         """Every prompt of ``prompts/list``."""
-        return await self._pages(PROMPTS_LIST, "prompts")
+        return await self._pages(methods.PROMPTS_LIST, "prompts")
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None
@@ -401,7 +379,7 @@ class MCPTestClient:
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
-        result: dict[str, Any] = (await self.request(PROMPTS_GET, params)).unwrap()
+        result: dict[str, Any] = (await self.request(methods.PROMPTS_GET, params)).unwrap()
         return result
 
     async def complete(
@@ -414,7 +392,7 @@ class MCPTestClient:
         """The values of ``completion/complete``; ``ref`` is a prompt name, a template URI
         (``"notes://{id}"``) or the spec's ``{"type": "ref/...", ...}``."""
         params = complete_params(ref, argument, value, context)
-        result = (await self.request(COMPLETION_COMPLETE, params)).unwrap()
+        result = (await self.request(methods.COMPLETION_COMPLETE, params)).unwrap()
         values: list[str] = result["completion"]["values"]
         return values
 
@@ -440,7 +418,7 @@ class MCPTestClient:
                 "its GET stream; test listen with a 2026-07-28 client"
             )
         params = listen_params(tools=tools, prompts=prompts, resources=resources, uris=uris)
-        exchange = await self.send(self.build(SUBSCRIPTIONS_LISTEN, params))
+        exchange = await self.send(self.build(methods.SUBSCRIPTIONS_LISTEN, params))
         listener = Listener(exchange, self.timeout)
         try:
             first = await listener.next()
@@ -468,7 +446,7 @@ class MCPTestClient:
 
     async def _params_for(self, message: Mapping[str, Any] | bytes) -> dict[str, str]:
         """The ``x-mcp-header`` params of the called tool, learnt from ``tools/list`` once."""
-        if not isinstance(message, Mapping) or message.get("method") != TOOLS_CALL:
+        if not isinstance(message, Mapping) or message.get("method") != methods.TOOLS_CALL:
             return {}
         name = (message.get("params") or {}).get("name")
         if self._header_params is None:

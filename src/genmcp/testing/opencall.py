@@ -76,6 +76,12 @@ class OpenCall:
             raise AssertionError(f"the call ended without another notification: {self._response}")
         return message
 
+    async def reply(self) -> Reply:
+        """Read to the response; the whole reply (an error response is returned, not raised)."""
+        while await self._next() is not None:
+            pass
+        return Reply(self._response, self._exchange.status, self.notifications)
+
     async def result(self) -> CallResult:
         """Wait for the response; raises ``RPCError`` for an error response."""
         while await self._next() is not None:

@@ -1,9 +1,10 @@
 """What ``MCPTestClient`` puts in its requests: params from a helper's arguments, and the
 answers a test gives to a tool's input requests.
 
-Functions only: each takes what a client helper was given and returns the params of the
-request it sends (``tools/call``, ``completion/complete``, ``subscriptions/listen``), or
-(:func:`answer`) the response to one 2026-07-28 input request from the test's ``answers``.
+The client's defaults (``DEFAULT_CAPABILITIES``, ``CLIENT_INFO``), then functions: each
+takes what a client helper was given and returns the params of the request it sends
+(``tools/call``, ``completion/complete``, ``subscriptions/listen``), or (:func:`answer`)
+the response to one 2026-07-28 input request from the test's ``answers``.
 Imports nothing from genmcp.
 """
 
@@ -11,9 +12,27 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
-__all__ = ["Answers", "answer", "call_params", "complete_params", "listen_params"]
+__all__ = [
+    "CLIENT_INFO",
+    "DEFAULT_CAPABILITIES",
+    "Answers",
+    "answer",
+    "call_params",
+    "complete_params",
+    "listen_params",
+]
+
+DEFAULT_CAPABILITIES: Final[Mapping[str, Any]] = {
+    "elicitation": {"form": {}, "url": {}},
+    "roots": {},
+    "sampling": {"tools": {}},
+}
+"""What the test client declares unless told otherwise: a client that can answer every
+nested request (pass ``capabilities={}`` to test a bare client)."""
+CLIENT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-testing", "version": "0"}
+"""The ``clientInfo`` the test client sends unless told otherwise."""
 
 Answers = Mapping[str, Any] | Callable[[str, dict[str, Any]], Any]
 """A test's answers to input requests: key -> response (or a callable(request) per key), or
