@@ -99,6 +99,13 @@ def test_a_pair_not_in_the_table_is_a_bug(phase: Phase, trigger: Trigger) -> Non
         next_phase(phase, trigger)
 
 
+class Hook:
+    """The work of a Call, as leaving sees it."""
+
+    def __init__(self, cancellable: bool) -> None:
+        self.cancellable = cancellable
+
+
 def started(phase: Phase) -> Lifecycle:
     life = Lifecycle(phase)
     life.started = True
@@ -132,27 +139,27 @@ def test_leaving_a_running_hook_cancels_it_only_when_it_is_async(
 ) -> None:
     life = started(P.RUNNING)
     expected = Leaving.CANCELS if cancellable else Leaving.CLOSES
-    assert life.leave(trigger, cancellable) is expected
+    assert life.leave(trigger, Hook(cancellable)) is expected
     assert life.phase is P.ABANDONED
 
 
 @pytest.mark.parametrize("trigger", GONE)
 def test_leaving_an_input_round_always_cancels_it(trigger: Trigger) -> None:
     life = started(P.ASKING)
-    assert life.leave(trigger, cancellable=False) is Leaving.CANCELS
+    assert life.leave(trigger, Hook(cancellable=False)) is Leaving.CANCELS
 
 
 @pytest.mark.parametrize("trigger", GONE)
 def test_leaving_before_the_first_step_cancels_nothing(trigger: Trigger) -> None:
     life = Lifecycle()  # not started: a cancelled task would never run its finally
-    assert life.leave(trigger, cancellable=True) is Leaving.CLOSES
+    assert life.leave(trigger, Hook(cancellable=True)) is Leaving.CLOSES
     assert life.phase is P.ABANDONED
 
 
 @pytest.mark.parametrize("trigger", GONE)
 def test_leaving_a_stream_closes_it(trigger: Trigger) -> None:
     life = started(P.STREAMING)
-    assert life.leave(trigger, cancellable=True) is Leaving.CLOSES
+    assert life.leave(trigger, Hook(cancellable=True)) is Leaving.CLOSES
     assert life.phase is P.CLOSING
 
 
@@ -161,14 +168,14 @@ def test_leaving_a_stream_closes_it(trigger: Trigger) -> None:
 )
 def test_leaving_twice_does_nothing_more(phase: Phase, trigger: Trigger) -> None:
     life = started(phase)
-    assert life.leave(trigger, cancellable=True) is Leaving.STAYS
+    assert life.leave(trigger, Hook(cancellable=True)) is Leaving.STAYS
     assert life.phase is phase
 
 
 @pytest.mark.parametrize(("phase", "trigger"), list(itertools.product(LIVE, GONE)))
 def test_leaving_never_ends_a_call_by_itself(phase: Phase, trigger: Trigger) -> None:
     life = started(phase)
-    life.leave(trigger, cancellable=True)
+    life.leave(trigger, Hook(cancellable=True))
     assert life.phase is not P.DONE
 
 
@@ -181,10 +188,31 @@ def test_leaving_never_ends_a_call_by_itself(phase: Phase, trigger: Trigger) -> 
         (P.CLOSING, False, P.CLOSING),  # left while handle_message ran: close, once
     ],
 )
-def test_stream_says_whether_the_stream_goes_on(
-    phase: Phase, goes_on: bool, after: Phase
-) -> None:
+def test_stream_says_whether_the_stream_goes_on(phase: Phase, goes_on: bool, after: Phase) -> None:
     life = started(phase)
     assert life.stream() is goes_on
     assert life.phase is after
     assert life.streaming is goes_on
+
+
+@pytest.mark.parametrize(
+    ("phase", "emit", "ended"),
+    [
+        (P.RUNNING, True, True),
+        (P.STREAMING, True, True),
+        (P.ASKING, True, True),
+        (P.CLOSING, False, True),  # the message being handled ended the call: nobody listens
+        (P.ABANDONED, False, False),  # the abandoned work still winds down to CLOSED
+    ],
+)
+def test_answer_says_whether_to_emit_and_whether_the_call_ended(
+    phase: Phase, emit: bool, ended: bool
+) -> None:
+    life = started(phase)
+    assert life.answer() == (emit, ended)
+    assert life.phase is TRANSITIONS[phase, T.ANSWER]
+
+
+def test_answering_a_done_call_is_a_bug() -> None:
+    with pytest.raises(LifecycleError):
+        started(P.DONE).answer()

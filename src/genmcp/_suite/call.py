@@ -192,7 +192,9 @@ class Call:
 
     def disconnect(self) -> None:
         """The client went away: stop the work; nothing more is sent."""
-        self._leave(Trigger.DISCONNECT)
+        leaving = self._life.leave(Trigger.DISCONNECT, self._job)
+        if leaving is not Leaving.STAYS:  # (the relay closing after the answer: the hot path)
+            self._left(Trigger.DISCONNECT, leaving)
 
     def cancel(self) -> None:
         """The client cancelled the request: stop the work; the stream ends with no response."""
@@ -208,9 +210,12 @@ class Call:
             await asyncio.wait([self.task])
 
     def _leave(self, trigger: Trigger) -> None:
-        leaving = self._life.leave(trigger, self._job.cancellable)
-        if leaving is Leaving.STAYS:
-            return
+        leaving = self._life.leave(trigger, self._job)
+        if leaving is not Leaving.STAYS:
+            self._left(trigger, leaving)
+
+    def _left(self, trigger: Trigger, leaving: Leaving) -> None:
+        """Perform what leaving decided: close, emit what ``trigger`` emits, cancel."""
         self.channel._close()
         if trigger is Trigger.CANCEL:
             self.outbox.put(ENDED)
@@ -298,9 +303,10 @@ class Call:
                 self._wound_down()
 
     def _answer(self, final: Answer) -> None:
-        live = self._life.live
-        self._move(Trigger.ANSWER)
-        if live:
+        emit, ended = self._life.answer()
+        if ended:
+            self._release()
+        if emit:
             self.outbox.put(final)
 
     async def _drive(self) -> Answer | None:

@@ -35,7 +35,7 @@ Pure: no asyncio, nothing from genmcp.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Final, final
+from typing import Final, Protocol, final
 
 __all__ = [
     "GONE",
@@ -46,6 +46,7 @@ __all__ = [
     "LifecycleError",
     "Phase",
     "Trigger",
+    "Work",
     "next_phase",
 ]
 
@@ -152,6 +153,15 @@ class Leaving(Enum):
     """As ``CLOSES``, and cancel the task: its ``async`` hook, or its input round, stops now."""
 
 
+class Work(Protocol):
+    """What leaving asks of the Call's work: may its first hook be cancelled?"""
+
+    @property
+    def cancellable(self) -> bool:
+        """True for an ``async def`` hook; a thread hook runs to its end."""
+        ...
+
+
 @final
 class Lifecycle:
     """The phase of one Call, moved only through :data:`TRANSITIONS`.
@@ -183,10 +193,18 @@ class Lifecycle:
         self.phase = after = next_phase(before, trigger) if after is None else after
         return after is Phase.DONE and before is not Phase.DONE
 
-    def leave(self, trigger: Trigger, cancellable: bool) -> Leaving:
-        """Take the outside ``trigger``; what the Call must do (``cancellable``: whether its
-        first hook is an ``async def``). Leaving never ends a Call by itself: the work winds
-        down, then ``CLOSED`` ends it."""
+    def answer(self) -> tuple[bool, bool]:
+        """Take ``ANSWER`` (a final outcome): whether the answer is emitted (the client is
+        still owed it), and whether this ended the Call."""
+        before = self.phase
+        after = TRANSITIONS.get((before, Trigger.ANSWER))
+        self.phase = after = next_phase(before, Trigger.ANSWER) if after is None else after
+        return before in LIVE, after is Phase.DONE and before is not Phase.DONE
+
+    def leave(self, trigger: Trigger, work: Work) -> Leaving:
+        """Take the outside ``trigger``; what the Call must do (``work``: may its first hook
+        be cancelled?). Leaving never ends a Call by itself: the work winds down, then
+        ``CLOSED`` ends it."""
         before = self.phase
         if before is Phase.DONE:
             return Leaving.STAYS  # late news (the relay closing after the answer): the hot path
@@ -194,8 +212,9 @@ class Lifecycle:
         after = self.phase
         if after is before:
             return Leaving.STAYS  # already winding down
-        if after is Phase.ABANDONED and self.started and (before is Phase.ASKING or cancellable):
-            return Leaving.CANCELS
+        if after is Phase.ABANDONED and self.started:
+            if before is Phase.ASKING or work.cancellable:
+                return Leaving.CANCELS
         return Leaving.CLOSES
 
     def stream(self) -> bool:
