@@ -11,10 +11,12 @@ Everything that moves a Call from one phase to another is a :class:`Trigger`, an
 table is a bug in genmcp (``LifecycleError``), never silently ignored; a trigger that
 changes nothing (a second disconnect) is in the table as a self-loop.
 
-Everything that decides a phase lives here, beside the table: :class:`Lifecycle` holds one
-Call's phase and answers the questions the Call asks of it (is it still owed an answer,
-does its stream go on, what does leaving it entail: :class:`Leaving`); ``call.py`` holds no
-phase test of its own, only the Call's task and channel.
+Everything that affects the phases lives here, beside the table (h11's rule):
+:class:`Lifecycle` holds one Call's phase and answers what the Call asks of it (is the
+client still owed an answer, does the stream go on, what does leaving entail:
+:class:`Leaving`, does an answer end the Call). ``call.py`` performs those decisions on the
+Call's task and channel, reading ``phase`` only to know whether the Call is done or has
+begun.
 
 What each transition emits (the Call does it, the lifecycle only decides):
 
@@ -25,8 +27,8 @@ What each transition emits (the Call does it, the lifecycle only decides):
 - Leaving ``RUNNING`` for ``ABANDONED`` cancels an ``async`` hook at once
   (:attr:`Leaving.CANCELS`), once the task has started; a plain ``def`` hook runs to its end
   in its thread and its outcome is discarded. An input round (``ASKING``) is always
-  cancelled. Leaving ``STREAMING`` for
-  ``CLOSING`` wakes the mailbox and runs ``handle_close`` once.
+  cancelled. Leaving ``STREAMING`` for ``CLOSING`` wakes the mailbox and runs
+  ``handle_close`` once.
 - ``DONE`` is reached exactly once, and then the Call leaves the Suite's live set.
 
 Pure: no asyncio, nothing from genmcp.
