@@ -156,7 +156,8 @@ class Suite:
             self.add_resource(resource, local=True)
         self._methods: Handlers = {
             SERVER_DISCOVER: self._discover,
-            **self._tools.handlers(on_call=self._mail.start),
+            # only a shared broker brings posts from other processes: start receiving them
+            **self._tools.handlers(on_call=self._mail.start if broker is not None else None),
             **self._prompts.handlers(),
             **self._resources.handlers(),
             **completion_handlers(self._prompts, self._resources, result_meta),

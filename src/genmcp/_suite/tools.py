@@ -201,12 +201,17 @@ class ToolCatalog(Catalog[ToolEntry]):
     def _entry(self, cls: Any, arg: Any) -> ToolEntry:
         return ToolEntry(cls, arg, self.schema_options)
 
-    def handlers(self, on_call: Callable[[], None]) -> Handlers:
-        """``tools/list`` and ``tools/call``; ``on_call`` runs before each call's job is made
-        (the Suite starts its mail relay: from the first call on, posts reach its workers)."""
+    def handlers(self, on_call: Callable[[], None] | None = None) -> Handlers:
+        """``tools/list`` and ``tools/call``; ``on_call``, when given, runs before each call's
+        job is made (a Suite with a shared broker starts its mail relay: from the first call
+        on, posts from other processes reach its workers). Without it ``tools/call`` is
+        ``job`` itself: the hot path makes no extra call."""
+        if on_call is None:
+            return {TOOLS_LIST: self.list_visible, TOOLS_CALL: self.job}
+        started = on_call
 
         def call(request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> ToolJob:
-            on_call()
+            started()
             return self.job(request, meta, assigns)
 
         return {TOOLS_LIST: self.list_visible, TOOLS_CALL: call}
