@@ -1,5 +1,5 @@
 """The lifecycle of a request in flight: every phase and transition named and checked, and
-the decisions a Call asks of its ``Lifecycle`` (leaving, streaming on, still owed an answer)."""
+the decisions a Call asks of the lifecycle's functions (leaving, streaming on, answering)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,7 @@ import itertools
 import pytest
 
 from genmcp._suite import lifecycle
-from genmcp._suite.lifecycle import (
-    TRANSITIONS,
-    Leaving,
-    Lifecycle,
-    LifecycleError,
-    Phase,
-    Trigger,
-    next_phase,
-)
+from genmcp._suite.lifecycle import TRANSITIONS, Leaving, LifecycleError, Phase, Trigger, next_phase
 
 P, T = Phase, Trigger
 LIVE = (P.RUNNING, P.STREAMING, P.ASKING)
@@ -106,28 +98,33 @@ class Hook:
         self.cancellable = cancellable
 
 
-def started(phase: Phase) -> Lifecycle:
-    life = Lifecycle(phase)
-    life.started = True
-    return life
+class Held:
+    """What holds a phase, as a Call does."""
+
+    def __init__(self, phase: Phase = P.RUNNING, started: bool = False) -> None:
+        self.phase, self.started = phase, started
+
+
+def started(phase: Phase) -> Held:
+    return Held(phase, started=True)
 
 
 @pytest.mark.parametrize("phase", list(P))
 def test_live_is_owed_an_answer(phase: Phase) -> None:
-    assert Lifecycle(phase).live is (phase in LIVE)
+    assert lifecycle.live(Held(phase)) is (phase in LIVE)
 
 
 @pytest.mark.parametrize(("phase", "trigger"), list(itertools.product(P, T)))
 def test_move_follows_the_table_and_says_when_the_call_ended(
     phase: Phase, trigger: Trigger
 ) -> None:
-    life = Lifecycle(phase)
+    life = Held(phase)
     if (phase, trigger) not in TRANSITIONS:
         with pytest.raises(LifecycleError):
-            life.move(trigger)
+            lifecycle.move(life, trigger)
         assert life.phase is phase
         return
-    ended = life.move(trigger)
+    ended = lifecycle.move(life, trigger)
     assert life.phase is TRANSITIONS[phase, trigger]
     assert ended is (life.phase is P.DONE and phase is not P.DONE)
 
@@ -139,27 +136,27 @@ def test_leaving_a_running_hook_cancels_it_only_when_it_is_async(
 ) -> None:
     life = started(P.RUNNING)
     expected = Leaving.CANCELS if cancellable else Leaving.CLOSES
-    assert life.leave(trigger, Hook(cancellable)) is expected
+    assert lifecycle.leave(life, trigger, Hook(cancellable)) is expected
     assert life.phase is P.ABANDONED
 
 
 @pytest.mark.parametrize("trigger", GONE)
 def test_leaving_an_input_round_always_cancels_it(trigger: Trigger) -> None:
     life = started(P.ASKING)
-    assert life.leave(trigger, Hook(cancellable=False)) is Leaving.CANCELS
+    assert lifecycle.leave(life, trigger, Hook(cancellable=False)) is Leaving.CANCELS
 
 
 @pytest.mark.parametrize("trigger", GONE)
 def test_leaving_before_the_first_step_cancels_nothing(trigger: Trigger) -> None:
-    life = Lifecycle()  # not started: a cancelled task would never run its finally
-    assert life.leave(trigger, Hook(cancellable=True)) is Leaving.CLOSES
+    life = Held()  # not started: a cancelled task would never run its finally
+    assert lifecycle.leave(life, trigger, Hook(cancellable=True)) is Leaving.CLOSES
     assert life.phase is P.ABANDONED
 
 
 @pytest.mark.parametrize("trigger", GONE)
 def test_leaving_a_stream_closes_it(trigger: Trigger) -> None:
     life = started(P.STREAMING)
-    assert life.leave(trigger, Hook(cancellable=True)) is Leaving.CLOSES
+    assert lifecycle.leave(life, trigger, Hook(cancellable=True)) is Leaving.CLOSES
     assert life.phase is P.CLOSING
 
 
@@ -168,14 +165,14 @@ def test_leaving_a_stream_closes_it(trigger: Trigger) -> None:
 )
 def test_leaving_twice_does_nothing_more(phase: Phase, trigger: Trigger) -> None:
     life = started(phase)
-    assert life.leave(trigger, Hook(cancellable=True)) is Leaving.STAYS
+    assert lifecycle.leave(life, trigger, Hook(cancellable=True)) is Leaving.STAYS
     assert life.phase is phase
 
 
 @pytest.mark.parametrize(("phase", "trigger"), list(itertools.product(LIVE, GONE)))
 def test_leaving_never_ends_a_call_by_itself(phase: Phase, trigger: Trigger) -> None:
     life = started(phase)
-    life.leave(trigger, Hook(cancellable=True))
+    lifecycle.leave(life, trigger, Hook(cancellable=True))
     assert life.phase is not P.DONE
 
 
@@ -190,9 +187,9 @@ def test_leaving_never_ends_a_call_by_itself(phase: Phase, trigger: Trigger) -> 
 )
 def test_stream_says_whether_the_stream_goes_on(phase: Phase, goes_on: bool, after: Phase) -> None:
     life = started(phase)
-    assert life.stream() is goes_on
+    assert lifecycle.stream(life) is goes_on
     assert life.phase is after
-    assert life.streaming is goes_on
+    assert lifecycle.streaming(life) is goes_on
 
 
 @pytest.mark.parametrize(
@@ -209,10 +206,10 @@ def test_answer_says_whether_to_emit_and_whether_the_call_ended(
     phase: Phase, emit: bool, ended: bool
 ) -> None:
     life = started(phase)
-    assert life.answer() == (emit, ended)
+    assert lifecycle.answer(life) == (emit, ended)
     assert life.phase is TRANSITIONS[phase, T.ANSWER]
 
 
 def test_answering_a_done_call_is_a_bug() -> None:
     with pytest.raises(LifecycleError):
-        started(P.DONE).answer()
+        lifecycle.answer(started(P.DONE))

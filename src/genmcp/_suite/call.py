@@ -9,9 +9,9 @@ streaming runs ``close`` (``handle_close``) once. A legacy request may take inpu
 ``input_required`` result is not the answer, the :class:`Asker` sends its nested requests as
 server requests, and the Job is made again from the retried request.
 
-Phases, transitions and every decision that depends on them are ``lifecycle.py``'s (the
-Call's :class:`~genmcp._suite.lifecycle.Lifecycle`); this module performs what they decide
-on the Call's task and channel.
+Phases, transitions and every decision that depends on them are ``lifecycle.py``'s (its
+functions move the Call's ``phase``); this module performs what they decide on the Call's
+task and channel.
 The events (``genmcp.events``) go on the Outbox the transport drains through the relay; the
 ``Answer`` is emitted after the Call left the Suite's live set, so a client that read the
 response sees ``live_workers`` without it.
@@ -30,8 +30,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, final
 from typing import Final as Constant
 
+from genmcp._suite import lifecycle
 from genmcp._suite.job import Asker, CallObserver, Job, plain_result
-from genmcp._suite.lifecycle import Leaving, Lifecycle, Phase, Trigger
+from genmcp._suite.lifecycle import Leaving, Phase, Trigger
 from genmcp.channel import Channel, Mailbox, Outbox
 from genmcp.errors import MCPError, internal_error
 from genmcp.events import ENDED, Answer
@@ -84,7 +85,6 @@ class Call:
         "_asker",
         "_factory",
         "_job",
-        "_life",
         "_meta",
         "_observers",
         "_on_end",
@@ -94,7 +94,9 @@ class Call:
         "channel",
         "mailbox",
         "outbox",
+        "phase",
         "request",
+        "started",
         "task",
     )
 
@@ -115,7 +117,8 @@ class Call:
         self.outbox = Outbox(loop)
         self.mailbox = Mailbox(loop, _next_id(id_prefix))
         self.channel = Channel(meta=meta, assigns=assigns, outbox=self.outbox, mailbox=self.mailbox)
-        self._life = Lifecycle()
+        self.phase = Phase.RUNNING  # moved by the lifecycle's functions only
+        self.started = False
         self._job, self._meta, self._on_end = job, meta, on_end
         self._factory, self._asker = factory, asker
         self._observers: tuple[CallObserver, ...] = ()
@@ -148,7 +151,8 @@ class Call:
         call.mailbox.close()
         call.channel = Channel(meta={}, assigns={}, outbox=call.outbox, mailbox=call.mailbox)
         call.channel._close()
-        call._life, call.task, call._watcher, call._watched = _ANSWERED_LIFE, None, None, None
+        call.phase, call.started, call.task = Phase.DONE, True, None
+        call._watcher, call._watched = None, None
         call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
         call._on_end, call._observers, call._when_done = _ignore, (), ()
         call.outbox.put(final)
@@ -159,11 +163,6 @@ class Call:
         """The call id, also ``channel.mailbox.id``."""
         return self.mailbox.id
 
-    @property
-    def phase(self) -> Phase:
-        """Where the Call is (``lifecycle.Phase``)."""
-        return self._life.phase
-
     def observe(self, observer: CallObserver) -> None:
         """Show ``observer`` every event of this Call, then tell it the Call is done.
 
@@ -172,7 +171,7 @@ class Call:
         turn after the Call reaches DONE, so the ``Answer`` emitted right after is shown first.
         """
         self.outbox.tap(observer.event)
-        if self._life.phase is Phase.DONE:
+        if self.phase is Phase.DONE:
             observer.done()
         else:
             self._observers = (*self._observers, observer)
@@ -183,7 +182,7 @@ class Call:
         Synchronous, in the step that ends the Call (before its task's done callbacks, a
         loop turn later): for bookkeeping that must not outlive the Call by a turn.
         """
-        if self._life.phase is Phase.DONE:
+        if self.phase is Phase.DONE:
             callback()
         else:
             self._when_done = (*self._when_done, callback)
@@ -192,7 +191,7 @@ class Call:
 
     def disconnect(self) -> None:
         """The client went away: stop the work; nothing more is sent."""
-        leaving = self._life.leave(Trigger.DISCONNECT, self._job)
+        leaving = lifecycle.leave(self, Trigger.DISCONNECT, self._job)
         if leaving is not Leaving.STAYS:  # (the relay closing after the answer: the hot path)
             self._left(Trigger.DISCONNECT, leaving)
 
@@ -210,7 +209,7 @@ class Call:
             await asyncio.wait([self.task])
 
     def _leave(self, trigger: Trigger) -> None:
-        leaving = self._life.leave(trigger, self._job)
+        leaving = lifecycle.leave(self, trigger, self._job)
         if leaving is not Leaving.STAYS:
             self._left(trigger, leaving)
 
@@ -239,7 +238,7 @@ class Call:
 
     def watch(self, subscription: Subscription) -> None:
         """Cancel the call when a message arrives on ``subscription`` (closed with the call)."""
-        if self._life.phase is Phase.DONE or self._watcher is not None:
+        if self.phase is Phase.DONE or self._watcher is not None:
             subscription.close()
             return
         self._watched = subscription
@@ -254,7 +253,7 @@ class Call:
     # -- the work -----------------------------------------------------------------------
 
     def _move(self, trigger: Trigger) -> None:
-        if self._life.move(trigger):
+        if lifecycle.move(self, trigger):
             self._release()
 
     def _release(self) -> None:
@@ -279,17 +278,15 @@ class Call:
 
     def _wound_down(self) -> None:
         # the task ends without an answer: abandoned, closed, or cancelled from outside
-        life = self._life
-        if life.live:
+        if lifecycle.live(self):
             self._leave(Trigger.DISCONNECT)
-        if life.phase is not Phase.DONE:
+        if self.phase is not Phase.DONE:
             self._move(Trigger.CLOSED)
 
     async def _run(self) -> None:
-        life = self._life
-        life.started = True
+        self.started = True
         try:
-            if life.phase is not Phase.RUNNING:
+            if self.phase is not Phase.RUNNING:
                 return  # left before the first step: nothing ran, nothing to undo
             final = await self._drive()
             if final is not None:
@@ -299,11 +296,11 @@ class Call:
         except Exception:
             log.exception("%s: the call itself failed", self._job.label)
         finally:
-            if life.phase is not Phase.DONE:
+            if self.phase is not Phase.DONE:
                 self._wound_down()
 
     def _answer(self, final: Answer) -> None:
-        emit, ended = self._life.answer()
+        emit, ended = lifecycle.answer(self)
         if ended:
             self._release()
         if emit:
@@ -314,22 +311,22 @@ class Call:
             outcome = await self._job.start(self.channel)
         except Exception as exc:  # the Job turns it into the answer
             outcome = exc
-        rounds, life = 0, self._life
+        rounds = 0
         while True:
             state: Any = None
             while isinstance(outcome, Stream):
                 state = outcome.state
-                if not life.stream():
+                if not lifecycle.stream(self):
                     break  # the client left during the hook: close at once
                 message = await self.mailbox.receive()
-                if not life.streaming:
+                if not lifecycle.streaming(self):
                     break
                 outcome = await _step(self._job.message, message, self.channel, state)
             if isinstance(outcome, Stream):
                 await self._close_stream(state)
                 return None
             final = self._final(self._job, outcome)
-            if self._asker is None or not _needs_input(final) or not life.live:
+            if self._asker is None or not _needs_input(final) or not lifecycle.live(self):
                 return final
             rounds += 1
             retried = await self._round(final, rounds, self._asker)
@@ -382,8 +379,6 @@ class Call:
 
 
 _ANSWERED: Constant = _Answered()
-_ANSWERED_LIFE: Constant = Lifecycle(Phase.DONE)  # shared: DONE only loops back to DONE
-_ANSWERED_LIFE.started = True
 
 
 def _ignore(call: Call) -> None:

@@ -11,12 +11,14 @@ Everything that moves a Call from one phase to another is a :class:`Trigger`, an
 table is a bug in genmcp (``LifecycleError``), never silently ignored; a trigger that
 changes nothing (a second disconnect) is in the table as a self-loop.
 
-Everything that affects the phases lives here, beside the table (h11's rule):
-:class:`Lifecycle` holds one Call's phase and answers what the Call asks of it (is the
-client still owed an answer, does the stream go on, what does leaving entail:
-:class:`Leaving`, does an answer end the Call). ``call.py`` performs those decisions on the
-Call's task and channel, reading ``phase`` only to know whether the Call is done or has
-begun.
+Everything that affects the phases lives here, beside the table (h11's rule): the Call
+holds its ``phase`` (:class:`Held`), and only the functions below move it and answer what
+the Call asks (:func:`answer`: is the answer emitted, did it end the Call; :func:`leave`:
+what leaving entails, :class:`Leaving`; :func:`stream`: does the stream go on;
+:func:`live`: is the client still owed an answer). ``call.py`` performs those decisions on
+the Call's task and channel, reading ``phase`` only to know whether the Call is done or has
+begun. (Functions over the Call's own slot rather than an object per Call: a ``tools/call``
+allocates nothing for its phase.)
 
 What each transition emits (the Call does it, the lifecycle only decides):
 
@@ -37,19 +39,25 @@ Pure: no asyncio, nothing from genmcp.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Final, Protocol, final
+from typing import Final, Protocol
 
 __all__ = [
     "GONE",
     "LIVE",
     "TRANSITIONS",
+    "Held",
     "Leaving",
-    "Lifecycle",
     "LifecycleError",
     "Phase",
     "Trigger",
     "Work",
+    "answer",
+    "leave",
+    "live",
+    "move",
     "next_phase",
+    "stream",
+    "streaming",
 ]
 
 
@@ -164,65 +172,65 @@ class Work(Protocol):
         ...
 
 
-@final
-class Lifecycle:
-    """The phase of one Call, moved only through :data:`TRANSITIONS`.
+class Held(Protocol):
+    """What holds one request's phase: a Call. Only the functions below write ``phase``.
 
     ``started`` is set when the Call's task takes its first step (a task cancelled before
     it never runs its ``finally``, so it is not cancelled: it ends before doing anything).
     """
 
-    __slots__ = ("phase", "started")
+    phase: Phase
+    started: bool
 
-    def __init__(self, phase: Phase = Phase.RUNNING) -> None:
-        self.phase = phase
-        self.started = False
 
-    @property
-    def live(self) -> bool:
-        """True while the client is owed an answer (:data:`LIVE`)."""
-        return self.phase in LIVE
+def live(held: Held) -> bool:
+    """True while the client is owed an answer (:data:`LIVE`)."""
+    return held.phase in LIVE
 
-    @property
-    def streaming(self) -> bool:
-        """True while mailbox messages go to ``handle_message``."""
-        return self.phase is Phase.STREAMING
 
-    def move(self, trigger: Trigger) -> bool:
-        """Take ``trigger``; True when this move ended the Call (it reached ``DONE`` now)."""
-        before = self.phase
-        after = TRANSITIONS.get((before, trigger))
-        self.phase = after = next_phase(before, trigger) if after is None else after
-        return after is Phase.DONE and before is not Phase.DONE
+def streaming(held: Held) -> bool:
+    """True while mailbox messages go to ``handle_message``."""
+    return held.phase is Phase.STREAMING
 
-    def answer(self) -> tuple[bool, bool]:
-        """Take ``ANSWER`` (a final outcome): whether the answer is emitted (the client is
-        still owed it), and whether this ended the Call."""
-        before = self.phase
-        after = TRANSITIONS.get((before, Trigger.ANSWER))
-        self.phase = after = next_phase(before, Trigger.ANSWER) if after is None else after
-        return before in LIVE, after is Phase.DONE and before is not Phase.DONE
 
-    def leave(self, trigger: Trigger, work: Work) -> Leaving:
-        """Take the outside ``trigger``; what the Call must do (``work``: may its first hook
-        be cancelled?). Leaving never ends a Call by itself: the work winds down, then
-        ``CLOSED`` ends it."""
-        before = self.phase
-        if before is Phase.DONE:
-            return Leaving.STAYS  # late news (the relay closing after the answer): the hot path
-        self.move(trigger)
-        after = self.phase
-        if after is before:
-            return Leaving.STAYS  # already winding down
-        if after is Phase.ABANDONED and self.started:
-            if before is Phase.ASKING or work.cancellable:
-                return Leaving.CANCELS
-        return Leaving.CLOSES
+def move(held: Held, trigger: Trigger) -> bool:
+    """Take ``trigger``; True when this move ended the Call (it reached ``DONE`` now)."""
+    before = held.phase
+    after = TRANSITIONS.get((before, trigger))
+    held.phase = after = next_phase(before, trigger) if after is None else after
+    return after is Phase.DONE and before is not Phase.DONE
 
-    def stream(self) -> bool:
-        """A hook returned ``Stream``: True when the stream goes on, False when it must close
-        now (the client left during the hook: ``handle_close`` runs at once)."""
-        if self.phase is Phase.CLOSING:
-            return False
-        self.move(Trigger.STREAM)
-        return self.phase is Phase.STREAMING
+
+def answer(held: Held) -> tuple[bool, bool]:
+    """Take ``ANSWER`` (a final outcome): whether the answer is emitted (the client is still
+    owed it), and whether this ended the Call."""
+    before = held.phase
+    after = TRANSITIONS.get((before, Trigger.ANSWER))
+    held.phase = after = next_phase(before, Trigger.ANSWER) if after is None else after
+    return before in LIVE, after is Phase.DONE and before is not Phase.DONE
+
+
+def leave(held: Held, trigger: Trigger, work: Work) -> Leaving:
+    """Take the outside ``trigger``; what the Call must do (``work``: may its first hook be
+    cancelled?). Leaving never ends a Call by itself: the work winds down, then ``CLOSED``
+    ends it."""
+    before = held.phase
+    if before is Phase.DONE:
+        return Leaving.STAYS  # late news (the relay closing after the answer): the hot path
+    move(held, trigger)
+    after = held.phase
+    if after is before:
+        return Leaving.STAYS  # already winding down
+    if after is Phase.ABANDONED and held.started:
+        if before is Phase.ASKING or work.cancellable:
+            return Leaving.CANCELS
+    return Leaving.CLOSES
+
+
+def stream(held: Held) -> bool:
+    """A hook returned ``Stream``: True when the stream goes on, False when it must close now
+    (the client left during the hook: ``handle_close`` runs at once)."""
+    if held.phase is Phase.CLOSING:
+        return False
+    move(held, Trigger.STREAM)
+    return held.phase is Phase.STREAMING
