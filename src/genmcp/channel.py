@@ -45,6 +45,7 @@ from genmcp.protocol.meta import (
     META_PROTOCOL_VERSION,
     absent_capabilities,
 )
+from genmcp.protocol.methods import MESSAGE, PROGRESS
 
 __all__ = ["MAILBOX_CAPACITY", "OUTBOX_CAPACITY", "Channel", "Mailbox", "Outbox"]
 
@@ -349,7 +350,7 @@ class Channel:
             params["total"] = total
         if message is not None:
             params["message"] = message
-        return self.send_notification("notifications/progress", params)
+        return self.send_notification(PROGRESS, params)
 
     def send_log(self, level: str, data: Any, logger: str | None = None) -> bool:
         """Send a log message if the client asked for this level or a lower one.
@@ -365,7 +366,7 @@ class Channel:
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
-        return self.send_notification("notifications/message", params)
+        return self.send_notification(MESSAGE, params)
 
     def start_stream(self) -> bool:
         """Open the streamed response now, so keepalives flow while slow work runs."""

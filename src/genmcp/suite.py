@@ -3,9 +3,12 @@
 It routes a request to its method handler and derives the capabilities from what is
 configured. Every request comes back as a ``Call`` (``genmcp._suite.call``), answered at once
 or running its job; the transport drains it through the relay. The work per feature lives in
-its catalog (``genmcp._suite``). Changes of the served set are published on the broker, for
-listen and legacy session streams. No transport, no HTTP status: errors are ``MCPError``
-reasons in an ``Answer``. Never imports a web framework.
+its catalog (``genmcp._suite``: ``tools``, ``prompts``, ``resources``, ``completion``,
+``listen``, ``tasks``), and each catalog exposes the handlers of its methods: the method
+table (method name -> handler) is data built from them, plus ``server/discover``, which is
+the Suite's own. Changes of the served set are published on the broker, for listen and
+legacy session streams. No transport, no HTTP status: errors are ``MCPError`` reasons in an
+``Answer``. Never imports a web framework.
 """
 
 from __future__ import annotations
@@ -13,17 +16,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from genmcp._suite.apps import is_view, served_extensions, serves_view
 from genmcp._suite.call import Call
 from genmcp._suite.catalog_sync import SharedCatalog
 from genmcp._suite.change_log import ChangeLog
-from genmcp._suite.job import Asker, Job
-from genmcp._suite.listen import ChangeFeed
+from genmcp._suite.completion import completion_handlers
+from genmcp._suite.job import Asker, Handler, Handlers, Job, Response
+from genmcp._suite.listen import ChangeFeed, listen_handlers
 from genmcp._suite.mail import MailRelay
-from genmcp._suite.methods import Response, SuiteMethods
 from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
 from genmcp._suite.request_state import RequestStates, principal_of
 from genmcp._suite.resources import ResourceCatalog, ResourceProvider
@@ -35,11 +38,16 @@ from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, Transpo
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
-from genmcp.protocol.listen import (
-    RESOURCE_UPDATED,
-    RESOURCES_LIST_CHANGED,
-)
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
+from genmcp.protocol.methods import (
+    PROMPTS_GET,
+    RESOURCES_LIST_CHANGED,
+    RESOURCES_READ,
+    RESOURCES_UPDATED,
+    SERVER_DISCOVER,
+    SUBSCRIPTIONS_LISTEN,
+    TOOLS_CALL,
+)
 from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker, TaskOptions, TaskStore
@@ -49,10 +57,6 @@ __all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
 log = logging.getLogger("genmcp")
 
-Handler = Callable[[Request, dict[str, Any], Mapping[str, Any]], "Job | Response"]
-LISTEN: Final = "subscriptions/listen"
-TOOLS_CALL: Final = "tools/call"
-
 
 def _retry(
     handler: Handler, meta: dict[str, Any], assigns: Mapping[str, Any], request: Request
@@ -61,7 +65,7 @@ def _retry(
     return handler(request, meta, assigns)
 
 
-class Suite(SuiteMethods):
+class Suite:
     """Serves tools, prompts and resources over MCP; transports feed it requests.
 
     Args:
@@ -129,8 +133,8 @@ class Suite(SuiteMethods):
         states = RequestStates(self.sealer, self._result_meta)
         sealer, result_meta = self.sealer, self._result_meta
         shared: dict[str, Any] = {"sealer": sealer, "states": states, "page_size": page_size}
-        self._tools = ToolCatalog(**shared, result_meta=result_meta)
-        self._tools.schema_options = schema_options  # merged under each tool's own
+        # schema_options are merged under each tool's own
+        self._tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options)
         self._prompts = PromptCatalog(**shared, result_meta=result_meta)
         self._resources = ResourceCatalog(**shared, result_meta=result_meta)
         self._changes = ChangeFeed(self.broker)
@@ -149,8 +153,20 @@ class Suite(SuiteMethods):
             self.add_prompt(prompt, local=True)
         for resource in resources:
             self.add_resource(resource, local=True)
-        self._methods: dict[str, Handler] = {
-            **self._handlers(),
+        self._methods: Handlers = {
+            SERVER_DISCOVER: self._discover,
+            # only a shared broker brings posts from other processes: start receiving them
+            **self._tools.handlers(on_call=self._mail.start if broker is not None else None),
+            **self._prompts.handlers(),
+            **self._resources.handlers(),
+            **completion_handlers(self._prompts, self._resources, result_meta),
+            **listen_handlers(
+                broker=self.broker,
+                result_meta=result_meta,
+                tasks=self.tasks,
+                capabilities=lambda: self.capabilities,
+                routes=self.routes_resource,
+            ),
             **self.tasks.handlers(lambda: self._tools.serves_tasks),
         }
 
@@ -201,7 +217,7 @@ class Suite(SuiteMethods):
 
     def resource_updated(self, uri: str) -> None:
         """Tell the streams subscribed to ``uri`` that it changed; safe from any thread."""
-        self._changes.publish(RESOURCE_UPDATED, {"uri": uri})
+        self._changes.publish(RESOURCES_UPDATED, {"uri": uri})
 
     def log_changes(self, log: ChangeLog) -> None:
         """Log every change notification from now on, in ``log`` (a legacy session's GET
@@ -210,18 +226,18 @@ class Suite(SuiteMethods):
 
     def required_scopes(self, method: str, target: str) -> tuple[str, ...]:
         """The scopes the tool, prompt or resource ``target`` of ``method`` declares (auth)."""
-        if method == "tools/call":
+        if method == TOOLS_CALL:
             tool = self._tools.entries.get(target)
-            return () if tool is None else tool.tool.required_scopes(tool.arg)
-        if method == "prompts/get":
+            return () if tool is None else tool.required_scopes()
+        if method == PROMPTS_GET:
             prompt = self._prompts.entries.get(target)
-            return () if prompt is None else prompt.prompt.required_scopes(prompt.arg)
-        if method == "resources/read":
+            return () if prompt is None else prompt.required_scopes()
+        if method == RESOURCES_READ:
             try:
                 found = self._resources.route(target)
             except Exception:
                 return ()
-            return () if found is None else found[0].repo.required_scopes(found[0].arg)
+            return () if found is None else found[0].required_scopes()
         return ()
 
     def routes_resource(self, uri: str) -> bool:
@@ -256,11 +272,26 @@ class Suite(SuiteMethods):
         """The ``x-mcp-header`` parameters of the tool named ``tool`` (argument -> header)."""
         return self._tools.header_params(tool)
 
+    def _discover(self, request: Request, meta: dict[str, Any], assigns: Any) -> Response:
+        """``server/discover``: the versions, capabilities and info of this server."""
+        scope, ttl = self.discover_cache_control
+        result: Response = {
+            "resultType": "complete",
+            "supportedVersions": list(self.supported_versions),
+            "capabilities": self.capabilities,
+            "ttlMs": ttl,
+            "cacheScope": scope,
+            "_meta": self._result_meta,
+        }
+        if self.instructions:
+            result["instructions"] = self.instructions
+        return result
+
     # -- running requests -----------------------------------------------------------
 
     def _running(self) -> list[Call]:
         calls = (*self._workers.values(), *self._calls.values())
-        return [call for call in calls if call.request.method != LISTEN]
+        return [call for call in calls if call.request.method != SUBSCRIPTIONS_LISTEN]
 
     @property
     def live_workers(self) -> int:

@@ -20,7 +20,7 @@ import pytest
 from fastapi import FastAPI
 
 from genmcp import Channel, InvalidArguments, Result, Tool, ToolRequest, call_tool_result
-from genmcp._suite.validation import checked_request
+from genmcp._suite.hooks import checked_request
 from genmcp.transports.fastapi import mcp_router
 from support.client import ModernClient
 from support.server import LiveServer

@@ -41,7 +41,6 @@ NOT_PACKAGES: Final[dict[str, str]] = {
 """Folders of ``tests/`` that hold tests but must not be packages, and why."""
 
 NAMING_EXEMPT: Final[dict[str, str]] = {
-    "tests/test_testing.py": "helper suite moves it to tests/testing/test_client.py",
     "tests/storage/test_contract.py": (
         "the one contract every store passes (memory and Redis): the protocols of "
         "storage/__init__.py, run against each implementation"
@@ -62,13 +61,6 @@ MIN_COVERAGE: Final = 0.80
 """The share of core modules with their own test file (the issue's mark)."""
 
 UNMIRRORED: Final[dict[str, str]] = {
-    "_suite.answer": "helper suite merges the hook helpers into one module (test_hooks.py)",
-    "_suite.blocking": "helper suite merges the hook helpers into one module (test_hooks.py)",
-    "_suite.convert": "helper suite merges the hook helpers into one module (test_hooks.py)",
-    "_suite.hooks": "helper suite writes tests/_suite/test_hooks.py for the merged hook helpers",
-    "_suite.methods": "helper suite folds SuiteMethods into Suite (the module goes)",
-    "_suite.served": "helper suite merges the hook helpers into one module (test_hooks.py)",
-    "_suite.validation": "helper suite merges the hook helpers into one module (test_hooks.py)",
     "transports.endpoint": "helper relay writes tests/transports/test_endpoint.py",
     "transports.relay": "helper relay writes tests/transports/test_relay.py",
     "transports.sse": "helper relay writes tests/transports/test_sse.py",

@@ -203,7 +203,7 @@ class CrashWhileStreamingTool(Tool, name="crash_streaming"):
 
 class BadReturnTool(Tool, name="bad_return"):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
-        return 42  # a str, a dict or a model would be a convenience return (convert.py)
+        return 42  # a str, a dict or a model would be a convenience return (hooks.converted)
 
 
 class ProtocolErrorTool(Tool, name="protocol_error"):

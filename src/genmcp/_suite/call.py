@@ -9,7 +9,9 @@ streaming runs ``close`` (``handle_close``) once. A legacy request may take inpu
 ``input_required`` result is not the answer, the :class:`Asker` sends its nested requests as
 server requests, and the Job is made again from the retried request.
 
-Phases and transitions are the table in ``lifecycle.py``; this module only performs them.
+Phases, transitions and every decision that depends on them are ``lifecycle.py``'s (its
+functions move the Call's ``phase``); this module performs what they decide on the Call's
+task and channel.
 The events (``genmcp.events``) go on the Outbox the transport drains through the relay; the
 ``Answer`` is emitted after the Call left the Suite's live set, so a client that read the
 response sees ``live_workers`` without it.
@@ -28,8 +30,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, final
 from typing import Final as Constant
 
+from genmcp._suite import lifecycle
 from genmcp._suite.job import Asker, CallObserver, Job, plain_result
-from genmcp._suite.lifecycle import TRANSITIONS, Phase, Trigger, next_phase
+from genmcp._suite.lifecycle import Leaving, Phase, Trigger
 from genmcp.channel import Channel, Mailbox, Outbox
 from genmcp.errors import MCPError, internal_error
 from genmcp.events import ENDED, Answer
@@ -43,7 +46,6 @@ log = logging.getLogger("genmcp")
 
 _ID_PREFIX: Constant = secrets.token_hex(4)
 _ids = itertools.count(1)
-_LIVE: Constant = frozenset((Phase.RUNNING, Phase.STREAMING, Phase.ASKING))
 
 
 def _next_id(prefix: str | None = None) -> str:
@@ -86,7 +88,6 @@ class Call:
         "_meta",
         "_observers",
         "_on_end",
-        "_started",
         "_watched",
         "_watcher",
         "_when_done",
@@ -95,6 +96,7 @@ class Call:
         "outbox",
         "phase",
         "request",
+        "started",
         "task",
     )
 
@@ -115,13 +117,13 @@ class Call:
         self.outbox = Outbox(loop)
         self.mailbox = Mailbox(loop, _next_id(id_prefix))
         self.channel = Channel(meta=meta, assigns=assigns, outbox=self.outbox, mailbox=self.mailbox)
-        self.phase = Phase.RUNNING
+        self.phase = Phase.RUNNING  # moved by the lifecycle's functions only
+        self.started = False
         self._job, self._meta, self._on_end = job, meta, on_end
         self._factory, self._asker = factory, asker
         self._observers: tuple[CallObserver, ...] = ()
         self._when_done: tuple[Callable[[], None], ...] = ()
         self.task: asyncio.Task[None] | None = None  # made by start()
-        self._started = False
         self._watcher: asyncio.Task[None] | None = None
         self._watched: Subscription | None = None
 
@@ -149,9 +151,10 @@ class Call:
         call.mailbox.close()
         call.channel = Channel(meta={}, assigns={}, outbox=call.outbox, mailbox=call.mailbox)
         call.channel._close()
-        call.phase, call.task, call._watcher, call._watched = Phase.DONE, None, None, None
+        call.phase, call.started, call.task = Phase.DONE, True, None
+        call._watcher, call._watched = None, None
         call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
-        call._on_end, call._started, call._observers, call._when_done = _ignore, True, (), ()
+        call._on_end, call._observers, call._when_done = _ignore, (), ()
         call.outbox.put(final)
         return call
 
@@ -188,7 +191,9 @@ class Call:
 
     def disconnect(self) -> None:
         """The client went away: stop the work; nothing more is sent."""
-        self._leave(Trigger.DISCONNECT)
+        leaving = lifecycle.leave(self, Trigger.DISCONNECT, self._job)
+        if leaving is not Leaving.STAYS:  # (the relay closing after the answer: the hot path)
+            self._left(Trigger.DISCONNECT, leaving)
 
     def cancel(self) -> None:
         """The client cancelled the request: stop the work; the stream ends with no response."""
@@ -204,23 +209,19 @@ class Call:
             await asyncio.wait([self.task])
 
     def _leave(self, trigger: Trigger) -> None:
-        before = self.phase
-        if before is Phase.DONE:
-            return  # late news (the relay closing after the answer): the hot path
-        after = self._move(trigger)
-        if after is before:
-            return  # already done, or already winding down
+        leaving = lifecycle.leave(self, trigger, self._job)
+        if leaving is not Leaving.STAYS:
+            self._left(trigger, leaving)
+
+    def _left(self, trigger: Trigger, leaving: Leaving) -> None:
+        """Perform what leaving decided: close, emit what ``trigger`` emits, cancel."""
         self.channel._close()
         if trigger is Trigger.CANCEL:
             self.outbox.put(ENDED)
         elif trigger is Trigger.SHUTDOWN:
             self.outbox.put(self._shutdown_final())
         self.mailbox.close()  # wakes a stream waiting for its next message
-        if (
-            after is Phase.ABANDONED
-            and self._started  # a task cancelled before its first step never runs its finally
-            and (before is Phase.ASKING or self._job.cancellable)
-        ):
+        if leaving is Leaving.CANCELS:
             # no task yet: left from inside its own eager first step, which runs as that task
             task = self.task if self.task is not None else asyncio.current_task()
             assert task is not None
@@ -251,13 +252,9 @@ class Call:
 
     # -- the work -----------------------------------------------------------------------
 
-    def _move(self, trigger: Trigger) -> Phase:
-        before = self.phase
-        after = TRANSITIONS.get((before, trigger))
-        self.phase = after = next_phase(before, trigger) if after is None else after
-        if after is Phase.DONE and before is not Phase.DONE:
+    def _move(self, trigger: Trigger) -> None:
+        if lifecycle.move(self, trigger):
             self._release()
-        return after
 
     def _release(self) -> None:
         self.channel._close()
@@ -281,13 +278,13 @@ class Call:
 
     def _wound_down(self) -> None:
         # the task ends without an answer: abandoned, closed, or cancelled from outside
-        if self.phase in _LIVE:
+        if lifecycle.live(self):
             self._leave(Trigger.DISCONNECT)
         if self.phase is not Phase.DONE:
             self._move(Trigger.CLOSED)
 
     async def _run(self) -> None:
-        self._started = True
+        self.started = True
         try:
             if self.phase is not Phase.RUNNING:
                 return  # left before the first step: nothing ran, nothing to undo
@@ -303,9 +300,10 @@ class Call:
                 self._wound_down()
 
     def _answer(self, final: Answer) -> None:
-        live = self.phase in _LIVE
-        self._move(Trigger.ANSWER)
-        if live:
+        emit, ended = lifecycle.answer(self)
+        if ended:
+            self._release()
+        if emit:
             self.outbox.put(final)
 
     async def _drive(self) -> Answer | None:
@@ -318,20 +316,17 @@ class Call:
             state: Any = None
             while isinstance(outcome, Stream):
                 state = outcome.state
-                if self.phase is Phase.CLOSING:
-                    break
-                self._move(Trigger.STREAM)
-                if self.phase is not Phase.STREAMING:
-                    break  # abandoned during the first hook: close at once
+                if not lifecycle.stream(self):
+                    break  # the client left during the hook: close at once
                 message = await self.mailbox.receive()
-                if self.phase is not Phase.STREAMING:
+                if not lifecycle.streaming(self):
                     break
                 outcome = await _step(self._job.message, message, self.channel, state)
             if isinstance(outcome, Stream):
                 await self._close_stream(state)
                 return None
             final = self._final(self._job, outcome)
-            if self._asker is None or not _needs_input(final) or self.phase not in _LIVE:
+            if self._asker is None or not _needs_input(final) or not lifecycle.live(self):
                 return final
             rounds += 1
             retried = await self._round(final, rounds, self._asker)

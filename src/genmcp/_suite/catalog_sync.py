@@ -35,7 +35,7 @@ from typing import Any, Final, Protocol, final, runtime_checkable
 from genmcp._suite.listen import ChangeFeed
 from genmcp._suite.resources import RepoEntry
 from genmcp.protocol.jsonrpc import notification
-from genmcp.protocol.listen import PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED
+from genmcp.protocol.methods import PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED
 from genmcp.resource import StaticResource
 from genmcp.storage import Broker, Subscription
 

@@ -1,19 +1,142 @@
-"""Calling a behaviour's hook: awaited when it is ``async def``, else in a worker thread.
+"""Calling a behaviour's hooks and checking what they return: once for tools, prompts, resources.
 
-In asyncio's debug mode an ``async def`` hook is watched for blocking (``blocking``).
+A catalog (``tools``, ``prompts``, ``resources``) never calls a hook of a ``Tool``, ``Prompt``
+or ``ResourceRepo`` any other way than through this module, so every behaviour gets the same
+rules:
 
-Imports asyncio only.
+- **Building an entry** (once per served item): :func:`instantiate` checks the provider class
+  and makes the one instance; :func:`name_of` reads the ``name`` a tool or prompt reports (it
+  must not be blank) and :func:`descriptor` writes its list entry (``name``, ``title``,
+  ``description``, the behaviour's own keys, then its metadata objects).
+- **Calling**: :func:`call_hook` awaits an ``async def`` hook and runs a plain ``def`` in a
+  worker thread (:func:`is_async_hook` says which, once per class and hook). In asyncio's
+  debug mode (``PYTHONASYNCIODEBUG=1``, ``python -X dev``, ``asyncio.run(..., debug=True)``)
+  :func:`watched` times each step of an ``async def`` hook's coroutine (from one ``await``
+  that suspends to the next) and warns on the ``genmcp`` logger, naming the class and hook,
+  when a step holds the loop longer than its ``slow_callback_duration``: a blocking call
+  there freezes every other request with no error anywhere. Outside debug mode nothing is
+  wrapped.
+- **The request**: :func:`arguments_of` reads the ``arguments`` of ``tools/call`` and
+  ``prompts/get``; :func:`checked_request` is what a ``tools/call`` awaits before ``call``:
+  the generated ``validate_request`` validates through ``schema.offload`` (inline when
+  certainly cheap, else in a validation thread under the budget), a tool's own runs as
+  written (awaited when it is ``async def``).
+- **The return**: :func:`converted` turns a tool's convenience returns into a ``Result`` (a
+  ``str``: text; a pydantic model: structured; a ``dict`` holding a ``content`` list and only
+  ``CallToolResult`` keys: that result; any other ``dict``: structured). :func:`checked`
+  holds the return to what the hook's contract allows (anything else is a
+  ``CallbackReturnError`` naming the kind, the name and the hook: never guess), then
+  :func:`result_of` makes the result object: ``Result`` through the behaviour's own
+  ``complete`` (its shape checks and :func:`completed`), ``InputRequired`` into the sealed
+  ``input_required`` result, ``Error`` into the JSON-RPC error the hook chose,
+  ``ResourceNotFound`` into the behaviour's not-found error. With the tool option
+  ``error_results=True``, :func:`error_result` answers an exception raised by ``call`` or
+  ``handle_message`` (other than genmcp's own protocol errors) as an ``isError`` result the
+  model can read, ``"<ExceptionType>: <message>"``.
+
+Imports asyncio and genmcp's behaviours, outcomes, errors and schema offloading; never a
+web framework.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any
+import logging
+import time
+from collections.abc import Callable, Coroutine, Generator, Mapping
+from typing import Any, ClassVar, Final, Protocol, TypeVar
 
-from genmcp._suite.blocking import debugging, watched
+from pydantic import BaseModel
 
-__all__ = ["call_hook", "is_async_hook"]
+from genmcp._suite.request_state import RequestStates
+from genmcp.behaviour import Behaviour
+from genmcp.errors import CallbackReturnError, MCPError
+from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result
+from genmcp.protocol.content import call_tool_result
+from genmcp.protocol.icons import checked_icons
+from genmcp.schema.offload import validate_off_loop
+from genmcp.tool import Tool, ToolRequest, input_validator, with_arguments
+
+__all__ = [
+    "RESULT_KEYS",
+    "Described",
+    "arguments_of",
+    "call_hook",
+    "checked",
+    "checked_request",
+    "completed",
+    "converted",
+    "debugging",
+    "descriptor",
+    "error_result",
+    "instantiate",
+    "is_async_hook",
+    "name_of",
+    "result_of",
+    "watched",
+]
+
+log = logging.getLogger("genmcp")
+
+B = TypeVar("B", bound=Behaviour)
+
+RESULT_KEYS: Final = frozenset({"content", "structuredContent", "isError", "_meta"})
+"""The keys of a ``CallToolResult`` a tool builds (the Suite adds ``resultType``)."""
+
+# -- building an entry ---------------------------------------------------------------------
+
+
+class Described(Protocol):
+    """A behaviour with metadata hooks (``Tool``, ``Prompt``)."""
+
+    kind: ClassVar[str]
+
+    def info(self, key: str, arg: Any) -> Any:
+        """The metadata ``key`` (``name``, ``title``, ...), or None."""
+        ...
+
+
+def instantiate(cls: Any, base: type[B], forms: str = "a class or (class, arg)") -> B:
+    """The one instance of the provider class ``cls``; ``TypeError`` unless it subclasses
+    ``base`` (``forms`` names what a provider may be, for the message)."""
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        raise TypeError(f"{cls!r} is not a {base.__name__} subclass (give {forms})")
+    return cls()
+
+
+def name_of(behaviour: Described, owner: str, arg: Any) -> str:
+    """The ``name`` a tool or prompt reports (``info("name", arg)``); it must not be blank."""
+    name = behaviour.info("name", arg)
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(
+            f"{owner}: a {behaviour.kind} needs a non-blank name (class option name=...)"
+        )
+    return name
+
+
+def descriptor(
+    behaviour: Described, arg: Any, name: str, own: Mapping[str, Any], objects: tuple[str, ...]
+) -> dict[str, Any]:
+    """A list entry: ``name``, then ``title`` and ``description`` when the behaviour's
+    ``info`` gives them, the ``own`` keys, then each of ``objects`` it gives (copied: a
+    list for ``icons``, validated, a dict otherwise)."""
+    described: dict[str, Any] = {"name": name}
+    for key in ("title", "description"):
+        value = behaviour.info(key, arg)
+        if value is not None:
+            described[key] = value
+    described.update(own)
+    for key in objects:
+        value = behaviour.info(key, arg)
+        if value is not None and key == "icons":
+            described[key] = checked_icons(value, type(behaviour).__qualname__)
+        elif value is not None:
+            described[key] = dict(value)
+    return described
+
+
+# -- calling ---------------------------------------------------------------------------------
 
 _ASYNC: dict[tuple[type, str], bool] = {}
 
@@ -35,3 +158,138 @@ async def call_hook(owner: object, hook: str, *args: Any) -> Any:
             return await watched(fn(*args), f"{type(owner).__qualname__}.{hook}()")
         return await fn(*args)
     return await asyncio.to_thread(fn, *args)
+
+
+def debugging() -> bool:
+    """True when the running loop is in asyncio's debug mode."""
+    return asyncio.get_running_loop().get_debug()
+
+
+async def watched(coro: Coroutine[Any, Any, Any], label: str) -> Any:
+    """Await ``coro``, warning when one of its steps blocks the loop (debug mode only)."""
+    loop = asyncio.get_running_loop()
+    return await _Watched(coro, label, loop.slow_callback_duration)
+
+
+class _Watched:
+    """An awaitable that drives ``coro`` step by step, timing each step."""
+
+    __slots__ = ("_coro", "_label", "_limit")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], label: str, limit: float) -> None:
+        self._coro, self._label, self._limit = coro, label, limit
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, value, error = self._coro, None, None
+        while True:
+            start = time.perf_counter()
+            try:
+                yielded = coro.send(value) if error is None else coro.throw(error)
+            except StopIteration as stop:
+                self._check(start)
+                return stop.value
+            except BaseException:
+                self._check(start)
+                raise
+            self._check(start)
+            try:
+                value, error = (yield yielded), None
+            except BaseException as exc:  # a cancellation, thrown into the hook
+                value, error = None, exc
+
+    def _check(self, start: float) -> None:
+        held = time.perf_counter() - start
+        if held > self._limit:
+            log.warning(
+                "%s held the event loop for %.2f s without awaiting: a blocking call "
+                "(time.sleep, requests, a sync database driver) in an async def hook stops "
+                "every other request; make the hook a plain def (genmcp runs it in a worker "
+                "thread) or await asyncio.to_thread(...) around the blocking part",
+                self._label,
+                held,
+            )
+
+
+# -- the request -----------------------------------------------------------------------------
+
+
+def arguments_of(params: Mapping[str, Any], method: str) -> dict[str, Any]:
+    """``params.arguments`` (``{}`` when absent); -32602 when it is not an object."""
+    arguments = params.get("arguments")
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise MCPError("invalid_params", f"Invalid params: {method} arguments must be an object")
+    return arguments
+
+
+async def checked_request(tool: Tool, request: ToolRequest, arg: Any) -> ToolRequest:
+    """The request ``call`` receives: validated arguments, or ``InvalidArguments`` raised."""
+    if type(tool).validate_request is not Tool.validate_request:
+        checked = tool.validate_request(request, arg)
+        if inspect.isawaitable(checked):
+            checked = await checked
+        return checked
+    validator = input_validator(tool, arg)
+    return with_arguments(request, await validate_off_loop(validator, request.arguments))
+
+
+# -- the return ------------------------------------------------------------------------------
+
+
+def converted(value: Any) -> Any:
+    """The ``Result`` for a tool's convenience return (see the module), else ``value``."""
+    if isinstance(value, str):
+        return Result(call_tool_result(text=value))
+    if isinstance(value, BaseModel):
+        return Result(call_tool_result(structured=value))
+    if isinstance(value, dict):
+        if isinstance(value.get("content"), list) and set(value) <= RESULT_KEYS:
+            return Result(value)
+        return Result(call_tool_result(structured=value))
+    return value
+
+
+def checked(kind: str, name: str, hook: str, value: Any, allowed: tuple[type, ...]) -> Any:
+    """``value`` when it is one of the ``allowed`` outcome types, else the contract error."""
+    if isinstance(value, allowed):
+        return value
+    expected = ", ".join(t.__name__ for t in allowed[:-1]) + f" or {allowed[-1].__name__}"
+    raise CallbackReturnError(kind, name, hook, value, expected)
+
+
+def result_of(
+    outcome: Any,
+    *,
+    complete: Callable[[Any], dict[str, Any]],
+    states: RequestStates,
+    meta: Mapping[str, Any],
+    binding: Callable[[], str],
+    not_found: Callable[[ResourceNotFound], MCPError] | None = None,
+) -> dict[str, Any]:
+    """The result object of one final outcome (already ``checked``)."""
+    if isinstance(outcome, Result):
+        return complete(outcome.result)
+    if isinstance(outcome, InputRequired):
+        return states.input_required(meta, binding(), outcome)
+    if isinstance(outcome, Error):
+        raise MCPError("internal_error", outcome.message, outcome.data, code=outcome.code)
+    if isinstance(outcome, ResourceNotFound) and not_found is not None:
+        raise not_found(outcome)
+    raise TypeError(f"no result for the outcome {outcome!r}")  # ``checked`` keeps this out
+
+
+def completed(result: dict[str, Any], result_meta: Mapping[str, Any]) -> dict[str, Any]:
+    """A complete result: ``resultType`` and the server's ``_meta`` under the result's own."""
+    meta = result.get("_meta")
+    merged = result_meta if meta is None else {**result_meta, **meta}
+    return {**result, "resultType": "complete", "_meta": merged}
+
+
+def error_result(exc: BaseException) -> dict[str, Any] | None:
+    """The ``isError`` result an ``error_results=True`` tool answers for ``exc``, or None
+    when ``exc`` must stay a protocol error (genmcp's own, or not an ``Exception``)."""
+    if not isinstance(exc, Exception) or isinstance(exc, MCPError | CallbackReturnError):
+        return None
+    kind, message = type(exc).__name__, str(exc)
+    return call_tool_result(error=f"{kind}: {message}" if message else kind)

@@ -2,11 +2,13 @@
 
 A ``Job`` is one request's own work (``tools.ToolJob``, ``listen.ListenJob``, a
 :class:`HookJob` for one hook call, ``tasks``); the Call (``call.py``) drives it through the
-phases of ``lifecycle.py``. :class:`Asker` runs input rounds for a request whose client
-cannot retry by itself (a legacy session, a task); :class:`CallObserver` watches a Call
-(middleware, telemetry).
+phases of ``lifecycle.py``. A :data:`Handler` answers one MCP method: it checks the request
+and returns the Job (or, for a request answered at once, the result); each catalog exposes
+its own, and the Suite's method table is built from them. :class:`Asker` runs input rounds
+for a request whose client cannot retry by itself (a legacy session, a task);
+:class:`CallObserver` watches a Call (middleware, telemetry).
 
-Imports genmcp's channel and events; no asyncio.
+Imports genmcp's channel, errors, events and JSON-RPC shapes; no asyncio.
 """
 
 from __future__ import annotations
@@ -15,9 +17,24 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from genmcp.channel import Channel
+from genmcp.errors import MCPError
 from genmcp.events import Event
+from genmcp.protocol.jsonrpc import Request
 
-__all__ = ["Asker", "CallObserver", "HookJob", "Job", "plain_result"]
+__all__ = [
+    "Asker",
+    "CallObserver",
+    "Handler",
+    "Handlers",
+    "HookJob",
+    "Job",
+    "Response",
+    "plain_result",
+    "require",
+]
+
+Response = dict[str, Any]
+"""A result object, answered at once."""
 
 
 class Job:
@@ -76,6 +93,19 @@ class HookJob(Job):
 
     async def start(self, channel: Channel) -> dict[str, Any]:
         return await self._answer(channel)
+
+
+Handler = Callable[[Request, dict[str, Any], Mapping[str, Any]], "Job | Response"]
+"""One MCP method: ``(request, its checked _meta, assigns)`` -> the Job that answers it, or
+the result when there is nothing to run; raises ``MCPError`` for an error response."""
+Handlers = dict[str, Handler]
+"""Method name -> handler: what each catalog exposes, and the Suite's method table."""
+
+
+def require(served: bool, request: Request) -> None:
+    """A method of a capability not advertised is "method not found" (spec digest §2)."""
+    if not served:
+        raise MCPError("method_not_found", f"Method not found: {request.method}")
 
 
 class Asker(Protocol):

@@ -28,27 +28,28 @@ import logging
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from genmcp._suite.change_log import LOGGED, ChangeLog
-from genmcp._suite.job import Job
+from genmcp._suite.job import Handlers, Job
 from genmcp._suite.task_watch import TaskWatch
 from genmcp.channel import Channel, Mailbox
 from genmcp.outcomes import Stream
 from genmcp.protocol import tasks as task_wire
-from genmcp.protocol.jsonrpc import RequestId, notification
-from genmcp.protocol.listen import (
+from genmcp.protocol.jsonrpc import Request, RequestId, notification
+from genmcp.protocol.listen import Filter, acknowledged, listen_result, tagged
+from genmcp.protocol.methods import (
     PROMPTS_LIST_CHANGED,
     RESOURCES_LIST_CHANGED,
+    SUBSCRIPTIONS_LISTEN,
     TOOLS_LIST_CHANGED,
-    Filter,
-    acknowledged,
-    listen_result,
-    tagged,
 )
 from genmcp.storage import Broker, Subscription
 
-__all__ = ["CHANGES", "ChangeFeed", "ListenJob", "honored_filter"]
+if TYPE_CHECKING:
+    from genmcp._suite.tasks import TaskService
+
+__all__ = ["CHANGES", "ChangeFeed", "ListenJob", "honored_filter", "listen_handlers"]
 
 log = logging.getLogger("genmcp")
 
@@ -79,6 +80,31 @@ def honored_filter(
     )
 
 
+def listen_handlers(
+    *,
+    broker: Broker,
+    result_meta: Mapping[str, Any],
+    tasks: TaskService,
+    capabilities: Callable[[], Mapping[str, Any]],
+    routes: Callable[[str], bool],
+) -> Handlers:
+    """The ``subscriptions/listen`` handler: the filter narrowed to what the server sends
+    (its ``capabilities()`` now, the URIs it ``routes``), then the :class:`ListenJob`."""
+
+    def listen(request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Job:
+        tasks.check_listen(request.params, meta)
+        honored = honored_filter(request.params, capabilities(), routes)
+        return ListenJob(
+            request_id=request.id,
+            honored=honored,
+            broker=broker,
+            result_meta=result_meta,
+            watch=tasks.watch(assigns) if honored.task_ids else None,
+        )
+
+    return {SUBSCRIPTIONS_LISTEN: listen}
+
+
 @final
 class ListenJob(Job):
     """One ``subscriptions/listen`` request, run by a Call that streams until the client leaves.
@@ -106,7 +132,7 @@ class ListenJob(Job):
         "honored",
         "request_id",
     )
-    label = "subscriptions/listen"
+    label = SUBSCRIPTIONS_LISTEN
 
     def __init__(
         self,

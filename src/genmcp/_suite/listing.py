@@ -7,7 +7,8 @@ cursor of one list never opens another, and carries a digest of the list it was 
 cursor from before a change (on this process or any other with the same key) gets -32602
 "the list has changed; start again" instead of a silently shifted page. Cursors expire after
 :data:`CURSOR_MAX_AGE_S`; pages are rebuilt (``stale``) at half that age, so a cursor handed
-out in a page is always valid for a good while.
+out in a page is always valid for a good while. A :class:`Catalog` (tools, prompts) serves
+items by name over such pages; its ``list_visible`` is the list method's handler.
 
 Imports genmcp's errors, sealing and tool (for ``CacheControl``); no asyncio, no web framework.
 """
@@ -16,12 +17,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from genmcp._suite.request_state import RequestStates
 from genmcp.errors import MCPError
 from genmcp.outcomes import CacheControl
-from genmcp.protocol.jsonrpc import EncodedResult
+from genmcp.protocol.jsonrpc import EncodedResult, Request
 from genmcp.sealing import Sealer, SealError, digest
 
 __all__ = [
@@ -184,6 +185,10 @@ class NamedEntry(Protocol):
         """The item's own cache hint for its list."""
         ...
 
+    def required_scopes(self) -> tuple[str, ...]:
+        """The OAuth scopes a caller must hold to use the item (auth)."""
+        ...
+
 
 E = TypeVar("E", bound=NamedEntry)
 
@@ -212,13 +217,20 @@ class Served:
 class Catalog(Served, Generic[E]):
     """Items served by name (tools, prompts): add, remove, look up, and the paginated list.
 
-    Subclasses set ``kind`` (for messages), ``method`` and ``key`` (the list result) and
-    build an entry from a provider in ``make``.
+    Args:
+        kind: what an item is, for messages (``"tool"``).
+        method: the list method (``"tools/list"``).
+        key: the list result's key holding the items (``"tools"``).
+        make: builds the entry of one provider ``(cls, arg)``, raising naming the class
+            when it is unfit.
+        served: what every catalog is built with (:class:`Served`).
     """
 
-    kind: ClassVar[str]
-    method: ClassVar[str]
-    key: ClassVar[str]
+    def __init__(
+        self, *, kind: str, method: str, key: str, make: Callable[[Any, Any], E], **served: Any
+    ) -> None:
+        self.kind, self.method, self.key, self._make = kind, method, key, make
+        super().__init__(**served)
 
     def _start_empty(self) -> None:
         self.entries: dict[str, E] = {}
@@ -227,14 +239,10 @@ class Catalog(Served, Generic[E]):
     def __bool__(self) -> bool:
         return bool(self.entries)
 
-    def make(self, cls: Any, arg: Any) -> E:
-        """Build the entry of one provider (raise naming the class when it is unfit)."""
-        raise TypeError(f"{type(self).__name__} must define make()")
-
     def add(self, provider: Any) -> E:
         """Serve one more item; a name already served raises ``ValueError``."""
         cls, arg = provider if isinstance(provider, tuple) else (provider, None)
-        entry = self.make(cls, arg)
+        entry = self._make(cls, arg)
         other = self.entries.get(entry.name)
         if other is not None:
             raise ValueError(
@@ -276,6 +284,16 @@ class Catalog(Served, Generic[E]):
         of hidden items are built once too (:class:`PageSets`).
         """
         return self._pages.page(hidden_keys(self.entries, visible), params.get("cursor"))
+
+    def list_visible(
+        self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The list method's handler: one page of the items the caller may use (with OAuth,
+        those whose scopes it holds; without, every item)."""
+        held = assigns.get("effective_scopes")
+        if held is None:
+            return self.list(request.params)
+        return self.list(request.params, lambda entry: set(entry.required_scopes()) <= held)
 
     def _build(self, hidden: frozenset[str]) -> Pages:
         entries = sorted(

@@ -2,8 +2,9 @@
 
 A :class:`PromptEntry` is built once per served prompt (its ``prompts/list`` entry, checked
 arguments); :class:`PromptCatalog` lists them (built once per change, paginated with sealed
-cursors), answers ``prompts/get`` through the shared outcome path (``answer.py``) and
-completes prompt arguments.
+cursors), answers ``prompts/get`` through the shared outcome path (``hooks.py``) and
+completes prompt arguments. Its ``handlers`` are the two methods, for the Suite's method
+table.
 
 Imports genmcp's core modules; never asyncio directly, never a web framework.
 """
@@ -13,13 +14,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from genmcp._suite.answer import checked, completed, result_of
-from genmcp._suite.hooks import call_hook
+from genmcp._suite.hooks import (
+    arguments_of,
+    call_hook,
+    checked,
+    completed,
+    descriptor,
+    instantiate,
+    name_of,
+    result_of,
+)
+from genmcp._suite.job import Handlers, HookJob, Job, require
 from genmcp._suite.listing import Catalog
-from genmcp._suite.served import arguments_of, descriptor, instantiate, name_of
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputRequired, Result
 from genmcp.prompt import Prompt, PromptRequest
+from genmcp.protocol.jsonrpc import Request
+from genmcp.protocol.methods import PROMPTS_GET, PROMPTS_LIST
 from genmcp.protocol.prompts import as_complete_result, complete_result, prompt_argument
 from genmcp.schema import InvalidArguments
 
@@ -28,7 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PromptCatalog", "PromptEntry", "PromptProvider"]
 
-GET: Final = "prompts/get"
 _GET_OUTCOMES: Final = (Result, InputRequired, Error)
 
 PromptProvider = type[Prompt] | tuple[type[Prompt], Any]
@@ -56,6 +66,10 @@ class PromptEntry:
         """The prompt's cache hint for ``prompts/list``."""
         return self.prompt.cache_control(self.arg)
 
+    def required_scopes(self) -> tuple[str, ...]:
+        """The scopes a caller needs to see and get the prompt (auth)."""
+        return self.prompt.required_scopes(self.arg)
+
 
 def _argument(owner: str, argument: Any) -> dict[str, Any]:
     if not isinstance(argument, Mapping) or not isinstance(argument.get("name"), str):
@@ -74,10 +88,27 @@ def _argument(owner: str, argument: Any) -> dict[str, Any]:
 class PromptCatalog(Catalog[PromptEntry]):
     """The prompts a Suite serves, and ``prompts/list``, ``prompts/get`` over them."""
 
-    kind, method, key = "prompt", "prompts/list", "prompts"
+    def __init__(self, **served: Any) -> None:
+        super().__init__(
+            kind="prompt", method=PROMPTS_LIST, key="prompts", make=PromptEntry, **served
+        )
 
-    def make(self, cls: Any, arg: Any) -> PromptEntry:
-        return PromptEntry(cls, arg)
+    def handlers(self) -> Handlers:
+        """``prompts/list`` and ``prompts/get`` (-32601 while no prompt is served)."""
+
+        def list_prompts(
+            request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]
+        ) -> dict[str, Any]:
+            require(bool(self), request)
+            return self.list_visible(request, meta, assigns)
+
+        def get(request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Job:
+            require(bool(self), request)
+            return HookJob(
+                request.method, lambda channel: self.get(request.params, meta, assigns, channel)
+            )
+
+        return {PROMPTS_LIST: list_prompts, PROMPTS_GET: get}
 
     @property
     def completes(self) -> bool:
@@ -92,9 +123,11 @@ class PromptCatalog(Catalog[PromptEntry]):
         channel: Channel,
     ) -> dict[str, Any]:
         """The ``prompts/get`` result (or ``input_required`` result) for ``params``."""
-        entry = self.requested(params, GET)
-        arguments = arguments_of(params, GET)
-        responses, state, binding = self.states.retry(params, assigns, GET, entry.name, arguments)
+        entry = self.requested(params, PROMPTS_GET)
+        arguments = arguments_of(params, PROMPTS_GET)
+        responses, state, binding = self.states.retry(
+            params, assigns, PROMPTS_GET, entry.name, arguments
+        )
         request = PromptRequest(entry.name, arguments, meta, responses, state)
         try:
             request = entry.prompt.validate_request(request, entry.arg)

@@ -23,6 +23,7 @@ from genmcp.errors import MCPError, missing_capability
 from genmcp.outcomes import InputRequired
 from genmcp.protocol import v2607
 from genmcp.protocol.meta import META_CLIENT_CAPABILITIES
+from genmcp.protocol.methods import ELICITATION_CREATE, ROOTS_LIST, SAMPLING_CREATE_MESSAGE
 from genmcp.sealing import Sealer, SealError, digest
 
 __all__ = ["REQUEST_STATE", "RequestStates", "input_responses", "principal_of"]
@@ -132,13 +133,13 @@ _ROLES: Final = ("user", "assistant")
 
 def _answer_problem(method: Any, answer: Mapping[str, Any]) -> str | None:
     """What is wrong with one answer to the nested request ``method`` (None: nothing)."""
-    if method == "elicitation/create":
+    if method == ELICITATION_CREATE:
         action = answer.get("action")
         if not isinstance(action, str) or action not in _ELICIT_ACTIONS:
             return 'an elicitation answer needs "action": "accept", "decline" or "cancel"'
         if "content" in answer and not isinstance(answer["content"], dict):
             return 'an elicitation answer\'s "content" must be an object'
-    elif method == "sampling/createMessage":
+    elif method == SAMPLING_CREATE_MESSAGE:
         role = answer.get("role")
         if (
             not isinstance(role, str)
@@ -148,7 +149,7 @@ def _answer_problem(method: Any, answer: Mapping[str, Any]) -> str | None:
             return 'a sampling answer needs "role" ("user" or "assistant") and "model"'
         if not isinstance(answer.get("content"), dict | list):
             return 'a sampling answer needs "content" (a content block or a list of them)'
-    elif method == "roots/list":
+    elif method == ROOTS_LIST:
         roots = answer.get("roots")
         if not isinstance(roots, list) or not all(
             isinstance(root, dict) and isinstance(root.get("uri"), str) for root in roots

@@ -16,6 +16,8 @@ answers:
   sealed ``requestState`` (bound to the URI and the principal).
 - completions of template variables (``completion/complete`` with ``ref/resource``).
 
+Its ``handlers`` are the three ``resources/*`` methods, for the Suite's method table.
+
 Imports genmcp's core modules; never asyncio directly, never a web framework.
 """
 
@@ -24,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from genmcp._suite.answer import checked, completed, result_of
-from genmcp._suite.hooks import call_hook
+from genmcp._suite.hooks import call_hook, checked, completed, instantiate, result_of
+from genmcp._suite.job import Handlers, HookJob, Job, require
 from genmcp._suite.listing import (
     CURSOR,
     Pages,
@@ -35,10 +37,11 @@ from genmcp._suite.listing import (
     merge_cache,
     open_cursor,
 )
-from genmcp._suite.served import instantiate
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputRequired, ResourceNotFound, Result
 from genmcp.protocol.icons import checked_icons
+from genmcp.protocol.jsonrpc import Request
+from genmcp.protocol.methods import RESOURCES_LIST, RESOURCES_READ, RESOURCES_TEMPLATES_LIST
 from genmcp.protocol.prompts import as_complete_result, complete_result
 from genmcp.protocol.uri_template import UriTemplate
 from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest, StaticResource
@@ -46,7 +49,7 @@ from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest
 if TYPE_CHECKING:
     from genmcp.channel import Channel
 
-__all__ = ["RepoEntry", "ResourceCatalog", "ResourceProvider"]
+__all__ = ["RepoEntry", "ResourceCatalog", "ResourceProvider", "readable"]
 
 ResourceProvider = type[ResourceRepo] | tuple[type[ResourceRepo], Any] | StaticResource
 """A repository class, ``(RepoClass, arg)``, or a ``StaticResource``."""
@@ -56,8 +59,6 @@ Visible = Callable[["RepoEntry"], bool]
 """Auth: True when the caller may read the URIs of a repository (list filtering)."""
 Items = list[dict[str, Any]]
 
-LIST: Final = "resources/list"
-READ: Final = "resources/read"
 _READ_OUTCOMES: Final = (Result, InputRequired, Error, ResourceNotFound)
 _FORMS: Final = "a class, (class, arg) or a StaticResource"
 _STATIC_PREFIX: Final = "static:"  # never routed: _Statics overrides parse_uri
@@ -90,6 +91,10 @@ class RepoEntry:
             if "icons" in described:
                 described["icons"] = checked_icons(described["icons"], self.owner)
         self.completes = type(self.repo).complete is not ResourceRepo.complete
+
+    def required_scopes(self) -> tuple[str, ...]:
+        """The scopes a caller needs to list and read the repository's URIs (auth)."""
+        return self.repo.required_scopes(self.arg)
 
     def match(self, uri: str) -> Mapping[str, Any] | None:
         """The ``read`` params of ``uri`` when this repository owns it, else None."""
@@ -141,6 +146,33 @@ class ResourceCatalog(Served):
     def completes(self) -> bool:
         """True when some repository completes template variables."""
         return any(entry.completes for entry in self.repos.values())
+
+    def handlers(self) -> Handlers:
+        """The ``resources/*`` methods (-32601 while no resource is served); the lists show
+        only the repositories the caller may read (:func:`readable`)."""
+
+        def list_resources(request: Request, meta: dict[str, Any], assigns: Any) -> Job:
+            require(bool(self), request)
+            visible = readable(assigns)
+            return HookJob(
+                request.method, lambda channel: self.list(request.params, channel, visible)
+            )
+
+        def list_templates(request: Request, meta: dict[str, Any], assigns: Any) -> dict[str, Any]:
+            require(bool(self), request)
+            return self.templates(request.params, readable(assigns))
+
+        def read_resource(request: Request, meta: dict[str, Any], assigns: Any) -> Job:
+            require(bool(self), request)
+            return HookJob(
+                request.method, lambda channel: self.read(request.params, meta, assigns, channel)
+            )
+
+        return {
+            RESOURCES_LIST: list_resources,
+            RESOURCES_TEMPLATES_LIST: list_templates,
+            RESOURCES_READ: read_resource,
+        }
 
     # -- configuration ---------------------------------------------------------------------
 
@@ -214,13 +246,13 @@ class ResourceCatalog(Served):
             "_meta": self._result_meta,
         }
         if following is not None:
-            page["nextCursor"] = self._sealer.seal(CURSOR + LIST, list(following))
+            page["nextCursor"] = self._sealer.seal(CURSOR + RESOURCES_LIST, list(following))
         return page
 
     def _position(self, entries: Entries, cursor: Any) -> tuple[int, Any]:
         if cursor is None:
             return 0, None
-        payload = open_cursor(self._sealer, LIST, cursor)
+        payload = open_cursor(self._sealer, RESOURCES_LIST, cursor)
         if isinstance(payload, list) and len(payload) == 2:
             for index, entry in enumerate(entries):
                 if self._cursor_key(entry) == payload[0]:
@@ -256,7 +288,7 @@ class ResourceCatalog(Served):
     def _build_templates(self, hidden: frozenset[str]) -> Pages:
         entries = [entry for key, entry in self.repos.items() if key not in hidden]
         return Pages(
-            "resources/templates/list",
+            RESOURCES_TEMPLATES_LIST,
             "resourceTemplates",
             [described for entry in entries for described in entry.templates],
             merge_cache(entry.repo.cache_control(entry.arg) for entry in entries),
@@ -284,7 +316,7 @@ class ResourceCatalog(Served):
         if routed is None:
             raise _not_found(uri, None)
         entry, uri_params = routed
-        responses, state, binding = self.states.retry(params, assigns, READ, uri)
+        responses, state, binding = self.states.retry(params, assigns, RESOURCES_READ, uri)
         request = ResourceRequest(uri, uri_params, meta, responses, state)
         outcome = await call_hook(entry.repo, "read", request, channel, entry.arg)
         return result_of(
@@ -342,6 +374,14 @@ class ResourceCatalog(Served):
             f"Invalid params: no resource template {template!r}",
             {"uri": template},
         )
+
+
+def readable(assigns: Mapping[str, Any]) -> Visible | None:
+    """Auth: None without OAuth, else whether the caller holds a repository's scopes."""
+    held = assigns.get("effective_scopes")
+    if held is None:
+        return None
+    return lambda entry: set(entry.required_scopes()) <= held
 
 
 def _not_found(uri: str, message: str | None) -> MCPError:

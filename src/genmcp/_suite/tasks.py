@@ -40,6 +40,7 @@ from genmcp.errors import MCPError
 from genmcp.events import Answer, Ended
 from genmcp.protocol import tasks as wire
 from genmcp.protocol.jsonrpc import Request, result_response
+from genmcp.protocol.methods import TASKS_CANCEL, TASKS_GET, TASKS_UPDATE
 from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskStore
 from genmcp.storage.memory import MemoryTaskStore
 
@@ -276,7 +277,7 @@ class TaskService:
 
     def handlers(self, served: Callable[[], bool]) -> dict[str, Handler]:
         """The Suite's handlers of the task methods (-32601 while ``served()`` is False)."""
-        answers = {wire.GET: self.get, wire.UPDATE: self.update, wire.CANCEL: self.cancel}
+        answers = {TASKS_GET: self.get, TASKS_UPDATE: self.update, TASKS_CANCEL: self.cancel}
         return {method: self._handler(answer, served) for method, answer in answers.items()}
 
     def _handler(self, answer: _Answer, served: Callable[[], bool]) -> Handler:
@@ -313,12 +314,12 @@ class TaskService:
 
     async def get(self, params: Mapping[str, Any], assigns: Mapping[str, Any]) -> dict[str, Any]:
         """``tasks/get``: the DetailedTask."""
-        record = await self._record(wire.task_id_of(params, wire.GET), assigns)
+        record = await self._record(wire.task_id_of(params, TASKS_GET), assigns)
         return {"resultType": "complete", **wire.detailed(record), "_meta": self._result_meta}
 
     async def update(self, params: Mapping[str, Any], assigns: Mapping[str, Any]) -> dict[str, Any]:
         """``tasks/update``: answers reach the waiting task; an empty ack."""
-        task_id = wire.task_id_of(params, wire.UPDATE)
+        task_id = wire.task_id_of(params, TASKS_UPDATE)
         responses = wire.update_responses(params)
         record = await self._record(task_id, assigns)
         if record["status"] == "input_required" and responses:
@@ -330,7 +331,7 @@ class TaskService:
 
     async def cancel(self, params: Mapping[str, Any], assigns: Mapping[str, Any]) -> dict[str, Any]:
         """``tasks/cancel``: the task is ``cancelled`` unless already terminal; an empty ack."""
-        task_id = wire.task_id_of(params, wire.CANCEL)
+        task_id = wire.task_id_of(params, TASKS_CANCEL)
         record = await self._record(task_id, assigns)
         if record["status"] in wire.TERMINAL:
             return {"resultType": "complete", "_meta": self._result_meta}

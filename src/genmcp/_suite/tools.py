@@ -10,7 +10,7 @@ is built, not at the first call.
 change, sealed cursors, merged cache hints) and ``tools/call``: it checks the request and
 makes the :class:`ToolJob` a Call runs (``call``, then ``handle_message`` per mailbox message
 while streaming, ``handle_close`` when the client leaves), whose outcomes become the result
-through ``answer.py``.
+through ``hooks.py``. Its ``handlers`` are the two methods, for the Suite's method table.
 
 Imports genmcp's core modules; never a web framework.
 """
@@ -22,19 +22,30 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from genmcp._suite.answer import checked, completed, result_of
-from genmcp._suite.blocking import debugging, watched
-from genmcp._suite.convert import converted, error_result
-from genmcp._suite.hooks import call_hook, is_async_hook
-from genmcp._suite.job import Job
+from genmcp._suite.hooks import (
+    arguments_of,
+    call_hook,
+    checked,
+    checked_request,
+    completed,
+    converted,
+    debugging,
+    descriptor,
+    error_result,
+    instantiate,
+    is_async_hook,
+    name_of,
+    result_of,
+    watched,
+)
+from genmcp._suite.job import Handlers, Job
 from genmcp._suite.listing import Catalog
-from genmcp._suite.served import arguments_of, descriptor, instantiate, name_of
-from genmcp._suite.validation import checked_request
 from genmcp.apps import AppView
 from genmcp.errors import CallbackReturnError
 from genmcp.outcomes import CacheControl, Error, InputRequired, Result, Stream
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request
+from genmcp.protocol.methods import TOOLS_CALL, TOOLS_LIST
 from genmcp.protocol.tasks import TASK_SUPPORT, declares_tasks, tasks_required
 from genmcp.schema import (
     ArgumentValidator,
@@ -53,7 +64,6 @@ __all__ = ["ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
 
 log = logging.getLogger("genmcp")
 
-CALL: Final = "tools/call"
 _OUTCOMES: Final = (Result, Stream, Error, InputRequired)
 
 ToolProvider = type[Tool] | tuple[type[Tool], Any]
@@ -120,6 +130,10 @@ class ToolEntry:
         """The tool's cache hint for ``tools/list``."""
         return self.tool.cache_control(self.arg)
 
+    def required_scopes(self) -> tuple[str, ...]:
+        """The scopes a caller needs to see and call the tool (auth)."""
+        return self.tool.required_scopes(self.arg)
+
     def _describe(self, input_schema: dict[str, Any]) -> dict[str, Any]:
         own = {"inputSchema": input_schema}
         if self.output is not None:
@@ -173,14 +187,34 @@ def _header_params(schema: dict[str, Any]) -> dict[str, str]:
 
 
 class ToolCatalog(Catalog[ToolEntry]):
-    """The tools a Suite serves, ``tools/list``, and the job of each ``tools/call``."""
+    """The tools a Suite serves, ``tools/list``, and the job of each ``tools/call``.
 
-    kind, method, key = "tool", "tools/list", "tools"
-    schema_options: Mapping[str, Any] | None = None
-    """The Suite's schema build options, under each tool's own (set by the Suite)."""
+    Args:
+        schema_options: the Suite's schema build options, under each tool's own.
+        served: what every catalog is built with (``listing.Served``).
+    """
 
-    def make(self, cls: Any, arg: Any) -> ToolEntry:
+    def __init__(self, *, schema_options: Mapping[str, Any] | None = None, **served: Any) -> None:
+        self.schema_options = schema_options
+        super().__init__(kind="tool", method=TOOLS_LIST, key="tools", make=self._entry, **served)
+
+    def _entry(self, cls: Any, arg: Any) -> ToolEntry:
         return ToolEntry(cls, arg, self.schema_options)
+
+    def handlers(self, on_call: Callable[[], None] | None = None) -> Handlers:
+        """``tools/list`` and ``tools/call``; ``on_call``, when given, runs before each call's
+        job is made (a Suite with a shared broker starts its mail relay: from the first call
+        on, posts from other processes reach its workers). Without it ``tools/call`` is
+        ``job`` itself: the hot path makes no extra call."""
+        if on_call is None:
+            return {TOOLS_LIST: self.list_visible, TOOLS_CALL: self.job}
+        started = on_call
+
+        def call(request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> ToolJob:
+            started()
+            return self.job(request, meta, assigns)
+
+        return {TOOLS_LIST: self.list_visible, TOOLS_CALL: call}
 
     @property
     def serves_tasks(self) -> bool:
@@ -195,8 +229,8 @@ class ToolCatalog(Catalog[ToolEntry]):
     def job(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> ToolJob:
         """Check one ``tools/call`` and make the job that answers it."""
         params = request.params
-        entry = self.requested(params, CALL)
-        name, arguments = entry.name, arguments_of(params, CALL)
+        entry = self.requested(params, TOOLS_CALL)
+        name, arguments = entry.name, arguments_of(params, TOOLS_CALL)
         if entry.task_support == "required" and not declares_tasks(meta):
             raise tasks_required()  # before any hook runs
         responses, state, binding = self.states.retry(params, assigns, name, arguments)

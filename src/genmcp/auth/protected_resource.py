@@ -45,6 +45,7 @@ from genmcp.auth.scopes import (
 )
 from genmcp.auth.tokens import InvalidToken, TokenVerifier, audience_matches
 from genmcp.protocol.jsonrpc import Request, encode
+from genmcp.protocol.methods import PROMPTS_GET, RESOURCES_READ, TOOLS_CALL
 from genmcp.transports.auth import MessageCheck, Refusal, RequestCheck
 
 if TYPE_CHECKING:
@@ -53,10 +54,10 @@ if TYPE_CHECKING:
 __all__ = ["OAuthResource", "Refusal"]
 
 _TOKEN68: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-_TARGET: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_TARGET: Final = {TOOLS_CALL: "name", PROMPTS_GET: "name", RESOURCES_READ: "uri"}
 _NO_STORE: Final = {"cache-control": "no-store"}
 _JSON: Final = "application/json"
-_NAMED: Final = frozenset({"tools/call", "prompts/get"})
+_NAMED: Final = frozenset({TOOLS_CALL, PROMPTS_GET})
 
 
 class OAuthResource:

@@ -26,6 +26,7 @@ from genmcp.protocol.client import (
     build_request,
     request_headers,
 )
+from genmcp.protocol.methods import SERVER_DISCOVER, TOOLS_CALL, TOOLS_LIST
 
 __all__ = ["CLIError", "HTTPClient", "RPCFailure"]
 
@@ -101,7 +102,7 @@ class HTTPClient:
 
     def list_tools(self) -> list[dict[str, Any]]:
         """Every tool, following ``nextCursor`` to the last page."""
-        return self.list_all("tools/list", "tools")
+        return self.list_all(TOOLS_LIST, "tools")
 
     def call_tool(
         self,
@@ -121,7 +122,7 @@ class HTTPClient:
         body: dict[str, Any] = {"name": name, "arguments": dict(arguments)}
         for _ in range(max_rounds):
             result: dict[str, Any] = self.request(
-                "tools/call",
+                TOOLS_CALL,
                 body,
                 header_params=params,
                 on_notification=on_notification,
@@ -180,7 +181,7 @@ class HTTPClient:
         if self.era is not None:
             return self.server
         message = build_request(
-            "server/discover",
+            SERVER_DISCOVER,
             {},
             next(self._ids),
             version=PROTOCOL_VERSION,

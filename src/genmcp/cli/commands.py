@@ -21,6 +21,14 @@ from collections.abc import Callable
 from typing import Any
 
 from genmcp.cli.client import HTTPClient, RPCFailure
+from genmcp.protocol.methods import (
+    COMPLETION_COMPLETE,
+    PROMPTS_GET,
+    PROMPTS_LIST,
+    RESOURCES_LIST,
+    RESOURCES_READ,
+    RESOURCES_TEMPLATES_LIST,
+)
 
 __all__ = ["complete", "inspect_server", "prompt", "prompts", "read", "resources"]
 
@@ -53,8 +61,8 @@ def _optional(client: HTTPClient, method: str, key: str) -> list[dict[str, Any]]
 
 
 def resources(args: argparse.Namespace, client: HTTPClient) -> int:
-    found = _optional(client, "resources/list", "resources")
-    templates = _optional(client, "resources/templates/list", "resourceTemplates")
+    found = _optional(client, RESOURCES_LIST, "resources")
+    templates = _optional(client, RESOURCES_TEMPLATES_LIST, "resourceTemplates")
     if args.json:
         _dump({"resources": found, "resourceTemplates": templates})
         return 0
@@ -65,7 +73,7 @@ def resources(args: argparse.Namespace, client: HTTPClient) -> int:
 
 
 def read(args: argparse.Namespace, client: HTTPClient) -> int:
-    result = client.request("resources/read", {"uri": args.uri})
+    result = client.request(RESOURCES_READ, {"uri": args.uri})
     if args.json:
         _dump(result)
         return 0
@@ -79,7 +87,7 @@ def read(args: argparse.Namespace, client: HTTPClient) -> int:
 
 
 def prompts(args: argparse.Namespace, client: HTTPClient) -> int:
-    found = client.list_all("prompts/list", "prompts")
+    found = client.list_all(PROMPTS_LIST, "prompts")
     if args.json:
         _dump(found)
         return 0
@@ -95,7 +103,7 @@ def prompts(args: argparse.Namespace, client: HTTPClient) -> int:
 
 def prompt(args: argparse.Namespace, client: HTTPClient, arguments: dict[str, Any]) -> int:
     text = {k: v if isinstance(v, str) else json.dumps(v) for k, v in arguments.items()}
-    result = client.request("prompts/get", {"name": args.name, "arguments": text})
+    result = client.request(PROMPTS_GET, {"name": args.name, "arguments": text})
     if args.json:
         _dump(result)
         return 0
@@ -114,7 +122,7 @@ def complete(args: argparse.Namespace, client: HTTPClient, context: dict[str, An
     params: dict[str, Any] = {"ref": ref, "argument": {"name": args.argument, "value": args.value}}
     if context:
         params["context"] = {"arguments": {k: str(v) for k, v in context.items()}}
-    completion = client.request("completion/complete", params).get("completion") or {}
+    completion = client.request(COMPLETION_COMPLETE, params).get("completion") or {}
     if args.json:
         _dump(completion)
         return 0
@@ -134,14 +142,14 @@ def inspect_server(args: argparse.Namespace, client: HTTPClient) -> int:
         "capabilities": capabilities,
         "instructions": server.get("instructions"),
         "tools": client.list_tools() if "tools" in capabilities else [],
-        "prompts": _optional(client, "prompts/list", "prompts")
+        "prompts": _optional(client, PROMPTS_LIST, "prompts")
         if "prompts" in capabilities
         else [],
     }
     if "resources" in capabilities:
-        report["resources"] = _optional(client, "resources/list", "resources")
+        report["resources"] = _optional(client, RESOURCES_LIST, "resources")
         report["resourceTemplates"] = _optional(
-            client, "resources/templates/list", "resourceTemplates"
+            client, RESOURCES_TEMPLATES_LIST, "resourceTemplates"
         )
     if args.json:
         _dump(report)

@@ -22,6 +22,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TextIO
 
+from genmcp.protocol.methods import ELICITATION_CREATE
+
 __all__ = ["ask_on_terminal", "parse_field"]
 
 _TRUE: Final = frozenset({"true", "yes", "y", "1"})
@@ -122,7 +124,7 @@ def ask_on_terminal(
     """The ``ElicitResult`` for one ``{"method": "elicitation/create", "params": ...}``."""
     stdin, out = stdin or sys.stdin, out or sys.stderr
     params = request.get("params") or {}
-    if request.get("method") != "elicitation/create":
+    if request.get("method") != ELICITATION_CREATE:
         raise ValueError(f"the command line cannot answer {request.get('method')!r}")
     out.write(f"\n{params.get('message', 'The server asks for input')}\n")
     try:

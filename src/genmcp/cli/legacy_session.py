@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
+from genmcp.protocol.methods import ELICITATION_CREATE, INITIALIZE, INITIALIZED
 from genmcp.protocol.versions import LATEST, LEGACY_VERSIONS
 
 __all__ = ["LegacySession", "Poster", "is_modern_error", "open_session"]
@@ -88,7 +89,7 @@ class LegacySession:
     def answer(self, client: Poster, message: Message) -> None:
         """Answer a server request from the stream with ``client.on_request``'s result."""
         request = {"method": message.get("method"), "params": message.get("params") or {}}
-        if client.on_request is None or request["method"] != "elicitation/create":
+        if client.on_request is None or request["method"] != ELICITATION_CREATE:
             reply: Message = {
                 "jsonrpc": "2.0",
                 "id": message.get("id"),
@@ -109,7 +110,7 @@ def open_session(client: Poster) -> LegacySession | None:
     message = {
         "jsonrpc": "2.0",
         "id": f"init-{next(_IDS)}",
-        "method": "initialize",
+        "method": INITIALIZE,
         "params": {
             "protocolVersion": LEGACY_VERSIONS[0],
             "capabilities": capabilities,
@@ -126,6 +127,6 @@ def open_session(client: Poster) -> LegacySession | None:
         return None
     session = LegacySession(response.getheader("mcp-session-id"), result["protocolVersion"])
     client.session, client.era, client.server = session, session.version, dict(result)
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    initialized = {"jsonrpc": "2.0", "method": INITIALIZED}
     client.post(initialized, {**session.headers(), **client.headers}, None)
     return session

@@ -29,6 +29,7 @@ from genmcp.cli import install as cli_install
 from genmcp.cli.client import CLIError, HTTPClient
 from genmcp.cli.form import ask_on_terminal
 from genmcp.protocol.client import header_params
+from genmcp.protocol.methods import MESSAGE, PROGRESS
 
 __all__ = ["UsageError", "as_app", "build_parser", "load_target", "main", "parse_arguments"]
 
@@ -269,12 +270,12 @@ def _call_with(args: argparse.Namespace, client: HTTPClient, arguments: dict[str
 def _show_notification(message: dict[str, Any]) -> None:
     """Print progress and logs to stderr as they arrive (stdout keeps the result)."""
     params = message.get("params") or {}
-    if message.get("method") == "notifications/progress":
+    if message.get("method") == PROGRESS:
         total = params.get("total")
         done = f"{params.get('progress')}" + (f"/{total}" if total is not None else "")
         note = f" {params['message']}" if params.get("message") else ""
         print(f"progress {done}{note}", file=sys.stderr, flush=True)
-    elif message.get("method") == "notifications/message":
+    elif message.get("method") == MESSAGE:
         logger = f" {params['logger']}:" if params.get("logger") else ""
         data = params.get("data")
         text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)

@@ -32,6 +32,17 @@ from genmcp._suite.job import Asker
 from genmcp.errors import CallbackReturnError, MCPError, internal_error
 from genmcp.events import Answer, Ended, Ending, Event, Interim
 from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response
+from genmcp.protocol.methods import (
+    PROMPTS_GET,
+    PROMPTS_LIST,
+    RESOURCES_LIST,
+    RESOURCES_READ,
+    RESOURCES_SUBSCRIBE,
+    RESOURCES_TEMPLATES_LIST,
+    RESOURCES_UNSUBSCRIBE,
+    TOOLS_CALL,
+    TOOLS_LIST,
+)
 from genmcp.protocol.versions import Era
 
 __all__ = [
@@ -160,11 +171,11 @@ class MCPRequest:
 
 
 _TARGETS: Final = {
-    "tools/call": "name",
-    "prompts/get": "name",
-    "resources/read": "uri",
-    "resources/subscribe": "uri",
-    "resources/unsubscribe": "uri",
+    TOOLS_CALL: "name",
+    PROMPTS_GET: "name",
+    RESOURCES_READ: "uri",
+    RESOURCES_SUBSCRIBE: "uri",
+    RESOURCES_UNSUBSCRIBE: "uri",
 }
 
 Next = Callable[[MCPRequest], Awaitable[Call]]
@@ -210,13 +221,13 @@ class Middleware:
 
 
 _HOOKS: Final = {
-    "tools/call": "on_call_tool",
-    "tools/list": "on_list",
-    "prompts/list": "on_list",
-    "resources/list": "on_list",
-    "resources/templates/list": "on_list",
-    "resources/read": "on_read_resource",
-    "prompts/get": "on_get_prompt",
+    TOOLS_CALL: "on_call_tool",
+    TOOLS_LIST: "on_list",
+    PROMPTS_LIST: "on_list",
+    RESOURCES_LIST: "on_list",
+    RESOURCES_TEMPLATES_LIST: "on_list",
+    RESOURCES_READ: "on_read_resource",
+    PROMPTS_GET: "on_get_prompt",
 }
 
 Route = Callable[[Request, Mapping[str, Any], Any, "Asker | None"], Awaitable[Call]]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final, final
 
 from genmcp.middleware.chain import Call, CallEnd, MCPRequest, Middleware, Next, watch
+from genmcp.protocol.methods import PROMPTS_GET, TOOLS_CALL
 
 __all__ = [
     "UNKNOWN_TARGET",
@@ -127,7 +128,7 @@ class AccessLog(Middleware):
             "transport": request.context.transport,
             "request_id": None if request.id is None else safe_text(request.id),
         }
-        if self.arguments and request.method in ("tools/call", "prompts/get"):
+        if self.arguments and request.method in (TOOLS_CALL, PROMPTS_GET):
             fields["arguments"] = _arguments(request.params.get("arguments"))
         return fields
 
@@ -215,7 +216,7 @@ UNKNOWN_TARGET: Final = frozenset({"unknown_tool", "unknown_prompt"})
 
 def _operation(request: MCPRequest, outcome: CallEnd) -> str:
     target = request.target
-    if target is None or request.method not in ("tools/call", "prompts/get"):
+    if target is None or request.method not in (TOOLS_CALL, PROMPTS_GET):
         return request.method
     if outcome.answer is not None and outcome.answer.reason in UNKNOWN_TARGET:
         return request.method

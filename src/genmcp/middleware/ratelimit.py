@@ -26,10 +26,11 @@ from typing import Final, final
 
 from genmcp.errors import MCPError
 from genmcp.middleware.chain import Call, MCPRequest, Middleware, Next
+from genmcp.protocol.methods import INITIALIZE, INITIALIZED, PING, TOOLS_CALL
 
 __all__ = ["Limit", "RateLimit", "principal_key", "rate_limited"]
 
-_SESSION_METHODS: Final = frozenset({"initialize", "ping", "notifications/initialized"})
+_SESSION_METHODS: Final = frozenset({INITIALIZE, PING, INITIALIZED})
 
 
 @final
@@ -107,7 +108,7 @@ class RateLimit(Middleware):
     def _limit(self, request: MCPRequest) -> tuple[Limit | None, str | None]:
         """The limit a request is counted against and its bucket's scope (a tool, or None)."""
         method = request.method
-        if method == "tools/call":
+        if method == TOOLS_CALL:
             name = request.target
             own = None if name is None else self.tools.get(name)
             if own is not None:

@@ -36,6 +36,8 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any, Final
 
+from genmcp.protocol.methods import PROMPTS_GET, TOOLS_CALL
+
 try:
     from opentelemetry import context as otel_context
     from opentelemetry import metrics, propagate, trace
@@ -145,7 +147,7 @@ def span_name(request: MCPRequest) -> str:
     (1-128 of ``A-Za-z0-9_-.``), else the method: a client cannot put text of its choosing
     (a newline, a megabyte) into span names."""
     method = request.method
-    if method in ("tools/call", "prompts/get"):
+    if method in (TOOLS_CALL, PROMPTS_GET):
         target = request.target
         if target is not None and _SPAN_TARGET.fullmatch(target):
             return f"{method} {target}"
@@ -161,10 +163,10 @@ def request_attributes(request: MCPRequest) -> dict[str, Any]:
     target, method = request.target, request.method
     if target is not None:
         target = target[:_MAX_ATTRIBUTE]
-        if method == "tools/call":
+        if method == TOOLS_CALL:
             attributes["gen_ai.tool.name"] = target
             attributes["gen_ai.operation.name"] = "execute_tool"
-        elif method == "prompts/get":
+        elif method == PROMPTS_GET:
             attributes["gen_ai.prompt.name"] = target
         else:
             attributes["mcp.resource.uri"] = target

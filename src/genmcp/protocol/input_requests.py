@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from genmcp.protocol.methods import ELICITATION_CREATE, ROOTS_LIST, SAMPLING_CREATE_MESSAGE
 from genmcp.protocol.shapes import JSONObject, copy_mapping, put
 
 __all__ = [
@@ -23,9 +24,6 @@ __all__ = [
     "required_capabilities",
 ]
 
-_ELICIT: Final = "elicitation/create"
-_SAMPLE: Final = "sampling/createMessage"
-_ROOTS: Final = "roots/list"
 
 # Capability features an input request can need; rendered into ClientCapabilities objects.
 _FORM: Final = "elicitation.form"
@@ -68,7 +66,7 @@ def elicit_request(
         params = {"mode": "url", "message": message, "url": url}
     else:
         params = {"message": message, "requestedSchema": dict(requested_schema or {})}
-    return {"method": _ELICIT, "params": params}
+    return {"method": ELICITATION_CREATE, "params": params}
 
 
 def _sampling_message(message: str | Mapping[str, Any]) -> JSONObject:
@@ -131,7 +129,7 @@ def create_message_request(
         params["toolChoice"] = {"mode": tool_choice}
     else:
         put(params, "toolChoice", copy_mapping(tool_choice))
-    return {"method": _SAMPLE, "params": params}
+    return {"method": SAMPLING_CREATE_MESSAGE, "params": params}
 
 
 def list_roots_request() -> JSONObject:
@@ -140,7 +138,7 @@ def list_roots_request() -> JSONObject:
     Returns:
         ``{"method": "roots/list"}``.
     """
-    return {"method": _ROOTS}
+    return {"method": ROOTS_LIST}
 
 
 def input_required_result(
@@ -187,25 +185,25 @@ def _request_features(key: str, request: Any) -> set[str]:
         params = {}
     if not isinstance(params, Mapping):
         raise ValueError(f"input request {key!r}: params must be an object")
-    if method == _ELICIT:
+    if method == ELICITATION_CREATE:
         mode = params.get("mode", "form")
         if mode == "form":
             return {_FORM}
         if mode == "url":
             return {_URL}
         raise ValueError(f"input request {key!r}: unknown elicitation mode {mode!r}")
-    if method == _SAMPLE:
+    if method == SAMPLING_CREATE_MESSAGE:
         features = {_SAMPLING}
         if params.get("tools") is not None or params.get("toolChoice") is not None:
             features.add(_SAMPLING_TOOLS)
         if params.get("includeContext") in _CONTEXT_VALUES_NEEDING_CAP:
             features.add(_SAMPLING_CONTEXT)
         return features
-    if method == _ROOTS:
+    if method == ROOTS_LIST:
         return {_ROOTS_CAP}
     raise ValueError(
         f"input request {key!r}: unknown method {method!r} "
-        f"(expected {_ELICIT!r}, {_SAMPLE!r} or {_ROOTS!r})"
+        f"(expected {ELICITATION_CREATE!r}, {SAMPLING_CREATE_MESSAGE!r} or {ROOTS_LIST!r})"
     )
 
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from genmcp.errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, MCPError
+from genmcp.protocol import methods
 from genmcp.protocol.apps import UI_EXTENSION
 from genmcp.protocol.meta import LOG_LEVELS
 from genmcp.protocol.versions import (
@@ -64,12 +65,10 @@ _OLD: Final = V2025_03_26
 _MID: Final = V2025_06_18
 _NEW: Final = V2025_11_25
 
-LEGACY_METHODS: Final = frozenset(
-    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
-)
+LEGACY_METHODS: Final = methods.LEGACY_ONLY
 """Methods only legacy sessions have; the legacy layer answers them itself."""
 
-_MODERN_ONLY: Final = frozenset({"server/discover", "subscriptions/listen"})
+_MODERN_ONLY: Final = frozenset({methods.SERVER_DISCOVER, methods.SUBSCRIPTIONS_LISTEN})
 _RESERVED_META: Final = META_PREFIX
 _MODERN_RESULT_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
 
@@ -131,9 +130,9 @@ FIELDS: Final[Mapping[str, Mapping[str, str]]] = {
     "UpdatedParams": {"uri": _OLD},
 }  # fmt: skip
 _NOTIFICATION_PARAMS: Final = {
-    "notifications/progress": "ProgressParams",
-    "notifications/message": "LogParams",
-    "notifications/resources/updated": "UpdatedParams",
+    methods.PROGRESS: "ProgressParams",
+    methods.MESSAGE: "LogParams",
+    methods.RESOURCES_UPDATED: "UpdatedParams",
 }
 
 
@@ -149,7 +148,7 @@ def _pick(obj: Any, shape: str, version: str) -> Any:
 
 def is_modern_only(method: str) -> bool:
     """True for 2026-07-28 methods a legacy session never has (-32601 there)."""
-    return method in _MODERN_ONLY or method.startswith("tasks/")
+    return method in _MODERN_ONLY or method.startswith(methods.TASKS_PREFIX)
 
 
 # --------------------------------------------------------------------------- handshake
@@ -350,10 +349,10 @@ def _content_item(item: Any, shape: str, version: str) -> Any:
 
 
 _LISTS: Final = {
-    "tools/list": ("tools", "Tool"),
-    "prompts/list": ("prompts", "Prompt"),
-    "resources/list": ("resources", "Resource"),
-    "resources/templates/list": ("resourceTemplates", "ResourceTemplate"),
+    methods.TOOLS_LIST: ("tools", "Tool"),
+    methods.PROMPTS_LIST: ("prompts", "Prompt"),
+    methods.RESOURCES_LIST: ("resources", "Resource"),
+    methods.RESOURCES_TEMPLATES_LIST: ("resourceTemplates", "ResourceTemplate"),
 }
 
 
@@ -362,17 +361,17 @@ def legacy_result(method: str, result: Any, version: str) -> Any:
     if not isinstance(result, Mapping):
         return result
     legacy: dict[str, Any]
-    if method == "tools/call":
+    if method == methods.TOOLS_CALL:
         legacy = _call_tool(result, version)
     elif method in _LISTS:
         legacy = _items(*_LISTS[method], result, version)
-    elif method == "prompts/get":
+    elif method == methods.PROMPTS_GET:
         legacy = {k: v for k, v in result.items() if k in ("description", "messages")}
         legacy["messages"] = [
             {**m, "content": _content(m.get("content"), version)} if isinstance(m, Mapping) else m
             for m in result.get("messages", ())
         ]
-    elif method == "resources/read":
+    elif method == methods.RESOURCES_READ:
         legacy = {
             "contents": [_pick(c, "ResourceContents", version) for c in result.get("contents", ())]
         }
@@ -389,7 +388,7 @@ def legacy_error(method: str, error: Any) -> Any:
     2026-07-28 and -32002 in the 2025 revisions.
     """
     if (
-        method == "resources/read"
+        method == methods.RESOURCES_READ
         and isinstance(error, Mapping)
         and error.get("code") == INVALID_PARAMS
         and str(error.get("message", "")).startswith("Resource not found")
@@ -424,15 +423,15 @@ def server_request(request_id: str, nested: Mapping[str, Any], version: str) -> 
     method = nested.get("method")
     raw = nested.get("params")
     params: dict[str, Any] = dict(raw) if isinstance(raw, Mapping) else {}
-    if method == "elicitation/create":
+    if method == methods.ELICITATION_CREATE:
         if params.get("mode") == "url":
             params = {"mode": "url", "elicitationId": request_id, **params}
         elif not at_least(version, _NEW):
             params.pop("mode", None)
-    elif method == "sampling/createMessage":
+    elif method == methods.SAMPLING_CREATE_MESSAGE:
         params = _pick(params, "CreateMessageParams", version)
     message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    if params or method != "roots/list":
+    if params or method != methods.ROOTS_LIST:
         message["params"] = params
     return message
 
@@ -445,6 +444,6 @@ def input_response(method: Any, result: Any) -> dict[str, Any]:
             f"Invalid params: the client answered {method} with a result that is not an object",
         )
     answer = dict(result)
-    if method in ("elicitation/create", "roots/list"):
+    if method in (methods.ELICITATION_CREATE, methods.ROOTS_LIST):
         answer.pop("_meta", None)  # 2026-07-28 ElicitResult / ListRootsResult have none
     return answer

@@ -12,7 +12,8 @@ sizes), narrows it to what the server supports, and decides which change notific
 lets through. The change notifications themselves are plain JSON-RPC notifications
 (``{"jsonrpc", "method", "params"?}``), the same ones a legacy session's GET stream sends.
 
-Pure: imports only genmcp's errors, JSON-RPC helpers and the ``_meta`` key names.
+Pure: imports only genmcp's errors, JSON-RPC helpers, the method names and the ``_meta``
+key names.
 """
 
 from __future__ import annotations
@@ -23,28 +24,24 @@ from typing import Any, Final
 
 from genmcp.errors import MCPError
 from genmcp.protocol.jsonrpc import RequestId, notification
+from genmcp.protocol.methods import (
+    PROMPTS_LIST_CHANGED,
+    RESOURCES_LIST_CHANGED,
+    RESOURCES_UPDATED,
+    SUBSCRIPTIONS_ACKNOWLEDGED,
+    TOOLS_LIST_CHANGED,
+)
 from genmcp.protocol.versions import META_SUBSCRIPTION_ID
 
 __all__ = [
-    "ACKNOWLEDGED",
     "LIST_CHANGED",
     "MAX_RESOURCE_SUBSCRIPTIONS",
     "MAX_TASK_IDS",
-    "PROMPTS_LIST_CHANGED",
-    "RESOURCES_LIST_CHANGED",
-    "RESOURCE_UPDATED",
-    "TOOLS_LIST_CHANGED",
     "Filter",
     "acknowledged",
     "listen_result",
     "tagged",
 ]
-
-TOOLS_LIST_CHANGED: Final = "notifications/tools/list_changed"
-PROMPTS_LIST_CHANGED: Final = "notifications/prompts/list_changed"
-RESOURCES_LIST_CHANGED: Final = "notifications/resources/list_changed"
-RESOURCE_UPDATED: Final = "notifications/resources/updated"
-ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
 
 LIST_CHANGED: Final[Mapping[str, str]] = {
     "toolsListChanged": TOOLS_LIST_CHANGED,
@@ -114,7 +111,7 @@ class Filter:
     def wants(self, message: Mapping[str, Any]) -> bool:
         """True when the change notification ``message`` belongs on this stream."""
         method = message.get("method")
-        if method == RESOURCE_UPDATED:
+        if method == RESOURCES_UPDATED:
             params = message.get("params")
             return isinstance(params, Mapping) and params.get("uri") in self.uris
         return method in self.methods
@@ -158,9 +155,8 @@ def tagged(message: Mapping[str, Any], request_id: RequestId) -> dict[str, Any]:
 
 def acknowledged(request_id: RequestId, honored: Filter) -> dict[str, Any]:
     """The first message of a listen stream: the honored filter, tagged."""
-    return tagged(
-        {"method": ACKNOWLEDGED, "params": {"notifications": honored.to_wire()}}, request_id
-    )
+    params = {"notifications": honored.to_wire()}
+    return tagged({"method": SUBSCRIPTIONS_ACKNOWLEDGED, "params": params}, request_id)
 
 
 def listen_result(request_id: RequestId, result_meta: Mapping[str, Any]) -> dict[str, Any]:

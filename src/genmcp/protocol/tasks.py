@@ -3,10 +3,11 @@
 A task is a ``tools/call`` the server answers with a task handle (``resultType: "task"``)
 instead of its result; the client then polls ``tasks/get``, answers the input the task asks
 for with ``tasks/update`` and may ``tasks/cancel`` it (spec digest §14). This module owns the
-extension's names, the record a store keeps for one task (a plain JSON dict, see
-:func:`new_record`), and how a record is shown: :func:`created` (``CreateTaskResult``),
-:func:`detailed` (the ``DetailedTask`` of ``tasks/get``) and :func:`status_notification`
-(``notifications/tasks``, the same ``DetailedTask``, sent on a listen stream).
+extension's identifier (its method names are in ``protocol.methods``), the record a store
+keeps for one task (a plain JSON dict, see :func:`new_record`), and how a record is shown:
+:func:`created` (``CreateTaskResult``), :func:`detailed` (the ``DetailedTask`` of
+``tasks/get``) and :func:`status_notification` (``notifications/tasks``, the same
+``DetailedTask``, sent on a listen stream).
 
 Record keys: ``taskId``, ``principal`` (who created it, or None), ``status``,
 ``statusMessage``, ``createdAt``/``lastUpdatedAt`` (ISO 8601), ``ttlMs``, ``pollIntervalMs``,
@@ -25,17 +26,14 @@ from typing import Any, Final
 
 from genmcp.errors import MCPError, missing_capability
 from genmcp.protocol.jsonrpc import notification
+from genmcp.protocol.methods import TASKS, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE
 from genmcp.protocol.versions import META_CLIENT_CAPABILITIES
 
 __all__ = [
-    "CANCEL",
     "EXTENSION",
-    "GET",
     "METHODS",
-    "NOTIFICATION",
     "STATUSES",
     "TERMINAL",
-    "UPDATE",
     "created",
     "declares_tasks",
     "detailed",
@@ -51,11 +49,8 @@ __all__ = [
 ]
 
 EXTENSION: Final = "io.modelcontextprotocol/tasks"
-GET: Final = "tasks/get"
-UPDATE: Final = "tasks/update"
-CANCEL: Final = "tasks/cancel"
-METHODS: Final = (GET, UPDATE, CANCEL)
-NOTIFICATION: Final = "notifications/tasks"
+METHODS: Final = (TASKS_GET, TASKS_UPDATE, TASKS_CANCEL)
+"""The extension's requests (their names are in ``protocol.methods``)."""
 
 WORKING: Final = "working"
 INPUT_REQUIRED: Final = "input_required"
@@ -166,7 +161,7 @@ def detailed(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def status_notification(record: Mapping[str, Any]) -> dict[str, Any]:
     """``notifications/tasks``: the record's ``DetailedTask``, as ``tasks/get`` shows it."""
-    return notification(NOTIFICATION, detailed(record))
+    return notification(TASKS, detailed(record))
 
 
 def lease_lost_error() -> dict[str, Any]:

@@ -16,13 +16,14 @@ Example::
             call = await client.call_tool("add", {"a": 1, "b": 2})
         assert call.text == "3"
 
-Modules: ``client`` (``MCPTestClient``, ``OpenCall``), ``results`` (what calls return),
-``exchange`` (one request answered in-process). The top layer: used by tests only, it may
-import anything in genmcp.
+Modules: ``client`` (``MCPTestClient``), ``opencall`` (``OpenCall``, ``Listener``: requests
+held open), ``params`` (what the requests carry), ``results`` (what calls return),
+``exchange`` (one request answered in-process), ``session`` (the 2025 session mode). The
+top layer: used by tests only, it may import anything in genmcp.
 """
 
-from genmcp.testing.client import DEFAULT_CAPABILITIES, MCPTestClient, OpenCall
-from genmcp.testing.features import Listener
+from genmcp.testing.client import DEFAULT_CAPABILITIES, MCPTestClient
+from genmcp.testing.opencall import Listener, OpenCall
 from genmcp.testing.results import CallResult, Reply, RPCError, accept, cancel, decline
 
 __all__ = [

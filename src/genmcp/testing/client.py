@@ -1,26 +1,42 @@
-"""``MCPTestClient``: the in-process client (a call held open is ``opencall.OpenCall``).
+"""``MCPTestClient``: the in-process client, one class for every request it makes.
 
-See ``genmcp.testing`` for the overview. Requests are built by ``genmcp.cli.client`` and
-answered through ``genmcp.testing.exchange`` (a Suite driven directly, or an ASGI app).
+See ``genmcp.testing`` for the overview. Requests are built by ``genmcp.protocol.client`` (their
+params by ``testing.params``) and answered through ``genmcp.testing.exchange`` (a Suite
+driven directly, or an ASGI app); a request held open is an ``opencall.OpenCall`` (a
+``tools/call``) or an ``opencall.Listener`` (``subscriptions/listen``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import inspect
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final, Self
 
+from genmcp.protocol import methods
 from genmcp.protocol.client import Message, build_request, header_params, request_headers
 from genmcp.protocol.versions import LATEST
 from genmcp.suite import Suite
 from genmcp.testing.exchange import ASGIExchange, Exchange, SuiteExchange
-from genmcp.testing.features import Features
-from genmcp.testing.opencall import OpenCall, ProgressCallback, callback, within
+from genmcp.testing.opencall import Listener, OpenCall, ProgressCallback, callback, within
+from genmcp.testing.params import (
+    CLIENT_INFO,
+    DEFAULT_CAPABILITIES,
+    Answers,
+    answer,
+    call_params,
+    complete_params,
+    listen_params,
+)
 from genmcp.testing.results import CallResult, Reply, RPCError
-from genmcp.testing.session import LEGACY_CAPABILITIES, LegacySession, answer_for, is_legacy
+from genmcp.testing.session import (
+    LEGACY_CAPABILITIES,
+    LegacySession,
+    answer_for,
+    is_legacy,
+    open_session,
+)
 from genmcp.transports.fastapi import MCPRouter, mcp_app
 from genmcp.transports.lifespan import lifespan as run_lifespan
 from genmcp.transports.stdio import suite_of
@@ -28,19 +44,9 @@ from genmcp.transports.stdio import suite_of
 __all__ = ["DEFAULT_CAPABILITIES", "Answers", "MCPTestClient", "OpenCall", "ProgressCallback"]
 
 PROTOCOL_VERSION: Final = LATEST
-DEFAULT_CAPABILITIES: Final[Mapping[str, Any]] = {
-    "elicitation": {"form": {}, "url": {}},
-    "roots": {},
-    "sampling": {"tools": {}},
-}
-"""What the test client declares unless told otherwise: a client that can answer every
-nested request (pass ``capabilities={}`` to test a bare client)."""
-CLIENT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-testing", "version": "0"}
-
-Answers = Mapping[str, Any] | Callable[[str, dict[str, Any]], Any]
 
 
-class MCPTestClient(Features):
+class MCPTestClient:
     """Drives a Suite, an ``MCPRouter`` or an ASGI app in-process, as an MCP client would.
 
     Args:
@@ -119,15 +125,7 @@ class MCPTestClient(Features):
         session = self._session
         if session is not None:
             try:
-                exchange = await self.send(session.initialize(next(self._ids)))
-                call = OpenCall(exchange, "initialize", None, self.timeout, callback(False))
-                while await call._next() is not None:
-                    pass
-                reply = Reply(call._response, exchange.status, call.notifications)
-                session_id = getattr(exchange, "headers", {}).get("mcp-session-id")
-                session.opened(reply.unwrap(), session_id)
-                note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-                await (await self.send(note)).aclose()
+                await open_session(session, self.send, next(self._ids), self.timeout)
             except BaseException:
                 await self._stack.aclose()
                 raise
@@ -213,14 +211,11 @@ class MCPTestClient(Features):
         if progress and "progress_token" not in options:
             options["progress_token"] = f"progress-{next(self._ids)}"
         exchange = await self.send(self.build(method, params, **options))
-        call = OpenCall(exchange, method, None, self.timeout, callback(progress))
-        while await call._next() is not None:
-            pass
-        return Reply(call._response, exchange.status, call.notifications)
+        return await OpenCall(exchange, method, None, self.timeout, callback(progress)).reply()
 
     async def discover(self) -> dict[str, Any]:
         """``server/discover``: the server's versions, capabilities and info."""
-        result: dict[str, Any] = (await self.request("server/discover")).unwrap()
+        result: dict[str, Any] = (await self.request(methods.SERVER_DISCOVER)).unwrap()
         return result
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -228,7 +223,7 @@ class MCPTestClient(Features):
         tools: list[dict[str, Any]] = []
         params: dict[str, Any] = {}
         while True:
-            page = (await self.request("tools/list", params)).unwrap()
+            page = (await self.request(methods.TOOLS_LIST, params)).unwrap()
             tools.extend(page["tools"])
             if "nextCursor" not in page:
                 return tools
@@ -284,7 +279,7 @@ class MCPTestClient(Features):
                 raise AssertionError(f"{name!r} still asks for input after {max_rounds} rounds")
             rounds.append(outcome.result)
             input_responses = {
-                key: await _answer(answers, key, request)
+                key: await answer(answers, key, request)
                 for key, request in outcome.input_requests.items()
             }
             request_state = outcome.request_state
@@ -322,19 +317,12 @@ class MCPTestClient(Features):
         """
         if self._session is not None and log_level != self._session.log_level:
             if log_level is not None:
-                (await self.request("logging/setLevel", {"level": log_level})).unwrap()
+                (await self.request(methods.LOGGING_SET_LEVEL, {"level": log_level})).unwrap()
             self._session.log_level = log_level
-        params: dict[str, Any] = {"name": name}
-        if arguments is not None:
-            params["arguments"] = arguments
-        if input_responses is not None:
-            params["inputResponses"] = dict(input_responses)
-        if request_state is not None:
-            params["requestState"] = request_state
         request_id = next(self._ids)
         body = self.build(
-            "tools/call",
-            params,
+            methods.TOOLS_CALL,
+            call_params(name, arguments, input_responses, request_state),
             id=request_id,
             meta=meta,
             progress_token=f"progress-{request_id}" if progress else None,
@@ -353,6 +341,91 @@ class MCPTestClient(Features):
         finally:
             self._open.discard(call)
             await call.disconnect()
+
+    # -- resources, prompts, completion: the payload, or RPCError -----------------------
+
+    async def _pages(self, method: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            page = (await self.request(method, params)).unwrap()
+            items.extend(page[key])
+            if not page.get("nextCursor"):
+                return items
+            params = {"cursor": page["nextCursor"]}
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource of ``resources/list``."""
+        return await self._pages(methods.RESOURCES_LIST, "resources")
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Every template of ``resources/templates/list``."""
+        return await self._pages(methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates")
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """The ``contents`` of ``resources/read``."""
+        result = (await self.request(methods.RESOURCES_READ, {"uri": uri})).unwrap()
+        contents: list[dict[str, Any]] = result["contents"]
+        return contents
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        """Every prompt of ``prompts/list``."""
+        return await self._pages(methods.PROMPTS_LIST, "prompts")
+
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """The ``prompts/get`` result (``messages``, ``description``)."""
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        result: dict[str, Any] = (await self.request(methods.PROMPTS_GET, params)).unwrap()
+        return result
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any] | str,
+        argument: str,
+        value: str = "",
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """The values of ``completion/complete``; ``ref`` is a prompt name, a template URI
+        (``"notes://{id}"``) or the spec's ``{"type": "ref/...", ...}``."""
+        params = complete_params(ref, argument, value, context)
+        result = (await self.request(methods.COMPLETION_COMPLETE, params)).unwrap()
+        values: list[str] = result["completion"]["values"]
+        return values
+
+    # -- subscriptions/listen ---------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def listen(
+        self,
+        *,
+        tools: bool = False,
+        prompts: bool = False,
+        resources: bool = False,
+        uris: list[str] | tuple[str, ...] = (),
+    ) -> AsyncIterator[Listener]:
+        """Hold a ``subscriptions/listen`` stream open for the block (2026-07-28).
+
+        ``async with client.listen(tools=True) as changes:`` then ``await changes.next()``
+        after changing the Suite; the acknowledgement is read before the block starts.
+        """
+        if self._session is not None:
+            raise TypeError(
+                "listen is a 2026-07-28 request: a 2025 session gets changes on "
+                "its GET stream; test listen with a 2026-07-28 client"
+            )
+        params = listen_params(tools=tools, prompts=prompts, resources=resources, uris=uris)
+        exchange = await self.send(self.build(methods.SUBSCRIPTIONS_LISTEN, params))
+        listener = Listener(exchange, self.timeout)
+        try:
+            first = await listener.next()
+            listener.acknowledged = first.get("params") or {}
+            yield listener
+        finally:
+            await exchange.disconnect()
 
     # -- workers ------------------------------------------------------------------
 
@@ -373,7 +446,7 @@ class MCPTestClient(Features):
 
     async def _params_for(self, message: Mapping[str, Any] | bytes) -> dict[str, str]:
         """The ``x-mcp-header`` params of the called tool, learnt from ``tools/list`` once."""
-        if not isinstance(message, Mapping) or message.get("method") != "tools/call":
+        if not isinstance(message, Mapping) or message.get("method") != methods.TOOLS_CALL:
             return {}
         name = (message.get("params") or {}).get("name")
         if self._header_params is None:
@@ -382,15 +455,3 @@ class MCPTestClient(Features):
                 for tool in await self.list_tools():
                     self._header_params[tool["name"]] = header_params(tool.get("inputSchema"))
         return self._header_params.get(name, {}) if isinstance(name, str) else {}
-
-
-async def _answer(answers: Answers, key: str, request: dict[str, Any]) -> Any:
-    if callable(answers):
-        value = answers(key, request)
-    elif key in answers:
-        value = answers[key]
-        if callable(value):
-            value = value(request)
-    else:
-        raise AssertionError(f"no answer given for input request {key!r}: {request}")
-    return await value if inspect.isawaitable(value) else value

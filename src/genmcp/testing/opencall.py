@@ -1,8 +1,10 @@
-"""``OpenCall``: one request held open by ``MCPTestClient``, read a message at a time.
+"""Requests ``MCPTestClient`` holds open, read a message at a time: ``OpenCall``, ``Listener``.
 
-Its notifications are recorded (and shown to the progress callback as they come); in a 2025
-session a server request on the stream is answered through ``on_request`` and reading
-goes on. Also the small helpers the client shares: waits with a timeout, callbacks.
+An ``OpenCall`` is a ``tools/call`` in flight: its notifications are recorded (and shown to
+the progress callback as they come); in a 2025 session a server request on the stream is
+answered through ``on_request`` and reading goes on. A ``Listener`` is a
+``subscriptions/listen`` stream (2026-07-28). Also the small helpers the client shares:
+waits with a timeout, callbacks.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from genmcp.protocol.methods import PROGRESS
 from genmcp.testing.exchange import Exchange
 from genmcp.testing.results import CallResult, Reply
 
-__all__ = ["OpenCall", "ProgressCallback", "ServerRequests", "callback", "within"]
+__all__ = ["Listener", "OpenCall", "ProgressCallback", "ServerRequests", "callback", "within"]
 
 Message = dict[str, Any]
 T = TypeVar("T")
@@ -73,6 +76,12 @@ class OpenCall:
             raise AssertionError(f"the call ended without another notification: {self._response}")
         return message
 
+    async def reply(self) -> Reply:
+        """Read to the response; the whole reply (an error response is returned, not raised)."""
+        while await self._next() is not None:
+            pass
+        return Reply(self._response, self._exchange.status, self.notifications)
+
     async def result(self) -> CallResult:
         """Wait for the response; raises ``RPCError`` for an error response."""
         while await self._next() is not None:
@@ -91,12 +100,38 @@ class OpenCall:
             await within(self._exchange.disconnect(), self._timeout, "the disconnect")
 
 
+class Listener:
+    """A ``subscriptions/listen`` stream held open (see ``MCPTestClient.listen``).
+
+    ``acknowledged`` holds the params of ``notifications/subscriptions/acknowledged`` (what
+    the server honors); ``next()`` waits for the next notification after it.
+    """
+
+    def __init__(self, exchange: Exchange, timeout: float) -> None:
+        self.acknowledged: dict[str, Any] = {}
+        self.notifications: list[Message] = []
+        self.response: Message | None = None
+        self._exchange, self._timeout = exchange, timeout
+
+    async def next(self) -> Message:
+        """The next notification; AssertionError if the stream ends first."""
+        try:
+            message = await asyncio.wait_for(self._exchange.receive(), self._timeout)
+        except TimeoutError:
+            raise TimeoutError(f"no notification within {self._timeout}s") from None
+        if message is None or "method" not in message:
+            self.response = message
+            raise AssertionError(f"the listen stream ended: {message}")
+        self.notifications.append(message)
+        return message
+
+
 def callback(progress: bool | ProgressCallback) -> ProgressCallback:
     if callable(progress):
         chosen = progress
 
         def on_progress(message: Message) -> object:
-            if message.get("method") == "notifications/progress":
+            if message.get("method") == PROGRESS:
                 return chosen(message.get("params", {}))
             return None
 

@@ -5,7 +5,7 @@
 * ``RPCError``: raised for a JSON-RPC error response.
 * ``accept``, ``decline``, ``cancel``: ``ElicitResult`` values to answer input requests.
 
-Plain data; imports nothing from genmcp.
+Plain data; imports nothing from genmcp but the method names.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from genmcp.protocol.methods import MESSAGE, PROGRESS
 
 __all__ = ["CallResult", "RPCError", "Reply", "accept", "cancel", "decline"]
 
@@ -139,12 +141,12 @@ class CallResult:
     @property
     def progress(self) -> list[dict[str, Any]]:
         """The params of every ``notifications/progress``."""
-        return _params(self.notifications, "notifications/progress")
+        return _params(self.notifications, PROGRESS)
 
     @property
     def logs(self) -> list[dict[str, Any]]:
         """The params of every ``notifications/message`` (log)."""
-        return _params(self.notifications, "notifications/message")
+        return _params(self.notifications, MESSAGE)
 
 
 def _params(messages: list[Message], method: str) -> list[dict[str, Any]]:

@@ -7,20 +7,24 @@ then ``notifications/initialized``; every later POST carries ``Mcp-Session-Id`` 
 the call's own stream, which it answers by POSTing a JSON-RPC response: ``answer_for`` picks
 the answer from the test's ``answers`` (by method name, or the only one given).
 
-Imports nothing from a web framework.
+``open_session`` runs the handshake. Imports nothing from a web framework.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
+from genmcp.protocol.methods import INITIALIZE, INITIALIZED
 from genmcp.protocol.versions import LEGACY_VERSIONS
+from genmcp.testing.exchange import Exchange
+from genmcp.testing.opencall import OpenCall, callback
 
-__all__ = ["LegacySession", "answer_for", "is_legacy"]
+__all__ = ["LegacySession", "answer_for", "is_legacy", "open_session"]
 
 Message = dict[str, Any]
+Send = Callable[[Message], Awaitable[Exchange]]
 LEGACY_CAPABILITIES: Final[Mapping[str, Any]] = {
     "elicitation": {"form": {}, "url": {}},
     "roots": {},
@@ -54,7 +58,7 @@ class LegacySession:
             "capabilities": self.capabilities,
             "clientInfo": self.client_info,
         }
-        return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
+        return {"jsonrpc": "2.0", "id": request_id, "method": INITIALIZE, "params": params}
 
     def opened(self, result: Mapping[str, Any], session_id: str | None) -> None:
         """Record the server's ``initialize`` answer."""
@@ -87,6 +91,16 @@ class LegacySession:
             headers["mcp-session-id"] = self.session_id
             headers["mcp-protocol-version"] = self.negotiated
         return headers
+
+
+async def open_session(session: LegacySession, send: Send, request_id: int, wait_s: float) -> None:
+    """The handshake: ``initialize`` (its answer recorded in ``session``), then
+    ``notifications/initialized``; ``RPCError`` when the server refuses (``wait_s``: the
+    longest wait for its answer)."""
+    exchange = await send(session.initialize(request_id))
+    reply = await OpenCall(exchange, INITIALIZE, None, wait_s, callback(False)).reply()
+    session.opened(reply.unwrap(), getattr(exchange, "headers", {}).get("mcp-session-id"))
+    await (await send({"jsonrpc": "2.0", "method": INITIALIZED})).aclose()
 
 
 async def answer_for(answers: Any, request: Message) -> Message:

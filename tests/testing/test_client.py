@@ -1,4 +1,4 @@
-"""genmcp.testing: MCPTestClient drives a Suite, a router or an app in-process, as a client.
+"""genmcp.testing.client: MCPTestClient drives a Suite, a router or an app in-process.
 
 Most tests run over the three targets (`kind`): the Suite driven directly, an MCPRouter and
 a FastAPI app (both through the HTTP transport, in-process). Each gets a fresh Suite whose
@@ -8,14 +8,31 @@ a FastAPI app (both through the HTTP transport, in-process). Each gets a fresh S
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 from fastapi import FastAPI, Header, HTTPException
 
 from demo_tools import Stats, make_suite
-from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result, mcp_router
+from genmcp import (
+    Channel,
+    Prompt,
+    PromptRequest,
+    ResourceRepo,
+    ResourceRequest,
+    Result,
+    StaticResource,
+    Suite,
+    Tool,
+    ToolRequest,
+    call_tool_result,
+    get_prompt_result,
+    mcp_router,
+    read_resource_result,
+    resource_item,
+    text_contents,
+)
 from genmcp.testing import MCPTestClient, RPCError, accept, decline
 
 
@@ -298,3 +315,110 @@ async def test_an_app_without_a_findable_suite_says_how_to_give_one() -> None:
 
     with pytest.raises(RuntimeError, match="give MCPTestClient"):
         await client.wait_idle()
+
+
+# -- resources, prompts, completion, listen: one class serves them all -----------------
+
+
+class Notes(ResourceRepo, template="notes://{id}", name="note"):
+    """Two notes, listed one per page; ``id`` completes from the ids."""
+
+    async def list(self, cursor: Any, channel: Channel, arg: Any) -> Any:
+        index = cursor or 0
+        after = index + 1 if index + 1 < 2 else None
+        return [resource_item(f"notes://{index}", f"note {index}")], after
+
+    async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Any:
+        return Result(
+            read_resource_result(text_contents(request.uri, f"note {request.params['id']}"))
+        )
+
+    async def complete(
+        self, argument: str, value: str, context: Mapping[str, str], arg: Any
+    ) -> Any:
+        return [ident for ident in ("0", "1", "10") if ident.startswith(value)]
+
+
+class Greet(Prompt, name="greet", arguments=[{"name": "who", "required": True}]):
+    async def get(self, request: PromptRequest, channel: Channel, arg: Any) -> Any:
+        return Result(get_prompt_result(f"Hello, {request.arguments['who']}!"))
+
+    async def complete(
+        self, argument: str, value: str, context: Mapping[str, str], arg: Any
+    ) -> Any:
+        return [name for name in ("ada", "alan") if name.startswith(value)]
+
+
+def features_target(kind: str) -> tuple[Any, Suite]:
+    suite = Suite(
+        server_name="features",
+        server_version="1",
+        secret_key="f" * 48,
+        page_size=1,
+        prompts=[Greet],
+        resources=[Notes, StaticResource(uri="x://readme", name="readme", text="read me")],
+    )
+    if kind == "suite":
+        return suite, suite
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite), prefix="/mcp")
+    return (mcp_router(suite=suite) if kind == "router" else app), suite
+
+
+async def test_resource_helpers_follow_every_page_and_read(kind: str) -> None:
+    target, _ = features_target(kind)
+    async with MCPTestClient(target) as client:
+        resources = await client.list_resources()
+        templates = await client.list_resource_templates()
+        contents = await client.read_resource("notes://7")
+    assert [r["uri"] for r in resources] == ["x://readme", "notes://0", "notes://1"]
+    assert [t["uriTemplate"] for t in templates] == ["notes://{id}"]
+    assert contents == [{"uri": "notes://7", "text": "note 7"}]
+
+
+async def test_prompt_and_completion_helpers(kind: str) -> None:
+    target, _ = features_target(kind)
+    async with MCPTestClient(target) as client:
+        prompts = await client.list_prompts()
+        got = await client.get_prompt("greet", {"who": "Ada"})
+        by_name = await client.complete("greet", "who", "a")
+        by_uri = await client.complete("notes://{id}", "id", "1")
+        spelled = await client.complete({"type": "ref/prompt", "name": "greet"}, "who", "al")
+        with pytest.raises(RPCError) as missing:
+            await client.get_prompt("nope")
+    assert [p["name"] for p in prompts] == ["greet"]
+    assert got["messages"][0]["content"]["text"] == "Hello, Ada!"
+    assert (by_name, by_uri, spelled) == (["ada", "alan"], ["1", "10"], ["alan"])
+    assert missing.value.code == -32602
+
+
+async def test_listen_reads_the_acknowledgement_then_each_change(kind: str) -> None:
+    target, suite = features_target(kind)
+    async with (
+        MCPTestClient(target) as client,
+        client.listen(prompts=True, uris=["x://readme"]) as changes,
+    ):
+        assert changes.acknowledged["notifications"] == {
+            "promptsListChanged": True,
+            "resourceSubscriptions": ["x://readme"],
+        }
+        suite.resource_updated("x://readme")
+        updated = await changes.next()
+        suite.remove_prompt("greet")
+        removed = await changes.next()
+    assert updated["method"] == "notifications/resources/updated"
+    assert updated["params"]["uri"] == "x://readme"
+    assert removed["method"] == "notifications/prompts/list_changed"
+    assert [m["method"] for m in changes.notifications] == [
+        "notifications/subscriptions/acknowledged",
+        "notifications/resources/updated",
+        "notifications/prompts/list_changed",
+    ]
+
+
+async def test_listen_is_refused_to_a_2025_session_client() -> None:
+    target, _ = features_target("app")
+    async with MCPTestClient(target, protocol_version="2025-11-25") as client:
+        with pytest.raises(TypeError, match="2026-07-28 request"):
+            async with client.listen(tools=True):
+                pass  # pragma: no cover
