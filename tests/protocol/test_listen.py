@@ -8,18 +8,20 @@ import pytest
 
 from genmcp.errors import MCPError
 from genmcp.protocol.listen import (
-    ACKNOWLEDGED,
     MAX_RESOURCE_SUBSCRIPTIONS,
     MAX_TASK_IDS,
-    PROMPTS_LIST_CHANGED,
-    RESOURCE_UPDATED,
-    RESOURCES_LIST_CHANGED,
-    TOOLS_LIST_CHANGED,
     Filter,
     acknowledged,
     listen_result,
     tagged,
 )
+from genmcp.protocol.methods import (
+    PROMPTS_LIST_CHANGED,
+    RESOURCES_LIST_CHANGED,
+    TOOLS_LIST_CHANGED,
+)
+from genmcp.protocol.methods import RESOURCES_UPDATED as RESOURCE_UPDATED
+from genmcp.protocol.methods import SUBSCRIPTIONS_ACKNOWLEDGED as ACKNOWLEDGED
 
 SUB = "io.modelcontextprotocol/subscriptionId"
 

@@ -10,6 +10,7 @@ import pytest
 
 from genmcp.errors import MISSING_CAPABILITY, MCPError
 from genmcp.protocol import tasks
+from genmcp.protocol.methods import TASKS, TASKS_CANCEL, TASKS_GET
 
 CAPS = "io.modelcontextprotocol/clientCapabilities"
 
@@ -54,11 +55,11 @@ def test_the_errors_name_what_is_missing() -> None:
 @pytest.mark.parametrize("task_id", [None, "", 7, "t" * 257, ["t"]])
 def test_task_id_of_refuses_what_is_no_short_string(task_id: Any) -> None:
     with pytest.raises(MCPError, match=r"^Invalid params: tasks/get needs a string taskId$"):
-        tasks.task_id_of({"taskId": task_id}, tasks.GET)
+        tasks.task_id_of({"taskId": task_id}, TASKS_GET)
 
 
 def test_task_id_of() -> None:
-    assert tasks.task_id_of({"taskId": "t" * 256}, tasks.CANCEL) == "t" * 256
+    assert tasks.task_id_of({"taskId": "t" * 256}, TASKS_CANCEL) == "t" * 256
 
 
 @pytest.mark.parametrize("responses", [None, [], {"a": "yes"}, {"a": {}, "b": []}])
@@ -126,7 +127,7 @@ def test_the_status_notification_is_the_detailed_task() -> None:
     record = {**tasks.new_record("t", None, None, None), "status": "completed"}
     assert tasks.status_notification(record) == {
         "jsonrpc": "2.0",
-        "method": tasks.NOTIFICATION,
+        "method": TASKS,
         "params": tasks.detailed(record),
     }
 
