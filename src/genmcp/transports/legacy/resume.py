@@ -15,7 +15,7 @@ SSE polling (2025-11-25, SEP-1699): such a stream opens with a priming event (an
 ``retry:`` delay and empty data; logged as an entry without a message), so the client can
 resume it from the start; a tool that calls ``channel.close_stream()`` has its stream
 ended there while it runs on, and what it sends next goes to the log only
-(``transports.sse``), for the client's ``GET`` with ``Last-Event-ID``.
+(``transports.legacy.polling``), for the client's ``GET`` with ``Last-Event-ID``.
 
 A stream closed before its response by the client (it left: the call stops) logs a final
 error, so a resumer learns the request ended; a cancelled one logs a bare end. Imports
@@ -112,14 +112,12 @@ class Journal:
         ``channel.close_stream()`` closes it; None: neither (older revisions)."""
         self.done = False
 
-    async def prime(self) -> bytes | None:
-        """The priming event of a polled stream (id, ``retry:``, empty data), once logged."""
+    async def prime(self) -> str | None:
+        """The id of a polled stream's priming event, once logged (None: not polled, or the
+        log is unreachable and there is no id to resume from)."""
         if self.retry_ms is None:
             return None
-        event_id = await self._append({"o": self._owner})
-        if event_id is None:
-            return None  # not resumable: no id to resume from
-        return f"id: {event_id}\nretry: {self.retry_ms}\ndata:\n\n".encode()
+        return await self._append({"o": self._owner})
 
     async def record(self, message: Any, *, final: bool) -> str | None:
         """Log ``message``; its SSE id (None when the log is unreachable: sent unnamed)."""
