@@ -60,7 +60,7 @@ CLOSE_STREAM: Final = StreamStart()
 The core knows no "close the stream" event: every reader takes this for a stream start (the
 stream opens, or stays open) except the one transport that can end a response and resume it
 later, a 2025-11-25 session's POST stream, which tells it apart by identity
-(``event is CLOSE_STREAM``, in ``transports.legacy.polling``) and ends the response there."""
+(``event is CLOSE_STREAM``, in ``transports.legacy.journal``) and ends the response there."""
 WAKE: Final = object()
 """What ``Mailbox.receive`` returns when the mailbox closed under a waiting receiver."""
 
@@ -396,7 +396,7 @@ class Channel:
         """
         if self._closed:
             return False
-        self._outbox.put(CLOSE_STREAM)  # a stream start to all but the legacy polling sink
+        self._outbox.put(CLOSE_STREAM)  # a stream start to all but a legacy journal
         return True
 
     def require_capability(self, capabilities: Mapping[str, Any]) -> None:

@@ -107,12 +107,14 @@ class Relay:
         return None if event is None else self._through(event)
 
     async def first(self) -> Event | None:
-        """The first event if the Call has it after one step of its own, else None."""
-        event = self.poll()
-        if event is None and self.call.task is not None:
+        """The first event if the Call has it after one step of its own, else None (no wait
+        beyond that step): the one step every writer that picks a framing starts with."""
+        call = self.call
+        event = call.outbox.get_nowait()  # the hot path: poll() inlined
+        if event is None and call.task is not None:
             await asyncio.sleep(0)  # let the call take its first step: most calls end here
-            event = self.poll()
-        return event
+            event = call.outbox.get_nowait()
+        return None if event is None else self._through(event)
 
     async def next(self) -> Event:
         """Wait for the next event."""

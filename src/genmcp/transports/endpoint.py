@@ -320,9 +320,9 @@ async def _exit_signal() -> None:
 
     sse-starlette is imported here, by the first stream: a server that never streams never
     loads it."""
-    from sse_starlette import EventSourceResponse
+    from sse_starlette import sse
 
-    await EventSourceResponse._listen_for_exit_signal()
+    await sse.EventSourceResponse._listen_for_exit_signal()
 
 
 async def _refuse(

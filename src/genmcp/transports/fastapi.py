@@ -36,7 +36,7 @@ from genmcp.transports.http import (
     MAX_BODY_BYTES,
 )
 from genmcp.transports.legacy import LegacyServer
-from genmcp.transports.legacy.polling import polled_logged
+from genmcp.transports.legacy.journal import polled_logged
 from genmcp.transports.startup import check_at_startup
 
 __all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from genmcp._suite.relay import MODERN, Codec, LegacyCodec, ModernCodec, Relay
 from genmcp.errors import retry_after
-from genmcp.events import Answer, Event
+from genmcp.events import Answer, Ended
 from genmcp.transports.asgi import Receive, Send, send_json
 from genmcp.transports.http import response_headers, response_status
 from genmcp.transports.sse import SSEStream, StreamLog, StreamOptions, send_empty_stream
@@ -44,32 +44,26 @@ async def respond(
     """Write one Call: JSON when it ends before it sends anything, else an SSE stream
     (``journal`` names its events and may end it early: a resumable legacy stream)."""
     event = await relay.first()
-    if event is None or not relay.done:
-        stream = SSEStream(relay, receive, send, streams)  # the client leaving disconnects the Call
+    if event is None or (type(event) is not Answer and type(event) is not Ended):
+        stream = SSEStream(relay, receive, send, streams)  # the client leaving disconnects it
         try:
             if event is None:
                 event = await stream.first()
                 if event is None:
                     return  # the client went away first
-            if not relay.done:
+            if type(event) is not Answer and type(event) is not Ended:
                 await stream.write(event, extra, journal)
                 return
         finally:
             stream.release()
-    await _final(send, event, legacy, extra)
-
-
-async def _final(send: Send, event: Event, legacy: bool, extra: Sequence[tuple[str, str]]) -> None:
-    """The Call ended before it streamed: its answer as JSON, or (cancelled) an empty stream."""
     if type(event) is not Answer:
         await send_empty_stream(send)  # cancelled before anything was sent
-        return
-    if event.reason is None:  # the hot path: a result, 200
+    elif event.reason is None:  # the hot path: a result, 200
         await send_json(send, event.response, 200, extra)
-        return
-    extra = (  # Retry-After: storage down (503), rate limited (429)
-        *extra,
-        *retry_after(event.reason),
-        *response_headers(event, legacy=legacy),
-    )
-    await send_json(send, event.response, response_status(event, legacy=legacy), extra)
+    else:
+        extra = (  # Retry-After: storage down (503), rate limited (429)
+            *extra,
+            *retry_after(event.reason),
+            *response_headers(event, legacy=legacy),
+        )
+        await send_json(send, event.response, response_status(event, legacy=legacy), extra)

@@ -8,8 +8,8 @@ Two kinds of stream, one writer (framing, keepalives, send timeout, disconnect, 
 - :func:`write_feed`: ``(id, message)`` pairs from a source that is no Call (a legacy
   session's GET stream, or the replay of a resumed POST stream), until the source ends.
 
-What both do, as ``sse_starlette.EventSourceResponse`` did for the GET stream, at a fraction
-of its cost per response (no task group of four tasks, no cancel scope per send):
+What both do, as sse-starlette's response class did for the GET stream, at a fraction of
+its cost per response (no task group of four tasks, no cancel scope per send):
 
 - each event is ``[id: <id>]`` ``data: <json>`` then a blank line (``\\n`` separators); a
   priming event (SSE polling, 2025-11-25) is an id, ``retry:`` and empty data;
@@ -22,7 +22,7 @@ of its cost per response (no task group of four tasks, no cancel scope per send)
   stream is cut; a feed ends at once.
 
 A resumable stream (a 2025 session's journal) gives the writer a :class:`StreamLog`
-(``transports.legacy.polling``): it names each event (its SSE id), primes the stream, and
+(``transports.legacy.journal``): it names each event (its SSE id), primes the stream, and
 may end the response early while the Call runs on (``channel.close_stream()``), logging the
 rest itself. The writer knows nothing of the 2025 revisions beyond that protocol.
 
@@ -107,7 +107,7 @@ class StreamOptions:
 
 
 class StreamLog(Protocol):
-    """What a resumable stream keeps beside the response (``transports.legacy.polling``)."""
+    """What a resumable stream keeps beside the response (``transports.legacy.journal``)."""
 
     async def prime(self) -> bytes | None:
         """The priming event to open with (SSE polling), or None."""

@@ -56,8 +56,8 @@ from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
 from genmcp.transports.legacy.answers import fail_waiters
 from genmcp.transports.legacy.get_stream import SessionStream, list_notices
-from genmcp.transports.legacy.polling import JournalSink
-from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
+from genmcp.transports.legacy.journal import Journal
+from genmcp.transports.legacy.resume import ResumedStream, parse_event_id
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
 from genmcp.transports.legacy.session_ids import MAX_SESSION_ID_CHARS, SESSION, SessionIds
 from genmcp.transports.legacy.sessions import Session
@@ -92,7 +92,7 @@ class LegacyAnswer:
     call: Call | None = None
     codec: Codec = MODERN
     session_id: str | None = None
-    journal: JournalSink | None = None
+    journal: Journal | None = None
 
 
 ACCEPTED: Final = LegacyAnswer()
@@ -377,16 +377,14 @@ class LegacyServer:
             if self.events is not None:  # its events are logged if it streams
                 owner = self.suite.mail_address()
                 polled = at_least(session.version, SSE_POLLING)
-                journal = JournalSink(
-                    Journal(
-                        self.events,
-                        session.key,
-                        request.id,
-                        owner,
-                        maxlen=self.stream_maxlen,
-                        ttl_s=self.stream_ttl_s,
-                        retry_ms=self.stream_retry_ms if polled else None,
-                    )
+                journal = Journal(
+                    self.events,
+                    session.key,
+                    request.id,
+                    owner,
+                    maxlen=self.stream_maxlen,
+                    ttl_s=self.stream_ttl_s,
+                    retry_ms=self.stream_retry_ms if polled else None,
                 )
         return LegacyAnswer(call, LegacyCodec(method, session.version), journal=journal)
 

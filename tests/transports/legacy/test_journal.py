@@ -1,12 +1,12 @@
-"""``JournalSink``: what the SSE writer logs of a legacy POST stream, and SSE polling's close.
+"""``Journal``: what the SSE writer logs of a legacy POST stream, and SSE polling's close.
 
 Read against the in-memory event log (``MemoryBroker``) and a real Suite's Calls; the wire
 side (a POST stream closed and resumed over uvicorn) is ``test_legacy_polling.py``. The
-sink primes a 2025-11-25 stream with ``retry:``, not an older one; only a primed stream is
+journal primes a 2025-11-25 stream with ``retry:``, not an older one; only a primed stream is
 closed, and only by ``channel.CLOSE_STREAM`` (a plain stream start, equal but not the same
 object, is not a close); each message is logged and named ``<stream>~<entry>``; a stream
 that ends before its response logs a final error (or a bare end when cancelled); and a
-closed stream's Call is logged to its answer by :meth:`JournalSink.follow`, which
+closed stream's Call is logged to its answer by :meth:`Journal.follow`, which
 ``polled_logged`` waits for.
 """
 
@@ -21,8 +21,8 @@ from genmcp.channel import CLOSE_STREAM
 from genmcp.events import STREAM_START
 from genmcp.protocol.jsonrpc import Request
 from genmcp.storage.memory import MemoryBroker
-from genmcp.transports.legacy.polling import JournalSink, polled_logged
-from genmcp.transports.legacy.resume import Journal, log_key, stream_of
+from genmcp.transports.legacy.journal import Journal, polled_logged
+from genmcp.transports.legacy.resume import log_key, stream_of
 from genmcp.transports.relay import Relay
 from genmcp.transports.sse import ShutdownHub
 
@@ -34,11 +34,8 @@ META: Final = {
 }
 
 
-def sink(events: MemoryBroker, retry_ms: int | None = 250, request_id: int = 5) -> JournalSink:
-    journal = Journal(
-        events, SESSION, request_id, "owner-1", maxlen=100, ttl_s=60, retry_ms=retry_ms
-    )
-    return JournalSink(journal)
+def journal_of(events: MemoryBroker, retry_ms: int | None = 250, request_id: int = 5) -> Journal:
+    return Journal(events, SESSION, request_id, "owner-1", maxlen=100, ttl_s=60, retry_ms=retry_ms)
 
 
 async def entries(events: MemoryBroker, request_id: int = 5) -> list[dict[str, str]]:
@@ -47,7 +44,7 @@ async def entries(events: MemoryBroker, request_id: int = 5) -> list[dict[str, s
 
 async def test_a_polled_stream_is_primed_and_closed_only_by_close_stream() -> None:
     events = MemoryBroker()
-    polled = sink(events)
+    polled = journal_of(events)
     assert not polled.closes(CLOSE_STREAM)  # not primed yet
     priming = await polled.prime()
     assert priming is not None and priming.startswith(f"id: {stream_of(5)}~".encode())
@@ -58,28 +55,28 @@ async def test_a_polled_stream_is_primed_and_closed_only_by_close_stream() -> No
 
 
 async def test_an_older_revisions_stream_is_not_primed_and_never_closed() -> None:
-    older = sink(MemoryBroker(), retry_ms=None)
+    older = journal_of(MemoryBroker(), retry_ms=None)
     assert await older.prime() is None
     assert not older.closes(CLOSE_STREAM)
 
 
 async def test_each_message_is_logged_and_named_by_its_entry() -> None:
     events = MemoryBroker()
-    named = sink(events)
+    named = journal_of(events)
     note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info"}}
     event_id = await named.name(note, final=False)
     assert event_id is not None and event_id.startswith(stream_of(5) + "~")
-    assert not named.journal.done
+    assert not named.done
     answer = {"jsonrpc": "2.0", "id": 5, "result": {}}
     await named.name(answer, final=True)
-    assert named.journal.done
+    assert named.done
     logged = await entries(events)
     assert [json.loads(e["m"]) for e in logged] == [note, answer] and logged[-1]["f"] == "1"
 
 
 async def test_a_stream_that_ends_before_its_response_logs_how_it_ended() -> None:
     events = MemoryBroker()
-    left, cancelled = sink(events, request_id=1), sink(events, request_id=2)
+    left, cancelled = journal_of(events, request_id=1), journal_of(events, request_id=2)
     left.unfinished(cancelled=False)
     cancelled.unfinished(cancelled=True)
     for _ in range(100):
@@ -109,7 +106,7 @@ async def test_a_closed_streams_call_is_logged_to_its_answer() -> None:
     async def exit_signal() -> None:
         await stopped.wait()
 
-    sink(events).follow(Relay(call), ShutdownHub(exit_signal))
+    journal_of(events).follow(Relay(call), ShutdownHub(exit_signal))
     await polled_logged(within_s=5)
     logged = [json.loads(e["m"]) for e in await entries(events)]
     assert [m.get("method") for m in logged] == ["notifications/message"] * 2 + [None]
