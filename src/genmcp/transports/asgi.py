@@ -200,10 +200,8 @@ async def send_json(
     await send({"type": "http.response.body", "body": body})
 
 
-async def send_empty(send: Send, status: int, content_type: bytes | None = None) -> None:
+async def send_empty(send: Send, status: int) -> None:
     headers = [(b"content-length", b"0")]
-    if content_type is not None:
-        headers.append((b"content-type", content_type))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": b""})
 
