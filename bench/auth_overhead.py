@@ -6,7 +6,7 @@ Starts the test authorization server (oidc-provider, see tests/support), serves 
 uvicorn on loopback: the same ``whoami`` tool without auth, ``examples/protected_app.py``
 (``OAuthResource`` checked inside the raw MCP endpoint), and the same resource as a FastAPI
 dependency of an API route (the path ``OAuthResource`` took before ``asgi_check``, still the
-one for ``dependencies=`` or wrapped auth). Times sequential ``tools/call whoami`` over one
+one for ``dependencies=`` or wrapped auth: a ``DependencyAuth``). Times sequential ``tools/call whoami`` over one
 keep-alive connection each, servers interleaved, two rounds. Prints median and mean latency
 of each and the differences.
 """
@@ -17,15 +17,14 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from genmcp import mcp_router
-from genmcp.auth import JWTVerifier, OAuthResource
+from genmcp.auth import DependencyAuth, JWTVerifier, OAuthResource
 from support.authorization_server import AuthorizationServer, authorization_problem
 from support.examples import load
 from support.oauth import RESOURCE, VERSION, call_message
@@ -75,10 +74,8 @@ def main() -> None:
             required_scopes=["mcp:tools"],
         )
 
-        async def as_dependency(request: Request) -> Any:  # no asgi_check: an API route
-            return await resource(request)
-
-        as_dependency.authorize_message = resource.authorize_message  # type: ignore[attr-defined]
+        # no request check: an API route runs the resource as its dependency
+        as_dependency = DependencyAuth(resource, resource.message_check)
         routed.include_router(
             mcp_router(
                 server_name="routed",

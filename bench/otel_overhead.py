@@ -6,7 +6,7 @@ Four Suites serving the same ``add`` tool (tests/demo_tools.py):
 
 - ``bare``: no middleware (``Suite.handle`` goes straight to routing);
 - ``3 middlewares``: three pass-through middlewares;
-- ``otel api``: ``genmcp.telemetry.Telemetry`` with the API only (no SDK configured: no-op);
+- ``otel api``: ``genmcp.middleware.telemetry.Telemetry`` with the API only (no SDK configured: no-op);
 - ``otel sdk``: Telemetry with the SDK: a TracerProvider (BatchSpanProcessor, in-memory
   exporter) and a MeterProvider (in-memory reader).
 
@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from demo_tools import make_suite
 from genmcp import Suite, mcp_router
 from genmcp.middleware import Call, MCPRequest, Next
+from genmcp.middleware.telemetry import Telemetry
 from genmcp.protocol.jsonrpc import Request
-from genmcp.telemetry import Telemetry
 from genmcp.transports.relay import Relay
 from support.server import LiveServer
 

@@ -139,7 +139,7 @@ def build() -> FastAPI:
     """The benchmarked app; ``BENCH_TASKS_REDIS``/``BENCH_TASKS_PREFIX`` pick a Redis store."""
     store = None
     if os.environ.get("BENCH_TASKS_REDIS"):
-        from genmcp.storage.redis_tasks import RedisTaskStore
+        from genmcp.storage.redis.tasks import RedisTaskStore
 
         store = RedisTaskStore.from_url(
             os.environ["BENCH_TASKS_REDIS"], prefix=os.environ["BENCH_TASKS_PREFIX"]

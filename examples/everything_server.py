@@ -1017,7 +1017,7 @@ def _shared() -> tuple[Any, Any, dict[str, Any]]:
     if not url:
         return None, None, {}
     from genmcp.scaleout import RedisBroker, RedisSessionRegistry
-    from genmcp.storage.redis_tasks import RedisTaskStore
+    from genmcp.storage.redis.tasks import RedisTaskStore
 
     prefix = os.environ.get("GENMCP_REDIS_PREFIX", "everything:")
     tasks = {

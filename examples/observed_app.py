@@ -57,7 +57,7 @@ from genmcp import (
     call_tool_result,
     mcp_router,
 )
-from genmcp.telemetry import Telemetry
+from genmcp.middleware.telemetry import Telemetry
 
 log = logging.getLogger("observed_app")
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")  # stderr

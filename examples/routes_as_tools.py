@@ -27,7 +27,7 @@ from fastapi import Depends, FastAPI, HTTPException
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
-from genmcp.routes import routes_router
+from genmcp.routes_as_tools import routes_router
 
 TOKEN: Final = "secret-token"  # demo value: never ship a token in code
 

@@ -20,8 +20,6 @@ from genmcp import (
     Tool,
     call_tool_result,
 )
-from genmcp.protocol import legacy
-from genmcp.protocol.apps import client_renders_apps
 from genmcp.testing import MCPTestClient
 
 UI = "io.modelcontextprotocol/ui"
@@ -213,32 +211,3 @@ async def test_good_icons_reach_every_listing() -> None:
         assert (await client.request("prompts/list")).result["prompts"][0]["icons"] == [light]
         templates = (await client.request("resources/templates/list")).result["resourceTemplates"]
         assert templates[0]["icons"] == [PNG]
-
-
-# -- negotiation ---------------------------------------------------------------------------
-
-
-def test_client_support_needs_the_extension_with_the_app_mime_type() -> None:
-    key = "io.modelcontextprotocol/clientCapabilities"
-    assert client_renders_apps(
-        {key: {"extensions": {UI: {"mimeTypes": ["text/html;profile=mcp-app"]}}}}
-    )
-    assert not client_renders_apps({key: {"extensions": {UI: {"mimeTypes": ["text/html"]}}}})
-    assert not client_renders_apps({key: {"extensions": {UI: {}}}})
-    assert not client_renders_apps({key: {"extensions": []}})
-    assert not client_renders_apps({})
-
-
-@pytest.mark.parametrize("version", ["2025-11-25", "2025-06-18", "2025-03-26"])
-def test_legacy_translation_keeps_the_extension_where_the_revision_carries_it(version: str) -> None:
-    declared = {
-        "extensions": {UI: {"mimeTypes": ["text/html;profile=mcp-app"]}, "x.example/other": {}}
-    }
-    carried = version != "2025-03-26"
-    kept = legacy.client_capabilities(declared, version)
-    assert kept.get("extensions") == ({UI: declared["extensions"][UI]} if carried else None)
-    served = legacy.server_capabilities({"tools": {}, **declared}, version)
-    assert ("extensions" in served) is carried
-    assert "x.example/other" not in served.get("extensions", {})
-    bogus = legacy.client_capabilities({"extensions": ["not", "a", "map"]}, version)
-    assert "extensions" not in bogus

@@ -1,4 +1,4 @@
-"""The built-in middleware (genmcp.observe, genmcp.ratelimit) on real servers.
+"""The built-in middleware (genmcp.middleware.observe, genmcp.middleware.ratelimit) on real servers.
 
 AccessLog: one record per request with principal, outcome, duration; never a token, the
 arguments (unless opted in) or a forged line. Timing: per-operation stats, slow warnings.

@@ -23,8 +23,8 @@ from fastapi import FastAPI, Header, HTTPException
 
 from demo_tools import make_suite
 from genmcp import mcp_router
-from genmcp._client import CLIError, HTTPClient
 from genmcp.cli import UsageError, main, parse_arguments
+from genmcp.cli.client import CLIError, HTTPClient
 from support.server import LiveServers
 
 TESTS = Path(__file__).resolve().parent

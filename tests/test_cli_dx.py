@@ -20,8 +20,8 @@ from typing import Any, Final
 
 import pytest
 
-from genmcp._client import CLIError, HTTPClient
-from genmcp.cli_form import ask_on_terminal, parse_field
+from genmcp.cli.client import CLIError, HTTPClient
+from genmcp.cli.form import ask_on_terminal, parse_field
 from support.examples import load
 from support.server import LiveServers
 

@@ -36,11 +36,10 @@ PUBLIC_MODULES: Final = (
     "genmcp.auth.redact",
     "genmcp.storage",
     "genmcp.storage.memory",
-    "genmcp.storage.tasks",
     "genmcp.storage.redis",
-    "genmcp.storage.redis_tasks",
-    "genmcp.routes",
-    "genmcp.telemetry",
+    "genmcp.storage.redis.tasks",
+    "genmcp.routes_as_tools",
+    "genmcp.middleware.telemetry",
     "genmcp.scaleout",
     "genmcp.fastapi",
     "genmcp.transports.stdio",
@@ -159,7 +158,7 @@ def test_the_project_layout_names_the_tree() -> None:
 @pytest.mark.timeout(180)
 def test_the_site_builds_in_strict_mode(site: Path) -> None:
     assert "Routes as tools" in (site / "index.html").read_text(encoding="utf-8")
-    reference = (site / "reference" / "routes" / "index.html").read_text(encoding="utf-8")
+    reference = (site / "reference" / "routes_as_tools" / "index.html").read_text(encoding="utf-8")
     assert "route_tools" in reference and "routes_router" in reference
     search = (site / "search" / "search_index.json").read_text(encoding="utf-8")
     assert "open_call" in search and "keepalive_s" in search

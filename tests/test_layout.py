@@ -37,10 +37,14 @@ WEB_MODULES: Final = frozenset(
 """The adapter, and ``genmcp.fastapi``: the short import path that re-exports it."""
 
 WEB_EXCEPTIONS: Final[dict[str, str]] = {
-    "genmcp.auth.resource": "OAuthResource is a FastAPI dependency and serves the metadata routes",
-    "genmcp.routes": "routes_router builds an MCPRouter around a FastAPI app's routes",
-    "genmcp.routes.build": "route_tools reads a FastAPI app's routes and OpenAPI document",
-    "genmcp.routes.credentials": "forward_credentials and mcp_caller are FastAPI dependencies",
+    "genmcp.auth.protected_resource": (
+        "OAuthResource is a FastAPI dependency and serves the metadata routes"
+    ),
+    "genmcp.routes_as_tools": "routes_router builds an MCPRouter around a FastAPI app's routes",
+    "genmcp.routes_as_tools.build": "route_tools reads a FastAPI app's routes and OpenAPI document",
+    "genmcp.routes_as_tools.credentials": (
+        "forward_credentials and mcp_caller are FastAPI dependencies"
+    ),
 }
 """Modules outside ``WEB_MODULES`` that still import the web framework, and why."""
 
@@ -74,11 +78,12 @@ SELF_CONTAINED: Final = frozenset({"genmcp.errors", "genmcp.sealing"})
 REDIS_MODULES: Final = frozenset(
     {
         "genmcp.storage.redis",
-        "genmcp.storage.redis_batch",
-        "genmcp.storage.redis_inbox",
-        "genmcp.storage.redis_options",
-        "genmcp.storage.redis_registry",
-        "genmcp.storage.redis_tasks",
+        "genmcp.storage.redis.batch",
+        "genmcp.storage.redis.broker",
+        "genmcp.storage.redis.inbox",
+        "genmcp.storage.redis.options",
+        "genmcp.storage.redis.registry",
+        "genmcp.storage.redis.tasks",
     }
 )
 
@@ -253,20 +258,15 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps"),
     ("genmcp.storage",),
     ("genmcp._suite",),
-    ("genmcp.middleware", "genmcp.telemetry", "genmcp.observe", "genmcp.ratelimit"),
+    ("genmcp.middleware",),
     ("genmcp.suite",),
     ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
     (
-        "genmcp._client",
-        "genmcp._client_legacy",
         "genmcp.testing",
         "genmcp.cli",
-        "genmcp.cli_commands",
-        "genmcp.cli_form",
-        "genmcp.cli_install",
         "genmcp.__main__",
         "genmcp.scaleout",
-        "genmcp.routes",
+        "genmcp.routes_as_tools",
     ),
 )
 """DESIGN.md §1, lowest first: a module imports only from its own layer or below."""

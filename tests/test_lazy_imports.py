@@ -3,14 +3,14 @@
 A plain tool schema is proved valid without jsonschema (``schema.wellformed``), its patterns
 without RE2 (``schema.re2syntax``), and both load at the first validation that needs them.
 These tests guard the memory saving (a server that validates only common arguments never
-loads the engines) and that the shortcuts never let through what jsonschema or RE2 refuse,
-or answer differently from the engine built at once.
+loads the engines) and that a lazily built schema answers as the engine built at once. That
+the shortcuts never let through what jsonschema or RE2 refuse is tested beside them
+(tests/schema/test_wellformed.py, test_re2syntax.py).
 """
 
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +19,6 @@ from typing import Any, Final
 import pytest
 
 from genmcp.schema import InvalidArguments, SchemaOptions, compile_schema, engine
-from genmcp.schema.fastcheck import compile_fast
-from genmcp.schema.re2syntax import plainly_linear
-from genmcp.schema.regex import _compile_re2
-from genmcp.schema.wellformed import plainly_valid
 
 TESTS: Final = str(Path(__file__).parent)
 LAZY: Final = ("jsonschema", "re2", "itsdangerous", "sse_starlette", "difflib")
@@ -110,7 +106,7 @@ def test_a_server_loads_the_engines_only_when_a_call_needs_them() -> None:
 
 def _eager(schema: dict[str, Any]) -> Any:
     """The validator as compiled before: jsonschema's class given, the engine built at once."""
-    from genmcp.schema import _DictValidator
+    from genmcp.schema.compile import _DictValidator
 
     options = SchemaOptions()
     cls = engine.dialect_class(schema, options.default_dialect, owner="T")
@@ -147,80 +143,3 @@ def test_a_lazily_built_schema_answers_as_the_one_built_at_once(schema: dict[str
     eager = _eager(schema)
     for arguments in ARGUMENTS:
         assert _verdict(lazy, arguments) == _verdict(eager, arguments), arguments
-
-
-# -- the shortcuts never say yes where jsonschema or RE2 say no ---------------------------
-
-DIALECTS: Final = (
-    "https://json-schema.org/draft/2020-12/schema",
-    "https://json-schema.org/draft/2019-09/schema",
-    "http://json-schema.org/draft-07/schema#",
-)
-VALUES: Final[list[Any]] = [
-    0, 1, -1, 2.5, 1.0, True, False, None, "", "x", "string", "integer", "^a$", "a{2000}",
-    "(?=a)", "[z-a]", [], ["a"], ["a", "a"], ["string", "null"], ["strin"], [1], {}, {"a": 1},
-    {"a": {"type": "string"}}, {"type": "number"}, {"type": "nope"}, {"$id": "x"},
-]  # fmt: skip
-KEYWORDS: Final = (
-    "type", "properties", "required", "additionalProperties", "items", "minItems", "maxLength",
-    "minimum", "exclusiveMaximum", "enum", "const", "format", "pattern", "title", "default",
-    "examples", "deprecated", "readOnly", "$comment", "$id", "$schema", "anyOf", "propertys",
-)  # fmt: skip
-
-
-def _schemas(count: int) -> list[dict[str, Any]]:
-    rnd = random.Random(19)
-    found: list[dict[str, Any]] = []
-    for _ in range(count):
-        node = {key: rnd.choice(VALUES) for key in rnd.sample(KEYWORDS, rnd.randint(1, 4))}
-        if rnd.random() < 0.5:
-            node = {"type": "object", "properties": {"p": node}}
-        found.append(node)
-    return found
-
-
-@pytest.mark.parametrize("dialect", DIALECTS)
-def test_a_schema_said_plainly_valid_passes_the_meta_schema(dialect: str) -> None:
-    said = 0
-    for schema in _schemas(4000):
-        if plainly_valid(schema, dialect=dialect):
-            said += 1
-            cls = engine.dialect_class(schema, dialect, owner="T")
-            engine.check_meta(schema, cls, owner="T")  # raises if the shortcut was wrong
-            assert compile_fast(schema, cls.FORMAT_CHECKER, dialect=dialect) is not None
-    assert said > 100
-
-
-def test_an_invalid_schema_still_fails_when_the_tool_is_built() -> None:
-    for broken in ({"type": "object", "properties": {"a": {"minLength": -1}}},
-                   {"type": "object", "properties": {"a": {"type": "nope"}}},
-                   {"type": "object", "required": ["a", "a"]}):  # fmt: skip
-        assert not plainly_valid(broken, dialect=DIALECTS[0])
-        with pytest.raises(ValueError, match="T: invalid JSON Schema"):
-            compile_schema(broken, owner="T")
-
-
-PIECES: Final = [
-    *"ab.^$|()[]{}-*+?,0129\\:", "\\d", "\\s", "\\S", "\\w", "\\-", "\\]", "\\n", "(?:",
-    "{2}", "{1,3}", "{999}", "{1000}", "{3,}", "{0}", "[a-z]", "[^0-9]", "\u00e9", "[z-a]",
-    "\\u0041", "(?=", "{10}", "{100}", "\\b", "[\\s-]", "(?<n>",
-]  # fmt: skip
-
-
-def test_a_pattern_said_plainly_linear_compiles_on_re2() -> None:
-    rnd = random.Random(19)
-    said = 0
-    for _ in range(100_000):
-        source = "".join(rnd.choice(PIECES) for _ in range(rnd.randint(1, 12)))
-        if plainly_linear(source):
-            said += 1
-            assert _compile_re2(source) is not None, source
-    assert said > 5000
-
-
-@pytest.mark.parametrize(
-    "source",
-    ["(a{10}){101}", "a{1001}", "[z-a]", "a**", "[]", "x{2,1}", "(?=a)", "\\1", "[\\S]", "{"],
-)
-def test_what_re2_might_refuse_is_left_to_re2(source: str) -> None:
-    assert not plainly_linear(source)

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from demo_tools import make_suite
 from genmcp import MCPError, Suite, mcp_router
 from genmcp.events import Event
-from genmcp.middleware import Call, MCPRequest, Middleware, Next, Outcome, watch
+from genmcp.middleware import Call, CallEnd, MCPRequest, Middleware, Next, watch
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.server import LiveServers
@@ -31,7 +31,7 @@ def serve(live_server: LiveServers, suite: Suite) -> str:
 class Recorder(Middleware):
     """Records what it saw, in a shared log, under its name."""
 
-    def __init__(self, name: str, log: list[str], outcomes: list[Outcome] | None = None) -> None:
+    def __init__(self, name: str, log: list[str], outcomes: list[CallEnd] | None = None) -> None:
         self.name, self.log, self.outcomes = name, log, outcomes
 
     async def on_request(self, request: MCPRequest, call_next: Next) -> Call:
@@ -139,7 +139,7 @@ async def test_a_failing_middleware_answers_internal_error_and_leaks_nothing(
 async def test_the_outcome_of_streamed_and_failed_calls(
     live_server: LiveServers, modern_client: Callable[..., ModernClient]
 ) -> None:
-    outcomes: list[Outcome] = []
+    outcomes: list[CallEnd] = []
     events: list[Event] = []
 
     async def events_of(request: MCPRequest, call_next: Next) -> Call:
@@ -164,7 +164,7 @@ async def test_the_outcome_of_streamed_and_failed_calls(
 
 async def test_legacy_requests_and_input_rounds_pass_the_chain(live_server: LiveServers) -> None:
     log: list[str] = []
-    outcomes: list[Outcome] = []
+    outcomes: list[CallEnd] = []
     suite = make_suite(middleware=[Recorder("r", log, outcomes)])
     async with LegacyClient(
         serve(live_server, suite), version="2025-06-18", capabilities={"elicitation": {}}

@@ -28,11 +28,10 @@ from genmcp import (
     get_prompt_result,
     image,
     mcp_router,
-    prompt_message,
     resource_link,
     user_message,
 )
-from support import examples, schema
+from support import examples
 from support.client import ModernClient
 
 KEY = "p" * 48
@@ -358,7 +357,7 @@ async def test_the_example_prompt_embeds_a_file_and_completes_its_arguments(
     assert styles.result["completion"]["values"] == ["brief", "bullet points"]
 
 
-# -- building prompts, and the builders --------------------------------------------------
+# -- building prompts --------------------------------------------------------------------
 
 
 def test_misconfigured_prompts_fail_when_the_suite_is_built() -> None:
@@ -386,27 +385,6 @@ def test_misconfigured_prompts_fail_when_the_suite_is_built() -> None:
         build(Simple, Simple)
     with pytest.raises(TypeError, match="unknown Prompt option"):
         type("Bad", (Prompt,), {}, nam="x")
-
-
-def test_prompt_builders_match_the_schema() -> None:
-    schema.require_schema()
-    result = get_prompt_result(
-        ["hi", assistant_message(image(PNG, "image/png"))], description="d", meta={"k": 1}
-    )
-    schema.validate({**result, "resultType": "complete"}, "GetPromptResult")
-    assert result["messages"][0] == {"role": "user", "content": {"type": "text", "text": "hi"}}
-    with pytest.raises(ValueError, match="role"):
-        prompt_message("system", "hi")
-    with pytest.raises(TypeError, match="content"):
-        user_message({"text": "no type"})
-    with pytest.raises(TypeError, match="prompt message"):
-        get_prompt_result([{"content": "no role"}])
-    capped = complete_result(str(n) for n in range(150))
-    schema.validate({**capped, "resultType": "complete"}, "CompleteResult")
-    assert capped["completion"]["total"] == 150 and capped["completion"]["hasMore"] is True
-    assert complete_result(["a"], total=1) == {"completion": {"values": ["a"], "total": 1}}
-    with pytest.raises(TypeError, match="strings"):
-        complete_result([1])  # type: ignore[list-item]
 
 
 # -- in-process helper ---------------------------------------------------------------------

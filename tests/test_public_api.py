@@ -166,3 +166,14 @@ def test_own_docstring_sees_through_inherited_and_generated_docs() -> None:
     assert own_docstring(Bare) is None
     assert own_docstring(Child) is None
     assert own_docstring(genmcp.Result) is not None
+
+
+def test_importing_a_package_keeps_the_lazy_names_it_serves() -> None:
+    """A subpackage named like a lazy name would replace it once imported
+    (``genmcp.route_tools``, the function, by the package): none is so named."""
+    code = (
+        "import genmcp.routes_as_tools, genmcp.transports.fastapi, genmcp\n"
+        "print(all(callable(getattr(genmcp, name)) for name in genmcp._LAZY))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "True"

@@ -25,18 +25,14 @@ from genmcp import (
     Result,
     StaticResource,
     Suite,
-    blob_contents,
-    complete_result,
     elicit_request,
     mcp_router,
     read_resource_result,
     resource_item,
-    resource_template,
     text_contents,
 )
-from genmcp.protocol.uri_template import UriTemplate
 from genmcp.testing import MCPTestClient
-from support import examples, schema
+from support import examples
 from support.client import ModernClient
 
 KEY = "r" * 48
@@ -516,39 +512,3 @@ def test_static_resources_need_one_of_text_and_blob() -> None:
         StaticResource(uri="a://b", name="b", text="t", blob=b"b")
     with pytest.raises(ValueError, match="base64"):
         StaticResource(uri="a://b", name="b", blob="not base64!")
-
-
-# -- the pure parts -------------------------------------------------------------------------
-
-
-def test_uri_templates_match_level_1_and_refuse_the_rest() -> None:
-    template = UriTemplate.parse("test://template/{id}/data")
-    assert template.variables == ("id",)
-    assert template.match("test://template/42/data") == {"id": "42"}
-    assert template.match("test://template/a%2Fb/data") == {"id": "a/b"}
-    assert template.match("test://template/a/b/data") is None
-    assert template.match("test://template//data") is None
-    assert template.match("test://templateX42/data") is None
-    assert template.expand({"id": "a/b c"}) == "test://template/a%2Fb%20c/data"
-    dotted = UriTemplate.parse("x://{a.b}.{c}")
-    assert dotted.match("x://1.2") == {"a.b": "1", "c": "2"}
-    for bad in ["x://{+a}", "x://{a,b}", "x://{a*}", "x://{a:3}", "x://{a}{a}", "x://{a", "x://a}"]:
-        with pytest.raises(ValueError):
-            UriTemplate.parse(bad)
-
-
-def test_resource_builders_match_the_schema() -> None:
-    schema.require_schema()
-    text = text_contents("a://b", "hi", mime_type="text/plain", meta={"k": 1})
-    blob = blob_contents("a://c", b"\x00\x01")
-    schema.validate(text, "TextResourceContents")
-    schema.validate(blob, "BlobResourceContents")
-    result = read_resource_result([text, blob], ttl_ms=5, cache_scope="public")
-    schema.validate({**result, "resultType": "complete"}, "ReadResourceResult")
-    schema.validate(resource_item("a://b", "b", size=3, title="B"), "Resource")
-    schema.validate(resource_template("a://{x}", "x", mime_type="text/plain"), "ResourceTemplate")
-    with pytest.raises(ValueError, match="at least one"):
-        read_resource_result([])
-    with pytest.raises(ValueError, match="together"):
-        read_resource_result(text, ttl_ms=5)
-    assert complete_result(["a"]) == {"completion": {"values": ["a"]}}

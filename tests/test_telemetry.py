@@ -1,4 +1,4 @@
-"""genmcp.telemetry with the real OpenTelemetry SDK: spans and metrics per the MCP conventions.
+"""``middleware.telemetry`` with the real OpenTelemetry SDK: spans and metrics per MCP conventions.
 
 Real uvicorn servers (both eras) and the stdio transport over real pipes; the SDK's
 InMemorySpanExporter and InMemoryMetricReader collect what the server emitted.
@@ -24,7 +24,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from demo_tools import make_suite
 from genmcp import Result, Suite, Tool, call_tool_result, mcp_router
-from genmcp.telemetry import Telemetry
+from genmcp.middleware.telemetry import Telemetry
 from genmcp.transports.stdio import StdioServer
 from support.client import ModernClient
 from support.legacy_client import LegacyClient

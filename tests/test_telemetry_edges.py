@@ -1,4 +1,4 @@
-"""genmcp.telemetry at the edges: names a client chose, calls the client cancelled.
+"""genmcp.middleware.telemetry at the edges: names a client chose, calls the client cancelled.
 
 Real uvicorn servers and real pipes, the real OpenTelemetry SDK (in-memory exporters).
 """

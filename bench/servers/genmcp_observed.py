@@ -3,7 +3,7 @@
     VARIANT=bare|three|otel_api|otel_sdk PORT=8107 python bench/servers/genmcp_observed.py
 
 ``three``: AccessLog (logger disabled), Timing and a RateLimit too high to refuse;
-``otel_api``: genmcp.telemetry.Telemetry with no SDK configured (no-op spans);
+``otel_api``: genmcp.middleware.telemetry.Telemetry with no SDK configured (no-op spans);
 ``otel_sdk``: Telemetry with an SDK TracerProvider (BatchSpanProcessor, in-memory exporter)
 and MeterProvider (in-memory reader). uvloop and httptools when installed, else asyncio/h11.
 """
@@ -32,7 +32,7 @@ def chain() -> list:
     if VARIANT == "three":
         logging.getLogger("genmcp.access").disabled = True
         return [AccessLog(), Timing(), RateLimit(Limit(1e9, 10**9))]
-    from genmcp.telemetry import Telemetry
+    from genmcp.middleware.telemetry import Telemetry
 
     if VARIANT == "otel_api":
         return [Telemetry()]

@@ -17,12 +17,13 @@ Layers, lowest first (a module imports only from its own layer or below;
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
     suite                       routing, capabilities, the live Calls
     transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
-    testing/, cli, routes/      the in-process test client; the command line; routes as tools
+    testing/, cli,              the in-process test client; the command line; routes as tools
+    routes_as_tools/
 
 This module only re-exports the public API. The FastAPI adapter (``mcp_router``,
 ``mcp_app``, ``MCPRouter``) and routes as tools (``route_tools``, ``routes_router``) are
-imported on first use, so ``import genmcp`` loads no web
-framework.
+imported on first use, so ``import genmcp`` loads no web framework (``HTTPOptions``, the
+router's HTTP options, imports none).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -30,8 +31,10 @@ from typing import TYPE_CHECKING, Any
 from genmcp.apps import AppView
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
-from genmcp.middleware import MCPRequest, Middleware, Outcome, TransportContext, watch
-from genmcp.observe import AccessLog, Timing
+from genmcp.events import Ending
+from genmcp.middleware.chain import CallEnd, MCPRequest, Middleware, TransportContext, watch
+from genmcp.middleware.observe import AccessLog, Timing
+from genmcp.middleware.ratelimit import Limit, RateLimit
 from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.prompts import (
@@ -59,23 +62,23 @@ from genmcp.protocol.v2607 import (
     resource_link,
     text,
 )
-from genmcp.ratelimit import Limit, RateLimit
 from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
-from genmcp.storage.tasks import TaskOptions
+from genmcp.storage import TaskOptions
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
+from genmcp.transports.options import HTTPOptions
 
 if TYPE_CHECKING:
-    from genmcp.routes import route_tools, routes_router
+    from genmcp.routes_as_tools import route_tools, routes_router
     from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
 
 _LAZY = {
     "MCPRouter": "genmcp.transports.fastapi",
     "mcp_app": "genmcp.transports.fastapi",
     "mcp_router": "genmcp.transports.fastapi",
-    "route_tools": "genmcp.routes",
-    "routes_router": "genmcp.routes",
+    "route_tools": "genmcp.routes_as_tools",
+    "routes_router": "genmcp.routes_as_tools",
 }
 
 __version__ = "0.1.0"
@@ -83,9 +86,12 @@ __version__ = "0.1.0"
 __all__ = [
     "AccessLog",
     "AppView",
+    "CallEnd",
     "CallbackReturnError",
     "Channel",
+    "Ending",
     "Error",
+    "HTTPOptions",
     "InputRequired",
     "InvalidArguments",
     "Limit",
@@ -93,7 +99,6 @@ __all__ = [
     "MCPRequest",
     "MCPRouter",
     "Middleware",
-    "Outcome",
     "Prompt",
     "PromptRequest",
     "RateLimit",

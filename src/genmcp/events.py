@@ -17,12 +17,16 @@ in-process test client). Nothing follows an ``Answer`` or an ``Ended``.
 - :class:`Ended`: the request ended without a response (cancelled by the client or its
   session); a stream just closes.
 
+:class:`Ending` names how a request in flight ended, for those who watch it (middleware,
+telemetry): answered, cancelled or disconnected.
+
 Don't subclass these. Pure: imports nothing from genmcp, no asyncio.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Final, final
 
 __all__ = [
@@ -30,6 +34,7 @@ __all__ = [
     "STREAM_START",
     "Answer",
     "Ended",
+    "Ending",
     "Event",
     "Interim",
     "StreamStart",
@@ -63,6 +68,17 @@ class Answer:
 @dataclass(frozen=True, slots=True)
 class Ended:
     """The request ended without a response (cancelled); close the stream."""
+
+
+class Ending(StrEnum):
+    """How a request in flight ended (a ``str``: ``Ending.CANCELLED == "cancelled"``)."""
+
+    ANSWERED = "answered"
+    """Its response went out (a result or an error)."""
+    CANCELLED = "cancelled"
+    """The client cancelled it (or its legacy session ended): no response."""
+    DISCONNECTED = "disconnected"
+    """The client left: nobody to answer."""
 
 
 Event = Interim | StreamStart | Answer | Ended

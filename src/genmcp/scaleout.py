@@ -8,7 +8,7 @@ or hung: HTTP 503 at the edge). See docs/guides/scaling-out.md.
 
 from genmcp.storage import InboxFull
 from genmcp.storage.guard import StorageUnavailable
-from genmcp.storage.redis import RedisBroker, RedisOptions, RedisSessionRegistry
+from genmcp.storage.redis.broker import RedisBroker, RedisOptions, RedisSessionRegistry
 from genmcp.transports.legacy import LegacyServer
 
 __all__ = [

@@ -31,7 +31,7 @@ from genmcp._suite.tasks import TaskService
 from genmcp._suite.tools import ToolCatalog, ToolEntry, ToolProvider
 from genmcp.errors import MCPError
 from genmcp.events import Answer
-from genmcp.middleware import NO_CONTEXT, Link, Local, MCPRequest, TransportContext, run_chain
+from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, TransportContext, run_chain
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
@@ -42,9 +42,8 @@ from genmcp.protocol.listen import (
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.sealing import Sealer
-from genmcp.storage import Broker
+from genmcp.storage import Broker, TaskOptions, TaskStore
 from genmcp.storage.memory import MemoryBroker
-from genmcp.storage.tasks import TaskOptions, TaskStore
 
 __all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
 

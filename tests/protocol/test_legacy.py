@@ -13,10 +13,10 @@ import pytest
 
 from genmcp.errors import MCPError
 from genmcp.protocol import legacy
-from genmcp.protocol.versions import Era, era_of
 from support.legacy_client import check_message, strict_validate
 
 VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26")
+UI: Final = "io.modelcontextprotocol/ui"
 ICON: Final = [{"src": "https://example.com/i.png", "mimeType": "image/png"}]
 ANNOTATIONS: Final = {"audience": ["user"], "priority": 1, "lastModified": "2026-01-01T00:00:00Z"}
 SERVER_INFO: Final = {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
@@ -321,32 +321,16 @@ def test_log_levels_and_modern_only_methods() -> None:
     assert not legacy.is_modern_only("tools/call")
 
 
-@pytest.mark.parametrize(
-    ("method", "params", "header", "session", "http", "batch", "era"),
-    [
-        ("initialize", {}, None, None, "POST", False, Era.LEGACY),
-        ("initialize", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
-         "2026-07-28", None, "POST", False, Era.MODERN),
-        ("initialize", {}, "2026-07-28", None, "POST", False, Era.MODERN),
-        ("tools/list", {}, "2025-06-18", None, "POST", False, Era.LEGACY),
-        ("tools/list", {}, None, "sid", "POST", False, Era.LEGACY),
-        ("tools/list", {}, None, None, "POST", False, Era.LEGACY),
-        ("tools/list", {"_meta": {"io.modelcontextprotocol/protocolVersion": "x"}},
-         None, "sid", "POST", False, Era.MODERN),
-        ("tools/list", {}, "v999", "sid", "POST", False, Era.MODERN),
-        (None, None, "2026-07-28", None, "POST", False, Era.LEGACY),
-        (None, None, None, None, "POST", True, Era.LEGACY),
-        (None, None, None, "sid", "GET", False, Era.LEGACY),
-        (None, None, "2026-07-28", "sid", "DELETE", False, Era.MODERN),
-    ],
-)  # fmt: skip
-def test_era_rules(
-    method: str | None,
-    params: dict[str, Any] | None,
-    header: str | None,
-    session: str | None,
-    http: str,
-    batch: bool,
-    era: Era,
-) -> None:
-    assert era_of(method, params, header, session, http_method=http, batch=batch) is era
+@pytest.mark.parametrize("version", ["2025-11-25", "2025-06-18", "2025-03-26"])
+def test_legacy_translation_keeps_the_extension_where_the_revision_carries_it(version: str) -> None:
+    declared = {
+        "extensions": {UI: {"mimeTypes": ["text/html;profile=mcp-app"]}, "x.example/other": {}}
+    }
+    carried = version != "2025-03-26"
+    kept = legacy.client_capabilities(declared, version)
+    assert kept.get("extensions") == ({UI: declared["extensions"][UI]} if carried else None)
+    served = legacy.server_capabilities({"tools": {}, **declared}, version)
+    assert ("extensions" in served) is carried
+    assert "x.example/other" not in served.get("extensions", {})
+    bogus = legacy.client_capabilities({"extensions": ["not", "a", "map"]}, version)
+    assert "extensions" not in bogus

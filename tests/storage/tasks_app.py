@@ -29,7 +29,7 @@ from genmcp import (
     mcp_router,
 )
 from genmcp.storage.redis import RedisBroker
-from genmcp.storage.redis_tasks import RedisTaskStore
+from genmcp.storage.redis.tasks import RedisTaskStore
 
 URL = os.environ.get("TASKS_REDIS_URL", "redis://127.0.0.1:6379/0")
 PREFIX = os.environ.get("TASKS_PREFIX", "genmcp-tasks-app:")

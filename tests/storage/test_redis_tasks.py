@@ -27,7 +27,8 @@ import httpx
 import pytest
 
 from genmcp.protocol.tasks import iso_now, lease_lost_error, new_record
-from genmcp.storage.tasks import MemoryTaskStore, TaskEnd, TaskStore
+from genmcp.storage import TaskEnd, TaskStore
+from genmcp.storage.memory import MemoryTaskStore
 from support.client import Exchange, ModernClient
 
 HERE: Final = Path(__file__).resolve().parent
@@ -44,7 +45,7 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[TaskStore]:
     if request.param == "memory":
         yield MemoryTaskStore()
         return
-    from genmcp.storage.redis_tasks import RedisTaskStore
+    from genmcp.storage.redis.tasks import RedisTaskStore
 
     url, prefix = request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
     redis_store = RedisTaskStore.from_url(url, prefix=prefix)

@@ -31,7 +31,7 @@ PRELOAD = (
     "starlette.testclient",
     "genmcp",
     "genmcp.fastapi",
-    "genmcp.routes",
+    "genmcp.routes_as_tools",
     "genmcp.testing",
     "genmcp.transports.fastapi",
     "mcp",

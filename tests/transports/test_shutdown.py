@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from genmcp._client import CLIError, HTTPClient
+from genmcp.cli.client import CLIError, HTTPClient
 from support.client import ModernClient
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

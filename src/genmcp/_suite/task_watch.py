@@ -33,8 +33,7 @@ from typing import Any, Final, final
 
 from genmcp.errors import MCPError
 from genmcp.protocol import tasks as wire
-from genmcp.storage import Broker
-from genmcp.storage.tasks import TaskStore
+from genmcp.storage import Broker, TaskStore
 
 __all__ = ["TaskWatch", "announce", "topic"]
 

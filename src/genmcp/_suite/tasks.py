@@ -42,8 +42,8 @@ from genmcp.errors import MCPError
 from genmcp.events import Answer, Ended
 from genmcp.protocol import tasks as wire
 from genmcp.protocol.jsonrpc import Request, result_response
-from genmcp.storage import Broker
-from genmcp.storage.tasks import MemoryTaskStore, TaskEnd, TaskOptions, TaskStore
+from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskStore
+from genmcp.storage.memory import MemoryTaskStore
 
 __all__ = ["Opened", "TaskAsker", "TaskService"]
 

@@ -13,12 +13,17 @@
     app.include_router(mcp_router(..., auth=resource), prefix="/mcp")
     app.include_router(resource.metadata_router())
 
+``OAuthResource`` is an ``Auth`` (``genmcp.transports.auth``): the protocol ``auth=`` takes,
+a token check before the body, a check of each parsed request and the FastAPI dependency
+stdio runs; a plain FastAPI dependency is wrapped as a ``DependencyAuth``.
+
 ``JWTVerifier`` and ``IntrospectionVerifier`` need the ``auth`` extra
 (``pip install 'genmcp[auth]'``: PyJWT and httpx); they are imported on first use.
 
 Modules: ``tokens`` (verified tokens, audience), ``challenges`` (WWW-Authenticate),
 ``scopes`` (hierarchy, checks), ``metadata`` (RFC 9728), ``jwks`` and ``jwt_verifier``
-(JWT + JWKS), ``introspection`` (RFC 7662), ``resource`` (the FastAPI dependency).
+(JWT + JWKS), ``introspection`` (RFC 7662), ``protected_resource`` (``OAuthResource``: the
+endpoint's token check and the FastAPI dependency).
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from genmcp.auth.challenges import Challenge
-from genmcp.auth.resource import OAuthResource
+from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.scopes import ScopeHierarchy, implications, may_use, scope_challenge
 from genmcp.auth.tokens import AccessToken, InvalidToken, TokenVerifier, audience_matches
+from genmcp.transports.auth import Auth, DependencyAuth
 
 if TYPE_CHECKING:
     from genmcp.auth.introspection import IntrospectionVerifier
@@ -36,7 +42,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AccessToken",
+    "Auth",
     "Challenge",
+    "DependencyAuth",
     "IntrospectionVerifier",
     "InvalidToken",
     "JWTVerifier",

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 import httpx
-from jwt import PyJWK, PyJWKError
+from jwt import PyJWK, PyJWTError
 
 from genmcp.auth.tokens import InvalidToken
 
@@ -126,6 +126,6 @@ def _parse_keys(document: Any) -> dict[str | None, PyJWK]:
             continue
         try:
             keys[entry.get("kid")] = PyJWK(entry)
-        except PyJWKError:
-            continue  # a key type or curve we cannot use: skip it, keep the others
+        except PyJWTError:  # PyJWKError, or InvalidKeyError (unknown kty, curve, bad point)
+            continue  # a key we cannot use: skip it, keep the others
     return keys

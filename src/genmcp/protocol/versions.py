@@ -28,7 +28,7 @@ Pure: no I/O, nothing from genmcp.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Final
 
 __all__ = [
@@ -69,8 +69,8 @@ META_SERVER_INFO: Final = META_PREFIX + "serverInfo"
 META_SUBSCRIPTION_ID: Final = META_PREFIX + "subscriptionId"
 
 
-class Era(Enum):
-    """The two ways a request can be served."""
+class Era(StrEnum):
+    """The two ways a request can be served (a ``str``: ``Era.LEGACY == "legacy"``)."""
 
     MODERN = "modern"
     LEGACY = "legacy"

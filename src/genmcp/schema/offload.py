@@ -10,7 +10,7 @@ cannot be interrupted (pydantic's Rust core, a tool's format checker stuck in C)
 thread until it returns, but never the loop. The keywords do their C-level work in chunks,
 so the loop gets the GIL back within a few milliseconds.
 
-Imports asyncio; from genmcp only ``genmcp.schema``.
+Imports asyncio; from genmcp only ``genmcp.schema``'s compiler and limits.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ import concurrent.futures
 import threading
 from typing import Any, Final
 
-from genmcp import schema
+from genmcp.schema import limits
 from genmcp.schema.clock import Budget
+from genmcp.schema.compile import ArgumentValidator, InvalidArguments, over_budget
 
 __all__ = ["GRACE_S", "VALIDATION_THREADS", "validate_off_loop"]
 
@@ -44,22 +45,22 @@ def _executor() -> concurrent.futures.ThreadPoolExecutor:
         return _pool
 
 
-async def validate_off_loop(validator: schema.ArgumentValidator, arguments: Any) -> Any:
+async def validate_off_loop(validator: ArgumentValidator, arguments: Any) -> Any:
     """The arguments to call with, or ``InvalidArguments``; the loop is never held long."""
     done, value = validator.inline(arguments)
     if done:
         return value
-    budget = Budget(schema.VALIDATION_BUDGET_S, yielding=True)
+    budget = Budget(limits.VALIDATION_BUDGET_S, yielding=True)
     future = _executor().submit(_run, validator, arguments, budget)
     try:
         return await asyncio.wait_for(
-            asyncio.wrap_future(future), schema.VALIDATION_BUDGET_S + GRACE_S
+            asyncio.wrap_future(future), limits.VALIDATION_BUDGET_S + GRACE_S
         )
     except TimeoutError:
-        raise schema.InvalidArguments([schema.over_budget()]) from None
+        raise InvalidArguments([over_budget()]) from None
     finally:
         budget.cancel()  # finished, timed out or cancelled: a running thread stops
 
 
-def _run(validator: schema.ArgumentValidator, arguments: Any, budget: Budget) -> Any:
+def _run(validator: ArgumentValidator, arguments: Any, budget: Budget) -> Any:
     return validator.validate(arguments, budget=budget)

@@ -15,6 +15,9 @@
 Values and messages are JSON values (dicts, lists, strings, numbers, booleans, None): a
 shared implementation stores and carries them as JSON, and hands back equal copies.
 
+* ``TaskStore``: the Tasks extension's records, their outstanding input and their leases
+  (``TaskOptions`` says how a Suite runs tasks, ``TaskEnd`` how one ends); see the class.
+
 * ``Inboxes`` (optional, offered by both brokers): one inbox per Suite (per process), for
   mail to a worker. A post goes to the one inbox its worker id names, never to every process;
   the inbox is bounded (``InboxFull``); a post to an address whose owner is not alive (no
@@ -26,7 +29,10 @@ The in-memory defaults are in ``genmcp.storage.memory``, the Redis ones in
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, runtime_checkable
 
 __all__ = [
     "Broker",
@@ -36,7 +42,14 @@ __all__ = [
     "Inboxes",
     "SessionRegistry",
     "Subscription",
+    "TaskEnd",
+    "TaskOptions",
+    "TaskStore",
+    "now_ms",
 ]
+
+TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+"""The statuses a task never leaves."""
 
 
 @runtime_checkable
@@ -198,4 +211,119 @@ class EventLog(Protocol):
 
     async def last(self, key: str) -> str | None:
         """The id of the newest entry of ``key`` (None when it has none)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TaskOptions:
+    """How a Suite runs tasks (``Suite(task_options=...)``).
+
+    Attributes:
+        ttl_ms: how long a record lives after its creation (its ``ttlMs``); default one hour.
+        lease_ms: how long a task stays ``working`` once the process running it stopped
+            renewing its lease (it then reads as ``failed``); renewed every third of it.
+        poll_interval_ms: the ``pollIntervalMs`` suggested to clients.
+        max_rounds: how many input rounds (``InputRequired``) one task may take.
+    """
+
+    ttl_ms: int = 3_600_000
+    lease_ms: int = 6_000
+    poll_interval_ms: int = 1_000
+    max_rounds: int = 64
+
+    def __post_init__(self) -> None:
+        if self.ttl_ms < 1 or self.lease_ms < 30 or self.poll_interval_ms < 1:
+            raise ValueError("tasks need ttl_ms >= 1, lease_ms >= 30 and poll_interval_ms >= 1")
+        if self.max_rounds < 1:
+            raise ValueError("tasks need max_rounds >= 1")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskEnd:
+    """How a task ends (``TaskStore.finish``): its terminal status and what its record gains.
+
+    Attributes:
+        status: ``"completed"``, ``"failed"`` or ``"cancelled"``.
+        result: the ``CallToolResult`` of a completed task (the record's ``result``).
+        error: the JSON-RPC error of a failed task (the record's ``error``).
+        message: the record's ``statusMessage``.
+    """
+
+    status: str
+    result: Mapping[str, Any] | None = None
+    error: Mapping[str, Any] | None = None
+    message: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in TERMINAL:
+            raise ValueError(f"a task ends completed, failed or cancelled, not {self.status!r}")
+
+
+def now_ms() -> int:
+    """Wall-clock time in whole milliseconds (leases are compared across processes)."""
+    return int(time.time() * 1000)
+
+
+@runtime_checkable
+class TaskStore(Protocol):
+    """Task records, their outstanding input and their leases (the Tasks extension).
+
+    A task record (``genmcp.protocol.tasks.new_record``) is created before its ``CreateTaskResult``
+    is sent, so a ``tasks/get`` that follows resolves. From then on every change is one atomic
+    transition of the store, whichever process makes it, and adds one to the record's
+    ``version``; a transition returns the record as it left it (what ``notifications/tasks``
+    shows), None when it changed nothing:
+
+    - ``ask``: ``working`` -> ``input_required`` with outstanding requests (added by key);
+    - ``answer``: answers stored for outstanding keys only, each key leaves ``inputRequests``; when
+      none is left the task is ``working`` again; the runner collects them with ``take_answers``;
+    - ``finish``: a non-terminal task ends as a ``TaskEnd`` says: ``completed`` (``result``),
+      ``failed`` (``error``) or ``cancelled``; a terminal task never changes again (the first
+      transition wins);
+    - ``renew``: the process running the task extends its lease. A task whose lease ran out is
+      ``failed`` by the next ``get`` (any process): a dead process leaves no task ``working``.
+
+    Every record expires ``ttlMs`` after its creation, answers and all.
+    ``memory.MemoryTaskStore`` keeps them in a dict for one process;
+    ``redis.RedisTaskStore`` shares them. Records go in and come out as JSON-able dicts.
+    """
+
+    async def create(self, record: Mapping[str, Any], *, lease_ms: int, owner: str) -> None:
+        """Store a new ``working`` record, leased to ``owner`` for ``lease_ms``."""
+        ...
+
+    async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The record (None when unknown or expired); a non-terminal record whose lease ran
+        out becomes ``failed`` with the error ``lost`` first."""
+        ...
+
+    async def owner(self, task_id: str) -> str | None:
+        """The process token that runs the task (None when unknown)."""
+        ...
+
+    async def ask(
+        self, task_id: str, requests: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
+        """Add outstanding input requests: the record, now ``input_required``; None (nothing
+        changed) unless the task is known and non-terminal."""
+        ...
+
+    async def answer(
+        self, task_id: str, responses: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
+        """Keep the responses to outstanding keys (others are ignored): the record after
+        (``working`` once none is outstanding); None if unknown."""
+        ...
+
+    async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
+        """Remove and return the stored answers among ``keys``."""
+        ...
+
+    async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
+        """End a non-terminal task as ``end`` says: the record after; None if the task was
+        unknown or terminal already."""
+        ...
+
+    async def renew(self, task_id: str, lease_ms: int) -> str | None:
+        """Extend a non-terminal task's lease; its status (None when it is gone)."""
         ...

@@ -6,6 +6,7 @@ ones as it goes, with a hard cap on their number (hostile clients open sessions 
 messages are kept and handed over as they are (no JSON copy): don't change them after.
 ``QueuedSubscription`` (a bounded queue per subscriber) serves both brokers, Redis's too.
 ``MemoryBroker`` also offers ``Inboxes``: a bounded queue per open address.
+``MemoryTaskStore`` keeps task records in a dict that expires them.
 
 Both run on the event loop of the server; they are not thread-safe, and need not be.
 """
@@ -17,15 +18,18 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, Generic, Protocol, TypeVar
 
-from genmcp.storage import InboxFull
+from genmcp.protocol.tasks import iso_now
+from genmcp.storage import TERMINAL, InboxFull, TaskEnd, now_ms
 
 __all__ = [
     "INBOX_SIZE",
     "MemoryBroker",
     "MemoryInbox",
     "MemorySessionRegistry",
+    "MemoryTaskStore",
     "QueuedSubscription",
 ]
 
@@ -310,3 +314,137 @@ class MemoryBroker:
                 subscribers.discard(subscription)
                 if not subscribers:
                     del self._topics[topic]
+
+
+MAX_TASKS: Final = 100_000
+"""How many task records ``MemoryTaskStore`` keeps at most by default."""
+
+
+def _moved(record: dict[str, Any]) -> None:
+    record["version"] = int(record.get("version") or 0) + 1
+
+
+def _copy(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {**record, "inputRequests": dict(record.get("inputRequests") or {})}
+
+
+class _Entry:
+    __slots__ = ("answers", "expires", "lease", "owner", "record")
+
+    def __init__(self, record: dict[str, Any], expires: float, lease: int, owner: str) -> None:
+        self.record, self.expires, self.lease, self.owner = record, expires, lease, owner
+        self.answers: dict[str, Any] = {}
+
+
+class MemoryTaskStore:
+    """``TaskStore`` in one process: a dict of entries that expire; not thread-safe.
+
+    Args:
+        max_tasks: how many records it keeps at most (the oldest go first).
+    """
+
+    def __init__(self, *, max_tasks: int = MAX_TASKS) -> None:
+        self._entries: dict[str, _Entry] = {}
+        self._max = max_tasks
+
+    def __len__(self) -> int:
+        self._prune()
+        return len(self._entries)
+
+    def _live(self, task_id: str) -> _Entry | None:
+        entry = self._entries.get(task_id)
+        if entry is not None and entry.expires <= time.monotonic():
+            del self._entries[task_id]
+            return None
+        return entry
+
+    def _prune(self) -> None:
+        now = time.monotonic()
+        for task_id in [k for k, e in self._entries.items() if e.expires <= now]:
+            del self._entries[task_id]
+
+    async def create(self, record: Mapping[str, Any], *, lease_ms: int, owner: str) -> None:
+        if len(self._entries) >= self._max:
+            self._prune()
+            while len(self._entries) >= self._max:  # dicts keep insertion order: oldest first
+                del self._entries[next(iter(self._entries))]
+        ttl_ms = record.get("ttlMs")
+        expires = time.monotonic() + (ttl_ms / 1000 if isinstance(ttl_ms, int) else float("inf"))
+        copy = dict(record)
+        self._entries[copy["taskId"]] = _Entry(copy, expires, now_ms() + lease_ms, owner)
+
+    async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
+        entry = self._live(task_id)
+        if entry is None:
+            return None
+        if entry.record["status"] not in TERMINAL and entry.lease < now_ms():
+            message = str(lost.get("message", "lease lost"))
+            await self.finish(task_id, TaskEnd("failed", error=lost, message=message), iso_now())
+        return _copy(entry.record)
+
+    async def owner(self, task_id: str) -> str | None:
+        entry = self._live(task_id)
+        return None if entry is None else entry.owner
+
+    async def ask(
+        self, task_id: str, requests: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
+        entry = self._live(task_id)
+        if entry is None or entry.record["status"] in TERMINAL:
+            return None
+        record = entry.record
+        record["inputRequests"] = {**(record.get("inputRequests") or {}), **requests}
+        record["status"], record["lastUpdatedAt"] = "input_required", updated_at
+        _moved(record)
+        return _copy(record)
+
+    async def answer(
+        self, task_id: str, responses: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
+        entry = self._live(task_id)
+        if entry is None:
+            return None
+        record = entry.record
+        outstanding: dict[str, Any] = record.get("inputRequests") or {}
+        answered = [key for key in responses if key in outstanding]
+        if record["status"] == "input_required" and answered:
+            for key in answered:
+                del outstanding[key]
+                entry.answers[key] = responses[key]
+            record["lastUpdatedAt"] = updated_at
+            if not outstanding:
+                record["status"] = "working"
+            _moved(record)
+        return _copy(record)
+
+    async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
+        entry = self._live(task_id)
+        if entry is None:
+            return {}
+        return {key: entry.answers.pop(key) for key in keys if key in entry.answers}
+
+    async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
+        entry = self._live(task_id)
+        if entry is None or entry.record["status"] in TERMINAL:
+            return None
+        record = entry.record
+        record.pop("inputRequests", None)
+        entry.answers.clear()
+        record["status"], record["lastUpdatedAt"] = end.status, updated_at
+        if end.result is not None:
+            record["result"] = dict(end.result)
+        if end.error is not None:
+            record["error"] = dict(end.error)
+        if end.message is not None:
+            record["statusMessage"] = end.message
+        _moved(record)
+        return _copy(record)
+
+    async def renew(self, task_id: str, lease_ms: int) -> str | None:
+        entry = self._live(task_id)
+        if entry is None:
+            return None
+        status: str = entry.record["status"]
+        if status not in TERMINAL:
+            entry.lease = now_ms() + lease_ms
+        return status

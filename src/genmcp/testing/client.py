@@ -1,6 +1,6 @@
 """``MCPTestClient``: the in-process client (a call held open is ``opencall.OpenCall``).
 
-See ``genmcp.testing`` for the overview. Requests are built by ``genmcp._client`` and
+See ``genmcp.testing`` for the overview. Requests are built by ``genmcp.cli.client`` and
 answered through ``genmcp.testing.exchange`` (a Suite driven directly, or an ASGI app).
 """
 
@@ -13,7 +13,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Final, Self
 
-from genmcp._client import Message, build_request, header_params, request_headers
+from genmcp.protocol.client import Message, build_request, header_params, request_headers
 from genmcp.protocol.versions import LATEST
 from genmcp.suite import Suite
 from genmcp.testing.exchange import ASGIExchange, Exchange, SuiteExchange

@@ -19,11 +19,11 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from genmcp._client import Message, SSEParser
 from genmcp._suite.relay import Relay
 from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer, Interim
-from genmcp.middleware import TransportContext
+from genmcp.middleware.chain import TransportContext
+from genmcp.protocol.client import Message, SSEParser
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, final
 
 from starlette.types import Receive, Scope, Send
 
 from genmcp._suite.relay import Relay
 from genmcp.context import bind, unbind
 from genmcp.errors import MCPError, http_status, retry_after
-from genmcp.middleware import NO_CONTEXT, TransportContext, refusal
+from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,
@@ -46,67 +46,67 @@ from genmcp.transports.asgi import (
     send_json,
     send_refusal,
 )
+from genmcp.transports.auth import Auth
 from genmcp.transports.depends import http_context
 from genmcp.transports.http import (
     guard,
-    host_allow_list,
     modern_preflight,
 )
 from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.options import HTTPOptions
+from genmcp.transports.registry import Registry
 from genmcp.transports.relay import respond
 from genmcp.transports.sse import SendTimeout, ShutdownHub, StreamOptions, write_feed
 
-__all__ = ["MCPEndpoint"]
+__all__ = ["ENDPOINTS", "MCPEndpoint"]
 
 log = logging.getLogger("genmcp")
+
+_DEFAULTS: Final = HTTPOptions()
 
 
 class MCPEndpoint:
     """The ASGI endpoint serving one Suite over Streamable HTTP.
 
-    Built by ``mcp_router``, which documents the options and holds their defaults.
+    Built by ``mcp_router``. ``options`` are its HTTP options; ``legacy`` serves 2025
+    session clients (None: 2026-07-28 only). ``auth`` checks callers: in the endpoint
+    (``auth.request_check``, before the body) unless ``auth_by_route`` (an API route runs
+    ``auth.dependency`` first), and per parsed request (``auth.message_check``).
     """
 
     def __init__(
         self,
         suite: Suite,
+        options: HTTPOptions = _DEFAULTS,
         *,
-        allowed_hosts: Iterable[str] | None,
-        allowed_origins: Iterable[str] | None,
-        max_body_bytes: int,
-        body_timeout_s: float | None,
-        keepalive_s: float,
-        legacy: LegacyServer | None,
-        send_timeout_s: float | None,
-        shutdown_grace_s: float,
+        legacy: LegacyServer | None = None,
+        auth: Auth | None = None,
+        auth_by_route: bool = False,
     ) -> None:
         self.suite = suite
-        self.send_timeout_s = send_timeout_s
-        # auth: a per-operation check after parsing (OAuthResource.authorize_message)
-        self.authorize: Callable[[Request, Mapping[str, Any], Suite], Any] | None = None
-        # auth: the token check before the body is read (OAuthResource.asgi_check): assigns,
-        # or a (body, status, headers) challenge; `auth` is the dependency stdio runs instead
-        self.authenticate: Callable[[Scope, Suite], Awaitable[Any]] | None = None
-        self.auth: Callable[..., Any] | None = None
-        self.shutdown_grace_s = shutdown_grace_s
+        self.options = options
         self.legacy = legacy
-        self.allowed_hosts = None if allowed_hosts is None else host_allow_list(allowed_hosts)
-        self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
-        self.max_body_bytes = max_body_bytes
-        self.body_timeout_s = body_timeout_s
-        self._deadlines = None if body_timeout_s is None else BodyDeadlines(body_timeout_s)
-        self.keepalive_s = keepalive_s
+        self.auth = auth
+        # the hooks the request path calls; None: no call at all (no auth, the hot path)
+        self.authenticate = None if auth is None or auth_by_route else auth.request_check
+        self.authorize = None if auth is None else auth.message_check
+        timeout = options.body_timeout_s
+        self._deadlines = None if timeout is None else BodyDeadlines(timeout)
         # how streams are written; its hub tells open streams the server stops
         self._streams = StreamOptions(
-            keepalive_s, send_timeout_s, shutdown_grace_s, ShutdownHub(_exit_signal)
+            options.keepalive_s,
+            options.send_timeout_s,
+            options.shutdown_grace_s,
+            ShutdownHub(_exit_signal),
         )
+        ENDPOINTS.add(self, self)  # stdio and the start-up checks find it by its route
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.serve(scope, receive, send, {}, guarded=False)
 
     def check_guard(self, headers: Mapping[str, str]) -> MCPError | None:
         """Origin and Host checks (before the body is read and before auth)."""
-        return guard(headers, self.allowed_hosts, self.allowed_origins)
+        return guard(headers, self.options.allowed_hosts, self.options.allowed_origins)
 
     async def refuse_unguarded(self, scope: Scope, receive: Receive, send: Send) -> bool:
         """Answer a request the Origin/Host guard refuses, as ``serve`` would; True if so.
@@ -139,7 +139,7 @@ class MCPEndpoint:
         token = bind(context)
         try:  # one coroutine, not two: each layer costs on every resume (the hot path)
             headers = HeaderView(scope["headers"])
-            hosts, origins = self.allowed_hosts, self.allowed_origins
+            hosts, origins = self.options.allowed_hosts, self.options.allowed_origins
             problem = None if guarded else guard(headers, hosts, origins)
             if problem is None and self.authenticate is not None:  # auth: before the body
                 found = await self.authenticate(scope, self.suite)
@@ -167,25 +167,27 @@ class MCPEndpoint:
     async def _body(self, exchange: _Exchange) -> bytes | None:
         """The request body; None when it was answered instead (over the cap, too slow)."""
         deadlines, receive, headers = self._deadlines, exchange.receive, exchange.headers
+        cap = self.options.max_body_bytes
         if deadlines is None:
-            body = await read_body(receive, headers, self.max_body_bytes)
+            body = await read_body(receive, headers, cap)
         else:
             reader = deadlines.enter()
             try:
-                body = await read_body(receive, headers, self.max_body_bytes)
+                body = await read_body(receive, headers, cap)
             except asyncio.CancelledError:
                 if not deadlines.timed_out(reader):
                     raise
                 failure = MCPError(  # a body this slow is not drained: answer and close
                     "body_timeout",
-                    f"Request Timeout: the body did not arrive within {self.body_timeout_s} s",
+                    "Request Timeout: the body did not arrive within "
+                    f"{self.options.body_timeout_s} s",
                 )
                 await exchange.error(None, failure, [("connection", "close")])
                 return None
             finally:
                 deadlines.leave(reader)
         if body is None:
-            failure = MCPError("body_too_large", f"Request body over {self.max_body_bytes} bytes")
+            failure = MCPError("body_too_large", f"Request body over {cap} bytes")
             await exchange.refuse(failure)
         return body
 
@@ -313,6 +315,10 @@ class _Exchange:
     ) -> None:
         """Answer with ``failure`` as a JSON-RPC error, its status from its reason."""
         await _send_error(self.send, request_id, failure, extra)
+
+
+ENDPOINTS: Final[Registry[MCPEndpoint]] = Registry()
+"""The endpoint behind each route's ASGI handler (``transports.registry``)."""
 
 
 async def _exit_signal() -> None:

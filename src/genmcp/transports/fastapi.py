@@ -3,9 +3,9 @@
 ``app.include_router(mcp_router(...), prefix="/mcp")`` serves MCP at ``/mcp``.
 Without auth or dependencies the endpoint is a raw ASGI route inside the
 router, so FastAPI's per-endpoint machinery costs nothing; so it is with an
-``OAuthResource`` alone (its ``asgi_check`` runs inside the endpoint). With other
-auth or dependencies it is an ordinary API route whose auth dependency's return
-value becomes ``channel.assigns``.
+``OAuthResource`` alone (or another ``transports.auth.Auth`` with a request check: it runs
+inside the endpoint). With a plain auth dependency or other dependencies it is an ordinary
+API route whose auth dependency's return value becomes ``channel.assigns``.
 
 The endpoint itself (``transports.endpoint.MCPEndpoint``) serves both eras and
 writes each Call as JSON or SSE; this module builds the router around it, its
@@ -28,18 +28,16 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from genmcp.suite import Suite, ToolProvider
+from genmcp.transports.auth import Auth, as_auth
 from genmcp.transports.depends import remember_auth
-from genmcp.transports.endpoint import MCPEndpoint
+from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 from genmcp.transports.gcfreeze import freeze_startup_objects
-from genmcp.transports.http import (
-    LOCAL_HOSTS,
-    MAX_BODY_BYTES,
-)
 from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.legacy.journal import polled_logged
+from genmcp.transports.options import OPTION_NAMES, HTTPOptions
 from genmcp.transports.startup import check_at_startup
 
-__all__ = ["MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
+__all__ = ["HTTPOptions", "MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
 
 ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
@@ -50,8 +48,9 @@ operation: ...)" when the router is included without a prefix, so the name says 
 class MCPRouter(APIRouter):
     """An ``APIRouter`` serving MCP; ``router.suite`` is the Suite behind it.
 
-    ``auth`` is the auth dependency given to ``mcp_router`` (None without), which stdio
-    runs once (``genmcp run --transport stdio --header ...``).
+    ``auth`` is the FastAPI dependency of the ``auth`` given to ``mcp_router`` (None
+    without; an ``OAuthResource`` itself), which stdio runs once
+    (``genmcp run --transport stdio --header ...``).
     """
 
     suite: Suite
@@ -77,7 +76,7 @@ def _closing(
         finally:
             await suite.aclose()
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
-                await polled_logged(endpoint.shutdown_grace_s)  # closed streams' answers
+                await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
                 endpoint.legacy.close()
 
     return lifespan
@@ -112,19 +111,13 @@ def mcp_router(
     server_version: str | None = None,
     tools: Iterable[ToolProvider] = (),
     suite: Suite | None = None,
-    auth: Callable[..., Any] | None = None,
+    auth: Auth | Callable[..., Any] | None = None,
     dependencies: Sequence[params.Depends] | None = None,
     path: str = "",
-    allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
-    allowed_origins: Iterable[str] | None = None,
-    max_body_bytes: int = MAX_BODY_BYTES,
-    body_timeout_s: float | None = 30.0,
-    keepalive_s: float = 15.0,
     legacy: bool | LegacyServer = True,
-    send_timeout_s: float | None = 30.0,
-    shutdown_grace_s: float = 2.0,
     freeze_gc: bool = True,
-    **suite_options: Any,
+    options: HTTPOptions | None = None,
+    **keywords: Any,
 ) -> MCPRouter:
     """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
 
@@ -133,23 +126,13 @@ def mcp_router(
         server_version: ``serverInfo.version`` (unless ``suite`` is given).
         tools: tool classes or ``(ToolClass, arg)`` pairs.
         suite: an existing Suite to serve instead of building one.
-        auth: a FastAPI dependency; its return value (a mapping, or any value
-            stored as ``{"principal": value}``) becomes ``channel.assigns``; a
-            Starlette ``Response`` answers the request instead (a challenge).
-            It runs after the Origin/Host checks. ``genmcp.auth.OAuthResource`` is one.
+        auth: who may call: ``genmcp.auth.OAuthResource`` (or another ``Auth``), or a
+            FastAPI dependency whose return value (a mapping, or any value stored as
+            ``{"principal": value}``) becomes ``channel.assigns``; a Starlette
+            ``Response`` answers the request instead (a challenge). It runs after the
+            Origin/Host checks.
         dependencies: more FastAPI dependencies for the endpoint.
         path: the route path inside the router (``""`` with a prefix).
-        allowed_hosts: host names accepted in ``Host`` and ``Origin``;
-            loopback names by default; ``["*"]`` or None accepts every host.
-        allowed_origins: extra exact origins accepted (``https://app.example``).
-        max_body_bytes: request body cap (413 beyond it).
-        body_timeout_s: a request body that has not wholly arrived this many seconds after
-            its headers is answered 408 and the connection closed; None: wait forever.
-        keepalive_s: seconds between SSE keepalive comments.
-        send_timeout_s: a streamed response whose reader takes longer than this to accept
-            one event is a disconnect (the call is cancelled or closed); None: wait forever.
-        shutdown_grace_s: at server shutdown, how long a stream may take to send its last
-            event (the shutdown error) before it is cut.
         legacy: serve 2025 session clients on the same endpoint (True, the default), not
             (False: 2026-07-28 only; GET and DELETE answer 405), or with a configured
             ``LegacyServer`` (session registry, broker, session lifetime, ...).
@@ -157,48 +140,57 @@ def mcp_router(
             ``gc.freeze()``, so full collections skip the start-up objects (the largest part
             of the tail latency under load; ``transports.gcfreeze``); False leaves the
             collector alone.
-        **suite_options: passed to ``Suite`` (page_size, secret_key, instructions, ...).
+        options: the endpoint's :class:`HTTPOptions` (hosts, origins, body cap and
+            timeout, keepalive, send timeout, shutdown grace), as one object.
+        **keywords: each field of :class:`HTTPOptions` by name (``allowed_hosts=[...]``,
+            ``keepalive_s=5``; not together with ``options``); the rest go to ``Suite``
+            (page_size, secret_key, instructions, ...).
     """
+    options = _http_options(options, keywords)  # takes the HTTP options out of keywords
     if suite is None:
         if server_name is None or server_version is None:
             raise TypeError("mcp_router needs server_name and server_version (or suite=...)")
         suite = Suite(
-            server_name=server_name, server_version=server_version, tools=tools, **suite_options
+            server_name=server_name, server_version=server_version, tools=tools, **keywords
         )
-    elif suite_options or tools:
+    elif keywords or tools:
         raise TypeError("give tools and Suite options to the Suite, not with suite=...")
     if isinstance(legacy, LegacyServer) and legacy.suite is not suite:
         raise TypeError("the LegacyServer given as legacy= must serve the router's Suite")
-    endpoint = MCPEndpoint(
-        suite,
-        allowed_hosts=allowed_hosts,
-        allowed_origins=allowed_origins,
-        max_body_bytes=max_body_bytes,
-        body_timeout_s=body_timeout_s,
-        keepalive_s=keepalive_s,
-        send_timeout_s=send_timeout_s,
-        shutdown_grace_s=shutdown_grace_s,
-        legacy=legacy
-        if isinstance(legacy, LegacyServer)
-        else LegacyServer(suite)
-        if legacy
-        else None,
-    )
-    endpoint.authorize = getattr(auth, "authorize_message", None)  # auth: OAuthResource
+    checks = as_auth(auth)
+    # raw: the endpoint is the route (no FastAPI machinery); else an API route runs the
+    # auth dependency and the other dependencies first
+    raw = not dependencies and (checks is None or checks.request_check is not None)
+    sessions = legacy if isinstance(legacy, LegacyServer) else None
+    if legacy and sessions is None:
+        sessions = LegacyServer(suite)
+    endpoint = MCPEndpoint(suite, options, legacy=sessions, auth=checks, auth_by_route=not raw)
     router = MCPRouter(lifespan=_closing(suite, endpoint, freeze_gc))
-    router.suite, router.endpoint, router.auth = suite, endpoint, auth
-    raw_check = None if dependencies else getattr(auth, "asgi_check", None)
-    if raw_check is not None:  # auth: OAuthResource checks tokens inside the raw endpoint
-        endpoint.authenticate, endpoint.auth = raw_check, auth
+    router.suite, router.endpoint = suite, endpoint
+    router.auth = None if checks is None else checks.dependency
     for at in (path, path + "/") if not path.endswith("/") else (path,):  # no 307 for "/mcp/"
-        if (auth is None or raw_check is not None) and not dependencies:
+        if raw:
             route = Route(at or "/", endpoint, name=ROUTE_NAME, include_in_schema=False)
             route.path = at  # FastAPI joins the include prefix with this path
             router.routes.append(route)
         else:
             deps = list(dependencies or ())
-            _add_dependent_route(router, endpoint, auth or _no_auth, deps, at)
+            dependency = _no_auth if checks is None else checks.dependency
+            _add_dependent_route(router, endpoint, dependency, deps, at)
     return router
+
+
+def _http_options(options: HTTPOptions | None, keywords: dict[str, Any]) -> HTTPOptions:
+    """``options``, or the ``HTTPOptions`` named in ``keywords`` (popped from it)."""
+    named = {name: keywords.pop(name) for name in OPTION_NAMES & keywords.keys()}
+    if options is None:
+        return HTTPOptions(**named)
+    if named:
+        given = ", ".join(sorted(named))
+        raise TypeError(f"give the HTTP options in options= or as keywords, not both ({given})")
+    if not isinstance(options, HTTPOptions):
+        raise TypeError(f"options= takes an HTTPOptions, not {options!r}")
+    return options
 
 
 class _GuardedRoute(APIRoute):
@@ -237,9 +229,7 @@ def _add_dependent_route(
             remember_auth(request.scope, auth, assigns)
         return _Delegate(endpoint, _as_assigns(assigns))
 
-    mcp.genmcp_endpoint = endpoint  # type: ignore[attr-defined]  # found by stdio_app.mcp_of
-    mcp.genmcp_auth = None if auth is _no_auth else auth  # type: ignore[attr-defined]
-
+    ENDPOINTS.add(mcp, endpoint)  # stdio and the start-up checks find the endpoint by its route
     router.add_api_route(
         path,
         mcp,

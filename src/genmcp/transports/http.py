@@ -234,7 +234,7 @@ _RETRYABLE: Final = frozenset({429, 503})
 
 def response_headers(final: Answer, *, legacy: bool) -> tuple[tuple[str, str], ...]:
     """Headers a response's status calls for: ``Retry-After`` (whole seconds, at least 1)
-    on a modern 429 or 503 whose error carries ``data.retryAfter`` (``genmcp.ratelimit``)."""
+    on a modern 429 or 503 whose error carries ``data.retryAfter`` (``middleware.ratelimit``)."""
     if legacy or final.reason is None or http_status(final.reason) not in _RETRYABLE:
         return ()
     error = final.response.get("error")

@@ -8,7 +8,8 @@
   sessions use the in-memory broker (a legacy client's answer to elicitation reaches the
   worker that asked only by chance). A warning on the ``genmcp`` logger with the fix.
 
-Reads the app's routes by attribute only: no web framework import.
+Reads the app's routes by attribute and finds their endpoints in
+``transports.endpoint.ENDPOINTS``: no web framework import.
 """
 
 from __future__ import annotations
@@ -20,19 +21,16 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from genmcp.storage.memory import MemoryBroker
+from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 
 __all__ = ["check_at_startup", "duplicate_mounts", "workers_likely"]
 
 log = logging.getLogger("genmcp")
 
 
-def _endpoint_of(route: Any) -> Any:
-    """The MCP endpoint a route serves, or None."""
-    endpoint = getattr(route, "endpoint", None)
-    found = getattr(endpoint, "genmcp_endpoint", None)  # a route with dependencies
-    if found is not None:
-        return found
-    return endpoint if hasattr(endpoint, "suite") and hasattr(endpoint, "legacy") else None
+def _endpoint_of(route: Any) -> MCPEndpoint | None:
+    """The MCP endpoint a route serves (found in ``ENDPOINTS``), or None."""
+    return ENDPOINTS.get(getattr(route, "endpoint", None))
 
 
 def _mcp_paths(

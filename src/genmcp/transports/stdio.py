@@ -43,7 +43,7 @@ from genmcp._suite.relay import Relay
 from genmcp.context import AppContext, bind, unbind
 from genmcp.errors import MCPError
 from genmcp.events import Answer, Interim
-from genmcp.middleware import TransportContext
+from genmcp.middleware.chain import TransportContext
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
     Notification,

@@ -23,6 +23,7 @@ from typing import Any
 from genmcp.context import AppContext
 from genmcp.suite import Suite
 from genmcp.transports.depends import local_context, local_request, run_auth
+from genmcp.transports.endpoint import ENDPOINTS
 from genmcp.transports.fastapi import MCPRouter, mcp_app
 from genmcp.transports.lifespan import lifespan
 
@@ -43,16 +44,17 @@ class Hosted:
 
 
 def mcp_of(target: Any, _depth: int = 0) -> list[tuple[Suite, Any]]:
-    """Every (Suite, auth dependency or None) an app, router or Suite serves."""
+    """Every (Suite, auth dependency or None) an app, router or Suite serves.
+
+    Walks the routes, includes and mounts; a route's endpoint is found in
+    ``ENDPOINTS`` (``transports.registry``)."""
     if isinstance(target, Suite):
         return [(target, None)]
     if isinstance(target, MCPRouter):
         return [(target.suite, target.auth)]
-    endpoint = getattr(target, "genmcp_endpoint", None)  # an auth route's endpoint function
-    if endpoint is not None and isinstance(getattr(endpoint, "suite", None), Suite):
-        return [(endpoint.suite, getattr(target, "genmcp_auth", None))]
-    if isinstance(getattr(target, "suite", None), Suite):  # the raw MCPEndpoint
-        return [(target.suite, getattr(target, "auth", None))]  # auth: OAuthResource, or None
+    endpoint = ENDPOINTS.get(target)  # a route's handler: the endpoint, or its API route's
+    if endpoint is not None:
+        return [(endpoint.suite, None if endpoint.auth is None else endpoint.auth.dependency)]
     if _depth > 5:
         return []
     found: list[tuple[Suite, Any]] = []

@@ -45,7 +45,7 @@ from genmcp._suite.change_log import ChangeLog
 from genmcp._suite.relay import MODERN, Codec, LegacyCodec
 from genmcp.errors import MCPError
 from genmcp.events import Answer
-from genmcp.middleware import NO_CONTEXT, TransportContext, refusal, session_ended
+from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal, session_ended
 from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import EnvelopeError, Notification, Request, Response, result_response
 from genmcp.protocol.meta import check_meta

@@ -1,0 +1,255 @@
+"""``OAuthResource``: an MCP endpoint as an OAuth 2.1 protected resource.
+
+It is an ``Auth`` (``transports.auth``): ``mcp_router(..., auth=resource)`` runs
+:meth:`OAuthResource.asgi_check` inside the raw MCP endpoint (no FastAPI dependency route);
+with more ``dependencies=`` (or wrapped, as by ``forward_credentials``) it is the endpoint's
+FastAPI dependency (``__call__``), and the one stdio runs. For every
+HTTP request (POST, GET, DELETE; both eras) it reads the one ``Authorization: Bearer``
+header (never the query string), has the verifier check the token, checks the audience
+against the configured resource URI and the resource-wide scopes, and either returns the
+caller's assigns (principal, scopes, client id, claims: never the token) or answers the
+request itself with the RFC 6750 challenge: 401 without ``error`` when no bearer token was
+sent, 401 ``invalid_token``, 403 ``insufficient_scope``, 400 ``invalid_request`` for two
+``Authorization`` headers or a malformed bearer value. In the endpoint, the challenges of a
+2026-07-28 ``tools/call`` or ``prompts/get`` also name the scopes of the tool or prompt its
+``Mcp-Method`` / ``Mcp-Name`` headers announce (a client asks for everything at once; a
+lying header only changes what a refusal advertises). The transport then calls
+:meth:`OAuthResource.authorize_message` with the parsed JSON-RPC request, before the Suite
+runs and before any stream opens, for the scopes of the tool, prompt or resource it names.
+
+:meth:`OAuthResource.metadata_router` serves the RFC 9728 document at the root well-known
+paths: include it in the app without a prefix.
+
+The one module of ``genmcp.auth`` that imports the web framework.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from fastapi import APIRouter
+from starlette.requests import Request as HTTPRequest
+from starlette.responses import Response as HTTPResponse
+from starlette.types import Scope
+
+from genmcp.auth.challenges import Challenge
+from genmcp.auth.metadata import metadata_document, metadata_paths, metadata_url
+from genmcp.auth.scopes import (
+    ScopeHierarchy,
+    effective_scopes,
+    implications,
+    merge_scopes,
+    scope_challenge,
+)
+from genmcp.auth.tokens import InvalidToken, TokenVerifier, audience_matches
+from genmcp.protocol.jsonrpc import Request, encode
+from genmcp.transports.auth import MessageCheck, Refusal, RequestCheck
+
+if TYPE_CHECKING:
+    from genmcp.suite import Suite
+
+__all__ = ["OAuthResource", "Refusal"]
+
+_TOKEN68: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+_TARGET: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NO_STORE: Final = {"cache-control": "no-store"}
+_JSON: Final = "application/json"
+_NAMED: Final = frozenset({"tools/call", "prompts/get"})
+
+
+class OAuthResource:
+    """The resource-server side of MCP authorization for one MCP endpoint.
+
+    Args:
+        resource: the canonical URI of the MCP endpoint (``https://mcp.example.com/mcp``):
+            the ``resource`` of the metadata and the audience tokens must carry.
+        authorization_servers: issuer URLs clients may get tokens from (at least one).
+        verifier: checks each token (``JWTVerifier``, ``IntrospectionVerifier`` or yours).
+        required_scopes: scopes every request needs (the ``scope`` of 401 challenges).
+        scopes_supported: advertised in the metadata (default: the required scopes).
+        scope_hierarchy: ``{"admin": ["notes:write"]}`` or a function expanding granted
+            scopes into every scope they imply.
+        accept_parent_audience: also accept tokens whose ``aud`` is a parent URI of
+            ``resource`` (``https://h/`` for ``https://h/mcp``); off by default.
+        resource_name, resource_documentation: optional metadata fields.
+        metadata_max_age_s: ``Cache-Control: max-age`` of the metadata document.
+    """
+
+    def __init__(
+        self,
+        *,
+        resource: str,
+        authorization_servers: Iterable[str],
+        verifier: TokenVerifier,
+        required_scopes: Iterable[str] = (),
+        scopes_supported: Iterable[str] | None = None,
+        scope_hierarchy: ScopeHierarchy | Mapping[str, Iterable[str]] | None = None,
+        accept_parent_audience: bool = False,
+        resource_name: str | None = None,
+        resource_documentation: str | None = None,
+        metadata_max_age_s: int = 3600,
+    ) -> None:
+        self.resource = resource
+        self.verifier = verifier
+        self.required_scopes = merge_scopes(required_scopes)
+        self.accept_parent_audience = accept_parent_audience
+        self.hierarchy = (
+            implications(scope_hierarchy)
+            if isinstance(scope_hierarchy, Mapping)
+            else scope_hierarchy
+        )
+        self.metadata_url = metadata_url(resource)
+        self.document = metadata_document(
+            resource,
+            authorization_servers,
+            scopes_supported=self.required_scopes if scopes_supported is None else scopes_supported,
+            resource_name=resource_name,
+            resource_documentation=resource_documentation,
+        )
+        self._metadata_headers = {
+            "cache-control": f"public, max-age={metadata_max_age_s}",
+            "access-control-allow-origin": "*",
+        }
+
+    # -- as an Auth: what the endpoint runs ------------------------------------------------
+
+    @property
+    def request_check(self) -> RequestCheck:
+        """:meth:`asgi_check`: the token check in the raw endpoint, before the body."""
+        return self.asgi_check
+
+    @property
+    def message_check(self) -> MessageCheck:
+        """:meth:`authorize_message`: the scopes of the tool, prompt or resource named."""
+        return self.authorize_message
+
+    @property
+    def dependency(self) -> OAuthResource:
+        """The resource itself: as a FastAPI dependency it is :meth:`__call__`."""
+        return self
+
+    # -- the token check ------------------------------------------------------------------
+
+    async def __call__(self, request: HTTPRequest) -> Any:
+        """As a FastAPI dependency: the caller's assigns, or the challenge response."""
+        found = await self.authenticate(request.headers.getlist("authorization"))
+        if isinstance(found, tuple):
+            body, status, headers = found
+            return HTTPResponse(encode(body), status, headers=dict(headers), media_type=_JSON)
+        return found
+
+    async def asgi_check(self, scope: Scope, suite: Suite) -> Mapping[str, Any] | Refusal:
+        """In the raw endpoint: the caller's assigns, or the challenge to send.
+
+        Runs before the body is read; the scopes of the tool or prompt named by the
+        2026-07-28 ``Mcp-Method`` / ``Mcp-Name`` headers go into every challenge.
+        """
+        values: list[str] = []
+        method = name = None
+        for key, value in scope["headers"]:
+            if key == b"authorization":
+                values.append(value.decode("latin-1"))
+            elif key == b"mcp-method":
+                method = value.decode("latin-1")
+            elif key == b"mcp-name":
+                name = value.decode("latin-1")
+        # a name lookup only: resources/read would run the repositories' parse_uri pre-auth
+        needed: tuple[str, ...] = ()
+        if method in _NAMED and name is not None:
+            needed = suite.required_scopes(method, name)
+        return await self.authenticate(values, needed)
+
+    async def authenticate(
+        self, authorization: list[str], scopes: Iterable[str] = ()
+    ) -> Mapping[str, Any] | Refusal:
+        """The assigns for the ``Authorization`` header values, or the challenge.
+
+        ``scopes``: the operation's own scopes, named with the resource-wide ones in every
+        challenge (the operation itself is checked later, by :meth:`authorize_message`).
+        """
+        wanted = merge_scopes(self.required_scopes, scopes)
+        found = self._bearer(authorization, wanted)
+        if isinstance(found, Challenge):
+            return self._refusal(found)
+        try:
+            access = await self.verifier.verify(found)
+        except InvalidToken as exc:
+            return self._refusal(Challenge("invalid_token", wanted, self.metadata_url, str(exc)))
+        if not audience_matches(
+            access.audience, self.resource, accept_parent=self.accept_parent_audience
+        ):
+            why = "the token was not issued for this resource"
+            return self._refusal(Challenge("invalid_token", wanted, self.metadata_url, why))
+        assigns = access.assigns(effective_scopes(access.scopes, self.hierarchy))
+        denied = scope_challenge(assigns, self.required_scopes, self.metadata_url)
+        if denied is not None:
+            return self._refusal(
+                Challenge(denied.error, wanted, self.metadata_url, denied.description)
+            )
+        return assigns
+
+    def _bearer(self, values: list[str], wanted: tuple[str, ...]) -> str | Challenge:
+        if not values:
+            return Challenge(None, wanted, self.metadata_url)
+        if len(values) > 1:
+            why = "more than one Authorization header"
+            return Challenge("invalid_request", wanted, self.metadata_url, why)
+        scheme, _, rest = values[0].strip().partition(" ")
+        if scheme.lower() != "bearer":
+            return Challenge(None, wanted, self.metadata_url)  # another scheme: no bearer at all
+        token = rest.strip(" ")
+        if not _TOKEN68.fullmatch(token):
+            why = "the bearer token is malformed"
+            return Challenge("invalid_request", wanted, self.metadata_url, why)
+        return token
+
+    @staticmethod
+    def _refusal(challenge: Challenge, request_id: Any = None) -> Refusal:
+        body, status, headers = challenge.answer(request_id)
+        return body, status, [*headers, *_NO_STORE.items()]
+
+    # -- per-operation scopes, called by the transport after parsing -------------------
+
+    def authorize_message(
+        self, message: Request, assigns: Mapping[str, Any], suite: Suite
+    ) -> Refusal | None:
+        """None, or the 403 ``(body, status, headers)`` when the target needs more scopes."""
+        key = _TARGET.get(message.method)
+        params = message.params if isinstance(message.params, Mapping) else {}
+        target = params.get(key) if key is not None else None
+        if not isinstance(target, str):
+            return None
+        needed = suite.required_scopes(message.method, target)
+        if not needed:
+            return None
+        denied = scope_challenge(
+            assigns, merge_scopes(self.required_scopes, needed), self.metadata_url
+        )
+        return None if denied is None else self._refusal(denied, message.id)
+
+    # -- RFC 9728 metadata ----------------------------------------------------------------
+
+    def metadata_router(self) -> APIRouter:
+        """GET/OPTIONS routes for the metadata document; include it without a prefix."""
+        router = APIRouter()
+
+        async def document() -> HTTPResponse:
+            return HTTPResponse(
+                self.document, 200, headers=self._metadata_headers, media_type="application/json"
+            )
+
+        async def preflight() -> HTTPResponse:
+            headers = {
+                "access-control-allow-origin": "*",
+                "access-control-allow-methods": "GET, OPTIONS",
+                "access-control-allow-headers": "*",
+                "access-control-max-age": "86400",
+            }
+            return HTTPResponse(None, 204, headers=headers)
+
+        for path in metadata_paths(self.resource):
+            router.add_api_route(path, document, methods=["GET"], include_in_schema=False)
+            router.add_api_route(path, preflight, methods=["OPTIONS"], include_in_schema=False)
+        return router

@@ -1,0 +1,159 @@
+"""The client's half of the Streamable HTTP wire: requests, their headers, SSE replies.
+
+* ``build_request``: a 2026-07-28 JSON-RPC request with its ``params._meta``.
+* ``request_headers``: the Streamable HTTP headers a request needs (``MCP-Protocol-Version``,
+  ``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``), values encoded as the spec says.
+* ``SSEParser``: the ``data`` of server-sent events, fed chunk by chunk.
+
+Shared by ``genmcp.testing`` and the command line's ``genmcp.cli.client``. Pure: no I/O,
+no asyncio; imports genmcp's protocol modules only.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+from collections.abc import Mapping
+from typing import Any, Final
+
+from genmcp.protocol.versions import (
+    LATEST,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+)
+
+__all__ = [
+    "ACCEPT",
+    "CLI_INFO",
+    "PROTOCOL_VERSION",
+    "Message",
+    "SSEParser",
+    "build_request",
+    "encode_header_value",
+    "header_params",
+    "request_headers",
+]
+
+Message = dict[str, Any]
+PROTOCOL_VERSION: Final = LATEST
+CLI_INFO: Final[Mapping[str, str]] = {"name": "genmcp-cli", "version": "0"}
+ACCEPT: Final = "application/json, text/event-stream"
+NAME_PARAMS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_B64_PREFIX: Final = "=?base64?"
+
+
+def build_request(
+    method: str,
+    params: Mapping[str, Any] | None,
+    request_id: str | int,
+    *,
+    version: str,
+    capabilities: Mapping[str, Any],
+    client_info: Mapping[str, Any] | None = None,
+    progress_token: str | int | None = None,
+    log_level: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Message:
+    """A JSON-RPC request whose ``params._meta`` carries what 2026-07-28 requires.
+
+    ``meta`` entries are merged last (a test may override or break any key).
+    """
+    wanted: dict[str, Any] = {
+        META_PROTOCOL_VERSION: version,
+        META_CLIENT_CAPABILITIES: dict(capabilities),
+    }
+    if client_info is not None:
+        wanted[META_CLIENT_INFO] = dict(client_info)
+    if progress_token is not None:
+        wanted["progressToken"] = progress_token
+    if log_level is not None:
+        wanted[META_LOG_LEVEL] = log_level
+    wanted.update(meta or {})
+    body_params = {**(params or {}), "_meta": wanted}
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
+
+
+def encode_header_value(value: str | int | bool) -> str:
+    """An ``Mcp-Name`` / ``Mcp-Param-*`` value: plain when safe, else ``=?base64?...?=``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    plain = (
+        value == value.strip(" ")
+        and all(" " <= char <= "~" for char in value)
+        and not value.lower().startswith(_B64_PREFIX)
+    )
+    if plain:
+        return value
+    return _B64_PREFIX + base64.b64encode(value.encode()).decode("ascii") + "?="
+
+
+def header_params(schema: Any) -> dict[str, str]:
+    """Argument name -> ``x-mcp-header`` name, for the root properties of a tool's schema."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return {}
+    return {
+        name: spec["x-mcp-header"]
+        for name, spec in properties.items()
+        if isinstance(spec, Mapping) and isinstance(spec.get("x-mcp-header"), str)
+    }
+
+
+def request_headers(message: Any, params: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The HTTP headers for POSTing ``message``; ``params`` from ``header_params``."""
+    headers = {"accept": ACCEPT, "content-type": "application/json"}
+    if not isinstance(message, Mapping) or not isinstance(message.get("method"), str):
+        return headers
+    method = message["method"]
+    body_params = message.get("params")
+    body_params = body_params if isinstance(body_params, Mapping) else {}
+    meta = body_params.get("_meta")
+    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, Mapping) else None
+    if isinstance(version, str):
+        headers["mcp-protocol-version"] = version
+    if "id" in message:
+        headers["mcp-method"] = method
+    name = body_params.get(NAME_PARAMS.get(method, ""))
+    if isinstance(name, str | int):
+        headers["mcp-name"] = encode_header_value(name)
+    arguments = body_params.get("arguments")
+    if method == "tools/call" and isinstance(arguments, Mapping):
+        for prop, header in (params or {}).items():
+            value = arguments.get(prop)
+            if isinstance(value, str | int):  # bool is an int
+                headers[f"mcp-param-{header.lower()}"] = encode_header_value(value)
+    return headers
+
+
+class SSEParser:
+    """Collects the ``data`` of each complete server-sent event; comments are skipped.
+
+    ``last_id`` is the last event id seen (what a client resumes from, ``Last-Event-ID``).
+    """
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._buffer = ""
+        self.last_id: str | None = None
+
+    def feed(self, chunk: bytes, final: bool = False) -> list[str]:
+        """Add bytes; return the data of the events they completed."""
+        self._buffer = (self._buffer + self._decoder.decode(chunk, final)).replace("\r\n", "\n")
+        if final and self._buffer and not self._buffer.endswith("\n\n"):
+            self._buffer += "\n\n"
+        events = []
+        while "\n\n" in self._buffer:
+            block, self._buffer = self._buffer.split("\n\n", 1)
+            for line in block.split("\n"):
+                if line.startswith("id:") and "\0" not in line:
+                    self.last_id = line[3:].removeprefix(" ")
+            data = [
+                line[5:].removeprefix(" ") for line in block.split("\n") if line.startswith("data:")
+            ]
+            if data and any(data):  # "data:" alone: a priming event (an id to resume from)
+                events.append("\n".join(data))
+        return events

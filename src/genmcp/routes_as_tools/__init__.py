@@ -1,0 +1,80 @@
+"""Existing FastAPI routes as MCP tools, called in-process with their own dependencies.
+
+::
+
+    from genmcp.routes_as_tools import routes_router
+
+    app.include_router(
+        routes_router(app, server_name="shop", server_version="1.0",
+                      operations=["get_item", "create_item"]),
+        prefix="/mcp",
+    )
+
+Each selected route becomes an ordinary ``Tool`` subclass (:class:`RouteTool`). A call
+runs the route through the app's own ASGI stack (no socket): middleware, exception
+handlers and the route's dependencies (auth, DB sessions, rate limits) run as for an HTTP
+client, with the MCP request's ``Authorization`` header. See docs/guides/routes-as-tools.md.
+
+Modules: ``build`` (selection and tool classes), ``arguments`` (schemas and placement),
+``exchange`` (the in-process ASGI call), ``replies`` (response -> result), ``credentials``
+(what the MCP request forwards), ``tool`` (``RouteTool``). The package is not named
+``route_tools``: importing it would then replace the lazy ``genmcp.route_tools`` function
+with the package. Its logger stays ``genmcp.routes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from fastapi import FastAPI
+
+from genmcp.routes_as_tools.arguments import BuildError
+from genmcp.routes_as_tools.build import SELECTION, route_tools
+from genmcp.routes_as_tools.credentials import Forwarded, forward_credentials, mcp_caller
+from genmcp.routes_as_tools.exchange import Reply
+from genmcp.routes_as_tools.tool import RouteSpec, RouteTool
+from genmcp.suite import ToolProvider
+from genmcp.transports.auth import Auth
+from genmcp.transports.fastapi import MCPRouter, mcp_router
+
+__all__ = [
+    "BuildError",
+    "Forwarded",
+    "Reply",
+    "RouteSpec",
+    "RouteTool",
+    "forward_credentials",
+    "mcp_caller",
+    "route_tools",
+    "routes_router",
+]
+
+
+def routes_router(
+    app: FastAPI,
+    *,
+    server_name: str,
+    server_version: str,
+    auth: Auth | Callable[..., Any] | None = None,
+    forward_headers: Iterable[str] = ("authorization",),
+    tools: Iterable[ToolProvider] = (),
+    **options: Any,
+) -> MCPRouter:
+    """An MCP router serving ``app``'s selected routes as tools (plus ``tools``).
+
+    Call it after the routes are defined. ``auth`` is an optional MCP auth (as for
+    ``mcp_router``); the routes' own dependencies enforce their auth either way.
+    ``forward_headers`` are copied from each MCP request into the route calls. Options
+    named in :func:`route_tools` select and shape the tools; the rest go to ``mcp_router``.
+    """
+    selection = {key: value for key, value in options.items() if key in SELECTION}
+    rest = {key: value for key, value in options.items() if key not in SELECTION}
+    generated: list[ToolProvider] = list(route_tools(app, **selection))
+    return mcp_router(
+        server_name=server_name,
+        server_version=server_version,
+        tools=[*generated, *tools],
+        auth=forward_credentials(auth, headers=forward_headers),
+        **rest,
+    )

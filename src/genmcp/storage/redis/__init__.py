@@ -1,0 +1,29 @@
+"""Redis implementations of ``genmcp.storage``: what several processes of one app share.
+
+``pip install 'genmcp[redis]'``. The parts:
+
+- ``redis.broker``: ``RedisBroker`` (pub/sub over one connection, and ``Inboxes``);
+- ``redis.registry``: ``RedisSessionRegistry`` (a legacy session's state, one round trip);
+- ``redis.inbox``: bounded, lossless mail to one Suite's address;
+- ``redis.tasks``: ``RedisTaskStore`` (the Tasks extension's records, leases);
+- ``redis.options``: ``RedisOptions`` (how genmcp builds its clients: timeouts, retries);
+- ``redis.batch``: Lua scripts run by SHA, batched per event loop step.
+
+The only package that imports redis.
+"""
+
+from __future__ import annotations
+
+from genmcp.storage.redis.broker import RedisBroker, RedisSubscription
+from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry
+from genmcp.storage.redis.tasks import RedisTaskStore
+
+__all__ = [
+    "DEFAULT_PREFIX",
+    "RedisBroker",
+    "RedisOptions",
+    "RedisSessionRegistry",
+    "RedisSubscription",
+    "RedisTaskStore",
+]

@@ -1,0 +1,350 @@
+"""Redis implementations of ``genmcp.storage``: what several processes of one app share.
+
+``RedisBroker`` also offers ``Inboxes`` (``storage.redis.inbox``): targeted, bounded,
+lossless mail to one Suite's address. ``RedisSessionRegistry`` (``storage.redis.registry``)
+keeps each legacy session's state in
+Redis, one round trip per request. ``RedisBroker`` carries messages over Redis pub/sub: one
+connection per broker, whatever the number of local subscriptions (every waiter of the
+process is multiplexed on it); a topic is subscribed in Redis while at least one local
+subscription wants it. Messages travel as JSON. Publishing runs under the broker's breaker
+(``guard.Breaker``): a down or hung Redis is ``StorageUnavailable`` within ``deadline_s``.
+
+Every key and channel starts with ``prefix`` (``"genmcp:"`` by default): apps that share a
+Redis give each its own. Processes of one app share the prefix and the secret key.
+
+Both run on the server's event loop (create them anywhere, use and close them there).
+A client given to them stays the caller's to close; one made by ``from_url`` is theirs.
+Clients made by genmcp use ``RedisOptions`` (``storage.redis.options``), never redis-py's
+defaults. Requires the ``redis`` package (``pip install 'genmcp[redis]'``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from collections.abc import Iterable
+from typing import Any, Final
+
+try:
+    from redis import asyncio as aioredis
+    from redis.exceptions import RedisError
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "genmcp.storage.redis needs the redis package: pip install 'genmcp[redis]'"
+    ) from exc
+
+from genmcp.storage.memory import QueuedSubscription
+from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
+from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry, encode, ttl_ms
+
+__all__ = [
+    "DEFAULT_PREFIX",
+    "RedisBroker",
+    "RedisOptions",
+    "RedisSessionRegistry",
+    "RedisSubscription",
+]
+
+log = logging.getLogger("genmcp")
+
+_MAX_BACKOFF_S: Final = 2.0
+CATALOG_TTL_MS: Final = 86_400_000
+"""How long the catalog log outlives its last change (refreshed by every change)."""
+# KEYS: version counter, log hash. ARGV: entry, event JSON, TTL ms.
+_RECORD: Final = """
+local version = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[1], version .. ' ' .. ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return version
+"""
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+async def _aclose(closeable: Any) -> None:
+    """``aclose()`` a client or pub/sub object (redis 5.0.0 only has ``close()``)."""
+    await (getattr(closeable, "aclose", None) or closeable.close)()
+
+
+class RedisSubscription(QueuedSubscription["RedisBroker"]):
+    """Messages published to the topics one subscriber asked for, in order."""
+
+    __slots__ = ()
+
+    async def ready(self) -> None:
+        await self._broker._ready(self._topics)
+
+
+class _Topic:
+    """The local subscribers of one topic, and whether Redis confirmed the subscription."""
+
+    __slots__ = ("confirmed", "subscribers")
+
+    def __init__(self) -> None:
+        self.subscribers: set[RedisSubscription] = set()
+        self.confirmed = asyncio.Event()
+
+
+class RedisBroker:
+    """``Broker`` over Redis pub/sub.
+
+    Args:
+        client: a ``redis.asyncio.Redis`` (left open by ``aclose``).
+        prefix: prefix of every channel.
+        ready_timeout_s: how long ``Subscription.ready`` waits for Redis to confirm.
+        options: deadline and breaker settings for ``publish`` (``RedisOptions`` defaults).
+
+    Two tasks run once something subscribed: one sends ``SUBSCRIBE``/``UNSUBSCRIBE`` in
+    order (retrying while Redis is unreachable), one reads the connection and hands each
+    message to the local subscriptions of its topic. ``aclose`` ends both.
+    """
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        ready_timeout_s: float = 5.0,
+        options: RedisOptions | None = None,
+    ) -> None:
+        self._client = client
+        self.options = RedisOptions() if options is None else options
+        self.breaker = self.options.breaker()
+        self._prefix = prefix
+        self._ready_timeout_s = ready_timeout_s
+        self._owns_client = False
+        self._pubsub = client.pubsub()
+        self._topics: dict[str, _Topic] = {}
+        self._unconfirmed: dict[str, int] = {}  # SUBSCRIBE sent per channel, not yet confirmed
+        self._commands: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._writer: asyncio.Task[None] | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._closed = False
+        self.inboxes = RedisInboxes(client, prefix=prefix, options=self.options)
+        self._record = client.register_script(_RECORD)
+
+    def open_inbox(self, address: str) -> RedisInbox:
+        """Start receiving what is delivered to ``address`` (``Inboxes``)."""
+        return self.inboxes.open_inbox(address)
+
+    async def deliver(self, address: str, message: Any) -> bool:
+        """Queue ``message`` for ``address``; False when it has no live owner (``Inboxes``)."""
+        return await self.inboxes.deliver(address, message)
+
+    async def is_alive(self, address: str) -> bool:
+        """Whether ``address`` has a fresh heartbeat (``Inboxes``)."""
+        key = self.inboxes.alive_key(address)
+        return bool(await self.breaker.run(lambda: self._client.exists(key)))
+
+    async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:
+        """``XADD`` ``entry`` to the stream ``prefix + key`` (``MAXLEN ~``) and set its TTL."""
+        name, millis = self._prefix + key, ttl_ms(ttl_s)
+
+        async def append() -> Any:
+            async with self._client.pipeline(transaction=False) as pipe:
+                pipe.xadd(name, entry, maxlen=maxlen, approximate=True)  # type: ignore[arg-type]
+                pipe.pexpire(name, millis)
+                return (await pipe.execute())[0]
+
+        return _text(await self.breaker.run(append))
+
+    async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
+        """``XRANGE (after +`` of the stream ``prefix + key`` (``EventLog``)."""
+        start = "-" if after == "0" else f"({after}"
+        raw: Any = await self.breaker.run(
+            lambda: self._client.xrange(self._prefix + key, start, "+")
+        )
+        return [
+            (_text(entry_id), {_text(k): _text(v) for k, v in (fields or {}).items()})
+            for entry_id, fields in raw or ()
+        ]
+
+    async def last(self, key: str) -> str | None:
+        """``XREVRANGE + - COUNT 1`` of the stream ``prefix + key`` (``EventLog``)."""
+        raw: Any = await self.breaker.run(
+            lambda: self._client.xrevrange(self._prefix + key, "+", "-", count=1)
+        )
+        return _text(raw[0][0]) if raw else None
+
+    async def record_change(self, key: str, event: Any) -> int:
+        """Keep ``event`` as the latest catalog change of ``key``; its version (``CatalogLog``)."""
+        keys = [self._prefix + "catalog:version", self._prefix + "catalog"]
+        args: list[str | int] = [key, encode(event), CATALOG_TTL_MS]
+        version = await self.breaker.run(lambda: self._record(keys=keys, args=args))
+        return int(version)
+
+    async def changes(self) -> list[Any]:
+        """The latest catalog change of every entry, with its version (``CatalogLog``)."""
+        raw = await self.breaker.run(lambda: self._client.hgetall(self._prefix + "catalog"))
+        events = []
+        for value in raw.values():
+            version, _, text = _text(value).partition(" ")
+            event = json.loads(text)
+            event["version"] = int(version)
+            events.append(event)
+        return sorted(events, key=lambda event: int(event["version"]))
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        ready_timeout_s: float = 5.0,
+        options: RedisOptions | None = None,
+        **connection: Any,
+    ) -> RedisBroker:
+        """A broker on its own client for ``url``, made with ``options`` (and
+        ``connection`` options such as ``client_name``)."""
+        options = RedisOptions() if options is None else options
+        client = options.client(url, **connection)
+        broker = cls(client, prefix=prefix, ready_timeout_s=ready_timeout_s, options=options)
+        broker._owns_client = True
+        return broker
+
+    @property
+    def topics(self) -> int:
+        """How many topics have local subscribers (tests check it returns to zero)."""
+        return len(self._topics)
+
+    def subscribe(self, *topics: str) -> RedisSubscription:
+        if self._closed:
+            raise RuntimeError("RedisBroker is closed")
+        subscription = RedisSubscription(self, topics)
+        for topic in topics:
+            entry = self._topics.get(topic)
+            if entry is None:
+                entry = self._topics[topic] = _Topic()
+                channel = self._prefix + topic
+                self._unconfirmed[channel] = self._unconfirmed.get(channel, 0) + 1
+                self._commands.put_nowait(("subscribe", channel))
+            entry.subscribers.add(subscription)
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(
+                self._write_commands(), name="genmcp:redis-broker:writer"
+            )
+        return subscription
+
+    async def publish(self, topic: str, message: Any) -> None:
+        data = encode(message)
+        await self.breaker.run(lambda: self._client.publish(self._prefix + topic, data))
+
+    async def aclose(self) -> None:
+        """Close every subscription, end both tasks, release the connection(s)."""
+        if self._closed:
+            return
+        self._closed = True
+        for entry in list(self._topics.values()):
+            for subscription in list(entry.subscribers):
+                subscription.close()
+        tasks = {task for task in (self._writer, self._reader) if task is not None}
+        for task in tasks:
+            task.cancel()
+        # redis-py may swallow a cancellation mid-command: the loops also stop on _closed,
+        # and closing the pub/sub connection fails a read that is still waiting.
+        pending = (await asyncio.wait(tasks, timeout=1.0))[1] if tasks else set()
+        await self.inboxes.aclose()
+        await _aclose(self._pubsub)
+        if pending and (await asyncio.wait(pending, timeout=1.0))[1]:
+            log.warning("RedisBroker: a pub/sub task did not end at aclose")
+        if self._owns_client:
+            await _aclose(self._client)
+
+    # -- local bookkeeping ------------------------------------------------------------
+
+    def _drop(self, subscription: RedisSubscription, topics: Iterable[str]) -> None:
+        for topic in topics:
+            entry = self._topics.get(topic)
+            if entry is None:
+                continue
+            entry.subscribers.discard(subscription)
+            if not entry.subscribers:
+                del self._topics[topic]
+                if not self._closed:
+                    self._commands.put_nowait(("unsubscribe", self._prefix + topic))
+
+    async def _ready(self, topics: Iterable[str]) -> None:
+        events = [entry.confirmed for t in topics if (entry := self._topics.get(t))]
+        try:
+            async with asyncio.timeout(self._ready_timeout_s):
+                for event in events:
+                    await event.wait()
+        except TimeoutError:
+            log.warning(
+                "Redis did not confirm a subscription within %g s; going on without it",
+                self._ready_timeout_s,
+            )
+
+    # -- the two tasks ----------------------------------------------------------------
+
+    async def _write_commands(self) -> None:
+        """Send the queued (un)subscriptions in order, batching runs of one kind."""
+        while not self._closed:
+            batch = [await self._commands.get()]
+            while not self._commands.empty():
+                batch.append(self._commands.get_nowait())
+            for action, run in itertools.groupby(batch, key=lambda command: command[0]):
+                await self._send(action, [channel for _, channel in run])
+            if self._reader is None and not self._closed:  # a connection exists from now
+                self._reader = asyncio.get_running_loop().create_task(
+                    self._read(), name="genmcp:redis-broker:reader"
+                )
+
+    async def _send(self, action: str, channels: list[str]) -> None:
+        delay = 0.05
+        while not self._closed:
+            try:
+                if action == "subscribe":
+                    await self._pubsub.subscribe(*channels)
+                else:
+                    await self._pubsub.unsubscribe(*channels)
+                return
+            except (RedisError, OSError) as exc:
+                log.warning("Redis %s failed (%s); retrying in %g s", action, exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _MAX_BACKOFF_S)
+
+    async def _read(self) -> None:
+        """Hand every message to the local subscribers of its topic."""
+        delay = 0.05
+        while not self._closed:
+            try:
+                message = await self._pubsub.get_message(timeout=None)
+            except (RedisError, OSError) as exc:
+                log.warning("Redis pub/sub read failed (%s); retrying in %g s", exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _MAX_BACKOFF_S)
+                continue
+            delay = 0.05
+            if message is not None:
+                self._dispatch(message)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        kind, channel = message.get("type"), _text(message.get("channel") or b"")
+        if not channel.startswith(self._prefix):
+            return
+        topic = channel[len(self._prefix) :]
+        entry = self._topics.get(topic)
+        if kind == "subscribe":
+            # Confirmed once every SUBSCRIBE sent for it is (an unsubscribe may be between).
+            pending = self._unconfirmed.pop(channel, 0) - 1
+            if pending > 0:
+                self._unconfirmed[channel] = pending
+            elif entry is not None:
+                entry.confirmed.set()
+            return
+        if kind != "message" or entry is None:  # entry None: unsubscribed meanwhile
+            return
+        try:
+            payload = json.loads(message["data"])
+        except (TypeError, ValueError):
+            log.warning("Redis channel %s carried a message that is not JSON: dropped", channel)
+            return
+        for subscription in tuple(entry.subscribers):
+            subscription._deliver(topic, payload)

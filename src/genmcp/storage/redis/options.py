@@ -1,0 +1,103 @@
+"""How genmcp talks to Redis: explicit client settings, never redis-py's defaults.
+
+redis-py's defaults (5 s socket timeouts, 10 retries with backoff) turn a Redis outage into
+a stall of several seconds per request, and a blocking read into a minute-long hang. Every
+Redis client genmcp makes comes from :class:`RedisOptions`, whose fields are the documented
+defaults (docs/guides/scaling-out.md):
+
+=========================  =======  ==========================================================
+field                      default  what it bounds
+=========================  =======  ==========================================================
+``connect_timeout_s``      2.0      opening a TCP connection (a refused one fails at once)
+``socket_timeout_s``       5.0      waiting for one reply: a safety net; ``deadline_s`` is
+                                    the bound a request sees
+``retries``                1        retries of a failed command (backoff 20 ms, at most 200 ms)
+``max_connections``        64       connections of the request-path pool (a blocking pool:
+                                    the 65th concurrent command waits, it never fails)
+``pool_timeout_s``         5.0      waiting for a free connection of that pool (lookups share
+                                    one pipeline per loop turn: the pool stays small)
+``health_check_s``         1.0      pings an idle connection before reuse, and the pub/sub one
+``deadline_s``             0.8      bound on one storage operation, in loop time not lost to
+                                    CPU starvation (``guard.Breaker``)
+``cooldown_s``             0.5      failing fast after a failure before probing again
+``block_s``                1.0      one blocking read of an inbox (its client waits 2 s more)
+=========================  =======  ==========================================================
+
+A process uses three clients: the request path (``client``), one pub/sub connection (taken
+from the same pool and held), and the inbox reader (``blocking_from``: one connection,
+whose socket timeout exceeds its blocking reads). Requires the ``redis`` package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from redis import asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import RedisError
+
+from genmcp.storage.guard import Breaker
+
+__all__ = ["RedisOptions"]
+
+
+@dataclass(frozen=True, slots=True)
+class RedisOptions:
+    """Client settings for every Redis connection of a process (see the module table)."""
+
+    connect_timeout_s: float = 2.0
+    socket_timeout_s: float = 5.0
+    retries: int = 1
+    max_connections: int = 64
+    pool_timeout_s: float = 5.0
+    health_check_s: float = 1.0
+    deadline_s: float = 0.8
+    cooldown_s: float = 0.5
+    block_s: float = 1.0
+
+    def __post_init__(self) -> None:
+        if min(self.connect_timeout_s, self.socket_timeout_s, self.deadline_s, self.block_s) <= 0:
+            raise ValueError("RedisOptions timeouts must be > 0")
+        if self.retries < 0 or self.max_connections < 2:
+            raise ValueError("RedisOptions: retries >= 0 and max_connections >= 2")
+
+    def _common(self) -> dict[str, Any]:
+        return {
+            "socket_connect_timeout": self.connect_timeout_s,
+            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries),
+            "health_check_interval": self.health_check_s,
+        }
+
+    def client(self, url: str, **connection: Any) -> aioredis.Redis:
+        """The request-path client: a blocking pool of ``max_connections``.
+
+        ``connection`` adds connection options (``client_name``, ``password``, ...).
+        """
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=self.max_connections,
+            timeout=self.pool_timeout_s,
+            socket_timeout=self.socket_timeout_s,
+            **{**self._common(), **connection},
+        )
+        return aioredis.Redis.from_pool(pool)  # closed with the client
+
+    def blocking_from(self, client: aioredis.Redis) -> aioredis.Redis:
+        """A blocking-read client to the server ``client`` talks to (same credentials)."""
+        connection = dict(client.connection_pool.connection_kwargs)
+        connection.update(
+            socket_timeout=self.block_s + 2.0, socket_connect_timeout=self.connect_timeout_s
+        )
+        pool = aioredis.BlockingConnectionPool(
+            max_connections=2,
+            timeout=self.pool_timeout_s,
+            connection_class=client.connection_pool.connection_class,
+            **connection,
+        )
+        return aioredis.Redis.from_pool(pool)
+
+    def breaker(self, store: str = "redis") -> Breaker:
+        """A breaker with these options' deadline and cooldown, for Redis failures."""
+        return Breaker(store, (RedisError,), deadline_s=self.deadline_s, cooldown_s=self.cooldown_s)

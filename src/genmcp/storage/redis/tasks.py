@@ -1,0 +1,265 @@
+"""``TaskStore`` in Redis: task records every process of an app reads, moves and cancels.
+
+One hash per task, ``<prefix>task:<taskId>``, created with a ``PEXPIRE`` of the task's
+``ttlMs`` and only ever written by scripts that first check it still exists, so no key ever
+lives without a TTL and an expired task never comes back. Fields:
+
+- ``base``: the JSON of what never changes (``taskId``, ``principal``, ``createdAt``,
+  ``ttlMs``, ``pollIntervalMs``); ``status``, ``updated`` (``lastUpdatedAt``), ``msg``
+  (``statusMessage``), ``result`` and ``error`` (JSON);
+- ``lease`` (ms on the Redis clock) and ``owner`` (the process token running the task);
+- ``q:<key>`` per outstanding input request, ``a:<key>`` per answer not yet collected, and
+  ``pending``, how many requests are outstanding;
+- ``v``, the record's ``version``: every transition adds one, and returns the whole hash.
+
+Every transition is one Lua script (atomic; the Redis ``TIME`` is the one clock leases are
+compared against, whatever the clocks of the processes). JSON payloads pass through Lua as
+opaque strings: it never decodes them (cjson would turn ``[]`` into ``{}``).
+
+Runs on the server's event loop. Requires the ``redis`` package (``genmcp[redis]``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+try:
+    from redis import asyncio as aioredis
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "genmcp.storage.redis.tasks needs the redis package: pip install 'genmcp[redis]'"
+    ) from exc
+
+from genmcp.protocol.tasks import iso_now
+from genmcp.storage import TaskEnd
+
+__all__ = ["DEFAULT_PREFIX", "RedisTaskStore"]
+
+DEFAULT_PREFIX: Final = "genmcp:"
+_BASE_KEYS: Final = ("taskId", "principal", "createdAt", "ttlMs", "pollIntervalMs")
+
+_COMMON: Final = """
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local TERMINAL = {completed = true, failed = true, cancelled = true}
+local function clear_io(key)
+  for _, f in ipairs(redis.call('HKEYS', key)) do
+    local p = string.sub(f, 1, 2)
+    if p == 'q:' or p == 'a:' then redis.call('HDEL', key, f) end
+  end
+  redis.call('HSET', key, 'pending', 0)
+end
+local function moved()
+  redis.call('HINCRBY', KEYS[1], 'v', 1)
+  return redis.call('HGETALL', KEYS[1])
+end
+local status = redis.call('HGET', KEYS[1], 'status')
+"""
+
+_CREATE: Final = """
+redis.call('HSET', KEYS[1], 'base', ARGV[1], 'status', 'working', 'updated', ARGV[2],
+  'lease', now_ms() + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0, 'v', ARGV[6])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+"""
+
+_GET: Final = """
+if not status then return false end
+if not TERMINAL[status] and tonumber(redis.call('HGET', KEYS[1], 'lease')) < now_ms() then
+  clear_io(KEYS[1])
+  redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[1], 'updated', ARGV[2],
+    'msg', ARGV[3])
+  return moved()
+end
+return redis.call('HGETALL', KEYS[1])
+"""
+
+_ASK: Final = """
+if not status or TERMINAL[status] then return false end
+local n = 0
+for i = 2, #ARGV, 2 do
+  n = n + redis.call('HSETNX', KEYS[1], 'q:' .. ARGV[i], ARGV[i + 1])
+end
+redis.call('HINCRBY', KEYS[1], 'pending', n)
+redis.call('HSET', KEYS[1], 'status', 'input_required', 'updated', ARGV[1])
+return moved()
+"""
+
+_ANSWER: Final = """
+if not status then return false end
+if status ~= 'input_required' then return redis.call('HGETALL', KEYS[1]) end
+local n = 0
+for i = 2, #ARGV, 2 do
+  if redis.call('HDEL', KEYS[1], 'q:' .. ARGV[i]) == 1 then
+    redis.call('HSET', KEYS[1], 'a:' .. ARGV[i], ARGV[i + 1])
+    n = n + 1
+  end
+end
+if n > 0 then
+  redis.call('HSET', KEYS[1], 'updated', ARGV[1])
+  if redis.call('HINCRBY', KEYS[1], 'pending', -n) <= 0 then
+    redis.call('HSET', KEYS[1], 'status', 'working')
+  end
+  return moved()
+end
+return redis.call('HGETALL', KEYS[1])
+"""
+
+_TAKE: Final = """
+local out = {}
+if not status then return out end
+for _, k in ipairs(ARGV) do
+  local v = redis.call('HGET', KEYS[1], 'a:' .. k)
+  if v then
+    redis.call('HDEL', KEYS[1], 'a:' .. k)
+    table.insert(out, k)
+    table.insert(out, v)
+  end
+end
+return out
+"""
+
+_FINISH: Final = """
+if not status or TERMINAL[status] then return false end
+clear_io(KEYS[1])
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'msg', ARGV[5]) end
+return moved()
+"""
+
+_RENEW: Final = """
+if not status then return false end
+if not TERMINAL[status] then
+  redis.call('HSET', KEYS[1], 'lease', now_ms() + tonumber(ARGV[1]))
+end
+return status
+"""
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _record(flat: Any) -> dict[str, Any] | None:
+    """The record of a task from its hash's ``HGETALL`` (None: no such task)."""
+    if not flat:
+        return None
+    fields = {_text(flat[i]): _text(flat[i + 1]) for i in range(0, len(flat), 2)}
+    record: dict[str, Any] = json.loads(fields["base"])
+    record["status"], record["lastUpdatedAt"] = fields["status"], fields["updated"]
+    record["version"] = int(fields.get("v", 0))
+    if "msg" in fields:
+        record["statusMessage"] = fields["msg"]
+    for name in ("result", "error"):
+        if name in fields:
+            record[name] = json.loads(fields[name])
+    record["inputRequests"] = {
+        name[2:]: json.loads(value) for name, value in fields.items() if name[:2] == "q:"
+    }
+    return record
+
+
+def _pairs(values: Mapping[str, Any]) -> list[str]:
+    flat: list[str] = []
+    for key, value in values.items():
+        flat += [key, _json(value)]
+    return flat
+
+
+class RedisTaskStore:
+    """``TaskStore`` in Redis (see the module docstring).
+
+    Args:
+        client: a ``redis.asyncio.Redis`` (left open by ``aclose``).
+        prefix: prefix of every key; processes of one app share it.
+    """
+
+    def __init__(self, client: aioredis.Redis, *, prefix: str = DEFAULT_PREFIX) -> None:
+        self._client, self._prefix = client, prefix
+        self._owns_client = False
+        script = client.register_script
+        self._create = script(_COMMON + _CREATE)
+        self._get = script(_COMMON + _GET)
+        self._ask = script(_COMMON + _ASK)
+        self._answer = script(_COMMON + _ANSWER)
+        self._take = script(_COMMON + _TAKE)
+        self._finish = script(_COMMON + _FINISH)
+        self._renew = script(_COMMON + _RENEW)
+
+    @classmethod
+    def from_url(cls, url: str, *, prefix: str = DEFAULT_PREFIX, **options: Any) -> RedisTaskStore:
+        """A store on its own client for ``url`` (``options`` go to ``Redis.from_url``)."""
+        store = cls(aioredis.Redis.from_url(url, **options), prefix=prefix)
+        store._owns_client = True
+        return store
+
+    async def aclose(self) -> None:
+        """Close the client if ``from_url`` made it."""
+        if self._owns_client:
+            close = getattr(self._client, "aclose", None) or self._client.close
+            await close()
+
+    def key(self, task_id: str) -> str:
+        """The Redis key of the task ``task_id``."""
+        return f"{self._prefix}task:{task_id}"
+
+    async def create(self, record: Mapping[str, Any], *, lease_ms: int, owner: str) -> None:
+        ttl_ms = record.get("ttlMs")
+        if not isinstance(ttl_ms, int) or ttl_ms < 1:
+            raise ValueError("a Redis task record needs an integer ttlMs >= 1")
+        base = {key: record[key] for key in _BASE_KEYS if key in record}
+        version = int(record.get("version") or 1)
+        args = [_json(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
+        await self._create(keys=[self.key(record["taskId"])], args=args)
+
+    async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
+        message = str(lost.get("message", "lease lost"))
+        args = [_json(dict(lost)), iso_now(), message]
+        return _record(await self._get(keys=[self.key(task_id)], args=args))
+
+    async def owner(self, task_id: str) -> str | None:
+        owner = await self._client.hget(self.key(task_id), "owner")
+        return None if owner is None else _text(owner)
+
+    async def ask(
+        self, task_id: str, requests: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
+        args = [updated_at, *_pairs(requests)]
+        return _record(await self._ask(keys=[self.key(task_id)], args=args))
+
+    async def answer(
+        self, task_id: str, responses: Mapping[str, Any], updated_at: str
+    ) -> dict[str, Any] | None:
+        args = [updated_at, *_pairs(responses)]
+        return _record(await self._answer(keys=[self.key(task_id)], args=args))
+
+    async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
+        wanted = list(keys)
+        if not wanted:
+            return {}
+        flat = await self._take(keys=[self.key(task_id)], args=wanted)
+        return {_text(flat[i]): json.loads(flat[i + 1]) for i in range(0, len(flat), 2)}
+
+    async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
+        args = [
+            end.status,
+            updated_at,
+            "" if end.result is None else _json(dict(end.result)),
+            "" if end.error is None else _json(dict(end.error)),
+            end.message or "",
+        ]
+        return _record(await self._finish(keys=[self.key(task_id)], args=args))
+
+    async def renew(self, task_id: str, lease_ms: int) -> str | None:
+        status = await self._renew(keys=[self.key(task_id)], args=[lease_ms])
+        return None if status is None else _text(status)

@@ -1,0 +1,91 @@
+"""``Auth``: how an MCP endpoint learns who calls it, and ``DependencyAuth``, a plain FastAPI
+dependency in that shape.
+
+An ``Auth`` has three parts, each read once when the router is built (never per request):
+
+* ``request_check``: run by the endpoint for every HTTP request, before the body is read;
+  the caller's assigns, or a refusal ``(JSON-RPC body, HTTP status, headers)`` to send.
+  None when the auth runs only as a FastAPI dependency (an API route then runs it).
+* ``message_check``: run for every parsed JSON-RPC request, before the Suite and before
+  any stream opens; None, or the refusal. None when there is no such check.
+* ``dependency``: the FastAPI dependency form, run by an API route (``mcp_router`` with
+  ``dependencies=``, or an auth without a request check) and once by stdio.
+
+``genmcp.auth.OAuthResource`` has all three. A plain dependency passed as
+``mcp_router(auth=...)`` becomes a ``DependencyAuth`` (``as_auth``). Without auth the
+endpoint calls nothing.
+
+Pure: no web framework import (an ASGI scope is a mutable mapping here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+
+from genmcp.protocol.jsonrpc import Request
+
+if TYPE_CHECKING:
+    from genmcp.suite import Suite
+
+__all__ = ["Auth", "DependencyAuth", "MessageCheck", "Refusal", "RequestCheck", "as_auth"]
+
+Refusal: TypeAlias = tuple[dict[str, Any], int, list[tuple[str, str]]]
+"""A refusal as ``(JSON-RPC body, HTTP status, headers)``, for the transport to send."""
+
+RequestCheck: TypeAlias = Callable[
+    [MutableMapping[str, Any], "Suite"], Awaitable["Mapping[str, Any] | Refusal"]
+]
+"""``await check(scope, suite)``: the caller's assigns, or the refusal to send."""
+
+MessageCheck: TypeAlias = Callable[[Request, Mapping[str, Any], "Suite"], "Refusal | None"]
+"""``check(message, assigns, suite)``: None, or the refusal (403 for missing scopes)."""
+
+
+@runtime_checkable
+class Auth(Protocol):
+    """What ``mcp_router(auth=...)`` takes, besides a plain FastAPI dependency."""
+
+    @property
+    def request_check(self) -> RequestCheck | None:
+        """The check of each HTTP request before its body is read, or None (see module)."""
+
+    @property
+    def message_check(self) -> MessageCheck | None:
+        """The check of each parsed JSON-RPC request, or None."""
+
+    @property
+    def dependency(self) -> Callable[..., Any]:
+        """The FastAPI dependency: its value (a mapping, or any value as
+        ``{"principal": value}``) is ``channel.assigns``; a Starlette ``Response`` answers
+        the request instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class DependencyAuth:
+    """A FastAPI dependency as an ``Auth``: it runs in the endpoint's API route.
+
+    ``message_check``, when given, still checks each parsed request
+    (``forward_credentials`` keeps the one of the auth it wraps).
+    """
+
+    dependency: Callable[..., Any]
+    """The FastAPI dependency."""
+
+    message_check: MessageCheck | None = None
+    """The check of each parsed JSON-RPC request, or None."""
+
+    @property
+    def request_check(self) -> None:
+        """None: a FastAPI dependency needs FastAPI's route, not the raw endpoint."""
+        return None
+
+
+def as_auth(auth: Auth | Callable[..., Any] | None) -> Auth | None:
+    """``auth`` as an ``Auth``: a plain FastAPI dependency becomes a ``DependencyAuth``."""
+    if auth is None or isinstance(auth, Auth):
+        return auth
+    if not callable(auth):
+        raise TypeError(f"auth= takes a FastAPI dependency or an Auth, not {auth!r}")
+    return DependencyAuth(auth)

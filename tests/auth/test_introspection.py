@@ -1,0 +1,181 @@
+"""auth.introspection: opaque tokens checked by RFC 7662 introspection, cached by digest.
+
+First at the real AS through a protected router, then against the `documents` server for
+the answers the real AS would not give (inactive, no object, expired, another issuer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from genmcp import mcp_router
+from genmcp.auth import IntrospectionVerifier, InvalidToken, OAuthResource
+from support.authorization_server import AuthorizationServer
+from support.documents import Documents
+from support.examples import load
+from support.oauth import OPAQUE_RESOURCE, call, challenge
+from support.server import LiveServers
+
+
+async def test_opaque_tokens_are_introspected_and_cached(
+    authorization_server: AuthorizationServer, live_server: LiveServers
+) -> None:
+    async with httpx.AsyncClient() as client:
+        discovery = await client.get(
+            authorization_server.issuer + "/.well-known/openid-configuration"
+        )
+    verifier = IntrospectionVerifier(
+        discovery.json()["introspection_endpoint"],
+        client_id="resource-server",
+        client_secret="rs-secret",
+        issuer=authorization_server.issuer,
+    )
+    resource = OAuthResource(
+        resource=OPAQUE_RESOURCE,
+        authorization_servers=[authorization_server.issuer],
+        verifier=verifier,
+        required_scopes=["mcp:tools"],
+    )
+    app = FastAPI()
+    tools = [load("protected_app").WhoAmI]
+    router = mcp_router(server_name="o", server_version="1", tools=tools, auth=resource)
+    app.include_router(router, prefix="/mcp")
+    url = live_server(app)
+    token = authorization_server.token(OPAQUE_RESOURCE, "mcp:tools", client="bob")
+    assert token.count(".") == 0  # opaque, not a JWT
+    headers = {"authorization": f"Bearer {token}"}
+    first = await call(url, "whoami", headers=headers)
+    second = await call(url, "whoami", headers=headers)
+    assert first.status_code == second.status_code == 200, first.text
+    assert first.json()["result"]["structuredContent"]["principal"] == "bob"
+    assert verifier.requests == 1  # the second answer came from the cache
+    unknown = await call(url, "whoami", headers={"authorization": "Bearer no-such-token"})
+    assert unknown.status_code == 401 and challenge(unknown)["error"] == "invalid_token"
+    assert verifier.requests == 2
+
+
+# -- against an introspection endpoint that says what a test needs ----------------------------
+
+ENDPOINT = "/introspect"
+
+
+def introspector(documents: Documents, **options: Any) -> IntrospectionVerifier:
+    return IntrospectionVerifier(
+        documents.url + ENDPOINT, client_id="rs", client_secret="s3cret", **options
+    )
+
+
+def answer(documents: Documents, status: int = 200, **fields: Any) -> None:
+    exp = time.time() + 300
+    documents.answers[ENDPOINT] = (status, {"active": True, "exp": exp, **fields})
+
+
+async def test_the_request_is_a_form_post_with_basic_auth(documents: Documents) -> None:
+    answer(documents, sub="alice", scope="a b", aud=["https://r", 1], client_id="app", iss="i")
+    token = await introspector(documents).verify("opaque-1")
+    (seen,) = documents.seen
+    assert (seen.method, seen.path) == ("POST", ENDPOINT)
+    assert seen.headers["authorization"] == "Basic " + base64.b64encode(b"rs:s3cret").decode()
+    assert parse_qs(seen.body.decode()) == {
+        "token": ["opaque-1"],
+        "token_type_hint": ["access_token"],
+    }
+    assert (token.subject, token.client_id, token.issuer) == ("alice", "app", "i")
+    assert (token.scopes, token.audience) == ({"a", "b"}, ("https://r",))
+
+
+@pytest.mark.parametrize(
+    ("status", "document", "reason"),
+    [
+        (200, {"active": False}, "not active"),
+        (200, {"active": "true"}, "not active"),  # only the JSON true is active
+        (200, {}, "not active"),
+        (200, ["active"], "could not be introspected"),
+        (200, b"<html>", "could not be introspected"),
+        (401, {"error": "invalid_client"}, "could not be introspected"),
+        (200, {"active": True, "exp": 1_000}, "has expired"),
+        (200, {"active": True, "iss": "https://evil"}, "another issuer"),
+    ],
+)
+async def test_what_the_endpoint_says_decides(
+    documents: Documents, status: int, document: Any, reason: str
+) -> None:
+    documents.answers[ENDPOINT] = (status, document)
+    with pytest.raises(InvalidToken, match=reason):
+        await introspector(documents, issuer="https://as").verify("t")
+
+
+async def test_a_refusal_is_never_cached(documents: Documents) -> None:
+    documents.answers[ENDPOINT] = (200, {"active": False})
+    verifier = introspector(documents)
+    with pytest.raises(InvalidToken, match="not active"):
+        await verifier.verify("t")
+    answer(documents, sub="alice")  # the same token, active now
+    assert (await verifier.verify("t")).subject == "alice"
+    assert verifier.requests == 2
+
+
+async def test_an_answer_without_iss_or_exp_is_accepted(documents: Documents) -> None:
+    documents.answers[ENDPOINT] = (200, {"active": True, "sub": "s", "exp": "soon"})
+    token = await introspector(documents, issuer="https://as").verify("t")
+    assert (token.issuer, token.expires_at, token.principal) == (None, None, "s")
+
+
+async def test_answers_are_cached_per_token(documents: Documents) -> None:
+    answer(documents, sub="alice")
+    verifier = introspector(documents)
+    for token in ("one", "two", "one", "two"):
+        await verifier.verify(token)
+    assert verifier.requests == 2
+    assert all(b"token=" in seen.body for seen in documents.seen)
+
+
+async def test_no_cache_when_cache_s_is_zero(documents: Documents) -> None:
+    answer(documents)
+    verifier = introspector(documents, cache_s=0)
+    await verifier.verify("t")
+    await verifier.verify("t")
+    assert verifier.requests == 2
+
+
+async def test_the_cache_never_outlives_the_token(documents: Documents) -> None:
+    exp = time.time() + 0.5  # room for two round trips on a loaded machine
+    documents.answers[ENDPOINT] = (200, {"active": True, "sub": "alice", "exp": exp})
+    verifier = introspector(documents, cache_s=3600)
+    assert (await verifier.verify("t")).subject == "alice"
+    answer(documents, sub="bob")  # what the endpoint says once that token has expired
+    assert (await verifier.verify("t")).subject == "alice"  # cached until its exp
+    await asyncio.sleep(max(exp - time.time(), 0) + 0.001)  # to the cached exp, not a guess
+    assert (await verifier.verify("t")).subject == "bob"
+    assert verifier.requests == 2
+
+
+async def test_the_oldest_answer_makes_room(documents: Documents) -> None:
+    answer(documents)
+    verifier = introspector(documents, max_cached=2)
+    for token in ("a", "b", "c"):
+        await verifier.verify(token)
+    await verifier.verify("c")
+    await verifier.verify("b")
+    assert verifier.requests == 3
+    await verifier.verify("a")  # dropped when "c" came
+    assert verifier.requests == 4
+
+
+async def test_an_endpoint_that_is_not_there_is_an_invalid_token(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    verifier = IntrospectionVerifier(
+        "http://127.0.0.1:9/introspect", client_id="rs", client_secret="s", timeout_s=2
+    )
+    with pytest.raises(InvalidToken, match="could not be introspected"):
+        await verifier.verify("t")
+    assert "token introspection failed: ConnectError" in caplog.text

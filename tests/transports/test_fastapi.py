@@ -1,0 +1,133 @@
+"""``mcp_router`` (``transports/fastapi.py``) and the ``HTTPOptions`` it takes.
+
+The HTTP options and their defaults are defined once, in ``HTTPOptions``: ``mcp_router``'s
+keywords and ``options=`` build the same endpoint, a bad value fails when the router is
+built with the option's name, and the options given are the ones a real server enforces.
+Without auth the endpoint is the route itself and calls no auth hook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from starlette.routing import Route
+
+from genmcp import HTTPOptions, Suite, mcp_router
+from genmcp.fastapi import HTTPOptions as FastAPIHTTPOptions
+from genmcp.transports.endpoint import MCPEndpoint
+from genmcp.transports.options import OPTION_NAMES
+from support.oauth import VERSION, call_message
+from support.server import LiveServers
+
+SEVEN = {
+    "allowed_hosts",
+    "allowed_origins",
+    "max_body_bytes",
+    "body_timeout_s",
+    "keepalive_s",
+    "send_timeout_s",
+    "shutdown_grace_s",
+}
+
+SOME: dict[str, Any] = {
+    "allowed_hosts": ["MCP.Example.com", "::1"],
+    "allowed_origins": ["https://app.example"],
+    "max_body_bytes": 2048,
+    "body_timeout_s": 3.5,
+    "keepalive_s": 0,
+    "send_timeout_s": None,
+    "shutdown_grace_s": 0.25,
+}
+
+
+def suite() -> Suite:
+    return Suite(server_name="s", server_version="1")
+
+
+def test_the_options_and_their_defaults_are_defined_once() -> None:
+    assert OPTION_NAMES == SEVEN == {field.name for field in dataclasses.fields(HTTPOptions)}
+    assert FastAPIHTTPOptions is HTTPOptions
+    assert not SEVEN & set(inspect.signature(mcp_router).parameters)  # not written again
+    assert not SEVEN & set(inspect.signature(MCPEndpoint).parameters)
+    defaults = HTTPOptions()
+    assert mcp_router(suite=suite()).endpoint.options == defaults
+    assert MCPEndpoint(suite()).options == defaults
+
+
+def test_keywords_and_options_build_the_same_endpoint() -> None:
+    by_keywords = mcp_router(suite=suite(), **SOME).endpoint.options
+    by_object = mcp_router(suite=suite(), options=HTTPOptions(**SOME)).endpoint.options
+    assert by_keywords == by_object == HTTPOptions(**SOME)
+    one = mcp_router(server_name="a", server_version="1", keepalive_s=5, page_size=7)
+    assert one.endpoint.options == HTTPOptions(keepalive_s=5)  # the rest went to the Suite
+    assert one.suite.page_size == 7
+
+
+def test_options_and_keywords_together_are_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"not both \(keepalive_s, max_body_bytes\)"):
+        mcp_router(suite=suite(), options=HTTPOptions(), keepalive_s=1, max_body_bytes=9)
+    with pytest.raises(TypeError, match="options= takes an HTTPOptions"):
+        mcp_router(suite=suite(), options={"keepalive_s": 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="give tools and Suite options to the Suite"):
+        mcp_router(suite=suite(), keepalive_s=1, page_size=3)  # HTTP options are fine here
+    with pytest.raises(TypeError, match="keepalive"):  # a misspelt option reaches Suite
+        mcp_router(server_name="a", server_version="1", keepalive=1)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "error", "says"),
+    [
+        ("allowed_hosts", ["localhost:8000"], ValueError, "without a port"),
+        ("max_body_bytes", 0, ValueError, "max_body_bytes must be at least 1"),
+        ("keepalive_s", "15", TypeError, "keepalive_s must be a number of seconds"),
+    ],
+)
+def test_a_bad_keyword_fails_when_the_router_is_built_naming_the_option(
+    option: str, value: Any, error: type[Exception], says: str
+) -> None:
+    """Every check is ``HTTPOptions``'s (tests/transports/test_options.py): the keywords
+    reach it unchanged."""
+    with pytest.raises(error, match=says):
+        mcp_router(suite=suite(), **{option: value})
+
+
+def test_without_auth_the_endpoint_is_the_route_and_calls_no_hook() -> None:
+    router = mcp_router(suite=suite(), path="/x")
+    assert [type(route) for route in router.routes] == [Route, Route]  # "/x" and "/x/"
+    assert all(route.endpoint is router.endpoint for route in router.routes)  # type: ignore[attr-defined]
+    endpoint = router.endpoint
+    assert (endpoint.auth, endpoint.authenticate, endpoint.authorize) == (None, None, None)
+    assert router.auth is None
+
+
+@pytest.mark.parametrize("given", ["keywords", "options"])
+async def test_a_real_server_enforces_the_options_given(
+    given: str, live_server: LiveServers
+) -> None:
+    chosen: dict[str, Any] = {"max_body_bytes": 300, "allowed_hosts": ["127.0.0.1"]}
+    options = chosen if given == "keywords" else {"options": HTTPOptions(**chosen)}
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite(), **options), prefix="/mcp")
+    url = live_server(app) + "/mcp"
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": VERSION,
+        "mcp-method": "tools/list",
+    }
+    meta = call_message("any", {}, 1)["params"]["_meta"]
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                       "params": {"_meta": meta}}).encode()  # fmt: skip
+    async with httpx.AsyncClient(timeout=10) as client:
+        small = await client.post(url, content=ping, headers=headers)
+        large = await client.post(url, content=ping + b" " * 300, headers=headers)
+        elsewhere = await client.post(url, content=ping, headers={**headers, "host": "localhost"})
+    assert small.status_code == 200 and small.json()["result"]["tools"] == [], small.text
+    assert large.status_code == 413 and "300 bytes" in large.json()["error"]["message"]
+    assert elsewhere.status_code == 421  # localhost is a default host, not one given here
