@@ -1,15 +1,15 @@
 """The relay's reader: a Call's events, in order, through the codec of its era.
 
-Every reader of a request in flight reads it the same way, ``async for event in
-Relay(call, codec)``, and writes each event to its sink: the HTTP transport
-(``transports.relay``: JSON or an SSE stream), stdio (one line per message), the in-process
-test client (``testing.exchange``) and the task service (``_suite.tasks``: into the task's
-record). The relay takes the Call's typed events (``genmcp.events``) in order, passes each
-through the codec, and stops after the ``Answer`` or ``Ended``. :meth:`Relay.first` is the
-one first-event step: the event, if there is one after letting the Call take its first step,
-without a task or a wait; the HTTP writer decides JSON or stream from it. ``close()`` is the
-reader going away: the Call is disconnected (cancelled, or ``handle_close`` while streaming)
-unless it had already ended.
+Every reader of a request in flight reads it the same way, ``async for event in Relay(call,
+codec)``, and writes each event to its sink: the HTTP transport (``transports.relay``: JSON
+or an SSE stream), stdio (one line per message), the in-process test client
+(``testing.exchange``) and the task service (``_suite.tasks``: into the task's record). The
+relay takes the Call's typed events (``genmcp.events``) in order, passes each through the
+codec, and stops after the ``Answer`` or ``Ended``. :meth:`Relay.poll` takes the next event
+without waiting: the HTTP writer's one first-event step polls, lets the Call take its first
+step, and polls again, and decides JSON or stream from what it got
+(``transports.relay.respond``). ``close()`` is the reader going away: the Call is
+disconnected (cancelled, or ``handle_close`` while streaming) unless it had already ended.
 
 A codec per era:
 
@@ -23,7 +23,6 @@ Imports asyncio and genmcp's events and protocol; never a transport or a web fra
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, Protocol, final
 from typing import Final as Constant
 
@@ -104,16 +103,6 @@ class Relay:
     def poll(self) -> Event | None:
         """The next event if there is one now, else None (no wait)."""
         event = self.call.outbox.get_nowait()
-        return None if event is None else self._through(event)
-
-    async def first(self) -> Event | None:
-        """The first event if the Call has it after one step of its own, else None (no wait
-        beyond that step): the one step every writer that picks a framing starts with."""
-        call = self.call
-        event = call.outbox.get_nowait()  # the hot path: poll() inlined
-        if event is None and call.task is not None:
-            await asyncio.sleep(0)  # let the call take its first step: most calls end here
-            event = call.outbox.get_nowait()
         if event is None:
             return None
         if type(event) is Answer and self.codec is MODERN:  # the hot path: nothing to translate

@@ -1,8 +1,9 @@
 """The relay's HTTP writer: one Call, written as JSON or as an SSE stream, chosen once.
 
-:func:`respond` is the one place that chooses. The relay's first-event step
-(:meth:`~genmcp._suite.relay.Relay.first`: the event, if the Call has one after its first
-step) answers most calls: a final event (``Answer`` or ``Ended``) is written as JSON (or an
+:func:`respond` is the one place that chooses, from its one first-event step: the event the
+Call has (``Relay.poll``), else the one it has after its first step (the step is inlined: it
+runs on every request, and a coroutine per request is a cost the hot path does not pay). That
+answers most calls: a final event (``Answer`` or ``Ended``) is written as JSON (or an
 empty stream, for a Call cancelled before it sent anything) with no task and no wait. Else the
 SSE stream (``transports.sse.SSEStream``) is set up, its disconnect watch started, and,
 if the Call has not spoken yet, its first event awaited once there: final, it is still JSON;
@@ -19,6 +20,7 @@ Framework-free (ASGI messages only).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from genmcp._suite.relay import MODERN, Codec, LegacyCodec, ModernCodec, Relay
@@ -43,7 +45,10 @@ async def respond(
 ) -> None:
     """Write one Call: JSON when it ends before it sends anything, else an SSE stream
     (``journal`` names its events and may end it early: a resumable legacy stream)."""
-    event = await relay.first()
+    event = relay.poll()  # the one first-event step: inline, as it runs on every request
+    if event is None and relay.call.task is not None:
+        await asyncio.sleep(0)  # let the call take its first step: most calls end here
+        event = relay.poll()
     if event is None or (type(event) is not Answer and type(event) is not Ended):
         stream = SSEStream(relay, receive, send, streams)  # the client leaving disconnects it
         try:
