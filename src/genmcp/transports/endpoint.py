@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, NamedTuple
 
 from starlette.types import Receive, Scope, Send
 
@@ -147,7 +147,8 @@ class MCPEndpoint:
                     await send_refusal(send, receive, headers, *found)
                     return
                 assigns = found
-            exchange = _Exchange(scope, receive, send, headers, assigns)
+            # built by tuple's own __new__: no Python frame, it runs on every request
+            exchange = tuple.__new__(_Exchange, (scope, receive, send, headers, assigns))
             if problem is None and scope["method"] != "POST":
                 await self._not_post(exchange)
                 return
@@ -286,22 +287,14 @@ class MCPEndpoint:
         )
 
 
-@final
-class _Exchange:
+class _Exchange(NamedTuple):
     """One HTTP request being answered: its ASGI triple, its headers and auth's assigns."""
 
-    __slots__ = ("assigns", "headers", "receive", "scope", "send")
-
-    def __init__(
-        self,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        headers: HeaderView,
-        assigns: Mapping[str, Any],
-    ) -> None:
-        self.scope, self.receive, self.send = scope, receive, send
-        self.headers, self.assigns = headers, assigns
+    scope: Scope
+    receive: Receive
+    send: Send
+    headers: HeaderView
+    assigns: Mapping[str, Any]
 
     async def refuse(self, failure: MCPError, extra: Sequence[tuple[str, str]] = ()) -> None:
         """Refuse the request before its body was read (``_refuse``)."""
