@@ -36,7 +36,7 @@ from typing import Any, Final, final
 
 from genmcp.context import AppContext, AppState, current
 from genmcp.errors import missing_capability
-from genmcp.events import STREAM_CLOSE, STREAM_START, Event, Interim
+from genmcp.events import STREAM_START, Event, Interim, StreamStart
 from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.meta import (
     LOG_LEVELS,
@@ -47,7 +47,7 @@ from genmcp.protocol.meta import (
 )
 from genmcp.protocol.methods import MESSAGE, PROGRESS
 
-__all__ = ["MAILBOX_CAPACITY", "OUTBOX_CAPACITY", "Channel", "Mailbox", "Outbox"]
+__all__ = ["CLOSE_STREAM", "MAILBOX_CAPACITY", "OUTBOX_CAPACITY", "Channel", "Mailbox", "Outbox"]
 
 log = logging.getLogger("genmcp")
 
@@ -55,6 +55,13 @@ _SEVERITY: Final = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 MAILBOX_CAPACITY: Final = 10_000
 OUTBOX_CAPACITY: Final = 10_000
 """Most notifications one call queues for its reader; past it they are dropped."""
+CLOSE_STREAM: Final = StreamStart()
+"""What ``close_stream()`` puts on the outbox: a stream start of its own (not ``STREAM_START``).
+
+The core knows no "close the stream" event: every reader takes this for a stream start (the
+stream opens, or stays open) except the one transport that can end a response and resume it
+later, a 2025-11-25 session's POST stream, which tells it apart by identity
+(``event is CLOSE_STREAM``, in ``transports.legacy.journal``) and ends the response there."""
 WAKE: Final = object()
 """What ``Mailbox.receive`` returns when the mailbox closed under a waiting receiver."""
 
@@ -390,7 +397,7 @@ class Channel:
         """
         if self._closed:
             return False
-        self._outbox.put(STREAM_CLOSE)
+        self._outbox.put(CLOSE_STREAM)  # a stream start to all but a legacy journal
         return True
 
     def require_capability(self, capabilities: Mapping[str, Any]) -> None:

@@ -1,7 +1,7 @@
 """What a request in flight emits, as typed events: the one contract of every transport.
 
 A Call (``genmcp._suite.call``) puts these on its Outbox in order; the relay
-(``genmcp.transports.relay``) reads them, passes them through the codec of the request's
+(``genmcp._suite.relay``) reads them, passes them through the codec of the request's
 protocol era, and each transport writes them its own way (JSON or SSE, stdio lines, the
 in-process test client). Nothing follows an ``Answer`` or an ``Ended``.
 
@@ -9,10 +9,9 @@ in-process test client). Nothing follows an ``Answer`` or an ``Ended``.
   log, change) or a server-initiated request (a legacy input round).
 - :class:`StreamStart`: open the streamed response now (``channel.start_stream()``), so
   keepalives flow while slow work runs.
-- :class:`StreamClose`: close the streamed response now and keep running
-  (``channel.close_stream()``, SSE polling): a transport that can resume the stream (a
-  2025-11-25 session's POST stream) ends it and logs what follows for ``Last-Event-ID``;
-  any other reads it as :class:`StreamStart`.
+  ``channel.close_stream()`` puts one too (its own instance, ``channel.CLOSE_STREAM``): the
+  2025-11-25 transport, which can end a response and resume it later, tells that one apart
+  by identity (``transports.legacy.journal``); to every other reader it is a stream start.
 - :class:`Answer`: the JSON-RPC response. ``reason`` names the failure of an error response
   (a key of ``errors.REASONS``); only a transport turns it into an HTTP status.
 - :class:`Ended`: the request ended without a response (cancelled by the client or its
@@ -32,14 +31,12 @@ from typing import Any, Final, final
 
 __all__ = [
     "ENDED",
-    "STREAM_CLOSE",
     "STREAM_START",
     "Answer",
     "Ended",
     "Ending",
     "Event",
     "Interim",
-    "StreamClose",
     "StreamStart",
 ]
 
@@ -56,12 +53,6 @@ class Interim:
 @dataclass(frozen=True, slots=True)
 class StreamStart:
     """Switch the response to a stream now, before any message."""
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class StreamClose:
-    """Close the streamed response now; the request runs on (its client resumes it)."""
 
 
 @final
@@ -90,8 +81,7 @@ class Ending(StrEnum):
     """The client left: nobody to answer."""
 
 
-Event = Interim | StreamStart | StreamClose | Answer | Ended
+Event = Interim | StreamStart | Answer | Ended
 
 STREAM_START: Final = StreamStart()
-STREAM_CLOSE: Final = StreamClose()
 ENDED: Final = Ended()

@@ -5,7 +5,8 @@ supports tasks, when the request declares the extension (and the tool's ``wants_
 agrees), the Suite asks :meth:`TaskService.open` first: it stores the ``working`` record
 (durably: a ``tasks/get`` that follows resolves), then the Call is built with a
 :class:`TaskAsker` and :meth:`TaskService.run` answers the request at once with the
-``CreateTaskResult`` while a runner drains the Call's events into the store:
+``CreateTaskResult`` while a runner reads the Call's events through the relay (``_suite.relay``,
+as every transport does) into the store:
 
 - progress, logs and stream starts are dropped (the spec sends none for tasks);
 - the ``Answer``: a result becomes ``completed`` (``isError`` results too), a JSON-RPC error
@@ -33,6 +34,7 @@ from typing import Any, Final
 
 from genmcp._suite.call import Call
 from genmcp._suite.job import HookJob, Job
+from genmcp._suite.relay import Relay
 from genmcp._suite.request_state import principal_of
 from genmcp._suite.task_watch import TaskWatch, announce
 from genmcp._suite.tools import ToolJob
@@ -185,15 +187,12 @@ class TaskService:
     async def _drain(self, task_id: str, call: Call) -> None:
         keeper = asyncio.get_running_loop().create_task(self._keep(task_id, call))
         try:
-            while True:
-                event = await call.outbox.get()
-                if isinstance(event, Answer):
+            async for event in Relay(call):  # the one reader of a Call, as every transport
+                if type(event) is Answer:
                     await self._settle(task_id, event.response)
-                    return
-                if isinstance(event, Ended):
+                elif type(event) is Ended:
                     moved = await self.store.finish(task_id, TaskEnd("cancelled"), wire.iso_now())
                     await announce(self.broker, moved)
-                    return
                 # Interim (progress, logs) and StreamStart: not sent for tasks
         except Exception:
             log.exception("task %s: its result could not be stored", task_id)

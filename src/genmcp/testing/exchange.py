@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from genmcp._suite.relay import Relay
 from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer, Interim
 from genmcp.middleware.chain import TransportContext
@@ -32,7 +33,6 @@ from genmcp.protocol.jsonrpc import (
     parse,
 )
 from genmcp.suite import Suite
-from genmcp.transports.relay import Relay
 
 __all__ = ["ASGIExchange", "Exchange", "SuiteExchange"]
 

@@ -6,8 +6,11 @@ full but held open while the unread body is drained (at most :data:`DRAIN_MAX_BY
 :data:`DRAIN_MAX_S`), then the connection ends. Closing a socket with unread bytes in it
 sends a TCP reset, which makes the peer drop the answer it has not read yet.
 
+``disconnected`` returns when the client goes away; the SSE writer (``transports.sse``)
+watches it with one task per stream.
+
 Framework-free (ASGI messages only), so the FastAPI adapter stays about routing and
-streaming. Imports genmcp's events, errors, protocol and the relay; never Starlette or FastAPI.
+streaming. Imports genmcp's errors and protocol; never Starlette or FastAPI.
 """
 
 from __future__ import annotations
@@ -25,9 +28,7 @@ from collections.abc import (
 from typing import Any, Final
 
 from genmcp.errors import MCPError
-from genmcp.events import Event
 from genmcp.protocol.jsonrpc import encode
-from genmcp.transports.relay import Relay
 
 __all__ = [
     "DRAIN_MAX_BYTES",
@@ -38,7 +39,6 @@ __all__ = [
     "Scope",
     "Send",
     "content_type_problem",
-    "racing_disconnect",
     "read_body",
     "send_empty",
     "send_json",
@@ -95,24 +95,8 @@ class HeaderView(Mapping[str, str]):
         return len(self._raw)
 
 
-async def racing_disconnect(relay: Relay, receive: Receive) -> Event | None:
-    """Wait for the Call's next event or the client going away (then None, and the Call is
-    disconnected)."""
-    get = asyncio.ensure_future(relay.next())
-    gone = asyncio.ensure_future(disconnected(receive))
-    try:
-        await asyncio.wait((get, gone), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        gone.cancel()
-        if not get.done():
-            get.cancel()  # only asks: the event may still arrive, it is dropped
-            relay.close()
-    if get.cancelled() or not get.done():
-        return None
-    return get.result()
-
-
 async def disconnected(receive: Receive) -> None:
+    """Return once the client went away (``http.disconnect``)."""
     while (await receive())["type"] != "http.disconnect":
         pass
 
@@ -216,10 +200,8 @@ async def send_json(
     await send({"type": "http.response.body", "body": body})
 
 
-async def send_empty(send: Send, status: int, content_type: bytes | None = None) -> None:
+async def send_empty(send: Send, status: int) -> None:
     headers = [(b"content-length", b"0")]
-    if content_type is not None:
-        headers.append((b"content-type", content_type))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": b""})
 

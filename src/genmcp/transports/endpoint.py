@@ -1,14 +1,15 @@
 """``MCPEndpoint``: the ASGI endpoint that serves one Suite over Streamable HTTP.
 
 It guards the request (Origin, Host, content type, body cap), parses it, picks its era,
-hands it to the Suite (2026-07-28) or the legacy session server (2025 revisions), and writes
-the Call it gets back through the relay: JSON when the Call answers before it streams
-anything, else an SSE stream (sse-starlette) with keepalives, a send timeout (a reader that
-stops reading is gone) and a last event at shutdown. The HTTP status of every response is
-chosen here, from its reason (``transports.http.response_status``, ``errors.http_status``).
+hands it to the Suite (2026-07-28) or the legacy session server (2025 revisions), and gives
+the Call it gets back to the relay's HTTP writer (``transports.relay.respond``: JSON, or an
+SSE stream written by ``transports.sse``). A legacy session's GET stream is written by the
+same SSE writer (``sse.write_feed``). Each request is one :class:`_Exchange` (its ASGI
+triple, headers and auth's assigns) handed from step to step. The status of a refusal or a
+session fault is chosen here, from its reason (``errors.http_status``).
 
 With ``transports/fastapi.py`` (the router around it), the only modules that import
-Starlette or sse-starlette.
+Starlette; sse-starlette only for its uvicorn exit watch (``_exit_signal``).
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from starlette.types import Receive, Scope, Send
 
+from genmcp._suite.relay import Relay
 from genmcp.context import bind, unbind
 from genmcp.errors import MCPError, http_status, retry_after
-from genmcp.events import Answer, Ended
 from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal
 from genmcp.protocol.jsonrpc import (
     EnvelopeError,
@@ -30,7 +31,6 @@ from genmcp.protocol.jsonrpc import (
     Request,
     RequestId,
     Response,
-    encode,
     error_response,
     parse,
 )
@@ -51,21 +51,17 @@ from genmcp.transports.depends import http_context
 from genmcp.transports.http import (
     guard,
     modern_preflight,
-    response_headers,
-    response_status,
 )
 from genmcp.transports.legacy import LegacyServer
-from genmcp.transports.legacy.resume import Journal
 from genmcp.transports.options import HTTPOptions
 from genmcp.transports.registry import Registry
-from genmcp.transports.relay import Relay
-from genmcp.transports.sse import ShutdownHub, write_stream
+from genmcp.transports.relay import respond
+from genmcp.transports.sse import SendTimeout, ShutdownHub, StreamOptions, write_feed
 
-__all__ = ["ENDPOINTS", "SSE_HEADERS", "MCPEndpoint"]
+__all__ = ["ENDPOINTS", "MCPEndpoint"]
 
 log = logging.getLogger("genmcp")
 
-SSE_HEADERS: Final = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
 _DEFAULTS: Final = HTTPOptions()
 
 
@@ -96,7 +92,13 @@ class MCPEndpoint:
         self.authorize = None if auth is None else auth.message_check
         timeout = options.body_timeout_s
         self._deadlines = None if timeout is None else BodyDeadlines(timeout)
-        self._hub = ShutdownHub(_exit_signal)  # tells open streams the server stops
+        # how streams are written; its hub tells open streams the server stops
+        self._streams = StreamOptions(
+            options.keepalive_s,
+            options.send_timeout_s,
+            options.shutdown_grace_s,
+            ShutdownHub(_exit_signal),
+        )
         ENDPOINTS.add(self, self)  # stdio and the start-up checks find it by its route
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -145,25 +147,28 @@ class MCPEndpoint:
                     await send_refusal(send, receive, headers, *found)
                     return
                 assigns = found
+            # built by tuple's own __new__: no Python frame, it runs on every request
+            exchange = tuple.__new__(_Exchange, (scope, receive, send, headers, assigns))
             if problem is None and scope["method"] != "POST":
-                await self._not_post(scope, receive, send, headers, assigns)
+                await self._not_post(exchange)
                 return
             if problem is None:
                 problem = content_type_problem(headers)
             if problem is not None:
-                await _refuse(send, receive, headers, problem)
+                await exchange.refuse(problem)
                 return
-            body = await self._body(receive, send, headers)
+            body = await self._body(exchange)
             if body is not None:
-                await self._dispatch(body, headers, scope, receive, send, assigns)
+                await self._dispatch(body, exchange)
         finally:
             unbind(token)
             if context.opened:
                 await context.aclose()
 
-    async def _body(self, receive: Receive, send: Send, headers: Mapping[str, str]) -> bytes | None:
+    async def _body(self, exchange: _Exchange) -> bytes | None:
         """The request body; None when it was answered instead (over the cap, too slow)."""
-        deadlines, cap = self._deadlines, self.options.max_body_bytes
+        deadlines, receive, headers = self._deadlines, exchange.receive, exchange.headers
+        cap = self.options.max_body_bytes
         if deadlines is None:
             body = await read_body(receive, headers, cap)
         else:
@@ -178,25 +183,18 @@ class MCPEndpoint:
                     "Request Timeout: the body did not arrive within "
                     f"{self.options.body_timeout_s} s",
                 )
-                await _send_error(send, None, failure, [("connection", "close")])
+                await exchange.error(None, failure, [("connection", "close")])
                 return None
             finally:
                 deadlines.leave(reader)
         if body is None:
             failure = MCPError("body_too_large", f"Request body over {cap} bytes")
-            await _refuse(send, receive, headers, failure)
+            await exchange.refuse(failure)
         return body
 
-    async def _not_post(
-        self,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        headers: Mapping[str, str],
-        assigns: Mapping[str, Any],
-    ) -> None:
+    async def _not_post(self, exchange: _Exchange) -> None:
         """GET opens a legacy session's stream, DELETE ends it; anything else is 405."""
-        method, legacy = scope["method"], self.legacy
+        method, legacy, headers = exchange.scope["method"], self.legacy, exchange.headers
         if (
             legacy is None
             or method not in ("GET", "DELETE")
@@ -204,71 +202,53 @@ class MCPEndpoint:
         ):
             failure = MCPError("method_not_allowed", f"Method not allowed: {method}")
             allow = "POST" if legacy is None else "GET, POST, DELETE"
-            await _refuse(send, receive, headers, failure, [("allow", allow)])
+            await exchange.refuse(failure, [("allow", allow)])
             return
         token, version = _era_headers(headers)[::-1]
+        assigns = exchange.assigns
         try:
             if method == "DELETE":
                 await legacy.delete(token, version, assigns, TransportContext("tcp", "http"))
-                await send_empty(send, 200)
+                await send_empty(exchange.send, 200)
                 return
             opened = await legacy.stream(token, version, assigns, headers.get("last-event-id"))
         except MCPError as exc:
-            await _send_error(send, None, exc)
+            await exchange.error(None, exc)
             return
-        from sse_starlette import EventSourceResponse  # the first legacy GET stream loads it
-        from sse_starlette.sse import SendTimeoutError
-
-        retry = legacy.stream_retry_ms
-        events = (_sse(i, m, retry) async for i, m in opened.sse())  # resumable: with ids
-        stream = EventSourceResponse(
-            events,
-            ping=self.options.keepalive_s,
-            headers=SSE_HEADERS,
-            sep="\n",
-            send_timeout=self.options.send_timeout_s,
-        )
-        try:
-            await stream(scope, receive, send)
-        except SendTimeoutError:  # a GET reader that stopped reading: disconnected
-            log.info("an SSE reader took over %s s to accept an event", stream.send_timeout)
+        streams, retry = self._streams, legacy.stream_retry_ms
+        try:  # resumable: its events carry ids
+            await write_feed(opened.sse(), exchange.receive, exchange.send, streams, retry_ms=retry)
+        except SendTimeout:  # a GET reader that stopped reading: disconnected
+            log.info("an SSE reader took over %s s to accept an event", streams.send_timeout_s)
         finally:
             opened.close()
 
-    async def _dispatch(
-        self,
-        body: bytes,
-        headers: Mapping[str, str],
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        assigns: Mapping[str, Any],
-    ) -> None:
+    async def _dispatch(self, body: bytes, exchange: _Exchange) -> None:
+        headers, assigns = exchange.headers, exchange.assigns
         try:
             message = parse(body)
         except EnvelopeError as exc:
             if self.legacy is not None:  # an unusable answer fails the server request it answers
                 version, token = _era_headers(headers)
                 exc = await self.legacy.unusable(body, exc, token, version, assigns)
-            await _send_error(send, exc.request_id, exc)
+            await exchange.error(exc.request_id, exc)
             return
         if self.authorize is not None and isinstance(message, Request):  # auth: op scopes
             denied = self.authorize(message, assigns, self.suite)
             if denied is not None:  # (body, status, headers): answered before any stream
-                await send_json(send, *denied)
+                await send_json(exchange.send, *denied)
                 return
         if self.legacy is not None and _era(message, headers) is Era.LEGACY:
-            context = TransportContext("tcp", "http", headers)  # what the middleware may read
-            await self._legacy_post(self.legacy, message, context, scope, receive, send, assigns)
+            await self._legacy_post(self.legacy, message, exchange)
             return
         if isinstance(message, Notification):
-            await send_empty(send, 202)
+            await send_empty(exchange.send, 202)
             return
         if not isinstance(message, Request):
             failure = MCPError(
                 "invalid_request", "Invalid Request: responses are not accepted here"
             )
-            await _send_error(send, message.id, failure)
+            await exchange.error(message.id, failure)
             return
         suite = self.suite
         # what the middleware may read; without middleware nobody does (the hot path)
@@ -279,75 +259,55 @@ class MCPEndpoint:
             call = await suite.handle(message, assigns, context=context, local=refusal(exc))
         else:
             call = await suite.handle(message, assigns, meta, context=context)
-        await self._respond(Relay(call), scope, receive, send, legacy=False)
+        await respond(Relay(call), exchange.receive, exchange.send, self._streams)
 
     async def _legacy_post(
-        self,
-        legacy: LegacyServer,
-        message: JSONRPCMessage,
-        context: TransportContext,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        assigns: Mapping[str, Any],
+        self, legacy: LegacyServer, message: JSONRPCMessage, exchange: _Exchange
     ) -> None:
-        token, version = _era_headers(context.headers)[::-1]
+        headers = exchange.headers
+        context = TransportContext("tcp", "http", headers)  # what the middleware may read
+        token, version = _era_headers(headers)[::-1]
         try:
-            answer = await legacy.post(message, token, version, assigns, context)
+            answer = await legacy.post(message, token, version, exchange.assigns, context)
         except MCPError as exc:  # a session fault: the 2025 texts send no id when there is none
-            await _send_error(send, message.id if isinstance(message, Request) else None, exc)
+            await exchange.error(message.id if isinstance(message, Request) else None, exc)
             return
         if answer.call is None:
-            await send_empty(send, 202)
+            await send_empty(exchange.send, 202)
             return
         extra = () if answer.session_id is None else (("mcp-session-id", answer.session_id),)
-        relay = Relay(answer.call, answer.codec)
-        await self._respond(relay, scope, receive, send, True, extra, answer.journal)
+        await respond(
+            Relay(answer.call, answer.codec),
+            exchange.receive,
+            exchange.send,
+            self._streams,
+            legacy=True,
+            extra=extra,
+            journal=answer.journal,
+        )
 
-    async def _respond(
+
+class _Exchange(NamedTuple):
+    """One HTTP request being answered: its ASGI triple, its headers and auth's assigns."""
+
+    scope: Scope
+    receive: Receive
+    send: Send
+    headers: HeaderView
+    assigns: Mapping[str, Any]
+
+    async def refuse(self, failure: MCPError, extra: Sequence[tuple[str, str]] = ()) -> None:
+        """Refuse the request before its body was read (``_refuse``)."""
+        await _refuse(self.send, self.receive, self.headers, failure, extra)
+
+    async def error(
         self,
-        relay: Relay,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        legacy: bool,
+        request_id: RequestId | None,
+        failure: MCPError,
         extra: Sequence[tuple[str, str]] = (),
-        journal: Journal | None = None,
     ) -> None:
-        """Write one Call: JSON when it answers before streaming, else an SSE stream
-        (logged by ``journal``, its events named for resumption, when given)."""
-        event = relay.poll()
-        if event is None and relay.call.task is not None:
-            await asyncio.sleep(0)  # let the call take its first step: most calls end here
-            event = relay.poll()
-        if event is None or (type(event) is not Answer and not isinstance(event, Ended)):
-            event = await write_stream(
-                relay,
-                event,
-                receive,
-                send,
-                extra=extra,
-                keepalive_s=self.options.keepalive_s,
-                send_timeout_s=self.options.send_timeout_s,
-                shutdown_grace_s=self.options.shutdown_grace_s,
-                hub=self._hub,
-                journal=journal,
-            )
-            if event is None:
-                return  # streamed, or the client went away first
-        if type(event) is Answer:  # the call is done: nothing to close
-            if event.reason is None:  # the hot path: a result, 200
-                await send_json(send, event.response, 200, extra)
-                return
-            extra = (  # Retry-After: storage down (503), rate limited (429)
-                *extra,
-                *retry_after(event.reason),
-                *response_headers(event, legacy=legacy),
-            )
-            await send_json(send, event.response, response_status(event, legacy=legacy), extra)
-            return
-        # cancelled before anything was sent: an empty stream
-        await send_empty(send, 200, b"text/event-stream")
+        """Answer with ``failure`` as a JSON-RPC error, its status from its reason."""
+        await _send_error(self.send, request_id, failure, extra)
 
 
 ENDPOINTS: Final[Registry[MCPEndpoint]] = Registry()
@@ -359,16 +319,9 @@ async def _exit_signal() -> None:
 
     sse-starlette is imported here, by the first stream: a server that never streams never
     loads it."""
-    from sse_starlette import EventSourceResponse
+    from sse_starlette import sse
 
-    await EventSourceResponse._listen_for_exit_signal()
-
-
-def _sse(event_id: str | None, message: Any, retry_ms: int) -> dict[str, Any]:
-    if message is None:  # a priming event (SSE polling): an id, the retry delay, no data
-        return {"id": event_id, "data": "", "retry": retry_ms}
-    data = encode(message).decode()
-    return {"data": data} if event_id is None else {"id": event_id, "data": data}
+    await sse.EventSourceResponse._listen_for_exit_signal()
 
 
 async def _refuse(

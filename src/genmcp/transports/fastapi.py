@@ -33,8 +33,8 @@ from genmcp.transports.depends import remember_auth
 from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 from genmcp.transports.gcfreeze import freeze_startup_objects
 from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.legacy.journal import polled_logged
 from genmcp.transports.options import OPTION_NAMES, HTTPOptions
-from genmcp.transports.sse import polled_logged
 from genmcp.transports.startup import check_at_startup
 
 __all__ = ["HTTPOptions", "MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]

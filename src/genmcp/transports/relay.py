@@ -1,145 +1,74 @@
-"""The one drain loop: a Call's events, through the codec of its era, to a transport.
+"""The relay's HTTP writer: one Call, written as JSON or as an SSE stream, chosen once.
 
-Every transport reads a request in flight the same way: ``async for event in Relay(call,
-codec)``. The relay takes the Call's typed events (``genmcp.events``) in order, passes each
-through the codec of the request's protocol era, and stops after the ``Answer`` or
-``Ended``. ``Relay.first`` is the fast path of a request that answers at once (most do):
-the event, if there is one after letting the Call take its first step, without a task or
-a wait. ``close()`` is the client going away: the Call is disconnected (cancelled, or
-``handle_close`` while streaming) unless it had already ended.
+:func:`respond` is the one place that chooses, from its one first-event step: the event the
+Call has (``Relay.poll``), else the one it has after its first step (the step is inlined: it
+runs on every request, and a coroutine per request is a cost the hot path does not pay). That
+answers most calls: a final event (``Answer`` or ``Ended``) is written as JSON (or an
+empty stream, for a Call cancelled before it sent anything) with no task and no wait. Else the
+SSE stream (``transports.sse.SSEStream``) is set up, its disconnect watch started, and,
+if the Call has not spoken yet, its first event awaited once there: final, it is still JSON;
+anything else (a notification, a server request, ``channel.start_stream()``) opens the
+stream, which the SSE writer then writes to its end. The HTTP status of a JSON answer is
+chosen from its reason here (``transports.http.response_status``, ``errors.retry_after``).
 
-A codec per era:
+The relay's reader lives below the transports (``genmcp._suite.relay``, so the task service
+reads through it too); this module is its public face: :class:`Relay` and the codecs are
+re-exported here for tests, benches and other readers outside the package.
 
-- :data:`MODERN` (2026-07-28): the identity.
-- :class:`LegacyCodec` (2025 revisions): notifications and results as the session's
-  revision knows them (``genmcp.protocol.legacy``).
-
-Imports asyncio and genmcp's core; never a web framework.
+Framework-free (ASGI messages only).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Protocol, final
-from typing import Final as Constant
+from collections.abc import Sequence
 
-from genmcp.events import Answer, Ended, Event, Interim
-from genmcp.protocol import legacy
+from genmcp._suite.relay import MODERN, Codec, LegacyCodec, ModernCodec, Relay
+from genmcp.errors import retry_after
+from genmcp.events import Answer, Ended
+from genmcp.transports.asgi import Receive, Send, send_json
+from genmcp.transports.http import response_headers, response_status
+from genmcp.transports.sse import SSEStream, StreamLog, StreamOptions, send_empty_stream
 
-if TYPE_CHECKING:
-    from genmcp._suite.call import Call
-
-__all__ = ["MODERN", "Codec", "LegacyCodec", "ModernCodec", "Relay"]
-
-
-class Codec(Protocol):
-    """How one protocol era writes a request's messages."""
-
-    def interim(self, message: dict[str, Any]) -> dict[str, Any]:
-        """A notification or server request, as this era sends it."""
-        ...
-
-    def final(self, final: Answer) -> Answer:
-        """The response, as this era sends it."""
-        ...
+__all__ = ["MODERN", "Codec", "LegacyCodec", "ModernCodec", "Relay", "respond"]
 
 
-@final
-class ModernCodec:
-    """2026-07-28: messages go out as the Suite built them."""
-
-    __slots__ = ()
-
-    def interim(self, message: dict[str, Any]) -> dict[str, Any]:
-        return message
-
-    def final(self, final: Answer) -> Answer:
-        return final
-
-
-MODERN: Constant = ModernCodec()
-
-
-@final
-class LegacyCodec:
-    """A 2025 session's revision: notifications, results and errors translated for it."""
-
-    __slots__ = ("method", "version")
-
-    def __init__(self, method: str, version: str) -> None:
-        self.method, self.version = method, version
-
-    def interim(self, message: dict[str, Any]) -> dict[str, Any]:
-        return legacy.legacy_message(message, self.version)
-
-    def final(self, final: Answer) -> Answer:
-        response = final.response
-        if "result" in response:
-            result = legacy.legacy_result(self.method, response["result"], self.version)
-            return Answer({"jsonrpc": "2.0", "id": response.get("id"), "result": result})
-        error = legacy.legacy_error(self.method, response.get("error"))
-        return Answer({"jsonrpc": "2.0", "id": response.get("id"), "error": error}, final.reason)
-
-
-@final
-class Relay:
-    """Drains one Call: ``async for event in relay`` until its ``Answer`` or ``Ended``."""
-
-    __slots__ = ("_done", "call", "codec")
-
-    def __init__(self, call: Call, codec: Codec = MODERN) -> None:
-        self.call = call  # the Call being drained
-        self.codec = codec
-        self._done = False
-
-    @property
-    def done(self) -> bool:
-        """True once the last event was read (or the reader closed)."""
-        return self._done
-
-    def poll(self) -> Event | None:
-        """The next event if there is one now, else None (no wait)."""
-        event = self.call.outbox.get_nowait()
-        return None if event is None else self._through(event)
-
-    async def first(self) -> Event | None:
-        """The first event if the Call has it after one step of its own, else None."""
-        event = self.poll()
-        if event is None and self.call.task is not None:
-            await asyncio.sleep(0)  # let the call take its first step: most calls end here
-            event = self.poll()
-        return event
-
-    async def next(self) -> Event:
-        """Wait for the next event."""
-        return self._through(await self.call.outbox.get())
-
-    async def wake_or_next(self) -> Event | None:
-        """The next event, or None when the outbox was woken (a timer, the client leaving)."""
-        event = await self.call.outbox.get_or_wake()
-        return None if event is None else self._through(event)
-
-    def __aiter__(self) -> Relay:
-        return self
-
-    async def __anext__(self) -> Event:
-        if self._done:
-            raise StopAsyncIteration
-        return await self.next()
-
-    def close(self) -> None:
-        """The reader is done or gone: disconnect the Call unless it already ended."""
-        self._done = True
-        self.call.disconnect()  # a no-op once the call is done
-        self.call.outbox.clear()  # nobody will read what is queued: release it now
-
-    def _through(self, event: Event) -> Event:
-        modern = self.codec is MODERN  # the identity: no copy
-        if type(event) is Answer:
-            self._done = True
-            return event if modern else self.codec.final(event)
-        if type(event) is Interim:
-            return event if modern else Interim(self.codec.interim(event.message))
-        if isinstance(event, Ended):
-            self._done = True
-        return event
+async def respond(
+    relay: Relay,
+    receive: Receive,
+    send: Send,
+    streams: StreamOptions,
+    *,
+    legacy: bool = False,
+    extra: Sequence[tuple[str, str]] = (),
+    journal: StreamLog | None = None,
+) -> None:
+    """Write one Call: JSON when it ends before it sends anything, else an SSE stream
+    (``journal`` names its events and may end it early: a resumable legacy stream)."""
+    event = relay.poll()  # the one first-event step: inline, as it runs on every request
+    if event is None and relay.call.task is not None:
+        await asyncio.sleep(0)  # let the call take its first step: most calls end here
+        event = relay.poll()
+    if event is None or (type(event) is not Answer and type(event) is not Ended):
+        stream = SSEStream(relay, receive, send, streams)  # the client leaving disconnects it
+        try:
+            if event is None:
+                event = await stream.first()
+                if event is None:
+                    return  # the client went away first
+            if type(event) is not Answer and type(event) is not Ended:
+                await stream.write(event, extra, journal)
+                return
+        finally:
+            stream.release()
+    if type(event) is not Answer:
+        await send_empty_stream(send)  # cancelled before anything was sent
+    elif event.reason is None:  # the hot path: a result, 200
+        await send_json(send, event.response, 200, extra)
+    else:
+        extra = (  # Retry-After: storage down (503), rate limited (429)
+            *extra,
+            *retry_after(event.reason),
+            *response_headers(event, legacy=legacy),
+        )
+        await send_json(send, event.response, response_status(event, legacy=legacy), extra)

@@ -1,43 +1,60 @@
-"""The SSE writer of a streamed Call: events, keepalives, a send timeout, shutdown, disconnect.
+"""The one SSE writer: every ``text/event-stream`` response genmcp sends.
 
-A streamed ``tools/call`` (or any Call that sends before it answers) is written here as
-``text/event-stream``, with what ``sse_starlette.EventSourceResponse`` gives the legacy GET
-stream, at a fraction of its cost per response (no task group of four tasks, no cancel scope
-per send):
+Two kinds of stream, one writer (framing, keepalives, send timeout, disconnect, shutdown):
 
-- each event is ``data: <json>`` then a blank line (``\\n`` separators), the response last;
-  with a ``journal`` (a resumable legacy POST stream) each gets the ``id:`` it was logged as;
-- SSE polling (a 2025-11-25 session's journal): the stream opens with a priming event (an
-  id, ``retry:``, empty data); a ``StreamClose`` (``channel.close_stream()``) ends the
-  response there while the Call runs on: one task logs the rest of its events, to the
-  response, for the client's ``GET`` with ``Last-Event-ID`` (``legacy.resume``);
+- :meth:`SSEStream.write`: a Call's events from the relay (a streamed ``tools/call``, or any
+  Call that sends before it answers), the response last. ``transports.relay`` opens it
+  once it has chosen a stream over JSON.
+- :func:`write_feed`: ``(id, message)`` pairs from a source that is no Call (a legacy
+  session's GET stream, or the replay of a resumed POST stream), until the source ends.
+
+What both do, as sse-starlette's response class did for the GET stream, at a fraction of
+its cost per response (no task group of four tasks, no cancel scope per send):
+
+- each event is ``[id: <id>]`` ``data: <json>`` then a blank line (``\\n`` separators); a
+  priming event (SSE polling, 2025-11-25) is an id, ``retry:`` and empty data;
 - a keepalive comment (``: ping - <UTC time>``) every ``keepalive_s``, from one timer;
-- a send that takes longer than ``send_timeout_s`` is a reader gone: the Call is
-  disconnected and :class:`SendTimeout` raised, as sse-starlette does;
+- a send that takes longer than ``send_timeout_s`` is a reader gone: the Call (if any) is
+  disconnected and :class:`SendTimeout` raised;
 - the client going away (``http.disconnect``, watched by one task) disconnects the Call;
-- server shutdown (one watcher per event loop, fed by the endpoint's exit signal) shuts the
-  Call down, so its shutdown answer is the last event; after ``shutdown_grace_s`` the
-  stream is cut.
+- server shutdown (one watcher per event loop, fed by the endpoint's exit signal): a Call is
+  shut down, so its shutdown answer is the last event, and after ``shutdown_grace_s`` the
+  stream is cut; a feed ends at once.
 
-Framework-free (ASGI messages only); the endpoint passes the exit signal in.
+A resumable stream (a 2025 session's journal) gives the writer a :class:`StreamLog`
+(``transports.legacy.journal``): it names each event (its SSE id), primes the stream, and
+may end the response early while the Call runs on (``channel.close_stream()``), logging the
+rest itself. The writer knows nothing of the 2025 revisions beyond that protocol.
+
+Framework-free (ASGI messages only); imports the relay's reader, never a web framework.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Final
+from typing import Any, Final, Protocol
 
-from genmcp.events import Answer, Ended, Event, Interim, StreamClose
+from genmcp._suite.relay import Relay
+from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import encode
 from genmcp.transports.asgi import Receive, Send, disconnected
-from genmcp.transports.relay import Relay
 
-if TYPE_CHECKING:
-    from genmcp.transports.legacy.resume import Journal
+__all__ = [
+    "SSE_RAW_HEADERS",
+    "SSEStream",
+    "SendTimeout",
+    "ShutdownHub",
+    "StreamLog",
+    "StreamOptions",
+    "send_empty_stream",
+    "write_feed",
+]
 
-__all__ = ["SSE_RAW_HEADERS", "SendTimeout", "ShutdownHub", "polled_logged", "write_stream"]
+log = logging.getLogger("genmcp")
 
 SSE_RAW_HEADERS: Final = (
     (b"x-accel-buffering", b"no"),
@@ -79,163 +96,73 @@ class ShutdownHub:
             on_stop()
 
 
+@dataclass(frozen=True, slots=True)
+class StreamOptions:
+    """How an endpoint's streams are written (``mcp_router`` documents each option)."""
+
+    keepalive_s: float
+    send_timeout_s: float | None
+    shutdown_grace_s: float
+    hub: ShutdownHub
+
+
+class StreamLog(Protocol):
+    """What a resumable stream keeps beside the response (``transports.legacy.journal``)."""
+
+    async def prime(self) -> bytes | None:
+        """The priming event to open with (SSE polling), or None."""
+        ...
+
+    async def name(self, message: Any, *, final: bool) -> str | None:
+        """Log ``message``; its SSE id (None: sent without one)."""
+        ...
+
+    def closes(self, event: Event) -> bool:
+        """Whether ``event`` ends the response here while the Call runs on."""
+        ...
+
+    def follow(self, relay: Relay, hub: ShutdownHub) -> None:
+        """The response ended early: log the rest of the Call, in a task of its own."""
+        ...
+
+    def unfinished(self, *, cancelled: bool) -> None:
+        """The stream ended before its end was logged (the client left, or ``cancelled``)."""
+        ...
+
+
 def _loop() -> asyncio.AbstractEventLoop:
     return asyncio.get_running_loop()
 
 
-async def _chunk(event: Event, journal: Journal | None) -> bytes | None:
-    if type(event) is Interim:
-        message, final = event.message, False
-    elif type(event) is Answer:
-        message, final = event.response, True
-    else:
-        return None
+async def send_empty_stream(send: Send) -> None:
+    """An empty stream: a Call cancelled before it sent anything."""
+    headers = [(b"content-length", b"0"), (b"content-type", b"text/event-stream")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def _open(send: Send, extra: Sequence[tuple[str, str]]) -> None:
+    headers = [*SSE_RAW_HEADERS]
+    headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in extra]
+    headers += _TAIL
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+
+
+def _event(event_id: str | None, message: Any) -> bytes:
     data = b"data: " + encode(message) + b"\n\n"
-    if journal is None:
-        return data
-    event_id = await journal.record(message, final=final)
     return data if event_id is None else b"id: " + event_id.encode() + b"\n" + data
 
 
-async def write_stream(
-    relay: Relay,
-    first: Event | None,
-    receive: Receive,
-    send: Send,
-    *,
-    extra: Sequence[tuple[str, str]],
-    keepalive_s: float,
-    send_timeout_s: float | None,
-    shutdown_grace_s: float,
-    hub: ShutdownHub,
-    journal: Journal | None = None,
-) -> Event | None:
-    """Stream the Call from ``first`` on; a stream's end, or the first event when the Call
-    answered (``Answer``) or ended (``Ended``) before anything was sent (None: client gone).
-
-    With ``first`` None the Call has not spoken yet: its first event (or the client
-    leaving) is awaited here, with the same disconnect watch the stream then uses.
-    """
-    loop = asyncio.get_running_loop()
-    state = _State(relay, relay.call.outbox.wake)
-    gone = loop.create_task(disconnected(receive), name="genmcp:sse-disconnect")
-    gone.add_done_callback(state.on_gone)
-    try:
-        event = first
-        while event is None:
-            if state.gone:
-                return None
-            event = await relay.wake_or_next()
-        if type(event) is Answer or isinstance(event, Ended):
-            return event  # answered before streaming: the caller writes it as JSON
-        headers = [*SSE_RAW_HEADERS]
-        headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in extra]
-        headers += _TAIL
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        hub.join(state.on_stop)  # from here on, shutdown gives the Call's last answer
-        try:
-            priming = None if journal is None else await journal.prime()
-            if priming is not None:
-                await _send(send, priming, send_timeout_s, relay)
-            state.polled = priming is not None
-            await _events(
-                relay, event, send, state, keepalive_s, send_timeout_s, shutdown_grace_s, journal
-            )
-        finally:
-            hub.leave(state.on_stop)
-            state.stop_timers()
-            if journal is not None and not journal.done and not state.detached:
-                journal.closed(cancelled=state.cancelled)  # resumers learn it ended
-        if state.detached and journal is not None:
-            _follow(relay, journal, hub)
-        return None
-    finally:
-        gone.remove_done_callback(state.on_gone)
-        gone.cancel()
-        if not state.detached:
-            relay.close()
-
-
-async def _events(
-    relay: Relay,
-    event: Event | None,
-    send: Send,
-    state: _State,
-    keepalive_s: float,
-    send_timeout_s: float | None,
-    shutdown_grace_s: float,
-    journal: Journal | None,
-) -> None:
-    """The stream's body: each event, keepalives, the shutdown answer; the end if it ends."""
-    loop = asyncio.get_running_loop()
-    if keepalive_s > 0:
-        state.ping = loop.call_later(keepalive_s, state.on_ping)
-    while True:
-        if type(event) is StreamClose and state.polled and not state.gone:
-            state.detached = True  # before the end is sent: the client leaving is no disconnect
-            await send(_END)
-            return
-        if event is not None:
-            chunk = await _chunk(event, journal)
-            if chunk is not None:
-                await _send(send, chunk, send_timeout_s, relay)
-            state.cancelled = isinstance(event, Ended)
-            if relay.done:
-                await send(_END)
-                return
-        if state.gone or state.cut:
-            return
-        if state.ping_due:
-            state.ping_due = False
-            await _send(send, _ping(), send_timeout_s, relay)
-            state.ping = loop.call_later(keepalive_s, state.on_ping)
-        if state.stop_now:
-            state.stop_now = False
-            relay.call.shutdown()  # its shutdown answer comes next
-            state.grace = loop.call_later(shutdown_grace_s, state.on_cut)
-        event = await relay.wake_or_next()
-
-
-_following: set[asyncio.Task[None]] = set()  # polled Calls being logged (kept from the GC)
-
-
-def _follow(relay: Relay, journal: Journal, hub: ShutdownHub) -> None:
-    """Log the rest of a Call whose stream was closed for polling, in a task of its own."""
-    task = asyncio.get_running_loop().create_task(_log_rest(relay, journal, hub))
-    _following.add(task)
-    task.add_done_callback(_following.discard)
-
-
-async def polled_logged(within_s: float) -> None:
-    """Wait (at most ``within_s``) until every polled Call of this loop has logged its end:
-    at shutdown, once the Suite answered its calls, so their answers reach the log."""
-    loop = asyncio.get_running_loop()
-    tasks = [task for task in _following if task.get_loop() is loop]
-    if tasks:
-        await asyncio.wait(tasks, timeout=within_s)
-
-
-async def _log_rest(relay: Relay, journal: Journal, hub: ShutdownHub) -> None:
-    stop = relay.call.shutdown  # at shutdown the Call answers, and that answer is logged
-    hub.join(stop)
-    try:
-        async for event in relay:
-            if type(event) is Interim:
-                await journal.record(event.message, final=False)
-            elif type(event) is Answer:
-                await journal.record(event.response, final=True)
-        if not journal.done:
-            await journal.ended()  # cancelled (no response): resumers' streams end
-    finally:
-        hub.leave(stop)
-        relay.close()
+def priming(event_id: str, retry_ms: int) -> bytes:
+    """A priming event (SSE polling): an id, the ``retry:`` delay, empty data."""
+    return f"id: {event_id}\nretry: {retry_ms}\ndata:\n\n".encode()
 
 
 def _ping() -> bytes:
     return f": ping - {datetime.now(UTC)}\n\n".encode()
 
 
-async def _send(send: Send, chunk: bytes, limit_s: float | None, relay: Relay) -> None:
+async def _send(send: Send, chunk: bytes, limit_s: float | None, relay: Relay | None) -> None:
     message = {"type": "http.response.body", "body": chunk, "more_body": True}
     if limit_s is None:
         await send(message)
@@ -244,54 +171,245 @@ async def _send(send: Send, chunk: bytes, limit_s: float | None, relay: Relay) -
         async with asyncio.timeout(limit_s):
             await send(message)
     except TimeoutError:
-        relay.close()
+        if relay is not None:
+            relay.close()
         raise SendTimeout(f"an SSE event took over {limit_s} s to send") from None
 
 
-class _State:
-    """What the timers, the disconnect watch and the shutdown hub tell the writer."""
+class SSEStream:
+    """One Call's SSE response: ``first()`` (if needed), then ``write()``; ``release()`` last.
+
+    Built before the first event is known (``transports.relay``), so the same disconnect
+    watch covers the wait for it and the stream.
+    """
 
     __slots__ = (
+        "_gone_task",
         "cancelled",
         "cut",
         "detached",
         "gone",
         "grace",
+        "options",
         "ping",
         "ping_due",
-        "polled",
+        "receive",
         "relay",
+        "send",
         "stop_now",
         "wake",
     )
 
-    def __init__(self, relay: Relay, wake: Callable[[], None]) -> None:
-        self.relay, self.wake = relay, wake
+    def __init__(self, relay: Relay, receive: Receive, send: Send, options: StreamOptions) -> None:
+        self.relay, self.receive, self.send, self.options = relay, receive, send, options
+        self.wake = relay.call.outbox.wake
         self.gone = self.cut = self.ping_due = self.stop_now = False
-        self.polled = self.detached = False  # primed for polling; closed by the tool
+        self.detached = False  # the response ended early, the Call runs on (SSE polling)
         self.cancelled = False  # the Call ended with no response
         self.ping: asyncio.TimerHandle | None = None
         self.grace: asyncio.TimerHandle | None = None
+        gone = _loop().create_task(disconnected(receive), name="genmcp:sse-disconnect")
+        gone.add_done_callback(self._on_gone)
+        self._gone_task = gone
 
-    def stop_timers(self) -> None:
-        for timer in (self.ping, self.grace):
-            if timer is not None:
-                timer.cancel()
+    async def first(self) -> Event | None:
+        """The Call's first event, awaited; None when the client left first."""
+        relay = self.relay
+        while not self.gone:
+            event = await relay.wake_or_next()
+            if event is not None:
+                return event
+        return None
 
-    def on_gone(self, task: asyncio.Task[None]) -> None:
+    async def write(
+        self, event: Event, extra: Sequence[tuple[str, str]], journal: StreamLog | None
+    ) -> None:
+        """Stream the Call from ``event`` (its first, not a final one) to its end."""
+        await _open(self.send, extra)
+        hub = self.options.hub
+        hub.join(self._on_stop)  # from here on, shutdown gives the Call's last answer
+        try:
+            prime = None if journal is None else await journal.prime()
+            if prime is not None:
+                await _send(self.send, prime, self.options.send_timeout_s, self.relay)
+            await self._events(event, journal)
+        finally:
+            hub.leave(self._on_stop)
+            for timer in (self.ping, self.grace):
+                if timer is not None:
+                    timer.cancel()
+            if journal is not None and not self.detached:
+                journal.unfinished(cancelled=self.cancelled)  # resumers learn it ended
+        if self.detached and journal is not None:
+            journal.follow(self.relay, hub)
+
+    def release(self) -> None:
+        """Stop watching the client; disconnect the Call unless it runs on (detached)."""
+        self._gone_task.remove_done_callback(self._on_gone)
+        self._gone_task.cancel()
+        if not self.detached:
+            self.relay.close()
+
+    async def _events(self, event: Event | None, journal: StreamLog | None) -> None:
+        """The stream's body: each event, keepalives, the shutdown answer; the end if it ends."""
+        relay, send, options = self.relay, self.send, self.options
+        limit_s, keepalive_s = options.send_timeout_s, options.keepalive_s
+        loop = _loop()
+        if keepalive_s > 0:
+            self.ping = loop.call_later(keepalive_s, self._on_ping)
+        while True:
+            if event is not None:
+                if journal is not None and journal.closes(event) and not self.gone:
+                    self.detached = True  # before the end is sent: leaving is no disconnect
+                    await send(_END)
+                    return
+                chunk = await _chunk(event, journal)
+                if chunk is not None:
+                    await _send(send, chunk, limit_s, relay)
+                self.cancelled = type(event) is Ended
+                if relay.done:
+                    await send(_END)
+                    return
+            if self.gone or self.cut:
+                return
+            if self.ping_due:
+                self.ping_due = False
+                await _send(send, _ping(), limit_s, relay)
+                self.ping = loop.call_later(keepalive_s, self._on_ping)
+            if self.stop_now:
+                self.stop_now = False
+                relay.call.shutdown()  # its shutdown answer comes next
+                self.grace = loop.call_later(options.shutdown_grace_s, self._on_cut)
+            event = await relay.wake_or_next()
+
+    def _on_gone(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and not self.detached:
             self.gone = True
             self.relay.close()  # the Call is disconnected at once, as the reader left
             self.wake()
 
-    def on_ping(self) -> None:
+    def _on_ping(self) -> None:
         self.ping_due = True
         self.wake()
 
-    def on_stop(self) -> None:
+    def _on_stop(self) -> None:
         self.stop_now = True
         self.wake()
 
-    def on_cut(self) -> None:
+    def _on_cut(self) -> None:
         self.cut = True
         self.wake()
+
+
+async def _chunk(event: Event, journal: StreamLog | None) -> bytes | None:
+    if type(event) is Interim:
+        message, final = event.message, False
+    elif type(event) is Answer:
+        message, final = event.response, True
+    else:
+        return None  # a stream start: the stream is open already
+    if journal is None:
+        return _event(None, message)
+    return _event(await journal.name(message, final=final), message)
+
+
+_DONE: Final = object()
+
+
+async def write_feed(
+    pairs: AsyncIterator[tuple[str | None, Any]],
+    receive: Receive,
+    send: Send,
+    options: StreamOptions,
+    *,
+    retry_ms: int,
+) -> None:
+    """Stream ``(id, message)`` pairs (message None: a priming event) until they end, the
+    client leaves or the server stops. Raises :class:`SendTimeout` for a reader gone."""
+    feed = _Feed()
+    loop = _loop()
+    gone = loop.create_task(disconnected(receive), name="genmcp:sse-disconnect")
+    gone.add_done_callback(feed.on_gone)
+    options.hub.join(feed.on_stop)
+    keepalive_s, limit_s = options.keepalive_s, options.send_timeout_s
+    pending: asyncio.Future[Any] | None = None
+    try:
+        await _open(send, ())
+        if keepalive_s > 0:
+            feed.ping = loop.call_later(keepalive_s, feed.on_ping)
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(anext(pairs, _DONE))
+            await feed.until(pending)
+            if feed.gone:
+                return
+            if feed.stopped:
+                await send(_END)
+                return
+            if feed.ping_due:
+                feed.ping_due = False
+                await _send(send, _ping(), limit_s, None)
+                feed.ping = loop.call_later(keepalive_s, feed.on_ping)
+            if pending.done():
+                pair, pending = pending.result(), None
+                if pair is _DONE:
+                    await send(_END)
+                    return
+                event_id, message = pair
+                chunk = (
+                    priming(event_id, retry_ms) if message is None else _event(event_id, message)
+                )
+                await _send(send, chunk, limit_s, None)
+    finally:
+        if pending is not None:
+            pending.cancel()
+        gone.remove_done_callback(feed.on_gone)
+        gone.cancel()
+        options.hub.leave(feed.on_stop)
+        if feed.ping is not None:
+            feed.ping.cancel()
+
+
+def _pair(event_id: str | None, message: Any, retry_ms: int) -> bytes:
+    if message is None and event_id is not None:
+        return priming(event_id, retry_ms)
+    return _event(event_id, message)
+
+
+class _Feed:
+    """What the timers, the disconnect watch and the shutdown hub tell a feed's writer."""
+
+    __slots__ = ("gone", "ping", "ping_due", "stopped", "woken")
+
+    def __init__(self) -> None:
+        self.gone = self.ping_due = self.stopped = False
+        self.ping: asyncio.TimerHandle | None = None
+        self.woken: asyncio.Future[None] | None = None
+
+    async def until(self, pending: asyncio.Future[Any]) -> None:
+        """Wait for the next pair or a wake (a timer, the client leaving, shutdown)."""
+        if self.gone or self.stopped or self.ping_due:
+            return
+        woken = self.woken = _loop().create_future()
+        try:
+            await asyncio.wait((pending, woken), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.woken = None
+            woken.cancel()
+
+    def _wake(self) -> None:
+        if self.woken is not None and not self.woken.done():
+            self.woken.set_result(None)
+
+    def on_gone(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled():
+            self.gone = True
+            self._wake()
+
+    def on_ping(self) -> None:
+        self.ping_due = True
+        self._wake()
+
+    def on_stop(self) -> None:
+        self.stopped = True
+        self._wake()

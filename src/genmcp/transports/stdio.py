@@ -39,6 +39,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, BinaryIO, Final
 
+from genmcp._suite.relay import Relay
 from genmcp.context import AppContext, bind, unbind
 from genmcp.errors import MCPError
 from genmcp.events import Answer, Interim
@@ -55,7 +56,6 @@ from genmcp.protocol.jsonrpc import (
 from genmcp.suite import Suite
 from genmcp.transports.http import MAX_BODY_BYTES
 from genmcp.transports.legacy import LegacyServer
-from genmcp.transports.relay import Relay
 
 __all__ = ["StdioServer", "run_stdio", "serve_stdio", "suite_of"]
 
@@ -275,10 +275,10 @@ class StdioServer:
                 return
             self._relays[request.id] = relay
             try:
-                async for event in relay:
-                    if isinstance(event, Interim):
+                async for event in relay:  # one line per message; stream starts write nothing
+                    if type(event) is Interim:
                         self._write(event.message)
-                    elif isinstance(event, Answer):
+                    elif type(event) is Answer:
                         self._write(event.response)
             finally:
                 relay.close()  # the client cancelled, or we are shutting down

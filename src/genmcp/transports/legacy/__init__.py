@@ -2,9 +2,10 @@
 
 ``server`` holds :class:`LegacyServer` (sessions as sealed ids, requests translated to the
 modern shape); ``get_stream`` a session's GET stream, ``resume`` resumable POST streams,
-``signals`` cancels and ends across processes; ``rounds`` the input rounds a Call runs
-for a session and the broker topics sessions share. They return protocol outcomes; the HTTP
-and stdio transports write them.
+``journal`` the sink the SSE writer calls for them (SSE ids, SSE polling's close and the
+rest of a closed stream), ``signals`` cancels and ends across processes; ``rounds`` the
+input rounds a Call runs for a session and the broker topics sessions share. They return
+protocol outcomes; the HTTP and stdio transports write them.
 """
 
 from genmcp.transports.legacy.get_stream import SessionStream

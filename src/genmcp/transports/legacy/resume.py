@@ -1,25 +1,21 @@
 """Resumable legacy POST streams: SSE event ids, a bounded log, ``Last-Event-ID`` replay.
 
 A legacy request answered over SSE writes every event to a log (``storage.EventLog``; a
-Redis Stream with ``MAXLEN ~`` and a TTL when shared) before it is sent, and the event's
-SSE ``id`` names it: ``<stream>~<entry>``, where ``<stream>`` is the request id (JSON, in
-base64url) and ``<entry>`` the log's entry id. A client whose stream broke sends ``GET``
-with ``Last-Event-ID`` to any process: :class:`ResumedStream` replays what came after that
-event, then follows the log until the response. Each entry names the process running the
-call (its Suite's mail address); when that process is gone (no heartbeat) and the response
-is not in the log, the client gets a JSON-RPC error instead of silence. The log key is
-built from the verified session, never from the event id: another session's events cannot
-be replayed (whatever id a client sends).
+Redis Stream with ``MAXLEN ~`` and a TTL when shared) before it is sent (its journal,
+``legacy.journal``), and the event's SSE ``id`` names it: ``<stream>~<entry>``, where
+``<stream>`` is the request id (JSON, in base64url) and ``<entry>`` the log's entry id. A
+client whose stream broke sends ``GET`` with ``Last-Event-ID`` to any process:
+:class:`ResumedStream` replays what came after that event, then follows the log until the
+response. Each entry names the process running the call (its Suite's mail address); when
+that process is gone (no heartbeat) and the response is not in the log, the client gets a
+JSON-RPC error instead of silence. The log key is built from the verified session, never
+from the event id: another session's events cannot be replayed (whatever id a client sends).
 
-SSE polling (2025-11-25, SEP-1699): such a stream opens with a priming event (an id, a
-``retry:`` delay and empty data; logged as an entry without a message), so the client can
-resume it from the start; a tool that calls ``channel.close_stream()`` has its stream
-ended there while it runs on, and what it sends next goes to the log only
-(``transports.sse``), for the client's ``GET`` with ``Last-Event-ID``.
-
-A stream closed before its response by the client (it left: the call stops) logs a final
-error, so a resumer learns the request ended; a cancelled one logs a bare end. Imports
-genmcp's core and storage; no framework.
+SSE polling (2025-11-25, SEP-1699): such a stream opens with a priming entry (no message),
+so the client can resume it from the start; a tool that calls ``channel.close_stream()``
+has its stream ended there while it runs on, and what it sends next goes to the log only
+(``legacy.journal``), for the client's ``GET`` with ``Last-Event-ID``. Imports genmcp's
+core and storage; no framework.
 """
 
 from __future__ import annotations
@@ -30,15 +26,14 @@ import binascii
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from typing import Any, Final, final
 
 from genmcp.errors import MCPError
-from genmcp.protocol.jsonrpc import RequestId, encode, error_response
+from genmcp.protocol.jsonrpc import RequestId, error_response
 from genmcp.storage import EventLog, Inboxes
-from genmcp.storage.guard import StorageUnavailable
 
-__all__ = ["Journal", "ResumedStream", "parse_event_id"]
+__all__ = ["ResumedStream", "log_key", "parse_event_id", "stream_of"]
 
 log = logging.getLogger("genmcp")
 
@@ -73,98 +68,6 @@ def parse_event_id(text: str | None) -> tuple[str, str, RequestId] | None:
         return None
     request_id = _request_id(match[1])
     return None if request_id is None else (match[1], match[2], request_id)
-
-
-@final
-class Journal:
-    """Logs one POST stream's events and names each (its SSE ``id``)."""
-
-    __slots__ = (
-        "_key",
-        "_log",
-        "_maxlen",
-        "_owner",
-        "_request_id",
-        "_session",
-        "_stream",
-        "_ttl_s",
-        "done",
-        "retry_ms",
-    )
-
-    def __init__(
-        self,
-        events: EventLog,
-        session: str,
-        request_id: RequestId,
-        owner: str,
-        *,
-        maxlen: int,
-        ttl_s: float,
-        retry_ms: int | None = None,
-    ) -> None:
-        self._log, self._owner, self._request_id = events, owner, request_id
-        self._session = session
-        self._stream = self._key = ""  # named at the first event: most calls answer as JSON
-        self._maxlen, self._ttl_s = maxlen, ttl_s
-        self.retry_ms = retry_ms
-        """SSE polling (2025-11-25): the stream is primed with this ``retry:`` delay and
-        ``channel.close_stream()`` closes it; None: neither (older revisions)."""
-        self.done = False
-
-    async def prime(self) -> bytes | None:
-        """The priming event of a polled stream (id, ``retry:``, empty data), once logged."""
-        if self.retry_ms is None:
-            return None
-        event_id = await self._append({"o": self._owner})
-        if event_id is None:
-            return None  # not resumable: no id to resume from
-        return f"id: {event_id}\nretry: {self.retry_ms}\ndata:\n\n".encode()
-
-    async def record(self, message: Any, *, final: bool) -> str | None:
-        """Log ``message``; its SSE id (None when the log is unreachable: sent unnamed)."""
-        entry = {"m": encode(message).decode(), "o": self._owner}
-        if final:
-            entry["f"] = "1"
-            self.done = True
-        return await self._append(entry)
-
-    async def ended(self) -> None:
-        """The request ended without a response (cancelled): log a bare end for resumers."""
-        self.done = True
-        await self._append({"o": self._owner, "f": "1"})
-
-    async def _append(self, entry: dict[str, str]) -> str | None:
-        if not self._stream:
-            self._stream = stream_of(self._request_id)
-            self._key = log_key(self._session, self._stream)
-        try:
-            entry_id = await self._log.append(self._key, entry, self._maxlen, self._ttl_s)
-        except StorageUnavailable:
-            log.warning("event log unreachable: stream %s is not resumable", self._stream)
-            return None
-        return f"{self._stream}~{entry_id}"
-
-    def closed(self, *, cancelled: bool = False) -> None:
-        """The stream ended before the response was logged: log a final error (the client
-        left: the call stopped), or a bare end when it was ``cancelled``."""
-        if self.done:
-            return
-        ending: Coroutine[Any, Any, object]
-        if cancelled:
-            ending = self.ended()
-        else:
-            failure = MCPError(
-                "internal_error", "The request stopped: its stream closed before the response"
-            )
-            ending = self.record(error_response(self._request_id, failure), final=True)
-        self.done = True
-        task = asyncio.get_running_loop().create_task(ending)
-        _pending.add(task)
-        task.add_done_callback(_pending.discard)
-
-
-_pending: set[asyncio.Task[Any]] = set()  # final records in flight (kept from the GC)
 
 
 @final

@@ -42,6 +42,7 @@ from typing import Any, Final
 
 from genmcp._suite.call import Call
 from genmcp._suite.change_log import ChangeLog
+from genmcp._suite.relay import MODERN, Codec, LegacyCodec
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal, session_ended
@@ -55,12 +56,12 @@ from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
 from genmcp.transports.legacy.answers import fail_waiters
 from genmcp.transports.legacy.get_stream import SessionStream, list_notices
-from genmcp.transports.legacy.resume import Journal, ResumedStream, parse_event_id
+from genmcp.transports.legacy.journal import Journal
+from genmcp.transports.legacy.resume import ResumedStream, parse_event_id
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
 from genmcp.transports.legacy.session_ids import MAX_SESSION_ID_CHARS, SESSION, SessionIds
 from genmcp.transports.legacy.sessions import Session
 from genmcp.transports.legacy.signals import CallSignals
-from genmcp.transports.relay import MODERN, Codec, LegacyCodec
 
 __all__ = [
     "MAX_SESSION_ID_CHARS",
