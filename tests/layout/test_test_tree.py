@@ -60,11 +60,7 @@ CORE: Final = ("_suite", "transports", "protocol", "schema", "storage", "auth")
 MIN_COVERAGE: Final = 0.80
 """The share of core modules with their own test file (the issue's mark)."""
 
-UNMIRRORED: Final[dict[str, str]] = {
-    "transports.endpoint": "helper relay writes tests/transports/test_endpoint.py",
-    "transports.relay": "helper relay writes tests/transports/test_relay.py",
-    "transports.sse": "helper relay writes tests/transports/test_sse.py",
-}
+UNMIRRORED: Final[dict[str, str]] = {}
 """Core modules without ``tests/<package>/test_<module>.py``, each with the reason."""
 
 

@@ -31,19 +31,6 @@ CONSTANTS: Final = {
 EXTENSION_ONLY: Final = frozenset({methods.TASKS_UPDATE, methods.TASKS})
 """Names only the Tasks extension declares (its schema is not among the copies)."""
 
-NOT_SWEPT: Final = frozenset(
-    {
-        "transports/http.py",
-        "transports/legacy/get_stream.py",
-        "transports/legacy/rounds.py",
-        "transports/legacy/server.py",
-        "transports/sse.py",
-        "transports/stdio.py",
-    }
-)
-"""Modules (under src/genmcp/) the coordinator sweeps after the merge (issue 27): they are
-being moved or rewritten. Remove each as it is swept; an entry that no longer holds a
-literal fails, so the list only shrinks."""
 
 
 def _method_consts(node: Any) -> Iterator[str]:
@@ -148,7 +135,4 @@ def test_no_method_name_literal_outside_protocol() -> None:
         for path in sorted(src.rglob("*.py"))
         if "protocol" not in path.relative_to(src).parts and (lines := _literals(path))
     }
-    unexpected = {path: lines for path, lines in found.items() if path not in NOT_SWEPT}
-    assert not unexpected, f"method names as literals (use genmcp.protocol.methods): {unexpected}"
-    swept = sorted(NOT_SWEPT - set(found))
-    assert not swept, f"swept already: remove from NOT_SWEPT: {swept}"
+    assert not found, f"method names as literals (use genmcp.protocol.methods): {found}"

@@ -1,8 +1,5 @@
-"""The relay: its reader, and its HTTP writer's one JSON-or-SSE choice.
+"""transports.relay: the HTTP writer's one JSON-or-SSE choice (the reader: tests/_suite).
 
-The reader is read against a Suite directly (no transport): after the call's first step
-``poll`` has the answer of a call that answers in it, and None, without waiting, for one
-that has not spoken; iterated, it yields every event in order and stops after the answer.
 ``respond`` is read over a real uvicorn server with httpx: a call that answers at once and
 one that answers after a wait without sending anything are both JSON; one that sends first,
 or starts its stream, is SSE with the answer last; an error answer gets its reason's status
@@ -20,7 +17,6 @@ import httpx
 from fastapi import FastAPI
 
 from genmcp import Channel, MCPError, Result, Suite, Tool, ToolRequest, call_tool_result, mcp_router
-from genmcp.events import Answer, Interim, StreamStart
 from genmcp.protocol.jsonrpc import Request
 from genmcp.transports.relay import Relay
 from support.client import ModernClient
@@ -74,42 +70,6 @@ def _suite() -> Suite:
 async def _handle(name: str, meta: dict[str, Any] = META, **arguments: Any) -> Relay:
     request = Request(1, "tools/call", {"name": name, "arguments": arguments, "_meta": meta})
     return Relay(await _suite().handle(request, {}, dict(meta)))
-
-
-# -- the reader's first-event step ----------------------------------------------------
-
-
-async def _first_step(relay: Relay) -> None:
-    if relay.call.task is not None:
-        await asyncio.sleep(0)  # the one step respond lets the call take
-
-
-async def test_poll_has_the_answer_of_a_call_that_answers_in_its_first_step() -> None:
-    relay = await _handle("now")
-    await _first_step(relay)
-    event = relay.poll()
-    assert type(event) is Answer and relay.done
-    assert event.response["result"]["content"][0]["text"] == "now"
-
-
-async def test_poll_is_none_without_waiting_for_a_call_that_has_not_spoken() -> None:
-    relay = await _handle("later", seconds=5)
-    await _first_step(relay)
-    assert relay.poll() is None and not relay.done
-    relay.close()  # the reader leaves: the call is disconnected
-    await asyncio.wait_for(relay.call.wait(), 2)
-
-
-async def test_the_reader_yields_every_event_in_order_then_stops() -> None:
-    relay = await _handle("starts")
-    kinds = [type(event) async for event in relay]
-    assert kinds == [StreamStart, Answer] and relay.done
-
-
-async def test_the_reader_yields_a_notification_before_the_answer() -> None:
-    relay = await _handle("talks", {**META, "io.modelcontextprotocol/logLevel": "info"})
-    events = [event async for event in relay]
-    assert [type(event) for event in events] == [Interim, Answer]
 
 
 # -- the HTTP writer's choice ----------------------------------------------------------

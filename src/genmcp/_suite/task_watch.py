@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, final
 
 from genmcp.errors import MCPError
-from genmcp.protocol import tasks as wire
+from genmcp.protocol import tasks as task_wire
 from genmcp.storage import Broker, TaskStore
 
 __all__ = ["TaskWatch", "announce", "topic"]
@@ -74,7 +74,7 @@ class TaskWatch:
 
     def __init__(self, store: TaskStore, principal: str | None, period_s: float) -> None:
         self._store, self.principal, self._period_s = store, principal, period_s
-        self._lost = wire.lease_lost_error()
+        self._lost = task_wire.lease_lost_error()
         self._watching: dict[str, int] = {}  # task id -> the version last sent (0: none)
 
     @property
@@ -112,11 +112,11 @@ class TaskWatch:
         last = self._watching.get(task_id)
         if last is None or version <= last or record.get("principal") != self.principal:
             return False
-        if record.get("status") in wire.TERMINAL:
+        if record.get("status") in task_wire.TERMINAL:
             del self._watching[task_id]
         else:
             self._watching[task_id] = version
-        send(wire.status_notification(record))
+        send(task_wire.status_notification(record))
         return True
 
     async def announced(self, message: Any, send: Send) -> None:
@@ -124,7 +124,7 @@ class TaskWatch:
         if not isinstance(message, Mapping) or message.get("taskId") not in self._watching:
             return
         record: Mapping[str, Any] | None = message
-        if message.get("status") in wire.TERMINAL:
+        if message.get("status") in task_wire.TERMINAL:
             try:
                 record = await self._read(message["taskId"])  # with its result or error
             except Exception:

@@ -40,7 +40,7 @@ from genmcp._suite.task_watch import TaskWatch, announce
 from genmcp._suite.tools import ToolJob
 from genmcp.errors import MCPError
 from genmcp.events import Answer, Ended
-from genmcp.protocol import tasks as wire
+from genmcp.protocol import tasks as task_wire
 from genmcp.protocol.jsonrpc import Request, result_response
 from genmcp.protocol.methods import TASKS_CANCEL, TASKS_GET, TASKS_UPDATE
 from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskStore
@@ -91,7 +91,7 @@ class TaskAsker:
         store, task_id = self._service.store, self._task_id
         keys = {self._key(key): key for key in requests}
         asked = {unique: dict(requests[key]) for unique, key in keys.items()}
-        moved = await store.ask(task_id, asked, wire.iso_now())
+        moved = await store.ask(task_id, asked, task_wire.iso_now())
         if moved is None:
             raise MCPError("internal_error", "The task ended while asking for input")
         await announce(self._service.broker, moved)
@@ -157,11 +157,12 @@ class TaskService:
         self, request: Request, job: Job | Any, meta: Mapping[str, Any], assigns: Mapping[str, Any]
     ) -> Opened | None:
         """The new task this request's job runs as (its record stored), or None: not a task."""
-        if not (isinstance(job, ToolJob) and wire.declares_tasks(meta) and job.wants_task()):
+        if not (isinstance(job, ToolJob) and task_wire.declares_tasks(meta) and job.wants_task()):
             return None
         self._listen()
-        task_id = wire.new_task_id()
-        record = wire.new_record(task_id, principal_of(assigns), self.ttl_ms, self.poll_interval_ms)
+        task_id = task_wire.new_task_id()
+        principal = principal_of(assigns)
+        record = task_wire.new_record(task_id, principal, self.ttl_ms, self.poll_interval_ms)
         try:
             await self.store.create(record, lease_ms=self.lease_ms, owner=self.owner)
         except Exception:
@@ -181,7 +182,7 @@ class TaskService:
         running.runner = asyncio.get_running_loop().create_task(
             self._drain(task_id, call), name=f"genmcp:task:{task_id[:8]}"
         )
-        created = wire.created(record, self._result_meta)
+        created = task_wire.created(record, self._result_meta)
         return Call.answered(request, Answer(result_response(request.id, created)))
 
     async def _drain(self, task_id: str, call: Call) -> None:
@@ -191,7 +192,8 @@ class TaskService:
                 if type(event) is Answer:
                     await self._settle(task_id, event.response)
                 elif type(event) is Ended:
-                    moved = await self.store.finish(task_id, TaskEnd("cancelled"), wire.iso_now())
+                    end = TaskEnd("cancelled")
+                    moved = await self.store.finish(task_id, end, task_wire.iso_now())
                     await announce(self.broker, moved)
                 # Interim (progress, logs) and StreamStart: not sent for tasks
         except Exception:
@@ -206,7 +208,7 @@ class TaskService:
         else:
             error = response.get("error") or {}
             end = TaskEnd("failed", error=error, message=str(error.get("message", "failed")))
-        moved = await self.store.finish(task_id, end, wire.iso_now())
+        moved = await self.store.finish(task_id, end, task_wire.iso_now())
         await announce(self.broker, moved)
 
     async def _keep(self, task_id: str, call: Call) -> None:
@@ -218,7 +220,7 @@ class TaskService:
             except Exception:
                 log.warning("task %s: lease renewal failed", task_id, exc_info=True)
                 continue
-            if status is None or status in wire.TERMINAL:
+            if status is None or status in task_wire.TERMINAL:
                 call.cancel()
                 return
 
@@ -283,46 +285,46 @@ class TaskService:
         def handler(request: Request, meta: Mapping[str, Any], assigns: Mapping[str, Any]) -> Job:
             if not served():  # a method of a capability not advertised
                 raise MCPError("method_not_found", f"Method not found: {request.method}")
-            wire.task_id_of(request.params, request.method)  # params before capabilities
-            if not wire.declares_tasks(meta):
-                raise wire.tasks_required()
+            task_wire.task_id_of(request.params, request.method)  # params before capabilities
+            if not task_wire.declares_tasks(meta):
+                raise task_wire.tasks_required()
             return HookJob(request.method, lambda channel: answer(request.params, assigns))
 
         return handler
 
     def capabilities(self, served: bool) -> dict[str, Any]:
         """The ``extensions`` a Suite advertises: the Tasks extension when ``served``."""
-        return {"extensions": {wire.EXTENSION: {}}} if served else {}
+        return {"extensions": {task_wire.EXTENSION: {}}} if served else {}
 
     def check_listen(self, params: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
         """``subscriptions/listen`` asking for ``taskIds`` needs the extension (-32021)."""
         notifications = params.get("notifications")
         if isinstance(notifications, Mapping) and notifications.get("taskIds") is not None:
-            if not wire.declares_tasks(meta):
-                raise wire.tasks_required()
+            if not task_wire.declares_tasks(meta):
+                raise task_wire.tasks_required()
 
     def watch(self, assigns: Mapping[str, Any]) -> TaskWatch:
         """The tasks a listen stream of this caller follows; re-read every half lease."""
         return TaskWatch(self.store, principal_of(assigns), self.lease_ms / 2000)
 
     async def _record(self, task_id: str, assigns: Mapping[str, Any]) -> dict[str, Any]:
-        record = await self.store.get(task_id, lost=wire.lease_lost_error())
+        record = await self.store.get(task_id, lost=task_wire.lease_lost_error())
         if record is None or record.get("principal") != principal_of(assigns):
-            raise wire.unknown_task(task_id)
+            raise task_wire.unknown_task(task_id)
         return record
 
     async def get(self, params: Mapping[str, Any], assigns: Mapping[str, Any]) -> dict[str, Any]:
         """``tasks/get``: the DetailedTask."""
-        record = await self._record(wire.task_id_of(params, TASKS_GET), assigns)
-        return {"resultType": "complete", **wire.detailed(record), "_meta": self._result_meta}
+        record = await self._record(task_wire.task_id_of(params, TASKS_GET), assigns)
+        return {"resultType": "complete", **task_wire.detailed(record), "_meta": self._result_meta}
 
     async def update(self, params: Mapping[str, Any], assigns: Mapping[str, Any]) -> dict[str, Any]:
         """``tasks/update``: answers reach the waiting task; an empty ack."""
-        task_id = wire.task_id_of(params, TASKS_UPDATE)
-        responses = wire.update_responses(params)
+        task_id = task_wire.task_id_of(params, TASKS_UPDATE)
+        responses = task_wire.update_responses(params)
         record = await self._record(task_id, assigns)
         if record["status"] == "input_required" and responses:
-            after = await self.store.answer(task_id, responses, wire.iso_now())
+            after = await self.store.answer(task_id, responses, task_wire.iso_now())
             if after is not None and after["status"] != "input_required":
                 await announce(self.broker, after)  # before the poke: the worker goes on
             await self._poke(task_id)
@@ -330,12 +332,12 @@ class TaskService:
 
     async def cancel(self, params: Mapping[str, Any], assigns: Mapping[str, Any]) -> dict[str, Any]:
         """``tasks/cancel``: the task is ``cancelled`` unless already terminal; an empty ack."""
-        task_id = wire.task_id_of(params, TASKS_CANCEL)
+        task_id = task_wire.task_id_of(params, TASKS_CANCEL)
         record = await self._record(task_id, assigns)
-        if record["status"] in wire.TERMINAL:
+        if record["status"] in task_wire.TERMINAL:
             return {"resultType": "complete", "_meta": self._result_meta}
         end = TaskEnd("cancelled", message="Cancelled by the client")
-        moved = await self.store.finish(task_id, end, wire.iso_now())
+        moved = await self.store.finish(task_id, end, task_wire.iso_now())
         if moved is not None:
             await announce(self.broker, moved)
             await self._poke(task_id, cancel=True)

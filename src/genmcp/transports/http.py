@@ -32,6 +32,14 @@ from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.meta import META_PROTOCOL_VERSION, check_meta, meta_of, request_version
+from genmcp.protocol.methods import (
+    PROMPTS_GET,
+    RESOURCES_READ,
+    TASKS_CANCEL,
+    TASKS_GET,
+    TASKS_UPDATE,
+    TOOLS_CALL,
+)
 
 log = logging.getLogger("genmcp")
 _REFUSALS_LOGGED: set[str] = set()
@@ -58,10 +66,10 @@ _B64_PREFIX: Final = "=?base64?"
 _B64_SUFFIX: Final = "?="
 _DECIMAL: Final = re.compile(r"-?[0-9]+")
 _NAME_HEADERS: Final = {
-    "tools/call": "name",
-    "prompts/get": "name",
-    "resources/read": "uri",
-    **dict.fromkeys(("tasks/get", "tasks/update", "tasks/cancel"), "taskId"),  # Tasks extension
+    TOOLS_CALL: "name",
+    PROMPTS_GET: "name",
+    RESOURCES_READ: "uri",
+    **dict.fromkeys((TASKS_GET, TASKS_UPDATE, TASKS_CANCEL), "taskId"),  # Tasks extension
 }
 
 
@@ -274,7 +282,7 @@ def modern_preflight(
             f"Header mismatch: Mcp-Method {method!r} differs from {request.method!r}",
         )
     _check_name(headers, request)
-    if request.method == "tools/call":
+    if request.method == TOOLS_CALL:
         _check_params(headers, request, header_params(request.params.get("name")))
     check_meta(meta)
     return meta

@@ -191,8 +191,8 @@ class SSEStream:
         "gone",
         "grace",
         "options",
-        "ping",
         "ping_due",
+        "ping_timer",
         "receive",
         "relay",
         "send",
@@ -206,7 +206,7 @@ class SSEStream:
         self.gone = self.cut = self.ping_due = self.stop_now = False
         self.detached = False  # the response ended early, the Call runs on (SSE polling)
         self.cancelled = False  # the Call ended with no response
-        self.ping: asyncio.TimerHandle | None = None
+        self.ping_timer: asyncio.TimerHandle | None = None
         self.grace: asyncio.TimerHandle | None = None
         gone = _loop().create_task(disconnected(receive), name="genmcp:sse-disconnect")
         gone.add_done_callback(self._on_gone)
@@ -235,7 +235,7 @@ class SSEStream:
             await self._events(event, journal)
         finally:
             hub.leave(self._on_stop)
-            for timer in (self.ping, self.grace):
+            for timer in (self.ping_timer, self.grace):
                 if timer is not None:
                     timer.cancel()
             if journal is not None and not self.detached:
@@ -256,7 +256,7 @@ class SSEStream:
         limit_s, keepalive_s = options.send_timeout_s, options.keepalive_s
         loop = _loop()
         if keepalive_s > 0:
-            self.ping = loop.call_later(keepalive_s, self._on_ping)
+            self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
         while True:
             if event is not None:
                 if journal is not None and journal.closes(event) and not self.gone:
@@ -275,7 +275,7 @@ class SSEStream:
             if self.ping_due:
                 self.ping_due = False
                 await _send(send, _ping(), limit_s, relay)
-                self.ping = loop.call_later(keepalive_s, self._on_ping)
+                self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
             if self.stop_now:
                 self.stop_now = False
                 relay.call.shutdown()  # its shutdown answer comes next
@@ -336,7 +336,7 @@ async def write_feed(
     try:
         await _open(send, ())
         if keepalive_s > 0:
-            feed.ping = loop.call_later(keepalive_s, feed.on_ping)
+            feed.ping_timer = loop.call_later(keepalive_s, feed.on_ping)
         while True:
             if pending is None:
                 pending = asyncio.ensure_future(anext(pairs, _DONE))
@@ -349,7 +349,7 @@ async def write_feed(
             if feed.ping_due:
                 feed.ping_due = False
                 await _send(send, _ping(), limit_s, None)
-                feed.ping = loop.call_later(keepalive_s, feed.on_ping)
+                feed.ping_timer = loop.call_later(keepalive_s, feed.on_ping)
             if pending.done():
                 pair, pending = pending.result(), None
                 if pair is _DONE:
@@ -366,8 +366,8 @@ async def write_feed(
         gone.remove_done_callback(feed.on_gone)
         gone.cancel()
         options.hub.leave(feed.on_stop)
-        if feed.ping is not None:
-            feed.ping.cancel()
+        if feed.ping_timer is not None:
+            feed.ping_timer.cancel()
 
 
 def _pair(event_id: str | None, message: Any, retry_ms: int) -> bytes:
@@ -379,11 +379,11 @@ def _pair(event_id: str | None, message: Any, retry_ms: int) -> bytes:
 class _Feed:
     """What the timers, the disconnect watch and the shutdown hub tell a feed's writer."""
 
-    __slots__ = ("gone", "ping", "ping_due", "stopped", "woken")
+    __slots__ = ("gone", "ping_due", "ping_timer", "stopped", "woken")
 
     def __init__(self) -> None:
         self.gone = self.ping_due = self.stopped = False
-        self.ping: asyncio.TimerHandle | None = None
+        self.ping_timer: asyncio.TimerHandle | None = None
         self.woken: asyncio.Future[None] | None = None
 
     async def until(self, pending: asyncio.Future[Any]) -> None:

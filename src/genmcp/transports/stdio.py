@@ -53,6 +53,8 @@ from genmcp.protocol.jsonrpc import (
     error_response,
     parse,
 )
+from genmcp.protocol.methods import CANCELLED, INITIALIZE
+from genmcp.protocol.versions import Era
 from genmcp.suite import Suite
 from genmcp.transports.http import MAX_BODY_BYTES
 from genmcp.transports.legacy import LegacyServer
@@ -132,7 +134,7 @@ class StdioServer:
         self._relays: dict[RequestId, Relay] = {}  # their Calls, once the Suite made them
         self._stopped: asyncio.Event | None = None
         self._broken = False
-        self._era: str | None = None  # "modern" or "legacy", fixed by the first request
+        self._era: Era | None = None  # fixed by the first request
         self._legacy = legacy if isinstance(legacy, LegacyServer) else None
         self._legacy_allowed = legacy is not False
         self._session: str | None = None  # the legacy session id: this process is the session
@@ -221,13 +223,13 @@ class StdioServer:
             self._notification(message)
         elif isinstance(message, Request):
             self._request(message)
-        elif self._era == "legacy":  # an answer to one of our server requests
+        elif self._era is Era.LEGACY:  # an answer to one of our server requests
             self._spawn(self._legacy_server().post(message, self._session, None, self.assigns))
         else:
             log.debug("ignored a client response (id %r): no request of ours awaits it", message.id)
 
     def _notification(self, message: Notification) -> None:
-        if message.method != "notifications/cancelled":
+        if message.method != CANCELLED:
             return  # e.g. notifications/initialized: nothing to do
         request_id = message.params.get("requestId")
         if not isinstance(request_id, str | int):
@@ -247,9 +249,9 @@ class StdioServer:
             self._write(error_response(request.id, failure))
             return
         if self._era is None:
-            legacy = request.method == "initialize" and self._legacy_allowed
-            self._era = "legacy" if legacy else "modern"
-        if request.method == "initialize" and self._era == "modern":
+            legacy = request.method == INITIALIZE and self._legacy_allowed
+            self._era = Era.LEGACY if legacy else Era.MODERN
+        if request.method == INITIALIZE and self._era is Era.MODERN:
             self._write(self._refuse_legacy(request))
             return
         self._calls[request.id] = asyncio.ensure_future(self._answer(request))
@@ -292,7 +294,7 @@ class StdioServer:
 
     async def _relay(self, request: Request) -> Relay | None:
         """The relay of the Suite's Call (modern) or the legacy session's; None: no answer."""
-        if self._era == "modern":
+        if self._era is Era.MODERN:
             return Relay(await self.suite.handle(request, self.assigns, context=_PIPE))
         try:
             legacy = self._legacy_server()
@@ -306,7 +308,7 @@ class StdioServer:
         return None if answer.call is None else Relay(answer.call, answer.codec)
 
     async def _unparsed(self, line: bytes, exc: EnvelopeError) -> None:
-        if self._era == "legacy":  # an unusable answer fails the server request it answers
+        if self._era is Era.LEGACY:  # an unusable answer fails the server request it answers
             exc = await self._legacy_server().unusable(line, exc, self._session, None, self.assigns)
         self._write(error_response(exc.request_id, exc))
 

@@ -33,6 +33,7 @@ from genmcp._suite.change_log import LOGGED, ChangeLog, Entry
 from genmcp._suite.listen import CHANGES
 from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import notification
+from genmcp.protocol.methods import RESOURCES_UPDATED
 from genmcp.storage import Broker, SessionRegistry, Subscription
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.transports.legacy.rounds import end_topic
@@ -40,7 +41,7 @@ from genmcp.transports.legacy.rounds import end_topic
 __all__ = ["SessionStream", "get_topic", "list_notices", "parse_get_event_id"]
 
 _RESOURCES: Final = "resources"
-_UPDATED: Final = "notifications/resources/updated"
+_UPDATED: Final = RESOURCES_UPDATED
 _GET_EVENT: Final = re.compile(r"get~([0-9]{1,20}-[0-9]{1,20})")
 
 SSEPair = tuple[str | None, dict[str, Any] | None]

@@ -36,6 +36,7 @@ from typing import Any, Final, final
 from genmcp.errors import MCPError
 from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import RequestId
+from genmcp.protocol.methods import ELICITATION_CREATE
 from genmcp.storage import Broker, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 
@@ -43,7 +44,7 @@ __all__ = ["ASKED", "InputRounds", "end_topic", "outstanding", "reply_topic"]
 
 log = logging.getLogger("genmcp")
 
-_ELICIT = "elicitation/create"
+_ELICIT = ELICITATION_CREATE
 ASKED: Final = "asked"
 """Session set field of the server requests waiting for an answer: ``"<id> <deadline>"``."""
 

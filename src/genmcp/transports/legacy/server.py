@@ -49,7 +49,15 @@ from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal, sessi
 from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import EnvelopeError, Notification, Request, Response, result_response
 from genmcp.protocol.meta import check_meta
-from genmcp.protocol.versions import LEGACY_VERSIONS, SSE_POLLING, at_least
+from genmcp.protocol.methods import (
+    CANCELLED,
+    INITIALIZE,
+    LOGGING_SET_LEVEL,
+    PING,
+    RESOURCES_SUBSCRIBE,
+    RESOURCES_UNSUBSCRIBE,
+)
+from genmcp.protocol.versions import LEGACY_VERSIONS, SSE_POLLING, Era, at_least
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
@@ -201,8 +209,8 @@ class LegacyServer:
         Raises ``MCPError`` for a session fault (no, unknown or ended session, wrong version).
         Every request runs through the Suite's middleware chain, with ``context``.
         """
-        if isinstance(message, Request) and message.method == "initialize":
-            return await self._initialize(message, assigns, context.replace(era="legacy"))
+        if isinstance(message, Request) and message.method == INITIALIZE:
+            return await self._initialize(message, assigns, context.replace(era=Era.LEGACY))
         session = await self.session(token, version, assigns)
         if self.suite.middleware:  # only middleware reads it (the hot path skips the copy)
             context = context.in_session(session.key, session.version)
@@ -255,7 +263,7 @@ class LegacyServer:
         await self.signals.end(session.key)
         await self.broker.publish(end_topic(session.key), "ended")
         context = context.replace(
-            era="legacy", session_id=session.key, protocol_version=session.version
+            era=Era.LEGACY, session_id=session.key, protocol_version=session.version
         )
         lived = time.time() - (session.expires_at - self.session_max_age_s)
         session_ended(self.suite.middleware, context, max(lived, 0.0))
@@ -313,7 +321,7 @@ class LegacyServer:
         return LegacyAnswer(call, MODERN, made[0] if made else None)
 
     async def _notification(self, session: Session, message: Notification) -> None:
-        if message.method != "notifications/cancelled":
+        if message.method != CANCELLED:
             return  # initialized, roots/list_changed, progress: nothing to do
         request_id = message.params.get("requestId")
         if isinstance(request_id, str) or (
@@ -329,8 +337,8 @@ class LegacyServer:
         context: TransportContext,
     ) -> LegacyAnswer:
         method = request.method
-        if method in ("ping", "logging/setLevel") or (
-            method in ("resources/subscribe", "resources/unsubscribe")
+        if method in (PING, LOGGING_SET_LEVEL) or (
+            method in (RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE)
             and "resources" in self.suite.capabilities
         ):
 
@@ -390,10 +398,10 @@ class LegacyServer:
 
     async def _session_method(self, session: Session, request: Request) -> Answer:
         """``ping``, ``logging/setLevel``, ``resources/(un)subscribe``: the session answers."""
-        if request.method == "logging/setLevel":
+        if request.method == LOGGING_SET_LEVEL:
             level = legacy.log_level(request.params)
             await self.registry.put(session.key, _LOG_LEVEL, level, session.ttl_s)
-        elif request.method != "ping":
+        elif request.method != PING:
             await self._subscribe(session, request.method, request.params)
         return Answer(result_response(request.id, {}))
 
@@ -402,7 +410,7 @@ class LegacyServer:
         if not isinstance(uri, str):
             raise MCPError("invalid_params", f"Invalid params: {method} needs params.uri")
         # One atomic update per URI: concurrent (un)subscribes, on any process, lose nothing.
-        if method == "resources/subscribe":
+        if method == RESOURCES_SUBSCRIBE:
             await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
         else:
             await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
