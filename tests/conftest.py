@@ -5,17 +5,48 @@
   `live_server.last` is the most recent `LiveServer` (its `loop`, `run_in_loop`, ...).
 - `modern_client`: `client = modern_client(base_url)` gives a `support.client.ModernClient`
   closed at teardown, before the servers stop.
+- `@pytest.mark.exclusive`: under pytest-xdist (`make test` runs two workers) the test runs
+  while no other worker runs one (`support.exclusive`): for a timing budget that another
+  worker's load on the same cores would break. Without xdist it changes nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from support.client import ModernClient
+from support.exclusive import RunLock
 from support.server import LiveServers
+
+_RUN_LOCK = pytest.StashKey[RunLock]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "exclusive: under xdist, run while no other worker runs a test (timing)"
+    )
+    # An xdist worker's basetemp is <the run's basetemp>/popen-gwN: the parent is the run's.
+    if hasattr(config, "workerinput") and config.option.basetemp:
+        config.stash[_RUN_LOCK] = RunLock(Path(config.option.basetemp).parent)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    lock = config.stash.get(_RUN_LOCK, None)
+    if lock is not None:
+        lock.close()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: pytest-timeout's clock starts inside
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    lock = item.config.stash.get(_RUN_LOCK, None)
+    if lock is None:
+        return (yield)
+    with lock.alone() if item.get_closest_marker("exclusive") else lock.shared():
+        return (yield)
 
 
 @pytest.fixture
