@@ -41,12 +41,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: pytest-timeout's clock starts inside
-def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
     lock = item.config.stash.get(_RUN_LOCK, None)
     if lock is None:
         return (yield)
-    with lock.alone() if item.get_closest_marker("exclusive") else lock.shared():
+    alone = item.get_closest_marker("exclusive") is not None
+    lock.hold(alone=alone)
+    try:
         return (yield)
+    finally:  # exclusive tests in a row (one file's cases) keep the machine to themselves
+        if not (alone and nextitem is not None and nextitem.get_closest_marker("exclusive")):
+            lock.release()
 
 
 @pytest.fixture
