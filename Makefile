@@ -11,6 +11,9 @@ PORT ?= 8000
 APP ?= app:app
 APP_DIR ?= examples
 PYTEST_ARGS ?=
+# pytest-xdist: two workers (the CI machine's cores), whole files to one worker (module-scoped
+# servers start once). PYTEST_XDIST= runs the suite in one process.
+PYTEST_XDIST ?= -n 2 --dist loadfile
 
 BIN := $(VENV)/bin
 VENV_PYTHON := $(BIN)/python
@@ -27,7 +30,7 @@ help:
 	@echo "make test       ruff, mypy --strict, the layout checks and pytest in $(VENV) (what CI runs)"
 	@echo "make lint       ruff check src tests examples"
 	@echo "make typecheck  mypy, configured in pyproject.toml"
-	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow"
+	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow, PYTEST_XDIST= for one process"
 	@echo "make pytest-312 pytest on Python 3.12 in .venv312 (eager call tasks); PY312= to pick it"
 	@echo "make fuzz       the long fuzz run: FUZZ_COUNT=10000 hostile requests, both eras"
 	@echo "make docs       build the documentation site into site/ (strict)"
@@ -67,7 +70,7 @@ test: $(DEV_STAMP)
 	@echo "==> [3/4] layout checks (tests/layout)"
 	$(VENV_PYTHON) -m pytest -q tests/layout
 	@echo "==> [4/4] pytest (behaviour tests)"
-	$(VENV_PYTHON) -m pytest --ignore=tests/layout $(PYTEST_ARGS)
+	$(VENV_PYTHON) -m pytest --ignore=tests/layout $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests examples
@@ -76,7 +79,7 @@ typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
 pytest: $(DEV_STAMP)
-	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+	$(VENV_PYTHON) -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 # The suite again on Python 3.12, where a call's task starts eagerly (Call.start): PY312 is
 # the first interpreter found that is 3.12 (a pyenv install counts), or say PY312=/path.

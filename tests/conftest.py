@@ -10,20 +10,58 @@
   environment variable `CI` set it fails instead (CI runs Redis).
 - `redis_prefix`: a key prefix of its own per test; every key under it is deleted at teardown.
 - `http`: a plain httpx client (closed at teardown), for the multi-process tests.
+- `@pytest.mark.exclusive`: under pytest-xdist (`make test` runs two workers) the test runs
+  while no other worker runs one (`support.exclusive`): for a timing budget that another
+  worker's load on the same cores would break. Without xdist it changes nothing.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from support.client import ModernClient
+from support.exclusive import RunLock
 from support.server import LiveServers
 from support.shared_redis import require_redis
+
+_RUN_LOCK = pytest.StashKey[RunLock]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "exclusive: under xdist, run while no other worker runs a test (timing)"
+    )
+    # An xdist worker's basetemp is <the run's basetemp>/popen-gwN: the parent is the run's.
+    if hasattr(config, "workerinput") and config.option.basetemp:
+        config.stash[_RUN_LOCK] = RunLock(Path(config.option.basetemp).parent)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    lock = config.stash.get(_RUN_LOCK, None)
+    if lock is not None:
+        lock.close()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: pytest-timeout's clock starts inside
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
+    lock = item.config.stash.get(_RUN_LOCK, None)
+    if lock is None:
+        return (yield)
+    alone = item.get_closest_marker("exclusive") is not None
+    lock.hold(alone=alone)
+    try:
+        return (yield)
+    finally:  # exclusive tests in a row (one file's cases) keep the machine to themselves
+        if not (alone and nextitem is not None and nextitem.get_closest_marker("exclusive")):
+            lock.release()
 
 
 @pytest.fixture

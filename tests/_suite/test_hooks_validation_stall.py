@@ -114,6 +114,7 @@ def serve(live_server: Any, modern_client: Any) -> Callable[[type[Tool]], Any]:
     return start
 
 
+@pytest.mark.exclusive  # a 50 ms stall budget: another xdist worker's load would break it
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 async def test_a_hostile_validation_never_stalls_the_loop(case: str, serve: Any) -> None:

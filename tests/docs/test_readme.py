@@ -68,7 +68,7 @@ def test_make_run_and_make_test_do_what_the_readme_says() -> None:
         "ruff check src tests examples",
         "mypy",
         "python -m pytest -q tests/layout",  # the layout checks, reported apart
-        "python -m pytest --ignore=tests/layout ",  # every other test
+        "python -m pytest --ignore=tests/layout -n 2 --dist loadfile ",  # the rest: PYTEST_XDIST
     ]
     assert "strict = true" in (ROOT / "pyproject.toml").read_text()
     assert examples.load("app").app is not None
@@ -76,7 +76,7 @@ def test_make_run_and_make_test_do_what_the_readme_says() -> None:
 
 def dry_run(target: str) -> str:
     """``make -n target`` as a user types it (not the flags of a ``make test`` around us)."""
-    outer = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "PYTEST_ARGS"}
+    outer = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "PYTEST_ARGS", "PYTEST_XDIST"}
     env = {key: value for key, value in os.environ.items() if key not in outer}
     done = subprocess.run(["make", "-n", "--no-print-directory", target], capture_output=True,
                           text=True, cwd=ROOT, timeout=30, env=env)  # fmt: skip

@@ -27,6 +27,7 @@ from typing import Any, Final, NoReturn
 import pytest
 
 from support import examples, required
+from support.cachelock import installing
 from support.recorder import Recorder
 from support.server import LiveServers
 
@@ -72,6 +73,11 @@ def find_node() -> str:
 
 def install_client() -> Path:
     """Install the client into CACHE once; return its ESM entry point."""
+    with installing(CACHE):  # one installer at a time: each xdist worker may get here
+        return _install_client()
+
+
+def _install_client() -> Path:
     stamp = CACHE / ".installed"
     if ENTRY.is_file() and stamp.is_file() and stamp.read_text().strip() == TS_CLIENT:
         return ENTRY

@@ -135,6 +135,7 @@ async def test_a_post_through_nginx_reaches_the_worker_wherever_it_runs(
     assert gone.json() == {"delivered": False}
 
 
+@pytest.mark.exclusive  # a 100 ms budget over three processes: no other test's load
 async def test_a_tool_added_at_run_time_is_listed_everywhere_within_100_ms(
     deployment: Deployment, http: httpx.AsyncClient
 ) -> None:

@@ -495,6 +495,7 @@ async def until_within(check: Callable[[], Any], within: float) -> float:
     return asyncio.get_running_loop().time() - started
 
 
+@pytest.mark.exclusive  # a 100 ms budget from A to B through Redis: no other test's load
 async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
     nodes: tuple[Node, Node],
     modern_client: Callable[..., ModernClient],

@@ -204,6 +204,7 @@ class Lookahead(
     pass
 
 
+@pytest.mark.exclusive  # a 50 ms stall budget: another xdist worker's load would break it
 @pytest.mark.timeout(10)
 async def test_an_opted_in_pattern_runs_under_the_budget_without_stalling(
     client: ModernClient,

@@ -32,6 +32,8 @@ import httpx
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
+from support.cachelock import installing
+
 ROOT: Final = Path(__file__).resolve().parents[2]
 SCRIPT: Final = Path(__file__).with_name("oidc_as.mjs")
 CACHE: Final = Path(os.environ.get("GENMCP_OIDC_CACHE", ROOT / ".cache" / "oidc-provider"))
@@ -66,11 +68,20 @@ def authorization_problem() -> str | None:
     """Why the AS cannot run here, or None (installs oidc-provider when needed)."""
     if _node() is None:
         return "no node >= 20 on PATH (the auth tests run oidc-provider under node)"
-    if (CACHE / "node_modules" / "oidc-provider" / "package.json").is_file():
-        return None
-    npm = shutil.which("npm")
-    if npm is None:
-        return "npm is not on PATH (needed once to install oidc-provider)"
+    with installing(CACHE):  # one installer at a time: xdist workers reach this together
+        if _installed():
+            return None
+        npm = shutil.which("npm")
+        if npm is None:
+            return "npm is not on PATH (needed once to install oidc-provider)"
+        return _install(npm)
+
+
+def _installed() -> bool:
+    return (CACHE / "node_modules" / "oidc-provider" / "package.json").is_file()
+
+
+def _install(npm: str) -> str | None:
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / "package.json").write_text('{"name": "genmcp-test-as", "private": true}\n')
     done = subprocess.run(

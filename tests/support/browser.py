@@ -25,6 +25,7 @@ from typing import Any, Final
 from jsonschema import Draft202012Validator
 
 from support.authorization_server import _node
+from support.cachelock import installing
 from support.required import unavailable
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -42,12 +43,20 @@ def apps_problem() -> str | None:
     """Why the npm packages cannot be had here, or None (installs them when needed)."""
     if _node() is None:
         return "no node >= 20 on PATH (the MCP Apps tests use npm packages under node)"
-    ready = all((CACHE / "node_modules" / _name(p) / "package.json").is_file() for p in PACKAGES)
-    if ready:
-        return None
-    npm = shutil.which("npm")
-    if npm is None:
-        return "npm is not on PATH (needed once to install the MCP Apps test packages)"
+    with installing(CACHE):  # one installer at a time: xdist workers reach this together
+        if _installed():
+            return None
+        npm = shutil.which("npm")
+        if npm is None:
+            return "npm is not on PATH (needed once to install the MCP Apps test packages)"
+        return _install(npm)
+
+
+def _installed() -> bool:
+    return all((CACHE / "node_modules" / _name(p) / "package.json").is_file() for p in PACKAGES)
+
+
+def _install(npm: str) -> str | None:
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / "package.json").write_text('{"name": "genmcp-test-apps", "private": true}\n')
     command = [npm, "install", "--no-audit", "--no-fund", "--legacy-peer-deps"]
