@@ -59,7 +59,8 @@ def test_make_run_and_make_test_do_what_the_readme_says() -> None:
     assert make_lines, "README lost its make lines"
     assert make_lines[1] == (
         "make run     # serves examples/app.py on http://127.0.0.1:8000, MCP at /mcp\n"
-        "make test    # ruff, mypy --strict and pytest in .venv (made on first use)\n"
+        "make test    # ruff, mypy --strict, the layout checks, pytest in .venv "
+        "(made on first use)\n"
     )
     run = dry_run("run")
     assert "-m uvicorn --app-dir examples app:app --host 127.0.0.1 --port 8000" in run
