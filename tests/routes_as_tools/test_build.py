@@ -14,6 +14,7 @@ import pytest
 from fastapi import Cookie, Depends, FastAPI, Form, Header
 from fastapi.responses import FileResponse, StreamingResponse
 from pydantic import BaseModel
+from sse_starlette import EventSourceResponse
 
 from genmcp import Result, Suite, call_tool_result
 from genmcp.routes_as_tools import BuildError, RouteTool, mcp_caller, route_tools
@@ -100,12 +101,17 @@ def test_refusals_at_build() -> None:
     async def stream() -> StreamingResponse:
         return StreamingResponse(iter([b""]))
 
+    @app.get("/events", response_class=EventSourceResponse, operation_id="events")
+    async def events() -> EventSourceResponse:
+        return EventSourceResponse(iter([]))
+
     cases = {
         "file": "FileResponse",
         "form": "application/x-www-form-urlencoded body",
         "cookie": "requires the cookie 'sid'",
         "header": "requires the header 'x-key': pass headers=True",
         "stream": "StreamingResponse",
+        "events": "EventSourceResponse",
     }
     for operation, message in cases.items():
         with pytest.raises(BuildError, match=message):

@@ -26,7 +26,6 @@ from fastapi import FastAPI
 from fastapi.datastructures import DefaultPlaceholder
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
-from sse_starlette import EventSourceResponse
 from starlette.responses import FileResponse, StreamingResponse
 
 from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
@@ -42,7 +41,10 @@ from genmcp.routes_as_tools.tool import (
 __all__ = ["SELECTION", "Selection", "route_tools"]
 
 _TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-_STREAMING: Final = (StreamingResponse, FileResponse, EventSourceResponse)
+_STREAMING: Final = (StreamingResponse, FileResponse)
+_STREAMING_PACKAGES: Final = frozenset({"sse_starlette"})
+"""Packages whose responses all stream (sse-starlette's event source: it is not imported
+here, the one SSE writer is ``transports.sse``)."""
 SELECTION: Final = frozenset(
     {
         "operations",
@@ -215,6 +217,14 @@ def _tags(route: APIRoute) -> set[str]:
     return {str(getattr(tag, "value", tag)) for tag in route.tags or ()}
 
 
+def _streams(response_class: type) -> bool:
+    """Whether a route's response class streams (a tool result carries one whole body)."""
+    if issubclass(response_class, _STREAMING):
+        return True
+    packages = {base.__module__.partition(".")[0] for base in response_class.__mro__}
+    return not packages.isdisjoint(_STREAMING_PACKAGES)
+
+
 def _refuse_streaming(route: APIRoute, label: str) -> None:
     response_class = route.response_class
     if isinstance(response_class, DefaultPlaceholder):
@@ -224,7 +234,7 @@ def _refuse_streaming(route: APIRoute, label: str) -> None:
     except Exception:  # an annotation that does not resolve says nothing about streaming
         returned = None
     for candidate in (response_class, returned):
-        if isinstance(candidate, type) and issubclass(candidate, _STREAMING):
+        if isinstance(candidate, type) and _streams(candidate):
             raise BuildError(
                 f"{label} answers with a {candidate.__name__}, which a tool result cannot "
                 "carry; leave it out with exclude_operations="
