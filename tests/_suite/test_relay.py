@@ -9,43 +9,13 @@ session's codec translates what goes out.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Final
+from typing import Any
 
-from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result
+from genmcp import Suite
 from genmcp._suite.relay import MODERN, LegacyCodec, Relay
 from genmcp.events import Answer, Interim, StreamStart
 from genmcp.protocol.jsonrpc import Request
-
-WAIT: Final = {"type": "object", "properties": {"seconds": {"type": "number"}}}
-META: Final = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
-
-
-class Now(Tool, name="now", description="Answers in its first step."):
-    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        return Result(call_tool_result(text="now"))
-
-
-class Later(Tool, name="later", description="Sleeps, sends nothing, answers.", input_schema=WAIT):
-    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        await asyncio.sleep(float(request.arguments.get("seconds", 0.05)))
-        return Result(call_tool_result(text="later"))
-
-
-class Talks(Tool, name="talks", description="Logs, then answers."):
-    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        await asyncio.sleep(0.01)
-        channel.send_log("info", "working")
-        return Result(call_tool_result(text="talked"))
-
-
-class Starts(Tool, name="starts", description="Starts its stream, sleeps, answers."):
-    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        channel.start_stream()
-        await asyncio.sleep(0.05)
-        return Result(call_tool_result(text="started"))
+from support.relay_tools import META, Later, Now, Starts, Talks
 
 
 def _suite() -> Suite:

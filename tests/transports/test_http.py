@@ -2,14 +2,7 @@
 POST only, the MCP-Protocol-Version / Mcp-Method / Mcp-Name / Mcp-Param-* headers, Origin and
 Host, the body cap and the content type; against a real uvicorn server.
 
-Each rule is driven over the wire with httpx (through `ModernClient`, which checks every
-server message against the official schema) and asserts the HTTP status, the JSON-RPC
-code, and the message or data where they carry meaning. Happy paths sit next to the
-unhappy ones, so a rule that rejects everything fails as surely as one that accepts all.
-
-Every request here carries the 2026-07-28 markers (`MCP-Protocol-Version: 2026-07-28`,
-and `_meta` where a body has params), so the rules stay the modern ones whatever the
-legacy (2025) era dispatch does with unmarked requests.
+How every rule here is driven and checked: http_kit.py.
 """
 
 from __future__ import annotations

@@ -11,56 +11,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 import httpx
 from fastapi import FastAPI
 
-from genmcp import Channel, MCPError, Result, Suite, Tool, ToolRequest, call_tool_result, mcp_router
+from genmcp import Suite, mcp_router
 from genmcp.protocol.jsonrpc import Request
 from genmcp.transports.relay import Relay
 from support.client import ModernClient
 from support.legacy_http import ACCEPT, open_session
+from support.relay_tools import META, TOOLS
 from support.server import LiveServers
-
-WAIT: Final = {"type": "object", "properties": {"seconds": {"type": "number"}}}
-META: Final = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
-
-
-class Now(Tool, name="now", description="Answers in its first step."):
-    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        return Result(call_tool_result(text="now"))
-
-
-class Later(Tool, name="later", description="Sleeps, sends nothing, answers.", input_schema=WAIT):
-    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        await asyncio.sleep(float(request.arguments.get("seconds", 0.05)))
-        return Result(call_tool_result(text="later"))
-
-
-class Talks(Tool, name="talks", description="Logs, then answers."):
-    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        await asyncio.sleep(0.01)
-        channel.send_log("info", "working")
-        return Result(call_tool_result(text="talked"))
-
-
-class Starts(Tool, name="starts", description="Starts its stream, sleeps, answers."):
-    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        channel.start_stream()
-        await asyncio.sleep(0.05)
-        return Result(call_tool_result(text="started"))
-
-
-class Busy(Tool, name="busy", description="Refuses: rate limited, retry in 2.5 s."):
-    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        raise MCPError("rate_limited", "slow down", {"retryAfter": 2.5})
-
-
-TOOLS: Final = (Now, Later, Talks, Starts, Busy)
 
 
 def _suite() -> Suite:

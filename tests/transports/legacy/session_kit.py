@@ -1,8 +1,13 @@
 """The legacy (2025) server the session tests drive: tools written once for 2026-07-28, and helpers.
 
 Shared by tests/transports/legacy/test_server.py, test_session_ids.py, test_rounds.py and
-test_get_stream.py (their fixtures are in conftest.py beside them). Nothing in the tools
-knows about sessions.
+test_get_stream.py (their fixtures are in conftest.py beside them).
+
+Every rule is driven over the wire with raw httpx (`support.legacy_client.LegacyClient`),
+against a real uvicorn server; every server message is checked against the official
+schema of the negotiated revision, and again with the unknown fields closed (a field the
+revision does not know fails the test). The tools are written once, for 2026-07-28;
+nothing in them knows about sessions.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """Legacy session ids on the one `/mcp` endpoint: required, sealed (tampered, foreign, expired
 ids are 404), ended by DELETE.
 
-Every rule is driven over the wire with raw httpx (`support.legacy_client.LegacyClient`),
-against a real uvicorn server; every server message is checked against the official
-schema of the negotiated revision, and again with the unknown fields closed (a field the
-revision does not know fails the test). The tools (session_kit.py) are written once, for
-2026-07-28; nothing in them knows about sessions.
+How every rule here is driven and checked: session_kit.py.
 """
 
 from __future__ import annotations
