@@ -36,6 +36,7 @@ from genmcp.protocol.versions import (
     META_PREFIX,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
+    SUPPORTED_VERSIONS,
     at_least,
     negotiate_legacy,
 )
@@ -136,14 +137,27 @@ _NOTIFICATION_PARAMS: Final = {
 }
 
 
+_KNOWN: Final[dict[tuple[str, str], frozenset[str]]] = {}
+"""``(shape, version)`` -> the fields of ``shape`` that ``version`` knows, filled on first use
+(bounded: shapes x supported versions); ``_pick`` runs per translated object on every call."""
+
+
+def _known(shape: str, version: str) -> frozenset[str]:
+    known = _KNOWN.get((shape, version))
+    if known is None:
+        fields = FIELDS[shape]
+        known = frozenset(key for key, since in fields.items() if at_least(version, since))
+        if version in SUPPORTED_VERSIONS:
+            _KNOWN[shape, version] = known
+    return known
+
+
 def _pick(obj: Any, shape: str, version: str) -> Any:
     """Keep only the fields of ``shape`` that ``version`` knows (non-objects pass through)."""
     if not isinstance(obj, Mapping):
         return obj
-    known = FIELDS[shape]
-    return {
-        key: value for key, value in obj.items() if key in known and at_least(version, known[key])
-    }
+    known = _known(shape, version)
+    return {key: value for key, value in obj.items() if key in known}
 
 
 def is_modern_only(method: str) -> bool:

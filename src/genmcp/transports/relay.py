@@ -21,7 +21,7 @@ Framework-free (ASGI messages only).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from genmcp._suite.relay import MODERN, Codec, LegacyCodec, ModernCodec, Relay
 from genmcp.errors import retry_after
@@ -41,10 +41,11 @@ async def respond(
     *,
     legacy: bool = False,
     extra: Sequence[tuple[str, str]] = (),
-    journal: StreamLog | None = None,
+    journal: Callable[[], StreamLog] | None = None,
 ) -> None:
     """Write one Call: JSON when it ends before it sends anything, else an SSE stream
-    (``journal`` names its events and may end it early: a resumable legacy stream)."""
+    (``journal`` makes, once it streams, the log that names its events and may end it early:
+    a resumable legacy stream)."""
     event = relay.poll()  # the one first-event step: inline, as it runs on every request
     if event is None and relay.call.task is not None:
         await asyncio.sleep(0)  # let the call take its first step: most calls end here
@@ -57,7 +58,7 @@ async def respond(
                 if event is None:
                     return  # the client went away first
             if type(event) is not Answer and type(event) is not Ended:
-                await stream.write(event, extra, journal)
+                await stream.write(event, extra, None if journal is None else journal())
                 return
         finally:
             stream.release()

@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Final
 
 from genmcp._suite.call import Call
@@ -47,7 +48,14 @@ from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal, session_ended
 from genmcp.protocol import legacy
-from genmcp.protocol.jsonrpc import EnvelopeError, Notification, Request, Response, result_response
+from genmcp.protocol.jsonrpc import (
+    EnvelopeError,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    result_response,
+)
 from genmcp.protocol.meta import check_meta
 from genmcp.protocol.methods import (
     CANCELLED,
@@ -94,13 +102,14 @@ class LegacyAnswer:
         call: the request's Call; None for an accepted notification or client response.
         codec: how the Call's events are written for the session (its revision).
         session_id: the new session's id, after ``initialize``.
-        journal: logs the events of a streamed answer, for ``Last-Event-ID`` resumption.
+        journal: makes the log of a streamed answer, for ``Last-Event-ID`` resumption
+            (called once the answer streams: most calls answer as JSON).
     """
 
     call: Call | None = None
     codec: Codec = MODERN
     session_id: str | None = None
-    journal: Journal | None = None
+    journal: Callable[[], Journal] | None = None
 
 
 ACCEPTED: Final = LegacyAnswer()
@@ -382,19 +391,23 @@ class LegacyServer:
         journal = None
         if call.task is not None:  # in flight: cancellable through the session, id reserved
             self.signals.track(session.key, request.id, call)
-            if self.events is not None:  # its events are logged if it streams
-                owner = self.suite.mail_address()
-                polled = at_least(session.version, SSE_POLLING)
-                journal = Journal(
-                    self.events,
-                    session.key,
-                    request.id,
-                    owner,
-                    maxlen=self.stream_maxlen,
-                    ttl_s=self.stream_ttl_s,
-                    retry_ms=self.stream_retry_ms if polled else None,
-                )
+            if self.events is not None:  # its events are logged if it streams: made then
+                journal = partial(self._journal, session, request.id)
         return LegacyAnswer(call, LegacyCodec(method, session.version), journal=journal)
+
+    def _journal(self, session: Session, request_id: RequestId) -> Journal:
+        """The log of one streamed answer (most calls answer as JSON and never need one)."""
+        assert self.events is not None
+        polled = at_least(session.version, SSE_POLLING)
+        return Journal(
+            self.events,
+            session.key,
+            request_id,
+            self.suite.mail_address(),
+            maxlen=self.stream_maxlen,
+            ttl_s=self.stream_ttl_s,
+            retry_ms=self.stream_retry_ms if polled else None,
+        )
 
     async def _session_method(self, session: Session, request: Request) -> Answer:
         """``ping``, ``logging/setLevel``, ``resources/(un)subscribe``: the session answers."""
