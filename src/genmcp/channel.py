@@ -66,6 +66,11 @@ WAKE: Final = object()
 """What ``Mailbox.receive`` returns when the mailbox closed under a waiting receiver."""
 
 
+_FOREIGN: Final = threading.Lock()
+"""Guards every Outbox's count of events in flight from other threads: one lock for all, as
+only tool code running in threads takes it, and a lock per call would be made on every call."""
+
+
 class Outbox:
     """The ordered events of one request, fed from any thread, drained by one reader.
 
@@ -77,7 +82,6 @@ class Outbox:
     __slots__ = (
         "_events",
         "_foreign",
-        "_lock",
         "_loop",
         "_taps",
         "_thread",
@@ -95,7 +99,6 @@ class Outbox:
         self._events: deque[Event] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._foreign = 0  # events handed over from other threads, not appended yet
-        self._lock = threading.Lock()
         self.capacity = OUTBOX_CAPACITY if capacity is None else capacity
         self.dropped = 0
         self._taps: tuple[Callable[[Event], None], ...] = ()
@@ -124,7 +127,7 @@ class Outbox:
         if threading.get_ident() == self._thread:
             self._append(event)
         else:
-            with self._lock:
+            with _FOREIGN:
                 self._foreign += 1
             self._loop.call_soon_threadsafe(self._append_foreign, event)
         return True
@@ -138,7 +141,7 @@ class Outbox:
             )
 
     def _append_foreign(self, event: Event) -> None:
-        with self._lock:
+        with _FOREIGN:
             self._foreign -= 1
         self._append(event)
 
