@@ -86,6 +86,16 @@ SERVERS: dict[str, dict[str, Any]] = {
         "label": "genmcp at the baseline commit (setup.sh BENCH_BASE_REV)",
         "legacy": True,
     },
+    # the same genmcp venv on uvicorn's pure-Python stack: what a default install gave before
+    # genmcp depended on uvloop and httptools (issue 35)
+    "genmcp_plain": {
+        "venv": "genmcp",
+        "script": "genmcp_server.py",
+        "port": 8107,
+        "label": "genmcp on h11 + asyncio's loop",
+        "legacy": True,
+        "env": {"UVICORN_LOOP": "asyncio", "UVICORN_HTTP": "h11"},
+    },
     "mcp_low": {
         "venv": "mcp",
         "script": "mcp_low.py",
@@ -185,6 +195,7 @@ class Server:
         if cpu != "":
             argv = ["taskset", "-c", cpu, *argv]
         self.argv = argv
+        env = {**spec.get("env", {}), **env}  # the server's own knobs, then the run's
         self.env = {**os.environ, "PORT": str(self.port), **env}
         self.env_knobs = {"PORT": str(self.port), **env}
         log_dir.mkdir(parents=True, exist_ok=True)

@@ -168,7 +168,8 @@ ORDER_RESULT_TEXT = order_summary(ORDER_ARGS["items"])
 
 
 def serve(app) -> None:
-    """One uvicorn worker on 127.0.0.1:$PORT, uvloop + httptools, access log off."""
+    """One uvicorn worker on 127.0.0.1:$PORT, uvloop + httptools (``UVICORN_LOOP``,
+    ``UVICORN_HTTP`` choose others), access log off."""
     import uvicorn
 
     uvicorn.run(
@@ -176,8 +177,8 @@ def serve(app) -> None:
         host="127.0.0.1",
         port=PORT,
         workers=1,
-        loop="uvloop",
-        http="httptools",
+        loop=os.environ.get("UVICORN_LOOP", "uvloop"),
+        http=os.environ.get("UVICORN_HTTP", "httptools"),
         access_log=False,
         log_level="warning",
         backlog=4096,

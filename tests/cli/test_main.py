@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from importlib.metadata import requires
 from pathlib import Path
 from typing import Any
 
@@ -275,7 +277,22 @@ def test_run_serves_a_suite_at_mcp_over_http(capsys: pytest.CaptureFixture[str])
     _, err = process.output  # type: ignore[attr-defined]
 
     assert (status, out) == (0, "4\n")
-    assert f"genmcp: MCP at {url}" in err
+    assert f"genmcp: MCP at {url} (uvloop, httptools)\n" in err  # the fast pair, installed
+
+
+def test_the_default_install_brings_the_fast_stack_and_uvicorn_picks_it() -> None:
+    """``pip install genmcp`` brings uvloop and httptools (where wheels exist), so a plain
+    ``uvicorn app:app`` (uvicorn's "auto") serves with them too, not only ``genmcp run``."""
+    import uvicorn
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    required = {re.split(r"[<>=;\s\[]", r, maxsplit=1)[0] for r in requires("genmcp") or ()}
+    assert {"uvloop", "httptools"} <= required
+    config = uvicorn.Config(lambda scope, receive, send: None)  # loop and http: "auto"
+    config.load()
+    loop = config.get_loop_factory()
+    assert config.http_protocol_class is HttpToolsProtocol
+    assert loop is not None and type(loop()).__module__.startswith("uvloop")
 
 
 def test_run_reload_serves_an_app_and_stops_with_its_child() -> None:
