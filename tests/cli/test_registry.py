@@ -64,3 +64,29 @@ def test_the_function_takes_a_router_too() -> None:
     )  # fmt: skip
     assert server_json_errors(document) == []
     assert document["packages"][0]["runtimeHint"] == "npx"
+
+
+GUIDE = (
+    Path(__file__).resolve().parents[2] / "docs" / "guides" / "registry.md"
+)  # guides/registry.md
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_the_guide_commands_run_as_shown(
+    index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+    import shlex
+
+    shown = re.findall(r"^```bash\n(.*?)^```", GUIDE.read_text(), re.S | re.M)
+    assert len(shown) == 2
+    argv = shlex.split(shown[index].replace("\\\n", " "))
+    assert argv[:2] == ["genmcp", "registry"]
+    monkeypatch.chdir(Path(EXAMPLES).parent)  # the commands run from the repository root
+    if "--out" in argv:
+        argv[argv.index("--out") + 1] = str(tmp_path / "server.json")
+    assert main(argv[1:]) == 0
+    if index == 0:
+        assert server_json_errors(json.loads((tmp_path / "server.json").read_text())) == []
+    else:
+        assert server_card_errors(json.loads(capsys.readouterr().out)) == []
