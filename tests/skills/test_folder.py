@@ -27,6 +27,8 @@ def test_reads_every_regular_file_but_links_and_dot_files(tmp_path: Path) -> Non
     (skill / ".git").mkdir()
     (skill / ".git" / "HEAD").write_text("ref")
     assert read_skill_dir(skill) == {"SKILL.md": b"x", "a/b.md": b"b"}
+    (tmp_path / "alias").symlink_to(skill, target_is_directory=True)  # named by the operator
+    assert read_skill_dir(tmp_path / "alias") == {"SKILL.md": b"x", "a/b.md": b"b"}
 
 
 def test_a_directory_without_skill_md_is_refused(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """Skills on disk: the files of one skill directory, and the skill directories under a folder.
 
 A skill's files are every regular file under its directory, by ``/``-separated relative path.
-Symbolic links are skipped (a link could reach outside the directory), and so are names that
+Symbolic links inside it are skipped (a link could reach outside the directory; the directory
+itself may be one, since the operator names it), and so are names that
 start with ``.`` (``.git``, ``.DS_Store``): what is served is what the directory plainly holds.
 The extension's limits are held while walking, before a byte past them is read: more than
 :data:`~genmcp.protocol.skills.MAX_SKILL_RESOURCES` files or more than
@@ -34,7 +35,7 @@ def read_skill_dir(directory: str | os.PathLike[str]) -> dict[str, bytes]:
             limit of the extension.
     """
     root = Path(directory)
-    if not root.is_dir() or root.is_symlink():
+    if not root.is_dir():  # the directory itself may be a link: the operator chose it
         raise ValueError(f"skill directory {str(root)!r} is not a directory")
     if not (root / SKILL_FILE).is_file() or (root / SKILL_FILE).is_symlink():
         raise ValueError(f"skill directory {str(root)!r} has no {SKILL_FILE} file")
