@@ -13,6 +13,9 @@ TypeScript SDK clients. It is also a tour of genmcp:
   input while they run, fail and get cancelled, for the suite's ``tasks-*`` scenarios;
 - resources (``StaticResource`` and a template ``ResourceRepo``), prompts (one of them asks
   for input too) and argument completion;
+- skills (the ``io.modelcontextprotocol/skills`` extension, SEP-2640): the folder
+  ``examples/skills`` served by a ``SkillRepo``, for the suite's ``sep-2640-*`` scenarios:
+  ``skills/list``, ``skills/get``, ``resources/directory/read`` and each file as a resource;
 - tools that change the served tool and prompt lists, so that open
   ``subscriptions/listen`` streams (and 2025 session GET streams) hear about it.
 
@@ -40,6 +43,7 @@ import os
 import struct
 import wave
 import zlib
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -51,6 +55,7 @@ from genmcp import (
     Prompt,
     ResourceRepo,
     Result,
+    SkillRepo,
     StaticResource,
     Suite,
     TaskOptions,
@@ -1031,6 +1036,10 @@ def _shared() -> tuple[Any, Any, dict[str, Any]]:
 BROKER, REGISTRY, TASKS = _shared()
 
 
+SKILLS = [(SkillRepo, str(Path(__file__).resolve().parent / "skills"))]
+"""examples/skills: two skills (one with subdirectories), the same on every process."""
+
+
 def build_suite() -> Suite:
     suite = Suite(
         server_name="everything",
@@ -1038,6 +1047,7 @@ def build_suite() -> Suite:
         tools=TOOLS,
         prompts=PROMPTS,
         resources=RESOURCES,
+        skills=SKILLS,
         broker=BROKER,
         **TASKS,
     )

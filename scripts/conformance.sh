@@ -8,13 +8,17 @@
 #   server --requirements 2026-07-28        (2026-07-28 wire: stateless, _meta per request)
 #   server --suite all --spec-version 2025-06-18
 #   server --suite all --spec-version 2025-03-26
-# and scores every scenario from its checks.json (scripts/conformance_score.py). Prints a
+# then, at 2025-11-25 and 2026-07-28, the extension scenarios no requirement set lists
+# (FORCED: the Skills extension's sep-2640-*, run one by one with --force), and scores every
+# scenario from its checks.json (scripts/conformance_score.py). Prints a
 # table per revision and last "conformance: P passed, F failed". Exit 0 only if no scored
 # scenario failed; no expected-failures baseline.
 #
 # Environment (all optional):
 #   SPECS="2026-07-28"        revisions to run (default: the four above)
 #   SCENARIOS="a b"           only these scenarios (each run at every selected revision it belongs to)
+#   FORCED="a b"              extension scenarios outside every requirement set, run with --force
+#                             and scored at 2025-11-25 and 2026-07-28 (default: the sep-2640-* three)
 #   URL=http://...            test a server that is already running; start none
 #   SERVER_CMD='...'          server command, run by bash from the repo root with PORT exported
 #                             (default: ${VENV:-.venv}/bin/python examples/everything_server.py --port $PORT)
@@ -34,6 +38,7 @@ CONFORMANCE_VERSION=${CONFORMANCE_VERSION:-0.2.0-alpha.12}
 CACHE=${CONFORMANCE_CACHE:-$REPO/.cache/conformance}
 SPECS=${SPECS:-2025-11-25 2026-07-28 2025-06-18 2025-03-26}
 SCENARIOS=${SCENARIOS:-}
+FORCED=${FORCED-sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory}
 SERVER_START_TIMEOUT=${SERVER_START_TIMEOUT:-30}
 SCENARIO_TIMEOUT_MS=${SCENARIO_TIMEOUT_MS:-30000}
 HARNESS_TIMEOUT=${HARNESS_TIMEOUT:-600}
@@ -244,6 +249,21 @@ for rev in $SPECS; do
     suite server --url "$URL" "${run_args[@]}" "${TIMEOUT_ARGS[@]}" -o "$out" \
       >"$out/harness.log" 2>&1 || rc=$?
   fi
+  # Extension scenarios no requirement set lists (the Skills extension's): each one forced at
+  # the two revisions with a frozen requirement set; forced.txt tells the scorer to score them.
+  : >"$out/forced.txt"
+  case $rev in
+    2025-11-25 | 2026-07-28)
+      for s in $FORCED; do
+        if [ -n "$SCENARIOS" ] && ! [[ " $SCENARIOS " == *" $s "* ]]; then
+          continue
+        fi
+        echo "$s" >>"$out/forced.txt"
+        suite server --url "$URL" --scenario "$s" --spec-version "$rev" "${TIMEOUT_ARGS[@]}" \
+          --force -o "$out" >>"$out/harness.log" 2>&1 || rc=$?
+      done
+      ;;
+  esac
   echo "$rc" >"$out/harness.rc"
 done
 

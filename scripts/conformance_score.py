@@ -12,6 +12,9 @@ Used by scripts/conformance.sh; standard library only.
         print a per-scenario table per revision and, last, "conformance: P passed, F failed".
         Exit 0 only if no scored scenario failed and at least one passed.
 
+Scenarios named in RESULTS_DIR/REV/forced.txt (extension scenarios no requirement set lists,
+which conformance.sh runs with --force: the Skills extension's sep-2640-*) are scored too.
+
 A scenario fails when any of its checks has status FAILURE, or when it was expected but
 left no readable checks.json. Scenarios a requirement set runs but does not score (its
 "Run and reported, but never scored" block) are shown and never change the result, except
@@ -86,6 +89,11 @@ def parse_selection(path: Path) -> Selection:
                 sel.scored.append(m["name"])
             else:
                 sel.unscored[m["name"]] = reason
+    forced = path.with_name("forced.txt")
+    if forced.is_file():
+        for name in forced.read_text(encoding="utf-8").split():
+            if name not in sel.scored:
+                sel.scored.append(name)
     return sel
 
 

@@ -102,6 +102,9 @@ SERVED: Final = (
     methods.TASKS_GET,
     methods.TASKS_UPDATE,
     methods.TASKS_CANCEL,
+    methods.SKILLS_LIST,
+    methods.SKILLS_GET,
+    methods.RESOURCES_DIRECTORY_READ,
 )
 
 
@@ -137,6 +140,9 @@ async def test_any_other_method_is_method_not_found(method: str) -> None:
             },
         ),
         (methods.TASKS_GET, {"taskId": "t"}),
+        (methods.SKILLS_LIST, {}),
+        (methods.SKILLS_GET, {"uri": "skill://a/SKILL.md"}),
+        (methods.RESOURCES_DIRECTORY_READ, {"uri": "skill://a"}),
     ],
 )
 async def test_a_method_of_a_capability_not_served_is_method_not_found(

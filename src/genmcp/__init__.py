@@ -7,8 +7,8 @@ Layers, lowest first (a module imports only from its own layer or below;
     protocol/                   pure wire vocabulary: JSON-RPC, versions, _meta, builders, 2025
     schema/                     the schema engine: compile, keywords, RE2 patterns, $ref, fast path
     outcomes, behaviour         Result, Stream, Error, ...; the class-options base
-    tool, prompt, resource,     the public behaviours (apps: AppView, an MCP Apps view)
-    apps
+    tool, prompt, resource,     the public behaviours (apps: AppView, an MCP Apps view;
+    apps, skills/               skills: Skill, SkillRepo, the Skills extension)
     channel                     Channel, Mailbox, Outbox
     storage/                    Broker and SessionRegistry: memory, Redis
     _suite/                     private machinery: the Call and its phase table, catalogs,
@@ -64,6 +64,7 @@ from genmcp.protocol.v2607 import (
 )
 from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
+from genmcp.skills import Skill, SkillRepo
 from genmcp.storage import TaskOptions
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
@@ -106,6 +107,8 @@ __all__ = [
     "ResourceRepo",
     "ResourceRequest",
     "Result",
+    "Skill",
+    "SkillRepo",
     "StaticResource",
     "Stream",
     "Suite",

@@ -86,6 +86,8 @@ REASONS: dict[str, WireError] = {
     "resource_not_found": WireError(200, INVALID_PARAMS, "Resource not found"),
     "unknown_prompt": WireError(200, INVALID_PARAMS, "Unknown prompt"),
     "unknown_task": WireError(200, INVALID_PARAMS, "Unknown task"),
+    "unknown_skill": WireError(200, INVALID_PARAMS, "Unknown skill"),
+    "not_a_directory": WireError(200, INVALID_PARAMS, "Not a directory resource"),
     # HTTP transport
     "forbidden_origin": WireError(403, INVALID_REQUEST, "Forbidden: Origin not allowed"),
     "forbidden_host": WireError(421, INVALID_REQUEST, "Misdirected Request: Host not allowed"),

@@ -30,6 +30,7 @@ from genmcp._suite.mail import MailRelay
 from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
 from genmcp._suite.request_state import RequestStates, principal_of
 from genmcp._suite.resources import ResourceCatalog, ResourceProvider
+from genmcp._suite.skills import SkillCatalog, SkillGroup, SkillProvider
 from genmcp._suite.tasks import TaskService
 from genmcp._suite.tools import ToolCatalog, ToolEntry, ToolProvider
 from genmcp.errors import MCPError
@@ -41,10 +42,12 @@ from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.methods import (
     PROMPTS_GET,
+    RESOURCES_DIRECTORY_READ,
     RESOURCES_LIST_CHANGED,
     RESOURCES_READ,
     RESOURCES_UPDATED,
     SERVER_DISCOVER,
+    SKILLS_GET,
     SUBSCRIPTIONS_LISTEN,
     TOOLS_CALL,
 )
@@ -74,6 +77,8 @@ class Suite:
         tools: tool classes or ``(ToolClass, arg)`` pairs.
         prompts: prompt classes or ``(PromptClass, arg)`` pairs.
         resources: ``StaticResource`` objects, repository classes or ``(RepoClass, arg)``.
+        skills: ``Skill`` / ``SkillRepo`` classes or ``(cls, arg)`` (the Skills extension,
+            SEP-2640: docs/guides/skills.md).
         server_title: optional display name.
         server_icons: optional ``Icon`` objects of ``serverInfo`` (checked when built).
         instructions: optional text for the model, sent by ``server/discover``.
@@ -100,6 +105,7 @@ class Suite:
         tools: Iterable[ToolProvider] = (),
         prompts: Iterable[PromptProvider] = (),
         resources: Iterable[ResourceProvider] = (),
+        skills: Iterable[SkillProvider] = (),
         server_title: str | None = None,
         instructions: str | None = None,
         page_size: int = 100,
@@ -137,9 +143,15 @@ class Suite:
         self._tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options)
         self._prompts = PromptCatalog(**shared, result_meta=result_meta)
         self._resources = ResourceCatalog(**shared, result_meta=result_meta)
+        self._skills = SkillCatalog(**shared, result_meta=result_meta, resources=self._resources)
         self._changes = ChangeFeed(self.broker)
         self.middleware: tuple[Link, ...] = tuple(middleware)
-        catalogs = {"tool": self._tools, "prompt": self._prompts, "resource": self._resources}
+        catalogs = {
+            "tool": self._tools,
+            "prompt": self._prompts,
+            "resource": self._resources,
+            "skill": self._skills,
+        }
         self._catalog = SharedCatalog(
             catalogs, self._changes, self.broker, shared=broker is not None
         )
@@ -153,12 +165,15 @@ class Suite:
             self.add_prompt(prompt, local=True)
         for resource in resources:
             self.add_resource(resource, local=True)
+        for skill in skills:
+            self.add_skill(skill, local=True)
         self._methods: Handlers = {
             SERVER_DISCOVER: self._discover,
             # only a shared broker brings posts from other processes: start receiving them
             **self._tools.handlers(on_call=self._mail.start if broker is not None else None),
             **self._prompts.handlers(),
             **self._resources.handlers(),
+            **self._skills.handlers(),
             **completion_handlers(self._prompts, self._resources, result_meta),
             **listen_handlers(
                 broker=self.broker,
@@ -211,6 +226,17 @@ class Suite:
         ``prefix``/``template`` is ``key``; False when there is none."""
         return self._catalog.remove("resource", key, local=local)
 
+    def add_skill(self, provider: SkillProvider, *, local: bool = False) -> SkillGroup:
+        """Serve a ``Skill`` or a ``SkillRepo`` (its files are read and digested now); a skill
+        URI already served raises ``ValueError``. Resource list streams hear of it."""
+        group: SkillGroup = self._catalog.add("skill", provider, local=local)
+        return group
+
+    def remove_skill(self, key: str, *, local: bool = False) -> bool:
+        """Stop serving the ``Skill`` whose ``SKILL.md`` URI is ``key``, or the ``SkillRepo``
+        whose directory is ``key``; False when there is none."""
+        return self._catalog.remove("skill", key, local=local)
+
     def resource_list_changed(self) -> None:
         """Tell listen streams the resource list changed (a repository's listing moved)."""
         self._changes.publish(RESOURCES_LIST_CHANGED)
@@ -232,6 +258,8 @@ class Suite:
         if method == PROMPTS_GET:
             prompt = self._prompts.entries.get(target)
             return () if prompt is None else prompt.required_scopes()
+        if method in (SKILLS_GET, RESOURCES_DIRECTORY_READ):
+            return self._skills.required_scopes(target)
         if method == RESOURCES_READ:
             try:
                 found = self._resources.route(target)
@@ -263,6 +291,7 @@ class Suite:
         extensions = {
             **served_extensions(self._resources).get("extensions", {}),
             **self.tasks.capabilities(self._tools.serves_tasks).get("extensions", {}),
+            **self._skills.extension(),
         }
         if extensions:
             capabilities["extensions"] = extensions

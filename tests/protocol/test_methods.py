@@ -28,8 +28,17 @@ CONSTANTS: Final = {
     for name, value in vars(methods).items()
     if name.isupper() and isinstance(value, str) and name != "TASKS_PREFIX"
 }
-EXTENSION_ONLY: Final = frozenset({methods.TASKS_UPDATE, methods.TASKS})
-"""Names only the Tasks extension declares (its schema is not among the copies)."""
+EXTENSION_ONLY: Final = frozenset(
+    {
+        methods.TASKS_UPDATE,
+        methods.TASKS,
+        methods.SKILLS_LIST,
+        methods.SKILLS_GET,
+        methods.RESOURCES_DIRECTORY_READ,
+    }
+)
+"""Names only the Tasks and Skills (SEP-2640) extensions declare (their schemas are not among
+the copies)."""
 
 
 
@@ -65,7 +74,7 @@ def test_every_method_the_schema_declares_is_a_constant(version: str) -> None:
     assert not missing, f"{version} declares methods protocol.methods lacks: {sorted(missing)}"
 
 
-def test_every_constant_is_declared_by_a_schema_or_the_tasks_extension() -> None:
+def test_every_constant_is_declared_by_a_schema_or_an_extension() -> None:
     known = frozenset().union(*(declared(version) for version in SCHEMAS)) | EXTENSION_ONLY
     assert set(CONSTANTS.values()) <= known
     assert not EXTENSION_ONLY & declared("2026-07-28")  # still extension-only

@@ -10,7 +10,7 @@ both of genmcp's) also store the latest event per entry, so a process that start
 reconnects, replays them when it first serves a request.
 
 An event: ``{"format": 1, "origin", "version", "op": "add"|"remove", "kind": "tool"|
-"prompt"|"resource", "key", "provider"}``. Changes made before the Suite serves (before its
+"prompt"|"resource"|"skill", "key", "provider"}``. Changes made before the Suite serves (before its
 router's lifespan starts or its first request) are configuration: they stay local. What
 can travel: a class by its import path
 (``module:QualName``; not one defined inside a function) with its ``arg`` as a JSON value,
@@ -221,15 +221,16 @@ _NOTICES: Final = {
     "tool": TOOLS_LIST_CHANGED,
     "prompt": PROMPTS_LIST_CHANGED,
     "resource": RESOURCES_LIST_CHANGED,
+    "skill": RESOURCES_LIST_CHANGED,  # skill files are resources; SEP-2640 has no notice of its own
 }
 
 
 @final
 class SharedCatalog:
-    """The Suite's runtime add/remove for its three catalogs, announced when shared.
+    """The Suite's runtime add/remove for its catalogs, announced when shared.
 
     Args:
-        catalogs: the tool, prompt and resource catalogs by kind (``add``/``remove``).
+        catalogs: the tool, prompt, resource and skill catalogs by kind (``add``/``remove``).
         feed: the Suite's change feed (local-only changes notify through it).
         broker: the Suite's broker.
         shared: whether other processes use ``broker`` (changes travel only then).

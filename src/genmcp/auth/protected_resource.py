@@ -45,7 +45,13 @@ from genmcp.auth.scopes import (
 )
 from genmcp.auth.tokens import InvalidToken, TokenVerifier, audience_matches
 from genmcp.protocol.jsonrpc import Request, encode
-from genmcp.protocol.methods import PROMPTS_GET, RESOURCES_READ, TOOLS_CALL
+from genmcp.protocol.methods import (
+    PROMPTS_GET,
+    RESOURCES_DIRECTORY_READ,
+    RESOURCES_READ,
+    SKILLS_GET,
+    TOOLS_CALL,
+)
 from genmcp.transports.auth import MessageCheck, Refusal, RequestCheck
 
 if TYPE_CHECKING:
@@ -54,7 +60,13 @@ if TYPE_CHECKING:
 __all__ = ["OAuthResource", "Refusal"]
 
 _TOKEN68: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-_TARGET: Final = {TOOLS_CALL: "name", PROMPTS_GET: "name", RESOURCES_READ: "uri"}
+_TARGET: Final = {
+    TOOLS_CALL: "name",
+    PROMPTS_GET: "name",
+    RESOURCES_READ: "uri",
+    SKILLS_GET: "uri",  # the Skills extension: a skill's scopes, by its SKILL.md URI
+    RESOURCES_DIRECTORY_READ: "uri",
+}
 _NO_STORE: Final = {"cache-control": "no-store"}
 _JSON: Final = "application/json"
 _NAMED: Final = frozenset({TOOLS_CALL, PROMPTS_GET})

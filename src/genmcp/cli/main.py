@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from genmcp.cli import commands as cli_commands
 from genmcp.cli import install as cli_install
+from genmcp.cli import registry as cli_registry
 from genmcp.cli.client import CLIError, HTTPClient
 from genmcp.cli.form import ask_on_terminal
 from genmcp.protocol.client import header_params
@@ -373,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cli_commands.register(commands, _client_command, _client, parse_arguments)
     cli_install.register(commands, UsageError)
+    cli_registry.register(commands, UsageError, load_target)
     return parser
 
 

@@ -28,6 +28,7 @@ from genmcp.errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, MCPError
 from genmcp.protocol import methods
 from genmcp.protocol.apps import UI_EXTENSION
 from genmcp.protocol.meta import LOG_LEVELS
+from genmcp.protocol.skills import SKILLS_EXTENSION
 from genmcp.protocol.versions import (
     LEGACY_VERSIONS,
     META_CLIENT_CAPABILITIES,
@@ -119,8 +120,9 @@ FIELDS: Final[Mapping[str, Mapping[str, str]]] = {
         "experimental": _OLD, "roots": _OLD, "sampling": _OLD, "elicitation": _MID,
     },
     # capabilities.extensions: the 2025 schemas leave capabilities open and MCP Apps
-    # negotiates there; its views need _meta on Tool and ResourceContents (2025-06-18+)
-    "extensions": {UI_EXTENSION: _MID},
+    # negotiates there; its views need _meta on Tool and ResourceContents (2025-06-18+);
+    # Skills (SEP-2640) needs only resources and its own methods: every revision
+    "extensions": {UI_EXTENSION: _MID, SKILLS_EXTENSION: _OLD},
     "CreateMessageParams": {
         "messages": _OLD, "modelPreferences": _OLD, "systemPrompt": _OLD,
         "includeContext": _OLD, "temperature": _OLD, "maxTokens": _OLD,

@@ -1,7 +1,7 @@
 """Every JSON-RPC method and notification name genmcp speaks, as one constant each.
 
 The names of 2026-07-28 (``server/discover``, ``subscriptions/listen`` ...), of the Tasks
-extension, and of the 2025 revisions a legacy session may use (``initialize``, ``ping``,
+and Skills extensions, and of the 2025 revisions a legacy session may use (``initialize``, ``ping``,
 ``logging/setLevel`` ...). Code names a method through these constants, never a string
 literal, so a typo is an import error and ``grep`` finds every use of a method.
 
@@ -35,6 +35,7 @@ __all__ = [
     "PROMPTS_LIST",
     "PROMPTS_LIST_CHANGED",
     "REQUESTS",
+    "RESOURCES_DIRECTORY_READ",
     "RESOURCES_LIST",
     "RESOURCES_LIST_CHANGED",
     "RESOURCES_READ",
@@ -47,6 +48,8 @@ __all__ = [
     "SAMPLING_CREATE_MESSAGE",
     "SERVER_DISCOVER",
     "SERVER_REQUESTS",
+    "SKILLS_GET",
+    "SKILLS_LIST",
     "SUBSCRIPTIONS_ACKNOWLEDGED",
     "SUBSCRIPTIONS_LISTEN",
     "TASKS",
@@ -76,6 +79,13 @@ RESOURCES_READ: Final = "resources/read"
 COMPLETION_COMPLETE: Final = "completion/complete"
 SUBSCRIPTIONS_LISTEN: Final = "subscriptions/listen"
 """2026-07-28: a stream of change notifications (replaces the 2025 GET stream)."""
+
+SKILLS_LIST: Final = "skills/list"
+"""Skills extension (SEP-2640): the served skills, each with its file manifest."""
+SKILLS_GET: Final = "skills/get"
+"""Skills extension: one skill's entry, by the URI of its ``SKILL.md``."""
+RESOURCES_DIRECTORY_READ: Final = "resources/directory/read"
+"""Skills extension (``directoryRead``): the direct children of a directory resource."""
 
 TASKS_PREFIX: Final = "tasks/"
 """What every task method starts with (all of them are 2026-07-28's Tasks extension's,
@@ -140,6 +150,9 @@ REQUESTS: Final = frozenset(
         RESOURCES_READ,
         COMPLETION_COMPLETE,
         SUBSCRIPTIONS_LISTEN,
+        SKILLS_LIST,
+        SKILLS_GET,
+        RESOURCES_DIRECTORY_READ,
         TASKS_GET,
         TASKS_UPDATE,
         TASKS_CANCEL,
