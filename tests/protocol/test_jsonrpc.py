@@ -216,3 +216,63 @@ def test_the_envelope_builders() -> None:
 def test_encode_is_compact_utf8_and_escapes_a_lone_surrogate() -> None:
     assert encode({"a": "é", "b": [1, 2]}) == '{"a":"é","b":[1,2]}'.encode()
     assert encode({"a": "\ud800"}) == b'{"a":"\\ud800"}'
+
+
+# -- the codec: orjson, with the standard library's rules ------------------------------------
+
+
+def test_orjson_is_the_codec_when_installed() -> None:
+    orjson = pytest.importorskip("orjson")  # a dependency wherever it has wheels
+    assert (jsonrpc._loads, jsonrpc._dumps) == (orjson.loads, orjson.dumps)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"id":123456789012345678901,"n":-9223372036854775809}',  # past 64 bits: ints, not floats
+        b'{"a":"\\ud800","b":"\\udfff x"}',  # lone surrogates: valid JSON text
+        '{"a":"é"}'.encode("utf-16"),  # UTF-16 with its BOM
+        b'{"a":1,"a":2}',  # the last duplicate wins
+        b'{"x":[1.5e308,-0.0,0.1,1E5]}',
+    ],
+)
+def test_bytes_decode_as_the_standard_library_decodes_them(body: bytes) -> None:
+    text = body.decode(json.detect_encoding(body), "surrogatepass")
+    expected = json.JSONDecoder().decode(text)
+    value = decode_json(body)
+    assert value == expected
+    assert json.dumps(value) == json.dumps(expected)  # same types: 2**70 stays an int
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"[NaN]", "Parse error: NaN is not JSON"),
+        (b"[1e400]", "Parse error: 1e400 is out of range"),
+        (b"1" * 5_000, "Parse error: an integer has over 4300 digits"),
+        (nested(65).encode(), "Parse error: JSON nested deeper than 64 levels"),
+        (nested(5_000).encode(), "Parse error: JSON nested deeper than 64 levels"),
+        (b'\xef\xbb\xbf{"a":1}', "Parse error: the body is not valid JSON"),  # a UTF-8 BOM
+    ],
+)
+def test_bytes_refused_say_why_as_before(body: bytes, message: str) -> None:
+    with pytest.raises(EnvelopeError) as caught:
+        decode_json(body)
+    assert (caught.value.code, caught.value.message) == (PARSE_ERROR, message)
+
+
+def test_encoding_gives_the_standard_librarys_bytes() -> None:
+    stdlib = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+    texts = ["", "é", "日本語", "\x00\x1f\x7f", '"\\/', "\u2028\u2029", "😀", "a\tb\nc"]
+    message = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {t or "k": [t, 1, -2, 0.1, 1e16, 1 / 3, True, None] for t in texts},
+    }
+    assert encode(message) == stdlib.encode(message).encode()
+
+
+def test_what_orjson_cannot_encode_is_encoded_the_standard_librarys_way() -> None:
+    assert encode({"n": 2**70, 1: "int key"}) == b'{"n":1180591620717411303424,"1":"int key"}'
+    assert encode(["\udfff"]) == b'["\\udfff"]'
+    assert encode({"x": float("nan")}) in (b'{"x":null}', b'{"x":NaN}')  # orjson: null

@@ -1,18 +1,32 @@
 """JSON-RPC 2.0 envelopes: parse bytes into messages, encode messages to bytes.
 
-Owns the id, shape and batch rules of the MCP wire. Pure: no asyncio, no web
-framework, nothing from genmcp but ``errors``.
+Owns the id, shape and batch rules of the MCP wire, and its JSON codec: ``decode_json`` and
+``encode`` go through orjson when it is installed (genmcp depends on it where it has wheels)
+and keep the standard library's rules exactly: whatever orjson refuses, or could read other
+than the standard library would (integers past 64 bits), is decoded or encoded the standard
+library's way. Pure: no asyncio, no web framework, nothing from genmcp but ``errors``.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeGuard
 
 from genmcp.errors import MCPError
+
+_loads: Callable[[bytes], Any] | None
+_dumps: Callable[[Any], bytes] | None
+try:
+    import orjson
+except ImportError:  # pragma: no cover - a platform without its wheels: the stdlib alone
+    _loads = _dumps = None
+else:
+    _loads, _dumps = orjson.loads, orjson.dumps
 
 __all__ = [
     "EncodedResult",
@@ -93,6 +107,9 @@ def _finite(token: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_float=_finite, parse_constant=_not_json)
+_LONG_DIGITS: Final = re.compile(rb"[0-9]{19}")
+"""A run of digits that may be an integer past 64 bits, which orjson reads as a float: such a
+body (rare: ids and numbers are shorter) is decoded by the standard library."""
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
@@ -127,6 +144,18 @@ def decode_json(body: bytes | str) -> Any:
     brackets unless the body has more of them than the limit, then one walk.
     """
     limit = MAX_JSON_DEPTH
+    if _loads is not None and type(body) is bytes and _LONG_DIGITS.search(body) is None:
+        try:
+            value = _loads(body)
+        except ValueError:
+            pass  # not plain UTF-8 JSON: the standard library decides below, with its reasons
+        else:
+            too_deep = body.count(b"[") + body.count(b"{") > limit and _deeper_than(value, limit)
+            if too_deep:
+                raise EnvelopeError(
+                    "parse_error", f"Parse error: JSON nested deeper than {limit} levels"
+                )
+            return value
     try:
         if isinstance(body, bytes):
             text = _text_of(body)
@@ -239,7 +268,7 @@ class EncodedResult(dict[str, Any]):
 
 
 def encode(obj: Any) -> bytes:
-    """Serialize a message compactly, as UTF-8 JSON.
+    """Serialize a message compactly, as UTF-8 JSON (NaN and infinities become ``null``).
 
     A response whose result is an ``EncodedResult`` reuses the result's bytes. A lone
     surrogate (valid in JSON text, not in UTF-8) falls back to ASCII escapes.
@@ -247,6 +276,11 @@ def encode(obj: Any) -> bytes:
     if type(obj) is dict and len(obj) == 3 and type(obj.get("result")) is EncodedResult:
         head = encode({"jsonrpc": obj["jsonrpc"], "id": obj["id"]})
         return b"".join((head[:-1], b',"result":', obj["result"].encoded, b"}"))
+    if _dumps is not None:
+        try:
+            return _dumps(obj)
+        except TypeError:
+            pass  # integers past 64 bits, lone surrogates, non-string keys: the stdlib's way
     text = _ENCODER.encode(obj)
     try:
         return text.encode()
