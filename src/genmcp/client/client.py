@@ -1,0 +1,609 @@
+"""``Client``: an async MCP client for one server, over Streamable HTTP or stdio, either era.
+
+The first request learns the server's era as the spec says: ``server/discover`` at
+2026-07-28 (stateless: every request carries its version and capabilities in ``_meta`` and
+the ``Mcp-*`` headers); when the server does not answer it as a modern server would, a
+2025 session (``initialize``, ``Mcp-Session-Id``; :mod:`genmcp.client.session`). ``era``
+then says which. ``protocol=`` fixes the era instead of probing.
+
+Every call takes its own callbacks (progress, logs, raw notifications, ``on_input``) over
+the client's; a 2026-07-28 ``input_required`` result is answered and retried (MRTR), a
+2025 server's requests on the stream are answered the same way, by the same callbacks.
+Cancelling the awaiting task cancels the request on the server: the stream is closed
+(2026-07-28 HTTP) or ``notifications/cancelled`` is sent (2025, stdio).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final
+
+import httpx
+
+from genmcp.client.errors import ClientError, RPCError
+from genmcp.client.exchange import Handlers, Sink, answer_all
+from genmcp.client.http import HTTPWire, Reply
+from genmcp.client.inputs import InputHandler, Inputs, RootsSource, resolve
+from genmcp.client.session import LegacySession, initialize_request
+from genmcp.client.stdio import StdioWire
+from genmcp.protocol.client import (
+    Message,
+    build_request,
+    header_params,
+    header_problem,
+    is_modern_error,
+    request_headers,
+)
+from genmcp.protocol.methods import (
+    COMPLETION_COMPLETE,
+    LOGGING_SET_LEVEL,
+    PROMPTS_GET,
+    PROMPTS_LIST,
+    RESOURCES_LIST,
+    RESOURCES_READ,
+    RESOURCES_TEMPLATES_LIST,
+    SERVER_DISCOVER,
+    TASKS_CANCEL,
+    TASKS_GET,
+    TASKS_PREFIX,
+    TASKS_UPDATE,
+    TOOLS_CALL,
+    TOOLS_LIST,
+)
+from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
+from genmcp.protocol.versions import LATEST, LEGACY_VERSIONS, META_SERVER_INFO
+
+__all__ = ["DEFAULT_INFO", "Client"]
+
+logger = logging.getLogger("genmcp.client")
+
+DEFAULT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-client", "version": "0"}
+PROBE_TIMEOUT: Final = 10.0
+"""Seconds a stdio server gets to answer ``server/discover`` before it counts as 2025."""
+TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+Listener = Callable[[Message], Awaitable[None]]
+
+
+class Client:
+    """An MCP client for one server: ``async with Client(url) as client: ...``.
+
+    Args:
+        target: the MCP endpoint URL (``http://`` or ``https://``), or a stdio command as a
+            list (``["python", "-m", "myserver"]``).
+        token: a bearer token for every HTTP request, or a function returning one (sync
+            or async, called per request: a refreshed token is picked up).
+        headers: extra headers on every HTTP request.
+        auth: an ``httpx.Auth`` (an OAuth flow) instead of ``token``.
+        http: an ``httpx.AsyncClient`` to share (the client makes its own pool otherwise).
+        timeout: seconds a connect or a read may take (HTTP).
+        protocol: ``"2026-07-28"`` or a 2025 revision to skip the probe; None probes.
+        elicitation, sampling, roots: what answers the server's requests (each declares its
+            capability); ``roots`` may be a list of ``{"uri", "name"}``.
+        capabilities: more client capabilities to declare (merged over the callbacks').
+        on_progress, on_log, on_notification, on_input: defaults for every call.
+        log_level: ask every call for logs from this level (``"info"``...).
+        env, cwd: the stdio process's extra environment and working directory.
+    """
+
+    def __init__(
+        self,
+        target: str | Sequence[str],
+        *,
+        token: str | Callable[[], Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+        http: httpx.AsyncClient | None = None,
+        timeout: float = 60.0,
+        protocol: str | None = None,
+        client_info: Mapping[str, Any] = DEFAULT_INFO,
+        elicitation: InputHandler | None = None,
+        sampling: InputHandler | None = None,
+        roots: RootsSource | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        on_progress: Any = None,
+        on_log: Any = None,
+        on_notification: Any = None,
+        on_input: InputHandler | None = None,
+        log_level: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        if protocol is not None and protocol != LATEST and protocol not in LEGACY_VERSIONS:
+            known = ", ".join((LATEST, *LEGACY_VERSIONS))
+            raise ValueError(f"protocol {protocol!r} is not one this client speaks ({known})")
+        self.wire: HTTPWire | StdioWire
+        if isinstance(target, str):
+            parts = httpx.URL(target) if "://" in target else None
+            if parts is None or parts.scheme not in ("http", "https") or not parts.host:
+                raise ClientError(
+                    f"not an http(s) URL: {target!r} (a stdio command is a list of strings)"
+                )
+            self.wire = HTTPWire(target, http=http, timeout=timeout, auth=auth)
+        else:
+            self.wire = StdioWire(list(target), env=env, cwd=cwd)
+            self.wire.unrouted = self._unrouted
+        self.url = self.wire.url
+        """The URL, or the stdio command as one line: what messages name."""
+        self.inputs = Inputs(elicitation, sampling, roots)
+        self.capabilities: dict[str, Any] = {**self.inputs.capabilities(), **(capabilities or {})}
+        """The client capabilities every request declares."""
+        self.client_info = dict(client_info)
+        self.defaults = Handlers(on_progress, on_log, on_notification, on_input)
+        self.log_level = log_level
+        self.era: str | None = None
+        """``"2026-07-28"``, the session's 2025 revision, or None before the first request."""
+        self.server: dict[str, Any] = {}
+        """The ``server/discover`` result, or the 2025 ``initialize`` result."""
+        self.session: LegacySession | None = None
+        self._protocol = protocol
+        self._token, self._headers = token, dict(headers or {})
+        self._ids = itertools.count(1)
+        self._tool_headers: dict[str, dict[str, str]] = {}
+        self._listeners: set[Listener] = set()
+        self._connecting = asyncio.Lock()
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def connect(self) -> dict[str, Any]:
+        """Learn the era and the server (done by the first request anyway); the server result."""
+        await self._ensure_era()
+        if not self.server and self.session is None:
+            self.server = dict(await self.request(SERVER_DISCOVER) or {})
+        return self.server
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        """The server's ``name``, ``version``... (``_meta`` serverInfo, or the 2025 one)."""
+        meta = self.server.get("_meta") if isinstance(self.server.get("_meta"), dict) else {}
+        found = self.server.get("serverInfo") or meta.get(META_SERVER_INFO) or {}
+        return dict(found) if isinstance(found, Mapping) else {}
+
+    @property
+    def server_capabilities(self) -> dict[str, Any]:
+        """The capabilities the server declared."""
+        found = self.server.get("capabilities")
+        return dict(found) if isinstance(found, Mapping) else {}
+
+    async def aclose(self) -> None:
+        """End a 2025 session (``DELETE``), stop a stdio server, close the pool."""
+        session, self.session = self.session, None
+        if session is not None and isinstance(self.wire, HTTPWire):
+            await self.wire.delete(await self._http_headers(session.headers()))
+        await self.wire.aclose()
+
+    # -- requests -------------------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        handlers: Handlers | None = None,
+        progress: bool = False,
+        log_level: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """Send one request and return its result (no MRTR retry: see :meth:`call_tool`).
+
+        ``RPCError`` when the server answers with an error; ``ClientError`` when it cannot be
+        reached or understood. ``progress`` asks for progress (a ``progressToken``).
+        """
+        await self._ensure_era()
+        chosen = (handlers or Handlers()).over(self.defaults)
+        for attempt in range(2):
+            reply = await self._send(
+                method, params, chosen, progress or chosen.on_progress is not None,
+                log_level or self.log_level, meta, capabilities,
+            )  # fmt: skip
+            error = (reply.message or {}).get("error")
+            if error is None:
+                return (reply.message or {}).get("result")
+            if attempt == 0 and await self._recoverable(method, params, error):
+                continue
+            raise RPCError.from_error(error, status=reply.status)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        on_progress: Any = None,
+        on_log: Any = None,
+        on_notification: Any = None,
+        on_input: InputHandler | None = None,
+        log_level: str | None = None,
+        task: bool = False,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        max_rounds: int = 16,
+    ) -> dict[str, Any]:
+        """Call a tool; its result (``CallToolResult``, or ``resultType: "task"``).
+
+        ``input_required`` is answered by ``on_input`` (or the client's callbacks) and the call
+        retried; without a callback that can answer, the ``input_required`` result is
+        returned as it is (retry with ``input_responses`` and ``request_state``). ``task``
+        declares the Tasks extension: the server may answer with a task to poll.
+        """
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        extra = {"extensions": {TASKS_EXTENSION: {}}} if task else None
+        handlers = Handlers(on_progress, on_log, on_notification, on_input)
+        return await self._rounds(
+            TOOLS_CALL, params, handlers, input_responses, request_state,
+            log_level=log_level, meta=meta, capabilities=extra, max_rounds=max_rounds,
+        )  # fmt: skip
+
+    async def read_resource(
+        self, uri: str, *, on_input: InputHandler | None = None, max_rounds: int = 16
+    ) -> dict[str, Any]:
+        """Read one resource; its result (``contents``). ``RPCError`` -32602 when unknown."""
+        handlers = Handlers(on_input=on_input)
+        return await self._rounds(RESOURCES_READ, {"uri": uri}, handlers, max_rounds=max_rounds)
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        on_input: InputHandler | None = None,
+        max_rounds: int = 16,
+    ) -> dict[str, Any]:
+        """Get one prompt with its arguments; its result (``messages``)."""
+        params = {"name": name, "arguments": dict(arguments or {})}
+        handlers = Handlers(on_input=on_input)
+        return await self._rounds(PROMPTS_GET, params, handlers, max_rounds=max_rounds)
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: str,
+        value: str = "",
+        context: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Completions for one argument of a prompt (``{"type": "ref/prompt", "name"}``) or a
+        resource template (``{"type": "ref/resource", "uri"}``): the ``completion`` object."""
+        params: dict[str, Any] = {"ref": dict(ref), "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": dict(context)}
+        result = await self.request(COMPLETION_COMPLETE, params)
+        completion = (result or {}).get("completion")
+        return dict(completion) if isinstance(completion, Mapping) else {"values": []}
+
+    # -- lists ----------------------------------------------------------------------------
+
+    async def page(self, method: str, cursor: str | None = None) -> dict[str, Any]:
+        """One page of a list method (``tools/list``...); ``nextCursor`` names the next."""
+        result = await self.request(method, {} if cursor is None else {"cursor": cursor})
+        return dict(result or {})
+
+    async def list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        """Every item of a list method, following ``nextCursor`` to the last page."""
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            found = await self.page(method, cursor)
+            items.extend(found.get(key) or [])
+            cursor = found.get("nextCursor")
+            if not isinstance(cursor, str) or cursor in seen:
+                return items
+            seen.add(cursor)
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool, minus those whose ``x-mcp-header`` annotations break the rules."""
+        kept = []
+        for tool in await self.list_all(TOOLS_LIST, "tools"):
+            problem = header_problem(tool.get("inputSchema"))
+            if problem is not None:
+                logger.warning("%s: dropped tool %r: %s", self.url, tool.get("name"), problem)
+                continue
+            self._tool_headers[str(tool.get("name"))] = header_params(tool.get("inputSchema"))
+            kept.append(tool)
+        return kept
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        """Every prompt."""
+        return await self.list_all(PROMPTS_LIST, "prompts")
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource."""
+        return await self.list_all(RESOURCES_LIST, "resources")
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Every resource template."""
+        return await self.list_all(RESOURCES_TEMPLATES_LIST, "resourceTemplates")
+
+    # -- tasks (the io.modelcontextprotocol/tasks extension, 2026-07-28) ------------------------
+
+    async def get_task(self, task_id: str) -> dict[str, Any]:
+        """The task's record (``status``; ``result``, ``error`` or ``inputRequests``)."""
+        return dict(await self.request(TASKS_GET, {"taskId": task_id}) or {})
+
+    async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
+        """Answer some of a task's outstanding ``inputRequests``."""
+        params = {"taskId": task_id, "inputResponses": dict(input_responses)}
+        await self.request(TASKS_UPDATE, params)
+
+    async def cancel_task(self, task_id: str) -> None:
+        """Ask the server to cancel the task (cooperative: poll to see it end)."""
+        await self.request(TASKS_CANCEL, {"taskId": task_id})
+
+    async def wait_task(
+        self, task_id: str, *, on_input: InputHandler | None = None, poll: float | None = None
+    ) -> dict[str, Any]:
+        """Poll the task until it ends, answering its input requests; its final record."""
+        handlers = Handlers(on_input=on_input).over(self.defaults)
+        answered: set[str] = set()
+        while True:
+            record = await self.get_task(task_id)
+            status = record.get("status")
+            if status in TERMINAL:
+                return record
+            asked = {
+                key: ask
+                for key, ask in (record.get("inputRequests") or {}).items()
+                if key not in answered
+            }
+            if status == "input_required" and asked:
+                responses = await answer_all(asked, handlers, self.inputs)
+                if responses is None:
+                    return record  # nothing here can answer: the caller decides
+                await self.update_task(task_id, responses)
+                answered.update(responses)
+                continue
+            interval = poll if poll is not None else record.get("pollIntervalMs", 200) / 1000
+            await asyncio.sleep(min(max(float(interval), 0.01), 5.0))
+
+    # -- listening --------------------------------------------------------------------------
+
+    def listen(
+        self,
+        *,
+        tools: bool = True,
+        prompts: bool = True,
+        resources: bool = True,
+        uris: Sequence[str] = (),
+        task_ids: Sequence[str] = (),
+    ) -> Any:
+        """A :class:`~genmcp.client.listen.Subscription` to the server's change notifications:
+        ``async with client.listen() as changes: async for note in changes: ...``."""
+        from genmcp.client.listen import Subscription
+
+        wanted = {"toolsListChanged": tools, "promptsListChanged": prompts,
+                  "resourcesListChanged": resources}  # fmt: skip
+        filters: dict[str, Any] = {key: True for key, on in wanted.items() if on}
+        if uris:
+            filters["resourceSubscriptions"] = list(uris)
+        if task_ids:
+            filters["taskIds"] = list(task_ids)
+        return Subscription(self, filters)
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Get the change notifications no request claims (2025); returns the remover."""
+        self._listeners.add(listener)
+        return lambda: self._listeners.discard(listener)
+
+    # -- the machinery ----------------------------------------------------------------------
+
+    async def _rounds(
+        self,
+        method: str,
+        params: dict[str, Any],
+        handlers: Handlers,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        *,
+        max_rounds: int,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """The request, retried with answers while it comes back ``input_required``."""
+        chosen = handlers.over(self.defaults)
+        body = dict(params)
+        for round_ in range(max_rounds):
+            if input_responses:
+                body["inputResponses"] = dict(input_responses)
+            if request_state is not None:
+                body["requestState"] = request_state
+            result = await self.request(method, body, handlers=chosen, **options)
+            result = dict(result or {})
+            if result.get("resultType") != "input_required":
+                return result
+            asked = result.get("inputRequests") or {}
+            input_responses = await answer_all(asked, chosen, self.inputs) if asked else {}
+            if input_responses is None:
+                return result  # nothing here can answer: the caller retries, or gives up
+            request_state = result.get("requestState")
+            body = dict(params)
+            if not asked:
+                await asyncio.sleep(min(0.05 * (round_ + 1), 1.0))  # state only: retry later
+        raise ClientError(f"{method} {params.get('name') or params.get('uri')!r} still asked "
+                          f"for input after {max_rounds} rounds")  # fmt: skip
+
+    async def _send(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        handlers: Handlers,
+        progress: bool,
+        log_level: str | None,
+        meta: Mapping[str, Any] | None,
+        capabilities: Mapping[str, Any] | None,
+    ) -> Reply:
+        request_id = next(self._ids)
+        token = f"progress-{request_id}" if progress else None
+        session = self.session
+        if session is not None:
+            if log_level is not None and log_level != session.log_level:
+                await self._set_level(session, log_level)
+            message = session.request(method, {**(params or {}), **_meta(meta)}, request_id, token)
+            headers = session.headers()
+        else:
+            declared = {**self.capabilities, **(capabilities or {})}
+            if method.startswith(TASKS_PREFIX):
+                declared.setdefault("extensions", {})
+                declared["extensions"] = {**declared["extensions"], TASKS_EXTENSION: {}}
+            message = build_request(
+                method, params, request_id, version=LATEST, capabilities=declared,
+                client_info=self.client_info, progress_token=token, log_level=log_level,
+                meta=meta,
+            )  # fmt: skip
+            name = (params or {}).get("name") if method == TOOLS_CALL else None
+            headers = request_headers(message, self._tool_headers.get(str(name), {}))
+        sink = Sink(handlers, self.inputs, self._reply, self._unrouted)
+        try:
+            if isinstance(self.wire, StdioWire):
+                return await self.wire.send(message, None, sink)
+            sent = await self._http_headers(headers)
+            resume = sent if session is not None else None
+            return await self.wire.send(message, sent, sink, resume=resume)
+        except asyncio.CancelledError:
+            if session is not None and isinstance(self.wire, HTTPWire):
+                with contextlib.suppress(ClientError):
+                    await asyncio.shield(self._reply(LegacySession.cancelled(request_id)))
+            raise
+
+    async def _recoverable(self, method: str, params: Any, error: Any) -> bool:
+        """True when one retry may fix the error: a version the server named, or headers."""
+        code = error.get("code") if isinstance(error, Mapping) else None
+        if self.session is None and code == -32022 and is_modern_error(error):
+            return True  # it speaks 2026-07-28 after all (a version negotiation round)
+        if code == -32020 and method == TOOLS_CALL and isinstance(params, Mapping):
+            if str(params.get("name")) not in self._tool_headers:
+                await self.list_tools()  # learn its x-mcp-header parameters
+                return str(params.get("name")) in self._tool_headers
+        return False
+
+    async def _reply(self, message: Message) -> None:
+        """Send a response or notification (a 2025 server request's answer, a cancel)."""
+        if isinstance(self.wire, StdioWire):
+            await self.wire.post(message)
+            return
+        headers = self.session.headers() if self.session is not None else request_headers(message)
+        await self.wire.send(message, await self._http_headers(headers))
+
+    async def _unrouted(self, message: Message) -> None:
+        """A message no request claims: a server request, or a change for the listeners."""
+        if "id" in message and "method" in message:
+            await Sink(self.defaults, self.inputs, self._reply)(message)
+            return
+        for listener in list(self._listeners):
+            await listener(message)
+
+    async def _http_headers(self, headers: Mapping[str, str]) -> dict[str, str]:
+        found = {**headers, **self._headers}
+        if self._token is not None:
+            token = self._token() if callable(self._token) else self._token
+            found["authorization"] = f"Bearer {await resolve(token)}"
+        return found
+
+    async def _set_level(self, session: LegacySession, level: str) -> None:
+        session.log_level = level
+        if "logging" in (session.server.get("capabilities") or {}):
+            with contextlib.suppress(RPCError):
+                await self.request(LOGGING_SET_LEVEL, {"level": level})
+
+    # -- the era --------------------------------------------------------------------------
+
+    async def _ensure_era(self) -> None:
+        if self.era is not None:
+            return
+        async with self._connecting:
+            if self.era is not None:
+                return
+            if self._protocol in LEGACY_VERSIONS:
+                if not await self._open_session(self._protocol):
+                    raise ClientError(f"{self.url} did not open a {self._protocol} session")
+            elif self._protocol == LATEST:
+                self.era = LATEST
+            else:
+                await self._probe()
+
+    async def _probe(self) -> None:
+        """``server/discover`` first; a session when the answer is not a modern server's."""
+        failure: ClientError
+        for _ in range(2):
+            message = build_request(
+                SERVER_DISCOVER, {}, next(self._ids), version=LATEST,
+                capabilities=self.capabilities, client_info=self.client_info,
+            )  # fmt: skip
+            try:
+                reply = await self._discover(message)
+            except ClientError as exc:
+                if exc.status is None or exc.status in (401, 403):
+                    raise  # nothing answered, or it wants credentials: no session would help
+                failure = exc
+                break
+            result = (reply.message or {}).get("result")
+            if isinstance(result, Mapping) and LATEST in (result.get("supportedVersions") or ()):
+                self.era, self.server = LATEST, dict(result)
+                return
+            error = (reply.message or {}).get("error")
+            failure = RPCError.from_error(error, status=reply.status)
+            if is_modern_error(error) and (error or {}).get("code") == -32022:
+                continue  # it named 2026-07-28: ask again (version negotiation)
+            if reply.status in (401, 403) or is_modern_error(error):
+                self.era = LATEST
+                raise failure
+            if isinstance(result, Mapping):
+                failure = ClientError(f"{self.url} answered server/discover without "
+                                      f"supportedVersions naming {LATEST}")  # fmt: skip
+            break
+        if not await self._open_session(_newest(failure)):
+            raise failure
+
+    async def _discover(self, message: Message) -> Reply:
+        if isinstance(self.wire, StdioWire):
+            try:
+                return await asyncio.wait_for(self.wire.send(message), PROBE_TIMEOUT)
+            except TimeoutError:
+                raise ClientError(f"{self.url!r} did not answer server/discover", status=0) from None
+        headers = await self._http_headers(request_headers(message))
+        return await self.wire.send(message, headers)
+
+    async def _open_session(self, version: str) -> bool:
+        """The 2025 handshake; True when the server opened a session."""
+        message = initialize_request(
+            f"init-{next(self._ids)}", version, self.capabilities, self.client_info
+        )
+        try:
+            if isinstance(self.wire, StdioWire):
+                reply = await self.wire.send(message)
+            else:
+                headers = {"accept": "application/json, text/event-stream",
+                           "content-type": "application/json"}  # fmt: skip
+                reply = await self.wire.send(message, await self._http_headers(headers))
+        except ClientError:
+            return False
+        session_id = reply.headers.get("mcp-session-id")
+        session = LegacySession.accept((reply.message or {}).get("result"), session_id)
+        if session is None:
+            return False
+        self.session, self.era, self.server = session, session.version, session.server
+        await self._reply(session.initialized())
+        return True
+
+
+def _newest(failure: ClientError) -> str:
+    """The 2025 revision to open a session at: the newest the server named, or ours."""
+    data = failure.data if isinstance(failure, RPCError) else None
+    named = data.get("supported") if isinstance(data, Mapping) else None
+    for version in LEGACY_VERSIONS:
+        if isinstance(named, list) and version in named:
+            return version
+    return LEGACY_VERSIONS[0]
+
+
+def _meta(meta: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {"_meta": dict(meta)} if meta else {}
