@@ -119,9 +119,7 @@ class Client:
         if isinstance(target, str):
             parts = httpx.URL(target) if "://" in target else None
             if parts is None or parts.scheme not in ("http", "https") or not parts.host:
-                raise ClientError(
-                    f"not an http(s) URL: {target!r} (a stdio command is a list of strings)"
-                )
+                raise ClientError(f"not an http(s) URL: {target!r}")
             self.wire = HTTPWire(target, http=http, timeout=timeout, auth=auth)
         else:
             self.wire = StdioWire(list(target), env=env, cwd=cwd)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -189,13 +190,11 @@ class HTTPWire:
         if isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0":
             return decoded
         snippet = body[:200].decode(errors="replace").strip()
-        hint = ""
-        if response.status_code == 401:
-            hint = " (it wants a bearer token: pass token=...)"
+        hint = " (it wants a bearer token)" if response.status_code == 401 else ""
         raise ClientError(
             f"{self.url} answered HTTP {response.status_code} {response.reason_phrase}, not MCP"
-            + hint
-            + (f": {snippet}" if snippet else ""),
+            + (f": {snippet}" if snippet else "")
+            + hint,
             status=response.status_code,
             www_authenticate=response.headers.get("www-authenticate"),
         )
@@ -219,16 +218,26 @@ class _Translate:
     def __exit__(self, kind: Any, exc: Any, traceback: Any) -> None:
         if exc is None or not isinstance(exc, httpx.HTTPError):
             return
-        url, cause = self.wire.url, str(exc.__cause__ or exc)
-        if isinstance(exc, httpx.ConnectError) and "refused" in cause.lower():
+        url, causes = self.wire.url, list(_chain(exc))
+        if any(isinstance(cause, ConnectionRefusedError) for cause in causes):
             raise ClientError(f"cannot connect to {url}: connection refused") from None
-        if isinstance(exc, httpx.ConnectError) and (
-            "name" in cause.lower() or "resol" in cause.lower() or "known" in cause.lower()
-        ):
-            raise ClientError(f"cannot resolve {self.wire.host}: {cause}") from None
+        unresolved = [cause for cause in causes if isinstance(cause, socket.gaierror)]
+        if unresolved:
+            reason = unresolved[0].strerror or str(unresolved[0])
+            raise ClientError(f"cannot resolve {self.wire.host}: {reason}") from None
         if isinstance(exc, httpx.TimeoutException):
             raise ClientError(f"no answer from {url} within {self.wire.timeout:g} s") from None
-        raise ClientError(f"cannot talk to {url}: {cause or type(exc).__name__}") from None
+        raise ClientError(f"cannot talk to {url}: {exc or type(exc).__name__}") from None
+
+
+def _chain(exc: BaseException) -> Any:
+    """``exc`` and its causes, each once."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
 
 
 def _is_sse(response: httpx.Response) -> bool:
