@@ -15,6 +15,8 @@
 # Environment (all optional):
 #   SPECS="2026-07-28"        revisions to run (default: the four above)
 #   SCENARIOS="a b"           only these scenarios (each run at every selected revision it belongs to)
+#   MODE=client               the suite's client scenarios against genmcp.client.Client instead
+#                             (scripts/conformance_client.py; CLIENT_RUNS="scenario@revision ...")
 #   URL=http://...            test a server that is already running; start none
 #   SERVER_CMD='...'          server command, run by bash from the repo root with PORT exported
 #                             (default: ${VENV:-.venv}/bin/python examples/everything_server.py --port $PORT)
@@ -151,6 +153,34 @@ case $SUITE_HELP in *--timeout*) TIMEOUT_ARGS=(--timeout "$SCENARIO_TIMEOUT_MS")
 
 RESULTS_DIR=${RESULTS_DIR:-$CACHE/results/$(date -u +%Y%m%dT%H%M%SZ)-$$}
 mkdir -p "$RESULTS_DIR"
+
+# ---------------------------------------------------------------- client mode
+
+# MODE=client: the suite's client scenarios against genmcp.client.Client, driven by
+# scripts/conformance_client.py; each scenario at each revision it belongs to (CLIENT_RUNS).
+if [ "${MODE:-server}" = client ]; then
+  CLIENT_CMD=${CLIENT_CMD:-"${VENV:-.venv}/bin/python scripts/conformance_client.py"}
+  CLIENT_RUNS=${CLIENT_RUNS:-"initialize@2025-11-25 tools_call@2025-11-25 tools_call@2026-07-28
+    request-metadata@2026-07-28 json-schema-ref-no-deref@2026-07-28
+    json-schema-2020-12-preservation@2025-11-25 json-schema-2020-12-preservation@2026-07-28
+    http-standard-headers@2026-07-28 http-custom-headers@2026-07-28
+    http-invalid-tool-headers@2026-07-28 sep-2322-client-request-state@2026-07-28
+    sse-retry@2025-11-25 elicitation-sep1034-client-defaults@2025-11-25"}
+  echo "suite: @modelcontextprotocol/conformance@$CONFORMANCE_VERSION on node $("$NODE" --version), client: $CLIENT_CMD"
+  for run in $CLIENT_RUNS; do
+    scenario=${run%@*} rev=${run#*@}
+    if [ -n "$SCENARIOS" ] && ! printf ' %s ' $SCENARIOS | grep -q " $scenario "; then continue; fi
+    mkdir -p "$RESULTS_DIR/client/$rev"
+    rc=0
+    suite client --command "$CLIENT_CMD" --scenario "$scenario" --spec-version "$rev" \
+      "${TIMEOUT_ARGS[@]}" -o "$RESULTS_DIR/client/$rev" >>"$RESULTS_DIR/client/harness.log" 2>&1 || rc=$?
+    echo "$scenario@$rev $rc" >>"$RESULTS_DIR/client/runs.txt"
+  done
+  status=0
+  "${VENV:-.venv}/bin/python" scripts/conformance_client.py score "$RESULTS_DIR/client" || status=$?
+  echo "time: $((SECONDS - STARTED))s"
+  exit "$status"
+fi
 
 # ---------------------------------------------------------------- server
 

@@ -64,6 +64,8 @@ logger = logging.getLogger("genmcp.client")
 DEFAULT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-client", "version": "0"}
 PROBE_TIMEOUT: Final = 10.0
 """Seconds a stdio server gets to answer ``server/discover`` before it counts as 2025."""
+STREAM_PAUSE: Final = 1.0
+"""Seconds between a 2025 GET stream's end and the next one."""
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 Listener = Callable[[Message], Awaitable[None]]
 
@@ -143,6 +145,7 @@ class Client:
         self._tool_headers: dict[str, dict[str, str]] = {}
         self._listeners: set[Listener] = set()
         self._connecting = asyncio.Lock()
+        self._standalone: asyncio.Task[None] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -175,6 +178,11 @@ class Client:
     async def aclose(self) -> None:
         """End a 2025 session (``DELETE``), stop a stdio server, close the pool."""
         session, self.session = self.session, None
+        standalone, self._standalone = self._standalone, None
+        if standalone is not None:
+            standalone.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await standalone
         if session is not None and isinstance(self.wire, HTTPWire):
             await self.wire.delete(await self._http_headers(session.headers()))
         await self.wire.aclose()
@@ -590,7 +598,22 @@ class Client:
             return False
         self.session, self.era, self.server = session, session.version, session.server
         await self._reply(session.initialized())
+        if isinstance(self.wire, HTTPWire):
+            self._standalone = asyncio.create_task(self._server_stream(self.wire, session))
         return True
+
+    async def _server_stream(self, wire: HTTPWire, session: LegacySession) -> None:
+        """The session's GET stream: server requests and changes not tied to a request."""
+        while self.session is session:
+            try:
+                status = await wire.stream(await self._http_headers(session.headers()),
+                                           self._unrouted)  # fmt: skip
+            except ClientError as exc:
+                logger.debug("%s: the session's GET stream failed: %s", self.url, exc)
+                return
+            if status != 200:
+                return  # 405: the server offers none
+            await asyncio.sleep(STREAM_PAUSE)
 
 
 def _newest(failure: ClientError) -> str:

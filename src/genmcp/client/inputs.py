@@ -7,6 +7,7 @@ callbacks it holds are also the client capabilities it declares (``elicitation``
 ``sampling``, ``roots``): a client never claims what it cannot answer.
 
 A callback may be a coroutine function or a plain function; ``roots`` may also be a list.
+An accepted form comes back with the schema's ``default`` of each field left out.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, TypeAlias
 from genmcp.client.errors import RPCError
 from genmcp.protocol.methods import ELICITATION_CREATE, PING, ROOTS_LIST, SAMPLING_CREATE_MESSAGE
 
-__all__ = ["Answer", "InputHandler", "Inputs", "RootsSource", "resolve"]
+__all__ = ["Answer", "InputHandler", "Inputs", "RootsSource", "resolve", "with_defaults"]
 
 Answer: TypeAlias = "dict[str, Any] | Awaitable[dict[str, Any]]"
 InputHandler: TypeAlias = Callable[[dict[str, Any]], Any]
@@ -79,4 +80,22 @@ class Inputs:
         result = await resolve(chosen(params))
         if not isinstance(result, Mapping):
             raise TypeError(f"the {method} callback returned {result!r}, not a result dict")
+        if method == ELICITATION_CREATE:
+            return with_defaults(params, result)
         return dict(result)
+
+
+def with_defaults(params: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
+    """An accepted form's content with each field left out filled from its schema ``default``
+    (SEP-1034: the form showed the defaults, so the user accepted them)."""
+    answered = dict(result)
+    schema = params.get("requestedSchema")
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if answered.get("action") != "accept" or not isinstance(properties, Mapping):
+        return answered
+    content = dict(answered.get("content") or {})
+    for name, spec in properties.items():
+        if name not in content and isinstance(spec, Mapping) and "default" in spec:
+            content[name] = spec["default"]
+    answered["content"] = content
+    return answered

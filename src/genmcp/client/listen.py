@@ -5,9 +5,9 @@
 * 2026-07-28: a ``subscriptions/listen`` request whose SSE stream (or stdio replies) carries
   the notifications; ``acknowledged`` is what the server's first message said it honours.
   Leaving closes the stream (HTTP) or cancels the request (stdio).
-* 2025: the session's GET stream (HTTP) or the process's unsolicited messages (stdio), plus
-  ``resources/subscribe`` for each URI; ``acknowledged`` is what was asked. Leaving
-  unsubscribes and closes the GET stream.
+* 2025: what the session's GET stream (HTTP, opened by the client with the session) or the
+  process (stdio) sends unasked, plus ``resources/subscribe`` for each URI;
+  ``acknowledged`` is what was asked. Leaving unsubscribes.
 
 Iterating yields each notification message (``{"method", "params"}``) until the server ends
 the subscription; a failure of the stream is raised at the end of the iteration.
@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.client.errors import ClientError
 from genmcp.client.exchange import Handlers
-from genmcp.client.http import HTTPWire
 from genmcp.protocol.client import Message
 from genmcp.protocol.methods import (
     PROMPTS_LIST_CHANGED,
@@ -133,10 +132,6 @@ class Subscription:
         for uri in self.filters.get("resourceSubscriptions") or ():
             await self.client.request(RESOURCES_SUBSCRIBE, {"uri": uri})
         self.acknowledged = dict(self.filters)
-        session, wire = self.client.session, self.client.wire
-        if session is not None and isinstance(wire, HTTPWire):
-            headers = await self.client._http_headers(session.headers())
-            self._task = self._start(wire.stream(headers, self.client._unrouted))
 
     async def _on_legacy(self, message: Message) -> None:
         method = message.get("method")
