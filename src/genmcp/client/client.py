@@ -146,6 +146,8 @@ class Client:
         self._listeners: set[Listener] = set()
         self._connecting = asyncio.Lock()
         self._standalone: asyncio.Task[None] | None = None
+        self.stream_open = asyncio.Event()
+        """Set once a 2025 session's GET stream has answered (or failed)."""
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -606,10 +608,13 @@ class Client:
         """The session's GET stream: server requests and changes not tied to a request."""
         while self.session is session:
             try:
-                status = await wire.stream(await self._http_headers(session.headers()),
-                                           self._unrouted)  # fmt: skip
+                headers = await self._http_headers(session.headers())
+                status = await wire.stream(
+                    headers, self._unrouted, on_open=lambda _: self.stream_open.set()
+                )
             except ClientError as exc:
                 logger.debug("%s: the session's GET stream failed: %s", self.url, exc)
+                self.stream_open.set()
                 return
             if status != 200:
                 return  # 405: the server offers none

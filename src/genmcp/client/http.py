@@ -91,15 +91,23 @@ class HTTPWire:
                 await response.aclose()
 
     async def stream(
-        self, headers: Mapping[str, str], on_message: OnMessage, last_event_id: str | None = None
+        self,
+        headers: Mapping[str, str],
+        on_message: OnMessage,
+        last_event_id: str | None = None,
+        on_open: Callable[[int], None] | None = None,
     ) -> int:
-        """Read a GET stream until the server ends it; its HTTP status (405: none offered)."""
+        """Read a GET stream until the server ends it; its HTTP status (405: none offered).
+
+        ``on_open`` learns the status as soon as the response starts."""
         wanted = {**headers, "accept": "text/event-stream"}
         if last_event_id is not None:
             wanted["last-event-id"] = last_event_id
         with self._errors():
             request = self.http.build_request("GET", self.url, headers=wanted)
             response = await self.http.send(request, stream=True, auth=self._auth())
+            if on_open is not None:
+                on_open(response.status_code)
             try:
                 if response.status_code == 200 and _is_sse(response):
                     await self._read_sse(response, SSEParser(), None, on_message)

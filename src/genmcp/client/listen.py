@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.client.errors import ClientError
 from genmcp.client.exchange import Handlers
+from genmcp.client.http import HTTPWire
 from genmcp.protocol.client import Message
 from genmcp.protocol.methods import (
     PROMPTS_LIST_CHANGED,
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Subscription"]
 
+STREAM_WAIT: Final = 10.0
+"""Seconds a 2025 subscription waits for the session's GET stream to open."""
 FLAGS: Final = {
     TOOLS_LIST_CHANGED: "toolsListChanged",
     PROMPTS_LIST_CHANGED: "promptsListChanged",
@@ -132,6 +135,9 @@ class Subscription:
         for uri in self.filters.get("resourceSubscriptions") or ():
             await self.client.request(RESOURCES_SUBSCRIBE, {"uri": uri})
         self.acknowledged = dict(self.filters)
+        if isinstance(self.client.wire, HTTPWire):  # changes come on the session's GET stream
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.client.stream_open.wait(), STREAM_WAIT)
 
     async def _on_legacy(self, message: Message) -> None:
         method = message.get("method")
