@@ -170,7 +170,10 @@ class StdioWire:
         except (ValueError, asyncio.LimitOverrunError):
             reason = f"it wrote a line longer than {LINE_LIMIT} bytes"
         finally:
-            code = self._process.returncode if self._process is not None else None
+            code = None
+            if self._process is not None:
+                with contextlib.suppress(TimeoutError):
+                    code = await asyncio.wait_for(self._process.wait(), EXIT_WAIT)
             self._closed = self._closed or f"the server process ended ({reason})"
             if code is not None:
                 self._closed += f", exit status {code}"
