@@ -23,12 +23,16 @@ def free_port() -> int:
         return port
 
 
-async def start(port: int) -> subprocess.Popen[str]:
-    process = subprocess.Popen(
+def launch(port: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--app-dir", str(EXAMPLES), "streaming:app",
          "--host", "127.0.0.1", "--port", str(port), "--timeout-graceful-shutdown", "5"],
         text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
+
+
+async def start(port: int) -> subprocess.Popen[str]:
+    process = launch(port)
     deadline = time.monotonic() + 20
     while True:
         try:

@@ -1,10 +1,9 @@
 """``Client``: an async MCP client for one server, over Streamable HTTP or stdio, either era.
 
-The first request learns the server's era as the spec says: ``server/discover`` at
-2026-07-28 (stateless: every request carries its version and capabilities in ``_meta`` and
-the ``Mcp-*`` headers); when the server does not answer it as a modern server would, a
-2025 session (``initialize``, ``Mcp-Session-Id``; :mod:`genmcp.client.session`). ``era``
-then says which. ``protocol=`` fixes the era instead of probing.
+The era is learned by the first request (:mod:`genmcp.client.connection`: ``server/discover``
+at 2026-07-28, a 2025 session as the fallback); ``era`` then says which, ``protocol=`` fixes
+it instead of probing. The methods are the protocol's: lists (every page), tools, resources,
+prompts, completion, tasks, listening.
 
 Every call takes its own callbacks (progress, logs, raw notifications, ``on_input``) over
 the client's; a 2026-07-28 ``input_required`` result is answered and retried (MRTR), a
@@ -16,31 +15,23 @@ Cancelling the awaiting task cancels the request on the server: the stream is cl
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import itertools
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import httpx
 
+from genmcp.client.connection import Connection, Listener
 from genmcp.client.errors import ClientError, RPCError
-from genmcp.client.exchange import Handlers, Sink, answer_all
-from genmcp.client.http import HTTPWire, Reply
-from genmcp.client.inputs import InputHandler, Inputs, RootsSource, resolve
-from genmcp.client.session import LegacySession, initialize_request
+from genmcp.client.exchange import Handlers, answer_all
+from genmcp.client.http import HTTPWire
+from genmcp.client.inputs import InputHandler, Inputs, RootsSource
+from genmcp.client.listen import Subscription
+from genmcp.client.session import LegacySession
 from genmcp.client.stdio import StdioWire
-from genmcp.protocol.client import (
-    Message,
-    build_request,
-    header_params,
-    header_problem,
-    is_modern_error,
-    request_headers,
-)
+from genmcp.protocol.client import as_object, header_params, header_problem, is_modern_error
 from genmcp.protocol.methods import (
     COMPLETION_COMPLETE,
-    LOGGING_SET_LEVEL,
     PROMPTS_GET,
     PROMPTS_LIST,
     RESOURCES_LIST,
@@ -49,7 +40,6 @@ from genmcp.protocol.methods import (
     SERVER_DISCOVER,
     TASKS_CANCEL,
     TASKS_GET,
-    TASKS_PREFIX,
     TASKS_UPDATE,
     TOOLS_CALL,
     TOOLS_LIST,
@@ -62,12 +52,7 @@ __all__ = ["DEFAULT_INFO", "Client"]
 logger = logging.getLogger("genmcp.client")
 
 DEFAULT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-client", "version": "0"}
-PROBE_TIMEOUT: Final = 10.0
-"""Seconds a stdio server gets to answer ``server/discover`` before it counts as 2025."""
-STREAM_PAUSE: Final = 1.0
-"""Seconds between a 2025 GET stream's end and the next one."""
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
-Listener = Callable[[Message], Awaitable[None]]
 
 
 class Client:
@@ -117,37 +102,51 @@ class Client:
         if protocol is not None and protocol != LATEST and protocol not in LEGACY_VERSIONS:
             known = ", ".join((LATEST, *LEGACY_VERSIONS))
             raise ValueError(f"protocol {protocol!r} is not one this client speaks ({known})")
-        self.wire: HTTPWire | StdioWire
+        wire: HTTPWire | StdioWire
         if isinstance(target, str):
             parts = httpx.URL(target) if "://" in target else None
             if parts is None or parts.scheme not in ("http", "https") or not parts.host:
                 raise ClientError(f"not an http(s) URL: {target!r}")
-            self.wire = HTTPWire(target, http=http, timeout=timeout, auth=auth)
+            wire = HTTPWire(target, http=http, timeout=timeout, auth=auth)
         else:
-            self.wire = StdioWire(list(target), env=env, cwd=cwd)
-            self.wire.unrouted = self._unrouted
-        self.url = self.wire.url
+            wire = StdioWire(list(target), env=env, cwd=cwd)
+        self.url = wire.url
         """The URL, or the stdio command as one line: what messages name."""
         self.inputs = Inputs(elicitation, sampling, roots)
-        self.capabilities: dict[str, Any] = {**self.inputs.capabilities(), **(capabilities or {})}
-        """The client capabilities every request declares."""
-        self.client_info = dict(client_info)
         self.defaults = Handlers(on_progress, on_log, on_notification, on_input)
+        self.connection = Connection(
+            wire,
+            protocol=protocol,
+            capabilities={**self.inputs.capabilities(), **(capabilities or {})},
+            client_info=client_info,
+            inputs=self.inputs,
+            defaults=self.defaults,
+            token=token,
+            headers=headers,
+        )
+        """The wire, the era and the session: what sends each request."""
         self.log_level = log_level
-        self.era: str | None = None
-        """``"2026-07-28"``, the session's 2025 revision, or None before the first request."""
-        self.server: dict[str, Any] = {}
-        """The ``server/discover`` result, or the 2025 ``initialize`` result."""
-        self.session: LegacySession | None = None
-        self._protocol = protocol
-        self._token, self._headers = token, dict(headers or {})
-        self._ids = itertools.count(1)
         self._tool_headers: dict[str, dict[str, str]] = {}
-        self._listeners: set[Listener] = set()
-        self._connecting = asyncio.Lock()
-        self._standalone: asyncio.Task[None] | None = None
-        self.stream_open = asyncio.Event()
-        """Set once a 2025 session's GET stream has answered (or failed)."""
+
+    @property
+    def era(self) -> str | None:
+        """``"2026-07-28"``, the session's 2025 revision, or None before the first request."""
+        return self.connection.era
+
+    @property
+    def server(self) -> dict[str, Any]:
+        """The ``server/discover`` result, or the 2025 ``initialize`` result."""
+        return self.connection.server
+
+    @property
+    def session(self) -> LegacySession | None:
+        """The 2025 session, or None (2026-07-28, or before the first request)."""
+        return self.connection.session
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """The client capabilities every request declares."""
+        return self.connection.capabilities
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -159,15 +158,15 @@ class Client:
 
     async def connect(self) -> dict[str, Any]:
         """Learn the era and the server (done by the first request anyway); the server result."""
-        await self._ensure_era()
-        if not self.server and self.session is None:
-            self.server = dict(await self.request(SERVER_DISCOVER) or {})
-        return self.server
+        await self.connection.ensure_era()
+        if not self.connection.server and self.session is None:
+            self.connection.server = dict(await self.request(SERVER_DISCOVER) or {})
+        return self.connection.server
 
     @property
     def server_info(self) -> dict[str, Any]:
         """The server's ``name``, ``version``... (``_meta`` serverInfo, or the 2025 one)."""
-        meta = self.server.get("_meta") if isinstance(self.server.get("_meta"), dict) else {}
+        meta = as_object(self.server.get("_meta"))
         found = self.server.get("serverInfo") or meta.get(META_SERVER_INFO) or {}
         return dict(found) if isinstance(found, Mapping) else {}
 
@@ -179,15 +178,7 @@ class Client:
 
     async def aclose(self) -> None:
         """End a 2025 session (``DELETE``), stop a stdio server, close the pool."""
-        session, self.session = self.session, None
-        standalone, self._standalone = self._standalone, None
-        if standalone is not None:
-            standalone.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await standalone
-        if session is not None and isinstance(self.wire, HTTPWire):
-            await self.wire.delete(await self._http_headers(session.headers()))
-        await self.wire.aclose()
+        await self.connection.aclose()
 
     # -- requests -------------------------------------------------------------------------
 
@@ -207,12 +198,14 @@ class Client:
         ``RPCError`` when the server answers with an error; ``ClientError`` when it cannot be
         reached or understood. ``progress`` asks for progress (a ``progressToken``).
         """
-        await self._ensure_era()
         chosen = (handlers or Handlers()).over(self.defaults)
+        name = (params or {}).get("name") if method == TOOLS_CALL else None
         for attempt in range(2):
-            reply = await self._send(
-                method, params, chosen, progress or chosen.on_progress is not None,
-                log_level or self.log_level, meta, capabilities,
+            reply = await self.connection.send(
+                method, params, chosen,
+                progress=progress or chosen.on_progress is not None,
+                log_level=log_level or self.log_level, meta=meta, capabilities=capabilities,
+                header_params=self._tool_headers.get(str(name)),
             )  # fmt: skip
             error = (reply.message or {}).get("error")
             if error is None:
@@ -246,7 +239,7 @@ class Client:
         declares the Tasks extension: the server may answer with a task to poll.
         """
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
-        extra = {"extensions": {TASKS_EXTENSION: {}}} if task else None
+        extra: dict[str, Any] | None = {"extensions": {TASKS_EXTENSION: {}}} if task else None
         handlers = Handlers(on_progress, on_log, on_notification, on_input)
         return await self._rounds(
             TOOLS_CALL, params, handlers, input_responses, request_state,
@@ -384,11 +377,9 @@ class Client:
         resources: bool = True,
         uris: Sequence[str] = (),
         task_ids: Sequence[str] = (),
-    ) -> Any:
+    ) -> Subscription:
         """A :class:`~genmcp.client.listen.Subscription` to the server's change notifications:
         ``async with client.listen() as changes: async for note in changes: ...``."""
-        from genmcp.client.listen import Subscription
-
         wanted = {"toolsListChanged": tools, "promptsListChanged": prompts,
                   "resourcesListChanged": resources}  # fmt: skip
         filters: dict[str, Any] = {key: True for key, on in wanted.items() if on}
@@ -400,8 +391,7 @@ class Client:
 
     def add_listener(self, listener: Listener) -> Callable[[], None]:
         """Get the change notifications no request claims (2025); returns the remover."""
-        self._listeners.add(listener)
-        return lambda: self._listeners.discard(listener)
+        return self.connection.add_listener(listener)
 
     # -- the machinery ----------------------------------------------------------------------
 
@@ -439,49 +429,6 @@ class Client:
         raise ClientError(f"{method} {params.get('name') or params.get('uri')!r} still asked "
                           f"for input after {max_rounds} rounds")  # fmt: skip
 
-    async def _send(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None,
-        handlers: Handlers,
-        progress: bool,
-        log_level: str | None,
-        meta: Mapping[str, Any] | None,
-        capabilities: Mapping[str, Any] | None,
-    ) -> Reply:
-        request_id = next(self._ids)
-        token = f"progress-{request_id}" if progress else None
-        session = self.session
-        if session is not None:
-            if log_level is not None and log_level != session.log_level:
-                await self._set_level(session, log_level)
-            message = session.request(method, {**(params or {}), **_meta(meta)}, request_id, token)
-            headers = session.headers()
-        else:
-            declared = {**self.capabilities, **(capabilities or {})}
-            if method.startswith(TASKS_PREFIX):
-                declared.setdefault("extensions", {})
-                declared["extensions"] = {**declared["extensions"], TASKS_EXTENSION: {}}
-            message = build_request(
-                method, params, request_id, version=LATEST, capabilities=declared,
-                client_info=self.client_info, progress_token=token, log_level=log_level,
-                meta=meta,
-            )  # fmt: skip
-            name = (params or {}).get("name") if method == TOOLS_CALL else None
-            headers = request_headers(message, self._tool_headers.get(str(name), {}))
-        sink = Sink(handlers, self.inputs, self._reply, self._unrouted)
-        try:
-            if isinstance(self.wire, StdioWire):
-                return await self.wire.send(message, None, sink)
-            sent = await self._http_headers(headers)
-            resume = sent if session is not None else None
-            return await self.wire.send(message, sent, sink, resume=resume)
-        except asyncio.CancelledError:
-            if session is not None and isinstance(self.wire, HTTPWire):
-                with contextlib.suppress(ClientError):
-                    await asyncio.shield(self._reply(LegacySession.cancelled(request_id)))
-            raise
-
     async def _recoverable(self, method: str, params: Any, error: Any) -> bool:
         """True when one retry may fix the error: a version the server named, or headers."""
         code = error.get("code") if isinstance(error, Mapping) else None
@@ -492,144 +439,3 @@ class Client:
                 await self.list_tools()  # learn its x-mcp-header parameters
                 return str(params.get("name")) in self._tool_headers
         return False
-
-    async def _reply(self, message: Message) -> None:
-        """Send a response or notification (a 2025 server request's answer, a cancel)."""
-        if isinstance(self.wire, StdioWire):
-            await self.wire.post(message)
-            return
-        headers = self.session.headers() if self.session is not None else request_headers(message)
-        await self.wire.send(message, await self._http_headers(headers))
-
-    async def _unrouted(self, message: Message) -> None:
-        """A message no request claims: a server request, or a change for the listeners."""
-        if "id" in message and "method" in message:
-            await Sink(self.defaults, self.inputs, self._reply)(message)
-            return
-        for listener in list(self._listeners):
-            await listener(message)
-
-    async def _http_headers(self, headers: Mapping[str, str]) -> dict[str, str]:
-        found = {**headers, **self._headers}
-        if self._token is not None:
-            token = self._token() if callable(self._token) else self._token
-            found["authorization"] = f"Bearer {await resolve(token)}"
-        return found
-
-    async def _set_level(self, session: LegacySession, level: str) -> None:
-        session.log_level = level
-        if "logging" in (session.server.get("capabilities") or {}):
-            with contextlib.suppress(RPCError):
-                await self.request(LOGGING_SET_LEVEL, {"level": level})
-
-    # -- the era --------------------------------------------------------------------------
-
-    async def _ensure_era(self) -> None:
-        if self.era is not None:
-            return
-        async with self._connecting:
-            if self.era is not None:
-                return
-            if self._protocol in LEGACY_VERSIONS:
-                if not await self._open_session(self._protocol):
-                    raise ClientError(f"{self.url} did not open a {self._protocol} session")
-            elif self._protocol == LATEST:
-                self.era = LATEST
-            else:
-                await self._probe()
-
-    async def _probe(self) -> None:
-        """``server/discover`` first; a session when the answer is not a modern server's."""
-        failure: ClientError
-        for _ in range(2):
-            message = build_request(
-                SERVER_DISCOVER, {}, next(self._ids), version=LATEST,
-                capabilities=self.capabilities, client_info=self.client_info,
-            )  # fmt: skip
-            try:
-                reply = await self._discover(message)
-            except ClientError as exc:
-                if exc.status is None or exc.status in (401, 403):
-                    raise  # nothing answered, or it wants credentials: no session would help
-                failure = exc
-                break
-            result = (reply.message or {}).get("result")
-            if isinstance(result, Mapping) and LATEST in (result.get("supportedVersions") or ()):
-                self.era, self.server = LATEST, dict(result)
-                return
-            error = (reply.message or {}).get("error")
-            failure = RPCError.from_error(error, status=reply.status)
-            if is_modern_error(error) and (error or {}).get("code") == -32022:
-                continue  # it named 2026-07-28: ask again (version negotiation)
-            if reply.status in (401, 403) or is_modern_error(error):
-                self.era = LATEST
-                raise failure
-            if isinstance(result, Mapping):
-                failure = ClientError(f"{self.url} answered server/discover without "
-                                      f"supportedVersions naming {LATEST}")  # fmt: skip
-            break
-        if not await self._open_session(_newest(failure)):
-            raise failure
-
-    async def _discover(self, message: Message) -> Reply:
-        if isinstance(self.wire, StdioWire):
-            try:
-                return await asyncio.wait_for(self.wire.send(message), PROBE_TIMEOUT)
-            except TimeoutError:
-                raise ClientError(f"{self.url!r} did not answer server/discover", status=0) from None
-        headers = await self._http_headers(request_headers(message))
-        return await self.wire.send(message, headers)
-
-    async def _open_session(self, version: str) -> bool:
-        """The 2025 handshake; True when the server opened a session."""
-        message = initialize_request(
-            f"init-{next(self._ids)}", version, self.capabilities, self.client_info
-        )
-        try:
-            if isinstance(self.wire, StdioWire):
-                reply = await self.wire.send(message)
-            else:
-                headers = {"accept": "application/json, text/event-stream",
-                           "content-type": "application/json"}  # fmt: skip
-                reply = await self.wire.send(message, await self._http_headers(headers))
-        except ClientError:
-            return False
-        session_id = reply.headers.get("mcp-session-id")
-        session = LegacySession.accept((reply.message or {}).get("result"), session_id)
-        if session is None:
-            return False
-        self.session, self.era, self.server = session, session.version, session.server
-        await self._reply(session.initialized())
-        if isinstance(self.wire, HTTPWire):
-            self._standalone = asyncio.create_task(self._server_stream(self.wire, session))
-        return True
-
-    async def _server_stream(self, wire: HTTPWire, session: LegacySession) -> None:
-        """The session's GET stream: server requests and changes not tied to a request."""
-        while self.session is session:
-            try:
-                headers = await self._http_headers(session.headers())
-                status = await wire.stream(
-                    headers, self._unrouted, on_open=lambda _: self.stream_open.set()
-                )
-            except ClientError as exc:
-                logger.debug("%s: the session's GET stream failed: %s", self.url, exc)
-                self.stream_open.set()
-                return
-            if status != 200:
-                return  # 405: the server offers none
-            await asyncio.sleep(STREAM_PAUSE)
-
-
-def _newest(failure: ClientError) -> str:
-    """The 2025 revision to open a session at: the newest the server named, or ours."""
-    data = failure.data if isinstance(failure, RPCError) else None
-    named = data.get("supported") if isinstance(data, Mapping) else None
-    for version in LEGACY_VERSIONS:
-        if isinstance(named, list) and version in named:
-            return version
-    return LEGACY_VERSIONS[0]
-
-
-def _meta(meta: Mapping[str, Any] | None) -> dict[str, Any]:
-    return {"_meta": dict(meta)} if meta else {}

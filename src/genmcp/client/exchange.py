@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 
 from genmcp.client.errors import RPCError
 from genmcp.client.inputs import InputHandler, Inputs, resolve
-from genmcp.protocol.client import Message
+from genmcp.protocol.client import Message, as_object
 from genmcp.protocol.methods import MESSAGE, PING, PROGRESS
 
 __all__ = [
@@ -101,7 +101,7 @@ class Sink:
             await self._answer(message)
             return
         method = message.get("method")
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params = as_object(message.get("params"))
         handlers = self.handlers
         if method not in (PROGRESS, MESSAGE):
             if self.elsewhere is not None:  # a change notification (2025): the listeners'

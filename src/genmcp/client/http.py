@@ -155,7 +155,9 @@ class HTTPWire:
         try:
             message = json.loads(data)
         except ValueError:
-            raise ClientError(f"{self.url} sent an SSE event that is not JSON: {data[:80]!r}")
+            raise ClientError(
+                f"{self.url} sent an SSE event that is not JSON: {data[:80]!r}"
+            ) from None
         if not isinstance(message, dict):
             raise ClientError(f"{self.url} sent an SSE event that is not a JSON-RPC message")
         if "method" not in message and ("result" in message or "error" in message):
@@ -207,7 +209,8 @@ class HTTPWire:
             www_authenticate=response.headers.get("www-authenticate"),
         )
 
-    def _auth(self) -> httpx.Auth | httpx.USE_CLIENT_DEFAULT:
+    def _auth(self) -> Any:
+        """The request's auth: ours, or the pool's default."""
         return self.auth if self.auth is not None else httpx.USE_CLIENT_DEFAULT
 
     def _errors(self) -> _Translate:
@@ -249,6 +252,5 @@ def _chain(exc: BaseException) -> Any:
 
 
 def _is_sse(response: httpx.Response) -> bool:
-    kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
-    return kind == "text/event-stream"
-
+    kind: str = response.headers.get("content-type", "")
+    return kind.partition(";")[0].strip().lower() == "text/event-stream"

@@ -57,11 +57,15 @@ class Inputs:
 
     def answers(self, method: Any) -> bool:
         """True when a request of ``method`` has a callback here."""
-        return method == PING or {
-            ELICITATION_CREATE: self.elicitation,
-            SAMPLING_CREATE_MESSAGE: self.sampling,
-            ROOTS_LIST: self.roots,
-        }.get(method) is not None
+        return (
+            method == PING
+            or {
+                ELICITATION_CREATE: self.elicitation,
+                SAMPLING_CREATE_MESSAGE: self.sampling,
+                ROOTS_LIST: self.roots,
+            }.get(method)
+            is not None
+        )
 
     async def answer(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """The result for ``{"method", "params"}``; ``RPCError`` -32601 when nothing answers it."""

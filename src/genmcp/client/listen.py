@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final, Protocol
 
+from genmcp.client.connection import Connection, Listener
 from genmcp.client.errors import ClientError
 from genmcp.client.exchange import Handlers
 from genmcp.client.http import HTTPWire
-from genmcp.protocol.client import Message
+from genmcp.protocol.client import Message, as_object
 from genmcp.protocol.methods import (
     PROMPTS_LIST_CHANGED,
     RESOURCES_LIST_CHANGED,
@@ -37,10 +38,7 @@ from genmcp.protocol.methods import (
     TOOLS_LIST_CHANGED,
 )
 
-if TYPE_CHECKING:
-    from genmcp.client.client import Client
-
-__all__ = ["Subscription"]
+__all__ = ["Requester", "Subscription"]
 
 STREAM_WAIT: Final = 10.0
 """Seconds a 2025 subscription waits for the session's GET stream to open."""
@@ -51,10 +49,31 @@ FLAGS: Final = {
 }
 
 
+class Requester(Protocol):
+    """What a subscription needs of its ``Client``."""
+
+    url: str
+    connection: Connection
+
+    async def connect(self) -> dict[str, Any]:
+        """Learn the era."""
+        ...
+
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None = None, *, handlers: Handlers | None
+    ) -> Any:
+        """Send one request; its result."""
+        ...
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Get what no request claims."""
+        ...
+
+
 class Subscription:
     """One subscription to a server's changes (see the module docstring)."""
 
-    def __init__(self, client: Client, filters: dict[str, Any]) -> None:
+    def __init__(self, client: Requester, filters: dict[str, Any]) -> None:
         self.client, self.filters = client, filters
         self.acknowledged: dict[str, Any] = {}
         """The notifications the server said it will send."""
@@ -67,7 +86,7 @@ class Subscription:
 
     async def __aenter__(self) -> Subscription:
         await self.client.connect()
-        if self.client.session is None:
+        if self.client.connection.session is None:
             await self._listen()
         else:
             await self._legacy()
@@ -100,7 +119,7 @@ class Subscription:
             self._remove = None
             for uri in self.filters.get("resourceSubscriptions") or ():
                 with contextlib.suppress(ClientError):
-                    await self.client.request(RESOURCES_UNSUBSCRIBE, {"uri": uri})
+                    await self.client.request(RESOURCES_UNSUBSCRIBE, {"uri": uri}, handlers=None)
         self._queue.put_nowait(None)
 
     async def _listen(self) -> None:
@@ -120,8 +139,8 @@ class Subscription:
             self.result = await self.client.request(SUBSCRIPTIONS_LISTEN, params, handlers=handlers)
 
         self._task = self._start(listening())
-        done, _ = await asyncio.wait({acknowledged, self._task},
-                                     return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+        waiting: set[asyncio.Future[Any]] = {acknowledged, self._task}
+        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if acknowledged in done:
             self.acknowledged = acknowledged.result()
             return
@@ -133,15 +152,16 @@ class Subscription:
     async def _legacy(self) -> None:
         self._remove = self.client.add_listener(self._on_legacy)
         for uri in self.filters.get("resourceSubscriptions") or ():
-            await self.client.request(RESOURCES_SUBSCRIBE, {"uri": uri})
+            await self.client.request(RESOURCES_SUBSCRIBE, {"uri": uri}, handlers=None)
         self.acknowledged = dict(self.filters)
-        if isinstance(self.client.wire, HTTPWire):  # changes come on the session's GET stream
+        connection = self.client.connection
+        if isinstance(connection.wire, HTTPWire):  # changes come on the session's GET stream
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.client.stream_open.wait(), STREAM_WAIT)
+                await asyncio.wait_for(connection.stream_open.wait(), STREAM_WAIT)
 
     async def _on_legacy(self, message: Message) -> None:
         method = message.get("method")
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params = as_object(message.get("params"))
         if method in FLAGS:
             wanted = bool(self.filters.get(FLAGS[method]))
         elif method == RESOURCES_UPDATED:

@@ -43,9 +43,7 @@ def initialize_request(
         "method": INITIALIZE,
         "params": {
             "protocolVersion": version,
-            "capabilities": {
-                k: v for k, v in capabilities.items() if k in SESSION_CAPABILITIES
-            },
+            "capabilities": {k: v for k, v in capabilities.items() if k in SESSION_CAPABILITIES},
             "clientInfo": dict(client_info),
         },
     }
@@ -86,7 +84,7 @@ class LegacySession:
     ) -> Message:
         """A 2025 request: ``_meta.progressToken`` only."""
         body = dict(params or {})
-        meta = {k: v for k, v in dict(body.pop("_meta", None) or {}).items()}
+        meta = dict(body.pop("_meta", None) or {})
         if progress_token is not None:
             meta["progressToken"] = progress_token
         if meta:

@@ -25,7 +25,7 @@ from typing import Any, Final
 from genmcp.client.errors import ClientError
 from genmcp.client.http import OnMessage, Reply
 from genmcp.client.session import LegacySession
-from genmcp.protocol.client import Message
+from genmcp.protocol.client import Message, as_object
 from genmcp.protocol.methods import MESSAGE, SUBSCRIPTIONS_LISTEN
 from genmcp.protocol.versions import META_SUBSCRIPTION_ID
 
@@ -97,9 +97,9 @@ class StdioWire:
         """Write a request and await its response; cancelling sends ``notifications/cancelled``."""
         del headers, resume  # HTTP's; a process has neither
         await self.start()
-        request_id = message.get("id")
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        request_id: int | str = message["id"]
+        params = as_object(message.get("params"))
+        meta = as_object(params.get("_meta"))
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         listen = message.get("method") == SUBSCRIPTIONS_LISTEN
         self._pending[request_id] = _Pending(future, on_message, meta.get("progressToken"), listen)
@@ -206,8 +206,8 @@ class StdioWire:
             pass  # an answer that could not be written: the request fails on its own
 
     def _target(self, message: Message) -> _Pending | None:
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        params = as_object(message.get("params"))
+        meta = as_object(params.get("_meta"))
         token = params.get("progressToken")
         for key, pending in self._pending.items():
             if token is not None and pending.token == token:

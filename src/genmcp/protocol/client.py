@@ -41,6 +41,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "Message",
     "SSEParser",
+    "as_object",
     "build_request",
     "encode_header_value",
     "header_params",
@@ -67,6 +68,11 @@ _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 HEADER_TYPES: Final = frozenset({"string", "integer", "boolean"})
 MODERN_CODES: Final = frozenset({-32020, -32021})
 """JSON-RPC codes only a 2026-07-28 server sends (header mismatch, missing capability)."""
+
+
+def as_object(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (for reading untrusted messages)."""
+    return value if isinstance(value, Mapping) else {}
 
 
 def build_request(
