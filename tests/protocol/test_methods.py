@@ -32,7 +32,6 @@ EXTENSION_ONLY: Final = frozenset({methods.TASKS_UPDATE, methods.TASKS})
 """Names only the Tasks extension declares (its schema is not among the copies)."""
 
 
-
 def _method_consts(node: Any) -> Iterator[str]:
     """Every ``"method": {"const": ...}`` in a schema document, at any depth."""
     if isinstance(node, dict):
