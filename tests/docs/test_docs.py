@@ -32,6 +32,7 @@ NOT_RUN_BUDGET: Final = 2
 PUBLIC_MODULES: Final = (
     "genmcp",
     "genmcp.testing",
+    "genmcp.client",
     "genmcp.auth",
     "genmcp.auth.redact",
     "genmcp.storage",
@@ -51,6 +52,7 @@ GUIDES: Final = {
     "getting-started", "tools", "channel", "input-rounds", "resources-prompts", "apps",
     "fastapi", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks", "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
+    "client",
 }  # fmt: skip
 """The guides issue 18 asks for, split out of the README: none may go missing."""
 

@@ -203,7 +203,8 @@ class Client:
         for attempt in range(2):
             reply = await self.connection.send(
                 method, params, chosen,
-                progress=progress or chosen.on_progress is not None,
+                progress=progress or chosen.on_progress is not None
+                or chosen.on_notification is not None,
                 log_level=log_level or self.log_level, meta=meta, capabilities=capabilities,
                 header_params=self._tool_headers.get(str(name)),
             )  # fmt: skip
@@ -229,6 +230,7 @@ class Client:
         input_responses: Mapping[str, Any] | None = None,
         request_state: str | None = None,
         meta: Mapping[str, Any] | None = None,
+        capabilities: Mapping[str, Any] | None = None,
         max_rounds: int = 16,
     ) -> dict[str, Any]:
         """Call a tool; its result (``CallToolResult``, or ``resultType: "task"``).
@@ -237,9 +239,14 @@ class Client:
         retried; without a callback that can answer, the ``input_required`` result is
         returned as it is (retry with ``input_responses`` and ``request_state``). ``task``
         declares the Tasks extension: the server may answer with a task to poll.
+        ``capabilities`` adds client capabilities for this call (2026-07-28; a proxy declares
+        what its own client declared, and answers through ``on_input``).
         """
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
-        extra: dict[str, Any] | None = {"extensions": {TASKS_EXTENSION: {}}} if task else None
+        extra = dict(capabilities or {})
+        if task:
+            extensions = {**extra.get("extensions", {}), TASKS_EXTENSION: {}}
+            extra["extensions"] = extensions
         handlers = Handlers(on_progress, on_log, on_notification, on_input)
         return await self._rounds(
             TOOLS_CALL, params, handlers, input_responses, request_state,

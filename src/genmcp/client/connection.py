@@ -39,8 +39,10 @@ __all__ = ["Connection", "Listener"]
 
 logger = logging.getLogger("genmcp.client")
 
-PROBE_TIMEOUT: Final = 10.0
-"""Seconds a stdio server gets to answer ``server/discover`` before it counts as 2025."""
+PROBE_TIMEOUT: Final = 30.0
+"""Seconds a stdio server gets to answer ``server/discover`` before it counts as 2025: its
+start-up is in it (seconds on a loaded machine); a 2025 server usually answers an unknown
+method with an error at once, so only a silent one waits this long."""
 STREAM_PAUSE: Final = 1.0
 """Seconds between a 2025 GET stream's end and the next one."""
 Listener = Callable[[Message], Awaitable[None]]

@@ -38,7 +38,8 @@ ProgressHandler: TypeAlias = Callable[[float, "float | None", "str | None"], Any
 LogHandler: TypeAlias = Callable[[str, Any, "str | None"], Any]
 """``(level, data, logger)``: one ``notifications/message`` of the call."""
 NotificationHandler: TypeAlias = Callable[[Message], Any]
-"""Every notification of the call, raw (``{"jsonrpc", "method", "params"}``)."""
+"""Every notification of the call, raw (``{"jsonrpc", "method", "params"}``); giving one
+asks for progress."""
 
 
 @dataclass(frozen=True)
