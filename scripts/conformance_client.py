@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from genmcp.client import Client
+from genmcp.client.oauth import OAuth, follow_redirect
+
+CIMD = "https://conformance-test.local/client-metadata.json"
 
 Flow = Callable[[str], Awaitable[None]]
 FLOWS: dict[str, Flow] = {}
@@ -137,6 +140,59 @@ async def elicitation_defaults(url: str) -> None:
     async with Client(url, elicitation=accept) as client:
         await client.list_tools()
         await client.call_tool("test_client_elicitation_defaults", {})
+
+
+@flow(
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+)
+async def signed_in(url: str) -> None:
+    auth = OAuth(client_metadata_url=CIMD, authorize=follow_redirect)
+    async with Client(url, auth=auth) as client:
+        await client.list_tools()
+        await client.call_tool("test-tool", {})
+
+
+@flow("auth/pre-registration")
+async def pre_registered(url: str) -> None:
+    given = context()
+    auth = OAuth(client_id=given["client_id"], client_secret=given["client_secret"],
+                 authorize=follow_redirect)  # fmt: skip
+    async with Client(url, auth=auth) as client:
+        await client.list_tools()
+
+
+@flow("auth/client-credentials-basic")
+async def client_credentials(url: str) -> None:
+    given = context()
+    auth = OAuth(client_id=given["client_id"], client_secret=given["client_secret"],
+                 grant="client_credentials")  # fmt: skip
+    async with Client(url, auth=auth) as client:
+        await client.list_tools()
 
 
 # -- scoring ----------------------------------------------------------------------------------
