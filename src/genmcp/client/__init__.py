@@ -8,7 +8,8 @@
 * ``listen``: ``Subscription``, the change notifications as an async iterator;
 * ``exchange``: ``Handlers`` (a call's callbacks) and what arrives during a request;
 * ``inputs``: answering elicitation, sampling and roots; ``session``: a 2025 session;
-* ``http``, ``stdio``: the two wires; ``errors``: ``ClientError``, ``RPCError``.
+* ``http``, ``stdio``: the two wires; ``errors``: ``ClientError``, ``RPCError``;
+* ``oauth``: ``OAuth``, MCP authorization as a client (an ``httpx.Auth``).
 
 Built on ``genmcp.protocol`` only (below the server's layers, so a server can use it).
 """
@@ -19,5 +20,14 @@ from genmcp.client.client import Client
 from genmcp.client.errors import ClientError, RPCError
 from genmcp.client.exchange import Handlers
 from genmcp.client.listen import Subscription
+from genmcp.client.oauth import OAuth, follow_redirect
 
-__all__ = ["Client", "ClientError", "Handlers", "RPCError", "Subscription"]
+__all__ = [
+    "Client",
+    "ClientError",
+    "Handlers",
+    "OAuth",
+    "RPCError",
+    "Subscription",
+    "follow_redirect",
+]

@@ -67,7 +67,7 @@ async def follow_redirect(url: str) -> str:
     redirect's ``Location``, without a browser."""
     async with httpx.AsyncClient(follow_redirects=False, trust_env=False) as http:
         response = await http.get(url)
-    location = response.headers.get("location")
+    location: str | None = response.headers.get("location")
     if response.status_code not in (301, 302, 303, 307, 308) or not location:
         raise ClientError(f"the authorization endpoint answered {response.status_code}, "
                           "not a redirect: it wants a user (pass authorize=)")  # fmt: skip
