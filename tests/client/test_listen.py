@@ -35,3 +35,19 @@ async def test_a_resource_subscription_gets_that_resource_s_updates(
 
     assert note["method"] == "notifications/resources/updated"
     assert note["params"]["uri"] == WATCHED
+
+
+@pytest.mark.parametrize("era", [None, "2025-11-25"], ids=["2026-07-28", "2025-11-25"])
+async def test_a_quiet_subscription_outlives_the_read_timeout(
+    live_server: LiveServers, era: str | None
+) -> None:
+    suite = load("everything_server").build_suite()
+    url = live_server(mcp_app(suite, path="/mcp")) + "/mcp"
+
+    async with Client(url, protocol=era, timeout=0.3) as client:
+        async with client.listen(prompts=False, resources=False) as changes:
+            await asyncio.sleep(0.8)  # nothing on the stream for longer than a read may take
+            await client.call_tool("test_trigger_tool_change", {})
+            note = await asyncio.wait_for(anext(changes), 10)
+
+    assert note["method"] == "notifications/tools/list_changed"

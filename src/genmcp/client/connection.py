@@ -31,7 +31,12 @@ from genmcp.client.inputs import Inputs, resolve
 from genmcp.client.session import LegacySession, initialize_request
 from genmcp.client.stdio import StdioWire
 from genmcp.protocol.client import Message, build_request, is_modern_error, request_headers
-from genmcp.protocol.methods import LOGGING_SET_LEVEL, SERVER_DISCOVER, TASKS_PREFIX
+from genmcp.protocol.methods import (
+    LOGGING_SET_LEVEL,
+    SERVER_DISCOVER,
+    SUBSCRIPTIONS_LISTEN,
+    TASKS_PREFIX,
+)
 from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from genmcp.protocol.versions import LATEST, LEGACY_VERSIONS
 
@@ -138,7 +143,8 @@ class Connection:
                 return await self.wire.send(message, None, sink)
             sent = await self.http_headers(headers)
             resume = sent if session is not None else None
-            return await self.wire.send(message, sent, sink, resume=resume)
+            endless = method == SUBSCRIPTIONS_LISTEN
+            return await self.wire.send(message, sent, sink, resume=resume, endless=endless)
         except asyncio.CancelledError:
             if session is not None and isinstance(self.wire, HTTPWire):
                 with contextlib.suppress(ClientError):

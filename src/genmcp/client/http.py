@@ -67,12 +67,15 @@ class HTTPWire:
         on_message: OnMessage | None = None,
         *,
         resume: Mapping[str, str] | None = None,
+        endless: bool = False,
     ) -> Reply:
-        """POST ``message``; the reply. ``resume``: a 2025 session's headers (resumable)."""
+        """POST ``message``; the reply. ``resume``: a 2025 session's headers (resumable);
+        ``endless``: no read timeout (a listen stream may stay quiet for long)."""
         with self._errors():
             request = self.http.build_request(
-                "POST", self.url, content=json.dumps(message).encode(), headers=dict(headers)
-            )
+                "POST", self.url, content=json.dumps(message).encode(), headers=dict(headers),
+                timeout=self._endless() if endless else httpx.USE_CLIENT_DEFAULT,
+            )  # fmt: skip
             response = await self.http.send(request, stream=True, auth=self._auth())
             try:
                 if response.status_code == 202:
@@ -104,7 +107,8 @@ class HTTPWire:
         if last_event_id is not None:
             wanted["last-event-id"] = last_event_id
         with self._errors():
-            request = self.http.build_request("GET", self.url, headers=wanted)
+            request = self.http.build_request("GET", self.url, headers=wanted,
+                                              timeout=self._endless())  # fmt: skip
             response = await self.http.send(request, stream=True, auth=self._auth())
             if on_open is not None:
                 on_open(response.status_code)
@@ -208,6 +212,9 @@ class HTTPWire:
             status=response.status_code,
             www_authenticate=response.headers.get("www-authenticate"),
         )
+
+    def _endless(self) -> httpx.Timeout:
+        return httpx.Timeout(self.timeout, read=None)
 
     def _auth(self) -> Any:
         """The request's auth: ours, or the pool's default."""
