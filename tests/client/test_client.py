@@ -219,6 +219,12 @@ async def test_tasks_are_created_polled_and_cancelled(everything: str) -> None:
     assert unknown.value.code == -32602
 
 
+async def test_a_task_needs_2026(everything: str) -> None:
+    async with Client(everything, protocol="2025-11-25") as client:
+        with pytest.raises(ClientError, match="needs 2026-07-28"):
+            await client.call_tool("slow_compute", {"seconds": 0}, task=True)
+
+
 async def test_task_input_is_answered_through_tasks_update(everything: str) -> None:
     def yes(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "accept", "content": {"confirm": True}}

@@ -76,3 +76,21 @@ async def test_a_command_that_is_not_there_or_exits_is_a_clear_error() -> None:
     with pytest.raises(ClientError, match="exit status 3"):
         async with Client([sys.executable, "-c", "import sys; sys.exit(3)"]) as client:
             await client.list_tools()
+
+
+EVERYTHING = [
+    sys.executable, "-c",
+    "import sys; sys.path.insert(0, 'examples'); from everything_server import build_suite; "
+    "from genmcp.transports.stdio import run_stdio; run_stdio(build_suite())",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("era", [None, "2025-11-25"], ids=["2026-07-28", "2025-11-25"])
+async def test_listen_over_stdio(era: str | None) -> None:
+    async with Client(EVERYTHING, protocol=era, cwd=str(TESTS.parent), env=ENV) as client:
+        async with client.listen(prompts=False, resources=False) as changes:
+            await client.call_tool("test_trigger_tool_change", {})
+            note = await asyncio.wait_for(anext(changes), 10)
+            await client.call_tool("test_simple_text", {})  # the process still answers
+
+    assert note["method"] == "notifications/tools/list_changed"

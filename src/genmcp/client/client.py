@@ -245,6 +245,10 @@ class Client:
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         extra = dict(capabilities or {})
         if task:
+            await self.connection.ensure_era()
+            if self.session is not None:
+                raise ClientError(f"{self.url} speaks {self.era}: task=True needs 2026-07-28 "
+                                  "(the Tasks extension); call without it")  # fmt: skip
             extensions = {**extra.get("extensions", {}), TASKS_EXTENSION: {}}
             extra["extensions"] = extensions
         handlers = Handlers(on_progress, on_log, on_notification, on_input)
