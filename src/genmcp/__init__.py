@@ -23,8 +23,8 @@ Layers, lowest first (a module imports only from its own layer or below;
 
 This module only re-exports the public API. The FastAPI adapter (``mcp_router``,
 ``mcp_app``, ``MCPRouter``), routes as tools (``route_tools``, ``routes_router``) and the
-client (``Client``, over httpx) are imported on first use, so ``import genmcp`` loads no web framework (``HTTPOptions``, the
-router's HTTP options, imports none).
+client (``Client``, over httpx) are imported on first use, so ``import genmcp`` loads no
+web framework (``HTTPOptions``, the router's HTTP options, imports none).
 """
 
 from typing import TYPE_CHECKING, Any
