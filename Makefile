@@ -109,6 +109,12 @@ bench:
 .PHONY: conformance
 conformance: $(DEV_STAMP)
 	VENV=$(VENV) bash scripts/conformance.sh
+	VENV=$(VENV) MODE=client bash scripts/conformance.sh
+
+# The suite's client scenarios only, against genmcp.client.Client (scripts/conformance_client.py).
+.PHONY: conformance-client
+conformance-client: $(DEV_STAMP)
+	VENV=$(VENV) MODE=client bash scripts/conformance.sh
 
 # The long fuzz run (docs/guides/quality.md, "Fuzzing"): FUZZ_COUNT hostile requests over both eras against a
 # real server. FUZZ_SEED=<hex> replays a run; FUZZ_KNOWN=1 adds the KNOWN open bugs (slow:

@@ -19,6 +19,8 @@
 #   SCENARIOS="a b"           only these scenarios (each run at every selected revision it belongs to)
 #   FORCED="a b"              extension scenarios outside every requirement set, run with --force
 #                             and scored at 2025-11-25 and 2026-07-28 (default: the sep-2640-* three)
+#   MODE=client               the suite's client scenarios against genmcp.client.Client instead
+#                             (scripts/conformance_client.py; CLIENT_RUNS="scenario@revision ...")
 #   URL=http://...            test a server that is already running; start none
 #   SERVER_CMD='...'          server command, run by bash from the repo root with PORT exported
 #                             (default: ${VENV:-.venv}/bin/python examples/everything_server.py --port $PORT)
@@ -156,6 +158,50 @@ case $SUITE_HELP in *--timeout*) TIMEOUT_ARGS=(--timeout "$SCENARIO_TIMEOUT_MS")
 
 RESULTS_DIR=${RESULTS_DIR:-$CACHE/results/$(date -u +%Y%m%dT%H%M%SZ)-$$}
 mkdir -p "$RESULTS_DIR"
+
+# ---------------------------------------------------------------- client mode
+
+# MODE=client: the suite's client scenarios against genmcp.client.Client, driven by
+# scripts/conformance_client.py; each scenario at each revision it belongs to (CLIENT_RUNS).
+if [ "${MODE:-server}" = client ]; then
+  CLIENT_CMD=${CLIENT_CMD:-"${VENV:-.venv}/bin/python scripts/conformance_client.py"}
+  CLIENT_RUNS=${CLIENT_RUNS:-"initialize@2025-11-25 tools_call@2025-11-25 tools_call@2026-07-28
+    request-metadata@2026-07-28 json-schema-ref-no-deref@2026-07-28
+    json-schema-2020-12-preservation@2025-11-25 json-schema-2020-12-preservation@2026-07-28
+    http-standard-headers@2026-07-28 http-custom-headers@2026-07-28
+    http-invalid-tool-headers@2026-07-28 sep-2322-client-request-state@2026-07-28
+    sse-retry@2025-11-25 elicitation-sep1034-client-defaults@2025-11-25
+    auth/metadata-default@2026-07-28 auth/metadata-var1@2026-07-28 auth/metadata-var2@2026-07-28
+    auth/metadata-var3@2026-07-28 auth/basic-cimd@2026-07-28 auth/basic-cimd@2025-11-25
+    auth/scope-from-www-authenticate@2026-07-28 auth/scope-from-scopes-supported@2026-07-28
+    auth/scope-omitted-when-undefined@2026-07-28 auth/scope-step-up@2026-07-28
+    auth/scope-step-up@2025-11-25 auth/scope-retry-limit@2026-07-28
+    auth/token-endpoint-auth-basic@2026-07-28 auth/token-endpoint-auth-post@2026-07-28
+    auth/token-endpoint-auth-none@2026-07-28 auth/token-endpoint-auth-basic@2025-06-18
+    auth/pre-registration@2026-07-28 auth/2025-03-26-oauth-metadata-backcompat@2025-03-26
+    auth/2025-03-26-oauth-endpoint-fallback@2025-03-26 auth/resource-mismatch@2026-07-28
+    auth/offline-access-scope@2026-07-28 auth/offline-access-not-supported@2026-07-28
+    auth/authorization-server-migration@2026-07-28 auth/iss-supported@2026-07-28
+    auth/iss-not-advertised@2026-07-28 auth/iss-supported-missing@2026-07-28
+    auth/iss-wrong-issuer@2026-07-28 auth/iss-unexpected@2026-07-28
+    auth/iss-normalized@2026-07-28 auth/metadata-issuer-mismatch@2026-07-28
+    auth/client-credentials-basic@2026-07-28"}
+  echo "suite: @modelcontextprotocol/conformance@$CONFORMANCE_VERSION on node $("$NODE" --version), client: $CLIENT_CMD"
+  for run in $CLIENT_RUNS; do
+    scenario=${run%@*} rev=${run#*@}
+    if [ -n "$SCENARIOS" ] && ! printf ' %s ' $SCENARIOS | grep -q " $scenario "; then continue; fi
+    mkdir -p "$RESULTS_DIR/client/$rev"
+    rc=0
+    # --force: extension scenarios (auth/client-credentials-*) are not on the spec timeline
+    suite client --command "$CLIENT_CMD" --scenario "$scenario" --spec-version "$rev" --force \
+      "${TIMEOUT_ARGS[@]}" -o "$RESULTS_DIR/client/$rev" >>"$RESULTS_DIR/client/harness.log" 2>&1 || rc=$?
+    echo "$scenario@$rev $rc" >>"$RESULTS_DIR/client/runs.txt"
+  done
+  status=0
+  "${VENV:-.venv}/bin/python" scripts/conformance_client.py score "$RESULTS_DIR/client" || status=$?
+  echo "time: $((SECONDS - STARTED))s"
+  exit "$status"
+fi
 
 # ---------------------------------------------------------------- server
 

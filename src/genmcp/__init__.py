@@ -6,6 +6,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     errors, events, sealing     one error table; the typed events of a request; signed tokens
     protocol/                   pure wire vocabulary: JSON-RPC, versions, _meta, builders, 2025
     schema/                     the schema engine: compile, keywords, RE2 patterns, $ref, fast path
+    client/                     Client: an async MCP client (HTTP or stdio, either era)
     outcomes, behaviour         Result, Stream, Error, ...; the class-options base
     tool, prompt, resource,     the public behaviours (apps: AppView, an MCP Apps view;
     apps, skills/               skills: Skill, SkillRepo, the Skills extension)
@@ -21,9 +22,9 @@ Layers, lowest first (a module imports only from its own layer or below;
     routes_as_tools/
 
 This module only re-exports the public API. The FastAPI adapter (``mcp_router``,
-``mcp_app``, ``MCPRouter``) and routes as tools (``route_tools``, ``routes_router``) are
-imported on first use, so ``import genmcp`` loads no web framework (``HTTPOptions``, the
-router's HTTP options, imports none).
+``mcp_app``, ``MCPRouter``), routes as tools (``route_tools``, ``routes_router``) and the
+client (``Client``, over httpx) are imported on first use, so ``import genmcp`` loads no
+web framework (``HTTPOptions``, the router's HTTP options, imports none).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -71,10 +72,12 @@ from genmcp.tool import Tool, ToolRequest
 from genmcp.transports.options import HTTPOptions
 
 if TYPE_CHECKING:
+    from genmcp.client import Client
     from genmcp.routes_as_tools import route_tools, routes_router
     from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
 
 _LAZY = {
+    "Client": "genmcp.client",
     "MCPRouter": "genmcp.transports.fastapi",
     "mcp_app": "genmcp.transports.fastapi",
     "mcp_router": "genmcp.transports.fastapi",
@@ -90,6 +93,7 @@ __all__ = [
     "CallEnd",
     "CallbackReturnError",
     "Channel",
+    "Client",
     "Ending",
     "Error",
     "HTTPOptions",

@@ -32,6 +32,7 @@ NOT_RUN_BUDGET: Final = 2
 PUBLIC_MODULES: Final = (
     "genmcp",
     "genmcp.testing",
+    "genmcp.client",
     "genmcp.auth",
     "genmcp.auth.redact",
     "genmcp.storage",
@@ -52,6 +53,7 @@ GUIDES: Final = {
     "fastapi", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks", "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
     "skills", "registry",
+    "client",
 }  # fmt: skip
 """The guides issue 18 asks for, split out of the README (and issue 34's skills and
 registry): none may go missing."""

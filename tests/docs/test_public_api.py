@@ -65,7 +65,7 @@ TYPING_HELPERS: Final = {"annotations", "TYPE_CHECKING", "Any"}
 
 def test_all_lists_every_public_name_the_package_defines() -> None:
     lazy = set(genmcp._LAZY)
-    assert lazy == {"MCPRouter", "mcp_app", "mcp_router", "route_tools", "routes_router"}
+    assert lazy == {"Client", "MCPRouter", "mcp_app", "mcp_router", "route_tools", "routes_router"}
     assert (defined_names() - TYPING_HELPERS) | lazy == set(genmcp.__all__)
 
 

@@ -160,6 +160,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.errors", "genmcp.events", "genmcp.sealing"),
     ("genmcp.protocol",),
     ("genmcp.schema",),
+    ("genmcp.client",),
     ("genmcp.context",),
     ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel"),
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps", "genmcp.skills"),

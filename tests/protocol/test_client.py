@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import pytest
 
 from genmcp.protocol.client import (
     SSEParser,
+    as_object,
     build_request,
     encode_header_value,
     header_params,
+    header_problem,
+    is_modern_error,
     request_headers,
 )
 from genmcp.protocol.versions import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
@@ -102,7 +106,7 @@ def test_header_params_ignore_a_schema_without_properties() -> None:
 
 def test_sse_events_are_collected_across_chunks_and_comments_skipped() -> None:
     parser = SSEParser()
-    assert parser.feed(b": ping\n\nid: 4\ndata: {\"a\"") == []
+    assert parser.feed(b': ping\n\nid: 4\ndata: {"a"') == []
     assert parser.feed(b": 1}\n\n") == ['{"a": 1}']
     assert parser.last_id == "4"
 
@@ -120,3 +124,43 @@ def test_a_priming_event_sets_the_id_but_yields_no_data_and_the_end_flushes() ->
     assert parser.feed(b"id: prime\nretry: 100\ndata:\n\n") == []
     assert parser.last_id == "prime"
     assert parser.feed(b"data: last", final=True) == ["last"]
+
+
+def test_the_retry_field_is_kept_for_resuming() -> None:
+    parser = SSEParser()
+    assert parser.feed(b"id: e1\nretry: 500\ndata: \n\nretry: soon\n\n") == []
+    assert (parser.last_id, parser.retry_ms) == ("e1", 500)
+
+
+@pytest.mark.parametrize(
+    ("properties", "problem"),
+    [
+        ({"r": {"type": "string", "x-mcp-header": "Region"}}, None),
+        ({"r": {"type": "string", "x-mcp-header": ""}}, "not a non-empty HTTP token"),
+        ({"r": {"type": "string", "x-mcp-header": "Re gion"}}, "not a non-empty HTTP token"),
+        ({"r": {"type": "string", "x-mcp-header": "Région"}}, "not a non-empty HTTP token"),
+        ({"r": {"type": "object", "x-mcp-header": "R"}}, "string, integer or boolean"),
+        ({"r": {"type": "number", "x-mcp-header": "R"}}, "string, integer or boolean"),
+        ({"a": {"type": "string", "x-mcp-header": "R"},
+          "b": {"type": "integer", "x-mcp-header": "r"}}, "used twice"),
+    ],
+)  # fmt: skip
+def test_header_problems_name_the_broken_rule(
+    properties: dict[str, Any], problem: str | None
+) -> None:
+    found = header_problem({"type": "object", "properties": properties})
+    assert (found is None) if problem is None else (problem in (found or ""))
+
+
+def test_modern_errors_and_objects() -> None:
+    assert is_modern_error({"code": -32020, "message": "m"})
+    assert is_modern_error({"code": -32022, "data": {"supported": ["2026-07-28"]}})
+    assert not is_modern_error({"code": -32022, "data": {"supported": ["2025-11-25"]}})
+    assert not is_modern_error({"code": -32600}) and not is_modern_error("junk")
+    assert as_object({"a": 1}) == {"a": 1} and as_object([1]) == {} and as_object(None) == {}
+
+
+def test_task_methods_name_their_task_in_mcp_name() -> None:
+    message = build_request("tasks/get", {"taskId": "t-1"}, 1, version="2026-07-28",
+                            capabilities={})  # fmt: skip
+    assert request_headers(message)["mcp-name"] == "t-1"

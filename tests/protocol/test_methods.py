@@ -41,7 +41,6 @@ EXTENSION_ONLY: Final = frozenset(
 the copies)."""
 
 
-
 def _method_consts(node: Any) -> Iterator[str]:
     """Every ``"method": {"const": ...}`` in a schema document, at any depth."""
     if isinstance(node, dict):

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from genmcp.cli.client import CLIError, HTTPClient
+from genmcp.client import Client, ClientError
 from support.client import ModernClient
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -23,27 +23,32 @@ def free_port() -> int:
         return port
 
 
-def start(port: int) -> subprocess.Popen[str]:
-    process = subprocess.Popen(
+def launch(port: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--app-dir", str(EXAMPLES), "streaming:app",
          "--host", "127.0.0.1", "--port", str(port), "--timeout-graceful-shutdown", "5"],
         text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
+
+
+async def start(port: int) -> subprocess.Popen[str]:
+    process = launch(port)
     deadline = time.monotonic() + 20
     while True:
         try:
-            HTTPClient(f"http://127.0.0.1:{port}/mcp", timeout=2).list_tools()
+            async with Client(f"http://127.0.0.1:{port}/mcp", timeout=2) as probe:
+                await probe.list_tools()
             return process
-        except CLIError:
+        except ClientError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 raise AssertionError(f"never served: {process.communicate()}") from None
-            time.sleep(0.05)
+            await asyncio.sleep(0.05)
 
 
 async def test_sigterm_answers_every_open_stream_with_a_shutdown_error() -> None:
     port = free_port()
-    process = start(port)
+    process = await start(port)
     try:
         async with ModernClient(f"http://127.0.0.1:{port}") as client:
             async with client.stream(

@@ -3,8 +3,8 @@
 ``main`` (``cli.main``) parses and runs a command: serve a Suite, a router or an app; list
 and call tools; look a server over (``cli.commands``); install it in a desktop client
 (``cli.install``); answer elicitation on the terminal (``cli.form``). Calling uses
-``cli.client`` (a blocking client on the standard library's ``http.client``) and, for a
-server without 2026-07-28, a 2025 session (``cli.legacy_session``).
+``cli.client``: the public ``genmcp.client.Client`` driven from blocking code (2026-07-28,
+or a 2025 session for a server without it).
 """
 
 from __future__ import annotations

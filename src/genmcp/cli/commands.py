@@ -142,9 +142,7 @@ def inspect_server(args: argparse.Namespace, client: HTTPClient) -> int:
         "capabilities": capabilities,
         "instructions": server.get("instructions"),
         "tools": client.list_tools() if "tools" in capabilities else [],
-        "prompts": _optional(client, PROMPTS_LIST, "prompts")
-        if "prompts" in capabilities
-        else [],
+        "prompts": _optional(client, PROMPTS_LIST, "prompts") if "prompts" in capabilities else [],
     }
     if "resources" in capabilities:
         report["resources"] = _optional(client, RESOURCES_LIST, "resources")

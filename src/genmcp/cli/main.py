@@ -2,12 +2,11 @@
 
 The commands that look a server over (resources, prompts, completion, inspect) are in
 ``cli.commands``, ``install`` in ``cli.install``, the terminal elicitation form in
-``cli.form``. Serving uses uvicorn (HTTP) or ``transports.stdio``. Calling speaks 2026-07-28
-Streamable HTTP (a 2025 session when the server has no 2026-07-28: ``cli.legacy_session``)
-with the standard library's ``http.client``: the command works wherever genmcp is
-installed, needs no HTTP client package, and still reads an SSE reply line by line, so
-progress is printed as it arrives. Mistakes a user can fix (a bad import path, a refused
-connection, an unknown tool) are one line on stderr, never a traceback.
+``cli.form``. Serving uses uvicorn (HTTP) or ``transports.stdio``. Calling runs the public
+client, ``genmcp.client.Client`` (``cli.client`` drives it from blocking code): 2026-07-28
+Streamable HTTP, or a 2025 session when the server has no 2026-07-28, with SSE replies read
+as they arrive, so progress is printed as it comes. Mistakes a user can fix (a bad import
+path, a refused connection, an unknown tool) are one line on stderr, never a traceback.
 
 Exit status: 0 done, 1 the call failed (an error result, a JSON-RPC error, no server),
 2 bad usage (arguments, import path), 130 interrupted.
@@ -29,7 +28,6 @@ from genmcp.cli import install as cli_install
 from genmcp.cli import registry as cli_registry
 from genmcp.cli.client import CLIError, HTTPClient
 from genmcp.cli.form import ask_on_terminal
-from genmcp.protocol.client import header_params
 from genmcp.protocol.methods import MESSAGE, PROGRESS
 
 __all__ = ["UsageError", "as_app", "build_parser", "load_target", "main", "parse_arguments"]
@@ -262,7 +260,6 @@ def _call_with(args: argparse.Namespace, client: HTTPClient, arguments: dict[str
     result = client.call_tool(
         args.tool,
         arguments,
-        params=header_params(tool.get("inputSchema")),
         on_notification=_show_notification,
         log_level=args.log_level,
     )

@@ -4,8 +4,10 @@
 * ``request_headers``: the Streamable HTTP headers a request needs (``MCP-Protocol-Version``,
   ``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``), values encoded as the spec says.
 * ``SSEParser``: the ``data`` of server-sent events, fed chunk by chunk.
+* ``header_problem``: why a listed tool's ``x-mcp-header`` annotations break the rules
+  (clients drop such a tool); ``is_modern_error``: an error only a 2026-07-28 server sends.
 
-Shared by ``genmcp.testing`` and the command line's ``genmcp.cli.client``. Pure: no I/O,
+Shared by ``genmcp.testing`` and ``genmcp.client`` (which the command line runs on). Pure: no I/O,
 no asyncio; imports genmcp's protocol modules only.
 """
 
@@ -13,9 +15,18 @@ from __future__ import annotations
 
 import base64
 import codecs
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from genmcp.protocol.methods import (
+    PROMPTS_GET,
+    RESOURCES_READ,
+    TASKS_CANCEL,
+    TASKS_GET,
+    TASKS_UPDATE,
+    TOOLS_CALL,
+)
 from genmcp.protocol.versions import (
     LATEST,
     META_CLIENT_CAPABILITIES,
@@ -30,9 +41,12 @@ __all__ = [
     "PROTOCOL_VERSION",
     "Message",
     "SSEParser",
+    "as_object",
     "build_request",
     "encode_header_value",
     "header_params",
+    "header_problem",
+    "is_modern_error",
     "request_headers",
 ]
 
@@ -40,8 +54,25 @@ Message = dict[str, Any]
 PROTOCOL_VERSION: Final = LATEST
 CLI_INFO: Final[Mapping[str, str]] = {"name": "genmcp-cli", "version": "0"}
 ACCEPT: Final = "application/json, text/event-stream"
-NAME_PARAMS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_PARAMS: Final = {
+    TOOLS_CALL: "name",
+    PROMPTS_GET: "name",
+    RESOURCES_READ: "uri",
+    TASKS_GET: "taskId",
+    TASKS_UPDATE: "taskId",
+    TASKS_CANCEL: "taskId",
+}
 _B64_PREFIX: Final = "=?base64?"
+_TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""An RFC 9110 token: what an ``x-mcp-header`` name must be."""
+HEADER_TYPES: Final = frozenset({"string", "integer", "boolean"})
+MODERN_CODES: Final = frozenset({-32020, -32021})
+"""JSON-RPC codes only a 2026-07-28 server sends (header mismatch, missing capability)."""
+
+
+def as_object(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (for reading untrusted messages)."""
+    return value if isinstance(value, Mapping) else {}
 
 
 def build_request(
@@ -103,6 +134,41 @@ def header_params(schema: Any) -> dict[str, str]:
     }
 
 
+def header_problem(schema: Any) -> str | None:
+    """Why a tool's ``x-mcp-header`` annotations are invalid, or None when they are fine.
+
+    The rules (a client drops a tool that breaks them): a non-empty RFC 9110 token, unique
+    without regard to case, on a root property of type string, integer or boolean.
+    """
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return None
+    seen: set[str] = set()
+    for name, spec in properties.items():
+        if not isinstance(spec, Mapping) or "x-mcp-header" not in spec:
+            continue
+        header = spec["x-mcp-header"]
+        if not isinstance(header, str) or not _TOKEN.fullmatch(header):
+            return f"property {name!r}: x-mcp-header {header!r} is not a non-empty HTTP token"
+        if header.lower() in seen:
+            return f"property {name!r}: x-mcp-header {header!r} is used twice"
+        seen.add(header.lower())
+        if spec.get("type") not in HEADER_TYPES:
+            return f"property {name!r}: x-mcp-header needs a string, integer or boolean type"
+    return None
+
+
+def is_modern_error(error: Any) -> bool:
+    """True for an error only a 2026-07-28 server gives: a modern code, or -32022 naming it."""
+    if not isinstance(error, Mapping):
+        return False
+    if error.get("code") in MODERN_CODES:
+        return True
+    data = error.get("data")
+    supported = data.get("supported") if isinstance(data, Mapping) else None
+    return error.get("code") == -32022 and isinstance(supported, list) and LATEST in supported
+
+
 def request_headers(message: Any, params: Mapping[str, str] | None = None) -> dict[str, str]:
     """The HTTP headers for POSTing ``message``; ``params`` from ``header_params``."""
     headers = {"accept": ACCEPT, "content-type": "application/json"}
@@ -121,7 +187,7 @@ def request_headers(message: Any, params: Mapping[str, str] | None = None) -> di
     if isinstance(name, str | int):
         headers["mcp-name"] = encode_header_value(name)
     arguments = body_params.get("arguments")
-    if method == "tools/call" and isinstance(arguments, Mapping):
+    if method == TOOLS_CALL and isinstance(arguments, Mapping):
         for prop, header in (params or {}).items():
             value = arguments.get(prop)
             if isinstance(value, str | int):  # bool is an int
@@ -132,13 +198,15 @@ def request_headers(message: Any, params: Mapping[str, str] | None = None) -> di
 class SSEParser:
     """Collects the ``data`` of each complete server-sent event; comments are skipped.
 
-    ``last_id`` is the last event id seen (what a client resumes from, ``Last-Event-ID``).
+    ``last_id`` is the last event id seen (what a client resumes from, ``Last-Event-ID``),
+    ``retry_ms`` the last ``retry`` field (how long to wait before resuming), or None.
     """
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")()
         self._buffer = ""
         self.last_id: str | None = None
+        self.retry_ms: int | None = None
 
     def feed(self, chunk: bytes, final: bool = False) -> list[str]:
         """Add bytes; return the data of the events they completed."""
@@ -151,6 +219,8 @@ class SSEParser:
             for line in block.split("\n"):
                 if line.startswith("id:") and "\0" not in line:
                     self.last_id = line[3:].removeprefix(" ")
+                elif line.startswith("retry:") and line[6:].strip().isdigit():
+                    self.retry_ms = int(line[6:].strip())
             data = [
                 line[5:].removeprefix(" ") for line in block.split("\n") if line.startswith("data:")
             ]

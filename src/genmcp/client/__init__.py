@@ -1,0 +1,33 @@
+"""``genmcp.client``: an async MCP client, for agents, gateways and tests against real servers.
+
+    async with Client("http://127.0.0.1:8000/mcp") as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+
+* ``client``: ``Client`` (eras, requests, MRTR rounds, lists, tasks);
+* ``listen``: ``Subscription``, the change notifications as an async iterator;
+* ``exchange``: ``Handlers`` (a call's callbacks) and what arrives during a request;
+* ``inputs``: answering elicitation, sampling and roots; ``session``: a 2025 session;
+* ``http``, ``stdio``: the two wires; ``errors``: ``ClientError``, ``RPCError``;
+* ``oauth``: ``OAuth``, MCP authorization as a client (an ``httpx.Auth``).
+
+Built on ``genmcp.protocol`` only (below the server's layers, so a server can use it).
+"""
+
+from __future__ import annotations
+
+from genmcp.client.client import Client
+from genmcp.client.errors import ClientError, RPCError
+from genmcp.client.exchange import Handlers
+from genmcp.client.listen import Subscription
+from genmcp.client.oauth import OAuth, follow_redirect
+
+__all__ = [
+    "Client",
+    "ClientError",
+    "Handlers",
+    "OAuth",
+    "RPCError",
+    "Subscription",
+    "follow_redirect",
+]

@@ -1,0 +1,452 @@
+"""``Client``: an async MCP client for one server, over Streamable HTTP or stdio, either era.
+
+The era is learned by the first request (:mod:`genmcp.client.connection`: ``server/discover``
+at 2026-07-28, a 2025 session as the fallback); ``era`` then says which, ``protocol=`` fixes
+it instead of probing. The methods are the protocol's: lists (every page), tools, resources,
+prompts, completion, tasks, listening.
+
+Every call takes its own callbacks (progress, logs, raw notifications, ``on_input``) over
+the client's; a 2026-07-28 ``input_required`` result is answered and retried (MRTR), a
+2025 server's requests on the stream are answered the same way, by the same callbacks.
+Cancelling the awaiting task cancels the request on the server: the stream is closed
+(2026-07-28 HTTP) or ``notifications/cancelled`` is sent (2025, stdio).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+import httpx
+
+from genmcp.client.connection import Connection, Listener
+from genmcp.client.errors import ClientError, RPCError
+from genmcp.client.exchange import Handlers, answer_all
+from genmcp.client.http import HTTPWire
+from genmcp.client.inputs import InputHandler, Inputs, RootsSource
+from genmcp.client.listen import Subscription
+from genmcp.client.session import LegacySession
+from genmcp.client.stdio import StdioWire
+from genmcp.protocol.client import as_object, header_params, header_problem, is_modern_error
+from genmcp.protocol.methods import (
+    COMPLETION_COMPLETE,
+    PROMPTS_GET,
+    PROMPTS_LIST,
+    RESOURCES_LIST,
+    RESOURCES_READ,
+    RESOURCES_TEMPLATES_LIST,
+    SERVER_DISCOVER,
+    TASKS_CANCEL,
+    TASKS_GET,
+    TASKS_UPDATE,
+    TOOLS_CALL,
+    TOOLS_LIST,
+)
+from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
+from genmcp.protocol.versions import LATEST, LEGACY_VERSIONS, META_SERVER_INFO
+
+__all__ = ["DEFAULT_INFO", "Client"]
+
+logger = logging.getLogger("genmcp.client")
+
+DEFAULT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-client", "version": "0"}
+TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+
+
+class Client:
+    """An MCP client for one server: ``async with Client(url) as client: ...``.
+
+    Args:
+        target: the MCP endpoint URL (``http://`` or ``https://``), or a stdio command as a
+            list (``["python", "-m", "myserver"]``).
+        token: a bearer token for every HTTP request, or a function returning one (sync
+            or async, called per request: a refreshed token is picked up).
+        headers: extra headers on every HTTP request.
+        auth: an ``httpx.Auth`` (an OAuth flow) instead of ``token``.
+        http: an ``httpx.AsyncClient`` to share (the client makes its own pool otherwise).
+        timeout: seconds a connect or a read may take (HTTP).
+        protocol: ``"2026-07-28"`` or a 2025 revision to skip the probe; None probes.
+        elicitation, sampling, roots: what answers the server's requests (each declares its
+            capability); ``roots`` may be a list of ``{"uri", "name"}``.
+        capabilities: more client capabilities to declare (merged over the callbacks').
+        on_progress, on_log, on_notification, on_input: defaults for every call.
+        log_level: ask every call for logs from this level (``"info"``...).
+        env, cwd: the stdio process's extra environment and working directory.
+    """
+
+    def __init__(
+        self,
+        target: str | Sequence[str],
+        *,
+        token: str | Callable[[], Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+        http: httpx.AsyncClient | None = None,
+        timeout: float = 60.0,
+        protocol: str | None = None,
+        client_info: Mapping[str, Any] = DEFAULT_INFO,
+        elicitation: InputHandler | None = None,
+        sampling: InputHandler | None = None,
+        roots: RootsSource | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        on_progress: Any = None,
+        on_log: Any = None,
+        on_notification: Any = None,
+        on_input: InputHandler | None = None,
+        log_level: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        if protocol is not None and protocol != LATEST and protocol not in LEGACY_VERSIONS:
+            known = ", ".join((LATEST, *LEGACY_VERSIONS))
+            raise ValueError(f"protocol {protocol!r} is not one this client speaks ({known})")
+        wire: HTTPWire | StdioWire
+        if isinstance(target, str):
+            parts = httpx.URL(target) if "://" in target else None
+            if parts is None or parts.scheme not in ("http", "https") or not parts.host:
+                raise ClientError(f"not an http(s) URL: {target!r}")
+            wire = HTTPWire(target, http=http, timeout=timeout, auth=auth)
+        else:
+            wire = StdioWire(list(target), env=env, cwd=cwd)
+        self.url = wire.url
+        """The URL, or the stdio command as one line: what messages name."""
+        self.inputs = Inputs(elicitation, sampling, roots)
+        self.defaults = Handlers(on_progress, on_log, on_notification, on_input)
+        self.connection = Connection(
+            wire,
+            protocol=protocol,
+            capabilities={**self.inputs.capabilities(), **(capabilities or {})},
+            client_info=client_info,
+            inputs=self.inputs,
+            defaults=self.defaults,
+            token=token,
+            headers=headers,
+        )
+        """The wire, the era and the session: what sends each request."""
+        self.log_level = log_level
+        self._tool_headers: dict[str, dict[str, str]] = {}
+
+    @property
+    def era(self) -> str | None:
+        """``"2026-07-28"``, the session's 2025 revision, or None before the first request."""
+        return self.connection.era
+
+    @property
+    def server(self) -> dict[str, Any]:
+        """The ``server/discover`` result, or the 2025 ``initialize`` result."""
+        return self.connection.server
+
+    @property
+    def session(self) -> LegacySession | None:
+        """The 2025 session, or None (2026-07-28, or before the first request)."""
+        return self.connection.session
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """The client capabilities every request declares."""
+        return self.connection.capabilities
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def connect(self) -> dict[str, Any]:
+        """Learn the era and the server (done by the first request anyway); the server result."""
+        await self.connection.ensure_era()
+        if not self.connection.server and self.session is None:
+            self.connection.server = dict(await self.request(SERVER_DISCOVER) or {})
+        return self.connection.server
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        """The server's ``name``, ``version``... (``_meta`` serverInfo, or the 2025 one)."""
+        meta = as_object(self.server.get("_meta"))
+        found = self.server.get("serverInfo") or meta.get(META_SERVER_INFO) or {}
+        return dict(found) if isinstance(found, Mapping) else {}
+
+    @property
+    def server_capabilities(self) -> dict[str, Any]:
+        """The capabilities the server declared."""
+        found = self.server.get("capabilities")
+        return dict(found) if isinstance(found, Mapping) else {}
+
+    async def aclose(self) -> None:
+        """End a 2025 session (``DELETE``), stop a stdio server, close the pool."""
+        await self.connection.aclose()
+
+    # -- requests -------------------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        handlers: Handlers | None = None,
+        progress: bool = False,
+        log_level: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """Send one request and return its result (no MRTR retry: see :meth:`call_tool`).
+
+        ``RPCError`` when the server answers with an error; ``ClientError`` when it cannot be
+        reached or understood. ``progress`` asks for progress (a ``progressToken``).
+        """
+        chosen = (handlers or Handlers()).over(self.defaults)
+        name = (params or {}).get("name") if method == TOOLS_CALL else None
+        for attempt in range(2):
+            reply = await self.connection.send(
+                method, params, chosen,
+                progress=progress or chosen.on_progress is not None
+                or chosen.on_notification is not None,
+                log_level=log_level or self.log_level, meta=meta, capabilities=capabilities,
+                header_params=self._tool_headers.get(str(name)),
+            )  # fmt: skip
+            error = (reply.message or {}).get("error")
+            if error is None:
+                return (reply.message or {}).get("result")
+            if attempt == 0 and await self._recoverable(method, params, error):
+                continue
+            raise RPCError.from_error(error, status=reply.status)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        on_progress: Any = None,
+        on_log: Any = None,
+        on_notification: Any = None,
+        on_input: InputHandler | None = None,
+        log_level: str | None = None,
+        task: bool = False,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        max_rounds: int = 16,
+    ) -> dict[str, Any]:
+        """Call a tool; its result (``CallToolResult``, or ``resultType: "task"``).
+
+        ``input_required`` is answered by ``on_input`` (or the client's callbacks) and the call
+        retried; without a callback that can answer, the ``input_required`` result is
+        returned as it is (retry with ``input_responses`` and ``request_state``). ``task``
+        declares the Tasks extension: the server may answer with a task to poll.
+        ``capabilities`` adds client capabilities for this call (2026-07-28; a proxy declares
+        what its own client declared, and answers through ``on_input``).
+        """
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        extra = dict(capabilities or {})
+        if task:
+            await self.connection.ensure_era()
+            if self.session is not None:
+                raise ClientError(f"{self.url} speaks {self.era}: task=True needs 2026-07-28 "
+                                  "(the Tasks extension); call without it")  # fmt: skip
+            extensions = {**extra.get("extensions", {}), TASKS_EXTENSION: {}}
+            extra["extensions"] = extensions
+        handlers = Handlers(on_progress, on_log, on_notification, on_input)
+        return await self._rounds(
+            TOOLS_CALL, params, handlers, input_responses, request_state,
+            log_level=log_level, meta=meta, capabilities=extra, max_rounds=max_rounds,
+        )  # fmt: skip
+
+    async def read_resource(
+        self, uri: str, *, on_input: InputHandler | None = None, max_rounds: int = 16
+    ) -> dict[str, Any]:
+        """Read one resource; its result (``contents``). ``RPCError`` -32602 when unknown."""
+        handlers = Handlers(on_input=on_input)
+        return await self._rounds(RESOURCES_READ, {"uri": uri}, handlers, max_rounds=max_rounds)
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        on_input: InputHandler | None = None,
+        max_rounds: int = 16,
+    ) -> dict[str, Any]:
+        """Get one prompt with its arguments; its result (``messages``)."""
+        params = {"name": name, "arguments": dict(arguments or {})}
+        handlers = Handlers(on_input=on_input)
+        return await self._rounds(PROMPTS_GET, params, handlers, max_rounds=max_rounds)
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: str,
+        value: str = "",
+        context: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Completions for one argument of a prompt (``{"type": "ref/prompt", "name"}``) or a
+        resource template (``{"type": "ref/resource", "uri"}``): the ``completion`` object."""
+        params: dict[str, Any] = {"ref": dict(ref), "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": dict(context)}
+        result = await self.request(COMPLETION_COMPLETE, params)
+        completion = (result or {}).get("completion")
+        return dict(completion) if isinstance(completion, Mapping) else {"values": []}
+
+    # -- lists ----------------------------------------------------------------------------
+
+    async def page(self, method: str, cursor: str | None = None) -> dict[str, Any]:
+        """One page of a list method (``tools/list``...); ``nextCursor`` names the next."""
+        result = await self.request(method, {} if cursor is None else {"cursor": cursor})
+        return dict(result or {})
+
+    async def list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        """Every item of a list method, following ``nextCursor`` to the last page."""
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            found = await self.page(method, cursor)
+            items.extend(found.get(key) or [])
+            cursor = found.get("nextCursor")
+            if not isinstance(cursor, str) or cursor in seen:
+                return items
+            seen.add(cursor)
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool, minus those whose ``x-mcp-header`` annotations break the rules."""
+        kept = []
+        for tool in await self.list_all(TOOLS_LIST, "tools"):
+            problem = header_problem(tool.get("inputSchema"))
+            if problem is not None:
+                logger.warning("%s: dropped tool %r: %s", self.url, tool.get("name"), problem)
+                continue
+            self._tool_headers[str(tool.get("name"))] = header_params(tool.get("inputSchema"))
+            kept.append(tool)
+        return kept
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        """Every prompt."""
+        return await self.list_all(PROMPTS_LIST, "prompts")
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource."""
+        return await self.list_all(RESOURCES_LIST, "resources")
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Every resource template."""
+        return await self.list_all(RESOURCES_TEMPLATES_LIST, "resourceTemplates")
+
+    # -- tasks (the io.modelcontextprotocol/tasks extension, 2026-07-28) ------------------------
+
+    async def get_task(self, task_id: str) -> dict[str, Any]:
+        """The task's record (``status``; ``result``, ``error`` or ``inputRequests``)."""
+        return dict(await self.request(TASKS_GET, {"taskId": task_id}) or {})
+
+    async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
+        """Answer some of a task's outstanding ``inputRequests``."""
+        params = {"taskId": task_id, "inputResponses": dict(input_responses)}
+        await self.request(TASKS_UPDATE, params)
+
+    async def cancel_task(self, task_id: str) -> None:
+        """Ask the server to cancel the task (cooperative: poll to see it end)."""
+        await self.request(TASKS_CANCEL, {"taskId": task_id})
+
+    async def wait_task(
+        self, task_id: str, *, on_input: InputHandler | None = None, poll: float | None = None
+    ) -> dict[str, Any]:
+        """Poll the task until it ends, answering its input requests; its final record."""
+        handlers = Handlers(on_input=on_input).over(self.defaults)
+        answered: set[str] = set()
+        while True:
+            record = await self.get_task(task_id)
+            status = record.get("status")
+            if status in TERMINAL:
+                return record
+            asked = {
+                key: ask
+                for key, ask in (record.get("inputRequests") or {}).items()
+                if key not in answered
+            }
+            if status == "input_required" and asked:
+                responses = await answer_all(asked, handlers, self.inputs)
+                if responses is None:
+                    return record  # nothing here can answer: the caller decides
+                await self.update_task(task_id, responses)
+                answered.update(responses)
+                continue
+            interval = poll if poll is not None else record.get("pollIntervalMs", 200) / 1000
+            await asyncio.sleep(min(max(float(interval), 0.01), 5.0))
+
+    # -- listening --------------------------------------------------------------------------
+
+    def listen(
+        self,
+        *,
+        tools: bool = True,
+        prompts: bool = True,
+        resources: bool = True,
+        uris: Sequence[str] = (),
+        task_ids: Sequence[str] = (),
+    ) -> Subscription:
+        """A :class:`~genmcp.client.listen.Subscription` to the server's change notifications:
+        ``async with client.listen() as changes: async for note in changes: ...``."""
+        wanted = {"toolsListChanged": tools, "promptsListChanged": prompts,
+                  "resourcesListChanged": resources}  # fmt: skip
+        filters: dict[str, Any] = {key: True for key, on in wanted.items() if on}
+        if uris:
+            filters["resourceSubscriptions"] = list(uris)
+        if task_ids:
+            filters["taskIds"] = list(task_ids)
+        return Subscription(self, filters)
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Get the change notifications no request claims (2025); returns the remover."""
+        return self.connection.add_listener(listener)
+
+    # -- the machinery ----------------------------------------------------------------------
+
+    async def _rounds(
+        self,
+        method: str,
+        params: dict[str, Any],
+        handlers: Handlers,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        *,
+        max_rounds: int,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """The request, retried with answers while it comes back ``input_required``."""
+        chosen = handlers.over(self.defaults)
+        body = dict(params)
+        for round_ in range(max_rounds):
+            if input_responses:
+                body["inputResponses"] = dict(input_responses)
+            if request_state is not None:
+                body["requestState"] = request_state
+            result = await self.request(method, body, handlers=chosen, **options)
+            result = dict(result or {})
+            if result.get("resultType") != "input_required":
+                return result
+            asked = result.get("inputRequests") or {}
+            input_responses = await answer_all(asked, chosen, self.inputs) if asked else {}
+            if input_responses is None:
+                return result  # nothing here can answer: the caller retries, or gives up
+            request_state = result.get("requestState")
+            body = dict(params)
+            if not asked:
+                await asyncio.sleep(min(0.05 * (round_ + 1), 1.0))  # state only: retry later
+        raise ClientError(f"{method} {params.get('name') or params.get('uri')!r} still asked "
+                          f"for input after {max_rounds} rounds")  # fmt: skip
+
+    async def _recoverable(self, method: str, params: Any, error: Any) -> bool:
+        """True when one retry may fix the error: a version the server named, or headers."""
+        code = error.get("code") if isinstance(error, Mapping) else None
+        if self.session is None and code == -32022 and is_modern_error(error):
+            return True  # it speaks 2026-07-28 after all (a version negotiation round)
+        if code == -32020 and method == TOOLS_CALL and isinstance(params, Mapping):
+            if str(params.get("name")) not in self._tool_headers:
+                await self.list_tools()  # learn its x-mcp-header parameters
+                return str(params.get("name")) in self._tool_headers
+        return False

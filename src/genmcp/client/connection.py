@@ -1,0 +1,293 @@
+"""``Connection``: one server's wire, era and session; it turns a request into a reply.
+
+The first request learns the era as the spec says. HTTP: ``server/discover`` at 2026-07-28;
+a result naming 2026-07-28 (or a modern error) means a modern server, anything else (an
+HTTP error without a modern JSON-RPC error, a -32022 naming only 2025 revisions) opens a
+2025 session. stdio: the same, and no answer to ``server/discover`` within
+``PROBE_TIMEOUT`` counts as 2025 too. ``protocol=`` fixes the era instead.
+
+Then :meth:`Connection.send` builds each request for the era (2026-07-28: ``_meta``
+version, capabilities, client info, and the ``Mcp-*`` headers; 2025: the session's id and
+revision, ``logging/setLevel`` when the level changes), sends it with the request's
+``Sink`` as ``on_message``, and cancels it on ``asyncio.CancelledError`` the era's way
+(closing the stream; ``notifications/cancelled`` in a session or over stdio). A 2025
+session over HTTP also reads its GET stream, for the server requests and changes sent
+there. What no request claims goes to the listeners (``add_listener``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
+
+from genmcp.client.errors import ClientError, RPCError
+from genmcp.client.exchange import Handlers, Sink
+from genmcp.client.http import HTTPWire, Reply
+from genmcp.client.inputs import Inputs, resolve
+from genmcp.client.session import LegacySession, initialize_request
+from genmcp.client.stdio import StdioWire
+from genmcp.protocol.client import Message, build_request, is_modern_error, request_headers
+from genmcp.protocol.methods import (
+    LOGGING_SET_LEVEL,
+    SERVER_DISCOVER,
+    SUBSCRIPTIONS_LISTEN,
+    TASKS_PREFIX,
+)
+from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
+from genmcp.protocol.versions import LATEST, LEGACY_VERSIONS
+
+__all__ = ["Connection", "Listener"]
+
+logger = logging.getLogger("genmcp.client")
+
+PROBE_TIMEOUT: Final = 30.0
+"""Seconds a stdio server gets to answer ``server/discover`` before it counts as 2025: its
+start-up is in it (seconds on a loaded machine); a 2025 server usually answers an unknown
+method with an error at once, so only a silent one waits this long."""
+STREAM_PAUSE: Final = 1.0
+"""Seconds between a 2025 GET stream's end and the next one."""
+Listener = Callable[[Message], Awaitable[None]]
+
+
+class Connection:
+    """One server: its wire, its era, its session (see the module docstring)."""
+
+    def __init__(
+        self,
+        wire: HTTPWire | StdioWire,
+        *,
+        protocol: str | None,
+        capabilities: Mapping[str, Any],
+        client_info: Mapping[str, Any],
+        inputs: Inputs,
+        defaults: Handlers,
+        token: str | Callable[[], Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.wire, self.url = wire, wire.url
+        self.protocol = protocol
+        self.capabilities, self.client_info = dict(capabilities), dict(client_info)
+        self.inputs, self.defaults = inputs, defaults
+        self.era: str | None = None
+        self.server: dict[str, Any] = {}
+        self.session: LegacySession | None = None
+        self.stream_open = asyncio.Event()
+        """Set once a 2025 session's GET stream has answered (or failed)."""
+        self._token, self._headers = token, dict(headers or {})
+        self._ids = itertools.count(1)
+        self._listeners: set[Listener] = set()
+        self._connecting = asyncio.Lock()
+        self._standalone: asyncio.Task[None] | None = None
+        if isinstance(wire, StdioWire):
+            wire.unrouted = self.unrouted
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Get the messages no request claims (2025 changes); returns the remover."""
+        self._listeners.add(listener)
+        return lambda: self._listeners.discard(listener)
+
+    async def aclose(self) -> None:
+        """End a 2025 session (``DELETE``), stop a stdio server, close the pool."""
+        session, self.session = self.session, None
+        standalone, self._standalone = self._standalone, None
+        if standalone is not None:
+            standalone.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await standalone
+        if session is not None and isinstance(self.wire, HTTPWire):
+            await self.wire.delete(await self.http_headers(session.headers()))
+        await self.wire.aclose()
+
+    # -- requests -------------------------------------------------------------------------
+
+    async def send(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        handlers: Handlers,
+        *,
+        progress: bool = False,
+        log_level: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        header_params: Mapping[str, str] | None = None,
+    ) -> Reply:
+        """Send one request in the era; the reply (its ``message`` holds result or error)."""
+        await self.ensure_era()
+        request_id = next(self._ids)
+        token = f"progress-{request_id}" if progress else None
+        session = self.session
+        if session is not None:
+            if log_level is not None and log_level != session.log_level:
+                await self._set_level(session, log_level)
+            body = {**(params or {}), **({"_meta": dict(meta)} if meta else {})}
+            message = session.request(method, body, request_id, token)
+            headers = session.headers()
+        else:
+            declared = {**self.capabilities, **(capabilities or {})}
+            if method.startswith(TASKS_PREFIX):
+                declared["extensions"] = {**declared.get("extensions", {}), TASKS_EXTENSION: {}}
+            message = build_request(
+                method, params, request_id, version=LATEST, capabilities=declared,
+                client_info=self.client_info, progress_token=token, log_level=log_level,
+                meta=meta,
+            )  # fmt: skip
+            headers = request_headers(message, header_params)
+        sink = Sink(handlers, self.inputs, self.reply, self.unrouted)
+        try:
+            if isinstance(self.wire, StdioWire):
+                return await self.wire.send(message, None, sink)
+            sent = await self.http_headers(headers)
+            resume = sent if session is not None else None
+            endless = method == SUBSCRIPTIONS_LISTEN
+            return await self.wire.send(message, sent, sink, resume=resume, endless=endless)
+        except asyncio.CancelledError:
+            if session is not None and isinstance(self.wire, HTTPWire):
+                with contextlib.suppress(ClientError):
+                    await asyncio.shield(self.reply(LegacySession.cancelled(request_id)))
+            raise
+
+    async def reply(self, message: Message) -> None:
+        """Send a response or notification (a 2025 server request's answer, a cancel)."""
+        if isinstance(self.wire, StdioWire):
+            await self.wire.post(message)
+            return
+        headers = self.session.headers() if self.session is not None else request_headers(message)
+        await self.wire.send(message, await self.http_headers(headers))
+
+    async def unrouted(self, message: Message) -> None:
+        """A message no request claims: a server request, or a change for the listeners."""
+        if "id" in message and "method" in message:
+            await Sink(self.defaults, self.inputs, self.reply)(message)
+            return
+        for listener in list(self._listeners):
+            await listener(message)
+
+    async def http_headers(self, headers: Mapping[str, str]) -> dict[str, str]:
+        """``headers`` plus the client's own and the bearer token."""
+        found = {**headers, **self._headers}
+        if self._token is not None:
+            token = self._token() if callable(self._token) else self._token
+            found["authorization"] = f"Bearer {await resolve(token)}"
+        return found
+
+    async def _set_level(self, session: LegacySession, level: str) -> None:
+        session.log_level = level
+        if "logging" in (session.server.get("capabilities") or {}):
+            reply = await self.send(LOGGING_SET_LEVEL, {"level": level}, Handlers())
+            if reply.message is not None and "error" in reply.message:
+                logger.info("%s refused logging/setLevel %s", self.url, level)
+
+    # -- the era --------------------------------------------------------------------------
+
+    async def ensure_era(self) -> None:
+        """Learn the era (once): the probe, a session, or what ``protocol`` said."""
+        if self.era is not None:
+            return
+        async with self._connecting:
+            if self.era is not None:
+                return
+            if self.protocol in LEGACY_VERSIONS:
+                if not await self._open_session(self.protocol):
+                    raise ClientError(f"{self.url} did not open a {self.protocol} session")
+            elif self.protocol == LATEST:
+                self.era = LATEST
+            else:
+                await self._probe()
+
+    async def _probe(self) -> None:
+        """``server/discover`` first; a session when the answer is not a modern server's."""
+        failure: ClientError
+        for _ in range(2):
+            message = build_request(
+                SERVER_DISCOVER, {}, next(self._ids), version=LATEST,
+                capabilities=self.capabilities, client_info=self.client_info,
+            )  # fmt: skip
+            try:
+                reply = await self._discover(message)
+            except ClientError as exc:
+                if exc.status is None or exc.status in (401, 403):
+                    raise  # nothing answered, or it wants credentials: no session would help
+                failure = exc
+                break
+            result = (reply.message or {}).get("result")
+            if isinstance(result, Mapping) and LATEST in (result.get("supportedVersions") or ()):
+                self.era, self.server = LATEST, dict(result)
+                return
+            error = (reply.message or {}).get("error")
+            failure = RPCError.from_error(error, status=reply.status)
+            if is_modern_error(error) and (error or {}).get("code") == -32022:
+                continue  # it named 2026-07-28: ask again (version negotiation)
+            if reply.status in (401, 403) or is_modern_error(error):
+                self.era = LATEST
+                raise failure
+            if isinstance(result, Mapping):
+                failure = ClientError(f"{self.url} answered server/discover without "
+                                      f"supportedVersions naming {LATEST}")  # fmt: skip
+            break
+        if not await self._open_session(_newest(failure)):
+            raise failure
+
+    async def _discover(self, message: Message) -> Reply:
+        if isinstance(self.wire, StdioWire):
+            try:
+                return await asyncio.wait_for(self.wire.send(message), PROBE_TIMEOUT)
+            except TimeoutError:
+                silent = f"{self.url!r} did not answer server/discover"
+                raise ClientError(silent, status=0) from None
+        headers = await self.http_headers(request_headers(message))
+        return await self.wire.send(message, headers)
+
+    async def _open_session(self, version: str) -> bool:
+        """The 2025 handshake; True when the server opened a session."""
+        message = initialize_request(
+            f"init-{next(self._ids)}", version, self.capabilities, self.client_info
+        )
+        try:
+            if isinstance(self.wire, StdioWire):
+                reply = await self.wire.send(message)
+            else:
+                headers = {"accept": "application/json, text/event-stream",
+                           "content-type": "application/json"}  # fmt: skip
+                reply = await self.wire.send(message, await self.http_headers(headers))
+        except ClientError:
+            return False
+        session_id = reply.headers.get("mcp-session-id")
+        session = LegacySession.accept((reply.message or {}).get("result"), session_id)
+        if session is None:
+            return False
+        self.session, self.era, self.server = session, session.version, session.server
+        await self.reply(session.initialized())
+        if isinstance(self.wire, HTTPWire):
+            self._standalone = asyncio.create_task(self._server_stream(self.wire, session))
+        return True
+
+    async def _server_stream(self, wire: HTTPWire, session: LegacySession) -> None:
+        """The session's GET stream: server requests and changes not tied to a request."""
+        while self.session is session:
+            try:
+                headers = await self.http_headers(session.headers())
+                status = await wire.stream(
+                    headers, self.unrouted, on_open=lambda _: self.stream_open.set()
+                )
+            except ClientError as exc:
+                logger.debug("%s: the session's GET stream failed: %s", self.url, exc)
+                self.stream_open.set()
+                return
+            if status != 200:
+                return  # 405: the server offers none
+            await asyncio.sleep(STREAM_PAUSE)
+
+
+def _newest(failure: ClientError) -> str:
+    """The 2025 revision to open a session at: the newest the server named, or ours."""
+    data = failure.data if isinstance(failure, RPCError) else None
+    named = data.get("supported") if isinstance(data, Mapping) else None
+    for version in LEGACY_VERSIONS:
+        if isinstance(named, list) and version in named:
+            return version
+    return LEGACY_VERSIONS[0]

@@ -1,0 +1,263 @@
+"""The client's Streamable HTTP wire: POST a message, read its JSON or SSE answer.
+
+``HTTPWire`` owns one ``httpx.AsyncClient`` (a pool of keep-alive connections; pass your own
+to share it) and knows nothing of eras: ``send`` POSTs one JSON-RPC message with the headers
+it is given, hands every other message on the response's SSE stream to ``on_message`` as it
+arrives (progress, logs, a 2025 server's requests) and returns the response. A 2025 stream
+that ends before its response is resumed: a GET with ``Last-Event-ID`` after the stream's
+``retry`` delay (SEP-1699). ``stream`` reads a GET stream (a 2025 session's server
+messages) until it ends.
+
+Cancelling the task that awaits ``send`` closes the response: in 2026-07-28 that is the
+cancel signal the server acts on. Failures become ``ClientError`` with a message that names
+the URL (refused, unresolvable, timed out, an HTTP page that is not MCP).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import httpx
+
+from genmcp.client.errors import ClientError
+from genmcp.protocol.client import Message, SSEParser
+
+__all__ = ["HTTPWire", "OnMessage", "Reply"]
+
+OnMessage = Callable[[Message], Awaitable[None]]
+RESUMES: Final = 3
+"""How many times a 2025 stream that broke before its response is resumed."""
+DEFAULT_RETRY_MS: Final = 1000
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a POST got: the HTTP status, the response headers, the JSON-RPC message (None: 202)."""
+
+    status: int
+    headers: Mapping[str, str]
+    message: Message | None
+
+
+class HTTPWire:
+    """POSTs JSON-RPC messages to one URL over a pooled ``httpx.AsyncClient``."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        http: httpx.AsyncClient | None = None,
+        timeout: float = 60.0,
+        auth: httpx.Auth | None = None,
+    ) -> None:
+        self.url, self.timeout, self.auth = url, timeout, auth
+        self._owned = http is None
+        self.http = http or httpx.AsyncClient(timeout=httpx.Timeout(timeout), trust_env=False)
+        self.host = httpx.URL(url).host
+
+    async def send(
+        self,
+        message: Message,
+        headers: Mapping[str, str],
+        on_message: OnMessage | None = None,
+        *,
+        resume: Mapping[str, str] | None = None,
+        endless: bool = False,
+    ) -> Reply:
+        """POST ``message``; the reply. ``resume``: a 2025 session's headers (resumable);
+        ``endless``: no read timeout (a listen stream may stay quiet for long)."""
+        with self._errors():
+            request = self.http.build_request(
+                "POST", self.url, content=json.dumps(message).encode(), headers=dict(headers),
+                timeout=self._endless() if endless else httpx.USE_CLIENT_DEFAULT,
+            )  # fmt: skip
+            response = await self.http.send(request, stream=True, auth=self._auth())
+            try:
+                if response.status_code == 202:
+                    return Reply(202, response.headers, None)
+                if _is_sse(response):
+                    parser = SSEParser()
+                    found = await self._read_sse(response, parser, message.get("id"), on_message)
+                    if found is None and resume is not None and parser.last_id is not None:
+                        await response.aclose()
+                        found = await self._resume(parser, message.get("id"), resume, on_message)
+                    if found is None:
+                        raise ClientError(f"{self.url} ended its stream without a response")
+                    return Reply(response.status_code, response.headers, found)
+                return Reply(response.status_code, response.headers, await self._json(response))
+            finally:
+                await response.aclose()
+
+    async def stream(
+        self,
+        headers: Mapping[str, str],
+        on_message: OnMessage,
+        last_event_id: str | None = None,
+        on_open: Callable[[int], None] | None = None,
+    ) -> int:
+        """Read a GET stream until the server ends it; its HTTP status (405: none offered).
+
+        ``on_open`` learns the status as soon as the response starts."""
+        wanted = {**headers, "accept": "text/event-stream"}
+        if last_event_id is not None:
+            wanted["last-event-id"] = last_event_id
+        with self._errors():
+            request = self.http.build_request("GET", self.url, headers=wanted,
+                                              timeout=self._endless())  # fmt: skip
+            response = await self.http.send(request, stream=True, auth=self._auth())
+            if on_open is not None:
+                on_open(response.status_code)
+            try:
+                if response.status_code == 200 and _is_sse(response):
+                    await self._read_sse(response, SSEParser(), None, on_message)
+                return response.status_code
+            finally:
+                await response.aclose()
+
+    async def delete(self, headers: Mapping[str, str]) -> None:
+        """``DELETE`` (a 2025 session's end); failures are ignored: the session expires anyway."""
+        try:
+            response = await self.http.delete(self.url, headers=dict(headers), auth=self._auth())
+            await response.aclose()
+        except httpx.HTTPError:
+            pass
+
+    async def aclose(self) -> None:
+        """Close the connection pool, unless it was handed in."""
+        if self._owned:
+            await self.http.aclose()
+
+    # -- reading ----------------------------------------------------------------------------
+
+    async def _read_sse(
+        self,
+        response: httpx.Response,
+        parser: SSEParser,
+        request_id: Any,
+        on_message: OnMessage | None,
+    ) -> Message | None:
+        """Hand over each message until the response to ``request_id`` (returned)."""
+        async for chunk in response.aiter_raw():
+            for data in parser.feed(chunk):
+                found = await self._dispatch(data, request_id, on_message)
+                if found is not None:
+                    return found
+        for data in parser.feed(b"", final=True):
+            found = await self._dispatch(data, request_id, on_message)
+            if found is not None:
+                return found
+        return None
+
+    async def _dispatch(
+        self, data: str, request_id: Any, on_message: OnMessage | None
+    ) -> Message | None:
+        try:
+            message = json.loads(data)
+        except ValueError:
+            raise ClientError(
+                f"{self.url} sent an SSE event that is not JSON: {data[:80]!r}"
+            ) from None
+        if not isinstance(message, dict):
+            raise ClientError(f"{self.url} sent an SSE event that is not a JSON-RPC message")
+        if "method" not in message and ("result" in message or "error" in message):
+            if request_id is None or message.get("id") == request_id:
+                return message
+            return None  # a response to another request: not ours to read
+        if on_message is not None:
+            await on_message(message)
+        return None
+
+    async def _resume(
+        self,
+        parser: SSEParser,
+        request_id: Any,
+        headers: Mapping[str, str],
+        on_message: OnMessage | None,
+    ) -> Message | None:
+        """GET with ``Last-Event-ID`` after ``retry`` ms until the response comes (SEP-1699)."""
+        for _ in range(RESUMES):
+            await asyncio.sleep((parser.retry_ms or DEFAULT_RETRY_MS) / 1000)
+            wanted = {**headers, "accept": "text/event-stream", "last-event-id": parser.last_id}
+            request = self.http.build_request("GET", self.url, headers=wanted)  # type: ignore[arg-type]
+            response = await self.http.send(request, stream=True, auth=self._auth())
+            try:
+                if response.status_code != 200 or not _is_sse(response):
+                    return None
+                found = await self._read_sse(response, parser, request_id, on_message)
+                if found is not None:
+                    return found
+            finally:
+                await response.aclose()
+        return None
+
+    async def _json(self, response: httpx.Response) -> Message:
+        body = await response.aread()
+        try:
+            decoded = json.loads(body)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0":
+            return decoded
+        snippet = body[:200].decode(errors="replace").strip()
+        hint = " (it wants a bearer token)" if response.status_code == 401 else ""
+        raise ClientError(
+            f"{self.url} answered HTTP {response.status_code} {response.reason_phrase}, not MCP"
+            + (f": {snippet}" if snippet else "")
+            + hint,
+            status=response.status_code,
+            www_authenticate=response.headers.get("www-authenticate"),
+        )
+
+    def _endless(self) -> httpx.Timeout:
+        return httpx.Timeout(self.timeout, read=None)
+
+    def _auth(self) -> Any:
+        """The request's auth: ours, or the pool's default."""
+        return self.auth if self.auth is not None else httpx.USE_CLIENT_DEFAULT
+
+    def _errors(self) -> _Translate:
+        return _Translate(self)
+
+
+class _Translate:
+    """Turns httpx's exceptions into a ``ClientError`` that names the URL."""
+
+    def __init__(self, wire: HTTPWire) -> None:
+        self.wire = wire
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, traceback: Any) -> None:
+        if exc is None or not isinstance(exc, httpx.HTTPError):
+            return
+        url, causes = self.wire.url, list(_chain(exc))
+        if any(isinstance(cause, ConnectionRefusedError) for cause in causes):
+            raise ClientError(f"cannot connect to {url}: connection refused") from None
+        unresolved = [cause for cause in causes if isinstance(cause, socket.gaierror)]
+        if unresolved:
+            reason = unresolved[0].strerror or str(unresolved[0])
+            raise ClientError(f"cannot resolve {self.wire.host}: {reason}") from None
+        if isinstance(exc, httpx.TimeoutException):
+            raise ClientError(f"no answer from {url} within {self.wire.timeout:g} s") from None
+        raise ClientError(f"cannot talk to {url}: {exc or type(exc).__name__}") from None
+
+
+def _chain(exc: BaseException) -> Any:
+    """``exc`` and its causes, each once."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _is_sse(response: httpx.Response) -> bool:
+    kind: str = response.headers.get("content-type", "")
+    return kind.partition(";")[0].strip().lower() == "text/event-stream"

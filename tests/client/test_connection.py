@@ -1,0 +1,108 @@
+"""client.connection: the era probe against scripted servers (raw ASGI on uvicorn).
+
+A -32022 naming only 2025 revisions opens a session at the newest named one; a -32022
+naming 2026-07-28 is a negotiation round (asked again); a 401 page stops the probe (no
+session would help); a `server/discover` result without `supportedVersions` is not a
+modern server's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from genmcp.client import Client, ClientError
+from support.server import LiveServers
+from tests.client.test_http import scripted
+
+
+def answer(body: bytes, **reply: Any) -> tuple[int, str, list[bytes]]:
+    message = json.loads(body)
+    payload = {"jsonrpc": "2.0", "id": message.get("id"), **reply}
+    return 200, "application/json", [json.dumps(payload).encode()]
+
+
+class Peer:
+    """A server that refuses 2026-07-28 the way it is told to, and speaks 2025 sessions."""
+
+    def __init__(self, refusal: dict[str, Any] | None, status: int = 400) -> None:
+        self.refusal, self.status = refusal, status
+        self.methods: list[str] = []
+
+    async def __call__(self, method: str, headers: dict[str, str], body: bytes) -> Any:
+        if method != "POST":
+            return 405, "text/plain", []
+        message = json.loads(body)
+        self.methods.append(message.get("method", "response"))
+        if message.get("method") == "server/discover":
+            if self.refusal is None:
+                return answer(body, result={})
+            error = {"jsonrpc": "2.0", "id": message["id"], "error": self.refusal}
+            return self.status, "application/json", [json.dumps(error).encode()]
+        if message.get("method") == "initialize":
+            version = message["params"]["protocolVersion"]
+            return answer(body, result={"protocolVersion": version, "capabilities": {},
+                                        "serverInfo": {"name": "old", "version": "1"}})  # fmt: skip
+        if "id" not in message:
+            return 202, "text/plain", []
+        return answer(body, result={"tools": []})
+
+
+@pytest.mark.parametrize(
+    ("refusal", "version"),
+    [
+        ({"code": -32022, "message": "no", "data": {"supported": ["2025-06-18"]}}, "2025-06-18"),
+        ({"code": -32600, "message": "Bad Request: Missing session ID"}, "2025-11-25"),
+        (None, "2025-11-25"),  # a result without supportedVersions
+    ],
+)
+async def test_a_server_without_2026_gets_a_session(
+    live_server: LiveServers, refusal: dict[str, Any] | None, version: str
+) -> None:
+    peer = Peer(refusal)
+    url = live_server(scripted(peer)) + "/mcp"
+    async with Client(url) as client:
+        assert await client.list_tools() == []
+        assert client.era == version and client.server_info == {"name": "old", "version": "1"}
+
+    assert peer.methods[:4] == ["server/discover", "initialize", "notifications/initialized",
+                                "tools/list"]  # fmt: skip
+
+
+async def test_a_version_negotiation_round_is_asked_again(live_server: LiveServers) -> None:
+    rounds: list[str] = []
+
+    async def script(method: str, headers: dict[str, str], body: bytes) -> Any:
+        rounds.append(headers.get("mcp-protocol-version", ""))
+        if len(rounds) == 1:
+            error = {"code": -32022, "message": "Unsupported protocol version",
+                     "data": {"supported": ["2026-07-28"], "requested": "x"}}  # fmt: skip
+            payload = {"jsonrpc": "2.0", "id": json.loads(body)["id"], "error": error}
+            return 400, "application/json", [json.dumps(payload).encode()]
+        return answer(body, result={"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                                    "capabilities": {"tools": {}}})  # fmt: skip
+
+    url = live_server(scripted(script)) + "/mcp"
+    async with Client(url) as client:
+        server = await client.connect()
+
+    assert client.era == "2026-07-28" and server["capabilities"] == {"tools": {}}
+    assert rounds == ["2026-07-28", "2026-07-28"]
+
+
+async def test_a_401_stops_the_probe(live_server: LiveServers) -> None:
+    seen: list[str] = []
+
+    async def script(method: str, headers: dict[str, str], body: bytes) -> Any:
+        seen.append(json.loads(body)["method"])
+        return 401, "text/plain", [b"missing token"]
+
+    url = live_server(scripted(script)) + "/mcp"
+    async with Client(url) as client:
+        with pytest.raises(ClientError) as refused:
+            await client.list_tools()
+
+    assert refused.value.status == 401 and "bearer token" in str(refused.value)
+    assert seen == ["server/discover"]
