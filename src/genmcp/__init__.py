@@ -7,8 +7,8 @@ Layers, lowest first (a module imports only from its own layer or below;
     protocol/                   pure wire vocabulary: JSON-RPC, versions, _meta, builders, 2025
     schema/                     the schema engine: compile, keywords, RE2 patterns, $ref, fast path
     outcomes, behaviour         Result, Stream, Error, ...; the class-options base
-    tool, prompt, resource,     the public behaviours (apps: AppView, an MCP Apps view)
-    apps
+    tool, prompt, resource,     the public behaviours (apps: AppView, an MCP Apps view);
+    apps, functions             @tool, @prompt, @resource: a function as a behaviour class
     channel                     Channel, Mailbox, Outbox
     storage/                    Broker and SessionRegistry: memory, Redis
     _suite/                     private machinery: the Call and its phase table, catalogs,
@@ -32,10 +32,11 @@ from genmcp.apps import AppView
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.events import Ending
+from genmcp.functions import prompt, resource, tool
 from genmcp.middleware.chain import CallEnd, MCPRequest, Middleware, TransportContext, watch
 from genmcp.middleware.observe import AccessLog, Timing
 from genmcp.middleware.ratelimit import Limit, RateLimit
-from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
+from genmcp.outcomes import Error, InputDeclined, InputRequired, ResourceNotFound, Result, Stream
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.prompts import (
     assistant_message,
@@ -92,6 +93,7 @@ __all__ = [
     "Ending",
     "Error",
     "HTTPOptions",
+    "InputDeclined",
     "InputRequired",
     "InvalidArguments",
     "Limit",
@@ -127,8 +129,10 @@ __all__ = [
     "list_roots_request",
     "mcp_app",
     "mcp_router",
+    "prompt",
     "prompt_message",
     "read_resource_result",
+    "resource",
     "resource_item",
     "resource_link",
     "resource_template",
@@ -136,6 +140,7 @@ __all__ = [
     "routes_router",
     "text",
     "text_contents",
+    "tool",
     "user_message",
     "watch",
 ]

@@ -162,7 +162,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.schema",),
     ("genmcp.context",),
     ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel"),
-    ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps"),
+    ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps", "genmcp.functions"),
     ("genmcp.storage",),
     ("genmcp._suite",),
     ("genmcp.middleware",),
