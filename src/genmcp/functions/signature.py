@@ -151,7 +151,10 @@ def read_signature(
     for parameter in inspect.signature(fn).parameters.values():
         name = parameter.name
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            raise TypeError(f"{owner}: *{name} cannot be an MCP argument; name each argument")
+            stars = "*" if parameter.kind is parameter.VAR_POSITIONAL else "**"
+            raise TypeError(
+                f"{owner}: {stars}{name} cannot be an MCP argument; name each argument"
+            )
         if parameter.kind is parameter.POSITIONAL_ONLY:
             raise TypeError(f"{owner}: {name} is positional-only; genmcp passes keywords")
         annotation = hints.get(name, Any)
@@ -196,9 +199,14 @@ def describe(fn: Function) -> dict[str, Any]:
 
 
 def returns_model(fn: Function) -> type[BaseModel] | None:
-    """The return annotation of ``fn`` when it is a pydantic model, else None."""
+    """The pydantic model ``fn`` returns: its return annotation, or the one model of a union
+    with outcomes (``-> Order | InputRequired``); None for any other annotation."""
     returned = typing.get_type_hints(fn).get("return")
-    return returned if _is(returned, BaseModel) else None
+    members = typing.get_args(returned) if isinstance(returned, types.UnionType) else (returned,)
+    if typing.get_origin(returned) is typing.Union:
+        members = typing.get_args(returned)
+    models = [member for member in members if _is(member, BaseModel)]
+    return models[0] if len(models) == 1 else None
 
 
 def make_class(fn: Function, body: dict[str, Any], base: type, options: dict[str, Any]) -> Any:
