@@ -55,7 +55,7 @@ class Old(Prompt, name="old", arguments=[{"name": "a"}]):
     def get(self, request: PromptRequest, channel: Channel, arg: Any) -> str:
         return "x"
 
-    def complete(self, argument: str, value: str, context: Mapping[str, str], arg: Any) -> list[str]:
+    def complete(self, argument: str, value: str, context: Mapping[str, str], arg: Any) -> Any:
         return [f"{value}-old"]
 
 

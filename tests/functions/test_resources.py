@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from genmcp import Channel, ResourceNotFound, ResourceRepo, Result, Suite, resource
-from genmcp import read_resource_result, text_contents
+from genmcp import (
+    Channel,
+    ResourceNotFound,
+    ResourceRepo,
+    Result,
+    Suite,
+    read_resource_result,
+    resource,
+    text_contents,
+)
 from genmcp.protocol.methods import RESOURCES_READ
 from genmcp.testing import MCPTestClient, RPCError
 
@@ -41,7 +49,8 @@ def logo() -> bytes:
 
 @resource("shop://cached")
 def cached() -> Result:
-    return Result(read_resource_result(text_contents("shop://cached", "x"), ttl_ms=5000, cache_scope="public"))
+    contents = text_contents("shop://cached", "x")
+    return Result(read_resource_result(contents, ttl_ms=5000, cache_scope="public"))
 
 
 def suite() -> Suite:
