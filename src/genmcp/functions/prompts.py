@@ -23,12 +23,10 @@ from pydantic.fields import FieldInfo
 from genmcp.behaviour import Completion
 from genmcp.channel import Channel
 from genmcp.functions.completion import Completers
-from genmcp.functions.signature import Signature, describe, make_class, read_signature
+from genmcp.functions.signature import Function, Signature, describe, make_class, read_signature
 from genmcp.prompt import Prompt, PromptRequest
 
 __all__ = ["prompt"]
-
-Function = Callable[..., Any]
 
 
 @overload

@@ -25,6 +25,7 @@ from genmcp.behaviour import Completion
 from genmcp.channel import Channel
 from genmcp.functions.completion import Completers
 from genmcp.functions.signature import (
+    Function,
     Signature,
     describe,
     make_class,
@@ -38,8 +39,6 @@ from genmcp.resource import ListPage, ResourceRepo, ResourceRequest
 from genmcp.schema import InvalidArguments
 
 __all__ = ["resource"]
-
-Function = Callable[..., Any]
 
 
 def resource(uri: str, /, **options: Any) -> Callable[[Function], type[ResourceRepo]]:

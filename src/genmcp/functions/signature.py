@@ -39,6 +39,7 @@ from genmcp.schema import InvalidArguments
 __all__ = [
     "CHANNEL",
     "REQUEST",
+    "Function",
     "Signature",
     "dependency_of",
     "describe",
@@ -152,9 +153,7 @@ def read_signature(
         name = parameter.name
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             stars = "*" if parameter.kind is parameter.VAR_POSITIONAL else "**"
-            raise TypeError(
-                f"{owner}: {stars}{name} cannot be an MCP argument; name each argument"
-            )
+            raise TypeError(f"{owner}: {stars}{name} cannot be an MCP argument; name each argument")
         if parameter.kind is parameter.POSITIONAL_ONLY:
             raise TypeError(f"{owner}: {name} is positional-only; genmcp passes keywords")
         annotation = hints.get(name, Any)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, overload
 
 from genmcp.functions.signature import (
+    Function,
     Signature,
     describe,
     make_class,
@@ -31,8 +32,6 @@ from genmcp.functions.signature import (
 from genmcp.tool import Tool, ToolRequest
 
 __all__ = ["tool"]
-
-Function = Callable[..., Any]
 
 
 @overload
