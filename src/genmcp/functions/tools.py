@@ -86,7 +86,13 @@ def _call(fn: Function, signature: Signature) -> Function:
     """The ``call`` hook: async for an ``async def`` or a ``def`` with dependencies (run in
     a thread after they are resolved), a plain ``def`` (genmcp's thread) otherwise."""
     bind, resolve = signature.bind, signature.resolve
-    if signature.is_async and not signature.dependencies:
+    plain = not (signature.injected or signature.dependencies or signature.single)
+    if signature.is_async and plain and signature.model is not None:
+
+        async def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
+            return await fn(**request.arguments.__dict__)  # the model's fields: the arguments
+
+    elif signature.is_async and not signature.dependencies:
 
         async def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
             return await fn(**bind(request.arguments, request, channel))
