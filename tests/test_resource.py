@@ -202,7 +202,7 @@ class Broken(ResourceRepo, prefix="broken://"):
             return Result({"contents": []})
         if request.uri == "broken://raise":
             raise RuntimeError("disk on fire")
-        return "not an outcome"
+        return 42  # not an outcome (a str would be text: plain returns, issue 28)
 
 
 async def test_a_broken_read_is_logged_and_answered_internal_error(

@@ -10,6 +10,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     outcomes, behaviour         Result, Stream, Error, ...; the class-options base
     tool, prompt, resource,     the public behaviours (apps: AppView, an MCP Apps view;
     apps, skills/               skills: Skill, SkillRepo, the Skills extension)
+    functions                   @tool, @prompt, @resource: a function as a behaviour class
     channel                     Channel, Mailbox, Outbox
     storage/                    Broker and SessionRegistry: memory, Redis
     _suite/                     private machinery: the Call and its phase table, catalogs,
@@ -33,10 +34,11 @@ from genmcp.apps import AppView
 from genmcp.channel import Channel
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.events import Ending
+from genmcp.functions import prompt, resource, tool
 from genmcp.middleware.chain import CallEnd, MCPRequest, Middleware, TransportContext, watch
 from genmcp.middleware.observe import AccessLog, Timing
 from genmcp.middleware.ratelimit import Limit, RateLimit
-from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result, Stream
+from genmcp.outcomes import Error, InputDeclined, InputRequired, ResourceNotFound, Result, Stream
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.prompts import (
     assistant_message,
@@ -97,6 +99,7 @@ __all__ = [
     "Ending",
     "Error",
     "HTTPOptions",
+    "InputDeclined",
     "InputRequired",
     "InvalidArguments",
     "Limit",
@@ -134,8 +137,10 @@ __all__ = [
     "list_roots_request",
     "mcp_app",
     "mcp_router",
+    "prompt",
     "prompt_message",
     "read_resource_result",
+    "resource",
     "resource_item",
     "resource_link",
     "resource_template",
@@ -143,6 +148,7 @@ __all__ = [
     "routes_router",
     "text",
     "text_contents",
+    "tool",
     "user_message",
     "watch",
 ]

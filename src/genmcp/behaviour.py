@@ -3,17 +3,19 @@
 A behaviour is configured with class keyword options (``class Add(Tool, name="add")``); the
 options feed the default hooks. :class:`Behaviour` reads them once per class in
 ``__init_subclass__``, refuses unknown ones naming the class and the known ones, and merges
-them over the parent's, so a subclass may refine a configured tool.
+them over the parent's, so a subclass may refine a configured tool. :func:`complete_arity`
+tells which of the two ``complete`` signatures a prompt or repository wrote.
 
 Imports nothing from genmcp.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, ClassVar, TypeAlias, TypeVar
 
-__all__ = ["Behaviour", "Completion", "Hooked"]
+__all__ = ["Behaviour", "Completion", "Hooked", "complete_takes_channel"]
 
 T = TypeVar("T")
 Hooked: TypeAlias = T | Awaitable[T]
@@ -46,3 +48,27 @@ class Behaviour:
     def option(self, key: str, default: Any = None) -> Any:
         """The class option ``key`` (``"_meta"`` reads the ``meta=`` option)."""
         return self._genmcp_options.get("meta" if key == "_meta" else key, default)
+
+
+def complete_takes_channel(behaviour: Behaviour) -> bool:
+    """True when ``behaviour.complete`` is ``(argument, value, context, channel, arg)``, False
+    for the older ``(argument, value, context, arg)``; ``TypeError`` for any other, so a
+    wrong signature fails when the Suite is built rather than at the first completion."""
+    try:
+        complete = behaviour.complete  # type: ignore[attr-defined]
+        parameters = list(inspect.signature(complete).parameters.values())
+    except (TypeError, ValueError):  # no signature to read (a builtin): assume the current
+        return True
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return True
+    positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
+    if positional == 5:
+        return True
+    if positional == 4:
+        return False
+    owner = type(behaviour).__qualname__
+    raise TypeError(
+        f"{owner}.complete takes {positional} argument(s) after self; write "
+        "complete(self, argument, value, context, channel, arg) (or the older "
+        "complete(self, argument, value, context, arg), without the channel)"
+    )

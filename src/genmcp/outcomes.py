@@ -6,26 +6,35 @@ state}`` is ``InputRequired(requests, state)``. ``ResourceNotFound`` is a resour
 Which hook may return which is the behaviour's contract (``tool.py``, ``prompt.py``,
 ``resource.py``); anything else raises ``CallbackReturnError`` naming the hook.
 
-Pure: imports only ``genmcp.errors``.
+:func:`typed_input` reads one answer of the client as a pydantic model (what
+``request.input(Model)`` returns), raising :class:`InputDeclined` when the user said no.
+
+Pure: imports only pydantic and ``genmcp.errors``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from genmcp.errors import INTERNAL_ERROR
+from pydantic import BaseModel, ValidationError
+
+from genmcp.errors import INTERNAL_ERROR, MCPError
 
 __all__ = [
     "CacheControl",
     "Error",
+    "InputDeclined",
     "InputRequired",
     "Outcome",
     "ResourceNotFound",
     "Result",
     "Stream",
+    "typed_input",
 ]
+
+M = TypeVar("M", bound=BaseModel)
 
 CacheControl = tuple[Literal["public", "private"], int]
 """``("public" | "private", ttl_ms)``: how long clients may cache a listing or a read."""
@@ -82,3 +91,64 @@ class ResourceNotFound:
 
 
 Outcome = Result | Stream | Error | InputRequired | ResourceNotFound
+
+
+class InputDeclined(MCPError):
+    """Raised by ``request.input(Model)`` when the user declined or cancelled the question.
+
+    Left uncaught in a tool, it answers an ``isError`` result saying nothing was done (the
+    model reads it); in a prompt or a resource, the JSON-RPC error ``input_refused``. Catch
+    it to answer your own way.
+
+    Attributes:
+        key: the ``InputRequired`` key the user answered.
+        action: ``"decline"`` or ``"cancel"``.
+    """
+
+    def __init__(self, key: str, action: str) -> None:
+        super().__init__(
+            "input_refused",
+            f"The user answered {action!r} to {key!r}: nothing was done",
+            {"key": key, "action": action},
+        )
+        self.key, self.action = key, action
+
+
+def typed_input(
+    responses: Mapping[str, Any] | None, model: type[M], key: str | None = None
+) -> M | None:
+    """The client's answer under ``key`` as a ``model`` instance, or None when not given.
+
+    ``key`` defaults to the only answer (or, among several, the one named after the model
+    class). An accepted elicitation gives its ``content`` as the model; a declined or
+    cancelled one raises :class:`InputDeclined`; content that does not fit the model is the
+    client's fault (-32602).
+    """
+    if not responses:
+        return None
+    if key is None:
+        if len(responses) == 1:
+            key = next(iter(responses))
+        elif model.__name__ in responses:
+            key = model.__name__
+        else:
+            raise ValueError(
+                f"request.input({model.__name__}) has several answers "
+                f"({', '.join(sorted(responses))}): name the key, request.input(Model, 'key')"
+            )
+    answer = responses.get(key)
+    if answer is None:
+        return None
+    action = answer.get("action") if isinstance(answer, Mapping) else None
+    if action in ("decline", "cancel"):
+        raise InputDeclined(key, action)
+    content = answer.get("content") if isinstance(answer, Mapping) else None
+    try:
+        return model.model_validate(content if action == "accept" else answer)
+    except ValidationError as exc:
+        raise MCPError(
+            "bad_input_responses",
+            f"Invalid inputResponses: {key!r} does not fit {model.__name__}: "
+            f"{exc.error_count()} error(s), first: {exc.errors()[0]['msg']}",
+            {"key": key},
+        ) from None

@@ -1,11 +1,12 @@
 """The Prompt behaviour: a prompt template as a class with hooks.
 
-A prompt is a subclass of ``Prompt`` configured with class keyword options (``name=``,
-``title=``, ``description=``, ``arguments=[{"name", "description", "required"}]``), the
-twin of ``Tool``: ``get(request, channel, arg)`` returns ``Result(get_prompt_result(...))``,
-``InputRequired(requests, state)`` or ``Error``; the optional ``complete(argument, value,
-context, arg)`` suggests argument values. Every hook receives the provider argument ``arg``
-last: ``prompts=[(Review, "strict")]``; a bare class means ``arg=None``.
+A prompt is a subclass of ``Prompt`` configured with class keyword options (``name=``, ``title=``,
+``description=``, ``arguments=[{"name", "description", "required"}]``), the twin of ``Tool``:
+``get(request, channel, arg)`` returns a ``str`` (one user message), a list of messages,
+``Result(get_prompt_result(...))``, ``InputRequired(requests, state)`` or ``Error``; the optional
+``complete(argument, value, context, channel, arg)`` suggests argument values. ``@prompt``
+(``genmcp.functions``) writes the class from a function. Every hook receives the provider argument
+``arg`` last: ``prompts=[(Review, "strict")]``; a bare class means ``arg=None``.
 
 Arguments are checked before ``get`` (``validate_request``): strings only, every required
 one present, no unknown ones; a failure is -32602 with the failing arguments in ``data``.
@@ -17,16 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from pydantic import BaseModel
 
 from genmcp.behaviour import Behaviour, Completion, Hooked
-from genmcp.outcomes import CacheControl, Error, InputRequired, Result
+from genmcp.outcomes import CacheControl, Error, InputRequired, Result, typed_input
 from genmcp.schema import InvalidArguments
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
 
 __all__ = ["GetOutcome", "Prompt", "PromptRequest"]
+
+M = TypeVar("M", bound=BaseModel)
 
 _OPTION_KEYS = (
     "name",
@@ -57,6 +62,11 @@ class PromptRequest:
     meta: Mapping[str, Any] = field(default_factory=dict)
     input_responses: dict[str, Any] | None = None
     request_state: Any = None
+
+    def input(self, model: type[M], key: str | None = None) -> M | None:
+        """The client's answer as a ``model`` instance (a pydantic class), or None on the
+        first pass: ``confirm = request.input(Confirm)``. See ``outcomes.typed_input``."""
+        return typed_input(self.input_responses, model, key)
 
 
 GetOutcome = Result | InputRequired | Error
@@ -127,18 +137,22 @@ class Prompt(Behaviour):
     def get(self, request: PromptRequest, channel: Channel, arg: Any) -> Hooked[GetOutcome]:
         """Build the prompt. Must be overridden.
 
-        Return ``Result(get_prompt_result(messages))``, ``InputRequired(requests, state)``
+        Return a ``str`` (one user message), a list of messages (``str`` or
+        ``user_message(...)``), ``Result(get_prompt_result(messages))`` when you need a
+        description or ``_meta``, ``InputRequired(requests, state)``
         to ask the client first, or ``Error`` for a protocol error. Raising answers -32603
         and logs the traceback.
         """
         raise TypeError(f"{type(self).__qualname__} must implement get()")
 
     def complete(
-        self, argument: str, value: str, context: Mapping[str, str], arg: Any
+        self, argument: str, value: str, context: Mapping[str, str], channel: Channel, arg: Any
     ) -> Hooked[Completion]:
         """Suggest values for ``argument`` from its partial ``value``.
 
-        ``context`` holds the arguments the client already filled in. Return the matching
+        ``context`` holds the arguments the client already filled in; ``channel`` is the request's
+        (``channel.state``, ``channel.assigns``). The older ``complete(self, argument, value,
+        context, arg)``, without the channel, still works. Return the matching
         values (best first; genmcp sends at most 100, with ``total`` and ``hasMore``), or a
         ``complete_result(...)``. Prompts that do not override it offer no completions.
         """

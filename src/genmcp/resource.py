@@ -7,8 +7,11 @@ matching the RFC 6570 level-1 ``template=``), lists what it has (``list``), read
 provider argument ``arg`` last: ``resources=[(FilesRepo, "/srv/docs")]``; a bare class means
 ``arg=None``. One instance serves all requests of one provider.
 
-``read`` returns ``Result(read_resource_result(...))``, ``InputRequired(requests, state)``,
-``Error(...)`` or ``ResourceNotFound()``; anything else raises ``CallbackReturnError``.
+``read`` returns a ``str`` (text), ``bytes`` (a blob), a pydantic model (JSON),
+``Result(read_resource_result(...))`` (cache hints, several contents), ``InputRequired(
+requests, state)``, ``Error(...)`` or ``ResourceNotFound()``; anything else raises
+``CallbackReturnError``. ``@resource(uri)`` (``genmcp.functions``) writes the class from a
+function.
 ``StaticResource(...)`` is the convenience for fixed resources: no class needed.
 
 Imports asyncio-free genmcp modules (behaviour, outcomes, protocol builders); never a web
@@ -20,10 +23,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from pydantic import BaseModel
 
 from genmcp.behaviour import Behaviour, Completion, Hooked
-from genmcp.outcomes import CacheControl, Error, InputRequired, ResourceNotFound, Result
+from genmcp.outcomes import (
+    CacheControl,
+    Error,
+    InputRequired,
+    ResourceNotFound,
+    Result,
+    typed_input,
+)
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.resources import (
     blob_contents,
@@ -44,6 +56,8 @@ __all__ = [
     "ResourceRequest",
     "StaticResource",
 ]
+
+M = TypeVar("M", bound=BaseModel)
 
 _OPTION_KEYS = (
     "prefix",
@@ -82,6 +96,11 @@ class ResourceRequest:
     meta: Mapping[str, Any] = field(default_factory=dict)
     input_responses: dict[str, Any] | None = None
     request_state: Any = None
+
+    def input(self, model: type[M], key: str | None = None) -> M | None:
+        """The client's answer as a ``model`` instance (a pydantic class), or None on the
+        first pass: ``confirm = request.input(Confirm)``. See ``outcomes.typed_input``."""
+        return typed_input(self.input_responses, model, key)
 
 
 ReadOutcome = Result | InputRequired | Error | ResourceNotFound
@@ -191,18 +210,22 @@ class ResourceRepo(Behaviour):
     def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Hooked[ReadOutcome]:
         """Read one resource. Must be overridden.
 
-        Return ``Result(read_resource_result(contents))``, ``ResourceNotFound()``,
+        Return a ``str`` (text), ``bytes`` (a blob) or a pydantic model (JSON), each with
+        the ``mime_type=`` option; ``Result(read_resource_result(contents))`` for cache
+        hints or several contents; ``ResourceNotFound()``,
         ``InputRequired(requests, state)`` to ask the client first, or ``Error`` for a
         protocol error. Raising answers -32603 and logs the traceback.
         """
         raise TypeError(f"{type(self).__qualname__} must implement read()")
 
     def complete(
-        self, argument: str, value: str, context: Mapping[str, str], arg: Any
+        self, argument: str, value: str, context: Mapping[str, str], channel: Channel, arg: Any
     ) -> Hooked[Completion]:
         """Complete the template variable ``argument`` from its partial ``value``.
 
-        ``context`` holds the variables the client already resolved. Return the matching
+        ``context`` holds the variables the client already resolved; ``channel`` is the request's
+        (``channel.state``, ``channel.assigns``). The older ``complete(self, argument, value,
+        context, arg)``, without the channel, still works. Return the matching
         values (best first; genmcp sends at most 100, with ``total`` and ``hasMore``), or a
         ``complete_result(...)``. Repositories that do not override it offer no completions.
         """

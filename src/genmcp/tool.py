@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from pydantic import BaseModel
 
 from genmcp.apps import AppView
 from genmcp.behaviour import Behaviour
-from genmcp.outcomes import CacheControl, Outcome
+from genmcp.outcomes import CacheControl, Outcome, typed_input
 from genmcp.protocol.apps import tool_ui_meta
 from genmcp.schema import ArgumentValidator, SchemaLike, compile_schema, merge_options
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from genmcp.channel import Channel
 
 __all__ = ["Tool", "ToolRequest"]
+
+M = TypeVar("M", bound=BaseModel)
 
 NO_ARGUMENTS_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": False}
 _OPTION_KEYS = (
@@ -68,6 +72,11 @@ class ToolRequest:
     meta: Mapping[str, Any] = field(default_factory=dict)
     input_responses: dict[str, Any] | None = None
     request_state: Any = None
+
+    def input(self, model: type[M], key: str | None = None) -> M | None:
+        """The client's answer as a ``model`` instance (a pydantic class), or None on the
+        first pass: ``confirm = request.input(Confirm)``. See ``outcomes.typed_input``."""
+        return typed_input(self.input_responses, model, key)
 
 
 class Tool(Behaviour):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, Field
 
 from genmcp.protocol.input_requests import (
     create_message_request,
@@ -140,3 +141,27 @@ def test_missing_capabilities(
     requests: dict[str, Any], declared: dict[str, Any], missing: dict[str, Any] | None
 ) -> None:
     assert missing_capabilities(requests, declared) == missing
+
+
+def test_elicit_request_takes_a_pydantic_model_as_the_form() -> None:
+    class Confirm(BaseModel):
+        yes: bool = Field(description="Sure?")
+        note: str = ""
+
+    assert elicit_request("Go?", Confirm)["params"] == {
+        "message": "Go?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "yes": {"description": "Sure?", "title": "Yes", "type": "boolean"},
+                "note": {"default": "", "title": "Note", "type": "string"},
+            },
+            "required": ["yes"],
+        },
+    }
+
+    class Nested(BaseModel):
+        inner: Confirm
+
+    with pytest.raises(ValueError, match="primitive fields only"):
+        elicit_request("Go?", Nested)

@@ -2,7 +2,8 @@
 
 A ``ref/prompt`` goes to the prompt catalog (``PromptCatalog.complete``), a ``ref/resource``
 to the repository serving the template (``ResourceCatalog.complete``); each checks the
-argument and calls the behaviour's ``complete`` hook. The method is served while some prompt
+argument and calls the behaviour's ``complete`` hook with the request's channel (``state``,
+``assigns``). The method is served while some prompt
 or repository completes (the ``completions`` capability), else it is -32601.
 
 Imports genmcp's catalogs and protocol shapes; never a web framework.
@@ -35,9 +36,9 @@ def completion_handlers(
 
         async def answer(channel: Channel) -> dict[str, Any]:
             if kind == "ref/prompt":
-                result = await prompts.complete(target, argument, value, context)
+                result = await prompts.complete(target, argument, value, context, channel)
             else:
-                result = await resources.complete(target, argument, value, context)
+                result = await resources.complete(target, argument, value, context, channel)
             return {**result, "resultType": "complete", "_meta": result_meta}
 
         return HookJob(request.method, answer)

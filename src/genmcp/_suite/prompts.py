@@ -6,6 +6,10 @@ cursors), answers ``prompts/get`` through the shared outcome path (``hooks.py``)
 completes prompt arguments. Its ``handlers`` are the two methods, for the Suite's method
 table.
 
+``get`` may return plainly: a ``str`` is one user message, a list holds messages (``str`` or
+``user_message(...)``); ``Result`` stays for a description or ``_meta``. ``complete`` gets the
+request's channel unless it was written without one (``complete_takes_channel``).
+
 Imports genmcp's core modules; never asyncio directly, never a web framework.
 """
 
@@ -26,12 +30,18 @@ from genmcp._suite.hooks import (
 )
 from genmcp._suite.job import Handlers, HookJob, Job, require
 from genmcp._suite.listing import Catalog
+from genmcp.behaviour import complete_takes_channel
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputRequired, Result
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.methods import PROMPTS_GET, PROMPTS_LIST
-from genmcp.protocol.prompts import as_complete_result, complete_result, prompt_argument
+from genmcp.protocol.prompts import (
+    as_complete_result,
+    complete_result,
+    get_prompt_result,
+    prompt_argument,
+)
 from genmcp.schema import InvalidArguments
 
 if TYPE_CHECKING:
@@ -48,7 +58,16 @@ PromptProvider = type[Prompt] | tuple[type[Prompt], Any]
 class PromptEntry:
     """One served prompt: the instance, its ``arg`` and its ``prompts/list`` entry."""
 
-    __slots__ = ("arg", "argument_names", "completes", "descriptor", "name", "owner", "prompt")
+    __slots__ = (
+        "arg",
+        "argument_names",
+        "complete_channel",
+        "completes",
+        "descriptor",
+        "name",
+        "owner",
+        "prompt",
+    )
 
     def __init__(self, cls: type[Prompt], arg: Any) -> None:
         self.prompt, self.arg = instantiate(cls, Prompt), arg
@@ -61,6 +80,8 @@ class PromptEntry:
         own = {"arguments": arguments} if arguments else {}
         self.descriptor = descriptor(self.prompt, arg, self.name, own, ("icons", "_meta"))
         self.completes = type(self.prompt).complete is not Prompt.complete
+        # False for a complete() written before it took the channel (argument, value, context, arg)
+        self.complete_channel = complete_takes_channel(self.prompt) if self.completes else True
 
     def cache_control(self) -> CacheControl:
         """The prompt's cache hint for ``prompts/list``."""
@@ -69,6 +90,17 @@ class PromptEntry:
     def required_scopes(self) -> tuple[str, ...]:
         """The scopes a caller needs to see and get the prompt (auth)."""
         return self.prompt.required_scopes(self.arg)
+
+
+def plain(outcome: Any) -> Any:
+    """The ``Result`` of a prompt's plain return (a ``str``: one user message; a list of
+    ``str`` or messages), else ``outcome``."""
+    if isinstance(outcome, str | list):
+        try:
+            return Result(get_prompt_result(outcome))
+        except TypeError:  # an item that is no message: ``checked`` names the contract
+            pass
+    return outcome
 
 
 def _argument(owner: str, argument: Any) -> dict[str, Any]:
@@ -137,7 +169,7 @@ class PromptCatalog(Catalog[PromptEntry]):
                 f"Invalid arguments for prompt {entry.name!r}: {exc.describe()}",
                 {"name": entry.name, "errors": exc.errors},
             ) from None
-        outcome = await call_hook(entry.prompt, "get", request, channel, entry.arg)
+        outcome = plain(await call_hook(entry.prompt, "get", request, channel, entry.arg))
         return result_of(
             checked("prompt", entry.name, "get", outcome, _GET_OUTCOMES),
             complete=lambda result: self._complete(entry, result),
@@ -154,7 +186,7 @@ class PromptCatalog(Catalog[PromptEntry]):
         return completed(result, self._result_meta)
 
     async def complete(
-        self, name: str, argument: str, value: str, context: Mapping[str, str]
+        self, name: str, argument: str, value: str, context: Mapping[str, str], channel: Channel
     ) -> dict[str, Any]:
         """The ``CompleteResult`` of the prompt ``name`` for ``argument``."""
         entry = self.named(name)
@@ -166,5 +198,8 @@ class PromptCatalog(Catalog[PromptEntry]):
             )
         if not entry.completes:
             return complete_result([])
-        values = await call_hook(entry.prompt, "complete", argument, value, context, entry.arg)
+        given = (channel,) if entry.complete_channel else ()
+        values = await call_hook(
+            entry.prompt, "complete", argument, value, context, *given, entry.arg
+        )
         return as_complete_result(values, kind="prompt", owner=entry.name)

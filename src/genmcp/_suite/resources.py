@@ -11,9 +11,11 @@ answers:
 - ``resources/templates/list``: built once per change, paginated like ``tools/list``.
 - Both lists take ``visible`` (auth: may this caller read the repository's URIs?): a
   repository the caller lacks a scope for is left out, its items and its templates.
-- ``resources/read``: ``Result`` gets ``resultType`` and cache hints; ``ResourceNotFound``
-  and unknown URIs are -32602 with ``data.uri``; ``InputRequired`` goes through the shared
-  sealed ``requestState`` (bound to the URI and the principal).
+- ``resources/read``: a plain return becomes a ``Result`` (``str``: text, ``bytes``: a blob,
+  a pydantic model: JSON, each with the repository's ``mime_type``); ``Result`` gets
+  ``resultType`` and cache hints; ``ResourceNotFound`` and unknown URIs are -32602 with
+  ``data.uri``; ``InputRequired`` goes through the shared sealed ``requestState`` (bound to
+  the URI and the principal).
 - completions of template variables (``completion/complete`` with ``ref/resource``).
 
 Its ``handlers`` are the three ``resources/*`` methods, for the Suite's method table.
@@ -26,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from pydantic import BaseModel
+
 from genmcp._suite.hooks import call_hook, checked, completed, instantiate, result_of
 from genmcp._suite.job import Handlers, HookJob, Job, require
 from genmcp._suite.listing import (
@@ -37,12 +41,14 @@ from genmcp._suite.listing import (
     merge_cache,
     open_cursor,
 )
+from genmcp.behaviour import complete_takes_channel
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputRequired, ResourceNotFound, Result
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.methods import RESOURCES_LIST, RESOURCES_READ, RESOURCES_TEMPLATES_LIST
 from genmcp.protocol.prompts import as_complete_result, complete_result
+from genmcp.protocol.resources import blob_contents, read_resource_result, text_contents
 from genmcp.protocol.uri_template import UriTemplate
 from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest, StaticResource
 
@@ -67,7 +73,8 @@ _STATIC_PREFIX: Final = "static:"  # never routed: _Statics overrides parse_uri
 class RepoEntry:
     """One served repository: the instance, its ``arg`` and what was built from them once."""
 
-    __slots__ = ("arg", "completes", "key", "owner", "repo", "templates")
+    __slots__ = ("arg", "complete_channel", "completes", "key", "mime_type", "owner", "repo",
+                 "templates")  # fmt: skip
 
     def __init__(self, cls: type[ResourceRepo], arg: Any) -> None:
         self.repo, self.arg = instantiate(cls, ResourceRepo, _FORMS), arg
@@ -91,6 +98,10 @@ class RepoEntry:
             if "icons" in described:
                 described["icons"] = checked_icons(described["icons"], self.owner)
         self.completes = type(self.repo).complete is not ResourceRepo.complete
+        # False for a complete() written before it took the channel (argument, value, context, arg)
+        self.complete_channel = complete_takes_channel(self.repo) if self.completes else True
+        mime_type = self.repo.option("mime_type")
+        self.mime_type: str | None = mime_type if isinstance(mime_type, str) else None
 
     def required_scopes(self) -> tuple[str, ...]:
         """The scopes a caller needs to list and read the repository's URIs (auth)."""
@@ -318,7 +329,9 @@ class ResourceCatalog(Served):
         entry, uri_params = routed
         responses, state, binding = self.states.retry(params, assigns, RESOURCES_READ, uri)
         request = ResourceRequest(uri, uri_params, meta, responses, state)
-        outcome = await call_hook(entry.repo, "read", request, channel, entry.arg)
+        outcome = plain(
+            await call_hook(entry.repo, "read", request, channel, entry.arg), uri, entry.mime_type
+        )
         return result_of(
             checked("resource", uri, "read", outcome, _READ_OUTCOMES),
             complete=lambda result: self._complete(entry, uri, result),
@@ -357,7 +370,7 @@ class ResourceCatalog(Served):
     # -- completion/complete (ref/resource) -------------------------------------------------
 
     async def complete(
-        self, template: str, argument: str, value: str, context: Mapping[str, str]
+        self, template: str, argument: str, value: str, context: Mapping[str, str], channel: Channel
     ) -> dict[str, Any]:
         """The ``CompleteResult`` of the repository serving ``template`` for ``argument``."""
         for entry in self.repos.values():
@@ -365,8 +378,9 @@ class ResourceCatalog(Served):
                 _check_variable(template, argument)
                 if not entry.completes:
                     return complete_result([])
+                given = (channel,) if entry.complete_channel else ()
                 values = await call_hook(
-                    entry.repo, "complete", argument, value, context, entry.arg
+                    entry.repo, "complete", argument, value, context, *given, entry.arg
                 )
                 return as_complete_result(values, kind="resource", owner=entry.key)
         raise MCPError(
@@ -374,6 +388,21 @@ class ResourceCatalog(Served):
             f"Invalid params: no resource template {template!r}",
             {"uri": template},
         )
+
+
+def plain(outcome: Any, uri: str, mime_type: str | None) -> Any:
+    """The ``Result`` of a read's plain return (a ``str``: text; ``bytes``: a blob; a pydantic
+    model: its JSON, ``application/json`` unless the repository names a type), else
+    ``outcome``."""
+    if isinstance(outcome, str):
+        return Result(read_resource_result(text_contents(uri, outcome, mime_type=mime_type)))
+    if isinstance(outcome, bytes):
+        return Result(read_resource_result(blob_contents(uri, outcome, mime_type=mime_type)))
+    if isinstance(outcome, BaseModel):
+        text = outcome.model_dump_json()
+        contents = text_contents(uri, text, mime_type=mime_type or "application/json")
+        return Result(read_resource_result(contents))
+    return outcome
 
 
 def readable(assigns: Mapping[str, Any]) -> Visible | None:

@@ -42,7 +42,7 @@ from genmcp._suite.job import Handlers, Job
 from genmcp._suite.listing import Catalog
 from genmcp.apps import AppView
 from genmcp.errors import CallbackReturnError
-from genmcp.outcomes import CacheControl, Error, InputRequired, Result, Stream
+from genmcp.outcomes import CacheControl, Error, InputDeclined, InputRequired, Result, Stream
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.methods import TOOLS_CALL, TOOLS_LIST
@@ -341,6 +341,8 @@ class ToolJob(Job):
             return self._catalog.complete(entry, v2607.call_tool_result(error=message))
         if type(outcome) is Result:  # the hot path
             return self._catalog.complete(entry, outcome.result)
+        if isinstance(outcome, InputDeclined):  # request.input(Model): the user said no
+            return self._catalog.complete(entry, v2607.call_tool_result(error=outcome.message))
         if isinstance(outcome, BaseException):
             answer = error_result(outcome) if entry.error_results else None
             if answer is None:

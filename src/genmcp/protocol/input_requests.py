@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from pydantic import BaseModel
+
 from genmcp.protocol.methods import ELICITATION_CREATE, ROOTS_LIST, SAMPLING_CREATE_MESSAGE
 from genmcp.protocol.shapes import JSONObject, copy_mapping, put
 
@@ -40,7 +42,10 @@ _CONTEXT_VALUES_NEEDING_CAP: Final = frozenset({"thisServer", "allServers"})
 
 
 def elicit_request(
-    message: str, requested_schema: Mapping[str, Any] | None = None, *, url: str | None = None
+    message: str,
+    requested_schema: Mapping[str, Any] | type[BaseModel] | None = None,
+    *,
+    url: str | None = None,
 ) -> JSONObject:
     """Build a nested ``elicitation/create`` request.
 
@@ -50,23 +55,42 @@ def elicit_request(
 
     Args:
         message: What the user is asked and why.
-        requested_schema: A flat object schema of primitive properties (form mode).
+        requested_schema: A flat object schema of primitive properties (form mode), or a
+            pydantic model class of primitive fields: read the answer back typed with
+            ``request.input(Model)``.
         url: The page the user should visit (URL mode).
 
     Returns:
         ``{"method": "elicitation/create", "params": {...}}``.
 
     Raises:
-        ValueError: Both or neither of ``requested_schema`` and ``url`` were given.
+        ValueError: Both or neither of ``requested_schema`` and ``url`` were given, or
+            the model nests another model (a form holds primitive fields only).
     """
     if (requested_schema is None) == (url is None):
         raise ValueError("elicit_request needs exactly one of requested_schema or url=")
     params: JSONObject
     if url is not None:
         params = {"mode": "url", "message": message, "url": url}
+    elif isinstance(requested_schema, type) and issubclass(requested_schema, BaseModel):
+        params = {"message": message, "requestedSchema": _form_schema(requested_schema)}
     else:
         params = {"message": message, "requestedSchema": dict(requested_schema or {})}
     return {"method": ELICITATION_CREATE, "params": params}
+
+
+def _form_schema(model: type[BaseModel]) -> JSONObject:
+    """The flat form schema of ``model`` (``type``, ``properties``, ``required``)."""
+    schema = model.model_json_schema()
+    if "$defs" in schema:
+        raise ValueError(
+            f"elicit_request: {model.__name__} nests {', '.join(sorted(schema['$defs']))}; "
+            "an elicitation form holds primitive fields only (str, int, float, bool, enums)"
+        )
+    form: JSONObject = {"type": "object", "properties": schema.get("properties", {})}
+    if schema.get("required"):
+        form["required"] = schema["required"]
+    return form
 
 
 def _sampling_message(message: str | Mapping[str, Any]) -> JSONObject:

@@ -1,0 +1,256 @@
+"""What a function's parameters mean to genmcp: the client's arguments, or what genmcp injects.
+
+:func:`read_signature` reads an annotated function once, when ``@tool``, ``@prompt`` or
+``@resource`` makes its class, and sorts each parameter:
+
+- annotated ``Channel``: the request's channel;
+- annotated with the behaviour's request type (``ToolRequest`` ...): the request itself
+  (``request.meta``, ``request.input(Model)``);
+- a FastAPI dependency, as a default (``db=Depends(get_db)``) or in ``Annotated[..., Depends(
+  get_db)]``: resolved per request with ``channel.resolve`` (its overrides, its cleanup);
+- one of the behaviour's ``named`` parameters (a completer's ``value``, ``context``);
+- anything else: an argument the client sends, typed by its annotation (pydantic types,
+  ``Annotated[int, Field(ge=0)]``), optional when it has a default.
+
+:func:`describe` gives the ``name`` and ``description`` options a function implies, and
+:func:`make_class` the behaviour subclass named after it. The arguments become one pydantic model
+(:attr:`Signature.model`), so the advertised schema and the validation are pydantic's. A signature
+genmcp cannot serve (``*args``, a positional-only parameter, an annotation that does not resolve) is
+a ``TypeError`` naming the function, when the class is made.
+
+Imports pydantic and genmcp's channel; never a web framework (a dependency is recognised
+by its class, ``fastapi.params.Depends``, without importing FastAPI).
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Final
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from genmcp.channel import Channel
+from genmcp.schema import InvalidArguments
+
+__all__ = [
+    "CHANNEL",
+    "REQUEST",
+    "Function",
+    "Signature",
+    "dependency_of",
+    "describe",
+    "invalid",
+    "make_class",
+    "read_signature",
+    "returns_model",
+]
+
+Function = Callable[..., Any]
+"""A decorated function (a def or an async def)."""
+
+CHANNEL: Final = "channel"
+REQUEST: Final = "request"
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """A function's parameters, sorted (see the module).
+
+    Attributes:
+        owner: the function's qualified name, for messages.
+        arguments: the names of the parameters the client sends, in order.
+        model: the pydantic model of those arguments (None when there are none).
+        single: True when the one argument is itself a pydantic model: the model is the
+            whole arguments object (FastAPI's single body model), not one property of it.
+        injected: name -> ``CHANNEL``, ``REQUEST`` or one of the ``named`` parameters.
+        dependencies: name -> the ``Depends(...)`` marker to resolve.
+        is_async: True for an ``async def``.
+    """
+
+    owner: str
+    arguments: tuple[str, ...]
+    model: type[BaseModel] | None
+    single: bool
+    injected: Mapping[str, str]
+    dependencies: Mapping[str, Any]
+    is_async: bool
+
+    def bind(self, arguments: Any, request: Any, channel: Any, **named: Any) -> dict[str, Any]:
+        """The keyword arguments of one call, all but the dependencies.
+
+        ``arguments`` is the validated model instance (ignored when there are none).
+        """
+        if self.single:
+            kwargs = {self.arguments[0]: arguments}
+        elif not self.arguments or arguments is None:
+            kwargs = {}
+        else:
+            kwargs = {name: getattr(arguments, name) for name in self.arguments}
+        for name, what in self.injected.items():
+            kwargs[name] = (
+                channel if what == CHANNEL else request if what == REQUEST else named[what]
+            )
+        return kwargs
+
+    async def resolve(self, kwargs: dict[str, Any], channel: Channel) -> dict[str, Any]:
+        """``kwargs`` with every dependency resolved for this request."""
+        for name, marker in self.dependencies.items():
+            kwargs[name] = await channel.resolve(marker)
+        return kwargs
+
+    def validate(self, values: Mapping[str, Any]) -> Any:
+        """The model instance of ``values`` (strings from a URI or prompt arguments are cast
+        in pydantic's lax mode); ``InvalidArguments`` when they do not fit."""
+        if self.model is None:
+            return None
+        try:
+            return self.model.model_validate(values)
+        except ValidationError as exc:
+            raise invalid(exc) from None
+
+
+def invalid(exc: ValidationError) -> InvalidArguments:
+    """pydantic's errors as ``InvalidArguments`` entries (``type``, ``loc``, ``msg``)."""
+    return InvalidArguments(
+        [{"type": e["type"], "loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors()]
+    )
+
+
+def dependency_of(value: Any) -> Any:
+    """``value`` when it is a FastAPI ``Depends(...)``/``Security(...)`` marker, else None."""
+    for cls in type(value).__mro__:
+        if cls.__name__ == "Depends" and cls.__module__ == "fastapi.params":
+            return value
+    return None
+
+
+def read_signature(
+    fn: Callable[..., Any],
+    *,
+    request_type: type,
+    named: tuple[str, ...] = (),
+    flatten: bool = True,
+) -> Signature:
+    """Sort the parameters of ``fn`` (see the module); ``TypeError`` when genmcp cannot."""
+    owner = getattr(fn, "__qualname__", repr(fn))
+    if not callable(fn) or isinstance(fn, type):
+        raise TypeError(f"{owner!r} is not a function: decorate a def or an async def")
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except (NameError, TypeError) as exc:
+        raise TypeError(
+            f"{owner}: an annotation does not resolve ({exc}); import the names the "
+            "annotations use at module level"
+        ) from None
+    fields: dict[str, Any] = {}
+    injected: dict[str, str] = {}
+    dependencies: dict[str, Any] = {}
+    for parameter in inspect.signature(fn).parameters.values():
+        name = parameter.name
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            stars = "*" if parameter.kind is parameter.VAR_POSITIONAL else "**"
+            raise TypeError(f"{owner}: {stars}{name} cannot be an MCP argument; name each argument")
+        if parameter.kind is parameter.POSITIONAL_ONLY:
+            raise TypeError(f"{owner}: {name} is positional-only; genmcp passes keywords")
+        annotation = hints.get(name, Any)
+        base, metadata = _split(annotation)
+        marker = dependency_of(parameter.default) or next(
+            (m for m in metadata if dependency_of(m) is not None), None
+        )
+        if marker is not None:
+            dependencies[name] = marker
+        elif _is(base, Channel):
+            injected[name] = CHANNEL
+        elif _is(base, request_type):
+            injected[name] = REQUEST
+        elif name in named:
+            injected[name] = name
+        else:
+            fields[name] = (annotation, _default(parameter))
+    single = flatten and len(fields) == 1 and _single_model(next(iter(fields.values())))
+    model: type[BaseModel] | None = None
+    if single:
+        model = _split(next(iter(fields.values()))[0])[0]
+    elif fields:
+        model = _arguments_model(owner, fields)
+    return Signature(
+        owner=owner,
+        arguments=tuple(fields),
+        model=model,
+        single=single,
+        injected=injected,
+        dependencies=dependencies,
+        is_async=inspect.iscoroutinefunction(fn),
+    )
+
+
+def describe(fn: Function) -> dict[str, Any]:
+    """The ``name`` and ``description`` options a function gives (its name, its docstring)."""
+    described: dict[str, Any] = {"name": fn.__name__}
+    doc = inspect.getdoc(fn)
+    if doc:
+        described["description"] = doc
+    return described
+
+
+def returns_model(fn: Function) -> type[BaseModel] | None:
+    """The pydantic model ``fn`` returns: its return annotation, or the one model of a union
+    with outcomes (``-> Order | InputRequired``); None for any other annotation."""
+    returned = typing.get_type_hints(fn).get("return")
+    members = typing.get_args(returned) if isinstance(returned, types.UnionType) else (returned,)
+    if typing.get_origin(returned) is typing.Union:
+        members = typing.get_args(returned)
+    models = [member for member in members if _is(member, BaseModel)]
+    return models[0] if len(models) == 1 else None
+
+
+def make_class(fn: Function, body: dict[str, Any], base: type, options: dict[str, Any]) -> Any:
+    """A subclass of ``base`` named after ``fn``, with ``body``, configured with ``options``."""
+    options = {key: value for key, value in options.items() if value is not None}
+
+    def fill(namespace: dict[str, Any]) -> None:
+        namespace.update(body)
+        namespace.update(
+            __module__=fn.__module__,
+            __qualname__=fn.__qualname__,
+            __doc__=inspect.getdoc(fn),
+            __wrapped__=staticmethod(fn),
+        )
+
+    return types.new_class(fn.__name__, (base,), options, fill)
+
+
+def _split(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
+    """``(type, metadata)`` of ``Annotated[type, *metadata]``; ``(annotation, ())`` else."""
+    if typing.get_origin(annotation) is Annotated:
+        return annotation.__origin__, tuple(annotation.__metadata__)
+    return annotation, ()
+
+
+def _is(base: Any, cls: type) -> bool:
+    return isinstance(base, type) and issubclass(base, cls)
+
+
+def _default(parameter: inspect.Parameter) -> Any:
+    return ... if parameter.default is inspect.Parameter.empty else parameter.default
+
+
+def _single_model(field: tuple[Any, Any]) -> bool:
+    """True for ``order: Order`` (a model, required): the arguments object is the model."""
+    annotation, default = field
+    return default is ... and _is(_split(annotation)[0], BaseModel)
+
+
+def _arguments_model(owner: str, fields: dict[str, Any]) -> type[BaseModel]:
+    name = owner.replace(".", "_").replace("<", "").replace(">", "") + "_arguments"
+    for field in fields:
+        if field.startswith("_"):
+            raise TypeError(f"{owner}: the argument {field!r} starts with _; rename it")
+    try:
+        return create_model(name, __config__=ConfigDict(extra="forbid"), **fields)
+    except Exception as exc:  # pydantic refuses a type it cannot describe
+        raise TypeError(f"{owner}: its arguments cannot form a schema: {exc}") from None

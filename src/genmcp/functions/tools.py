@@ -1,0 +1,116 @@
+"""``@tool``: an annotated function made into an ordinary ``Tool`` subclass.
+
+The class is what ``class X(Tool, ...)`` would be, written for you: ``name=`` the function's
+name, ``description=`` its docstring, ``input_schema=`` the pydantic model of its arguments
+(``functions.signature``), ``output_schema=`` its return annotation when that is a pydantic
+model, and a ``call`` that passes the validated arguments, the injected ``Channel``,
+``ToolRequest`` and FastAPI dependencies by keyword. An ``async def`` is awaited on the loop
+(cancelled when the client leaves); a plain ``def`` runs in a worker thread, its dependencies
+resolved on the loop first. What the function returns is a tool's return: ``str``, a
+pydantic model, a ``dict``, or an outcome (``Result``, ``InputRequired``, ``Error``).
+
+The class form stays the foundation: streaming (``Stream`` with ``handle_message``), a
+provider ``arg``, your own ``validate_request`` are written as classes.
+
+Imports genmcp's tool behaviour and the signature reader; never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, overload
+
+from genmcp.functions.signature import (
+    Function,
+    Signature,
+    describe,
+    make_class,
+    read_signature,
+    returns_model,
+)
+from genmcp.tool import Tool, ToolRequest
+
+__all__ = ["tool"]
+
+
+@overload
+def tool(fn: Function, /, **options: Any) -> type[Tool]: ...
+@overload
+def tool(fn: None = None, /, **options: Any) -> Callable[[Function], type[Tool]]: ...
+def tool(fn: Function | None = None, /, **options: Any) -> Any:
+    """Make ``fn`` a ``Tool`` subclass: ``@tool``, ``@tool(name=..., annotations=...)``, or
+    ``tool(fn, ...)``.
+
+    Example::
+
+        @tool(annotations={"readOnlyHint": True})
+        async def add(a: int, b: Annotated[int, Field(ge=0)] = 1) -> str:
+            \"\"\"Adds two numbers.\"\"\"
+            return str(a + b)
+
+        mcp_router(server_name="calc", server_version="1", tools=[add])
+
+    Args:
+        fn: the function; its parameters are the tool's arguments, except those annotated
+            ``Channel`` or ``ToolRequest`` and FastAPI dependencies (``Depends(...)``),
+            which genmcp passes. A single pydantic model parameter is the whole arguments
+            object (as a FastAPI body).
+        options: any ``Tool`` class option (``name``, ``title``, ``description``,
+            ``annotations``, ``output_schema``, ``scopes``, ``error_results`` ...) but
+            ``input_schema``, which the signature gives.
+
+    Returns:
+        The ``Tool`` subclass, named after the function; ``cls.__wrapped__`` is ``fn``.
+
+    Raises:
+        TypeError: the signature cannot be served (``*args``, an unresolved annotation, a
+            type pydantic cannot describe), or ``input_schema=`` was given.
+    """
+    if fn is None:
+        return lambda function: tool(function, **options)
+    if "input_schema" in options:
+        raise TypeError(
+            f"{getattr(fn, '__qualname__', fn)}: @tool reads input_schema from the signature; "
+            "write a Tool class to give your own"
+        )
+    signature = read_signature(fn, request_type=ToolRequest)
+    options = {**describe(fn), **options}
+    options.setdefault("output_schema", returns_model(fn))
+    if signature.model is not None:
+        options["input_schema"] = signature.model
+    return make_class(fn, {"call": _call(fn, signature)}, Tool, options)
+
+
+def _call(fn: Function, signature: Signature) -> Function:
+    """The ``call`` hook: async for an ``async def`` or a ``def`` with dependencies (run in
+    a thread after they are resolved), a plain ``def`` (genmcp's thread) otherwise."""
+    bind, resolve = signature.bind, signature.resolve
+    plain = not (signature.injected or signature.dependencies or signature.single)
+    if signature.is_async and plain and signature.model is not None:
+
+        async def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
+            return await fn(**request.arguments.__dict__)  # the model's fields: the arguments
+
+    elif signature.is_async and not signature.dependencies:
+
+        async def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
+            return await fn(**bind(request.arguments, request, channel))
+
+    elif signature.is_async:
+
+        async def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
+            return await fn(**await resolve(bind(request.arguments, request, channel), channel))
+
+    elif signature.dependencies:
+
+        async def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
+            kwargs = await resolve(bind(request.arguments, request, channel), channel)
+            return await asyncio.to_thread(fn, **kwargs)
+
+    else:
+
+        def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:  # type: ignore[misc]
+            return fn(**bind(request.arguments, request, channel))
+
+    return call

@@ -1,0 +1,217 @@
+"""functions/tools.py: ``@tool`` makes an ordinary Tool class, served through a real FastAPI app.
+
+Arguments come from the signature, the description from the docstring, the output schema
+from a model return; ``Channel``, ``ToolRequest`` and FastAPI dependencies are injected per
+call (overrides apply, ``yield`` cleanup runs); a plain ``def`` runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+import pytest
+from fastapi import Depends, FastAPI, Header
+from pydantic import BaseModel, Field
+
+from genmcp import (
+    Channel,
+    InputDeclined,
+    InputRequired,
+    Suite,
+    Tool,
+    ToolRequest,
+    elicit_request,
+    mcp_router,
+    tool,
+)
+from genmcp.testing import MCPTestClient, accept, decline
+
+CLEANED: list[str] = []
+
+
+def user(x_user: Annotated[str, Header()] = "nobody") -> str:
+    return x_user
+
+
+def cart() -> Iterator[list[str]]:
+    items: list[str] = []
+    yield items
+    CLEANED.append(",".join(items))
+
+
+class Order(BaseModel):
+    item: str = Field(min_length=1)
+    quantity: int = 1
+
+
+class Placed(BaseModel):
+    item: str
+    by: str
+
+
+class Confirm(BaseModel):
+    yes: bool
+
+
+@tool(annotations={"readOnlyHint": True})
+async def add(a: int, b: Annotated[int, Field(ge=0, description="Added to a")] = 1) -> str:
+    """Adds two numbers."""
+    return str(a + b)
+
+
+@tool
+async def place(
+    order: Order, who: Annotated[str, Depends(user)], items: list[str] = Depends(cart)
+) -> Placed:
+    """Places an order."""
+    items.append(order.item)
+    return Placed(item=order.item, by=who)
+
+
+@tool(name="where")
+def blocking(channel: Channel, who: Annotated[str, Depends(user)]) -> dict[str, Any]:
+    """Runs in a thread."""
+    return {"thread": threading.current_thread().name, "who": who, "meta": bool(channel.meta)}
+
+
+@tool
+def plain_thread() -> str:
+    return threading.current_thread().name
+
+
+@tool
+async def remove(name: str, request: ToolRequest) -> str | InputRequired:
+    """Removes after a confirmation."""
+    confirm = request.input(Confirm)
+    if confirm is None:
+        return InputRequired({"ok": elicit_request(f"Remove {name}?", Confirm)})
+    return f"removed {name}" if confirm.yes else "kept"
+
+
+def app() -> FastAPI:
+    served = FastAPI()
+    served.include_router(
+        mcp_router(
+            server_name="t",
+            server_version="1",
+            secret_key="s" * 48,
+            tools=[add, place, blocking, plain_thread, remove],
+        ),
+        prefix="/mcp",
+    )
+    return served
+
+
+def test_the_decorator_makes_an_ordinary_tool_class() -> None:
+    assert isinstance(add, type) and issubclass(add, Tool)
+    assert add.__name__ == "add" and add.__doc__ == "Adds two numbers."
+    assert add.__wrapped__.__name__ == "add"  # type: ignore[attr-defined]
+    assert issubclass(tool(lambda: "x", name="anon"), Tool)
+
+
+async def test_the_listing_comes_from_the_signature_docstring_and_return() -> None:
+    async with MCPTestClient(app()) as client:
+        tools = {t["name"]: t for t in await client.list_tools()}
+    assert sorted(tools) == ["add", "place", "plain_thread", "remove", "where"]
+    assert tools["add"]["description"] == "Adds two numbers."
+    assert tools["add"]["annotations"] == {"readOnlyHint": True}
+    schema = tools["add"]["inputSchema"]
+    assert schema["required"] == ["a"]
+    assert schema["properties"]["b"] == {
+        "default": 1, "description": "Added to a", "minimum": 0, "title": "B", "type": "integer"
+    }  # fmt: skip
+    assert tools["place"]["inputSchema"]["properties"].keys() == {"item", "quantity"}
+    assert tools["place"]["outputSchema"]["required"] == ["item", "by"]
+    assert "outputSchema" not in tools["add"]
+    no_arguments = {"type": "object", "additionalProperties": False}
+    assert tools["plain_thread"]["inputSchema"] == no_arguments
+    assert "description" not in tools["plain_thread"]  # no docstring
+
+
+async def test_arguments_are_validated_and_passed() -> None:
+    async with MCPTestClient(app()) as client:
+        assert (await client.call_tool("add", {"a": 2, "b": 3})).text == "5"
+        assert (await client.call_tool("add", {"a": 2})).text == "3"
+        refused = await client.call_tool("add", {"a": 2, "b": -1})
+        assert refused.is_error and "b: Input should be greater than or equal to 0" in refused.text
+        unknown = await client.call_tool("add", {"a": 2, "c": 1})
+        assert unknown.is_error and "c" in unknown.text
+
+
+async def test_dependencies_are_resolved_per_call_and_cleaned_up() -> None:
+    CLEANED.clear()
+    async with MCPTestClient(app(), headers={"X-User": "ada"}) as client:
+        placed = await client.call_tool("place", {"item": "saw"})
+        assert placed.structured == {"item": "saw", "by": "ada"}
+        await client.wait_idle()
+    assert CLEANED == ["saw"]
+
+
+async def test_dependency_overrides_apply() -> None:
+    served = app()
+    served.dependency_overrides[user] = lambda: "override"
+    async with MCPTestClient(served) as client:
+        placed = await client.call_tool("place", {"item": "saw", "quantity": 2})
+    assert placed.structured == {"item": "saw", "by": "override"}
+
+
+async def test_a_plain_def_runs_in_a_worker_thread_with_or_without_dependencies() -> None:
+    async with MCPTestClient(app(), headers={"X-User": "ada"}) as client:
+        where = (await client.call_tool("where", {})).structured
+        alone = (await client.call_tool("plain_thread", {})).text
+    main = threading.main_thread().name
+    assert where["thread"] != main and where["who"] == "ada" and where["meta"] is True
+    assert alone != main
+
+
+@pytest.mark.parametrize("version", ["2026-07-28", "2025-11-25"])
+async def test_a_typed_elicitation_in_both_eras(version: str) -> None:
+    legacy = version.startswith("2025")
+    yes = {"elicitation/create" if legacy else "ok": accept({"yes": True})}
+    no = {"elicitation/create" if legacy else "ok": decline()}
+    async with MCPTestClient(app(), protocol_version=version) as client:
+        removed = await client.call_tool("remove", {"name": "saw"}, answers=yes)
+        assert removed.text == "removed saw"
+        asked = removed.server_requests if legacy else removed.rounds
+        assert len(asked) == 1
+        declined = await client.call_tool("remove", {"name": "saw"}, answers=no)
+    assert declined.is_error
+    assert declined.text == "The user answered 'decline' to 'ok': nothing was done"
+
+
+async def test_an_answer_that_does_not_fit_the_model_is_the_clients_fault() -> None:
+    async with MCPTestClient(app()) as client:
+        first = await client.call_tool("remove", {"name": "saw"})
+        schema = first.input_requests["ok"]["params"]["requestedSchema"]
+        assert schema == {
+            "type": "object", "properties": {"yes": {"title": "Yes", "type": "boolean"}},
+            "required": ["yes"],
+        }  # fmt: skip
+        with pytest.raises(Exception, match="-32602") as caught:
+            await client.retry(first, {"ok": accept({"yes": "perhaps"})})
+    assert "does not fit Confirm" in str(caught.value)
+
+
+def test_input_declined_carries_the_key_and_action() -> None:
+    declined = InputDeclined("ok", "cancel")
+    assert (declined.key, declined.action, declined.reason) == ("ok", "cancel", "input_refused")
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: tool(lambda a: a, input_schema={}), "reads input_schema from the signature"),
+        (lambda: tool(lambda: "x", colour="red"), "unknown Tool option"),
+    ],
+)
+def test_refusals_name_the_fix(make: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        make()
+
+
+async def test_a_suite_serves_function_tools_without_an_app() -> None:
+    suite = Suite(server_name="t", server_version="1", tools=[add])
+    async with MCPTestClient(suite) as client:
+        assert (await client.call_tool("add", {"a": 1})).text == "2"
