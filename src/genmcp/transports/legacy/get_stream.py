@@ -119,7 +119,11 @@ class SessionStream:
             start = await changes.tail()  # read before subscribing: later entries are followed
         topics = (CHANGES if changes is None else LOGGED, end_topic(session), get_topic(session))
         subscription = broker.subscribe(*topics)
-        await subscription.ready()  # a change published elsewhere once we answer is not lost
+        try:
+            await subscription.ready()  # a change published elsewhere once we answer is not lost
+        except BaseException:  # the store is down or hung: 503, nothing left subscribed
+            subscription.close()
+            raise
         return cls(
             registry,
             session,

@@ -121,9 +121,14 @@ class CallSignals:
             self._ready = ready = loop.create_future()
             self._subscription = subscription = self._broker.subscribe(CANCELS, ENDS)
             self._task = loop.create_task(self._follow(subscription), name="genmcp:legacy-signals")
-            await subscription.ready()  # bounded by the broker
-            if not ready.done():
-                ready.set_result(None)
+            try:
+                await subscription.ready()  # StorageUnavailable when the broker's store is
+            except BaseException:  # down or hung: this call fails, the next one tries again
+                self.close()
+                raise
+            finally:
+                if not ready.done():
+                    ready.set_result(None)
         elif not self._ready.done():
             await asyncio.shield(self._ready)
 
