@@ -308,6 +308,32 @@ async def test_one_cancel_on_b_stops_exactly_the_call_it_names_on_a(
     assert "result" in (again.response or {})
 
 
+async def test_a_cancel_that_comes_before_its_call_stops_it_on_either_process(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient], calls: Calls
+) -> None:
+    # The client's cancel overtakes its request (sent 0-2 ms later, it reaches a process
+    # first): remembered for a moment, on the process it hit and on every other one.
+    a, b = nodes
+    on_a = clients(a)
+    await on_a.open()
+    on_b = clients(b, joining=on_a)
+    await on_a.request("tools/call", {"name": "chatty"})  # A and B listen for cancels
+    await on_b.request("tools/call", {"name": "chatty"})
+    for request_id, cancel_on, call_on in (("early-1", on_b, on_a), ("early-2", on_a, on_a)):
+        notified = await cancel_on.notify("notifications/cancelled", {"requestId": request_id})
+        assert notified.status == 202
+        await asyncio.sleep(0.05)  # the cancel has crossed Redis before the call starts
+        started = asyncio.get_running_loop().time()
+        reply = await asyncio.wait_for(
+            call_on.request("tools/call", {"name": "slow"}, id=request_id), 5
+        )
+        assert (reply.status, reply.response) == (200, None)  # cancelled: unanswered
+        assert asyncio.get_running_loop().time() - started < 2
+    await eventually(lambda: a.suite.live_workers == 0)
+    later = await on_a.request("tools/call", {"name": "chatty"}, id="early-3")  # no cancel
+    assert "result" in (later.response or {})
+
+
 async def test_deleting_on_b_ends_the_get_stream_on_a(
     nodes: tuple[Node, Node], clients: Callable[..., LegacyClient]
 ) -> None:
