@@ -185,3 +185,31 @@ async def test_storage_backed_requests_fail_fast_with_503_while_plain_calls_go_o
         finally:
             if fault == "hung":
                 redis.resume()
+
+
+BACKGROUND: Final = ("info", "ping", "hello", "client|setinfo", "blpop", "subscribe")
+"""Commands no single call makes: admin, connection set-up, the inbox's re-issued read."""
+
+
+async def test_a_plain_2026_tools_call_costs_no_redis_command_and_a_miss_one(
+    redis: OwnRedis, apps: list[App]
+) -> None:
+    apps.append(App(redis))
+    async with client(apps[0]) as on:
+        warm = await on.request("tools/call", {"name": "work", "arguments": {"s": 0}})
+        assert warm.status == 200  # the Suite started: catalog replayed, mail relay up
+        before = redis.command_counts()
+        for _ in range(50):
+            reply = await on.request("tools/call", {"name": "work", "arguments": {"s": 0}})
+            assert reply.status == 200 and reply.error is None
+        after = redis.command_counts()
+        missed = await on.request("tools/call", {"name": "nope", "arguments": {}})
+        assert missed.error is not None and missed.error["code"] == -32602
+        last = redis.command_counts()
+
+    def spent(since: dict[str, int], now: dict[str, int]) -> dict[str, int]:
+        return {name: count - since.get(name, 0) for name, count in now.items()
+                if count != since.get(name, 0) and name not in BACKGROUND}  # fmt: skip
+
+    assert spent(before, after) == {}  # 50 calls, 0 commands
+    assert spent(after, last) == {"hgetall": 1}  # the miss re-read the catalog log once

@@ -9,6 +9,13 @@ finds the change on whichever process it asks). Brokers that keep a log (``Catal
 both of genmcp's) also store the latest event per entry, so a process that starts later, or
 reconnects, replays them when it first serves a request.
 
+Read after write: ``await Suite.catalog_synced()`` returns once every change made so far is
+in the log and published (a handler that adds a tool awaits it before it answers), and a
+process asked for a tool or prompt it does not serve re-reads the log before it refuses
+(:meth:`SharedCatalog.refresh`: one round trip on that miss only, shared by concurrent
+misses): a change another process logged is served at once, whether or not its event
+arrived yet. The hot path (a served name) costs nothing more.
+
 An event: ``{"format": 1, "origin", "version", "op": "add"|"remove", "kind": "tool"|
 "prompt"|"resource", "key", "provider"}``. Changes made before the Suite serves (before its
 router's lifespan starts or its first request) are configuration: they stay local. What
@@ -122,6 +129,7 @@ class CatalogSync:
         "_listener",
         "_notify",
         "_queue",
+        "_refresh",
         "_sender",
         "_start",
         "_sub",
@@ -138,6 +146,7 @@ class CatalogSync:
         self._start: asyncio.Future[None] | None = None
         self._sub: Subscription | None = None
         self._listener: asyncio.Task[None] | None = None
+        self._refresh: asyncio.Future[bool] | None = None
 
     @property
     def topics(self) -> int:
@@ -175,6 +184,33 @@ class CatalogSync:
         elif not self._start.done():
             await asyncio.shield(self._start)
 
+    async def flushed(self) -> None:
+        """Return once every change announced so far is logged and published."""
+        while (sender := self._sender) is not None and not sender.done():
+            await asyncio.shield(sender)
+
+    async def refresh(self) -> bool:
+        """Apply the logged changes this process has not applied; True when there were some.
+
+        Concurrent callers share one read of the log. False without a log or when it is
+        unreachable (the caller answers as it would have).
+        """
+        if not isinstance(self._broker, CatalogLog):
+            return False
+        if self._refresh is None:
+            self._refresh = asyncio.ensure_future(self._reread())
+            self._refresh.add_done_callback(lambda _: setattr(self, "_refresh", None))
+        return await asyncio.shield(self._refresh)
+
+    async def _reread(self) -> bool:
+        assert isinstance(self._broker, CatalogLog)
+        try:
+            events = await self._broker.changes()
+        except Exception:
+            log.warning("re-reading the catalog log failed", exc_info=True)
+            return False
+        return any([self._receive(event) for event in events])
+
     def close(self) -> None:
         """Stop applying other processes' changes (at shutdown)."""
         if self._sub is not None:
@@ -201,13 +237,15 @@ class CatalogSync:
             _topic, event = await subscription.receive()
             self._receive(event)
 
-    def _receive(self, event: Any) -> None:
+    def _receive(self, event: Any) -> bool:
+        """Apply ``event`` unless it is ours or not newer than what was applied; applied?"""
         if not isinstance(event, dict) or event.get("format") != FORMAT:
-            return
+            return False
         entry = f"{event.get('kind')}:{event.get('key')}"
         version = event.get("version", 0)
-        if event.get("origin") == self.origin or version < self._applied.get(entry, 0):
-            return
+        applied = self._applied.get(entry, 0)
+        if event.get("origin") == self.origin or version < applied or 0 < version == applied:
+            return False
         self._applied[entry] = version
         try:
             spec = event.get("provider")
@@ -215,6 +253,8 @@ class CatalogSync:
             self._apply(event["op"], event["kind"], event["key"], provider)
         except Exception:
             log.exception("cannot apply the catalog change %s from another process", entry)
+            return False
+        return True
 
 
 _NOTICES: Final = {
@@ -249,6 +289,10 @@ class SharedCatalog:
         if self._shared:
             await self.sync.start()
         self.started = True
+
+    async def refresh(self) -> bool:
+        """A name was missed: apply what other processes logged since; True if anything."""
+        return self._shared and await self.sync.refresh()
 
     def add(self, kind: str, provider: Any, *, local: bool) -> Any:
         """Serve ``provider`` here, then on every process (unless ``local``)."""
