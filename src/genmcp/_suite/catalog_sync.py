@@ -209,7 +209,10 @@ class CatalogSync:
         except Exception:
             log.warning("re-reading the catalog log failed", exc_info=True)
             return False
-        return any([self._receive(event) for event in events])
+        applied = False
+        for event in events:  # every one, in version order
+            applied = self._receive(event) or applied
+        return applied
 
     def close(self) -> None:
         """Stop applying other processes' changes (at shutdown)."""

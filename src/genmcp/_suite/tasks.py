@@ -29,9 +29,11 @@ TTL (its record expires then anyway). A store that refuses the outcome itself (a
 error), or one unreachable until that bound, ends the task ``failed`` with the storage failure
 error (``storage_failure_error``: its own message), when it can still be stored, and logs it.
 A store that is unavailable when a task-mode call creates its record is a ``StorageUnavailable``
-answer (HTTP 503 with ``Retry-After``), as is every ``tasks/*`` request meanwhile. ``tasks/get|update|cancel`` read and move the record in the store and
-authorize every call against the principal that created the task: anyone else is told the
-task does not exist. Imports genmcp's protocol, storage and the Call; never a web framework.
+answer (HTTP 503 with ``Retry-After``), as is every ``tasks/*`` request meanwhile.
+
+``tasks/get|update|cancel`` read and move the record in the store and authorize every call
+against the principal that created the task: anyone else is told the task does not exist.
+Imports genmcp's protocol, storage and the Call; never a web framework.
 """
 
 from __future__ import annotations
@@ -268,9 +270,8 @@ class TaskService:
         so a store back from a short outage sees the lease renewed before it lapses."""
         failures = 0
         while True:
-            await asyncio.sleep(
-                min(_RETRY_FIRST_S * 2 ** (failures - 1), self.renew_s) if failures else self.renew_s
-            )
+            retry = min(_RETRY_FIRST_S * 2 ** (failures - 1), self.renew_s)
+            await asyncio.sleep(retry if failures else self.renew_s)
             try:
                 status = await self.store.renew(task_id, self.lease_ms)
             except Exception:

@@ -19,7 +19,8 @@ for no call of its own remembers it for :data:`EARLY_S` (at most :data:`MAX_EARL
 the oldest forgotten first); a call of that session and request id that starts within the
 window is cancelled as it starts. The process that finds the call publishes that it did
 (``"done"``), and the others forget it, so the id is free again at once. (Clients number
-their requests: an id is not reused within seconds of a cancel that found no call.) The hot path pays one truthiness test of an empty dict.
+their requests: an id is not reused within seconds of a cancel that found no call.) The hot
+path pays one truthiness test of an empty dict.
 
 Imports asyncio and genmcp's core and storage; never a web framework.
 """
