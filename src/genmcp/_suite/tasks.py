@@ -66,6 +66,7 @@ log = logging.getLogger("genmcp")
 _POKE: Final = "genmcp/tasks/"
 _RETRY_FIRST_S: Final = 0.05
 _RETRY_MAX_S: Final = 1.0
+_RENEW_RETRY_MAX_S: Final = 0.5  # a store back from an outage sees the lease within 0.5 s
 _Answer = Callable[[Mapping[str, Any], Mapping[str, Any]], Awaitable[dict[str, Any]]]
 Handler = Callable[[Request, Any, Mapping[str, Any]], Job]
 
@@ -266,11 +267,11 @@ class TaskService:
     async def _keep(self, task_id: str, call: Call) -> None:
         """Renew the lease; cancel the call once the task is cancelled, failed or gone.
 
-        A failed renewal is retried soon (backoff from 50 ms, at most a third of the lease),
-        so a store back from a short outage sees the lease renewed before it lapses."""
+        A failed renewal is retried soon (backoff from 50 ms to 0.5 s, at most a third of the
+        lease), so a store back from a short outage sees the lease renewed before it lapses."""
         failures = 0
         while True:
-            retry = min(_RETRY_FIRST_S * 2 ** (failures - 1), self.renew_s)
+            retry = min(_RETRY_FIRST_S * 2 ** (failures - 1), self.renew_s, _RENEW_RETRY_MAX_S)
             await asyncio.sleep(retry if failures else self.renew_s)
             try:
                 status = await self.store.renew(task_id, self.lease_ms)
