@@ -145,7 +145,11 @@ def assert_unavailable(reply: Any, took: float) -> None:
     error = reply.error
     assert error["data"]["reason"] == "storage_unavailable"
     assert "unreachable" in error["message"] and "retry" in error["message"]
-    assert took <= 1.0, f"answered after {took:.2f} s"
+    # The breaker's 0.8 s deadline plus the HTTP round trip: 0.82-0.84 s on an idle machine.
+    # The deadline counts loop time not lost to CPU starvation (a loaded process is slow, not
+    # failing), so on a 2-core machine other runs load (load average 18-22 seen) it stretches:
+    # the bound is a hang guard well under main's 5.1-20 s.
+    assert took <= 3.0, f"answered after {took:.2f} s"
 
 
 @pytest.mark.exclusive  # ≤ 1 s bounds
@@ -198,11 +202,11 @@ async def test_a_plain_2026_tools_call_costs_no_redis_command_and_a_miss_one(
     async with client(apps[0]) as on:
         warm = await on.request("tools/call", {"name": "work", "arguments": {"s": 0}})
         assert warm.status == 200  # the Suite started: catalog replayed, mail relay up
-        before = redis.command_counts()
+        before, started = redis.command_counts(), time.monotonic()
         for _ in range(50):
             reply = await on.request("tools/call", {"name": "work", "arguments": {"s": 0}})
             assert reply.status == 200 and reply.error is None
-        after = redis.command_counts()
+        after, took = redis.command_counts(), time.monotonic() - started
         missed = await on.request("tools/call", {"name": "nope", "arguments": {}})
         assert missed.error is not None and missed.error["code"] == -32602
         last = redis.command_counts()
@@ -211,5 +215,10 @@ async def test_a_plain_2026_tools_call_costs_no_redis_command_and_a_miss_one(
         return {name: count - since.get(name, 0) for name, count in now.items()
                 if count != since.get(name, 0) and name not in BACKGROUND}  # fmt: skip
 
-    assert spent(before, after) == {}  # 50 calls, 0 commands
-    assert spent(after, last) == {"hgetall": 1}  # the miss re-read the catalog log once
+    calls = spent(before, after)
+    beats = calls.pop("set", 0)  # the inbox heartbeat: SET alive + PEXPIRE inbox every 3 s
+    assert calls.pop("pexpire", 0) == beats <= took / 3 + 1
+    assert calls == {}  # 50 calls, 0 commands
+    missing = spent(after, last)
+    missing.pop("set", None), missing.pop("pexpire", None)
+    assert missing == {"hgetall": 1}  # the miss re-read the catalog log once
