@@ -391,7 +391,12 @@ class Suite:
         return await run_chain(self.middleware, start, self._route, asker, local)
 
     async def _route(
-        self, request: Request, assigns: Mapping[str, Any], meta: Any, asker: Asker | None
+        self,
+        request: Request,
+        assigns: Mapping[str, Any],
+        meta: Any,
+        asker: Asker | None,
+        reread: bool = False,
     ) -> Call:
         self._changes.bind(asyncio.get_running_loop())
         if not self._catalog.started:  # scale-out: other processes' runtime changes first
@@ -407,8 +412,8 @@ class Suite:
             if isinstance(made, Job) and made.task_capable:  # else no coroutine at all
                 task = await self.tasks.opened(request, made, meta, assigns)  # a task, or None
         except MCPError as exc:
-            if exc.reason in _MISSES and await self._catalog.refresh():  # read after write
-                return await self._route(request, assigns, meta, asker)
+            if exc.reason in _MISSES and not reread and await self._catalog.refresh():
+                return await self._route(request, assigns, meta, asker, True)  # read after write
             return Call.answered(request, Answer(error_response(request.id, exc), exc.reason))
         if not isinstance(made, Job):
             return Call.answered(request, Answer(result_response(request.id, made)))

@@ -12,9 +12,9 @@ reconnects, replays them when it first serves a request.
 Read after write: ``await Suite.catalog_synced()`` returns once every change made so far is
 in the log and published (a handler that adds a tool awaits it before it answers), and a
 process asked for a tool or prompt it does not serve re-reads the log before it refuses
-(:meth:`SharedCatalog.refresh`: one round trip on that miss only, shared by concurrent
-misses): a change another process logged is served at once, whether or not its event
-arrived yet. The hot path (a served name) costs nothing more.
+(:meth:`SharedCatalog.refresh`: one round trip on that miss only, then one more look): a
+change another process logged is served at once, whether or not its event arrived yet. The hot
+path (a served name) costs nothing more.
 
 An event: ``{"format": 1, "origin", "version", "op": "add"|"remove", "kind": "tool"|
 "prompt"|"resource", "key", "provider"}``. Changes made before the Suite serves (before its
@@ -129,7 +129,6 @@ class CatalogSync:
         "_listener",
         "_notify",
         "_queue",
-        "_refresh",
         "_sender",
         "_start",
         "_sub",
@@ -146,7 +145,6 @@ class CatalogSync:
         self._start: asyncio.Future[None] | None = None
         self._sub: Subscription | None = None
         self._listener: asyncio.Task[None] | None = None
-        self._refresh: asyncio.Future[bool] | None = None
 
     @property
     def topics(self) -> int:
@@ -190,29 +188,24 @@ class CatalogSync:
             await asyncio.shield(sender)
 
     async def refresh(self) -> bool:
-        """Apply the logged changes this process has not applied; True when there were some.
+        """Apply the logged changes this process has not applied; True once the log was read
+        (the caller looks again: this read, or the event it raced with, may have applied the
+        change it missed).
 
-        Concurrent callers share one read of the log. False without a log or when it is
-        unreachable (the caller answers as it would have).
+        Each caller reads the log itself (one that shared a read begun before its miss could
+        miss the change too), like a legacy request's one command. False without a log or
+        when it is unreachable (the caller answers as it would have).
         """
         if not isinstance(self._broker, CatalogLog):
             return False
-        if self._refresh is None:
-            self._refresh = asyncio.ensure_future(self._reread())
-            self._refresh.add_done_callback(lambda _: setattr(self, "_refresh", None))
-        return await asyncio.shield(self._refresh)
-
-    async def _reread(self) -> bool:
-        assert isinstance(self._broker, CatalogLog)
         try:
             events = await self._broker.changes()
         except Exception:
             log.warning("re-reading the catalog log failed", exc_info=True)
             return False
-        applied = False
-        for event in events:  # every one, in version order
-            applied = self._receive(event) or applied
-        return applied
+        for event in events:  # in version order
+            self._receive(event)
+        return True
 
     def close(self) -> None:
         """Stop applying other processes' changes (at shutdown)."""
@@ -294,7 +287,7 @@ class SharedCatalog:
         self.started = True
 
     async def refresh(self) -> bool:
-        """A name was missed: apply what other processes logged since; True if anything."""
+        """A name was missed: apply what other processes logged since; True: look again."""
         return self._shared and await self.sync.refresh()
 
     def add(self, kind: str, provider: Any, *, local: bool) -> Any:
