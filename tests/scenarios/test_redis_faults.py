@@ -43,6 +43,7 @@ class App:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {"TASKS_REDIS_URL": redis.url, "TASKS_PREFIX": "faults:",
+               "TASKS_MARKERS": str(redis.dir),  # a cancelled work call leaves its file there
                "GENMCP_SECRET_KEY": SECRET, **settings}  # fmt: skip
         self.log = Path(redis.dir) / f"uvicorn-{self.port}.log"
         with self.log.open("ab") as out:
