@@ -17,7 +17,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from genmcp._suite.apps import is_view, served_extensions, serves_view
 from genmcp._suite.call import Call
@@ -59,6 +59,9 @@ from genmcp.storage.memory import MemoryBroker
 __all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
 log = logging.getLogger("genmcp")
+
+_MISSES: Final = frozenset({"unknown_tool", "unknown_prompt"})
+"""Refusals a shared catalog re-reads its log before answering (another process's change)."""
 
 
 def _retry(
@@ -197,6 +200,12 @@ class Suite:
         if entry.view is not None:
             self.add_resource(entry.view, local=True)  # skipped when already served
         return entry
+
+    async def catalog_synced(self) -> None:
+        """Return once every runtime change made so far is logged and published to the other
+        processes (await it before answering the request that made the change: read after
+        write). At once without a shared broker."""
+        await self._catalog.sync.flushed()
 
     def remove_tool(self, name: str, *, local: bool = False) -> bool:
         """Stop serving the tool ``name`` (everywhere unless ``local``); False if not here."""
@@ -411,7 +420,12 @@ class Suite:
         return await run_chain(self.middleware, start, self._route, asker, local)
 
     async def _route(
-        self, request: Request, assigns: Mapping[str, Any], meta: Any, asker: Asker | None
+        self,
+        request: Request,
+        assigns: Mapping[str, Any],
+        meta: Any,
+        asker: Asker | None,
+        reread: bool = False,
     ) -> Call:
         self._changes.bind(asyncio.get_running_loop())
         if not self._catalog.started:  # scale-out: other processes' runtime changes first
@@ -427,6 +441,8 @@ class Suite:
             if isinstance(made, Job) and made.task_capable:  # else no coroutine at all
                 task = await self.tasks.opened(request, made, meta, assigns)  # a task, or None
         except MCPError as exc:
+            if exc.reason in _MISSES and not reread and await self._catalog.refresh():
+                return await self._route(request, assigns, meta, asker, True)  # read after write
             return Call.answered(request, Answer(error_response(request.id, exc), exc.reason))
         if not isinstance(made, Job):
             return Call.answered(request, Answer(result_response(request.id, made)))

@@ -148,6 +148,18 @@ def build(redis_url: str, prefix: str, calls: Calls) -> tuple[FastAPI, MCPRouter
     app = FastAPI(lifespan=lifespan)
     app.include_router(router, prefix="/mcp")
 
+    @app.post("/admin/runtime/{greeting}")
+    async def add_runtime(greeting: str) -> dict[str, Any]:
+        suite.add_tool((Runtime, {"greeting": greeting}))
+        await suite.catalog_synced()  # read after write: every process can serve it now
+        return {}
+
+    @app.delete("/admin/runtime")
+    async def remove_runtime() -> dict[str, Any]:
+        removed = suite.remove_tool("runtime")
+        await suite.catalog_synced()
+        return {"removed": removed}
+
     @app.post("/webhook/{worker}")
     async def webhook(worker: str, message: dict[str, Any]) -> dict[str, Any]:
         await suite.post(worker, message)  # the worker may run on the other server
@@ -306,6 +318,32 @@ async def test_one_cancel_on_b_stops_exactly_the_call_it_names_on_a(
     await eventually(lambda: a.suite.live_workers == 0)
     again = await on_b.request("tools/call", {"name": "chatty"}, id=5)  # released: usable again
     assert "result" in (again.response or {})
+
+
+async def test_a_cancel_that_comes_before_its_call_stops_it_on_either_process(
+    nodes: tuple[Node, Node], clients: Callable[..., LegacyClient], calls: Calls
+) -> None:
+    # The client's cancel overtakes its request (sent 0-2 ms later, it reaches a process
+    # first): remembered for a moment, on the process it hit and on every other one.
+    a, b = nodes
+    on_a = clients(a)
+    await on_a.open()
+    on_b = clients(b, joining=on_a)
+    await on_a.request("tools/call", {"name": "chatty"})  # A and B listen for cancels
+    await on_b.request("tools/call", {"name": "chatty"})
+    for request_id, cancel_on, call_on in (("early-1", on_b, on_a), ("early-2", on_a, on_a)):
+        notified = await cancel_on.notify("notifications/cancelled", {"requestId": request_id})
+        assert notified.status == 202
+        await asyncio.sleep(0.05)  # the cancel has crossed Redis before the call starts
+        started = asyncio.get_running_loop().time()
+        reply = await asyncio.wait_for(
+            call_on.request("tools/call", {"name": "slow"}, id=request_id), 5
+        )
+        assert (reply.status, reply.response) == (200, None)  # cancelled: unanswered
+        assert asyncio.get_running_loop().time() - started < 2
+    await eventually(lambda: a.suite.live_workers == 0)
+    later = await on_a.request("tools/call", {"name": "chatty"}, id="early-3")  # no cancel
+    assert "result" in (later.response or {})
 
 
 async def test_deleting_on_b_ends_the_get_stream_on_a(
@@ -526,6 +564,26 @@ async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
     assert await b.server.run_in_loop(remove()) is True
     await until_within(lambda: _lacks(on_a, "runtime"), within=1.0)
     await until_within(lambda: _lacks(on_c, "runtime"), within=1.0)
+
+
+async def test_a_tool_added_on_a_can_be_called_on_b_as_soon_as_a_answers(
+    nodes: tuple[Node, Node], modern_client: Callable[..., ModernClient]
+) -> None:
+    # No wait between A's answer and the call on B: B, missing the name, re-reads the
+    # catalog log before it refuses (its own copy of the event may still be on the way).
+    a, b = nodes
+    on_b = modern_client(b.url)
+    assert "runtime" not in await tool_names(on_b)
+    async with httpx.AsyncClient() as admin:
+        for round_ in range(20):
+            added = await admin.post(f"{a.url}/admin/runtime/hi{round_}")
+            assert added.status_code == 200
+            called = await on_b.request("tools/call", {"name": "runtime", "arguments": {}})
+            assert called.error is None, (round_, called.body)
+            assert called.result["content"][0]["text"] == f"hi{round_} from a runtime tool"
+            removed = await admin.delete(f"{a.url}/admin/runtime")
+            assert removed.json() == {"removed": True}
+            await until_within(lambda: _lacks(on_b, "runtime"), within=1.0)
 
 
 async def _has(client: ModernClient, name: str) -> bool:

@@ -11,6 +11,7 @@ lost its data is refused (404), never revived; a legacy `tools/call` costs one c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -54,6 +55,7 @@ def build(url: str) -> FastAPI:
 
     app = FastAPI(lifespan=lifespan)
     app.include_router(router, prefix="/mcp")
+    app.state.suite = suite
     return app
 
 
@@ -172,6 +174,36 @@ async def test_a_deleted_session_stays_ended_after_redis_restarts_empty(
     legacy.session_id = ended
     assert (await settled(legacy)).status == 404
     assert (await timed_call(legacy))[0].status == 404
+
+
+async def test_get_streams_of_sessions_redis_lost_are_closed_at_the_next_change(
+    redis_server: OwnRedis, live_server: LiveServers
+) -> None:
+    app = build(redis_server.url)
+    url = live_server(app)
+    server = live_server.last
+    clients = [LegacyClient(url, timeout=5) for _ in range(5)]
+    try:
+        for client in clients:
+            await client.open()
+        async with contextlib.AsyncExitStack() as stack:
+            streams = [await stack.enter_async_context(c.get_stream()) for c in clients]
+            await asyncio.sleep(0.3)  # every stream follows the change log
+            redis_server.stop()
+            redis_server.start()  # empty: every session is gone with the registry's epoch
+
+            async def change() -> None:
+                app.state.suite.resource_list_changed()
+
+            await server.run_in_loop(change())
+            ends = await asyncio.wait_for(
+                asyncio.gather(*(stream.drain() for stream in streams)), 5
+            )  # each stream ends: none keeps receiving changes for a session that is gone
+        assert all(end.messages == [] for end in ends), [end.messages for end in ends]
+        assert (await settled(clients[0])).status == 404  # the client initializes again
+    finally:
+        for client in clients:
+            await client.aclose()
 
 
 async def test_a_legacy_tools_call_costs_one_redis_command(

@@ -1,7 +1,9 @@
 """A redis-server of the test's own, on a free loopback port: stop, start, hang, resume it.
 
 Fault tests must not touch the shared Redis on 6379: each starts its own `redis-server`
-(Debian's package) with no persistence, in a temporary directory, and stops it by its pid.
+(Debian's package) in a temporary directory, and stops it by its pid: with no persistence, or
+with ``persist=True`` an append-only file synced on every write, so that a ``stop`` then
+``start`` is a restart on its data (``start(empty=True)`` drops it first: a restart empty).
 Without `redis-server` the test is skipped; with `CI` set it fails instead.
 """
 
@@ -40,8 +42,8 @@ def require_redis_server() -> str:
 class OwnRedis:
     """One redis-server process on `port`; `start` again after `stop` reuses the port."""
 
-    def __init__(self, binary: str) -> None:
-        self.binary = binary
+    def __init__(self, binary: str, *, persist: bool = False) -> None:
+        self.binary, self.persist = binary, persist
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-redis-"))
         self.process: subprocess.Popen[bytes] | None = None
@@ -50,8 +52,12 @@ class OwnRedis:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
+    def start(self, *, empty: bool = False) -> None:
         assert self.process is None
+        if empty:
+            for old in self.dir.iterdir():
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+        aof = ["yes", "--appendfsync", "always"] if self.persist else ["no"]
         self.process = subprocess.Popen(
             [
                 self.binary,
@@ -62,7 +68,7 @@ class OwnRedis:
                 "--save",
                 "",
                 "--appendonly",
-                "no",
+                *aof,
                 "--dir",
                 str(self.dir),
                 "--maxmemory-policy",
@@ -87,7 +93,8 @@ class OwnRedis:
             return False
 
     def stop(self) -> None:
-        """Kill it (SIGKILL: its data is gone; it had no persistence anyway)."""
+        """Kill it (SIGKILL: without ``persist`` its data is gone; with it, every write
+        acknowledged is in the append-only file)."""
         if self.process is not None:
             self.process.kill()
             self.process.wait(5)

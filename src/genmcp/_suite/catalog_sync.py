@@ -9,6 +9,13 @@ finds the change on whichever process it asks). Brokers that keep a log (``Catal
 both of genmcp's) also store the latest event per entry, so a process that starts later, or
 reconnects, replays them when it first serves a request.
 
+Read after write: ``await Suite.catalog_synced()`` returns once every change made so far is
+in the log and published (a handler that adds a tool awaits it before it answers), and a
+process asked for a tool or prompt it does not serve re-reads the log before it refuses
+(:meth:`SharedCatalog.refresh`: one round trip on that miss only, then one more look): a
+change another process logged is served at once, whether or not its event arrived yet. The hot
+path (a served name) costs nothing more.
+
 An event: ``{"format": 1, "origin", "version", "op": "add"|"remove", "kind": "tool"|
 "prompt"|"resource"|"skill", "key", "provider"}``. Changes made before the Suite serves (before its
 router's lifespan starts or its first request) are configuration: they stay local. What
@@ -175,6 +182,31 @@ class CatalogSync:
         elif not self._start.done():
             await asyncio.shield(self._start)
 
+    async def flushed(self) -> None:
+        """Return once every change announced so far is logged and published."""
+        while (sender := self._sender) is not None and not sender.done():
+            await asyncio.shield(sender)
+
+    async def refresh(self) -> bool:
+        """Apply the logged changes this process has not applied; True once the log was read
+        (the caller looks again: this read, or the event it raced with, may have applied the
+        change it missed).
+
+        Each caller reads the log itself (one that shared a read begun before its miss could
+        miss the change too), like a legacy request's one command. False without a log or
+        when it is unreachable (the caller answers as it would have).
+        """
+        if not isinstance(self._broker, CatalogLog):
+            return False
+        try:
+            events = await self._broker.changes()
+        except Exception:
+            log.warning("re-reading the catalog log failed", exc_info=True)
+            return False
+        for event in events:  # in version order
+            self._receive(event)
+        return True
+
     def close(self) -> None:
         """Stop applying other processes' changes (at shutdown)."""
         if self._sub is not None:
@@ -201,13 +233,15 @@ class CatalogSync:
             _topic, event = await subscription.receive()
             self._receive(event)
 
-    def _receive(self, event: Any) -> None:
+    def _receive(self, event: Any) -> bool:
+        """Apply ``event`` unless it is ours or not newer than what was applied; applied?"""
         if not isinstance(event, dict) or event.get("format") != FORMAT:
-            return
+            return False
         entry = f"{event.get('kind')}:{event.get('key')}"
         version = event.get("version", 0)
-        if event.get("origin") == self.origin or version < self._applied.get(entry, 0):
-            return
+        applied = self._applied.get(entry, 0)
+        if event.get("origin") == self.origin or version < applied or 0 < version == applied:
+            return False
         self._applied[entry] = version
         try:
             spec = event.get("provider")
@@ -215,6 +249,8 @@ class CatalogSync:
             self._apply(event["op"], event["kind"], event["key"], provider)
         except Exception:
             log.exception("cannot apply the catalog change %s from another process", entry)
+            return False
+        return True
 
 
 _NOTICES: Final = {
@@ -250,6 +286,10 @@ class SharedCatalog:
         if self._shared:
             await self.sync.start()
         self.started = True
+
+    async def refresh(self) -> bool:
+        """A name was missed: apply what other processes logged since; True: look again."""
+        return self._shared and await self.sync.refresh()
 
     def add(self, kind: str, provider: Any, *, local: bool) -> Any:
         """Serve ``provider`` here, then on every process (unless ``local``)."""

@@ -18,10 +18,22 @@ as every transport does) into the store:
 
 Every status change is announced on the broker (``task_watch.announce``), for the listen
 streams that name the task (``notifications/tasks``, :meth:`TaskService.watch`). The runner
-renews the task's lease every third of it; a task found cancelled (or gone) there is
-cancelled here too. ``tasks/get|update|cancel`` read and move the record in the store and
-authorize every call against the principal that created the task: anyone else is told the
-task does not exist. Imports genmcp's protocol, storage and the Call; never a web framework.
+renews the task's lease every third of it (at once again, with backoff, after a failed
+renewal); a task found cancelled (or gone) there is cancelled here too.
+
+The end of a task is stored even across a short outage of the store: the terminal transition
+is retried with backoff (50 ms doubling to 1 s) while the store is unavailable
+(``StorageUnavailable``), and the runner keeps renewing the lease meanwhile, so the task never
+reads "the process stopped" while its process lives. The retries are bounded by the task's
+TTL (its record expires then anyway). A store that refuses the outcome itself (any other
+error), or one unreachable until that bound, ends the task ``failed`` with the storage failure
+error (``storage_failure_error``: its own message), when it can still be stored, and logs it.
+A store that is unavailable when a task-mode call creates its record is a ``StorageUnavailable``
+answer (HTTP 503 with ``Retry-After``), as is every ``tasks/*`` request meanwhile.
+
+``tasks/get|update|cancel`` read and move the record in the store and authorize every call
+against the principal that created the task: anyone else is told the task does not exist.
+Imports genmcp's protocol, storage and the Call; never a web framework.
 """
 
 from __future__ import annotations
@@ -44,6 +56,7 @@ from genmcp.protocol import tasks as task_wire
 from genmcp.protocol.jsonrpc import Request, result_response
 from genmcp.protocol.methods import TASKS_CANCEL, TASKS_GET, TASKS_UPDATE
 from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskStore
+from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryTaskStore
 
 __all__ = ["Opened", "TaskAsker", "TaskService"]
@@ -51,17 +64,22 @@ __all__ = ["Opened", "TaskAsker", "TaskService"]
 log = logging.getLogger("genmcp")
 
 _POKE: Final = "genmcp/tasks/"
+_RETRY_FIRST_S: Final = 0.05
+_RETRY_MAX_S: Final = 1.0
+_RENEW_RETRY_MAX_S: Final = 0.5  # a store back from an outage sees the lease within 0.5 s
 _Answer = Callable[[Mapping[str, Any], Mapping[str, Any]], Awaitable[dict[str, Any]]]
 Handler = Callable[[Request, Any, Mapping[str, Any]], Job]
 
 
 class _Running:
-    """A task this process runs: its Call, its runner, the event its input waiter sleeps on."""
+    """A task this process runs: its Call, its runner, the event its input waiter sleeps on,
+    and when its record expires (loop time: the bound of the retries storing its end)."""
 
-    __slots__ = ("call", "poke", "runner")
+    __slots__ = ("call", "expires", "poke", "runner")
 
-    def __init__(self) -> None:
+    def __init__(self, expires: float) -> None:
         self.call: Call | None = None
+        self.expires = expires
         self.poke = asyncio.Event()
         self.runner: asyncio.Task[None] | None = None
 
@@ -108,6 +126,14 @@ class TaskAsker:
                     await self._running.poke.wait()
             except TimeoutError:
                 pass  # poll: an answer delivered to another process without a shared broker
+
+
+def _end_of(response: Mapping[str, Any]) -> TaskEnd:
+    """How a task ends once its call answered ``response``."""
+    if "result" in response:
+        return TaskEnd("completed", result=response["result"])
+    error = response.get("error") or {}
+    return TaskEnd("failed", error=error, message=str(error.get("message", "failed")))
 
 
 class Opened:
@@ -165,11 +191,14 @@ class TaskService:
         record = task_wire.new_record(task_id, principal, self.ttl_ms, self.poll_interval_ms)
         try:
             await self.store.create(record, lease_ms=self.lease_ms, owner=self.owner)
+        except StorageUnavailable:
+            raise  # 503 with Retry-After: the client retries the call
         except Exception:
             log.exception("the task store refused a new task")
-            failure = MCPError("internal_error", "Internal error: the task store is unavailable")
+            failure = MCPError("internal_error", "Internal error: the task store refused the task")
             raise failure from None
-        running = _Running()
+        loop = asyncio.get_running_loop()
+        running = _Running(loop.time() + self.ttl_ms / 1000)
         self._running[task_id] = running
         return Opened(record, TaskAsker(self, task_id, running))
 
@@ -190,36 +219,67 @@ class TaskService:
         try:
             async for event in Relay(call):  # the one reader of a Call, as every transport
                 if type(event) is Answer:
-                    await self._settle(task_id, event.response)
+                    await self._end(task_id, _end_of(event.response))
                 elif type(event) is Ended:
-                    end = TaskEnd("cancelled")
-                    moved = await self.store.finish(task_id, end, task_wire.iso_now())
-                    await announce(self.broker, moved)
+                    await self._end(task_id, TaskEnd("cancelled"))
                 # Interim (progress, logs) and StreamStart: not sent for tasks
-        except Exception:
-            log.exception("task %s: its result could not be stored", task_id)
         finally:
-            keeper.cancel()
+            keeper.cancel()  # only now: the lease is kept while the end is being stored
             self._running.pop(task_id, None)
 
-    async def _settle(self, task_id: str, response: Mapping[str, Any]) -> None:
-        if "result" in response:
-            end = TaskEnd("completed", result=response["result"])
-        else:
-            error = response.get("error") or {}
-            end = TaskEnd("failed", error=error, message=str(error.get("message", "failed")))
-        moved = await self.store.finish(task_id, end, task_wire.iso_now())
+    async def _end(self, task_id: str, end: TaskEnd) -> None:
+        """Store the task's end: retried while the store is unavailable, until the record
+        expires; an outcome the store refuses becomes the storage failure."""
+        moved, cause = await self._finish(task_id, end)
+        if cause is not None:
+            moved = await self._store_failure(task_id, cause)
         await announce(self.broker, moved)
 
-    async def _keep(self, task_id: str, call: Call) -> None:
-        """Renew the lease; cancel the call once the task is cancelled, failed or gone."""
+    async def _finish(self, task_id: str, end: TaskEnd) -> tuple[dict[str, Any] | None, str | None]:
+        """``store.finish``, retried with backoff while unavailable: (record, None) once
+        stored; (None, why) when it cannot be."""
+        loop, running = asyncio.get_running_loop(), self._running.get(task_id)
+        expires = running.expires if running is not None else loop.time()
+        delay = _RETRY_FIRST_S
         while True:
-            await asyncio.sleep(self.renew_s)
+            try:
+                return await self.store.finish(task_id, end, task_wire.iso_now()), None
+            except StorageUnavailable as exc:
+                if loop.time() + delay >= expires:
+                    return None, f"the task store stayed unavailable: {exc.message}"
+                log.warning("task %s: storing its end failed; retrying in %g s", task_id, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _RETRY_MAX_S)
+            except Exception as exc:
+                return None, f"the task store refused it: {type(exc).__name__}: {exc}"
+
+    async def _store_failure(self, task_id: str, cause: str) -> dict[str, Any] | None:
+        """End the task failed with the storage failure (once; logged either way)."""
+        log.error("task %s: its outcome could not be stored (%s)", task_id, cause)
+        error = task_wire.storage_failure_error(cause)
+        end = TaskEnd("failed", error=error, message=error["message"])
+        try:
+            return await self.store.finish(task_id, end, task_wire.iso_now())
+        except Exception:
+            log.exception("task %s: not even its storage failure could be stored", task_id)
+            return None
+
+    async def _keep(self, task_id: str, call: Call) -> None:
+        """Renew the lease; cancel the call once the task is cancelled, failed or gone.
+
+        A failed renewal is retried soon (backoff from 50 ms to 0.5 s, at most a third of the
+        lease), so a store back from a short outage sees the lease renewed before it lapses."""
+        failures = 0
+        while True:
+            retry = min(_RETRY_FIRST_S * 2 ** (failures - 1), self.renew_s, _RENEW_RETRY_MAX_S)
+            await asyncio.sleep(retry if failures else self.renew_s)
             try:
                 status = await self.store.renew(task_id, self.lease_ms)
             except Exception:
-                log.warning("task %s: lease renewal failed", task_id, exc_info=True)
+                log.warning("task %s: lease renewal failed", task_id, exc_info=failures == 0)
+                failures = min(failures + 1, 16)
                 continue
+            failures = 0
             if status is None or status in task_wire.TERMINAL:
                 call.cancel()
                 return

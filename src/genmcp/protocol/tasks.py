@@ -42,6 +42,7 @@ __all__ = [
     "new_record",
     "new_task_id",
     "status_notification",
+    "storage_failure_error",
     "task_id_of",
     "tasks_required",
     "unknown_task",
@@ -169,4 +170,17 @@ def lease_lost_error() -> dict[str, Any]:
     return {
         "code": -32603,
         "message": "Internal error: the server process running this task stopped",
+    }
+
+
+def storage_failure_error(cause: str) -> dict[str, Any]:
+    """The JSON-RPC error of a task whose outcome the task store would not keep (``cause``).
+
+    Not "the process stopped": the process ran the task to its end, the store refused (or
+    stayed unreachable for the task's whole lifetime); the outcome itself is lost.
+    """
+    return {
+        "code": -32603,
+        "message": f"Internal error: the task's outcome could not be stored ({cause})",
+        "data": {"reason": "storage_failure"},
     }

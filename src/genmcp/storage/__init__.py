@@ -118,7 +118,9 @@ class Subscription(Protocol):
         """Return once messages published from now on reach this subscription.
 
         In one process that is at once; a shared broker waits for its server to confirm the
-        subscription (bounded: a broker that cannot confirm logs it and returns). Await it
+        subscription: a server that is down or hung raises ``guard.StorageUnavailable``
+        within the broker's deadline; one that answers but cannot confirm in time is logged,
+        and ``ready`` returns. Await it
         before you make the thing happen that you wait for, when that thing may happen in
         another process.
         """

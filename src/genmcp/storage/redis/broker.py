@@ -97,7 +97,8 @@ class RedisBroker:
     Args:
         client: a ``redis.asyncio.Redis`` (left open by ``aclose``).
         prefix: prefix of every channel.
-        ready_timeout_s: how long ``Subscription.ready`` waits for Redis to confirm.
+        ready_timeout_s: how long ``Subscription.ready`` waits for Redis to confirm (once Redis
+            answered a ``PING`` under the breaker: a down or hung one fails it at once).
         options: deadline and breaker settings for ``publish`` (``RedisOptions`` defaults).
 
     Two tasks run once something subscribed: one sends ``SUBSCRIBE``/``UNSUBSCRIBE`` in
@@ -270,7 +271,15 @@ class RedisBroker:
                     self._commands.put_nowait(("unsubscribe", self._prefix + topic))
 
     async def _ready(self, topics: Iterable[str]) -> None:
+        """Wait for Redis to confirm ``topics``, and to answer a ``PING``, under the breaker.
+
+        A down or hung Redis is ``StorageUnavailable`` within ``deadline_s`` (at once while the
+        breaker is open), not a wait of ``ready_timeout_s``: a topic confirmed long ago says
+        nothing of the server now. A Redis that answers but has not confirmed within
+        ``ready_timeout_s`` (a slow pub/sub connection) is logged, and the caller goes on.
+        """
         events = [entry.confirmed for t in topics if (entry := self._topics.get(t))]
+        await self.breaker.run(self._client.ping)
         try:
             async with asyncio.timeout(self._ready_timeout_s):
                 for event in events:

@@ -16,17 +16,25 @@ Every transition is one Lua script (atomic; the Redis ``TIME`` is the one clock 
 compared against, whatever the clocks of the processes). JSON payloads pass through Lua as
 opaque strings: it never decodes them (cjson would turn ``[]`` into ``{}``).
 
+Every operation runs under the store's breaker (``guard.Breaker``, ``RedisOptions``' deadline
+and cooldown): a down or hung Redis is ``StorageUnavailable`` within ``deadline_s`` (HTTP 503
+with ``Retry-After`` at the edge), never a wait of the client's socket timeout. Only a lost
+connection or a timeout trips it: an error Redis answers (``OOM``, a script error) passes
+through as itself, so that the caller can tell "retry later" from "this will never be stored".
+
 Runs on the server's event loop. Requires the ``redis`` package (``genmcp[redis]``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, Final, TypeVar
 
 try:
     from redis import asyncio as aioredis
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "genmcp.storage.redis.tasks needs the redis package: pip install 'genmcp[redis]'"
@@ -34,11 +42,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from genmcp.protocol.tasks import iso_now
 from genmcp.storage import TaskEnd
+from genmcp.storage.guard import Breaker
+from genmcp.storage.redis.options import RedisOptions
 
 __all__ = ["DEFAULT_PREFIX", "RedisTaskStore"]
 
 DEFAULT_PREFIX: Final = "genmcp:"
 _BASE_KEYS: Final = ("taskId", "principal", "createdAt", "ttlMs", "pollIntervalMs")
+_UNAVAILABLE: Final = (RedisConnectionError, RedisTimeoutError)
+T = TypeVar("T")
 
 _COMMON: Final = """
 local function now_ms()
@@ -182,11 +194,22 @@ class RedisTaskStore:
     Args:
         client: a ``redis.asyncio.Redis`` (left open by ``aclose``).
         prefix: prefix of every key; processes of one app share it.
+        options: the breaker's deadline and cooldown (``RedisOptions`` defaults).
     """
 
-    def __init__(self, client: aioredis.Redis, *, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        options: RedisOptions | None = None,
+    ) -> None:
         self._client, self._prefix = client, prefix
         self._owns_client = False
+        options = RedisOptions() if options is None else options
+        self.breaker = Breaker(
+            "redis", _UNAVAILABLE, deadline_s=options.deadline_s, cooldown_s=options.cooldown_s
+        )
         script = client.register_script
         self._create = script(_COMMON + _CREATE)
         self._get = script(_COMMON + _GET)
@@ -197,11 +220,23 @@ class RedisTaskStore:
         self._renew = script(_COMMON + _RENEW)
 
     @classmethod
-    def from_url(cls, url: str, *, prefix: str = DEFAULT_PREFIX, **options: Any) -> RedisTaskStore:
-        """A store on its own client for ``url`` (``options`` go to ``Redis.from_url``)."""
-        store = cls(aioredis.Redis.from_url(url, **options), prefix=prefix)
+    def from_url(
+        cls,
+        url: str,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        options: RedisOptions | None = None,
+        **connection: Any,
+    ) -> RedisTaskStore:
+        """A store on its own client for ``url``, made with ``options`` (and ``connection``
+        options such as ``client_name``)."""
+        options = RedisOptions() if options is None else options
+        store = cls(options.client(url, **connection), prefix=prefix, options=options)
         store._owns_client = True
         return store
+
+    async def _run(self, operation: Callable[[], Awaitable[T]]) -> T:
+        return await self.breaker.run(operation)
 
     async def aclose(self) -> None:
         """Close the client if ``from_url`` made it."""
@@ -220,34 +255,40 @@ class RedisTaskStore:
         base = {key: record[key] for key in _BASE_KEYS if key in record}
         version = int(record.get("version") or 1)
         args = [_json(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
-        await self._create(keys=[self.key(record["taskId"])], args=args)
+        key = self.key(record["taskId"])
+        await self._run(lambda: self._create(keys=[key], args=args))
 
     async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
         message = str(lost.get("message", "lease lost"))
         args = [_json(dict(lost)), iso_now(), message]
-        return _record(await self._get(keys=[self.key(task_id)], args=args))
+        key = self.key(task_id)
+        return _record(await self._run(lambda: self._get(keys=[key], args=args)))
 
     async def owner(self, task_id: str) -> str | None:
-        owner = await self._client.hget(self.key(task_id), "owner")
+        key = self.key(task_id)
+        owner = await self._run(lambda: self._client.hget(key, "owner"))
         return None if owner is None else _text(owner)
 
     async def ask(
         self, task_id: str, requests: Mapping[str, Any], updated_at: str
     ) -> dict[str, Any] | None:
         args = [updated_at, *_pairs(requests)]
-        return _record(await self._ask(keys=[self.key(task_id)], args=args))
+        key = self.key(task_id)
+        return _record(await self._run(lambda: self._ask(keys=[key], args=args)))
 
     async def answer(
         self, task_id: str, responses: Mapping[str, Any], updated_at: str
     ) -> dict[str, Any] | None:
         args = [updated_at, *_pairs(responses)]
-        return _record(await self._answer(keys=[self.key(task_id)], args=args))
+        key = self.key(task_id)
+        return _record(await self._run(lambda: self._answer(keys=[key], args=args)))
 
     async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
         wanted = list(keys)
         if not wanted:
             return {}
-        flat = await self._take(keys=[self.key(task_id)], args=wanted)
+        key = self.key(task_id)
+        flat = await self._run(lambda: self._take(keys=[key], args=wanted))
         return {_text(flat[i]): json.loads(flat[i + 1]) for i in range(0, len(flat), 2)}
 
     async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
@@ -258,8 +299,10 @@ class RedisTaskStore:
             "" if end.error is None else _json(dict(end.error)),
             end.message or "",
         ]
-        return _record(await self._finish(keys=[self.key(task_id)], args=args))
+        key = self.key(task_id)
+        return _record(await self._run(lambda: self._finish(keys=[key], args=args)))
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
-        status = await self._renew(keys=[self.key(task_id)], args=[lease_ms])
+        key = self.key(task_id)
+        status = await self._run(lambda: self._renew(keys=[key], args=[lease_ms]))
         return None if status is None else _text(status)

@@ -4,7 +4,9 @@ Carries list changes, and ``notifications/resources/updated`` only for the URIs 
 subscribed to (read from the registry; none while it is unreachable: fail closed),
 translated for the session's revision. A session has one such stream at a time: opening or
 resuming one tells the open one, on whatever process, to end (topic :func:`get_topic`); it
-ends too when the session is deleted.
+ends too when the session is deleted, and when a change finds its session gone from the
+registry (the registry lost its data: a Redis restarted empty; one lookup per change, not
+per request), so that the client learns it and initializes again.
 
 Resumable. The stream is a cursor over the Suite's change log (``_suite.change_log``, in
 the event log: a Redis Stream with ``MAXLEN ~`` and a TTL when shared), and each event's SSE
@@ -91,11 +93,13 @@ class SessionStream:
         resumed: bool = False,
         retry_ms: int | None = None,
         lists: tuple[str, ...] = (),
+        epoch: str | None = None,
     ) -> None:
         self._registry, self._session, self._version = registry, session, version
         self._subscription, self._changes = subscription, changes
         self._cursor, self._resumed = start, resumed
         self.retry_ms, self._lists = retry_ms, lists
+        self._epoch = epoch  # the session's: a change checks the session still lives
 
     @classmethod
     async def open(
@@ -109,6 +113,7 @@ class SessionStream:
         last_event_id: str | None = None,
         retry_ms: int | None = None,
         lists: tuple[str, ...] = (),
+        epoch: str | None = None,
     ) -> SessionStream:
         """Open ``session``'s stream (resuming from ``last_event_id`` when it names an entry
         of the change log); the open one, on whatever process, ends."""
@@ -119,7 +124,11 @@ class SessionStream:
             start = await changes.tail()  # read before subscribing: later entries are followed
         topics = (CHANGES if changes is None else LOGGED, end_topic(session), get_topic(session))
         subscription = broker.subscribe(*topics)
-        await subscription.ready()  # a change published elsewhere once we answer is not lost
+        try:
+            await subscription.ready()  # a change published elsewhere once we answer is not lost
+        except BaseException:  # the store is down or hung: 503, nothing left subscribed
+            subscription.close()
+            raise
         return cls(
             registry,
             session,
@@ -130,6 +139,7 @@ class SessionStream:
             resumed=resumed,
             retry_ms=retry_ms,
             lists=lists,
+            epoch=epoch,
         )
 
     def close(self) -> None:
@@ -149,6 +159,8 @@ class SessionStream:
                     yield event
             while True:
                 topic, message = await self._subscription.receive()
+                if topic in (LOGGED, CHANGES) and not await self._lives():
+                    return  # the registry lost the session: the client must initialize again
                 if topic == LOGGED and isinstance(message, dict):
                     async for event in self._follow(message):
                         yield event
@@ -159,6 +171,15 @@ class SessionStream:
                     return  # the session ended, or a newer GET replaced this one
         finally:
             self._subscription.close()
+
+    async def _lives(self) -> bool:
+        """Whether the session is still in the registry (True while it is unreachable)."""
+        if self._epoch is None:
+            return True
+        try:
+            return await self._registry.lookup(self._session, self._epoch, ()) is not None
+        except StorageUnavailable:
+            return True
 
     async def _opening(self) -> AsyncIterator[SSEPair]:
         assert self._changes is not None and self._cursor is not None

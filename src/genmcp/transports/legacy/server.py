@@ -306,6 +306,7 @@ class LegacyServer:
             last_event_id=last_event_id,
             retry_ms=self.stream_retry_ms if polled else None,
             lists=list_notices(self.suite.capabilities),
+            epoch=session.epoch,
         )
 
     # -- messages -------------------------------------------------------------------

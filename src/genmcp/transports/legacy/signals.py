@@ -13,6 +13,15 @@ stops it at once, without the broker.
 Delivery is the broker's (at most once: a cancel published while this process's
 subscription is reconnecting is lost, and the call runs to its end, as the spec allows).
 
+A cancel may also overtake its call: the client sends it a moment after the request, and it
+reaches a process before the request reached its worker. Every process that sees a cancel
+for no call of its own remembers it for :data:`EARLY_S` (at most :data:`MAX_EARLY` of them,
+the oldest forgotten first); a call of that session and request id that starts within the
+window is cancelled as it starts. The process that finds the call publishes that it did
+(``"done"``), and the others forget it, so the id is free again at once. (Clients number
+their requests: an id is not reused within seconds of a cancel that found no call.) The hot
+path pays one truthiness test of an empty dict.
+
 Imports asyncio and genmcp's core and storage; never a web framework.
 """
 
@@ -21,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any, Final, final
 
@@ -28,7 +38,7 @@ from genmcp._suite.call import Call
 from genmcp.protocol.jsonrpc import RequestId
 from genmcp.storage import Broker, Subscription
 
-__all__ = ["CANCELS", "ENDS", "CallSignals"]
+__all__ = ["CANCELS", "EARLY_S", "ENDS", "MAX_EARLY", "CallSignals"]
 
 log = logging.getLogger("genmcp")
 
@@ -36,6 +46,10 @@ CANCELS: Final = "legacy.cancel"
 """Broker topic of ``notifications/cancelled`` for legacy calls: ``{"s": key, "id": id}``."""
 ENDS: Final = "legacy.end"
 """Broker topic of ended legacy sessions: the session key."""
+EARLY_S: Final = 2.0
+"""How long a cancel that came before its call is remembered (seconds)."""
+MAX_EARLY: Final = 1024
+"""How many such cancels a process remembers at most."""
 
 
 def _key(session: str, request_id: Any) -> tuple[str, Any]:
@@ -49,11 +63,12 @@ def _key(session: str, request_id: Any) -> tuple[str, Any]:
 class CallSignals:
     """This process's legacy calls in flight, and the one subscription that stops them."""
 
-    __slots__ = ("_broker", "_calls", "_ready", "_subscription", "_task")
+    __slots__ = ("_broker", "_calls", "_early", "_ready", "_subscription", "_task")
 
     def __init__(self, broker: Broker) -> None:
         self._broker = broker
         self._calls: dict[tuple[str, Any], Call] = {}
+        self._early: dict[tuple[str, Any], float] = {}  # cancels before their call: deadline
         self._subscription: Subscription | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None
@@ -89,14 +104,34 @@ class CallSignals:
         key = _key(session, request_id)
         self._calls[key] = call
         call.when_done(lambda: self._forget(key, call))
+        if self._early and self._early.pop(key, 0.0) > time.monotonic():
+            call.cancel()  # its cancel came first
 
     async def cancel(self, session: str, request_id: Any) -> None:
-        """``notifications/cancelled``: stop the call here, or tell the other processes."""
-        call = self._calls.get(_key(session, request_id))
+        """``notifications/cancelled``: stop the call here, or tell the other processes
+        (and remember it a moment here: its call may not have started yet)."""
+        key = _key(session, request_id)
+        call = self._calls.get(key)
         if call is not None:
             call.cancel()
         else:
+            self._remember(key)
             await self._broker.publish(CANCELS, {"s": session, "id": request_id})
+
+    def _remember(self, key: tuple[str, Any]) -> None:
+        """Keep a cancel for a call not (yet) here for ``EARLY_S``; bounded, oldest first."""
+        early, now = self._early, time.monotonic()
+        for old, deadline in list(early.items()):  # in deadline order: stop at a live one
+            if deadline > now and len(early) < MAX_EARLY:
+                break
+            del early[old]
+        early.pop(key, None)
+        early[key] = now + EARLY_S
+
+    @property
+    def early(self) -> int:
+        """How many cancels are remembered for calls that have not started (bounded)."""
+        return len(self._early)
 
     async def end(self, session: str) -> None:
         """The session ended: stop its calls here and in every other process."""
@@ -121,9 +156,14 @@ class CallSignals:
             self._ready = ready = loop.create_future()
             self._subscription = subscription = self._broker.subscribe(CANCELS, ENDS)
             self._task = loop.create_task(self._follow(subscription), name="genmcp:legacy-signals")
-            await subscription.ready()  # bounded by the broker
-            if not ready.done():
-                ready.set_result(None)
+            try:
+                await subscription.ready()  # StorageUnavailable when the broker's store is
+            except BaseException:  # down or hung: this call fails, the next one tries again
+                self.close()
+                raise
+            finally:
+                if not ready.done():
+                    ready.set_result(None)
         elif not self._ready.done():
             await asyncio.shield(self._ready)
 
@@ -134,9 +174,23 @@ class CallSignals:
                 self._end_here(message)
             elif topic == CANCELS and isinstance(message, Mapping):
                 session = message.get("s")
-                call = self._calls.get(_key(str(session), message.get("id")))
-                if call is not None:
+                key = _key(str(session), message.get("id"))
+                call = self._calls.get(key)
+                if message.get("done"):  # its call was found and stopped: forget it
+                    self._early.pop(key, None)
+                elif call is not None:
                     call.cancel()
+                    await self._consumed(message)
+                elif key not in self._early:  # not the one this process published
+                    self._remember(key)
+
+    async def _consumed(self, message: Mapping[str, Any]) -> None:
+        """Tell the other processes a cancel found its call (they forget it: the id may be
+        reused at once)."""
+        try:
+            await self._broker.publish(CANCELS, {**message, "done": True})
+        except Exception:  # they forget it within EARLY_S anyway
+            log.warning("could not tell the other processes a cancel was honoured")
 
     def _end_here(self, session: str) -> None:
         for (owner, _), call in list(self._calls.items()):
