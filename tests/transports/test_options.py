@@ -28,6 +28,7 @@ SEVEN = {
     "body_timeout_s",
     "keepalive_s",
     "send_timeout_s",
+    "drain_s",
     "shutdown_grace_s",
 }
 
@@ -43,6 +44,7 @@ def test_the_defaults_and_a_docstring_per_field() -> None:
         15.0,
     )
     assert (defaults.send_timeout_s, defaults.shutdown_grace_s) == (30.0, 2.0)
+    assert defaults.drain_s == 30.0  # a rolling restart lets streaming calls finish
     [body] = [node for node in ast.parse(inspect.getsource(options_module)).body
               if isinstance(node, ast.ClassDef) and node.name == "HTTPOptions"]  # fmt: skip
     documented = {
@@ -90,6 +92,7 @@ def test_values_are_kept_normalized_and_the_object_frozen() -> None:
         ("send_timeout_s", math.inf, ValueError, "send_timeout_s must be finite"),
         ("send_timeout_s", math.nan, ValueError, "send_timeout_s must be finite"),
         ("shutdown_grace_s", -0.5, ValueError, "shutdown_grace_s must be finite and at least 0"),
+        ("drain_s", -1.0, ValueError, "drain_s must be finite and at least 0"),
     ],
 )
 def test_a_bad_value_fails_where_it_is_written_naming_the_option(

@@ -1,4 +1,6 @@
-"""A real server stopped (SIGTERM) while calls stream: each client gets a last answer."""
+"""A real server stopped (SIGTERM) while calls stream: a call that ends within the drain
+(``drain_s``) answers by itself, a longer one gets the shutdown error; new connections are
+refused from the signal on."""
 
 from __future__ import annotations
 
@@ -10,10 +12,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from genmcp.client import Client, ClientError
 from support.client import ModernClient
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
 
 def free_port() -> int:
@@ -23,16 +28,17 @@ def free_port() -> int:
         return port
 
 
-def launch(port: int) -> subprocess.Popen[str]:
+def launch(port: int, app: str) -> subprocess.Popen[str]:
+    app_dir = EXAMPLES if app == "streaming:app" else SUPPORT
     return subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--app-dir", str(EXAMPLES), "streaming:app",
-         "--host", "127.0.0.1", "--port", str(port), "--timeout-graceful-shutdown", "5"],
+        [sys.executable, "-m", "uvicorn", "--app-dir", str(app_dir), app,
+         "--host", "127.0.0.1", "--port", str(port), "--timeout-graceful-shutdown", "10"],
         text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
 
 
-async def start(port: int) -> subprocess.Popen[str]:
-    process = launch(port)
+async def start(port: int, app: str = "streaming:app") -> subprocess.Popen[str]:
+    process = launch(port, app)
     deadline = time.monotonic() + 20
     while True:
         try:
@@ -46,9 +52,38 @@ async def start(port: int) -> subprocess.Popen[str]:
             await asyncio.sleep(0.05)
 
 
-async def test_sigterm_answers_every_open_stream_with_a_shutdown_error() -> None:
+async def test_sigterm_lets_a_streaming_call_in_flight_finish_and_refuses_new_connections() -> (
+    None
+):
     port = free_port()
-    process = await start(port)
+    process = await start(port)  # drain_s: the default, 30 s
+    try:
+        async with ModernClient(f"http://127.0.0.1:{port}") as client:
+            async with client.stream(
+                "tools/call", {"name": "slow_report", "arguments": {"seconds": 2}}
+            ) as exchange:
+                assert exchange.reply.is_sse
+                await asyncio.sleep(0.3)  # the call is working
+                process.send_signal(signal.SIGTERM)
+                await asyncio.sleep(0.3)
+                with pytest.raises(ClientError):  # a new connection: uvicorn stopped accepting
+                    async with Client(f"http://127.0.0.1:{port}/mcp", timeout=2) as late:
+                        await late.list_tools()
+                reply = await asyncio.wait_for(exchange.drain(), 10)
+        assert reply.error is None, reply.error
+        assert reply.result["content"][0]["text"] == "report ready"  # its own answer
+        _out, err = process.communicate(timeout=15)
+        assert process.returncode in (0, -signal.SIGTERM)
+        assert "Traceback" not in err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+async def test_a_streaming_call_longer_than_the_drain_gets_the_shutdown_error() -> None:
+    port = free_port()
+    process = await start(port, "drain_app:app")  # drain_s=1.0
     try:
         async with ModernClient(f"http://127.0.0.1:{port}") as client:
             async with client.stream(
@@ -62,7 +97,7 @@ async def test_sigterm_answers_every_open_stream_with_a_shutdown_error() -> None
                 took = time.monotonic() - started
         assert reply.error["code"] == -32000
         assert "shutting down" in reply.error["message"]
-        assert took < 3.0
+        assert 0.9 < took < 4.0  # the drain (1 s), then the shutdown answer
         _out, err = process.communicate(timeout=15)
         assert process.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises the signal
         assert "ASGI callable returned without completing response" not in err

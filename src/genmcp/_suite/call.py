@@ -163,6 +163,11 @@ class Call:
         """The call id, also ``channel.mailbox.id``."""
         return self.mailbox.id
 
+    @property
+    def drains(self) -> bool:
+        """Whether, at server shutdown, this Call may run on to its own answer (its job's)."""
+        return self._job.drains
+
     def observe(self, observer: CallObserver) -> None:
         """Show ``observer`` every event of this Call, then tell it the Call is done.
 

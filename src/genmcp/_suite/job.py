@@ -50,6 +50,9 @@ class Job:
     label: str = "request"
     cancellable: bool = True
     task_capable: bool = False
+    drains: bool = True
+    """At server shutdown a streamed request may run on to its own answer (``drain_s``);
+    False: it ends at once (a listen stream, which never ends by itself)."""
     """Whether this request may run as a task (a ``tools/call`` of a task-supporting tool)."""
 
     async def start(self, channel: Channel) -> Any:

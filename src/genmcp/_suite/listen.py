@@ -133,6 +133,7 @@ class ListenJob(Job):
         "request_id",
     )
     label = SUBSCRIPTIONS_LISTEN
+    drains = False  # never ends by itself: at shutdown it ends at once, with its result
 
     def __init__(
         self,

@@ -98,6 +98,7 @@ class MCPEndpoint:
             options.send_timeout_s,
             options.shutdown_grace_s,
             ShutdownHub(_exit_signal),
+            options.drain_s,
         )
         ENDPOINTS.add(self, self)  # stdio and the start-up checks find it by its route
 

@@ -49,6 +49,12 @@ class HTTPOptions:
     """A streamed response whose reader takes longer than this to accept one event is a
     disconnect (the call is cancelled or closed); None: wait forever."""
 
+    drain_s: float = 30.0
+    """At server shutdown (uvicorn's SIGTERM), how long a streaming call in flight may still
+    run to its own answer before it is stopped with the shutdown error; 0: stopped at once.
+    Listen streams end at once either way. Give uvicorn a longer
+    ``--timeout-graceful-shutdown`` (docs/guides/deployment.md, "Rolling restarts")."""
+
     shutdown_grace_s: float = 2.0
     """At server shutdown, how long a stream may take to send its last event (the shutdown
     error) before it is cut."""
@@ -67,6 +73,7 @@ class HTTPOptions:
         _seconds("body_timeout_s", self.body_timeout_s, optional=True)
         _seconds("keepalive_s", self.keepalive_s, zero=True)
         _seconds("send_timeout_s", self.send_timeout_s, optional=True)
+        _seconds("drain_s", self.drain_s, zero=True)
         _seconds("shutdown_grace_s", self.shutdown_grace_s, zero=True)
 
 

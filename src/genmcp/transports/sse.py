@@ -104,6 +104,8 @@ class StreamOptions:
     send_timeout_s: float | None
     shutdown_grace_s: float
     hub: ShutdownHub
+    drain_s: float = 0.0
+    """At shutdown, how long a call that drains (``Call.drains``) may run on to its answer."""
 
 
 class StreamLog(Protocol):
@@ -188,6 +190,7 @@ class SSEStream:
         "cancelled",
         "cut",
         "detached",
+        "draining",
         "gone",
         "grace",
         "options",
@@ -208,6 +211,7 @@ class SSEStream:
         self.cancelled = False  # the Call ended with no response
         self.ping_timer: asyncio.TimerHandle | None = None
         self.grace: asyncio.TimerHandle | None = None
+        self.draining: asyncio.TimerHandle | None = None  # shutdown came: the call runs on
         gone = _loop().create_task(disconnected(receive), name="genmcp:sse-disconnect")
         gone.add_done_callback(self._on_gone)
         self._gone_task = gone
@@ -235,7 +239,7 @@ class SSEStream:
             await self._events(event, journal)
         finally:
             hub.leave(self._on_stop)
-            for timer in (self.ping_timer, self.grace):
+            for timer in (self.ping_timer, self.grace, self.draining):
                 if timer is not None:
                     timer.cancel()
             if journal is not None and not self.detached:
@@ -278,8 +282,12 @@ class SSEStream:
                 self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
             if self.stop_now:
                 self.stop_now = False
-                relay.call.shutdown()  # its shutdown answer comes next
-                self.grace = loop.call_later(options.shutdown_grace_s, self._on_cut)
+                if self.draining is None and options.drain_s > 0 and relay.call.drains:
+                    # the server stops: the call may still answer by itself, for drain_s
+                    self.draining = loop.call_later(options.drain_s, self._on_stop)
+                else:
+                    relay.call.shutdown()  # its shutdown answer comes next
+                    self.grace = loop.call_later(options.shutdown_grace_s, self._on_cut)
             event = await relay.wake_or_next()
 
     def _on_gone(self, task: asyncio.Task[None]) -> None:
