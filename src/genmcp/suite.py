@@ -17,11 +17,11 @@ import asyncio
 import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from genmcp._suite.apps import is_view, served_extensions, serves_view
 from genmcp._suite.call import Call
-from genmcp._suite.catalog_sync import SharedCatalog
+from genmcp._suite.catalog_sync import SharedCatalog, Watcher
 from genmcp._suite.change_log import ChangeLog
 from genmcp._suite.completion import completion_handlers
 from genmcp._suite.job import Asker, Handler, Handlers, Job, Response
@@ -56,7 +56,7 @@ from genmcp.sealing import Sealer
 from genmcp.storage import Broker, TaskOptions, TaskStore
 from genmcp.storage.memory import MemoryBroker
 
-__all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
+__all__ = ["Mountable", "Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
 log = logging.getLogger("genmcp")
 
@@ -66,6 +66,13 @@ def _retry(
 ) -> Job | Response:
     """The job of a legacy input round's retry: the same method, the retried params."""
     return handler(request, meta, assigns)
+
+
+class Mountable(Protocol):
+    """What ``Suite(mounts=...)`` takes: ``genmcp.Mount`` (docs/guides/composition.md)."""
+
+    def attach(self, suite: Suite) -> None:
+        """Serve the mounted catalog in ``suite``, and keep it in step from now on."""
 
 
 class Suite:
@@ -95,6 +102,8 @@ class Suite:
         middleware: the chain around every request, outermost first (``genmcp.middleware``).
         task_store, task_options: Tasks (docs/guides/tasks.md): where tasks live (memory by
             default), how.
+        mounts: ``genmcp.Mount`` objects: another Suite's catalog, or a remote server's,
+            served here under a namespace (docs/guides/composition.md).
     """
 
     def __init__(
@@ -119,6 +128,7 @@ class Suite:
         middleware: Sequence[Link] = (),
         task_store: TaskStore | None = None,
         task_options: TaskOptions | None = None,
+        mounts: Iterable[Mountable] = (),
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -167,6 +177,8 @@ class Suite:
             self.add_resource(resource, local=True)
         for skill in skills:
             self.add_skill(skill, local=True)
+        for mount in mounts:  # after the own catalog: a mount's name collision names the mount
+            mount.attach(self)
         self._methods: Handlers = {
             SERVER_DISCOVER: self._discover,
             # only a shared broker brings posts from other processes: start receiving them
@@ -240,10 +252,24 @@ class Suite:
     def resource_list_changed(self) -> None:
         """Tell listen streams the resource list changed (a repository's listing moved)."""
         self._changes.publish(RESOURCES_LIST_CHANGED)
+        for watcher in self._catalog.watchers:  # a Suite mounting this one hears it too
+            watcher("list_changed", "resource", "", None)
 
     def resource_updated(self, uri: str) -> None:
         """Tell the streams subscribed to ``uri`` that it changed; safe from any thread."""
         self._changes.publish(RESOURCES_UPDATED, {"uri": uri})
+        for watcher in self._catalog.watchers:
+            watcher("updated", "resource", uri, None)
+
+    def provided(self) -> list[tuple[str, Any]]:
+        """What this Suite serves, as ``(kind, provider)`` in the order added (a mount
+        re-serves it); ``kind`` is ``tool``, ``prompt``, ``resource`` or ``skill``."""
+        return [(kind, provider) for (kind, _), provider in self._catalog.provided.items()]
+
+    def watch(self, watcher: Watcher) -> None:
+        """Call ``watcher(op, kind, key, provider)`` on every later change of the served set
+        (``add``/``remove``), and on ``updated``/``list_changed`` of resources (mounts)."""
+        self._catalog.watchers.append(watcher)
 
     def log_changes(self, log: ChangeLog) -> None:
         """Log every change notification from now on, in ``log`` (a legacy session's GET

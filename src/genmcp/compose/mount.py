@@ -1,0 +1,126 @@
+"""``Mount``: another Suite's tools, prompts, resources and skills served by this Suite.
+
+``Suite(mounts=[Mount(weather, namespace="weather")])`` serves every tool and prompt of
+``weather`` as ``weather_<name>`` (no namespace: the names as they are), and its resources,
+resource templates and skills under their own URIs: a URI is already a global name, and
+rewriting it would break the links a tool's results and an app view carry. A name or URI the
+outer Suite already serves is refused when it is built (``ValueError`` naming the mount).
+
+The mounted behaviours run in the outer Suite, as its own: its middleware, its per-tool
+scopes, its Tasks and its transports apply, and progress, logs, cancellation, input rounds
+and errors are those of a direct call, since there is no hop. A change of the inner Suite's
+served set later on (``add_tool``, ``remove_prompt``, ...) is made in the outer one too, so its
+listeners hear ``list_changed``; ``resource_updated`` and ``resource_list_changed`` of the
+inner reach the outer's subscribers.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Final
+
+from genmcp.suite import Suite
+
+__all__ = ["NAMESPACE", "Mount", "renamed"]
+
+log = logging.getLogger("genmcp")
+
+NAMESPACE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""A namespace: what may start a tool name, and short enough to leave room for the name."""
+
+
+def renamed(provider: Any, prefix: str) -> Any:
+    """``provider`` (a Tool or Prompt class, or ``(cls, arg)``) whose name gets ``prefix``:
+    a subclass whose ``info("name", arg)`` is the prefixed one, everything else inherited."""
+    if not prefix:
+        return provider
+    cls, rest = (provider[0], provider[1:]) if isinstance(provider, tuple) else (provider, None)
+    original = cls.info
+
+    def info(self: Any, key: str, arg: Any) -> Any:
+        value = original(self, key, arg)
+        return prefix + value if key == "name" and isinstance(value, str) else value
+
+    namespace = {"info": info, "__module__": cls.__module__, "__doc__": cls.__doc__}
+    namespace["__qualname__"] = cls.__qualname__
+    sub = type(cls.__name__, (cls,), namespace)
+    return sub if rest is None else (sub, *rest)
+
+
+class Mount:
+    """A Suite's catalog, served by another Suite under ``namespace``.
+
+    Args:
+        suite: the Suite to mount (it keeps working on its own, too).
+        namespace: the prefix of its tool and prompt names, joined with ``_``
+            (``weather`` -> ``weather_get_forecast``); None or ``""``: the names as they are.
+    """
+
+    __slots__ = ("namespace", "prefix", "suite")
+
+    def __init__(self, suite: Suite, *, namespace: str | None = None) -> None:
+        if not isinstance(suite, Suite):
+            raise TypeError(f"Mount(suite) takes a genmcp.Suite, not {type(suite).__name__}")
+        if namespace and NAMESPACE.fullmatch(namespace) is None:
+            raise ValueError(
+                f"Mount(namespace={namespace!r}): a namespace is 1 to 64 of A-Z a-z 0-9 _ - . "
+                "and starts with a letter or digit (e.g. namespace='weather')"
+            )
+        self.suite, self.namespace = suite, namespace or None
+        self.prefix = f"{namespace}_" if namespace else ""
+
+    def __repr__(self) -> str:
+        return f"Mount({self.suite.server_info['name']!r}, namespace={self.namespace!r})"
+
+    def attach(self, outer: Suite) -> None:
+        """Serve the mounted catalog in ``outer`` (a collision raises ``ValueError``), and
+        follow the mounted Suite's changes from now on."""
+        if outer is self.suite:
+            raise ValueError(f"{self!r}: a Suite cannot mount itself")
+        for kind, provider in self.suite.provided():
+            self._add(outer, kind, provider)
+        self.suite.watch(lambda op, kind, key, provider: self._follow(outer, op, kind, key, provider))
+
+    def _add(self, outer: Suite, kind: str, provider: Any) -> None:
+        try:
+            if kind == "tool":
+                outer.add_tool(renamed(provider, self.prefix), local=True)
+            elif kind == "prompt":
+                outer.add_prompt(renamed(provider, self.prefix), local=True)
+            elif kind == "resource":
+                outer.add_resource(provider, local=True)
+            else:
+                outer.add_skill(provider, local=True)
+        except ValueError as exc:
+            fix = (
+                "mount it under another namespace, or rename one of the two"
+                if kind in ("tool", "prompt")
+                else "URIs are not namespaced: serve it from one side only, or change its URI"
+            )
+            raise ValueError(
+                f"{self!r} collides with what {outer.server_info['name']!r} serves: {exc}; {fix}"
+            ) from exc
+
+    def _follow(self, outer: Suite, op: str, kind: str, key: str, provider: Any) -> None:
+        """One change of the mounted Suite, made in ``outer`` too."""
+        if op == "updated":
+            outer.resource_updated(key)
+        elif op == "list_changed":
+            outer.resource_list_changed()
+        elif op == "remove":
+            named = self.prefix + key if kind in ("tool", "prompt") else key
+            remove = {
+                "tool": outer.remove_tool,
+                "prompt": outer.remove_prompt,
+                "resource": outer.remove_resource,
+                "skill": outer.remove_skill,
+            }[kind]
+            remove(named, local=True)
+        else:
+            try:
+                self._add(outer, kind, provider)
+            except ValueError:  # at runtime nobody catches it: the outer keeps what it had
+                log.exception("%r: a runtime change of the mounted Suite was not mounted", self)
+
+
