@@ -139,7 +139,7 @@ def test_collisions_are_refused_when_built() -> None:
     assert two.tool("a_confirm") is not None and two.tool("b_confirm") is not None
     with pytest.raises(ValueError, match="namespace is 1 to 64"):
         Mount(weather(), namespace="bad name")
-    with pytest.raises(TypeError, match="takes a genmcp.Suite"):
+    with pytest.raises(TypeError, match=r"takes a genmcp\.Suite"):
         Mount("http://example.com")  # type: ignore[arg-type]
     inner = weather()
     with pytest.raises(ValueError, match="cannot mount itself"):

@@ -16,6 +16,7 @@ inner reach the outer's subscribers.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from typing import Any, Final
@@ -80,7 +81,7 @@ class Mount:
             raise ValueError(f"{self!r}: a Suite cannot mount itself")
         for kind, provider in self.suite.provided():
             self._add(outer, kind, provider)
-        self.suite.watch(lambda op, kind, key, provider: self._follow(outer, op, kind, key, provider))
+        self.suite.watch(functools.partial(self._follow, outer))
 
     def _add(self, outer: Suite, kind: str, provider: Any) -> None:
         try:
@@ -122,5 +123,3 @@ class Mount:
                 self._add(outer, kind, provider)
             except ValueError:  # at runtime nobody catches it: the outer keeps what it had
                 log.exception("%r: a runtime change of the mounted Suite was not mounted", self)
-
-
