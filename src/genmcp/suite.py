@@ -72,7 +72,9 @@ class Mountable(Protocol):
     """What ``Suite(mounts=...)`` takes: ``genmcp.Mount`` (docs/guides/composition.md)."""
 
     def attach(self, suite: Suite) -> None:
-        """Serve the mounted catalog in ``suite``, and keep it in step from now on."""
+        """Serve the mounted catalog in ``suite``, and keep it in step from now on. A mount
+        may also have ``async start(suite)`` (awaited once, before the first request) and
+        ``async aclose()`` (at shutdown)."""
 
 
 class Suite:
@@ -177,8 +179,13 @@ class Suite:
             self.add_resource(resource, local=True)
         for skill in skills:
             self.add_skill(skill, local=True)
-        for mount in mounts:  # after the own catalog: a mount's name collision names the mount
+        self._mounts = tuple(mounts)
+        for mount in self._mounts:  # after the own catalog: a collision names the mount
             mount.attach(self)
+        self._ready = self._catalog.started and not any(
+            callable(getattr(mount, "start", None)) for mount in self._mounts
+        )  # else the first request (or the lifespan) awaits _get_ready
+        self._readying: asyncio.Future[None] | None = None
         self._methods: Handlers = {
             SERVER_DISCOVER: self._discover,
             # only a shared broker brings posts from other processes: start receiving them
@@ -368,6 +375,23 @@ class Suite:
         processes' runtime catalog changes and replay the ones made before we started."""
         self._changes.bind(asyncio.get_running_loop())
         await self._catalog.start()
+        await self._get_ready()
+
+    async def _get_ready(self) -> None:
+        """Replay the shared catalog if not yet, and start the mounts once (a remote one
+        lists its upstream); concurrent first requests wait for the same start."""
+        if not self._catalog.started:
+            await self._catalog.start()
+        if self._readying is None:
+            self._readying = asyncio.ensure_future(self._start_mounts())
+        await asyncio.shield(self._readying)
+        self._ready = True
+
+    async def _start_mounts(self) -> None:
+        for mount in self._mounts:
+            start = getattr(mount, "start", None)
+            if callable(start):
+                await start(self)
 
     def mail_address(self) -> str:
         """This Suite's mail address (worker ids name it); alive from now on (heartbeat)."""
@@ -386,6 +410,12 @@ class Suite:
         ``complete`` result), let streams run ``handle_close``, and wait for them (bounded)."""
         self._mail.close()
         self._catalog.sync.close()
+        for mount in self._mounts:
+            close = getattr(mount, "aclose", None)
+            if callable(close):
+                await close()
+        if self._readying is not None and any(hasattr(m, "start") for m in self._mounts):
+            self._readying, self._ready = None, False  # a next lifespan starts them again
         await self.tasks.close()
         calls = [*self._workers.values(), *self._calls.values()]
         for call in calls:
@@ -440,8 +470,8 @@ class Suite:
         self, request: Request, assigns: Mapping[str, Any], meta: Any, asker: Asker | None
     ) -> Call:
         self._changes.bind(asyncio.get_running_loop())
-        if not self._catalog.started:  # scale-out: other processes' runtime changes first
-            await self._catalog.start()
+        if not self._ready:  # scale-out: other processes' runtime changes, mounts: first
+            await self._get_ready()
         try:
             if meta is None:
                 meta = self.check_request(request)

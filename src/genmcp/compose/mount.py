@@ -19,9 +19,14 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
 
+from genmcp.compose.remote import Upstream
 from genmcp.suite import Suite
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["NAMESPACE", "Mount", "renamed"]
 
@@ -50,18 +55,38 @@ def renamed(provider: Any, prefix: str) -> Any:
 
 
 class Mount:
-    """A Suite's catalog, served by another Suite under ``namespace``.
+    """A Suite's catalog, or a remote server's, served by another Suite under ``namespace``.
 
     Args:
-        suite: the Suite to mount (it keeps working on its own, too).
-        namespace: the prefix of its tool and prompt names, joined with ``_``
+        suite: the Suite to mount in-process (it keeps working on its own, too).
+        url: instead, a remote MCP endpoint: its tools and prompts, through one pooled
+            ``genmcp.Client`` (``genmcp.compose.remote``).
+        namespace: the prefix of the tool and prompt names, joined with ``_``
             (``weather`` -> ``weather_get_forecast``); None or ``""``: the names as they are.
+        timeout_s: (remote) seconds a connect or a read may take upstream.
+        failures, cooldown_s: (remote) the circuit breaker: after ``failures`` failures in
+            a row, calls are refused at once for ``cooldown_s`` seconds.
+        token, headers, http: (remote) a bearer token, headers, a shared ``httpx.AsyncClient``.
     """
 
-    __slots__ = ("namespace", "prefix", "suite")
+    __slots__ = ("namespace", "prefix", "suite", "upstream")
 
-    def __init__(self, suite: Suite, *, namespace: str | None = None) -> None:
-        if not isinstance(suite, Suite):
+    def __init__(
+        self,
+        suite: Suite | None = None,
+        *,
+        url: str | None = None,
+        namespace: str | None = None,
+        timeout_s: float = 10.0,
+        failures: int = 3,
+        cooldown_s: float = 30.0,
+        token: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        if (suite is None) == (url is None):
+            raise TypeError("Mount takes a Suite (Mount(suite)) or a URL (Mount(url=...)), one")
+        if suite is not None and not isinstance(suite, Suite):
             raise TypeError(f"Mount(suite) takes a genmcp.Suite, not {type(suite).__name__}")
         if namespace and NAMESPACE.fullmatch(namespace) is None:
             raise ValueError(
@@ -70,13 +95,35 @@ class Mount:
             )
         self.suite, self.namespace = suite, namespace or None
         self.prefix = f"{namespace}_" if namespace else ""
+        self.upstream: Upstream | None = None
+        if url is not None:
+            self.upstream = Upstream(
+                url, prefix=self.prefix, timeout_s=timeout_s, failures=failures,
+                cooldown_s=cooldown_s, token=token, headers=headers, http=http,
+            )  # fmt: skip
 
     def __repr__(self) -> str:
+        if self.upstream is not None:
+            return f"Mount(url={self.upstream.url!r}, namespace={self.namespace!r})"
+        assert self.suite is not None
         return f"Mount({self.suite.server_info['name']!r}, namespace={self.namespace!r})"
+
+    async def start(self, outer: Suite) -> None:
+        """(remote) List the upstream into ``outer`` and follow its changes; the outer
+        Suite awaits it when it starts (or at its first request)."""
+        if self.upstream is not None:
+            await self.upstream.start(outer)
+
+    async def aclose(self) -> None:
+        """(remote) Stop following the upstream and close its pool."""
+        if self.upstream is not None:
+            await self.upstream.aclose()
 
     def attach(self, outer: Suite) -> None:
         """Serve the mounted catalog in ``outer`` (a collision raises ``ValueError``), and
-        follow the mounted Suite's changes from now on."""
+        follow the mounted Suite's changes from now on (remote: from ``start`` on)."""
+        if self.suite is None:
+            return
         if outer is self.suite:
             raise ValueError(f"{self!r}: a Suite cannot mount itself")
         for kind, provider in self.suite.provided():
