@@ -29,6 +29,7 @@ from genmcp import (
     Prompt,
     PromptRequest,
     Result,
+    StaticResource,
     Suite,
     Tool,
     ToolRequest,
@@ -36,6 +37,7 @@ from genmcp import (
     elicit_request,
     get_prompt_result,
     mcp_app,
+    mcp_router,
     user_message,
 )
 from genmcp.testing import MCPTestClient, RPCError, accept
@@ -95,6 +97,7 @@ UPSTREAM = Suite(
     server_version="1",
     tools=[Forecast, Confirm, Refuse, Slow],
     prompts=[Brief],
+    resources=[StaticResource(uri="weather://stations", name="stations", text="a,b")],
 )
 
 
@@ -209,6 +212,26 @@ async def test_an_unreachable_upstream_does_not_stop_the_outer_server() -> None:
         assert time.monotonic() - start < 5
     await outer.aclose()
     assert tools == {"extra"}
+
+
+async def test_proxy_mode_serves_tools_prompts_and_resources(upstream: str) -> None:
+    router = mcp_router(proxy=upstream)
+    async with MCPTestClient(router) as client:
+        tools = {tool["name"] for tool in await client.list_tools()}
+        resources = [resource["uri"] for resource in await client.list_resources()]
+        contents = await client.read_resource("weather://stations")
+        with pytest.raises(RPCError) as missing:
+            await client.read_resource("weather://nowhere")
+        call = await client.call_tool("get_forecast", {"city": "Lima"}, progress=True)
+    await router.suite.aclose()
+    assert tools == {"get_forecast", "confirm", "refuse", "slow"}
+    assert resources == ["weather://stations"]
+    assert contents[0]["text"] == "a,b"
+    assert missing.value.code == -32602  # the upstream's "not found", passed on
+    assert call.text == "sunny in Lima" and len(call.progress) == 2
+    assert router.suite.server_info["name"] == "genmcp-proxy"
+    with pytest.raises(TypeError, match="builds its own Suite"):
+        mcp_router(proxy=upstream, suite=UPSTREAM)
 
 
 MODES: Final = ("2026-07-28", "legacy")

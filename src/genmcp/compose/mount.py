@@ -67,6 +67,8 @@ class Mount:
         failures, cooldown_s: (remote) the circuit breaker: after ``failures`` failures in
             a row, calls are refused at once for ``cooldown_s`` seconds.
         token, headers, http: (remote) a bearer token, headers, a shared ``httpx.AsyncClient``.
+        resources: (remote) serve the upstream's resources and templates too, through one
+            repository that claims every URI (proxy mode: ``mcp_router(proxy=URL)``).
     """
 
     __slots__ = ("namespace", "prefix", "suite", "upstream")
@@ -83,6 +85,7 @@ class Mount:
         token: str | None = None,
         headers: Mapping[str, str] | None = None,
         http: httpx.AsyncClient | None = None,
+        resources: bool = False,
     ) -> None:
         if (suite is None) == (url is None):
             raise TypeError("Mount takes a Suite (Mount(suite)) or a URL (Mount(url=...)), one")
@@ -100,6 +103,7 @@ class Mount:
             self.upstream = Upstream(
                 url, prefix=self.prefix, timeout_s=timeout_s, failures=failures,
                 cooldown_s=cooldown_s, token=token, headers=headers, http=http,
+                resources=resources,
             )  # fmt: skip
 
     def __repr__(self) -> str:

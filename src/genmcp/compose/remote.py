@@ -33,7 +33,16 @@ from genmcp.client import Client, ClientError, RPCError
 from genmcp.outcomes import Error, InputRequired, Result
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.meta import META_SERVER_INFO
-from genmcp.protocol.methods import MESSAGE, PROGRESS, PROMPTS_LIST_CHANGED, TOOLS_LIST_CHANGED
+from genmcp.protocol.methods import (
+    MESSAGE,
+    PROGRESS,
+    PROMPTS_LIST_CHANGED,
+    RESOURCES_LIST,
+    RESOURCES_LIST_CHANGED,
+    RESOURCES_UPDATED,
+    TOOLS_LIST_CHANGED,
+)
+from genmcp.resource import ResourceRepo, ResourceRequest
 from genmcp.tool import Tool, ToolRequest
 
 if TYPE_CHECKING:
@@ -41,7 +50,7 @@ if TYPE_CHECKING:
 
     from genmcp.suite import Suite
 
-__all__ = ["ProxyPrompt", "ProxyTool", "Upstream", "UpstreamDown"]
+__all__ = ["ProxyPrompt", "ProxyRepo", "ProxyTool", "Upstream", "UpstreamDown"]
 
 log = logging.getLogger("genmcp")
 
@@ -112,8 +121,11 @@ class Upstream:
         token: str | None = None,
         headers: Mapping[str, str] | None = None,
         http: httpx.AsyncClient | None = None,
+        resources: bool = False,
     ) -> None:
         self.url, self.prefix, self.timeout_s = url, prefix, timeout_s
+        self.resources = resources
+        self.templates: list[dict[str, Any]] | None = None  # served by the ProxyRepo
         self.client = Client(url, token=token, headers=headers, http=http, timeout=timeout_s)
         self.breaker = Breaker(failures, cooldown_s)
         self.tools: dict[str, dict[str, Any]] = {}  # upstream name -> descriptor
@@ -138,9 +150,17 @@ class Upstream:
         prompts = {}
         if "prompts" in capabilities:
             prompts = {p["name"]: p for p in await self.client.list_prompts() if "name" in p}
+        templates = None
+        if self.resources and "resources" in capabilities:
+            templates = await self.client.list_resource_templates()
         self.breaker.succeeded()
         self._apply(suite, "tool", self.tools, tools)
         self._apply(suite, "prompt", self.prompts, prompts)
+        if templates is not None and templates != self.templates:
+            if self.templates is not None:
+                suite.remove_resource("", local=True)
+            self.templates = templates
+            suite.add_resource((ProxyRepo, self), local=True)
 
     def _apply(
         self, suite: Suite, kind: str, held: dict[str, dict[str, Any]], found: dict[str, Any]
@@ -165,11 +185,19 @@ class Upstream:
         """Re-list on every ``list_changed``; reconnect (and re-list) after a failure."""
         while True:
             try:
-                async with self.client.listen(resources=False) as changes:
+                async with self.client.listen(resources=self.resources) as changes:
                     await self.refresh(suite)  # what changed before the stream was open
                     async for note in changes:
-                        if note.get("method") in (TOOLS_LIST_CHANGED, PROMPTS_LIST_CHANGED):
+                        method = note.get("method")
+                        if method in (TOOLS_LIST_CHANGED, PROMPTS_LIST_CHANGED):
                             await self.refresh(suite)
+                        elif method == RESOURCES_LIST_CHANGED and self.templates is not None:
+                            await self.refresh(suite)
+                            suite.resource_list_changed()
+                        elif method == RESOURCES_UPDATED and self.templates is not None:
+                            uri = (note.get("params") or {}).get("uri")
+                            if isinstance(uri, str):
+                                suite.resource_updated(uri)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # down, or no listen there: try again later
@@ -301,3 +329,30 @@ class ProxyPrompt(Prompt):
             return upstream.client.get_prompt(descriptor["name"], dict(request.arguments))
 
         return _outcome(await upstream.send(go))
+
+    async def complete(
+        self, argument: str, value: str, context: Mapping[str, str], channel: Channel, arg: Any
+    ) -> Any:
+        upstream, descriptor = arg
+        ref = {"type": "ref/prompt", "name": descriptor["name"]}
+        found = await upstream.send(lambda: upstream.client.complete(ref, argument, value, context))
+        return [] if isinstance(found, Error) else {"completion": found}
+
+
+class ProxyRepo(ResourceRepo, prefix=""):
+    """Every resource of the upstream (proxy mode: it claims every URI); ``arg`` is the
+    upstream. Listing pages, reads and template completions go upstream as they are."""
+
+    def templates(self, arg: Any) -> list[dict[str, Any]]:
+        return list(arg.templates or [])
+
+    async def list(self, cursor: Any, channel: Channel, arg: Any) -> Any:
+        upstream: Upstream = arg
+        found = await upstream.send(lambda: upstream.client.page(RESOURCES_LIST, cursor))
+        if isinstance(found, Error):
+            return found
+        return list(found.get("resources") or []), found.get("nextCursor")
+
+    async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Any:
+        upstream: Upstream = arg
+        return _outcome(await upstream.send(lambda: upstream.client.read_resource(request.uri)))
