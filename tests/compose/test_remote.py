@@ -4,7 +4,8 @@ The upstream is a real uvicorn server on a loopback port; the outer Suite is dri
 in-process by ``MCPTestClient`` and, served by uvicorn too, by the official Python SDK
 client in both eras: names under the namespace, progress and logs relayed, an input round
 relayed to the outer client, cancellation reaching the upstream, the upstream's JSON-RPC
-error passed on unchanged, ``list_changed`` followed, and a dead upstream answered at once.
+error passed on unchanged, ``list_changed`` followed, and a dead upstream answered at once;
+proxy mode (``mcp_router(proxy=URL)``, docs guides/composition.md) serves it whole.
 """
 
 from __future__ import annotations
