@@ -83,6 +83,12 @@ class Slow(Tool, name="slow", input_schema={"type": "object"}):
         return Result(call_tool_result(text="late"))
 
 
+class AskFirst(Tool, name="ask_first", input_schema={"type": "object"}):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        channel.require_capability({"elicitation": {}})
+        return Result(call_tool_result(text="may ask"))
+
+
 class Brief(Prompt, name="brief", description="A weather brief."):
     async def get(self, request: PromptRequest, channel: Channel, arg: Any) -> Any:
         return Result(get_prompt_result([user_message("brief")]))
@@ -96,7 +102,7 @@ class Extra(Tool, name="extra", input_schema={"type": "object"}):
 UPSTREAM = Suite(
     server_name="weather",
     server_version="1",
-    tools=[Forecast, Confirm, Refuse, Slow],
+    tools=[Forecast, Confirm, Refuse, Slow, AskFirst],
     prompts=[Brief],
     resources=[StaticResource(uri="weather://stations", name="stations", text="a,b")],
 )
@@ -123,7 +129,10 @@ async def test_the_upstream_is_listed_under_the_namespace(upstream: str) -> None
         prompts = {prompt["name"] for prompt in await client.list_prompts()}
         prompt = await client.get_prompt("weather_brief")
     await outer.aclose()
-    assert tools == {"weather_get_forecast", "weather_confirm", "weather_refuse", "weather_slow"}
+    assert tools == {
+        "weather_get_forecast", "weather_confirm", "weather_refuse", "weather_slow",
+        "weather_ask_first",
+    }  # fmt: skip
     assert prompts == {"weather_brief"}
     assert prompt["messages"][0]["content"]["text"] == "brief"
 
@@ -224,8 +233,13 @@ async def test_proxy_mode_serves_tools_prompts_and_resources(upstream: str) -> N
         with pytest.raises(RPCError) as missing:
             await client.read_resource("weather://nowhere")
         call = await client.call_tool("get_forecast", {"city": "Lima"}, progress=True)
+        allowed = await client.call_tool("ask_first", {})
+        with pytest.raises(RPCError) as undeclared:
+            await client.call_tool("ask_first", {}, capabilities={})
     await router.suite.aclose()
-    assert tools == {"get_forecast", "confirm", "refuse", "slow"}
+    assert tools == {"get_forecast", "confirm", "refuse", "slow", "ask_first"}
+    assert allowed.text == "may ask"  # the outer client's capabilities went upstream
+    assert (undeclared.value.code, undeclared.value.status) == (-32021, 400)
     assert resources == ["weather://stations"]
     assert contents[0]["text"] == "a,b"
     assert missing.value.code == -32602  # the upstream's "not found", passed on

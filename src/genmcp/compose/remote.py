@@ -30,18 +30,22 @@ from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.channel import Channel
 from genmcp.client import Client, ClientError, RPCError
+from genmcp.errors import MISSING_CAPABILITY, MCPError
 from genmcp.outcomes import Error, InputRequired, Result
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.meta import META_SERVER_INFO
 from genmcp.protocol.methods import (
     MESSAGE,
     PROGRESS,
+    PROMPTS_GET,
     PROMPTS_LIST_CHANGED,
     RESOURCES_LIST,
     RESOURCES_LIST_CHANGED,
+    RESOURCES_READ,
     RESOURCES_UPDATED,
     TOOLS_LIST_CHANGED,
 )
+from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from genmcp.resource import ResourceRepo, ResourceRequest
 from genmcp.tool import Tool, ToolRequest
 
@@ -231,6 +235,8 @@ class Upstream:
             result = await call()
         except RPCError as exc:  # the upstream answered: it is up, its error passes on
             self.breaker.succeeded()
+            if exc.code == MISSING_CAPABILITY:  # with its HTTP status (400), as upstream
+                raise MCPError("missing_capability", exc.message, exc.data) from None
             error = exc.to_error()
             return Error(error["message"], error["code"], error.get("data"))
         except (ClientError, OSError) as exc:
@@ -273,6 +279,30 @@ def _outcome(result: Any) -> Any:
     return Result(result)
 
 
+def _asking(
+    upstream: Upstream, method: str, params: dict[str, Any], request: Any, channel: Channel
+) -> Any:
+    """The upstream request of a prompt or a read: the outer client's capabilities, and on
+    a retry its answers and the upstream's state; an ``input_required`` comes back as is."""
+    if request.input_responses is not None:
+        params["inputResponses"] = request.input_responses
+    state = _upstream_state(request.request_state)
+    if state is not None:
+        params["requestState"] = state
+    capabilities = channel.client_capabilities
+    return lambda: upstream.client.request(method, params, capabilities=capabilities)
+
+
+def _without_tasks(capabilities: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The outer client's capabilities minus the Tasks extension: a task upstream is not
+    relayed yet, so the upstream runs the call at once (or says it needs a task)."""
+    extensions = capabilities.get("extensions")
+    if not isinstance(extensions, Mapping) or TASKS_EXTENSION not in extensions:
+        return capabilities
+    kept = {k: v for k, v in extensions.items() if k != TASKS_EXTENSION}
+    return {**capabilities, "extensions": kept}
+
+
 def _upstream_state(state: Any) -> str | None:
     found = state.get(_STATE) if isinstance(state, Mapping) else None
     return found if isinstance(found, str) else None
@@ -302,7 +332,7 @@ class ProxyTool(Tool):
                 request.arguments,
                 on_notification=relay(channel),
                 log_level=channel.log_level,
-                capabilities=channel.client_capabilities,
+                capabilities=_without_tasks(channel.client_capabilities),
                 input_responses=request.input_responses,
                 request_state=_upstream_state(request.request_state),
             )
@@ -325,10 +355,10 @@ class ProxyPrompt(Prompt):
     async def get(self, request: PromptRequest, channel: Channel, arg: Any) -> Any:
         upstream, descriptor = arg
 
-        def go() -> Any:
-            return upstream.client.get_prompt(descriptor["name"], dict(request.arguments))
-
-        return _outcome(await upstream.send(go))
+        params = {"name": descriptor["name"], "arguments": dict(request.arguments)}
+        return _outcome(
+            await upstream.send(_asking(upstream, PROMPTS_GET, params, request, channel))
+        )
 
     async def complete(
         self, argument: str, value: str, context: Mapping[str, str], channel: Channel, arg: Any
@@ -355,4 +385,7 @@ class ProxyRepo(ResourceRepo, prefix=""):
 
     async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Any:
         upstream: Upstream = arg
-        return _outcome(await upstream.send(lambda: upstream.client.read_resource(request.uri)))
+        params = {"uri": request.uri}
+        return _outcome(
+            await upstream.send(_asking(upstream, RESOURCES_READ, params, request, channel))
+        )
