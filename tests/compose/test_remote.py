@@ -94,6 +94,20 @@ class Brief(Prompt, name="brief", description="A weather brief."):
         return Result(get_prompt_result([user_message("brief")]))
 
 
+class Ask(Prompt, name="ask", arguments=[{"name": "region"}]):
+    async def get(self, request: PromptRequest, channel: Channel, arg: Any) -> Any:
+        answer = (request.input_responses or {}).get("who")
+        if answer is None:
+            return InputRequired({"who": elicit_request("Who?", {"type": "object"})})
+        who = answer["content"]["name"]
+        return Result(get_prompt_result([user_message(f"{who} in {request.arguments['region']}")]))
+
+    def complete(
+        self, argument: str, value: str, context: Any, channel: Channel, arg: Any
+    ) -> list[str]:
+        return [r for r in ("north", "south") if r.startswith(value)]
+
+
 class Extra(Tool, name="extra", input_schema={"type": "object"}):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
         return Result(call_tool_result(text="extra"))
@@ -103,7 +117,7 @@ UPSTREAM = Suite(
     server_name="weather",
     server_version="1",
     tools=[Forecast, Confirm, Refuse, Slow, AskFirst],
-    prompts=[Brief],
+    prompts=[Brief, Ask],
     resources=[StaticResource(uri="weather://stations", name="stations", text="a,b")],
 )
 
@@ -133,7 +147,7 @@ async def test_the_upstream_is_listed_under_the_namespace(upstream: str) -> None
         "weather_get_forecast", "weather_confirm", "weather_refuse", "weather_slow",
         "weather_ask_first",
     }  # fmt: skip
-    assert prompts == {"weather_brief"}
+    assert prompts == {"weather_brief", "weather_ask"}
     assert prompt["messages"][0]["content"]["text"] == "brief"
 
 
@@ -247,6 +261,25 @@ async def test_proxy_mode_serves_tools_prompts_and_resources(upstream: str) -> N
     assert router.suite.server_info["name"] == "genmcp-proxy"
     with pytest.raises(TypeError, match="builds its own Suite"):
         mcp_router(proxy=upstream, suite=UPSTREAM)
+
+
+async def test_a_prompts_input_round_and_completions_go_upstream(upstream: str) -> None:
+    outer = gateway(upstream)
+    async with MCPTestClient(outer) as client:
+        params = {"name": "weather_ask", "arguments": {"region": "north"}}
+        asked = (await client.request("prompts/get", params)).unwrap()
+        retry = {
+            **params,
+            "inputResponses": {"who": accept({"name": "ada"})},
+            "requestState": asked["requestState"],
+        }
+        got = (await client.request("prompts/get", retry)).unwrap()
+        values = await client.complete({"type": "ref/prompt", "name": "weather_ask"}, "region", "s")
+    await outer.aclose()
+    assert asked["resultType"] == "input_required"
+    assert asked["inputRequests"]["who"]["params"]["message"] == "Who?"
+    assert got["messages"][0]["content"]["text"] == "ada in north"
+    assert values == ["south"]
 
 
 MODES: Final = ("2026-07-28", "legacy")
