@@ -12,6 +12,8 @@ and errors are those of a direct call, since there is no hop. A change of the in
 served set later on (``add_tool``, ``remove_prompt``, ...) is made in the outer one too, so its
 listeners hear ``list_changed``; ``resource_updated`` and ``resource_list_changed`` of the
 inner reach the outer's subscribers.
+
+``Mount(url=...)`` mounts a remote server instead, through ``genmcp.compose.remote``.
 """
 
 from __future__ import annotations
