@@ -18,6 +18,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
     suite                       routing, capabilities, the live Calls
+    compose/                    Mount: another Suite's catalog served under a namespace
     transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
     testing/, cli,              the in-process test client; the command line; routes as tools
     routes_as_tools/
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from genmcp.apps import AppView
 from genmcp.channel import Channel
+from genmcp.compose import Mount
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.events import Ending
 from genmcp.functions import prompt, resource, tool
@@ -107,6 +109,7 @@ __all__ = [
     "MCPRequest",
     "MCPRouter",
     "Middleware",
+    "Mount",
     "Prompt",
     "PromptRequest",
     "RateLimit",

@@ -310,6 +310,12 @@ class Channel:
         return caps if isinstance(caps, Mapping) else {}
 
     @property
+    def log_level(self) -> str | None:
+        """The lowest log level the client asked for, or None when it wants no logs (a
+        proxy asks its upstream for the same)."""
+        return None if self._log_floor is None else LOG_LEVELS[self._log_floor]
+
+    @property
     def protocol_version(self) -> str | None:
         """The protocol revision the client speaks on this request."""
         version = self.meta.get(META_PROTOCOL_VERSION)

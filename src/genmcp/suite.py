@@ -17,11 +17,11 @@ import asyncio
 import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from genmcp._suite.apps import is_view, served_extensions, serves_view
 from genmcp._suite.call import Call
-from genmcp._suite.catalog_sync import SharedCatalog
+from genmcp._suite.catalog_sync import SharedCatalog, Watcher
 from genmcp._suite.change_log import ChangeLog
 from genmcp._suite.completion import completion_handlers
 from genmcp._suite.job import Asker, Handler, Handlers, Job, Response
@@ -56,7 +56,7 @@ from genmcp.sealing import Sealer
 from genmcp.storage import Broker, TaskOptions, TaskStore
 from genmcp.storage.memory import MemoryBroker
 
-__all__ = ["Suite", "ToolEntry", "ToolProvider", "principal_of"]
+__all__ = ["Mountable", "Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
 log = logging.getLogger("genmcp")
 
@@ -69,6 +69,15 @@ def _retry(
 ) -> Job | Response:
     """The job of a legacy input round's retry: the same method, the retried params."""
     return handler(request, meta, assigns)
+
+
+class Mountable(Protocol):
+    """What ``Suite(mounts=...)`` takes: ``genmcp.Mount`` (docs/guides/composition.md)."""
+
+    def attach(self, suite: Suite) -> None:
+        """Serve the mounted catalog in ``suite``, and keep it in step from now on. A mount
+        may also have ``async start(suite)`` (awaited once, before the first request) and
+        ``async aclose()`` (at shutdown)."""
 
 
 class Suite:
@@ -98,6 +107,8 @@ class Suite:
         middleware: the chain around every request, outermost first (``genmcp.middleware``).
         task_store, task_options: Tasks (docs/guides/tasks.md): where tasks live (memory by
             default), how.
+        mounts: ``genmcp.Mount`` objects: another Suite's catalog, or a remote server's,
+            served here under a namespace (docs/guides/composition.md).
     """
 
     def __init__(
@@ -122,6 +133,7 @@ class Suite:
         middleware: Sequence[Link] = (),
         task_store: TaskStore | None = None,
         task_options: TaskOptions | None = None,
+        mounts: Iterable[Mountable] = (),
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -170,6 +182,13 @@ class Suite:
             self.add_resource(resource, local=True)
         for skill in skills:
             self.add_skill(skill, local=True)
+        self._mounts = tuple(mounts)
+        for mount in self._mounts:  # after the own catalog: a collision names the mount
+            mount.attach(self)
+        self._ready = self._catalog.started and not any(
+            callable(getattr(mount, "start", None)) for mount in self._mounts
+        )  # else the first request (or the lifespan) awaits _get_ready
+        self._readying: asyncio.Future[None] | None = None
         self._methods: Handlers = {
             SERVER_DISCOVER: self._discover,
             # only a shared broker brings posts from other processes: start receiving them
@@ -249,10 +268,24 @@ class Suite:
     def resource_list_changed(self) -> None:
         """Tell listen streams the resource list changed (a repository's listing moved)."""
         self._changes.publish(RESOURCES_LIST_CHANGED)
+        for watcher in self._catalog.watchers:  # a Suite mounting this one hears it too
+            watcher("list_changed", "resource", "", None)
 
     def resource_updated(self, uri: str) -> None:
         """Tell the streams subscribed to ``uri`` that it changed; safe from any thread."""
         self._changes.publish(RESOURCES_UPDATED, {"uri": uri})
+        for watcher in self._catalog.watchers:
+            watcher("updated", "resource", uri, None)
+
+    def provided(self) -> list[tuple[str, Any]]:
+        """What this Suite serves, as ``(kind, provider)`` in the order added (a mount
+        re-serves it); ``kind`` is ``tool``, ``prompt``, ``resource`` or ``skill``."""
+        return [(kind, provider) for (kind, _), provider in self._catalog.provided.items()]
+
+    def watch(self, watcher: Watcher) -> None:
+        """Call ``watcher(op, kind, key, provider)`` on every later change of the served set
+        (``add``/``remove``), and on ``updated``/``list_changed`` of resources (mounts)."""
+        self._catalog.watchers.append(watcher)
 
     def log_changes(self, log: ChangeLog) -> None:
         """Log every change notification from now on, in ``log`` (a legacy session's GET
@@ -351,6 +384,23 @@ class Suite:
         processes' runtime catalog changes and replay the ones made before we started."""
         self._changes.bind(asyncio.get_running_loop())
         await self._catalog.start()
+        await self._get_ready()
+
+    async def _get_ready(self) -> None:
+        """Replay the shared catalog if not yet, and start the mounts once (a remote one
+        lists its upstream); concurrent first requests wait for the same start."""
+        if not self._catalog.started:
+            await self._catalog.start()
+        if self._readying is None:
+            self._readying = asyncio.ensure_future(self._start_mounts())
+        await asyncio.shield(self._readying)
+        self._ready = True
+
+    async def _start_mounts(self) -> None:
+        for mount in self._mounts:
+            start = getattr(mount, "start", None)
+            if callable(start):
+                await start(self)
 
     def mail_address(self) -> str:
         """This Suite's mail address (worker ids name it); alive from now on (heartbeat)."""
@@ -369,6 +419,12 @@ class Suite:
         ``complete`` result), let streams run ``handle_close``, and wait for them (bounded)."""
         self._mail.close()
         self._catalog.sync.close()
+        for mount in self._mounts:
+            close = getattr(mount, "aclose", None)
+            if callable(close):
+                await close()
+        if self._readying is not None and any(hasattr(m, "start") for m in self._mounts):
+            self._readying, self._ready = None, False  # a next lifespan starts them again
         await self.tasks.close()
         calls = [*self._workers.values(), *self._calls.values()]
         for call in calls:
@@ -428,8 +484,8 @@ class Suite:
         reread: bool = False,
     ) -> Call:
         self._changes.bind(asyncio.get_running_loop())
-        if not self._catalog.started:  # scale-out: other processes' runtime changes first
-            await self._catalog.start()
+        if not self._ready:  # scale-out: other processes' runtime changes, mounts: first
+            await self._get_ready()
         try:
             if meta is None:
                 meta = self.check_request(request)

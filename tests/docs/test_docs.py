@@ -54,7 +54,7 @@ GUIDES: Final = {
     "fastapi", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks", "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
     "skills", "registry",
-    "client",
+    "client", "composition",
     "from-fastmcp", "from-sdk",
 }  # fmt: skip
 """The guides issue 18 asks for, split out of the README (and issue 34's skills and

@@ -169,6 +169,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp._suite",),
     ("genmcp.middleware",),
     ("genmcp.suite",),
+    ("genmcp.compose",),
     ("genmcp.transports", "genmcp.fastapi", "genmcp.auth"),
     (
         "genmcp.testing",

@@ -115,6 +115,9 @@ def _check_json(value: Any, what: str) -> None:
 Apply = Callable[[str, str, str, Any], None]
 """``apply(op, kind, key, provider)``: change the local catalog, notify nobody."""
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
+Watcher = Callable[[str, str, str, Any], None]
+"""Told of each change of a Suite's served set: ``(op, kind, key, provider)``; ``op`` is
+``add`` or ``remove`` (``provider`` None), or ``updated`` / ``list_changed`` (resources)."""
 """``notify(notice)``: tell every stream the list changed (``ChangeFeed.announce``)."""
 
 
@@ -272,7 +275,7 @@ class SharedCatalog:
         shared: whether other processes use ``broker`` (changes travel only then).
     """
 
-    __slots__ = ("_catalogs", "_feed", "_shared", "started", "sync")
+    __slots__ = ("_catalogs", "_feed", "_shared", "provided", "started", "sync", "watchers")
 
     def __init__(
         self, catalogs: dict[str, Any], feed: ChangeFeed, broker: Broker, *, shared: bool
@@ -280,6 +283,9 @@ class SharedCatalog:
         self._catalogs, self._feed, self._shared = catalogs, feed, shared
         self.sync = CatalogSync(broker, self._apply, feed.announce)
         self.started = not shared  # nothing to replay without other processes
+        # what is served, by (kind, key): a Suite mounting this one re-serves it
+        self.provided: dict[tuple[str, str], Any] = {}
+        self.watchers: list[Watcher] = []  # told of every change here (mounts)
 
     async def start(self) -> None:
         """Subscribe and replay the log (the Suite's first request awaits it)."""
@@ -298,6 +304,7 @@ class SharedCatalog:
         entry = self._catalogs[kind].add(provider)
         key = _key_of(kind, provider, entry)
         self._changed("add", kind, key, spec, travels)
+        self._watched("add", kind, key, provider)
         return entry
 
     def remove(self, kind: str, key: str, *, local: bool) -> bool:
@@ -306,7 +313,18 @@ class SharedCatalog:
         travels = self._travels(local)
         if removed or travels:  # another process may still serve it
             self._changed("remove", kind, key, None, travels)
+        if removed:
+            self._watched("remove", kind, key, None)
         return removed
+
+    def _watched(self, op: str, kind: str, key: str, provider: Any) -> None:
+        """Record the change in ``provided`` and tell the watchers (an outer Suite's mount)."""
+        if op == "add":
+            self.provided[(kind, key)] = provider
+        else:
+            self.provided.pop((kind, key), None)
+        for watcher in self.watchers:
+            watcher(op, kind, key, provider)
 
     def _loop(self) -> asyncio.AbstractEventLoop | None:
         """Where announcements run: the server's loop (or this one, before any request)."""
@@ -342,9 +360,11 @@ class SharedCatalog:
 
     def _apply(self, op: str, kind: str, key: str, provider: Any) -> None:
         catalog = self._catalogs[kind]
-        catalog.remove(key)
+        if catalog.remove(key):
+            self._watched("remove", kind, key, None)
         if op == "add":
             catalog.add(provider)
+            self._watched("add", kind, key, provider)
 
 
 def _key_of(kind: str, provider: Any, entry: Any) -> str:

@@ -27,6 +27,7 @@ from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from genmcp.compose import Mount
 from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.auth import Auth, as_auth
 from genmcp.transports.depends import remember_auth
@@ -117,6 +118,7 @@ def mcp_router(
     legacy: bool | LegacyServer = True,
     freeze_gc: bool = True,
     options: HTTPOptions | None = None,
+    proxy: str | None = None,
     **keywords: Any,
 ) -> MCPRouter:
     """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
@@ -142,11 +144,21 @@ def mcp_router(
             collector alone.
         options: the endpoint's :class:`HTTPOptions` (hosts, origins, body cap and
             timeout, keepalive, send timeout, shutdown grace), as one object.
+        proxy: serve the remote MCP server at this URL (either era) in both eras: its
+            tools, prompts and resources through one pooled client, a ``Mount(url=proxy,
+            resources=True)`` under no namespace (docs/guides/composition.md).
         **keywords: each field of :class:`HTTPOptions` by name (``allowed_hosts=[...]``,
             ``keepalive_s=5``; not together with ``options``); the rest go to ``Suite``
             (page_size, secret_key, instructions, ...).
     """
     options = _http_options(options, keywords)  # takes the HTTP options out of keywords
+    if proxy is not None:
+        if suite is not None:
+            raise TypeError("mcp_router(proxy=URL) builds its own Suite: give no suite=")
+        mounts = [*keywords.pop("mounts", ()), Mount(url=proxy, resources=True)]
+        keywords["mounts"] = mounts
+        server_name = server_name or "genmcp-proxy"
+        server_version = server_version or "1"
     if suite is None:
         if server_name is None or server_version is None:
             raise TypeError("mcp_router needs server_name and server_version (or suite=...)")

@@ -1,0 +1,391 @@
+"""A remote MCP server's tools and prompts, served by a Suite through one pooled ``Client``.
+
+``Upstream`` owns the ``genmcp.Client`` of one remote server (one connection pool for all its
+calls), its listing (fetched when the outer Suite starts, refreshed when the upstream says
+``list_changed``), and a circuit breaker. Each upstream tool becomes a :class:`ProxyTool`
+and each prompt a :class:`ProxyPrompt`, added to the outer Suite under the mount's namespace:
+the outer's scopes, middleware and transports apply, and a call goes upstream as one
+request with
+
+* progress and logs relayed to the outer client as they arrive (its own progress token);
+* cancellation: the outer call's task is cancelled, which cancels the upstream request;
+* input rounds relayed: an upstream ``input_required`` becomes the outer's
+  ``InputRequired`` (its ``requestState`` sealed inside the outer's), so the outer client
+  answers it in either era, and the retry carries the answers and the state upstream;
+* the upstream's JSON-RPC error answered as it is (code, message, data).
+
+An upstream that cannot be reached answers its tools' calls with a -32603 error naming it;
+after ``failures`` failures in a row the breaker opens and calls are refused at once for
+``cooldown_s`` (no wait on a dead server), then one call tries again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from genmcp.channel import Channel
+from genmcp.client import Client, ClientError, RPCError
+from genmcp.errors import MISSING_CAPABILITY, MCPError
+from genmcp.outcomes import Error, InputRequired, Result
+from genmcp.prompt import Prompt, PromptRequest
+from genmcp.protocol.meta import META_SERVER_INFO
+from genmcp.protocol.methods import (
+    MESSAGE,
+    PROGRESS,
+    PROMPTS_GET,
+    PROMPTS_LIST_CHANGED,
+    RESOURCES_LIST,
+    RESOURCES_LIST_CHANGED,
+    RESOURCES_READ,
+    RESOURCES_UPDATED,
+    TOOLS_LIST_CHANGED,
+)
+from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
+from genmcp.resource import ResourceRepo, ResourceRequest
+from genmcp.tool import Tool, ToolRequest
+
+if TYPE_CHECKING:
+    import httpx
+
+    from genmcp.suite import Suite
+
+__all__ = ["ProxyPrompt", "ProxyRepo", "ProxyTool", "Upstream", "UpstreamDown"]
+
+log = logging.getLogger("genmcp")
+
+INTERNAL: Final = -32603
+_STATE: Final = "upstream"
+"""The key of the upstream's ``requestState`` inside the outer's sealed state."""
+
+
+class UpstreamDown(Exception):
+    """The upstream cannot be reached now (refused, timed out, or the breaker is open)."""
+
+
+class Breaker:
+    """Opens after ``failures`` failures in a row; refuses for ``cooldown_s``, then lets one
+    call try (half open): a success closes it, a failure opens it again."""
+
+    __slots__ = ("cooldown_s", "failures", "opened_at", "threshold")
+
+    def __init__(self, failures: int, cooldown_s: float) -> None:
+        self.threshold, self.cooldown_s = failures, cooldown_s
+        self.failures = 0
+        self.opened_at: float | None = None
+
+    def allows(self) -> bool:
+        """False while open and cooling down."""
+        if self.opened_at is None:
+            return True
+        if time.monotonic() - self.opened_at >= self.cooldown_s:
+            self.opened_at = None  # half open: this call tries
+            self.failures = self.threshold - 1
+            return True
+        return False
+
+    def retry_in(self) -> float:
+        """Seconds until the next try is let through."""
+        if self.opened_at is None:
+            return 0.0
+        return max(0.0, self.cooldown_s - (time.monotonic() - self.opened_at))
+
+    def failed(self) -> None:
+        self.failures += 1
+        if self.failures >= self.threshold:
+            self.opened_at = time.monotonic()
+
+    def succeeded(self) -> None:
+        self.failures, self.opened_at = 0, None
+
+
+class Upstream:
+    """One remote server behind a mount (see the module docstring).
+
+    Args:
+        url: the upstream MCP endpoint.
+        prefix: what the mount puts before each name (``"weather_"``, or ``""``).
+        timeout_s: seconds a connect or a read may take upstream.
+        failures, cooldown_s: the circuit breaker.
+        token, headers, http: the ``Client``'s (``http``: an ``httpx.AsyncClient`` to share).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str,
+        timeout_s: float,
+        failures: int,
+        cooldown_s: float,
+        token: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        http: httpx.AsyncClient | None = None,
+        resources: bool = False,
+    ) -> None:
+        self.url, self.prefix, self.timeout_s = url, prefix, timeout_s
+        self.resources = resources
+        self.templates: list[dict[str, Any]] | None = None  # served by the ProxyRepo
+        self.client = Client(url, token=token, headers=headers, http=http, timeout=timeout_s)
+        self.breaker = Breaker(failures, cooldown_s)
+        self.tools: dict[str, dict[str, Any]] = {}  # upstream name -> descriptor
+        self.prompts: dict[str, dict[str, Any]] = {}
+        self._follow: asyncio.Task[None] | None = None
+
+    # -- the listing --------------------------------------------------------------------
+
+    async def start(self, suite: Suite) -> None:
+        """List the upstream into ``suite``, then follow its changes in the background (a
+        down upstream is retried there: the outer server starts anyway)."""
+        try:
+            await self.refresh(suite)
+        except (ClientError, OSError) as exc:
+            log.warning("mount %s: not listed yet (%s); retrying in the background", self.url, exc)
+        self._follow = asyncio.create_task(self._changes(suite), name=f"mount {self.url}")
+
+    async def refresh(self, suite: Suite) -> None:
+        """Fetch the upstream's tools and prompts; serve the new ones, drop the gone ones."""
+        tools = {t["name"]: t for t in await self.client.list_tools() if "name" in t}
+        capabilities = self.client.server_capabilities
+        prompts = {}
+        if "prompts" in capabilities:
+            prompts = {p["name"]: p for p in await self.client.list_prompts() if "name" in p}
+        templates = None
+        if self.resources and "resources" in capabilities:
+            templates = await self.client.list_resource_templates()
+        self.breaker.succeeded()
+        self._apply(suite, "tool", self.tools, tools)
+        self._apply(suite, "prompt", self.prompts, prompts)
+        if templates is not None and templates != self.templates:
+            if self.templates is not None:
+                suite.remove_resource("", local=True)
+            self.templates = templates
+            suite.add_resource((ProxyRepo, self), local=True)
+
+    def _apply(
+        self, suite: Suite, kind: str, held: dict[str, dict[str, Any]], found: dict[str, Any]
+    ) -> None:
+        add: Any = suite.add_tool if kind == "tool" else suite.add_prompt
+        remove = suite.remove_tool if kind == "tool" else suite.remove_prompt
+        proxy: type[Tool] | type[Prompt] = ProxyTool if kind == "tool" else ProxyPrompt
+        for name in [name for name, old in held.items() if found.get(name) != old]:
+            remove(self.prefix + name, local=True)
+            del held[name]
+        for name, descriptor in found.items():
+            if name in held:
+                continue
+            try:
+                add((proxy, (self, descriptor)), local=True)
+            except ValueError as exc:  # a collision, or a schema the outer refuses
+                log.error("mount %s: %s %r not served: %s", self.url, kind, name, exc)
+                continue
+            held[name] = descriptor
+
+    async def _changes(self, suite: Suite) -> None:
+        """Re-list on every ``list_changed``; reconnect (and re-list) after a failure."""
+        while True:
+            try:
+                async with self.client.listen(resources=self.resources) as changes:
+                    await self.refresh(suite)  # what changed before the stream was open
+                    async for note in changes:
+                        method = note.get("method")
+                        if method in (TOOLS_LIST_CHANGED, PROMPTS_LIST_CHANGED):
+                            await self.refresh(suite)
+                        elif method == RESOURCES_LIST_CHANGED and self.templates is not None:
+                            await self.refresh(suite)
+                            suite.resource_list_changed()
+                        elif method == RESOURCES_UPDATED and self.templates is not None:
+                            uri = (note.get("params") or {}).get("uri")
+                            if isinstance(uri, str):
+                                suite.resource_updated(uri)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # down, or no listen there: try again later
+                log.info("mount %s: change stream ended (%s)", self.url, exc)
+            await asyncio.sleep(self.breaker.cooldown_s)
+
+    async def aclose(self) -> None:
+        """Stop following and close the pool."""
+        if self._follow is not None:
+            self._follow.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._follow
+        await self.client.aclose()
+
+    # -- calls ----------------------------------------------------------------------------
+
+    def down(self, exc: BaseException | None = None) -> Error:
+        """The error a call gets while the upstream cannot be reached."""
+        if exc is None:
+            wait = self.breaker.retry_in()
+            why = f"it failed {self.breaker.threshold} times in a row; next try in {wait:.0f} s"
+        else:
+            why = str(exc) or type(exc).__name__
+        return Error(f"upstream {self.url} is unavailable: {why}", INTERNAL, {"upstream": self.url})
+
+    async def send(self, call: Any) -> Any:
+        """Run one upstream request (``call`` makes the coroutine); errors become outcomes."""
+        if not self.breaker.allows():
+            return self.down()
+        try:
+            result = await call()
+        except RPCError as exc:  # the upstream answered: it is up, its error passes on
+            self.breaker.succeeded()
+            if exc.code == MISSING_CAPABILITY:  # with its HTTP status (400), as upstream
+                raise MCPError("missing_capability", exc.message, exc.data) from None
+            error = exc.to_error()
+            return Error(error["message"], error["code"], error.get("data"))
+        except (ClientError, OSError) as exc:
+            self.breaker.failed()
+            return self.down(exc)
+        self.breaker.succeeded()
+        return result
+
+
+def relay(channel: Channel) -> Any:
+    """The ``on_notification`` that hands an upstream call's progress and logs to ``channel``."""
+
+    def forward(message: Mapping[str, Any]) -> None:
+        params = message.get("params") or {}
+        method = message.get("method")
+        if method == PROGRESS and isinstance(params.get("progress"), int | float):
+            channel.send_progress(params["progress"], params.get("total"), params.get("message"))
+        elif method == MESSAGE and isinstance(params.get("level"), str):
+            with contextlib.suppress(ValueError):
+                channel.send_log(params["level"], params.get("data"), params.get("logger"))
+
+    return forward
+
+
+def _outcome(result: Any) -> Any:
+    """An upstream result as the outer's outcome: ``input_required`` becomes InputRequired."""
+    if isinstance(result, Error):
+        return result
+    if isinstance(result, dict) and result.get("resultType") == "input_required":
+        state = {_STATE: result.get("requestState")}
+        return InputRequired(dict(result.get("inputRequests") or {}), state)
+    if isinstance(result, dict):  # the upstream's serverInfo is not the outer's
+        result = {k: v for k, v in result.items() if k != "resultType"}
+        meta = result.get("_meta")
+        if isinstance(meta, Mapping):
+            meta = {k: v for k, v in meta.items() if k != META_SERVER_INFO}
+            result["_meta"] = meta
+            if not meta:
+                del result["_meta"]
+    return Result(result)
+
+
+def _asking(
+    upstream: Upstream, method: str, params: dict[str, Any], request: Any, channel: Channel
+) -> Any:
+    """The upstream request of a prompt or a read: the outer client's capabilities, and on
+    a retry its answers and the upstream's state; an ``input_required`` comes back as is."""
+    if request.input_responses is not None:
+        params["inputResponses"] = request.input_responses
+    state = _upstream_state(request.request_state)
+    if state is not None:
+        params["requestState"] = state
+    capabilities = channel.client_capabilities
+    return lambda: upstream.client.request(method, params, capabilities=capabilities)
+
+
+def _without_tasks(capabilities: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The outer client's capabilities minus the Tasks extension: a task upstream is not
+    relayed yet, so the upstream runs the call at once (or says it needs a task)."""
+    extensions = capabilities.get("extensions")
+    if not isinstance(extensions, Mapping) or TASKS_EXTENSION not in extensions:
+        return capabilities
+    kept = {k: v for k, v in extensions.items() if k != TASKS_EXTENSION}
+    return {**capabilities, "extensions": kept}
+
+
+def _upstream_state(state: Any) -> str | None:
+    found = state.get(_STATE) if isinstance(state, Mapping) else None
+    return found if isinstance(found, str) else None
+
+
+class ProxyTool(Tool):
+    """An upstream tool; ``arg`` is ``(upstream, descriptor)``."""
+
+    def info(self, key: str, arg: Any) -> Any:
+        upstream, descriptor = arg
+        if key == "name":
+            return upstream.prefix + descriptor["name"]
+        return descriptor.get(key)
+
+    def input_schema(self, arg: Any) -> Any:
+        return arg[1].get("inputSchema") or {"type": "object"}
+
+    def output_schema(self, arg: Any) -> Any:
+        return arg[1].get("outputSchema")
+
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
+        upstream, descriptor = arg
+
+        def go() -> Any:
+            return upstream.client.call_tool(
+                descriptor["name"],
+                request.arguments,
+                on_notification=relay(channel),
+                log_level=channel.log_level,
+                capabilities=_without_tasks(channel.client_capabilities),
+                input_responses=request.input_responses,
+                request_state=_upstream_state(request.request_state),
+            )
+
+        return _outcome(await upstream.send(go))
+
+
+class ProxyPrompt(Prompt):
+    """An upstream prompt; ``arg`` is ``(upstream, descriptor)``."""
+
+    def info(self, key: str, arg: Any) -> Any:
+        upstream, descriptor = arg
+        if key == "name":
+            return upstream.prefix + descriptor["name"]
+        return descriptor.get(key)
+
+    def arguments(self, arg: Any) -> list[dict[str, Any]]:
+        return list(arg[1].get("arguments") or [])
+
+    async def get(self, request: PromptRequest, channel: Channel, arg: Any) -> Any:
+        upstream, descriptor = arg
+
+        params = {"name": descriptor["name"], "arguments": dict(request.arguments)}
+        return _outcome(
+            await upstream.send(_asking(upstream, PROMPTS_GET, params, request, channel))
+        )
+
+    async def complete(
+        self, argument: str, value: str, context: Mapping[str, str], channel: Channel, arg: Any
+    ) -> Any:
+        upstream, descriptor = arg
+        ref = {"type": "ref/prompt", "name": descriptor["name"]}
+        found = await upstream.send(lambda: upstream.client.complete(ref, argument, value, context))
+        return [] if isinstance(found, Error) else {"completion": found}
+
+
+class ProxyRepo(ResourceRepo, prefix=""):
+    """Every resource of the upstream (proxy mode: it claims every URI); ``arg`` is the
+    upstream. Listing pages, reads and template completions go upstream as they are."""
+
+    def templates(self, arg: Any) -> list[dict[str, Any]]:
+        return list(arg.templates or [])
+
+    async def list(self, cursor: Any, channel: Channel, arg: Any) -> Any:
+        upstream: Upstream = arg
+        found = await upstream.send(lambda: upstream.client.page(RESOURCES_LIST, cursor))
+        if isinstance(found, Error):
+            return found
+        return list(found.get("resources") or []), found.get("nextCursor")
+
+    async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Any:
+        upstream: Upstream = arg
+        params = {"uri": request.uri}
+        return _outcome(
+            await upstream.send(_asking(upstream, RESOURCES_READ, params, request, channel))
+        )
