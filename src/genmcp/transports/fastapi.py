@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, params
 from fastapi.routing import APIRoute
@@ -35,7 +35,11 @@ from genmcp.transports.gcfreeze import freeze_startup_objects
 from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.legacy.journal import polled_logged
 from genmcp.transports.options import OPTION_NAMES, HTTPOptions
+from genmcp.transports.redis_url import RedisStores, redis_url_of, refuse_long_form
 from genmcp.transports.startup import check_at_startup
+
+if TYPE_CHECKING:
+    from genmcp.storage.redis import RedisOptions
 
 __all__ = ["HTTPOptions", "MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
@@ -56,14 +60,16 @@ class MCPRouter(APIRouter):
     suite: Suite
     endpoint: MCPEndpoint
     auth: Callable[..., Any] | None = None
+    redis: RedisStores | None = None
+    """The Redis parts ``redis_url=`` built (closed by the router's lifespan), else None."""
 
 
 def _closing(
-    suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool
+    suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool, stores: RedisStores | None = None
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """A lifespan that runs the startup checks (``startup``), starts the Suite (its shared
     catalog), freezes the start-up objects (``gcfreeze``) and, at shutdown, ends its live
-    calls and listen streams."""
+    calls and listen streams, then closes the Redis parts ``redis_url=`` built."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -78,6 +84,8 @@ def _closing(
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
                 await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
                 endpoint.legacy.close()
+            if stores is not None:
+                await stores.aclose()
 
     return lifespan
 
@@ -117,6 +125,9 @@ def mcp_router(
     legacy: bool | LegacyServer = True,
     freeze_gc: bool = True,
     options: HTTPOptions | None = None,
+    redis_url: str | None = None,
+    redis_prefix: str = "genmcp:",
+    redis_options: RedisOptions | None = None,
     **keywords: Any,
 ) -> MCPRouter:
     """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
@@ -142,14 +153,28 @@ def mcp_router(
             collector alone.
         options: the endpoint's :class:`HTTPOptions` (hosts, origins, body cap and
             timeout, keepalive, send timeout, shutdown grace), as one object.
+        redis_url: scale out over this Redis (default: ``GENMCP_REDIS_URL``, when the
+            router builds its Suite): the router builds the broker, the session registry,
+            the task store and the legacy server on one client and closes them in its
+            lifespan (``transports.redis_url``; ``genmcp[redis]``).
+        redis_prefix: the prefix of every Redis key and channel (apps sharing a Redis
+            each take their own; the processes of one app share it).
+        redis_options: the ``RedisOptions`` of that client (timeouts, pool, retries).
         **keywords: each field of :class:`HTTPOptions` by name (``allowed_hosts=[...]``,
             ``keepalive_s=5``; not together with ``options``); the rest go to ``Suite``
             (page_size, secret_key, instructions, ...).
     """
     options = _http_options(options, keywords)  # takes the HTTP options out of keywords
+    url = redis_url_of(redis_url, own_suite=suite is None)
+    stores: RedisStores | None = None
+    if url is not None:
+        refuse_long_form(keywords, legacy, suite)
     if suite is None:
         if server_name is None or server_version is None:
             raise TypeError("mcp_router needs server_name and server_version (or suite=...)")
+        if url is not None:
+            stores = RedisStores.connect(url, prefix=redis_prefix, options=redis_options)
+            keywords.update(broker=stores.broker, task_store=stores.task_store)
         suite = Suite(
             server_name=server_name, server_version=server_version, tools=tools, **keywords
         )
@@ -163,10 +188,10 @@ def mcp_router(
     raw = not dependencies and (checks is None or checks.request_check is not None)
     sessions = legacy if isinstance(legacy, LegacyServer) else None
     if legacy and sessions is None:
-        sessions = LegacyServer(suite)
+        sessions = LegacyServer(suite, registry=None if stores is None else stores.registry)
     endpoint = MCPEndpoint(suite, options, legacy=sessions, auth=checks, auth_by_route=not raw)
-    router = MCPRouter(lifespan=_closing(suite, endpoint, freeze_gc))
-    router.suite, router.endpoint = suite, endpoint
+    router = MCPRouter(lifespan=_closing(suite, endpoint, freeze_gc, stores))
+    router.suite, router.endpoint, router.redis = suite, endpoint, stores
     router.auth = None if checks is None else checks.dependency
     for at in (path, path + "/") if not path.endswith("/") else (path,):  # no 307 for "/mcp/"
         if raw:
