@@ -5,8 +5,9 @@
 * Several worker processes likely (``--workers N`` on the command line, or
   ``WEB_CONCURRENCY`` above 1) while tokens are signed with a random per-process key
   (every requestState, cursor and session id from another worker fails), or while 2025
-  sessions use the in-memory broker (a legacy client's answer to elicitation reaches the
-  worker that asked only by chance). A warning on the ``genmcp`` logger with the fix.
+  sessions live in memory (a session begun on one worker is not found on the others; a
+  legacy client's answer to elicitation reaches the worker that asked only by chance); a
+  shared broker with a random key. A warning on the ``genmcp`` logger with the fix.
 
 Reads the app's routes by attribute and finds their endpoints in
 ``transports.endpoint.ENDPOINTS``: no web framework import.
@@ -20,7 +21,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from genmcp.storage.memory import MemoryBroker
+from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 
 __all__ = ["check_at_startup", "duplicate_mounts", "workers_likely"]
@@ -85,6 +86,13 @@ def check_at_startup(app: Any, endpoint: Any) -> None:
             "reached; give each include_router(mcp_router(...)) its own prefix, or serve "
             "every tool from one router"
         )
+    shared = not isinstance(endpoint.suite.broker, MemoryBroker)
+    if shared and endpoint.suite.sealer.ephemeral:
+        log.warning(
+            "a shared broker (several processes) but GENMCP_SECRET_KEY is not set: each "
+            "process signs tokens with its own random key, so requestState, cursors and 2025 "
+            "session ids from another process fail; set one GENMCP_SECRET_KEY for every process"
+        )
     workers = workers_likely()
     if workers <= 1:
         return
@@ -96,11 +104,16 @@ def check_at_startup(app: Any, endpoint: Any) -> None:
             workers,
         )
     legacy = endpoint.legacy
-    if legacy is not None and isinstance(legacy.broker, MemoryBroker):
+    in_memory = legacy is not None and (
+        isinstance(legacy.broker, MemoryBroker)
+        or isinstance(legacy.registry, MemorySessionRegistry)
+    )
+    if in_memory:
         log.warning(
-            "%d worker processes with the in-memory broker: a 2025 session client's answer "
-            "(elicitation, sampling) and its cancellations reach only the worker that got "
-            "them; use a shared broker (genmcp.storage.redis, see docs/guides/scaling-out.md) or "
-            "one worker",
+            "%d worker processes with 2025 sessions in memory: a session begun on one worker "
+            "is 'Session not found' on the others, and a session client's answers "
+            "(elicitation, sampling) and cancellations reach only the worker that got them; "
+            "share them over Redis, mcp_router(..., redis_url=...) or GENMCP_REDIS_URL (see "
+            "docs/guides/scaling-out.md), or run one worker",
             workers,
         )
