@@ -99,8 +99,11 @@ def test_a_bad_keyword_fails_when_the_router_is_built_naming_the_option(
 
 def test_without_auth_the_endpoint_is_the_route_and_calls_no_hook() -> None:
     router = mcp_router(suite=suite(), path="/x")
-    assert [type(route) for route in router.routes] == [Route, Route]  # "/x" and "/x/"
-    assert all(route.endpoint is router.endpoint for route in router.routes)  # type: ignore[attr-defined]
+    served, wrong = router.routes[:2], router.routes[2:]
+    assert [type(route) for route in served] == [Route, Route]  # "/x" and "/x/"
+    assert all(route.endpoint is router.endpoint for route in served)  # type: ignore[attr-defined]
+    paths = [route.path for route in wrong]  # type: ignore[attr-defined]
+    assert paths == ["/x/mcp", "/x/mcp/", "/x/sse", "/x/messages", "/x/messages/"]
     endpoint = router.endpoint
     assert (endpoint.auth, endpoint.authenticate, endpoint.authorize) == (None, None, None)
     assert router.auth is None
@@ -131,3 +134,26 @@ async def test_a_real_server_enforces_the_options_given(
     assert small.status_code == 200 and small.json()["result"]["tools"] == [], small.text
     assert large.status_code == 413 and "300 bytes" in large.json()["error"]["message"]
     assert elsewhere.status_code == 421  # localhost is a default host, not one given here
+
+
+@pytest.mark.parametrize("auth", [None, lambda: {"principal": "p"}], ids=["raw", "auth"])
+async def test_a_wrong_path_under_the_mount_is_a_json_404_naming_the_endpoint(
+    live_server: LiveServers, auth: Any
+) -> None:
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite(), auth=auth), prefix="/api/mcp")
+
+    @app.get("/api/mcp/admin")
+    def admin() -> dict[str, int]:
+        return {"ok": 1}
+
+    base = live_server(app)
+    async with httpx.AsyncClient(base_url=base) as http:
+        for wrong in ("/api/mcp/mcp", "/api/mcp/mcp/", "/api/mcp/sse", "/api/mcp/messages/"):
+            for send in (http.post, http.get):
+                reply = await send(wrong)
+                assert reply.status_code == 404, (wrong, reply.text)
+                error = reply.json()["error"]
+                assert f"no MCP endpoint at {wrong}" in error["message"]
+                assert "this server's MCP endpoint is /api/mcp " in error["message"]
+        assert (await http.get("/api/mcp/admin")).json() == {"ok": 1}  # the app's own routes

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from fastapi import APIRouter, Depends, FastAPI, params
 from fastapi.routing import APIRoute
 from starlette.requests import Request as HTTPRequest
+from starlette.responses import JSONResponse
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
@@ -44,6 +45,11 @@ if TYPE_CHECKING:
 __all__ = ["HTTPOptions", "MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
 
+WRONG_PATHS: Final = ("/mcp", "/mcp/", "/sse", "/messages", "/messages/")
+"""Paths under the MCP mount that other frameworks' clients try (FastMCP's ``/mcp/mcp``
+trap, the 2024 SSE transport's ``/sse`` and ``/messages``): a 404 there says where the
+endpoint is."""
+_ANY_METHOD: Final = ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
 ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
 """The MCP route's name. FastAPI names it in "Prefix and path cannot be both empty (path
 operation: ...)" when the router is included without a prefix, so the name says the fix."""
@@ -202,7 +208,29 @@ def mcp_router(
             deps = list(dependencies or ())
             dependency = _no_auth if checks is None else checks.dependency
             _add_dependent_route(router, endpoint, dependency, deps, at)
+    base = path.rstrip("/")
+    for wrong in WRONG_PATHS:
+        route = Route(base + wrong, _wrong_path, include_in_schema=False, methods=_ANY_METHOD)
+        route.path = base + wrong
+        router.routes.append(route)
     return router
+
+
+async def _wrong_path(request: HTTPRequest) -> HTTPResponse:
+    """A JSON 404 for a known wrong path under the mount, naming the endpoint's path."""
+    at = request.url.path
+    endpoint = at
+    for wrong in sorted(WRONG_PATHS, key=len, reverse=True):
+        if at.endswith(wrong):
+            endpoint = at.removesuffix(wrong) or "/"
+            break
+    message = (
+        f"Not found: no MCP endpoint at {at}; this server's MCP endpoint is {endpoint} "
+        "(Streamable HTTP: POST there; 2025 session clients also GET and DELETE it). "
+        "Point the client at that URL."
+    )
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    return JSONResponse(body, status_code=404)
 
 
 def _http_options(options: HTTPOptions | None, keywords: dict[str, Any]) -> HTTPOptions:
