@@ -51,6 +51,7 @@ GUIDES: Final = {
     "getting-started", "tools", "channel", "input-rounds", "resources-prompts", "apps",
     "fastapi", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks", "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
+    "troubleshooting",
 }  # fmt: skip
 """The guides issue 18 asks for, split out of the README: none may go missing."""
 
