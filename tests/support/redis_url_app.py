@@ -3,16 +3,20 @@
 Scale-out in one option: ``mcp_router(..., redis_url=...)`` when ``TEST_REDIS_URL`` is set,
 else nothing but the ``GENMCP_REDIS_URL`` environment variable. ``TEST_PREFIX`` is the
 test's key prefix. Its tools say which process answered, ask for a name (an answer that
-may be posted to another process) and run as a task (read from another process).
+may be posted to another process) and run as a task (read from another process); one of
+its routes, reading the lifespan's "pool" and the caller's token, is a tool too (the
+scale-out setup of issue 28, where it answered ``{"status": 500}``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Header, HTTPException, Request
 
 from genmcp import (
     Channel,
@@ -23,6 +27,7 @@ from genmcp import (
     call_tool_result,
     elicit_request,
     mcp_router,
+    route_tools,
 )
 
 
@@ -46,13 +51,29 @@ class Report(Tool, name="report", description="A short task.", task_support="opt
         return Result(call_tool_result(text=f"report by {os.getpid()}"))
 
 
+@contextlib.asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
+    yield {"db": {7: "Ada"}}
+
+
 url = os.environ.get("TEST_REDIS_URL")
-app = FastAPI()
+app = FastAPI(lifespan=lifespan)
+
+
+@app.get("/customers/{customer_id}", operation_id="get_customer")
+async def get_customer(
+    request: Request, customer_id: int, authorization: Annotated[str | None, Header()] = None
+) -> dict[str, Any]:
+    if authorization != "Bearer t1":
+        raise HTTPException(401, "a bearer token is required")
+    return {"name": request.state.db[customer_id], "pid": os.getpid()}
+
+
 app.include_router(
     mcp_router(
         server_name="scaled",
         server_version="1",
-        tools=[Pid, Ask, Report],
+        tools=[Pid, Ask, Report, *route_tools(app, operations=["get_customer"])],
         redis_url=url,
         redis_prefix=os.environ["TEST_PREFIX"],
     ),

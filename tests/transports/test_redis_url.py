@@ -12,6 +12,7 @@ are checked in-process.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,6 +82,15 @@ async def test_two_processes_share_sessions_answers_and_tasks(
                 assert (await on_b.respond(asked["id"], answer)).status == 202
                 reply = await asyncio.wait_for(exchange.drain(), 5)
     assert reply.result["content"][0]["text"] == "Hello Bo"
+
+    async with LegacyClient(a) as on_a, LegacyClient(b) as on_b:  # a route, as a tool, on b
+        on_a.http.headers["Authorization"] = on_b.http.headers["Authorization"] = "Bearer t1"
+        await on_a.open()
+        on_b.session_id, on_b.version = on_a.session_id, on_a.version
+        args = {"name": "get_customer", "arguments": {"customer_id": 7}}
+        customer = await on_b.request("tools/call", args)
+    assert customer.status == 200 and not customer.result.get("isError"), customer
+    assert json.loads(customer.result["content"][0]["text"]) == {"name": "Ada", "pid": int(pid_b)}
 
     async with ModernClient(a) as mcp_a, ModernClient(b) as mcp_b:
         created = await mcp_a.request(
