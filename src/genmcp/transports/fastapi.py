@@ -49,6 +49,8 @@ WRONG_PATHS: Final = ("/mcp", "/mcp/", "/sse", "/messages", "/messages/")
 """Paths under the MCP mount that other frameworks' clients try (FastMCP's ``/mcp/mcp``
 trap, the 2024 SSE transport's ``/sse`` and ``/messages``): a 404 there says where the
 endpoint is."""
+WRONG_PATH_NAME: Final = "mcp: a wrong path (a JSON 404 naming the endpoint)"
+"""The name of those routes: ``route.name == WRONG_PATH_NAME`` tells them from the MCP one."""
 _ANY_METHOD: Final = ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
 ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
 """The MCP route's name. FastAPI names it in "Prefix and path cannot be both empty (path
@@ -210,7 +212,13 @@ def mcp_router(
             _add_dependent_route(router, endpoint, dependency, deps, at)
     base = path.rstrip("/")
     for wrong in WRONG_PATHS:
-        route = Route(base + wrong, _wrong_path, include_in_schema=False, methods=_ANY_METHOD)
+        route = Route(
+            base + wrong,
+            _wrong_path,
+            name=WRONG_PATH_NAME,
+            include_in_schema=False,
+            methods=_ANY_METHOD,
+        )
         route.path = base + wrong
         router.routes.append(route)
     return router
