@@ -46,8 +46,9 @@ def pair(redis_url: str, redis_prefix: str) -> Iterator[tuple[Processes, Process
     )
     started: list[Processes] = []
     try:
-        started.append(by_argument.start())
-        started.append(by_env.start())
+        for processes in (by_argument, by_env):
+            started.append(processes)  # stopped even when it fails to start halfway
+            processes.start()
         yield by_argument, by_env
     finally:
         for processes in started:
