@@ -78,10 +78,14 @@ def test_the_mounting_messages() -> None:
 
     on_page(asyncio.run(start()), 12)
 
+    one = FastAPI()
+    one.include_router(mcp_router(server_name="a", server_version="1"), prefix="/mcp")
+
     async def wrong() -> Any:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
-            return (await http.post("/mcp/mcp", json={})).json()["error"]["message"]
+        transport = httpx.ASGITransport(app=one)
+        async with one.router.lifespan_context(one):  # the help is added at start-up
+            async with httpx.AsyncClient(transport=transport, base_url="http://x") as http:
+                return (await http.post("/mcp/mcp", json={})).json()["error"]["message"]
 
     on_page(asyncio.run(wrong()), 13)
 

@@ -21,6 +21,7 @@ from starlette.routing import Route
 from genmcp import HTTPOptions, Suite, mcp_router
 from genmcp.fastapi import HTTPOptions as FastAPIHTTPOptions
 from genmcp.transports.endpoint import MCPEndpoint
+from genmcp.transports.fastapi import WRONG_PATH_NAME
 from genmcp.transports.options import OPTION_NAMES
 from support.oauth import VERSION, call_message
 from support.server import LiveServers
@@ -99,11 +100,8 @@ def test_a_bad_keyword_fails_when_the_router_is_built_naming_the_option(
 
 def test_without_auth_the_endpoint_is_the_route_and_calls_no_hook() -> None:
     router = mcp_router(suite=suite(), path="/x")
-    served, wrong = router.routes[:2], router.routes[2:]
-    assert [type(route) for route in served] == [Route, Route]  # "/x" and "/x/"
-    assert all(route.endpoint is router.endpoint for route in served)  # type: ignore[attr-defined]
-    paths = [route.path for route in wrong]  # type: ignore[attr-defined]
-    assert paths == ["/x/mcp", "/x/mcp/", "/x/sse", "/x/messages", "/x/messages/"]
+    assert [type(route) for route in router.routes] == [Route, Route]  # "/x" and "/x/"
+    assert all(route.endpoint is router.endpoint for route in router.routes)  # type: ignore[attr-defined]
     endpoint = router.endpoint
     assert (endpoint.auth, endpoint.authenticate, endpoint.authorize) == (None, None, None)
     assert router.auth is None
@@ -157,3 +155,8 @@ async def test_a_wrong_path_under_the_mount_is_a_json_404_naming_the_endpoint(
                 assert f"no MCP endpoint at {wrong}" in error["message"]
                 assert "this server's MCP endpoint is /api/mcp " in error["message"]
         assert (await http.get("/api/mcp/admin")).json() == {"ok": 1}  # the app's own routes
+        assert (await http.get("/api/mcp/mcpx")).status_code == 404  # only the known ones
+        assert (await http.get("/api/mcp/mcpx")).json() == {"detail": "Not Found"}
+    served = [r for r in app.routes if getattr(r, "name", "") == WRONG_PATH_NAME]
+    assert [r.path for r in served] == ["/api/mcp/{wrong:genmcp_wrong_path}"]  # type: ignore[attr-defined]
+    assert app.routes[-1] is served[0]  # matched last: the app's own routes come first

@@ -23,7 +23,7 @@ import pytest
 from genmcp import Suite, mcp_router
 from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.redis_url import ENV_REDIS_URL, RedisStores, redis_url_of
-from genmcp.transports.startup import _mcp_paths as mcp_paths
+from genmcp.transports.startup import mcp_paths
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.server import LiveServers

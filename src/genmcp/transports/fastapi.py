@@ -17,11 +17,13 @@ With ``transports/endpoint.py``, the only modules that import Starlette and Fast
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, params
 from fastapi.routing import APIRoute
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import JSONResponse
 from starlette.responses import Response as HTTPResponse
@@ -37,7 +39,7 @@ from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.legacy.journal import polled_logged
 from genmcp.transports.options import OPTION_NAMES, HTTPOptions
 from genmcp.transports.redis_url import RedisStores, redis_url_of, refuse_long_form
-from genmcp.transports.startup import check_at_startup
+from genmcp.transports.startup import check_at_startup, mcp_paths
 
 if TYPE_CHECKING:
     from genmcp.storage.redis import RedisOptions
@@ -45,13 +47,28 @@ if TYPE_CHECKING:
 __all__ = ["HTTPOptions", "MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
 
-WRONG_PATHS: Final = ("/mcp", "/mcp/", "/sse", "/messages", "/messages/")
+WRONG_PATHS: Final = ("mcp", "mcp/", "sse", "sse/", "messages", "messages/")
 """Paths under the MCP mount that other frameworks' clients try (FastMCP's ``/mcp/mcp``
 trap, the 2024 SSE transport's ``/sse`` and ``/messages``): a 404 there says where the
-endpoint is."""
+endpoint is (one route per MCP path, added to the app at start-up, matched last)."""
 WRONG_PATH_NAME: Final = "mcp: a wrong path (a JSON 404 naming the endpoint)"
-"""The name of those routes: ``route.name == WRONG_PATH_NAME`` tells them from the MCP one."""
+"""The name of those routes."""
 _ANY_METHOD: Final = ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
+
+
+class _WrongPath(Convertor[str]):
+    """The path convertor matching one of :data:`WRONG_PATHS` (and nothing else)."""
+
+    regex = "|".join(re.escape(wrong) for wrong in sorted(WRONG_PATHS, key=len, reverse=True))
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("genmcp_wrong_path", _WrongPath())
 ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
 """The MCP route's name. FastAPI names it in "Prefix and path cannot be both empty (path
 operation: ...)" when the router is included without a prefix, so the name says the fix."""
@@ -75,13 +92,15 @@ class MCPRouter(APIRouter):
 def _closing(
     suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool, stores: RedisStores | None = None
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
-    """A lifespan that runs the startup checks (``startup``), starts the Suite (its shared
-    catalog), freezes the start-up objects (``gcfreeze``) and, at shutdown, ends its live
-    calls and listen streams, then closes the Redis parts ``redis_url=`` built."""
+    """A lifespan that runs the startup checks (``startup``), adds the wrong-path help
+    (:func:`_help_wrong_paths`), starts the Suite (its shared catalog), freezes the start-up
+    objects (``gcfreeze``) and, at shutdown, ends its live calls and listen streams, then
+    closes the Redis parts ``redis_url=`` built."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         check_at_startup(app, endpoint)
+        _help_wrong_paths(app, endpoint)
         await suite.start()  # scale-out: the shared catalog, before the first request
         if freeze_gc:
             freeze_startup_objects()
@@ -210,28 +229,33 @@ def mcp_router(
             deps = list(dependencies or ())
             dependency = _no_auth if checks is None else checks.dependency
             _add_dependent_route(router, endpoint, dependency, deps, at)
-    base = path.rstrip("/")
-    for wrong in WRONG_PATHS:
-        route = Route(
-            base + wrong,
-            _wrong_path,
-            name=WRONG_PATH_NAME,
-            include_in_schema=False,
-            methods=_ANY_METHOD,
-        )
-        route.path = base + wrong
-        router.routes.append(route)
     return router
+
+
+def _help_wrong_paths(app: Any, endpoint: MCPEndpoint) -> None:
+    """Append to ``app``'s own routes, last, one route per path ``endpoint`` is served at:
+    the known wrong paths under it (:data:`WRONG_PATHS`) answer a JSON 404 naming it.
+
+    Done at start-up, on the app, not in the router: FastAPI walks an included router's
+    routes on every request (each route more costs every call), and a route the app
+    matches last costs a request nothing unless nothing else matched."""
+    routes = getattr(getattr(app, "router", None), "routes", None)
+    if not isinstance(routes, list):
+        return
+    known = {getattr(r, "path", None) for r in routes if getattr(r, "name", "") == WRONG_PATH_NAME}
+    for at, served in mcp_paths(routes):
+        wrong = at.rstrip("/") + "/{wrong:genmcp_wrong_path}"
+        if served is endpoint and not at.endswith("/") and wrong not in known:
+            known.add(wrong)
+            route = Route(wrong, _wrong_path, name=WRONG_PATH_NAME, include_in_schema=False,
+                          methods=_ANY_METHOD)  # fmt: skip
+            routes.append(route)
 
 
 async def _wrong_path(request: HTTPRequest) -> HTTPResponse:
     """A JSON 404 for a known wrong path under the mount, naming the endpoint's path."""
     at = request.url.path
-    endpoint = at
-    for wrong in sorted(WRONG_PATHS, key=len, reverse=True):
-        if at.endswith(wrong):
-            endpoint = at.removesuffix(wrong) or "/"
-            break
+    endpoint = at.removesuffix("/" + str(request.path_params.get("wrong", ""))) or "/"
     message = (
         f"Not found: no MCP endpoint at {at}; this server's MCP endpoint is {endpoint} "
         "(Streamable HTTP: POST there; 2025 session clients also GET and DELETE it). "

@@ -24,7 +24,7 @@ from typing import Any
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 
-__all__ = ["check_at_startup", "duplicate_mounts", "workers_likely"]
+__all__ = ["check_at_startup", "duplicate_mounts", "mcp_paths", "workers_likely"]
 
 log = logging.getLogger("genmcp")
 
@@ -34,7 +34,7 @@ def _endpoint_of(route: Any) -> MCPEndpoint | None:
     return ENDPOINTS.get(getattr(route, "endpoint", None))
 
 
-def _mcp_paths(
+def mcp_paths(
     routes: Sequence[Any], prefix: str = "", depth: int = 0
 ) -> Iterator[tuple[str, Any]]:
     """``(full path, endpoint)`` of every MCP route, through includes and mounts."""
@@ -43,21 +43,21 @@ def _mcp_paths(
         if inner is not None and depth < 8:
             context = getattr(route, "include_context", None)
             more = getattr(context, "prefix", "") or ""
-            yield from _mcp_paths(getattr(inner, "routes", ()), prefix + more, depth + 1)
+            yield from mcp_paths(getattr(inner, "routes", ()), prefix + more, depth + 1)
             continue
         endpoint, path = _endpoint_of(route), getattr(route, "path", None)
         if endpoint is not None and isinstance(path, str):
             yield prefix + path, endpoint
         mounted = getattr(getattr(route, "app", None), "routes", None)  # a Mount
         if endpoint is None and mounted is not None and isinstance(path, str) and depth < 8:
-            yield from _mcp_paths(mounted, prefix + path, depth + 1)
+            yield from mcp_paths(mounted, prefix + path, depth + 1)
 
 
 def duplicate_mounts(routes: Sequence[Any]) -> list[str]:
     """The paths at which more than one MCP endpoint is routed."""
     seen: dict[str, Any] = {}
     clashes: list[str] = []
-    for path, endpoint in _mcp_paths(routes):
+    for path, endpoint in mcp_paths(routes):
         first = seen.setdefault(path, endpoint)
         if first is not endpoint and path not in clashes:
             clashes.append(path)
