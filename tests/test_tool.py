@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result
+from genmcp.errors import TOOL_CRASH_HINT
 from genmcp.protocol.jsonrpc import Request
 from support.answers import answer_of
 
@@ -150,7 +151,8 @@ async def test_an_unsupported_return_still_names_the_contract(
     with caplog.at_level(logging.ERROR, "genmcp"):
         response = await call(make(returning(42)), "r")
     assert response["error"]["code"] == -32603
-    assert "expected Result, Stream, Error or InputRequired" in caplog.text
+    expected = "a dict (structured content), Result, Stream, Error or InputRequired"
+    assert expected in caplog.text
 
 
 async def test_error_results_turn_an_exception_into_an_is_error_result() -> None:
@@ -158,7 +160,9 @@ async def test_error_results_turn_an_exception_into_an_is_error_result() -> None
     assert response["result"]["isError"] is True
     assert response["result"]["content"][0]["text"] == "LookupError: no such order"
     plain = await call(make(returning(LookupError("no such order"))), "r")
-    assert plain["error"] == {"code": -32603, "message": "Internal error in tool 'r'"}
+    message = f"Internal error in tool 'r' {TOOL_CRASH_HINT}"
+    assert plain["error"] == {"code": -32603, "message": message}
+    assert "error_results=True" in plain["error"]["message"]
 
 
 class Sleeper(Tool, name="sleeper"):

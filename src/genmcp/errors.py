@@ -16,8 +16,9 @@ status of a reason, at the edge. Imports nothing from the rest of genmcp.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 __all__ = [
     "HEADER_MISMATCH",
@@ -168,8 +169,19 @@ class MCPError(Exception):
         return f"MCPError({self.reason!r}, {self.message!r}, code={self.code})"
 
 
+TOOL_CRASH_HINT: Final = (
+    "(its traceback is in the server log; the tool option error_results=True answers an "
+    "exception as an isError result the model can read)"
+)
+"""What a client is told after a tool's exception: where to look, and the option that shows
+the model the exception's message (the message itself is never sent without it)."""
+
+
 def internal_error(what: str) -> MCPError:
-    """The -32603 answer to a server-side failure in ``what`` (log the traceback first)."""
+    """The -32603 answer to a server-side failure in ``what`` (log the traceback first); a
+    tool's adds :data:`TOOL_CRASH_HINT`."""
+    if what.startswith("tool "):
+        return MCPError("internal_error", f"Internal error in {what} {TOOL_CRASH_HINT}")
     return MCPError("internal_error", f"Internal error in {what}")
 
 
@@ -194,4 +206,11 @@ class CallbackReturnError(TypeError):
         self.name = name
         self.callback = callback
         self.value = value
-        super().__init__(f"{kind} {name!r}: {callback}() returned {value!r}; expected {expected}")
+        message = f"{kind} {name!r}: {callback}() returned {value!r}; expected {expected}"
+        if inspect.iscoroutine(value):  # a plain def hook returned an async helper's coroutine
+            value.close()  # never run: no "never awaited" warning on top of this error
+            message += (
+                f"; did you forget await? A plain def {callback}() must return the value "
+                f"itself: make it async def {callback}() and await the coroutine"
+            )
+        super().__init__(message)

@@ -1,5 +1,8 @@
 """What running several processes of one app needs, from one import path.
 
+Most apps need none of it: ``mcp_router(..., redis_url=...)`` (or ``GENMCP_REDIS_URL``)
+builds and closes these parts itself. This is the long form, for other options per part:
+
 ``from genmcp.scaleout import LegacyServer, RedisBroker, RedisOptions, RedisSessionRegistry``
 (Redis needs the ``genmcp[redis]`` extra), plus the outcomes a caller may meet:
 ``InboxFull`` (``Suite.post`` to a full inbox) and ``StorageUnavailable`` (the store is down

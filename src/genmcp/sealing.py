@@ -325,6 +325,13 @@ class Sealer:
                     "process's random key (a restart, or another worker); set "
                     "GENMCP_SECRET_KEY, shared by every process",
                 ) from exc
+            if self.ephemeral:  # most likely another worker's random key: say the fix
+                raise SealError(
+                    "tampered",
+                    f"{purpose!r} token was signed with an unknown key (or altered): this "
+                    "process signs with a random key of its own, so another worker's tokens "
+                    "cannot verify; set GENMCP_SECRET_KEY, shared by every process",
+                ) from exc
             raise SealError(
                 "tampered",
                 f"{purpose!r} token has an invalid signature: it was altered, signed with an "

@@ -23,6 +23,7 @@ from genmcp import (
 )
 from genmcp._suite.call import Call
 from genmcp._suite.lifecycle import Phase
+from genmcp.errors import TOOL_CRASH_HINT
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import Request
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
@@ -205,7 +206,7 @@ async def test_a_crash_in_call_is_an_internal_error(name: str) -> None:
     assert isinstance(answer, Answer) and answer.reason == "internal_error"
     assert answer.response["error"] == {
         "code": -32603,
-        "message": "Internal error in tool 'crashes'",
+        "message": "Internal error in tool 'crashes' " + TOOL_CRASH_HINT,
     }
 
 

@@ -25,15 +25,18 @@ from genmcp import (
     ResourceNotFound,
     Result,
     Stream,
+    Suite,
     Tool,
     ToolRequest,
     call_tool_result,
     elicit_request,
+    mcp_router,
 )
 from genmcp._suite import hooks
 from genmcp._suite.request_state import RequestStates
 from genmcp.schema import InvalidArguments
 from genmcp.sealing import Sealer
+from genmcp.testing import MCPTestClient, RPCError
 
 # -- building an entry -------------------------------------------------------------------
 
@@ -268,3 +271,85 @@ def test_error_result_reads_an_exception_but_never_a_protocol_error() -> None:
     assert hooks.error_result(KeyError()) == call_tool_result(error="KeyError")
     assert hooks.error_result(MCPError("invalid_params", "x")) is None
     assert hooks.error_result(asyncio.CancelledError()) is None
+
+
+# -- mistakes caught when the Suite is built (issue 28) ---------------------------------------
+
+
+class OneArgument(Tool, name="one"):
+    async def call(self, request):  # type: ignore[no-untyped-def, override]
+        return "never"
+
+
+class NoCall(Tool, name="none"):
+    pass
+
+
+class NarrowStream(Tool, name="narrow"):
+    async def call(self, request: Any, channel: Any, arg: Any) -> Any:
+        return "x"
+
+    async def handle_message(self, message):  # type: ignore[no-untyped-def, override]
+        return "never"
+
+
+class NarrowPrompt(Prompt, name="p"):
+    def get(self, request):  # type: ignore[no-untyped-def, override]
+        return "never"
+
+
+@pytest.mark.parametrize(
+    ("provider", "named", "write"),
+    [
+        (OneArgument, "OneArgument.call(self, request) cannot take the arguments genmcp "
+         "passes", "async def call(self, request, channel, arg)"),
+        (NoCall, "NoCall does not define call()", "async def call(self, request, channel, arg)"),
+        (NarrowStream, "NarrowStream.handle_message(self, message) cannot take",
+         "async def handle_message(self, message, channel, state, arg)"),
+    ],
+)  # fmt: skip
+def test_a_tool_hook_that_cannot_be_called_fails_the_build(
+    provider: type[Tool], named: str, write: str
+) -> None:
+    for build in (
+        lambda: Suite(server_name="s", server_version="1", tools=[provider]),
+        lambda: mcp_router(server_name="s", server_version="1", tools=[provider]),
+    ):
+        with pytest.raises(TypeError) as caught:
+            build()
+        assert named in str(caught.value) and write in str(caught.value), caught.value
+
+
+def test_a_prompt_hook_that_cannot_be_called_fails_the_build() -> None:
+    with pytest.raises(TypeError, match=r"NarrowPrompt.get\(self, request\) cannot take"):
+        Suite(server_name="s", server_version="1", prompts=[NarrowPrompt])
+
+
+def test_hooks_taking_more_than_genmcp_passes_still_build() -> None:
+    class Loose(Tool, name="loose"):
+        async def call(self, *args: Any) -> Any:
+            return "ok"
+
+        def wants_task(self, request: Any, arg: Any, extra: Any = None) -> bool:
+            return False
+
+    Suite(server_name="s", server_version="1", tools=[Loose])
+
+
+async def test_a_coroutine_from_a_plain_def_hook_asks_whether_await_was_forgotten(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def lookup() -> str:
+        return "found"
+
+    class Forgot(Tool, name="forgot"):
+        def call(self, request: Any, channel: Any, arg: Any) -> Any:
+            return lookup()  # the await is missing
+
+    suite = Suite(server_name="s", server_version="1", tools=[Forgot])
+    with caplog.at_level(logging.ERROR, "genmcp"):
+        async with MCPTestClient(suite) as client:
+            with pytest.raises(RPCError):
+                await client.call_tool("forgot")
+    assert "did you forget await?" in caplog.text
+    assert "a str (text), a pydantic model or a dict (structured content), Result" in caplog.text

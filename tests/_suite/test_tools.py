@@ -107,7 +107,8 @@ def test_unknown_class_options_and_non_tools_are_refused() -> None:
 
 def test_an_invalid_schema_fails_at_build() -> None:
     class Broken(Tool, name="broken", input_schema={"type": "object", "properties": 3}):
-        pass
+        async def call(self, request: Any, channel: Any, arg: Any) -> Any:
+            return "never"
 
     with pytest.raises(ValueError, match="Broken: invalid JSON Schema"):
         make(Broken)

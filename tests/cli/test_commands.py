@@ -28,6 +28,7 @@ from support.server import LiveServers
 ROOT: Final = Path(__file__).resolve().parents[2]
 GENMCP: Final = [sys.executable, "-m", "genmcp"]
 TOKEN: Final = ["-H", "Authorization: Bearer alice-token"]
+STRONG: Final = "q4Xv9Lr2Tz7Wm1Kc8Np3Hs6Jd0Fg5Ab-Ye_Uo"  # 37 characters, all distinct
 
 
 def genmcp(*argv: str, stdin: str = "", cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -200,7 +201,7 @@ def test_install_writes_each_clients_config(tmp_path: Path) -> None:
     config = tmp_path / "claude_desktop_config.json"
     config.write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}, "theme": "dark"}))
     done = genmcp("install", "claude-desktop", "shop_app:app", "--app-dir", "examples",
-                  "--config", str(config), "-e", "GENMCP_SECRET_KEY=k")  # fmt: skip
+                  "--config", str(config), "-e", f"GENMCP_SECRET_KEY={STRONG}")  # fmt: skip
     assert done.returncode == 0, done.stderr
     written = json.loads(config.read_text())
     assert written["theme"] == "dark" and written["mcpServers"]["other"] == {"command": "x"}
@@ -208,7 +209,7 @@ def test_install_writes_each_clients_config(tmp_path: Path) -> None:
         "command": sys.executable,
         "args": ["-m", "genmcp", "run", "shop_app:app", "--transport", "stdio",
                  "--app-dir", str(ROOT / "examples")],
-        "env": {"GENMCP_SECRET_KEY": "k"},
+        "env": {"GENMCP_SECRET_KEY": STRONG},
     }  # fmt: skip
     code = tmp_path / ".mcp.json"
     shown = genmcp("install", "claude-code", "http://127.0.0.1:8000/mcp", "--name", "shop",
@@ -228,5 +229,5 @@ def test_install_refuses_what_the_client_cannot_run(tmp_path: Path) -> None:
     assert "Claude Desktop starts local servers only (stdio)" in done.stderr
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    broken = genmcp("install", "cursor", "m:app", "--config", str(bad))
+    broken = genmcp("install", "cursor", "m:app", "--config", str(bad), "--no-check")
     assert broken.returncode == 2 and "is not valid JSON" in broken.stderr

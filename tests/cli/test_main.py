@@ -167,7 +167,7 @@ def test_progress_and_logs_go_to_stderr_as_they_arrive(live_server: LiveServers)
     ("argv", "message"),
     [
         (["nope"], "unknown tool 'nope' at {url} (tools: add, boom, chatty, confirm,"),
-        (["boom"], "genmcp: error: Internal error in tool 'boom' (-32603)"),
+        (["boom"], "genmcp: error: Internal error in tool 'boom' (its traceback is in the server"),
         (["confirm", "--arg", "question=?", "--no-input"],
          "Missing required client capability: elicitation (-32021)"),
         (["add", "--arg", "a=1"], None),  # a tool-level error result (invalid arguments)

@@ -46,8 +46,7 @@ def block(title: str, language: str, page: Path = CLI) -> str:
     return blocks(title, language, page)[0]
 
 
-async def test_the_testing_example_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(ROOT))
+async def test_the_testing_example_runs_as_written() -> None:
     namespace: dict[str, Any] = {}
     code = block("Testing your tools", "python", TESTING)
     exec(compile(code, "docs/guides/testing.md", "exec"), namespace)
@@ -57,6 +56,14 @@ async def test_the_testing_example_runs_as_written(monkeypatch: pytest.MonkeyPat
         assert inspect.iscoroutinefunction(test)
         await test()
     assert len(tests) == 3
+
+
+@pytest.mark.parametrize("page", ["testing.md", "legacy.md"])
+def test_the_pages_examples_run_after_pip_install(page: str) -> None:
+    # no import of the checkout's examples/: a user reading the page has only the package
+    text = (ROOT / "docs" / "guides" / page).read_text(encoding="utf-8")
+    code = "\n".join(re.findall(r"^```python\n(.*?)^```", text, re.S | re.M))
+    assert code and not re.search(r"^\s*(from|import) examples\b", code, re.M)
 
 
 async def test_the_stdio_command_answers_a_modern_client() -> None:

@@ -93,3 +93,18 @@ def test_the_readme_links_into_every_docs_page() -> None:
     named = re.findall(r"`make ([a-z-]+)`", README.read_text())
     targets = set(re.findall(r"^([a-z-]+):", (ROOT / "Makefile").read_text(), re.M))
     assert set(named) <= targets and {"docs", "fuzz", "bench", "conformance"} <= set(named)
+
+
+def test_the_install_lines_name_this_package_and_its_extras() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"\[start:install\] -->\n```bash\n(.*?)```", text, re.S)
+    assert block, "no install block in README.md"
+    named = re.findall(r"pip install '?([a-z0-9_-]+)(?:\[([a-z0-9_,-]+)\])?'?", block[1])
+    assert named and all(package == project["name"] for package, _ in named)
+    extras = {extra for _, given in named for extra in given.split(",") if extra}
+    assert extras and extras <= set(project["optional-dependencies"]), extras
+    getting_started = (ROOT / "docs" / "guides" / "getting-started.md").read_text(encoding="utf-8")
+    assert '--8<-- "README.md:install"' in getting_started  # the same lines, shown there

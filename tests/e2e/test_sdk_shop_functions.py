@@ -132,11 +132,6 @@ async def test_the_sdk_reads_completes_and_gets_the_prompt(url: str, mode: str) 
         )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dx-edges (issue 28): route_tools inside mcp_router(auth=...) gives the route neither "
-    "the caller's Authorization header nor the lifespan state; fixed on branch dx-edges",
-)
 @pytest.mark.parametrize("mode", MODES)
 async def test_the_existing_route_answers_as_a_tool_with_the_callers_credentials(
     url: str, mode: str

@@ -1,6 +1,6 @@
 """protocol.content: the content block builders and ``call_tool_result``.
 
-Every shape is also checked against the official 2026-07-28 schema when `../shared` is there.
+Every shape is also checked against the official 2026-07-28 schema (the repository's copy).
 """
 
 from __future__ import annotations

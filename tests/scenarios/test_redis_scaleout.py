@@ -603,12 +603,13 @@ async def test_the_docs_example_serves_and_shuts_down_cleanly(
     modern_client: Callable[..., ModernClient],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    code = re.search(r"```python\n(.*?)```", SCALING_OUT.read_text(encoding="utf-8"), re.S)
-    assert code, "no python block in docs/guides/scaling-out.md"
+    blocks = re.findall(r"```python\n(.*?)```", SCALING_OUT.read_text(encoding="utf-8"), re.S)
+    code = next((b for b in blocks if "RedisBroker(" in b), None)
+    assert code, "no long-form python block in docs/guides/scaling-out.md"
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.setenv("GENMCP_SECRET_KEY", SECRET)
     namespace: dict[str, Any] = {}
-    exec(compile(code[1], "docs/guides/scaling-out.md", "exec"), namespace)
+    exec(compile(code, "docs/guides/scaling-out.md", "exec"), namespace)
     base = live_server(namespace["app"])
     reply = await modern_client(base).request("tools/list")
     assert reply.status == 200

@@ -20,6 +20,7 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final, Self
 
 import httpx
@@ -243,7 +244,7 @@ class ModernClient:
     """Sends 2026-07-28 requests to `base_url + path` and checks what comes back.
 
     `validate=False` (here or per call) turns the wire checks off, for tests of broken
-    paths. Checks are skipped (logged once) when `../shared/spec/schema` is absent.
+    paths. The schemas are the repository's copies (`tests/support/spec/`).
     """
 
     def __init__(
@@ -454,15 +455,15 @@ class ModernClient:
 
     def _checking(self, validate: bool | None) -> bool:
         wanted = self.validate if validate is None else validate
-        return wanted and _schema_present()
+        if wanted:
+            _schema_present()
+        return wanted
 
 
 @functools.cache
-def _schema_present() -> bool:
-    present = schema.schema_available()
-    if not present:
-        _log.warning("%s (looked in %s)", schema.SKIP_REASON, schema.schema_dir())
-    return present
+def _schema_present() -> Path:
+    """The 2026-07-28 schema file (in the repository: its absence fails the test)."""
+    return schema.require_schema()
 
 
 def _merge(target: dict[str, Any], changes: Mapping[str, Any]) -> None:

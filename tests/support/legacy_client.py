@@ -252,7 +252,7 @@ class LegacyClient:
         self.version = version
         self.capabilities = dict(capabilities or {})
         self.client_info = dict(client_info)
-        self.validate = validate and schema.schema_available("2025-11-25")
+        self.validate = validate
         self.send_version_header = send_version_header
         self.session_id: str | None = None
         self.http = httpx.AsyncClient(timeout=timeout, follow_redirects=False)

@@ -1,11 +1,13 @@
-"""Wire checks against the official MCP JSON schemas kept in `../shared/spec/schema/`.
+"""Wire checks against the official MCP JSON schemas kept in `tests/support/spec/schema/`.
 
 Owns: finding the schema files, one compiled validator per (version, definition), and the
 choice of definition for each message a server sends (`DEFINITIONS`, `ERROR_DEFINITIONS`).
 Imports neither genmcp nor any web framework: the spec's own files judge our output.
 
-`shared/` is `<repo root>/../shared`, or the directory named by `$GENMCP_SHARED`. Without
-it every check skips the calling test through `require_schema()`.
+The five files (2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 and the Tasks extension's
+draft) are byte-for-byte copies in the repository, with their licences and sources
+(`spec/SOURCES.md`), so a fresh clone runs every check; a file missing there fails the
+calling test through `require_schema()` (it is a defect of the checkout, never a skip).
 
 Each file is read in its own dialect (draft-07 for 2025-03-26 and 2025-06-18, 2020-12
 after that) and `$ref`s resolve inside the file; nothing is fetched. `format` stays an
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,7 +34,8 @@ from referencing.jsonschema import DRAFT202012
 
 LATEST: Final = "2026-07-28"
 TASKS: Final = "ext-tasks/draft"
-SKIP_REASON: Final = "../shared/spec/schema absent: wire-schema checks skipped"
+SCHEMA_DIR: Final = Path(__file__).resolve().parent / "spec" / "schema"
+"""The official schemas, kept in the repository (see spec/SOURCES.md)."""
 
 #: Extension bundles searched, after the core file, for a definition a version lacks.
 EXTENSIONS: Final[Mapping[str, tuple[str, ...]]] = {LATEST: (TASKS,)}
@@ -128,17 +130,8 @@ class SchemaViolation(WireViolation):
         return "\n".join(lines)
 
 
-def shared_dir() -> Path:
-    """The `shared/` directory: `$GENMCP_SHARED`, else `<repo root>/../shared`."""
-    configured = os.environ.get("GENMCP_SHARED")
-    if configured:
-        return Path(configured)
-    repo_root = Path(__file__).resolve().parents[2]
-    return repo_root.parent / "shared"
-
-
 def schema_dir() -> Path:
-    return shared_dir() / "spec" / "schema"
+    return SCHEMA_DIR
 
 
 def schema_path(version: str = LATEST) -> Path:
@@ -152,15 +145,16 @@ def schema_available(version: str = LATEST) -> bool:
 
 
 def require_schema(version: str = LATEST) -> Path:
-    """Return the schema file of `version`; skip the calling test when `shared/` is absent.
+    """Return the schema file of `version`; fail the calling test when it is missing (the
+    files are in the repository: a missing one is a broken checkout, never a skip).
 
-    A present schema directory without that version is a typo, not a skip: ValueError.
+    A version no file has is a typo: ValueError naming the versions found.
     """
     path = schema_path(version)
     if path.is_file():
         return path
     if not schema_dir().is_dir():
-        pytest.skip(SKIP_REASON)
+        pytest.fail(f"{schema_dir()} is missing: the official schemas are part of the repository")
     found = sorted(str(p.parent.relative_to(schema_dir())) for p in schema_dir().rglob("*.json"))
     raise ValueError(f"no schema for {version!r} under {schema_dir()}; found {found}")
 

@@ -21,17 +21,19 @@ from starlette.routing import Route
 from genmcp import HTTPOptions, Suite, mcp_router
 from genmcp.fastapi import HTTPOptions as FastAPIHTTPOptions
 from genmcp.transports.endpoint import MCPEndpoint
+from genmcp.transports.fastapi import WRONG_PATH_NAME
 from genmcp.transports.options import OPTION_NAMES
 from support.oauth import VERSION, call_message
 from support.server import LiveServers
 
-SEVEN = {
+OPTIONS = {
     "allowed_hosts",
     "allowed_origins",
     "max_body_bytes",
     "body_timeout_s",
     "keepalive_s",
     "send_timeout_s",
+    "drain_s",
     "shutdown_grace_s",
 }
 
@@ -42,6 +44,7 @@ SOME: dict[str, Any] = {
     "body_timeout_s": 3.5,
     "keepalive_s": 0,
     "send_timeout_s": None,
+    "drain_s": 4.0,
     "shutdown_grace_s": 0.25,
 }
 
@@ -51,10 +54,10 @@ def suite() -> Suite:
 
 
 def test_the_options_and_their_defaults_are_defined_once() -> None:
-    assert OPTION_NAMES == SEVEN == {field.name for field in dataclasses.fields(HTTPOptions)}
+    assert OPTION_NAMES == OPTIONS == {field.name for field in dataclasses.fields(HTTPOptions)}
     assert FastAPIHTTPOptions is HTTPOptions
-    assert not SEVEN & set(inspect.signature(mcp_router).parameters)  # not written again
-    assert not SEVEN & set(inspect.signature(MCPEndpoint).parameters)
+    assert not OPTIONS & set(inspect.signature(mcp_router).parameters)  # not written again
+    assert not OPTIONS & set(inspect.signature(MCPEndpoint).parameters)
     defaults = HTTPOptions()
     assert mcp_router(suite=suite()).endpoint.options == defaults
     assert MCPEndpoint(suite()).options == defaults
@@ -131,3 +134,31 @@ async def test_a_real_server_enforces_the_options_given(
     assert small.status_code == 200 and small.json()["result"]["tools"] == [], small.text
     assert large.status_code == 413 and "300 bytes" in large.json()["error"]["message"]
     assert elsewhere.status_code == 421  # localhost is a default host, not one given here
+
+
+@pytest.mark.parametrize("auth", [None, lambda: {"principal": "p"}], ids=["raw", "auth"])
+async def test_a_wrong_path_under_the_mount_is_a_json_404_naming_the_endpoint(
+    live_server: LiveServers, auth: Any
+) -> None:
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite(), auth=auth), prefix="/api/mcp")
+
+    @app.get("/api/mcp/admin")
+    def admin() -> dict[str, int]:
+        return {"ok": 1}
+
+    base = live_server(app)
+    async with httpx.AsyncClient(base_url=base) as http:
+        for wrong in ("/api/mcp/mcp", "/api/mcp/mcp/", "/api/mcp/sse", "/api/mcp/messages/"):
+            for send in (http.post, http.get):
+                reply = await send(wrong)
+                assert reply.status_code == 404, (wrong, reply.text)
+                error = reply.json()["error"]
+                assert f"no MCP endpoint at {wrong}" in error["message"]
+                assert "this server's MCP endpoint is /api/mcp " in error["message"]
+        assert (await http.get("/api/mcp/admin")).json() == {"ok": 1}  # the app's own routes
+        assert (await http.get("/api/mcp/mcpx")).status_code == 404  # only the known ones
+        assert (await http.get("/api/mcp/mcpx")).json() == {"detail": "Not Found"}
+    served = [r for r in app.routes if getattr(r, "name", "") == WRONG_PATH_NAME]
+    assert [r.path for r in served] == ["/api/mcp/{wrong:genmcp_wrong_path}"]  # type: ignore[attr-defined]
+    assert app.routes[-1] is served[0]  # matched last: the app's own routes come first

@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from genmcp.transports.lifespan import LifespanError, lifespan
+from genmcp import mcp_router
+from genmcp.testing import MCPTestClient
+from genmcp.transports.lifespan import LifespanError, lifespan, short_failure
 
 
 async def test_the_state_a_lifespan_yields_reaches_the_block_and_shutdown_runs_after() -> None:
@@ -71,3 +73,32 @@ async def test_an_app_without_lifespan_support_is_served_with_an_empty_state() -
 
     async with lifespan(plain) as state:
         assert state == {}
+
+
+async def test_a_router_mounted_twice_is_one_short_line_without_a_traceback() -> None:
+    app = FastAPI()
+    app.include_router(mcp_router(server_name="a", server_version="1"), prefix="/mcp")
+    app.include_router(mcp_router(server_name="a", server_version="1"), prefix="/mcp")
+    with pytest.raises(LifespanError) as caught:
+        async with MCPTestClient(app):
+            pass
+    message = str(caught.value)
+    assert message.startswith(
+        "the app's lifespan failed to start: RuntimeError: two MCP routers are mounted at /mcp"
+    ), message
+    assert "Traceback" not in message and "File " not in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("sent", "short"),
+    [
+        ("plain words", "plain words"),
+        (
+            'Traceback (most recent call last):\n  File "x.py", line 1, in f\n    g()\n'
+            "    ^^^\nValueError: bad\nsecond line",
+            "ValueError: bad\nsecond line",
+        ),
+    ],
+)
+def test_short_failure_keeps_the_exception_lines(sent: str, short: str) -> None:
+    assert short_failure(sent) == short

@@ -122,7 +122,8 @@ async def test_several_workers_without_a_key_warn_at_startup(
         async with app.router.lifespan_context(app):
             pass
     assert "2 worker processes but GENMCP_SECRET_KEY is not set" in caplog.text
-    assert "2 worker processes with the in-memory broker" in caplog.text
+    assert "2 worker processes with 2025 sessions in memory" in caplog.text
+    assert "Session not found" in caplog.text and "GENMCP_REDIS_URL" in caplog.text
 
 
 async def test_a_state_from_another_process_says_unknown_key(
@@ -140,3 +141,33 @@ async def test_a_state_from_another_process_says_unknown_key(
     message = refused["error"]["message"]
     assert message.startswith("Invalid requestState (signed with an unknown key)")
     assert "GENMCP_SECRET_KEY" in message
+
+
+async def test_a_state_from_a_worker_started_at_the_same_time_names_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # two workers start together: the token is signed after both keys exist
+    monkeypatch.delenv("GENMCP_SECRET_KEY", raising=False)
+    first = Suite(server_name="s", server_version="1", tools=[Ask])
+    second = Suite(server_name="s", server_version="1", tools=[Ask])
+    params = {"name": "ask", "arguments": {}, "_meta": META}
+    asked, _ = await answer_of(first, Request(1, "tools/call", params))
+    state = asked["result"]["requestState"]
+    retry = {**params, "requestState": state, "inputResponses": {"ok": {"action": "accept"}}}
+    refused, _ = await answer_of(second, Request(2, "tools/call", retry))
+    message = refused["error"]["message"]
+    assert refused["error"]["code"] == -32602, refused
+    assert "signed with an unknown key" in message and "GENMCP_SECRET_KEY" in message
+
+
+async def test_a_shared_broker_without_a_key_warns_at_startup(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, redis_url: str
+) -> None:
+    monkeypatch.delenv("GENMCP_SECRET_KEY", raising=False)
+    monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
+    app = FastAPI()
+    app.include_router(router(redis_url=redis_url, redis_prefix="genmcp-test-warn:"), prefix="/mcp")
+    with caplog.at_level(logging.WARNING, "genmcp"):
+        async with app.router.lifespan_context(app):
+            pass
+    assert "a shared broker (several processes) but GENMCP_SECRET_KEY is not set" in caplog.text

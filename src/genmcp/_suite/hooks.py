@@ -53,8 +53,10 @@ from genmcp._suite.request_state import RequestStates
 from genmcp.behaviour import Behaviour
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result
+from genmcp.prompt import Prompt
 from genmcp.protocol.content import call_tool_result
 from genmcp.protocol.icons import checked_icons
+from genmcp.resource import ResourceRepo
 from genmcp.schema.offload import validate_off_loop
 from genmcp.tool import Tool, ToolRequest, input_validator, with_arguments
 
@@ -99,10 +101,67 @@ class Described(Protocol):
 
 def instantiate(cls: Any, base: type[B], forms: str = "a class or (class, arg)") -> B:
     """The one instance of the provider class ``cls``; ``TypeError`` unless it subclasses
-    ``base`` (``forms`` names what a provider may be, for the message)."""
+    ``base`` (``forms`` names what a provider may be, for the message) and its hooks are
+    callable as genmcp calls them (:func:`check_hooks`)."""
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise TypeError(f"{cls!r} is not a {base.__name__} subclass (give {forms})")
+    check_hooks(cls, base)
     return cls()
+
+
+_REQUIRED: Final[dict[type, str]] = {Tool: "call"}
+"""The hook a tool answers through: a class that does not define it cannot answer. (A prompt
+or repository without ``get`` / ``read`` still builds: its listing may be all a test needs.)"""
+_HOOKS: Final[dict[type, tuple[str, ...]]] = {
+    Tool: ("call", "handle_message", "handle_close", "validate_request", "wants_task"),
+    Prompt: ("get", "validate_request"),
+    ResourceRepo: ("read", "list", "parse_uri"),
+}
+"""The hooks whose positional arguments :func:`check_hooks` holds to the base's."""
+
+
+def check_hooks(cls: type, base: type) -> None:
+    """``TypeError`` at build time, naming the class, the hook and the signature to write,
+    when ``cls`` lacks the hook its behaviour answers through or defines a hook that cannot
+    take the arguments genmcp passes (``call(self, request)``): else the first call would be
+    a -32603."""
+    kind = next((known for known in _HOOKS if issubclass(base, known)), None)
+    if kind is None:
+        return
+    required = _REQUIRED.get(kind)
+    if required is not None and getattr(cls, required) is getattr(kind, required):
+        raise TypeError(
+            f"{cls.__qualname__} does not define {required}(): a {kind.__name__} answers "
+            f"through it; add {_signature_of(kind, required)}"
+        )
+    for name in _HOOKS[kind]:
+        mine = getattr(cls, name)
+        if mine is getattr(kind, name):
+            continue
+        expected = _positional(getattr(kind, name))
+        try:
+            inspect.signature(mine).bind(*expected)
+        except TypeError:
+            raise TypeError(
+                f"{cls.__qualname__}.{name}{inspect.signature(mine)} cannot take the "
+                f"arguments genmcp passes: write {_signature_of(kind, name)}"
+            ) from None
+        except ValueError:  # no signature to read (a builtin): the call will tell
+            continue
+
+
+def _positional(function: Any) -> list[str]:
+    return [
+        p.name
+        for p in inspect.signature(function).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+
+
+def _signature_of(kind: type, name: str) -> str:
+    hook = getattr(kind, name)
+    prefix = "async def" if inspect.iscoroutinefunction(hook) else "def"
+    return f"{prefix} {name}({', '.join(_positional(hook))})"
 
 
 def name_of(behaviour: Described, owner: str, arg: Any) -> str:
@@ -250,11 +309,18 @@ def converted(value: Any) -> Any:
     return value
 
 
+CONVENIENCE: Final = "a str (text), a pydantic model or a dict (structured content)"
+"""What a tool's hook may return besides the outcomes (``converted`` makes a Result)."""
+
+
 def checked(kind: str, name: str, hook: str, value: Any, allowed: tuple[type, ...]) -> Any:
-    """``value`` when it is one of the ``allowed`` outcome types, else the contract error."""
+    """``value`` when it is one of the ``allowed`` outcome types, else the contract error
+    (listing every accepted return)."""
     if isinstance(value, allowed):
         return value
     expected = ", ".join(t.__name__ for t in allowed[:-1]) + f" or {allowed[-1].__name__}"
+    if kind == "tool":
+        expected = f"{CONVENIENCE}, {expected}"
     raise CallbackReturnError(kind, name, hook, value, expected)
 
 

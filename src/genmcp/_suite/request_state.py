@@ -173,12 +173,17 @@ def _check_answers(asked: Mapping[str, Any], answers: Mapping[str, Any]) -> None
 
 
 def _refusal(exc: SealError, sealer: Sealer) -> str:
-    """The message for a refused requestState: "signed with an unknown key" when it was
-    signed before this process's random key existed (a restart, or another worker)."""
-    if exc.reason == "tampered" and "unknown key:" in str(exc):
+    """The message for a refused requestState: "signed with an unknown key" and the fix
+    when this process signs with a random key (another worker's token cannot verify)."""
+    if exc.reason == "tampered" and sealer.ephemeral:
+        # signed before this process's key existed: certainly another key; else it may
+        # also have been altered (the two cannot be told apart)
+        definite = "unknown key:" in str(exc)
+        cause = "(signed with an unknown key)" if definite else "(tampered): altered, or signed "
+        cause += "" if definite else "with an unknown key"
         return (
-            "Invalid requestState (signed with an unknown key): this server signs with a "
-            "random key of its own process, so a token from another worker or an earlier run "
-            "cannot verify; the server must set GENMCP_SECRET_KEY, shared by every process"
+            f"Invalid requestState {cause}: this server signs with a random key of its own "
+            "process, so a token from another worker or an earlier run cannot verify; the "
+            "server must set GENMCP_SECRET_KEY, shared by every process"
         )
     return f"Invalid requestState ({exc.reason}): {exc}"

@@ -5,6 +5,15 @@
 server. The entry is merged into the client's JSON config under ``mcpServers.NAME``, other
 entries kept; ``--dry-run`` prints the file it would write and writes nothing.
 
+What would fail at the client's launch is refused here instead (exit status 2, the fix in
+the message): a ``MODULE:ATTR`` that does not import (checked in a child process with the
+entry's environment; ``--no-check`` skips it), and a weak ``GENMCP_SECRET_KEY`` given with
+``-e`` (:func:`weak_key`). ``-H`` headers of a stdio target travel in the entry's
+environment as ``GENMCP_STDIO_HEADERS`` (JSON): stdio has no HTTP headers, ``genmcp run
+--transport stdio`` hands them to the app's auth dependency as ``--header`` would, and the
+environment keeps a token out of the process list (where arguments are visible to
+every user).
+
 ==============  =============================================================  =============
 client          config file (``--config`` overrides)                           URL targets
 ==============  =============================================================  =============
@@ -13,7 +22,7 @@ claude-code     ``.mcp.json`` in the current directory (the project's)         `
 cursor          ``~/.cursor/mcp.json``                                         ``url``
 ==============  =============================================================  =============
 
-Imports the standard library only.
+Imports the standard library and ``genmcp.sealing``'s key rule.
 """
 
 from __future__ import annotations
@@ -21,13 +30,39 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["CLIENTS", "InstallError", "config_path", "entry_for", "install"]
+from genmcp.sealing import MIN_KEY_BYTES
+
+__all__ = [
+    "CLIENTS",
+    "HEADERS_ENV",
+    "InstallError",
+    "check_target",
+    "config_path",
+    "entry_for",
+    "install",
+    "weak_key",
+]
 
 CLIENTS: Final = ("claude-desktop", "claude-code", "cursor")
+HEADERS_ENV: Final = "GENMCP_STDIO_HEADERS"
+"""The environment variable that carries a stdio server's headers (a JSON object)."""
+MIN_DISTINCT: Final = 8
+"""Fewest distinct characters in a secret key ``install`` accepts (``aaaa...`` is no key)."""
+_CHECK: Final = (
+    "import sys\n"
+    "from genmcp.cli.main import UsageError, load_target\n"
+    "from genmcp.transports.stdio import require_suite\n"
+    "try:\n"
+    "    require_suite(load_target(sys.argv[1], sys.argv[2]))\n"
+    "except (UsageError, TypeError) as exc:\n"
+    "    print(exc, file=sys.stderr)\n"
+    "    sys.exit(2)\n"
+)
 
 
 class InstallError(Exception):
@@ -73,9 +108,66 @@ def entry_for(
     entry = {"command": sys.executable, "args": args}
     if client == "claude-code":
         entry = {"type": "stdio", **entry}
+    if headers:  # stdio has no HTTP headers: the environment carries them to genmcp run
+        env = {**env, HEADERS_ENV: json.dumps(headers, ensure_ascii=False)}
     if env:
         entry["env"] = env
     return entry
+
+
+def weak_key(value: str) -> str | None:
+    """Why ``value`` is too weak a ``GENMCP_SECRET_KEY`` (None: it will do).
+
+    Weak: any key of the list (comma-separated, for rotation) shorter than
+    ``MIN_KEY_BYTES`` (32) bytes as UTF-8 (the server would refuse it at start-up), or with
+    fewer than ``MIN_DISTINCT`` (8) distinct characters (``aaaa...``, ``abab...``: long, yet
+    guessable). A random key (``python -c "import secrets; print(secrets.token_urlsafe(32))"``)
+    is 43 characters of ~64 kinds.
+    """
+    keys = [key.strip() for key in value.split(",") if key.strip()]
+    if not keys:
+        return "GENMCP_SECRET_KEY is empty"
+    for key in keys:
+        size = len(key.encode("utf-8", "surrogateescape"))
+        if size < MIN_KEY_BYTES:
+            return f"GENMCP_SECRET_KEY is {size} bytes long; at least {MIN_KEY_BYTES} are needed"
+        if len(set(key)) < MIN_DISTINCT:
+            return (
+                f"GENMCP_SECRET_KEY has only {len(set(key))} distinct characters; a random "
+                "key has dozens"
+            )
+    return None
+
+
+def check_target(target: str, app_dir: str, env: dict[str, str], timeout_s: float = 60.0) -> None:
+    """``InstallError`` unless ``MODULE:ATTR`` imports and holds something stdio can serve.
+
+    Run in a child process with the entry's environment, as the client will: the target's
+    import-time code runs there, never in this process.
+    """
+    directory = Path(app_dir)
+    if not directory.is_dir():
+        raise InstallError(f"--app-dir {app_dir!r} is not a directory")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHECK, target, str(directory.resolve())],
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise InstallError(
+            f"importing {target!r} took over {timeout_s:g} s; pass --no-check to skip the check"
+        ) from None
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
+        why = lines[-1] if lines else f"exit status {done.returncode}"
+        raise InstallError(
+            f"{target!r} cannot be served from {app_dir!r}: {why} (fix the target or "
+            "--app-dir; --no-check skips this check)"
+        )
 
 
 def install(
@@ -124,10 +216,24 @@ def register(commands: Any, usage_error: type[Exception]) -> None:
     sub.add_argument("-e", "--env", action="append", default=[], metavar="KEY=VALUE")
     sub.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'")
     sub.add_argument("--dry-run", action="store_true", help="print the config, write nothing")
+    sub.add_argument(
+        "--no-check", action="store_true", help="do not import MODULE:ATTR to check it first"
+    )
 
     def handler(args: argparse.Namespace) -> int:
         env = dict(pair.partition("=")[::2] for pair in args.env)
         headers = {k.strip(): v.strip() for k, _, v in (h.partition(":") for h in args.header)}
+        if "GENMCP_SECRET_KEY" in env and (weak := weak_key(env["GENMCP_SECRET_KEY"])):
+            raise usage_error(
+                f'{weak}; generate one: python -c "import secrets; '
+                'print(secrets.token_urlsafe(32))"'
+            )
+        stdio = not args.target.startswith(("http://", "https://"))
+        if stdio and ":" in args.target and not args.no_check:
+            try:
+                check_target(args.target, args.app_dir, env)
+            except InstallError as exc:
+                raise usage_error(str(exc)) from None
         default = args.target.rstrip("/").rsplit("/", 1)[-1].partition(":")[0].split(".")[-1]
         name = args.name or default or "genmcp"
         path = args.config or config_path(args.client)

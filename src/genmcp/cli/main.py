@@ -127,7 +127,7 @@ def _run(args: argparse.Namespace) -> int:
             require_suite(target)
         except TypeError as exc:
             raise UsageError(str(exc)) from None
-        options: dict[str, Any] = {"headers": _headers(args.header)}
+        options: dict[str, Any] = {"headers": {**_env_headers(), **_headers(args.header)}}
         if args.assigns is not None:
             options["assigns"] = _assigns(args.assigns)
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(name)s: %(message)s")
@@ -191,6 +191,24 @@ def _header_option(parser: argparse.ArgumentParser, help: str) -> None:
     parser.add_argument(
         "-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", help=help
     )
+
+
+def _env_headers() -> dict[str, str]:
+    """The headers ``genmcp install`` put in ``GENMCP_STDIO_HEADERS`` (a JSON object) for a
+    stdio server: stdio has no HTTP headers, and the environment keeps a token out of
+    the process list. ``--header`` wins over it, name by name."""
+    raw = os.environ.get("GENMCP_STDIO_HEADERS", "").strip()
+    if not raw:
+        return {}
+    try:
+        given = json.loads(raw)
+    except ValueError:
+        given = None
+    if not isinstance(given, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in given.items()
+    ):
+        raise UsageError('GENMCP_STDIO_HEADERS must be a JSON object of strings: {"Name": "value"}')
+    return given
 
 
 def _headers(pairs: Sequence[str]) -> dict[str, str]:
@@ -399,6 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         status: int = args.handler(args)
+        sys.stdout.flush()  # a closed pipe fails here, not in the interpreter's exit
     except UsageError as exc:
         print(f"genmcp: error: {exc}", file=sys.stderr)
         return 2
@@ -408,4 +427,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("genmcp: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `genmcp inspect URL | head`: the reader left, nothing to say
+        _quiet_stdout()
+        return 141  # 128 + SIGPIPE, as a shell reports a command its pipe closed on
     return status
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: flushing at exit must not fail on the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass

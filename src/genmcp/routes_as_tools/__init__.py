@@ -34,7 +34,7 @@ from genmcp.routes_as_tools.build import SELECTION, route_tools
 from genmcp.routes_as_tools.credentials import Forwarded, forward_credentials, mcp_caller
 from genmcp.routes_as_tools.exchange import Reply
 from genmcp.routes_as_tools.tool import RouteSpec, RouteTool
-from genmcp.suite import ToolProvider
+from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.auth import Auth
 from genmcp.transports.fastapi import MCPRouter, mcp_router
 
@@ -54,27 +54,35 @@ __all__ = [
 def routes_router(
     app: FastAPI,
     *,
-    server_name: str,
-    server_version: str,
+    server_name: str | None = None,
+    server_version: str | None = None,
+    suite: Suite | None = None,
     auth: Auth | Callable[..., Any] | None = None,
-    forward_headers: Iterable[str] = ("authorization",),
     tools: Iterable[ToolProvider] = (),
     **options: Any,
 ) -> MCPRouter:
     """An MCP router serving ``app``'s selected routes as tools (plus ``tools``).
 
-    Call it after the routes are defined. ``auth`` is an optional MCP auth (as for
-    ``mcp_router``); the routes' own dependencies enforce their auth either way.
-    ``forward_headers`` are copied from each MCP request into the route calls. Options
+    Call it after the routes are defined. It takes what ``mcp_router`` takes (``auth``,
+    ``legacy``, ``redis_url``, HTTP and Suite options); with ``suite=`` (yours, e.g. with a
+    Redis broker) the route tools are added to it, this process only (generated classes
+    cannot travel). The routes' own dependencies enforce their auth either way, and each
+    call carries the MCP request's ``forward_headers`` (``Authorization`` by default). Options
     named in :func:`route_tools` select and shape the tools; the rest go to ``mcp_router``.
     """
     selection = {key: value for key, value in options.items() if key in SELECTION}
     rest = {key: value for key, value in options.items() if key not in SELECTION}
     generated: list[ToolProvider] = list(route_tools(app, **selection))
+    if suite is not None:
+        if tools:
+            raise TypeError("give tools to the Suite, not with suite=...")
+        for made in generated:
+            suite.add_tool(made, local=True)
+        return mcp_router(suite=suite, auth=auth, **rest)
     return mcp_router(
         server_name=server_name,
         server_version=server_version,
         tools=[*generated, *tools],
-        auth=forward_credentials(auth, headers=forward_headers),
+        auth=auth,
         **rest,
     )

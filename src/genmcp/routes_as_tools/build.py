@@ -59,6 +59,7 @@ SELECTION: Final = frozenset(
         "names",
         "credentials",
         "max_response_bytes",
+        "forward_headers",
     }
 )
 """The keyword arguments of :func:`route_tools` (``routes_router`` passes them on)."""
@@ -117,6 +118,7 @@ def route_tools(
     names: Mapping[str, str] | None = None,
     credentials: Credentials | None = None,
     max_response_bytes: int = MAX_RESPONSE_BYTES,
+    forward_headers: Iterable[str] = ("authorization",),
 ) -> list[type[RouteTool]]:
     """Tool classes for the selected routes of ``app``, in route order.
 
@@ -136,6 +138,8 @@ def route_tools(
         credentials: ``assigns -> headers`` for calls no MCP HTTP request forwarded
             credentials for (``genmcp.testing``, stdio, or routes that trust a principal).
         max_response_bytes: a larger response is an ``isError`` result (502).
+        forward_headers: the MCP request's headers each route call carries (whatever
+            router serves the tools, both eras).
 
     Raises:
         BuildError: a selected route cannot be a tool (the message names it and says why),
@@ -159,6 +163,9 @@ def route_tools(
         separate_input_output_schemas=app.separate_input_output_schemas,
     )
     components = document.get("components", {}).get("schemas", {})
+    if isinstance(forward_headers, str):
+        raise TypeError(f"give a list of header names, not the string {forward_headers!r}")
+    forwarded = tuple(name.lower() for name in forward_headers)
     made: list[type[RouteTool]] = []
     seen: dict[str, str] = {}
     known: set[str] = set()
@@ -190,6 +197,7 @@ def route_tools(
             wrapped,
             credentials,
             max_response_bytes,
+            forwarded,
         )
         made.append(tool_class(spec, _options(name, operation, method, arguments, output), name))
     missing = (selection.operations or frozenset()) - known

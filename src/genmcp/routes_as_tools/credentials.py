@@ -5,7 +5,10 @@ dependency, as a ``transports.auth.DependencyAuth``): on every MCP HTTP request 
 eras) it records the headers to forward (``Authorization`` by default), the ``Host``,
 the client and server addresses and the lifespan ``state`` as a :class:`Forwarded` under
 a private key of ``channel.assigns``, next to what the wrapped ``auth`` dependency returned
-(its challenge response, if any, still answers the request).
+(its challenge response, if any, still answers the request). Route tools served by any
+router need no such wrapper: :func:`caller_of` reads the same from the HTTP request a call
+is answering (``channel.http_request``), so ``route_tools(app)`` mixed into any Suite keeps
+the caller.
 :func:`mcp_caller` is the dependency a route uses to see who called it through MCP.
 
 The forwarded values never print: :class:`Forwarded`'s repr names the headers, not their
@@ -25,7 +28,14 @@ from starlette.responses import Response
 from genmcp.routes_as_tools.exchange import Origin
 from genmcp.transports.auth import Auth, DependencyAuth, as_auth
 
-__all__ = ["FORWARDED", "SCOPE_KEY", "Forwarded", "forward_credentials", "mcp_caller"]
+__all__ = [
+    "FORWARDED",
+    "SCOPE_KEY",
+    "Forwarded",
+    "caller_of",
+    "forward_credentials",
+    "mcp_caller",
+]
 
 FORWARDED: Final = "genmcp.routes.forwarded"
 """The ``channel.assigns`` key holding the :class:`Forwarded` of an MCP request."""
@@ -71,25 +81,31 @@ def forward_credentials(
             if isinstance(assigns, Mapping)
             else {"principal": assigns}
         )
-        base[FORWARDED] = Forwarded(
-            tuple((name, value) for name in names if (value := request.headers.get(name))),
-            _origin_of(request),
-        )
+        base[FORWARDED] = caller_of(request, names)
         return base
 
     return DependencyAuth(capture, None if wrapped is None else wrapped.message_check)
 
 
-def _origin_of(request: Request) -> Origin:
+def caller_of(request: Any, names: Iterable[str]) -> Forwarded:
+    """What an MCP HTTP request hands its route calls: the headers ``names`` (lower case)
+    it carries, its Host, addresses and lifespan state. ``request`` is a Starlette request
+    (``channel.http_request``: both eras, stdio's stand-in request too)."""
     scope = request.scope
+    headers = request.headers
     state = scope.get("state")
-    return Origin(
-        scheme=str(scope.get("scheme", "http")),
-        server=scope.get("server"),
-        client=scope.get("client"),
-        root_path=str(scope.get("root_path", "")),
-        host=request.headers.get("host", "localhost"),
-        state=dict(state) if isinstance(state, Mapping) else {},
+    forwarded = tuple((name, value) for name in names if (value := headers.get(name)))
+    scheme = str(scope.get("scheme", "http"))
+    return Forwarded(
+        forwarded,
+        Origin(
+            scheme=scheme if scheme in ("http", "https") else "http",  # stdio's stand-in: http
+            server=scope.get("server"),
+            client=scope.get("client"),
+            root_path=str(scope.get("root_path", "")),
+            host=headers.get("host", "localhost"),
+            state=dict(state) if isinstance(state, Mapping) else {},
+        ),
     )
 
 

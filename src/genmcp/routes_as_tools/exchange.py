@@ -80,8 +80,12 @@ async def exchange(
     origin: Origin,
     extensions: Mapping[str, Any],
     max_response_bytes: int = MAX_RESPONSE_BYTES,
+    raw_path: bytes | None = None,
 ) -> Reply:
-    """Run one request through ``app`` and collect its response."""
+    """Run one request through ``app`` and collect its response.
+
+    ``path`` is decoded and ``raw_path`` percent-encoded, as the ASGI spec has them (without
+    ``raw_path``: ``path`` encoded as UTF-8, for a path with nothing to escape)."""
     payload = json.dumps(body).encode() if has_body else b""
     raw = [(b"host", origin.host.encode("latin-1"))]
     raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
@@ -95,7 +99,7 @@ async def exchange(
         "method": method,
         "scheme": origin.scheme,
         "path": path,
-        "raw_path": path.encode("utf-8"),
+        "raw_path": path.encode("utf-8") if raw_path is None else raw_path,
         "root_path": origin.root_path,
         "query_string": query_string,
         "headers": raw,

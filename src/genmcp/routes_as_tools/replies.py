@@ -40,9 +40,14 @@ def _phrase(status: int) -> str:
         return "HTTP error"
 
 
-def report_result(status: int, detail: Any) -> dict[str, Any]:
-    """An ``isError`` result whose text is JSON ``{"status": ..., "detail": ...}``."""
-    report = {"status": status, "detail": detail}
+def report_result(
+    status: int, detail: Any, *, errors: dict[str, list[str]] | None = None
+) -> dict[str, Any]:
+    """An ``isError`` result whose text is JSON ``{"status": ..., "detail": ...}`` (and the
+    ``errors`` per argument, as for a 422)."""
+    report: dict[str, Any] = {"status": status, "detail": detail}
+    if errors:
+        report["errors"] = errors
     return call_tool_result(error=json.dumps(report, ensure_ascii=False))
 
 

@@ -6,7 +6,14 @@ the route, and whose ``call`` runs the route in-process (``routes.exchange``). S
 generated class to change one hook: ``headers`` (what is forwarded), ``to_result`` (the
 response -> result mapping), or ``call`` itself.
 
-Imports genmcp's tool layer and this package's pure modules; never FastAPI.
+The caller travels wherever the tool is served: the MCP HTTP request the call answers
+(``channel.http_request``, any router, both eras) gives the forwarded headers and the
+app's lifespan state. Path arguments reach the route as an HTTP client's would
+(``scope["path"]`` decoded, ``raw_path`` percent-encoded, ASGI spec); a header argument
+holding CR, LF or NUL (or text that is not Latin-1) is refused before the route runs,
+with an ``isError`` result naming the argument.
+
+Imports genmcp's tool layer and this package's modules; never FastAPI directly.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from genmcp.outcomes import Result
 from genmcp.routes_as_tools.arguments import Arguments
-from genmcp.routes_as_tools.credentials import FORWARDED, SCOPE_KEY, Forwarded
+from genmcp.routes_as_tools.credentials import FORWARDED, SCOPE_KEY, Forwarded, caller_of
 from genmcp.routes_as_tools.exchange import MAX_RESPONSE_BYTES, ASGIApp, Origin, Reply, exchange
 from genmcp.routes_as_tools.replies import error_result, report_result, success_result
 from genmcp.tool import Tool, ToolRequest
@@ -33,6 +40,7 @@ Credentials = Callable[[Mapping[str, Any]], Mapping[str, str]]
 """``assigns -> headers``: the credentials to send when no MCP HTTP request forwarded any."""
 
 _PARAM: Final = re.compile(r"\{(\w+)(?::(\w+))?\}")
+_UNSAFE_HEADER: Final = re.compile(r"[\r\n\x00]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +56,11 @@ class RouteSpec:
     wrapped: bool = False
     credentials: Credentials | None = None
     max_response_bytes: int = MAX_RESPONSE_BYTES
+    forward_headers: tuple[str, ...] = ("authorization",)
+    """The MCP request's headers (lower case) each route call carries."""
 
     def url_path(self, values: Mapping[str, str]) -> str:
-        """The request path with the path arguments quoted in."""
+        """The request path with the path arguments percent-encoded in (the ``raw_path``)."""
 
         def one(match: re.Match[str]) -> str:
             safe = "/" if match.group(2) == "path" else ""
@@ -79,11 +89,20 @@ class RouteTool(Tool):
 
     route: ClassVar[RouteSpec]
 
-    def headers(self, channel: Channel, arg: Any) -> list[tuple[str, str]]:
-        """The credential headers of the route call: those the MCP request forwarded, else
-        what the ``credentials=`` callable derives from ``channel.assigns``."""
+    def caller(self, channel: Channel) -> Forwarded | None:
+        """What the MCP request hands the route call: what ``forward_credentials`` recorded,
+        else read from the HTTP request being answered; None without one (a bare Suite)."""
         forwarded = channel.assigns.get(FORWARDED)
         if isinstance(forwarded, Forwarded):
+            return forwarded
+        request = channel.http_request
+        return None if request is None else caller_of(request, self.route.forward_headers)
+
+    def headers(self, channel: Channel, arg: Any) -> list[tuple[str, str]]:
+        """The credential headers of the route call: those the MCP request carries (the
+        ``forward_headers``), else what ``credentials=`` derives from ``channel.assigns``."""
+        forwarded = self.caller(channel)
+        if forwarded is not None and forwarded.headers:
             return list(forwarded.headers)
         if self.route.credentials is not None:
             return list(self.route.credentials(_public(channel.assigns)).items())
@@ -115,12 +134,17 @@ class RouteTool(Tool):
         """Run the route with the call's arguments and answer with its response."""
         route = self.route
         placed = route.arguments.place(request.arguments)
-        forwarded = channel.assigns.get(FORWARDED)
-        origin = forwarded.origin if isinstance(forwarded, Forwarded) else Origin()
+        refused = _refused(placed.headers, placed.path_values, route.path)
+        if refused is not None:
+            return Result(refused)
+        forwarded = self.caller(channel)
+        origin = Origin() if forwarded is None else forwarded.origin
+        raw_path = route.url_path(placed.path_values)
         reply = await exchange(
             route.app,
             method=route.method,
-            path=origin.root_path + route.url_path(placed.path_values),
+            path=origin.root_path + urllib.parse.unquote(raw_path),
+            raw_path=(urllib.parse.quote(origin.root_path) + raw_path).encode("ascii"),
             query_string=placed.query_string,
             headers=[*placed.headers, *self.headers(channel, arg)],
             body=placed.body,
@@ -130,6 +154,28 @@ class RouteTool(Tool):
             max_response_bytes=route.max_response_bytes,
         )
         return Result(self.to_result(reply, arg))
+
+
+def _refused(
+    headers: list[tuple[str, str]], path_values: Mapping[str, str], template: str
+) -> dict[str, Any] | None:
+    """The ``isError`` result for an argument no HTTP client could send, or None."""
+    for name, value in headers:
+        if _UNSAFE_HEADER.search(value):
+            return _argument_error(name, "a header value may not contain CR, LF or NUL")
+        try:
+            value.encode("latin-1")
+        except UnicodeEncodeError:
+            return _argument_error(name, "a header value must be Latin-1 text")
+    for match in _PARAM.finditer(template):
+        name, convertor = match.group(1), match.group(2)
+        if convertor != "path" and "/" in path_values.get(name, ""):
+            return _argument_error(name, "a path segment may not contain '/'")
+    return None
+
+
+def _argument_error(name: str, why: str) -> dict[str, Any]:
+    return report_result(422, f"argument {name!r}: {why}", errors={name: [why]})
 
 
 def _public(assigns: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,12 +17,15 @@ With ``transports/endpoint.py``, the only modules that import Starlette and Fast
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, params
 from fastapi.routing import APIRoute
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request as HTTPRequest
+from starlette.responses import JSONResponse
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
@@ -36,11 +39,37 @@ from genmcp.transports.gcfreeze import freeze_startup_objects
 from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.legacy.journal import polled_logged
 from genmcp.transports.options import OPTION_NAMES, HTTPOptions
-from genmcp.transports.startup import check_at_startup
+from genmcp.transports.redis_url import RedisStores, redis_url_of, refuse_long_form
+from genmcp.transports.startup import check_at_startup, mcp_paths
+
+if TYPE_CHECKING:
+    from genmcp.storage.redis import RedisOptions
 
 __all__ = ["HTTPOptions", "MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
 
+WRONG_PATHS: Final = ("mcp", "mcp/", "sse", "sse/", "messages", "messages/")
+"""Paths under the MCP mount that other frameworks' clients try (FastMCP's ``/mcp/mcp``
+trap, the 2024 SSE transport's ``/sse`` and ``/messages``): a 404 there says where the
+endpoint is (one route per MCP path, added to the app at start-up, matched last)."""
+WRONG_PATH_NAME: Final = "mcp: a wrong path (a JSON 404 naming the endpoint)"
+"""The name of those routes."""
+_ANY_METHOD: Final = ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
+
+
+class _WrongPath(Convertor[str]):
+    """The path convertor matching one of :data:`WRONG_PATHS` (and nothing else)."""
+
+    regex = "|".join(re.escape(wrong) for wrong in sorted(WRONG_PATHS, key=len, reverse=True))
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("genmcp_wrong_path", _WrongPath())
 ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
 """The MCP route's name. FastAPI names it in "Prefix and path cannot be both empty (path
 operation: ...)" when the router is included without a prefix, so the name says the fix."""
@@ -57,18 +86,22 @@ class MCPRouter(APIRouter):
     suite: Suite
     endpoint: MCPEndpoint
     auth: Callable[..., Any] | None = None
+    redis: RedisStores | None = None
+    """The Redis parts ``redis_url=`` built (closed by the router's lifespan), else None."""
 
 
 def _closing(
-    suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool
+    suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool, stores: RedisStores | None = None
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
-    """A lifespan that runs the startup checks (``startup``), starts the Suite (its shared
-    catalog), freezes the start-up objects (``gcfreeze``) and, at shutdown, ends its live
-    calls and listen streams."""
+    """A lifespan that runs the startup checks (``startup``), adds the wrong-path help
+    (:func:`_help_wrong_paths`), starts the Suite (its shared catalog), freezes the start-up
+    objects (``gcfreeze``) and, at shutdown, ends its live calls and listen streams, then
+    closes the Redis parts ``redis_url=`` built."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         check_at_startup(app, endpoint)
+        _help_wrong_paths(app, endpoint)
         await suite.start()  # scale-out: the shared catalog, before the first request
         if freeze_gc:
             freeze_startup_objects()
@@ -79,6 +112,8 @@ def _closing(
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
                 await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
                 endpoint.legacy.close()
+            if stores is not None:
+                await stores.aclose()
 
     return lifespan
 
@@ -119,6 +154,9 @@ def mcp_router(
     freeze_gc: bool = True,
     options: HTTPOptions | None = None,
     proxy: str | None = None,
+    redis_url: str | None = None,
+    redis_prefix: str = "genmcp:",
+    redis_options: RedisOptions | None = None,
     **keywords: Any,
 ) -> MCPRouter:
     """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
@@ -147,11 +185,22 @@ def mcp_router(
         proxy: serve the remote MCP server at this URL (either era) in both eras: its
             tools, prompts and resources through one pooled client, a ``Mount(url=proxy,
             resources=True)`` under no namespace (docs/guides/composition.md).
+        redis_url: scale out over this Redis (default: ``GENMCP_REDIS_URL``, when the
+            router builds its Suite): the router builds the broker, the session registry,
+            the task store and the legacy server on one client and closes them in its
+            lifespan (``transports.redis_url``; ``genmcp[redis]``).
+        redis_prefix: the prefix of every Redis key and channel (apps sharing a Redis
+            each take their own; the processes of one app share it).
+        redis_options: the ``RedisOptions`` of that client (timeouts, pool, retries).
         **keywords: each field of :class:`HTTPOptions` by name (``allowed_hosts=[...]``,
             ``keepalive_s=5``; not together with ``options``); the rest go to ``Suite``
             (page_size, secret_key, instructions, ...).
     """
     options = _http_options(options, keywords)  # takes the HTTP options out of keywords
+    url = redis_url_of(redis_url, own_suite=suite is None)
+    stores: RedisStores | None = None
+    if url is not None:
+        refuse_long_form(keywords, legacy, suite)
     if proxy is not None:
         if suite is not None:
             raise TypeError("mcp_router(proxy=URL) builds its own Suite: give no suite=")
@@ -162,6 +211,9 @@ def mcp_router(
     if suite is None:
         if server_name is None or server_version is None:
             raise TypeError("mcp_router needs server_name and server_version (or suite=...)")
+        if url is not None:
+            stores = RedisStores.connect(url, prefix=redis_prefix, options=redis_options)
+            keywords.update(broker=stores.broker, task_store=stores.task_store)
         suite = Suite(
             server_name=server_name, server_version=server_version, tools=tools, **keywords
         )
@@ -175,10 +227,10 @@ def mcp_router(
     raw = not dependencies and (checks is None or checks.request_check is not None)
     sessions = legacy if isinstance(legacy, LegacyServer) else None
     if legacy and sessions is None:
-        sessions = LegacyServer(suite)
+        sessions = LegacyServer(suite, registry=None if stores is None else stores.registry)
     endpoint = MCPEndpoint(suite, options, legacy=sessions, auth=checks, auth_by_route=not raw)
-    router = MCPRouter(lifespan=_closing(suite, endpoint, freeze_gc))
-    router.suite, router.endpoint = suite, endpoint
+    router = MCPRouter(lifespan=_closing(suite, endpoint, freeze_gc, stores))
+    router.suite, router.endpoint, router.redis = suite, endpoint, stores
     router.auth = None if checks is None else checks.dependency
     for at in (path, path + "/") if not path.endswith("/") else (path,):  # no 307 for "/mcp/"
         if raw:
@@ -190,6 +242,39 @@ def mcp_router(
             dependency = _no_auth if checks is None else checks.dependency
             _add_dependent_route(router, endpoint, dependency, deps, at)
     return router
+
+
+def _help_wrong_paths(app: Any, endpoint: MCPEndpoint) -> None:
+    """Append to ``app``'s own routes, last, one route per path ``endpoint`` is served at:
+    the known wrong paths under it (:data:`WRONG_PATHS`) answer a JSON 404 naming it.
+
+    Done at start-up, on the app, not in the router: FastAPI walks an included router's
+    routes on every request (each route more costs every call), and a route the app
+    matches last costs a request nothing unless nothing else matched."""
+    routes = getattr(getattr(app, "router", None), "routes", None)
+    if not isinstance(routes, list):
+        return
+    known = {getattr(r, "path", None) for r in routes if getattr(r, "name", "") == WRONG_PATH_NAME}
+    for at, served in mcp_paths(routes):
+        wrong = at.rstrip("/") + "/{wrong:genmcp_wrong_path}"
+        if served is endpoint and not at.endswith("/") and wrong not in known:
+            known.add(wrong)
+            route = Route(wrong, _wrong_path, name=WRONG_PATH_NAME, include_in_schema=False,
+                          methods=_ANY_METHOD)  # fmt: skip
+            routes.append(route)
+
+
+async def _wrong_path(request: HTTPRequest) -> HTTPResponse:
+    """A JSON 404 for a known wrong path under the mount, naming the endpoint's path."""
+    at = request.url.path
+    endpoint = at.removesuffix("/" + str(request.path_params.get("wrong", ""))) or "/"
+    message = (
+        f"Not found: no MCP endpoint at {at}; this server's MCP endpoint is {endpoint} "
+        "(Streamable HTTP: POST there; 2025 session clients also GET and DELETE it). "
+        "Point the client at that URL."
+    )
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    return JSONResponse(body, status_code=404)
 
 
 def _http_options(options: HTTPOptions | None, keywords: dict[str, Any]) -> HTTPOptions:

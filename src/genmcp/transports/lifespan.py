@@ -5,7 +5,9 @@ finish starting (its lifespan, and the lifespans of the routers it includes, suc
 ``mcp_router``'s), yields the lifespan ``state`` dict (what a lifespan yielded; the
 requests' ``scope["state"]`` is a shallow copy of it, as uvicorn does), and at exit sends
 ``lifespan.shutdown`` and waits for it. A startup failure raises :class:`LifespanError` with
-the app's message; an app that does not speak the lifespan protocol is served without one.
+the app's message (its last exception line when Starlette sent a whole traceback: the
+traceback is the server log's, the message is the reader's); an app that does not speak the
+lifespan protocol is served without one.
 
 Imports asyncio only; never a web framework.
 """
@@ -17,7 +19,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-__all__ = ["LifespanError", "lifespan"]
+__all__ = ["LifespanError", "lifespan", "short_failure"]
+
+_TRACEBACK = "Traceback (most recent call last):"
 
 
 class LifespanError(RuntimeError):
@@ -43,7 +47,10 @@ async def lifespan(app: Any, timeout_s: float = 30.0) -> AsyncIterator[dict[str,
         return
     if started["type"] == "lifespan.startup.failed":
         await asyncio.wait([task], timeout=1.0)
-        raise LifespanError(f"the app's lifespan failed to start: {started.get('message', '')}")
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: Starlette re-raises what it reported (no GC warning)
+        message = short_failure(str(started.get("message", "")))
+        raise LifespanError(f"the app's lifespan failed to start: {message}")
     try:
         yield state
     finally:
@@ -51,7 +58,8 @@ async def lifespan(app: Any, timeout_s: float = 30.0) -> AsyncIterator[dict[str,
         stopped = await _reply(task, outbox, timeout_s, "shutdown")
         await asyncio.wait([task], timeout=timeout_s)
         if stopped is not None and stopped["type"] == "lifespan.shutdown.failed":
-            raise LifespanError(f"the app's lifespan failed to stop: {stopped.get('message', '')}")
+            message = short_failure(str(stopped.get("message", "")))
+            raise LifespanError(f"the app's lifespan failed to stop: {message}")
 
 
 async def _reply(
@@ -71,3 +79,16 @@ async def _reply(
     if phase == "startup" and not task.cancelled() and task.exception() is not None:
         return None  # an app without lifespan support raises on the lifespan scope
     return None
+
+
+def short_failure(message: str) -> str:
+    """A lifespan failure's message without its traceback: the exception line(s) after the
+    last frame (Starlette sends ``traceback.format_exc()``); any other message as it is."""
+    if _TRACEBACK not in message:
+        return message.strip()
+    lines = message.strip().splitlines()
+    last_frame = max((i for i, line in enumerate(lines) if line.startswith("  File ")), default=-1)
+    rest = lines[last_frame + 1 :]
+    while rest and (rest[0].startswith(" ") or not rest[0].strip()):
+        rest = rest[1:]  # the frame's source line and its ^^^ markers
+    return "\n".join(rest).strip() or message.strip()

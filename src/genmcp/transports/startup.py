@@ -5,8 +5,9 @@
 * Several worker processes likely (``--workers N`` on the command line, or
   ``WEB_CONCURRENCY`` above 1) while tokens are signed with a random per-process key
   (every requestState, cursor and session id from another worker fails), or while 2025
-  sessions use the in-memory broker (a legacy client's answer to elicitation reaches the
-  worker that asked only by chance). A warning on the ``genmcp`` logger with the fix.
+  sessions live in memory (a session begun on one worker is not found on the others; a
+  legacy client's answer to elicitation reaches the worker that asked only by chance); a
+  shared broker with a random key. A warning on the ``genmcp`` logger with the fix.
 
 Reads the app's routes by attribute and finds their endpoints in
 ``transports.endpoint.ENDPOINTS``: no web framework import.
@@ -20,10 +21,10 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from genmcp.storage.memory import MemoryBroker
+from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 
-__all__ = ["check_at_startup", "duplicate_mounts", "workers_likely"]
+__all__ = ["check_at_startup", "duplicate_mounts", "mcp_paths", "workers_likely"]
 
 log = logging.getLogger("genmcp")
 
@@ -33,7 +34,7 @@ def _endpoint_of(route: Any) -> MCPEndpoint | None:
     return ENDPOINTS.get(getattr(route, "endpoint", None))
 
 
-def _mcp_paths(
+def mcp_paths(
     routes: Sequence[Any], prefix: str = "", depth: int = 0
 ) -> Iterator[tuple[str, Any]]:
     """``(full path, endpoint)`` of every MCP route, through includes and mounts."""
@@ -42,21 +43,21 @@ def _mcp_paths(
         if inner is not None and depth < 8:
             context = getattr(route, "include_context", None)
             more = getattr(context, "prefix", "") or ""
-            yield from _mcp_paths(getattr(inner, "routes", ()), prefix + more, depth + 1)
+            yield from mcp_paths(getattr(inner, "routes", ()), prefix + more, depth + 1)
             continue
         endpoint, path = _endpoint_of(route), getattr(route, "path", None)
         if endpoint is not None and isinstance(path, str):
             yield prefix + path, endpoint
         mounted = getattr(getattr(route, "app", None), "routes", None)  # a Mount
         if endpoint is None and mounted is not None and isinstance(path, str) and depth < 8:
-            yield from _mcp_paths(mounted, prefix + path, depth + 1)
+            yield from mcp_paths(mounted, prefix + path, depth + 1)
 
 
 def duplicate_mounts(routes: Sequence[Any]) -> list[str]:
     """The paths at which more than one MCP endpoint is routed."""
     seen: dict[str, Any] = {}
     clashes: list[str] = []
-    for path, endpoint in _mcp_paths(routes):
+    for path, endpoint in mcp_paths(routes):
         first = seen.setdefault(path, endpoint)
         if first is not endpoint and path not in clashes:
             clashes.append(path)
@@ -85,6 +86,13 @@ def check_at_startup(app: Any, endpoint: Any) -> None:
             "reached; give each include_router(mcp_router(...)) its own prefix, or serve "
             "every tool from one router"
         )
+    shared = not isinstance(endpoint.suite.broker, MemoryBroker)
+    if shared and endpoint.suite.sealer.ephemeral:
+        log.warning(
+            "a shared broker (several processes) but GENMCP_SECRET_KEY is not set: each "
+            "process signs tokens with its own random key, so requestState, cursors and 2025 "
+            "session ids from another process fail; set one GENMCP_SECRET_KEY for every process"
+        )
     workers = workers_likely()
     if workers <= 1:
         return
@@ -96,11 +104,16 @@ def check_at_startup(app: Any, endpoint: Any) -> None:
             workers,
         )
     legacy = endpoint.legacy
-    if legacy is not None and isinstance(legacy.broker, MemoryBroker):
+    in_memory = legacy is not None and (
+        isinstance(legacy.broker, MemoryBroker)
+        or isinstance(legacy.registry, MemorySessionRegistry)
+    )
+    if in_memory:
         log.warning(
-            "%d worker processes with the in-memory broker: a 2025 session client's answer "
-            "(elicitation, sampling) and its cancellations reach only the worker that got "
-            "them; use a shared broker (genmcp.storage.redis, see docs/guides/scaling-out.md) or "
-            "one worker",
+            "%d worker processes with 2025 sessions in memory: a session begun on one worker "
+            "is 'Session not found' on the others, and a session client's answers "
+            "(elicitation, sampling) and cancellations reach only the worker that got them; "
+            "share them over Redis, mcp_router(..., redis_url=...) or GENMCP_REDIS_URL (see "
+            "docs/guides/scaling-out.md), or run one worker",
             workers,
         )

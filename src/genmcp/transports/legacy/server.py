@@ -91,6 +91,12 @@ __all__ = [
 log = logging.getLogger("genmcp")
 
 _LOG_LEVEL: Final = "log_level"
+FOREIGN_SESSION: Final = (
+    "it was begun by another process of this server, and this one keeps 2025 sessions in "
+    "its own memory: with several workers, share one session store, mcp_router(..., "
+    "redis_url=...) or GENMCP_REDIS_URL (docs/guides/scaling-out.md), or run one worker"
+)
+"""Why a verified session id is unknown here when sessions live in memory, and the fix."""
 _RESOURCES: Final = "resources"
 
 
@@ -172,6 +178,7 @@ class LegacyServer:
             self.changes = ChangeLog(self.events, maxlen=stream_maxlen, ttl_s=stream_ttl_s)
             suite.log_changes(self.changes)
         self.stream_retry_ms = stream_retry_ms
+        self._told_foreign = False  # a foreign session is logged once, not per request
 
     def close(self) -> None:
         """Drop the process's signal subscription (at shutdown)."""
@@ -192,7 +199,7 @@ class LegacyServer:
         session = self.ids.verify(token, principal_of(assigns), self.session_max_age_s)
         state = await self.registry.lookup(session.key, session.epoch, (_LOG_LEVEL,))
         if state is None:  # ended, or begun before the session store lost its data
-            raise MCPError("session_not_found", "Session not found")
+            raise await self._not_found(session)
         if state[_LOG_LEVEL] is not None:
             session = replace(session, log_level=state[_LOG_LEVEL])
         if version is not None and version != session.version:
@@ -202,6 +209,20 @@ class LegacyServer:
                 f"negotiated version {session.version!r}",
             )
         return session
+
+    async def _not_found(self, session: Session) -> MCPError:
+        """``session_not_found`` for a session the registry does not hold; when the id
+        verified but names another process's in-memory registry (several workers, no shared
+        store), the message says the fix and the server log says it once."""
+        registry = self.registry
+        if not isinstance(registry, MemorySessionRegistry):
+            return MCPError("session_not_found", "Session not found")
+        if session.epoch == await registry.epoch(self.session_max_age_s):
+            return MCPError("session_not_found", "Session not found")  # ended here
+        if not self._told_foreign:
+            self._told_foreign = True
+            log.warning("a 2025 session was refused (logged once): %s", FOREIGN_SESSION)
+        return MCPError("session_not_found", f"Session not found: {FOREIGN_SESSION}")
 
     # -- what a client sends ---------------------------------------------------------
 

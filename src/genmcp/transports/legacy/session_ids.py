@@ -20,7 +20,7 @@ from genmcp.errors import MCPError
 from genmcp.sealing import Sealer, SealError, digest
 from genmcp.transports.legacy.sessions import Session, session_of
 
-__all__ = ["MAX_SESSION_ID_CHARS", "SESSION", "SessionIds"]
+__all__ = ["MAX_SESSION_ID_CHARS", "SESSION", "UNKNOWN_KEY", "SessionIds"]
 
 log = logging.getLogger("genmcp")
 
@@ -30,6 +30,12 @@ MAX_SESSION_ID_CHARS: Final = 4096
 """Longest session id issued (it travels in a header on every request)."""
 VERIFIED_MAX: Final = 2048
 """Session ids kept verified per process (oldest dropped first)."""
+UNKNOWN_KEY: Final = (
+    "its id was signed with an unknown key; this server signs with a random key of its own "
+    "process, so a session begun on another worker (or before a restart) cannot verify: set "
+    "GENMCP_SECRET_KEY, shared by every process (docs/guides/scaling-out.md)"
+)
+"""Why a session id does not verify on a process with a random key, and the fix."""
 _VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
 _ID_INFO: Final = ("name", "version", "title")
 
@@ -43,11 +49,12 @@ def _owner_digest(who: str | None) -> str:
 class SessionIds:
     """Seals new session ids and verifies sent ones, keeping the verified ones."""
 
-    __slots__ = ("_sealer", "_verified")
+    __slots__ = ("_sealer", "_told", "_verified")
 
     def __init__(self, sealer: Sealer) -> None:
         self._sealer = sealer
         self._verified: dict[str, tuple[Session, Any]] = {}  # id -> (session, owner digest)
+        self._told = False  # the unknown-key cause is logged once, not per request
 
     def new(
         self,
@@ -103,14 +110,13 @@ class SessionIds:
         try:
             payload = self._sealer.unseal(SESSION, token, max_age_s=max_age_s)
         except SealError as exc:  # the same answer for every cause; the cause only in the log
-            if exc.reason == "tampered" and "unknown key:" in str(exc):
-                log.warning(
-                    "session id refused: signed with an unknown key (this process signs with "
-                    "a random key: with several workers or after a restart every process "
-                    "needs the same GENMCP_SECRET_KEY)"
-                )
-            else:
-                log.debug("session id refused: %s", exc.reason)
+            if exc.reason == "tampered" and self._sealer.ephemeral:
+                # any bad signature reads so here: a forger learns nothing it did not know
+                if not self._told:
+                    self._told = True
+                    log.warning("session id refused (logged once): %s", UNKNOWN_KEY)
+                raise MCPError("session_not_found", f"Session not found: {UNKNOWN_KEY}") from None
+            log.debug("session id refused: %s", exc.reason)
             raise MCPError("session_not_found", "Session not found") from None
         session = session_of(payload, max_age_s)
         if session is None:
