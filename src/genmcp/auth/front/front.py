@@ -1,0 +1,334 @@
+"""``AuthorizationFront``: an OAuth 2.1 authorization server in front of an upstream provider.
+
+MCP clients register with it (RFC 7591), sign their users in through it (authorization code
+with PKCE S256), and get its own short-lived access tokens for the MCP resource; the user
+signs in at the upstream provider, whose tokens stay here. Routes (at the root of the app):
+
+- ``/.well-known/oauth-authorization-server``: RFC 8414 metadata;
+- ``/register``: dynamic client registration (201);
+- ``/authorize``: checks the client and its exact redirect URI first (a bad one is a 400
+  page, never a redirect), then the request (``response_type=code``, PKCE ``S256``, scope,
+  ``resource``; errors go back to the client's redirect URI with ``state``), then sends the
+  browser upstream;
+- ``/oauth/callback``: the upstream's redirect: exchanges its code, keeps its tokens, sends
+  the browser back to the client with the front's own code and ``iss`` (RFC 9207);
+- ``/token``: ``authorization_code`` (PKCE verified, code single-use, redirect URI and
+  resource equal to the authorization's) and ``refresh_token`` (rotated);
+- ``/jwks``: the public key of the access tokens.
+
+:meth:`AuthorizationFront.resource` builds the ``OAuthResource`` that accepts its tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Iterable
+from typing import Any, Final
+from urllib.parse import urlencode, urlsplit
+
+from fastapi import APIRouter
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from genmcp.auth.front.grants import Authorization, Grant, GrantStore, pkce_challenge, pkce_matches
+from genmcp.auth.front.issuer import TokenIssuer
+from genmcp.auth.front.registration import ClientRegistry, RegistrationError
+from genmcp.auth.front.upstream import Upstream, UpstreamError
+from genmcp.auth.protected_resource import OAuthResource
+from genmcp.auth.tokens import canonical_uri
+
+__all__ = ["AuthorizationFront"]
+
+log = logging.getLogger("genmcp.auth.front")
+
+CALLBACK: Final = "/oauth/callback"
+_NO_STORE: Final = {"cache-control": "no-store", "pragma": "no-cache"}
+MAX_BODY: Final = 64 * 1024
+
+
+class _Refused(Exception):
+    """A token request refused with an RFC 6749 §5.2 error."""
+
+    def __init__(self, error: str, description: str, status: int = 400) -> None:
+        super().__init__(description)
+        self.error, self.description, self.status = error, description, status
+
+
+class AuthorizationFront:
+    """The authorization server an MCP client talks to, over an upstream provider.
+
+    Args:
+        issuer: the front's own issuer URL (its origin, e.g. ``https://mcp.example.com``).
+        upstream: the provider users sign in with.
+        resource: the canonical URI of the MCP endpoint (the ``aud`` of every token).
+        scopes_supported: the scopes clients may ask for (the MCP server's scopes).
+        default_scopes: granted when a client asks for none (default: every supported one).
+        access_ttl_s: access token lifetime.
+        registry, grants: the client table and the grant memory (defaults in memory).
+    """
+
+    def __init__(
+        self,
+        *,
+        issuer: str,
+        upstream: Upstream,
+        resource: str,
+        scopes_supported: Iterable[str] = (),
+        default_scopes: Iterable[str] | None = None,
+        access_ttl_s: int = 300,
+        registry: ClientRegistry | None = None,
+        grants: GrantStore | None = None,
+    ) -> None:
+        self.issuer = issuer.rstrip("/")
+        self.upstream, self.resource = upstream, resource
+        self.scopes_supported = tuple(scopes_supported)
+        self.default_scopes = tuple(self.scopes_supported if default_scopes is None
+                                    else default_scopes)  # fmt: skip
+        self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s)
+        self.registry = registry if registry is not None else ClientRegistry()
+        self.grants = grants if grants is not None else GrantStore()
+        self.callback_url = self.issuer + CALLBACK
+
+    # -- wiring -----------------------------------------------------------------------------
+
+    def resource_server(self, **options: Any) -> OAuthResource:
+        """The ``OAuthResource`` for the MCP router: it accepts this front's tokens."""
+        options.setdefault("scopes_supported", self.scopes_supported)
+        return OAuthResource(resource=self.resource, authorization_servers=[self.issuer],
+                             verifier=self.tokens.verifier(), **options)  # fmt: skip
+
+    def metadata(self) -> dict[str, Any]:
+        """The RFC 8414 document."""
+        document: dict[str, Any] = {
+            "issuer": self.issuer,
+            "authorization_endpoint": self.issuer + "/authorize",
+            "token_endpoint": self.issuer + "/token",
+            "registration_endpoint": self.issuer + "/register",
+            "jwks_uri": self.issuer + "/jwks",
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["none"],
+            "authorization_response_iss_parameter_supported": True,
+        }
+        if self.scopes_supported:
+            document["scopes_supported"] = list(self.scopes_supported)
+        return document
+
+    def router(self) -> APIRouter:
+        """The front's routes; include it in the app without a prefix."""
+        router = APIRouter()
+        path = urlsplit(self.issuer).path
+        router.add_api_route(f"/.well-known/oauth-authorization-server{path}", self._metadata,
+                             methods=["GET"], include_in_schema=False)  # fmt: skip
+        for route, endpoint, method in (
+            ("/register", self._register, "POST"),
+            ("/authorize", self._authorize, "GET"),
+            (CALLBACK, self._callback, "GET"),
+            ("/token", self._token, "POST"),
+            ("/jwks", self._jwks, "GET"),
+        ):
+            router.add_api_route(path + route, endpoint, methods=[method], include_in_schema=False)
+        return router
+
+    # -- metadata, registration -------------------------------------------------------------
+
+    async def _metadata(self) -> Response:
+        return JSONResponse(self.metadata(), headers={"cache-control": "max-age=3600"})
+
+    async def _jwks(self) -> Response:
+        return JSONResponse(self.tokens.jwks(), headers={"cache-control": "max-age=300"})
+
+    async def _register(self, request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            return _error("invalid_client_metadata", "the registration request is too large")
+        try:
+            metadata = json.loads(body)
+        except ValueError:
+            return _error("invalid_client_metadata", "the body is not JSON")
+        if not isinstance(metadata, dict):
+            return _error("invalid_client_metadata", "the body is not a JSON object")
+        try:
+            client = self.registry.register(metadata)
+        except RegistrationError as exc:
+            log.info("registration refused: %s", exc.error)
+            return _error(exc.error, exc.description, exc.status)
+        log.info("client registered: %s", client.client_id)
+        return JSONResponse(client.document(), status_code=201, headers=_NO_STORE)
+
+    # -- the authorization request ----------------------------------------------------------
+
+    async def _authorize(self, request: Request) -> Response:
+        query = request.query_params
+        client = self.registry.get(query.get("client_id", ""))
+        if client is None:
+            return _page(400, "Unknown client", "This client_id is not registered (or expired).")
+        redirect_uri = query.get("redirect_uri")
+        if redirect_uri is None and len(client.redirect_uris) == 1:
+            redirect_uri = client.redirect_uris[0]
+        if redirect_uri not in client.redirect_uris:  # exact match: no open redirect
+            log.info("authorize refused: redirect URI mismatch for %s", client.client_id)
+            return _page(400, "Redirect URI mismatch",
+                         "redirect_uri is not one this client registered.")  # fmt: skip
+        state = query.get("state")
+
+        def back(error: str, description: str) -> Response:
+            log.info("authorize refused for %s: %s", client.client_id, error)
+            return self._redirect(redirect_uri, state, error=error, error_description=description)
+
+        if query.get("response_type") != "code":
+            return back("unsupported_response_type", "response_type must be code")
+        challenge, method = query.get("code_challenge"), query.get("code_challenge_method")
+        if not challenge:
+            return back("invalid_request", "PKCE is required: send code_challenge (S256)")
+        if method != "S256":
+            return back("invalid_request", "code_challenge_method must be S256 (plain refused)")
+        if len(challenge) != 43:
+            return back("invalid_request", "code_challenge is not an S256 challenge")
+        scope = tuple(query.get("scope", "").split()) or self.default_scopes
+        unknown = [s for s in scope if s not in self.scopes_supported]
+        if unknown:
+            return back("invalid_scope", f"unknown scope: {' '.join(unknown)}")
+        resources = query.getlist("resource")
+        if resources and [canonical_uri(r) for r in resources] != [canonical_uri(self.resource)]:
+            return back("invalid_target", f"the only resource here is {self.resource}")
+        asked = Authorization(client.client_id, redirect_uri, challenge, state,
+                              tuple(dict.fromkeys(scope)), self.resource)  # fmt: skip
+        verifier = secrets.token_urlsafe(48)
+        upstream_state = self.grants.begin(asked, verifier)
+        try:
+            url = await self.upstream.authorization_url(
+                state=upstream_state, redirect_uri=self.callback_url,
+                challenge=pkce_challenge(verifier),
+            )  # fmt: skip
+        except UpstreamError as exc:
+            log.warning("upstream unavailable: %s", exc)
+            return back("temporarily_unavailable", "the identity provider cannot be reached")
+        return RedirectResponse(url, status_code=302, headers=_NO_STORE)
+
+    async def _callback(self, request: Request) -> Response:
+        query = request.query_params
+        pending = self.grants.resume(query.get("state", ""))
+        if pending is None:
+            return _page(400, "Unknown or expired sign-in",
+                         "Start again from your application.")  # fmt: skip
+        asked = pending.request
+        if "error" in query or not query.get("code"):
+            log.info("upstream refused the sign-in: %s", query.get("error", "no code"))
+            return self._redirect(asked.redirect_uri, asked.state, error="access_denied",
+                                  error_description="the identity provider refused the sign-in")
+        try:
+            tokens = await self.upstream.exchange(code=query["code"],
+                                                  redirect_uri=self.callback_url,
+                                                  verifier=pending.upstream_verifier)  # fmt: skip
+            subject = await self.upstream.subject(tokens)
+        except UpstreamError as exc:
+            log.warning("upstream exchange failed: %s", exc)
+            return self._redirect(asked.redirect_uri, asked.state, error="server_error",
+                                  error_description="the identity provider failed")  # fmt: skip
+        code = self.grants.issue_code(asked, subject, tokens)
+        log.info("signed in %s for client %s", subject, asked.client_id)
+        return self._redirect(asked.redirect_uri, asked.state, code=code)
+
+    def _redirect(self, redirect_uri: str, state: str | None, **params: str) -> Response:
+        if state is not None:
+            params["state"] = state
+        params["iss"] = self.issuer
+        joiner = "&" if urlsplit(redirect_uri).query else "?"
+        return RedirectResponse(redirect_uri + joiner + urlencode(params), status_code=302,
+                                headers=_NO_STORE)  # fmt: skip
+
+    # -- the token endpoint -----------------------------------------------------------------
+
+    async def _token(self, request: Request) -> Response:
+        if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
+            return _error("invalid_request", "send the token request form-encoded")
+        form = await request.form()
+        fields = {key: value for key, value in form.items() if isinstance(value, str)}
+        try:
+            grant_type = fields.get("grant_type")
+            if grant_type == "authorization_code":
+                grant = self._redeem(fields)
+            elif grant_type == "refresh_token":
+                grant = self._rotate(fields)
+            else:
+                raise _Refused("unsupported_grant_type", "authorization_code or refresh_token")
+        except _Refused as exc:
+            log.info("token refused: %s", exc.error)
+            return _error(exc.error, exc.description, exc.status)
+        return self._tokens(grant)
+
+    def _client(self, fields: dict[str, str]) -> str:
+        client_id = fields.get("client_id", "")
+        if self.registry.get(client_id) is None:
+            raise _Refused("invalid_client", "unknown client_id", 401)
+        return client_id
+
+    def _resource(self, fields: dict[str, str], granted: str) -> None:
+        resource = fields.get("resource")
+        if resource is not None and canonical_uri(resource) != canonical_uri(granted):
+            raise _Refused("invalid_target", f"this grant is for {granted}")
+
+    def _redeem(self, fields: dict[str, str]) -> Grant:
+        client_id = self._client(fields)
+        grant = self.grants.redeem_code(fields.get("code", ""))
+        if grant is None:
+            raise _Refused("invalid_grant", "the code is unknown, expired or already used")
+        asked = grant.request
+        if asked.client_id != client_id:
+            raise _Refused("invalid_grant", "the code was issued to another client")
+        if fields.get("redirect_uri") != asked.redirect_uri:
+            raise _Refused("invalid_grant", "redirect_uri differs from the authorization's")
+        if not pkce_matches(fields.get("code_verifier", ""), asked.code_challenge):
+            raise _Refused("invalid_grant", "the code_verifier does not match (PKCE)")
+        self._resource(fields, asked.resource)
+        return grant
+
+    def _rotate(self, fields: dict[str, str]) -> Grant:
+        client_id = self._client(fields)
+        grant = self.grants.rotate(fields.get("refresh_token", ""))
+        if grant is None or grant.request.client_id != client_id:
+            raise _Refused("invalid_grant", "the refresh token is unknown, expired or used")
+        self._resource(fields, grant.request.resource)
+        wanted = fields.get("scope")
+        if wanted is not None:
+            scope = tuple(wanted.split())
+            if not set(scope) <= set(grant.request.scope):
+                raise _Refused("invalid_scope", "a refresh cannot add scopes: authorize again")
+            grant = Grant(
+                Authorization(**{**_fields(grant.request), "scope": scope}),
+                grant.subject, grant.family, grant.upstream, grant.expires_at,
+            )  # fmt: skip
+        return grant
+
+    def _tokens(self, grant: Grant) -> Response:
+        asked = grant.request
+        access = self.tokens.issue(subject=grant.subject, client_id=asked.client_id,
+                                   scope=asked.scope, resource=asked.resource)  # fmt: skip
+        body: dict[str, Any] = {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": self.tokens.ttl_s,
+            "scope": " ".join(asked.scope),
+        }
+        client = self.registry.get(asked.client_id)
+        if client is not None and "refresh_token" in client.grant_types:
+            body["refresh_token"] = self.grants.issue_refresh(grant)
+        return JSONResponse(body, headers=_NO_STORE)
+
+
+def _fields(request: Authorization) -> dict[str, Any]:
+    return {name: getattr(request, name) for name in Authorization.__slots__}
+
+
+def _error(error: str, description: str, status: int = 400) -> Response:
+    return JSONResponse({"error": error, "error_description": description},
+                        status_code=status, headers=_NO_STORE)  # fmt: skip
+
+
+def _page(status: int, title: str, text: str) -> Response:
+    html = f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{text}</p>"
+    return HTMLResponse(html, status_code=status, headers=_NO_STORE)
