@@ -42,8 +42,11 @@ class WriteNote(
     Tool,
     name="write_note",
     description="Stores a note (needs the notes:write scope).",
-    input_schema={"type": "object", "properties": {"text": {"type": "string"}},
-                  "required": ["text"]},  # fmt: skip
+    input_schema={
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+    },
     scopes=["notes:write"],
 ):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
@@ -63,8 +66,11 @@ def create_app(env: Mapping[str, str]) -> FastAPI:
     parts = urlsplit(resource)
     front = AuthorizationFront(
         issuer=f"{parts.scheme}://{parts.netloc}",
-        upstream=Upstream(env["OAUTH_UPSTREAM_ISSUER"], env["OAUTH_UPSTREAM_CLIENT_ID"],
-                          env["OAUTH_UPSTREAM_CLIENT_SECRET"]),  # fmt: skip
+        upstream=Upstream(
+            env["OAUTH_UPSTREAM_ISSUER"],
+            env["OAUTH_UPSTREAM_CLIENT_ID"],
+            env["OAUTH_UPSTREAM_CLIENT_SECRET"],
+        ),
         resource=resource,
         scopes_supported=SCOPES,
         default_scopes=["mcp:tools"],

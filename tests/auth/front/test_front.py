@@ -22,6 +22,7 @@ from support.server import LiveServers
 
 from .conftest import CLIENT_REDIRECT, FRONT, FRONT_PORT, MCP, browser, front_env
 
+
 class Bearer(httpx.Auth):
     """A fixed bearer token (no OAuth dance)."""
 

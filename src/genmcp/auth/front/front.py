@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 from urllib.parse import urlencode, urlsplit
 
+from cryptography.hazmat.primitives.asymmetric import ec
 from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -66,6 +67,8 @@ class AuthorizationFront:
         scopes_supported: the scopes clients may ask for (the MCP server's scopes).
         default_scopes: granted when a client asks for none (default: every supported one).
         access_ttl_s: access token lifetime.
+        signing_key: the EC P-256 key of the access tokens (a new one when None: tokens
+            then die with the process).
         registry, grants: the client table and the grant memory (defaults in memory).
     """
 
@@ -78,6 +81,7 @@ class AuthorizationFront:
         scopes_supported: Iterable[str] = (),
         default_scopes: Iterable[str] | None = None,
         access_ttl_s: int = 300,
+        signing_key: ec.EllipticCurvePrivateKey | None = None,
         registry: ClientRegistry | None = None,
         grants: GrantStore | None = None,
     ) -> None:
@@ -86,7 +90,7 @@ class AuthorizationFront:
         self.scopes_supported = tuple(scopes_supported)
         self.default_scopes = tuple(self.scopes_supported if default_scopes is None
                                     else default_scopes)  # fmt: skip
-        self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s)
+        self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s, key=signing_key)
         self.registry = registry if registry is not None else ClientRegistry()
         self.grants = grants if grants is not None else GrantStore()
         self.callback_url = self.issuer + CALLBACK

@@ -41,7 +41,9 @@ class TokenIssuer:
     ) -> None:
         self.issuer, self.ttl_s = issuer, ttl_s
         self._key = key if key is not None else ec.generate_private_key(ec.SECP256R1())
-        public: dict[str, Any] = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self._key.public_key()))
+        public: dict[str, Any] = json.loads(
+            jwt.algorithms.ECAlgorithm.to_jwk(self._key.public_key())
+        )
         self.kid = secrets.token_urlsafe(8)
         self.jwk = {**public, "kid": self.kid, "alg": ALGORITHM, "use": "sig"}
 

@@ -101,7 +101,8 @@ class Upstream:
                 response = await http.post(str(metadata["token_endpoint"]), data=form, auth=auth)
                 body = response.json()
             except (httpx.HTTPError, ValueError) as exc:
-                raise UpstreamError(f"the upstream token endpoint failed: {type(exc).__name__}")
+                failed = f"the upstream token endpoint failed: {type(exc).__name__}"
+                raise UpstreamError(failed) from None
         if response.status_code != 200 or not isinstance(body, dict) or "access_token" not in body:
             error = body.get("error") if isinstance(body, dict) else None
             raise UpstreamError(f"the upstream refused the code (HTTP {response.status_code}, "
@@ -120,7 +121,8 @@ class Upstream:
                 response = await http.get(endpoint, headers=headers)
                 body = response.json()
             except (httpx.HTTPError, ValueError) as exc:
-                raise UpstreamError(f"the upstream userinfo endpoint failed: {type(exc).__name__}")
+                failed = f"the upstream userinfo endpoint failed: {type(exc).__name__}"
+                raise UpstreamError(failed) from None
         sub = body.get("sub") if isinstance(body, dict) and response.status_code == 200 else None
         if not isinstance(sub, str) or not sub:
             raise UpstreamError(f"the upstream userinfo answered {response.status_code}, no sub")
