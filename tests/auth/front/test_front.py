@@ -210,3 +210,41 @@ def test_the_example_starts_without_reaching_the_upstream() -> None:
     assert app.state.front.upstream._metadata is None
     with pytest.raises(RuntimeError, match="OAUTH_UPSTREAM_ISSUER"):
         load("authorization_server").create_app({"MCP_RESOURCE": MCP})
+
+
+async def test_revocation_ends_the_grant_and_its_access_tokens(served: Any) -> None:
+    async with httpx.AsyncClient(trust_env=False) as http:
+        document = (await http.get(f"{FRONT}/.well-known/oauth-authorization-server")).json()
+        assert document["revocation_endpoint"] == f"{FRONT}/revoke"
+        client_id = (await _register(http))["client_id"]
+        other_id = (await _register(http))["client_id"]
+        code = await _code(client_id)
+        tokens = (await http.post(f"{FRONT}/token", data=_exchange(client_id, code))).json()
+        async with Client(MCP, auth=Bearer(tokens["access_token"])) as client:
+            assert len(await client.list_tools()) == 1
+        # another client cannot revoke it (RFC 7009 §2.1); unknown tokens answer 200 too
+        for who, token in ((other_id, tokens["access_token"]), (client_id, "unknown")):
+            answer = await http.post(f"{FRONT}/revoke", data={"token": token, "client_id": who})
+            assert answer.status_code == 200
+        async with Client(MCP, auth=Bearer(tokens["access_token"])) as client:
+            assert len(await client.list_tools()) == 1
+        nobody = await http.post(f"{FRONT}/revoke", data={"token": "x", "client_id": "nobody"})
+        assert nobody.status_code == 401 and nobody.json()["error"] == "invalid_client"
+
+        revoke = {"token": tokens["refresh_token"], "client_id": client_id}
+        assert (await http.post(f"{FRONT}/revoke", data=revoke)).status_code == 200
+        async with Client(MCP, auth=Bearer(tokens["access_token"])) as client:
+            with pytest.raises(ClientError):
+                await client.list_tools()
+        refresh = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+                   "client_id": client_id}  # fmt: skip
+        dead = await http.post(f"{FRONT}/token", data=refresh)
+        assert dead.status_code == 400 and dead.json()["error"] == "invalid_grant"
+
+        code = await _code(client_id)
+        tokens = (await http.post(f"{FRONT}/token", data=_exchange(client_id, code))).json()
+        by_access = {"token": tokens["access_token"], "client_id": client_id,
+                     "token_type_hint": "access_token"}  # fmt: skip
+        assert (await http.post(f"{FRONT}/revoke", data=by_access)).status_code == 200
+        refresh["refresh_token"] = tokens["refresh_token"]
+        assert (await http.post(f"{FRONT}/token", data=refresh)).status_code == 400

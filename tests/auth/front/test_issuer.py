@@ -14,11 +14,12 @@ async def test_its_tokens_verify_with_the_key_in_hand() -> None:
     token = issuer.issue(subject="alice", client_id="c1", scope=["a", "b"],
                          resource="https://front.example/mcp")  # fmt: skip
     assert jwt.get_unverified_header(token)["typ"] == "at+jwt"
-    verified = await issuer.verifier().verify(token)
+    verifier = issuer.verifier()
+    verified = await verifier.verify(token)
     assert verified.subject == "alice" and verified.client_id == "c1"
     assert verified.scopes == {"a", "b"} and verified.audience == ("https://front.example/mcp",)
     assert verified.expires_at is not None
-    assert issuer.verifier().jwks.fetches == 0  # never fetched
+    assert verifier.jwt.jwks.fetches == 0  # never fetched
 
 
 async def test_another_issuers_tokens_are_refused() -> None:
@@ -30,3 +31,14 @@ async def test_another_issuers_tokens_are_refused() -> None:
     with pytest.raises(InvalidToken, match="expired"):
         await expired.verifier().verify(expired.issue(subject="a", client_id="c", scope=[],
                                                       resource="r"))  # fmt: skip
+
+
+async def test_a_revoked_grant_is_refused() -> None:
+    issuer = TokenIssuer("https://front.example")
+    token = issuer.issue(subject="a", client_id="c", scope=[], resource="r", grant="g1")
+    revoked: set[str] = set()
+    verifier = issuer.verifier(revoked.__contains__)
+    assert (await verifier.verify(token)).claims["gid"] == "g1"
+    revoked.add("g1")
+    with pytest.raises(InvalidToken, match="revoked"):
+        await verifier.verify(token)

@@ -14,6 +14,8 @@ signs in at the upstream provider, whose tokens stay here. Routes (at the root o
   the browser back to the client with the front's own code and ``iss`` (RFC 9207);
 - ``/token``: ``authorization_code`` (PKCE verified, code single-use, redirect URI and
   resource equal to the authorization's) and ``refresh_token`` (rotated);
+- ``/revoke``: RFC 7009 revocation of a refresh or access token: the whole grant ends (its
+  refresh tokens go, its access tokens are refused by ``resource_server()``'s verifier);
 - ``/jwks``: the public key of the access tokens.
 
 :meth:`AuthorizationFront.resource` builds the ``OAuthResource`` that accepts its tokens.
@@ -38,7 +40,7 @@ from genmcp.auth.front.issuer import TokenIssuer
 from genmcp.auth.front.registration import ClientRegistry, RegistrationError
 from genmcp.auth.front.upstream import Upstream, UpstreamError
 from genmcp.auth.protected_resource import OAuthResource
-from genmcp.auth.tokens import canonical_uri
+from genmcp.auth.tokens import InvalidToken, canonical_uri
 
 __all__ = ["AuthorizationFront"]
 
@@ -101,7 +103,8 @@ class AuthorizationFront:
         """The ``OAuthResource`` for the MCP router: it accepts this front's tokens."""
         options.setdefault("scopes_supported", self.scopes_supported)
         return OAuthResource(resource=self.resource, authorization_servers=[self.issuer],
-                             verifier=self.tokens.verifier(), **options)  # fmt: skip
+                             verifier=self.tokens.verifier(self.grants.revoked),
+                             **options)  # fmt: skip
 
     def metadata(self) -> dict[str, Any]:
         """The RFC 8414 document."""
@@ -109,6 +112,8 @@ class AuthorizationFront:
             "issuer": self.issuer,
             "authorization_endpoint": self.issuer + "/authorize",
             "token_endpoint": self.issuer + "/token",
+            "revocation_endpoint": self.issuer + "/revoke",
+            "revocation_endpoint_auth_methods_supported": ["none"],
             "registration_endpoint": self.issuer + "/register",
             "jwks_uri": self.issuer + "/jwks",
             "response_types_supported": ["code"],
@@ -132,6 +137,7 @@ class AuthorizationFront:
             ("/authorize", self._authorize, "GET"),
             (CALLBACK, self._callback, "GET"),
             ("/token", self._token, "POST"),
+            ("/revoke", self._revoke, "POST"),
             ("/jwks", self._jwks, "GET"),
         ):
             router.add_api_route(path + route, endpoint, methods=[method], include_in_schema=False)
@@ -265,6 +271,38 @@ class AuthorizationFront:
             return _error(exc.error, exc.description, exc.status)
         return self._tokens(grant)
 
+    async def _revoke(self, request: Request) -> Response:
+        if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
+            return _error("invalid_request", "send the revocation request form-encoded")
+        form = await request.form()
+        fields = {key: value for key, value in form.items() if isinstance(value, str)}
+        try:
+            client_id = self._client(fields)
+        except _Refused as exc:
+            return _error(exc.error, exc.description, exc.status)
+        token = fields.get("token")
+        if not token:
+            return _error("invalid_request", "send the token to revoke")
+        family = await self._family(token, client_id)
+        if family is not None:
+            self.grants.revoke(family)
+            log.info("grant revoked by client %s", client_id)
+        return Response(status_code=200, headers=_NO_STORE)  # unknown tokens too (RFC 7009)
+
+    async def _family(self, token: str, client_id: str) -> str | None:
+        """The grant ``token`` (refresh or access) belongs to, if it is ``client_id``'s."""
+        grant = self.grants.refresh_grant(token)
+        if grant is not None:
+            return grant.family if grant.request.client_id == client_id else None
+        try:
+            verified = await self.tokens.verifier().verify(token)
+        except InvalidToken:
+            return None
+        family = verified.claims.get("gid")
+        if verified.client_id != client_id or not isinstance(family, str):
+            return None
+        return family
+
     def _client(self, fields: dict[str, str]) -> str:
         client_id = fields.get("client_id", "")
         if self.registry.get(client_id) is None:
@@ -311,7 +349,8 @@ class AuthorizationFront:
     def _tokens(self, grant: Grant) -> Response:
         asked = grant.request
         access = self.tokens.issue(subject=grant.subject, client_id=asked.client_id,
-                                   scope=asked.scope, resource=asked.resource)  # fmt: skip
+                                   scope=asked.scope, resource=asked.resource,
+                                   grant=grant.family)  # fmt: skip
         body: dict[str, Any] = {
             "access_token": access,
             "token_type": "Bearer",

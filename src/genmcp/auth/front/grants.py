@@ -4,7 +4,8 @@ refresh tokens, and the upstream tokens behind them.
 Every record expires and every table is bounded. A code is used once: a second use is
 refused and revokes every token issued from it (RFC 6749 §4.1.2, OAuth 2.1). A refresh token
 is rotated: each use returns a new one, and a used one presented again revokes its whole
-family. Upstream tokens are kept encrypted (Fernet, a key made at start-up) and are never
+family; so does :meth:`GrantStore.revoke` (RFC 7009), which the access tokens' verifier
+also honours. Upstream tokens are kept encrypted (Fernet, a key made at start-up) and are never
 sent to the MCP client. PKCE is S256 only (:func:`pkce_matches`).
 
 Pure: no asyncio, no web framework, no HTTP client.
@@ -136,7 +137,7 @@ class GrantStore:
         if grant is None:
             used = self._used_codes.get(code)
             if used is not None:
-                self._revoke(used[0])
+                self.revoke(used[0])
             return None
         self._put(self._used_codes, code, (grant.family, now + self.refresh_ttl_s))
         return grant
@@ -155,7 +156,7 @@ class GrantStore:
         if grant is None:
             used = self._used_refresh.get(token)
             if used is not None:
-                self._revoke(used[0])
+                self.revoke(used[0])
             return None
         self._put(self._used_refresh, token, (grant.family, grant.expires_at))
         if grant.expires_at <= time.time() or grant.family in self._revoked:
@@ -171,7 +172,12 @@ class GrantStore:
         tokens: dict[str, Any] = json.loads(self._fernet.decrypt(grant.upstream))
         return tokens
 
-    def _revoke(self, family: str) -> None:
+    def refresh_grant(self, token: str) -> Grant | None:
+        """The live grant behind refresh ``token`` (not used up: for revocation)."""
+        return _live(self._refresh.get(token))
+
+    def revoke(self, family: str) -> None:
+        """End a grant: its refresh tokens go, its access tokens are refused from now."""
         self._put(self._revoked, family, time.time() + self.refresh_ttl_s)
         for token in [t for t, g in self._refresh.items() if g.family == family]:
             del self._refresh[token]

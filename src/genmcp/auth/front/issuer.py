@@ -2,9 +2,10 @@
 
 :class:`TokenIssuer` holds an ES256 key made at start-up (or given), signs access tokens with
 ``typ: at+jwt``, ``iss`` = the front, ``aud`` = the MCP resource (RFC 8707), ``sub``,
-``client_id``, ``scope``, ``exp``, ``jti``; publishes the public key as a JWKS; and builds the
-``JWTVerifier`` that checks them with that key set in hand (no fetch), so a protected
-``mcp_router`` accepts them with no more configuration.
+``client_id``, ``scope``, ``exp``, ``jti`` and ``gid`` (the grant it belongs to); publishes
+the public key as a JWKS; and builds the verifier that checks them: a ``JWTVerifier`` with
+that key set in hand (no fetch), then "is its grant still live" (revocation), so a
+protected ``mcp_router`` accepts them with no more configuration.
 
 Needs the ``auth`` extra (PyJWT with ``cryptography``).
 """
@@ -14,15 +15,16 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from genmcp.auth.jwt_verifier import JWTVerifier
+from genmcp.auth.tokens import AccessToken, InvalidToken
 
-__all__ = ["TokenIssuer"]
+__all__ = ["FrontVerifier", "TokenIssuer"]
 
 ALGORITHM: Final = "ES256"
 
@@ -52,11 +54,17 @@ class TokenIssuer:
         return {"keys": [self.jwk]}
 
     def issue(
-        self, *, subject: str, client_id: str, scope: Iterable[str], resource: str
+        self,
+        *,
+        subject: str,
+        client_id: str,
+        scope: Iterable[str],
+        resource: str,
+        grant: str | None = None,
     ) -> str:
         """A signed access token for ``resource``."""
         now = int(time.time())
-        claims = {
+        claims: dict[str, Any] = {
             "iss": self.issuer,
             "sub": subject,
             "aud": resource,
@@ -66,11 +74,30 @@ class TokenIssuer:
             "exp": now + self.ttl_s,
             "jti": secrets.token_urlsafe(16),
         }
+        if grant is not None:
+            claims["gid"] = grant
         headers = {"kid": self.kid, "typ": "at+jwt"}
         return jwt.encode(claims, self._key, algorithm=ALGORITHM, headers=headers)
 
-    def verifier(self) -> JWTVerifier:
-        """A verifier of exactly these tokens (this issuer, this key, ``at+jwt``)."""
-        return JWTVerifier(
+    def verifier(self, revoked: Callable[[str], bool] | None = None) -> FrontVerifier:
+        """A verifier of exactly these tokens (this issuer, this key, ``at+jwt``); with
+        ``revoked``, a token whose grant it names is refused."""
+        jwt_verifier = JWTVerifier(
             self.issuer, algorithms=(ALGORITHM,), token_types=("at+jwt",), jwks=self.jwks()
         )
+        return FrontVerifier(jwt_verifier, revoked)
+
+
+class FrontVerifier:
+    """The front's tokens: the JWT checks, then the grant's revocation (a ``TokenVerifier``)."""
+
+    def __init__(self, jwt_verifier: JWTVerifier, revoked: Callable[[str], bool] | None) -> None:
+        self.jwt, self.revoked = jwt_verifier, revoked
+
+    async def verify(self, token: str) -> AccessToken:
+        """The verified token; :class:`InvalidToken` when it is not genuine, or revoked."""
+        verified = await self.jwt.verify(token)
+        grant = verified.claims.get("gid")
+        if self.revoked is not None and isinstance(grant, str) and self.revoked(grant):
+            raise InvalidToken("the token has been revoked")
+        return verified
