@@ -55,8 +55,11 @@ class WriteNote(
         return Result(call_tool_result(text=f"Stored note #{len(notes)}."))
 
 
-def create_app(env: Mapping[str, str]) -> FastAPI:
-    """The app for ``env``; reaches no provider until the first sign-in."""
+def create_app(env: Mapping[str, str], **front_options: Any) -> FastAPI:
+    """The app for ``env``; reaches no provider until the first sign-in.
+
+    ``front_options`` go to ``AuthorizationFront`` (e.g. ``documents=``, ``registry=``).
+    """
     names = ("OAUTH_UPSTREAM_ISSUER", "OAUTH_UPSTREAM_CLIENT_ID",
              "OAUTH_UPSTREAM_CLIENT_SECRET", "MCP_RESOURCE")  # fmt: skip
     missing = [name for name in names if not env.get(name)]
@@ -74,6 +77,7 @@ def create_app(env: Mapping[str, str]) -> FastAPI:
         resource=resource,
         scopes_supported=SCOPES,
         default_scopes=["mcp:tools"],
+        **front_options,
     )
     auth = front.resource_server(required_scopes=["mcp:tools"])
     notes: list[str] = []

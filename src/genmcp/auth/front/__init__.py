@@ -13,7 +13,8 @@
     app.include_router(front.router())
     app.include_router(mcp_router(..., auth=front.resource_server()), prefix="/mcp")
 
-Modules: ``registration`` (RFC 7591 clients, redirect-URI rules), ``grants`` (pending
+Modules: ``registration`` (RFC 7591 clients, redirect-URI rules), ``metadata_documents``
+(``client_id`` URLs, fetched with SSRF protection), ``grants`` (pending
 authorizations, single-use codes, rotated refresh tokens, PKCE), ``issuer`` (the front's JWT
 access tokens and their verifier), ``upstream`` (the provider: discovery on first use, code
 exchange, userinfo), ``front`` (``AuthorizationFront``: the routes). Needs the ``auth`` extra.
@@ -22,7 +23,15 @@ exchange, userinfo), ``front`` (``AuthorizationFront``: the routes). Needs the `
 from __future__ import annotations
 
 from genmcp.auth.front.front import AuthorizationFront
+from genmcp.auth.front.metadata_documents import MetadataDocuments
 from genmcp.auth.front.registration import ClientRegistry, RegistrationError
 from genmcp.auth.front.upstream import Upstream, UpstreamError
 
-__all__ = ["AuthorizationFront", "ClientRegistry", "RegistrationError", "Upstream", "UpstreamError"]
+__all__ = [
+    "AuthorizationFront",
+    "ClientRegistry",
+    "MetadataDocuments",
+    "RegistrationError",
+    "Upstream",
+    "UpstreamError",
+]

@@ -5,7 +5,8 @@ with PKCE S256), and get its own short-lived access tokens for the MCP resource;
 signs in at the upstream provider, whose tokens stay here. Routes (at the root of the app):
 
 - ``/.well-known/oauth-authorization-server``: RFC 8414 metadata;
-- ``/register``: dynamic client registration (201);
+- ``/register``: dynamic client registration (201); a ``client_id`` that is an https URL is
+  a Client ID Metadata Document instead, fetched with SSRF protection (``MetadataDocuments``);
 - ``/authorize``: checks the client and its exact redirect URI first (a bad one is a 400
   page, never a redirect), then the request (``response_type=code``, PKCE ``S256``, scope,
   ``resource``; errors go back to the client's redirect URI with ``state``), then sends the
@@ -37,7 +38,8 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 
 from genmcp.auth.front.grants import Authorization, Grant, GrantStore, pkce_challenge, pkce_matches
 from genmcp.auth.front.issuer import TokenIssuer
-from genmcp.auth.front.registration import ClientRegistry, RegistrationError
+from genmcp.auth.front.metadata_documents import MetadataDocuments, is_metadata_url
+from genmcp.auth.front.registration import ClientRegistry, RegisteredClient, RegistrationError
 from genmcp.auth.front.upstream import Upstream, UpstreamError
 from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.tokens import InvalidToken, canonical_uri
@@ -72,6 +74,7 @@ class AuthorizationFront:
         signing_key: the EC P-256 key of the access tokens (a new one when None: tokens
             then die with the process).
         registry, grants: the client table and the grant memory (defaults in memory).
+        documents: how ``client_id`` URLs (Client ID Metadata Documents) are fetched.
     """
 
     def __init__(
@@ -86,6 +89,7 @@ class AuthorizationFront:
         signing_key: ec.EllipticCurvePrivateKey | None = None,
         registry: ClientRegistry | None = None,
         grants: GrantStore | None = None,
+        documents: MetadataDocuments | None = None,
     ) -> None:
         self.issuer = issuer.rstrip("/")
         self.upstream, self.resource = upstream, resource
@@ -95,6 +99,7 @@ class AuthorizationFront:
         self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s, key=signing_key)
         self.registry = registry if registry is not None else ClientRegistry()
         self.grants = grants if grants is not None else GrantStore()
+        self.documents = documents if documents is not None else MetadataDocuments()
         self.callback_url = self.issuer + CALLBACK
 
     # -- wiring -----------------------------------------------------------------------------
@@ -121,6 +126,7 @@ class AuthorizationFront:
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["none"],
             "authorization_response_iss_parameter_supported": True,
+            "client_id_metadata_document_supported": True,
         }
         if self.scopes_supported:
             document["scopes_supported"] = list(self.scopes_supported)
@@ -173,7 +179,11 @@ class AuthorizationFront:
 
     async def _authorize(self, request: Request) -> Response:
         query = request.query_params
-        client = self.registry.get(query.get("client_id", ""))
+        try:
+            client = await self._lookup(query.get("client_id", ""))
+        except RegistrationError as exc:
+            log.info("authorize refused: %s", exc.description)
+            return _page(400, "Unusable client", exc.description)
         if client is None:
             return _page(400, "Unknown client", "This client_id is not registered (or expired).")
         redirect_uri = query.get("redirect_uri")
@@ -189,24 +199,12 @@ class AuthorizationFront:
             log.info("authorize refused for %s: %s", client.client_id, error)
             return self._redirect(redirect_uri, state, error=error, error_description=description)
 
-        if query.get("response_type") != "code":
-            return back("unsupported_response_type", "response_type must be code")
-        challenge, method = query.get("code_challenge"), query.get("code_challenge_method")
-        if not challenge:
-            return back("invalid_request", "PKCE is required: send code_challenge (S256)")
-        if method != "S256":
-            return back("invalid_request", "code_challenge_method must be S256 (plain refused)")
-        if len(challenge) != 43:
-            return back("invalid_request", "code_challenge is not an S256 challenge")
-        scope = tuple(query.get("scope", "").split()) or self.default_scopes
-        unknown = [s for s in scope if s not in self.scopes_supported]
-        if unknown:
-            return back("invalid_scope", f"unknown scope: {' '.join(unknown)}")
-        resources = query.getlist("resource")
-        if resources and [canonical_uri(r) for r in resources] != [canonical_uri(self.resource)]:
-            return back("invalid_target", f"the only resource here is {self.resource}")
-        asked = Authorization(client.client_id, redirect_uri, challenge, state,
-                              tuple(dict.fromkeys(scope)), self.resource)  # fmt: skip
+        try:
+            challenge, scope = self._check_request(query)
+        except _Refused as exc:
+            return back(exc.error, exc.description)
+        asked = Authorization(client.client_id, redirect_uri, challenge, state, scope,
+                              self.resource)  # fmt: skip
         verifier = secrets.token_urlsafe(48)
         upstream_state = self.grants.begin(asked, verifier)
         try:
@@ -218,6 +216,26 @@ class AuthorizationFront:
             log.warning("upstream unavailable: %s", exc)
             return back("temporarily_unavailable", "the identity provider cannot be reached")
         return RedirectResponse(url, status_code=302, headers=_NO_STORE)
+
+    def _check_request(self, query: Any) -> tuple[str, tuple[str, ...]]:
+        """The PKCE challenge and the scope of a valid request; :class:`_Refused` else."""
+        if query.get("response_type") != "code":
+            raise _Refused("unsupported_response_type", "response_type must be code")
+        challenge, method = query.get("code_challenge"), query.get("code_challenge_method")
+        if not challenge:
+            raise _Refused("invalid_request", "PKCE is required: send code_challenge (S256)")
+        if method != "S256":
+            raise _Refused("invalid_request", "code_challenge_method must be S256 (plain refused)")
+        if len(challenge) != 43:
+            raise _Refused("invalid_request", "code_challenge is not an S256 challenge")
+        scope = tuple(query.get("scope", "").split()) or self.default_scopes
+        unknown = [s for s in scope if s not in self.scopes_supported]
+        if unknown:
+            raise _Refused("invalid_scope", f"unknown scope: {' '.join(unknown)}")
+        resources = query.getlist("resource")
+        if resources and [canonical_uri(r) for r in resources] != [canonical_uri(self.resource)]:
+            raise _Refused("invalid_target", f"the only resource here is {self.resource}")
+        return str(challenge), tuple(dict.fromkeys(scope))
 
     async def _callback(self, request: Request) -> Response:
         query = request.query_params
@@ -260,16 +278,17 @@ class AuthorizationFront:
         fields = {key: value for key, value in form.items() if isinstance(value, str)}
         try:
             grant_type = fields.get("grant_type")
-            if grant_type == "authorization_code":
-                grant = self._redeem(fields)
-            elif grant_type == "refresh_token":
-                grant = self._rotate(fields)
-            else:
+            if grant_type not in ("authorization_code", "refresh_token"):
                 raise _Refused("unsupported_grant_type", "authorization_code or refresh_token")
+            client = await self._client(fields)
+            if grant_type == "authorization_code":
+                grant = self._redeem(fields, client.client_id)
+            else:
+                grant = self._rotate(fields, client.client_id)
         except _Refused as exc:
             log.info("token refused: %s", exc.error)
             return _error(exc.error, exc.description, exc.status)
-        return self._tokens(grant)
+        return self._tokens(grant, client)
 
     async def _revoke(self, request: Request) -> Response:
         if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
@@ -277,7 +296,7 @@ class AuthorizationFront:
         form = await request.form()
         fields = {key: value for key, value in form.items() if isinstance(value, str)}
         try:
-            client_id = self._client(fields)
+            client_id = (await self._client(fields)).client_id
         except _Refused as exc:
             return _error(exc.error, exc.description, exc.status)
         token = fields.get("token")
@@ -303,19 +322,27 @@ class AuthorizationFront:
             return None
         return family
 
-    def _client(self, fields: dict[str, str]) -> str:
-        client_id = fields.get("client_id", "")
-        if self.registry.get(client_id) is None:
+    async def _lookup(self, client_id: str) -> RegisteredClient | None:
+        """A registered client, or the client a metadata document URL describes."""
+        if is_metadata_url(client_id):
+            return await self.documents.client(client_id)
+        return self.registry.get(client_id)
+
+    async def _client(self, fields: dict[str, str]) -> RegisteredClient:
+        try:
+            client = await self._lookup(fields.get("client_id", ""))
+        except RegistrationError as exc:
+            raise _Refused("invalid_client", exc.description, 401) from None
+        if client is None:
             raise _Refused("invalid_client", "unknown client_id", 401)
-        return client_id
+        return client
 
     def _resource(self, fields: dict[str, str], granted: str) -> None:
         resource = fields.get("resource")
         if resource is not None and canonical_uri(resource) != canonical_uri(granted):
             raise _Refused("invalid_target", f"this grant is for {granted}")
 
-    def _redeem(self, fields: dict[str, str]) -> Grant:
-        client_id = self._client(fields)
+    def _redeem(self, fields: dict[str, str], client_id: str) -> Grant:
         grant = self.grants.redeem_code(fields.get("code", ""))
         if grant is None:
             raise _Refused("invalid_grant", "the code is unknown, expired or already used")
@@ -329,8 +356,7 @@ class AuthorizationFront:
         self._resource(fields, asked.resource)
         return grant
 
-    def _rotate(self, fields: dict[str, str]) -> Grant:
-        client_id = self._client(fields)
+    def _rotate(self, fields: dict[str, str], client_id: str) -> Grant:
         grant = self.grants.rotate(fields.get("refresh_token", ""))
         if grant is None or grant.request.client_id != client_id:
             raise _Refused("invalid_grant", "the refresh token is unknown, expired or used")
@@ -346,7 +372,7 @@ class AuthorizationFront:
             )  # fmt: skip
         return grant
 
-    def _tokens(self, grant: Grant) -> Response:
+    def _tokens(self, grant: Grant, client: RegisteredClient) -> Response:
         asked = grant.request
         access = self.tokens.issue(subject=grant.subject, client_id=asked.client_id,
                                    scope=asked.scope, resource=asked.resource,
@@ -357,8 +383,7 @@ class AuthorizationFront:
             "expires_in": self.tokens.ttl_s,
             "scope": " ".join(asked.scope),
         }
-        client = self.registry.get(asked.client_id)
-        if client is not None and "refresh_token" in client.grant_types:
+        if "refresh_token" in client.grant_types:
             body["refresh_token"] = self.grants.issue_refresh(grant)
         return JSONResponse(body, headers=_NO_STORE)
 
