@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from genmcp.auth.front import ClientRegistry
 from genmcp.auth.front.grants import pkce_challenge
 from genmcp.client import Client, ClientError
 from genmcp.client.oauth import OAuth
@@ -248,3 +249,26 @@ async def test_revocation_ends_the_grant_and_its_access_tokens(served: Any) -> N
         assert (await http.post(f"{FRONT}/revoke", data=by_access)).status_code == 200
         refresh["refresh_token"] = tokens["refresh_token"]
         assert (await http.post(f"{FRONT}/token", data=refresh)).status_code == 400
+
+
+async def test_a_registration_flood_is_refused_and_pages_escape(
+    upstream: AuthorizationServer, live_server: LiveServers
+) -> None:
+    app = load("authorization_server").create_app(
+        front_env(upstream.issuer), registry=ClientRegistry(max_clients=2)
+    )
+    live_server(app, port=FRONT_PORT)
+    async with httpx.AsyncClient(trust_env=False) as http:
+        answers = [(await http.post(f"{FRONT}/register",
+                                    json={"redirect_uris": [CLIENT_REDIRECT]})).status_code
+                   for _ in range(4)]  # fmt: skip
+        hostile = await http.get(f"{FRONT}/authorize",
+                                 params={"client_id": "https://<script>x</script>/c"})  # fmt: skip
+        repeated = await http.post(f"{FRONT}/token", content=b"grant_type=a&grant_type=b",
+                                   headers={"content-type": "application/x-www-form-urlencoded"})
+        huge = await http.post(f"{FRONT}/token", data={"grant_type": "x" * 70_000})
+        json_body = await http.post(f"{FRONT}/token", json={"grant_type": "refresh_token"})
+    assert answers == [201, 201, 429, 429]
+    assert hostile.status_code == 400 and "<script>" not in hostile.text
+    for refused in (repeated, huge, json_body):
+        assert refused.status_code == 400 and refused.json()["error"] == "invalid_request"

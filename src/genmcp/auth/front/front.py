@@ -24,12 +24,14 @@ signs in at the upstream provider, whose tokens stay here. Routes (at the root o
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import secrets
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, Final
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from cryptography.hazmat.primitives.asymmetric import ec
 from fastapi import APIRouter
@@ -186,13 +188,11 @@ class AuthorizationFront:
             return _page(400, "Unusable client", exc.description)
         if client is None:
             return _page(400, "Unknown client", "This client_id is not registered (or expired).")
-        redirect_uri = query.get("redirect_uri")
-        if redirect_uri is None and len(client.redirect_uris) == 1:
-            redirect_uri = client.redirect_uris[0]
-        if redirect_uri not in client.redirect_uris:  # exact match: no open redirect
+        redirect_uri = query.get("redirect_uri")  # matched exactly: no open redirect
+        if redirect_uri is None or redirect_uri not in client.redirect_uris:
             log.info("authorize refused: redirect URI mismatch for %s", client.client_id)
             return _page(400, "Redirect URI mismatch",
-                         "redirect_uri is not one this client registered.")  # fmt: skip
+                         "redirect_uri is missing, or not one this client registered.")  # fmt: skip
         state = query.get("state")
 
         def back(error: str, description: str) -> Response:
@@ -272,11 +272,8 @@ class AuthorizationFront:
     # -- the token endpoint -----------------------------------------------------------------
 
     async def _token(self, request: Request) -> Response:
-        if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
-            return _error("invalid_request", "send the token request form-encoded")
-        form = await request.form()
-        fields = {key: value for key, value in form.items() if isinstance(value, str)}
         try:
+            fields = await _form(request)
             grant_type = fields.get("grant_type")
             if grant_type not in ("authorization_code", "refresh_token"):
                 raise _Refused("unsupported_grant_type", "authorization_code or refresh_token")
@@ -291,11 +288,8 @@ class AuthorizationFront:
         return self._tokens(grant, client)
 
     async def _revoke(self, request: Request) -> Response:
-        if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
-            return _error("invalid_request", "send the revocation request form-encoded")
-        form = await request.form()
-        fields = {key: value for key, value in form.items() if isinstance(value, str)}
         try:
+            fields = await _form(request)
             client_id = (await self._client(fields)).client_id
         except _Refused as exc:
             return _error(exc.error, exc.description, exc.status)
@@ -366,10 +360,7 @@ class AuthorizationFront:
             scope = tuple(wanted.split())
             if not set(scope) <= set(grant.request.scope):
                 raise _Refused("invalid_scope", "a refresh cannot add scopes: authorize again")
-            grant = Grant(
-                Authorization(**{**_fields(grant.request), "scope": scope}),
-                grant.subject, grant.family, grant.upstream, grant.expires_at,
-            )  # fmt: skip
+            grant = replace(grant, request=replace(grant.request, scope=scope))
         return grant
 
     def _tokens(self, grant: Grant, client: RegisteredClient) -> Response:
@@ -388,8 +379,21 @@ class AuthorizationFront:
         return JSONResponse(body, headers=_NO_STORE)
 
 
-def _fields(request: Authorization) -> dict[str, Any]:
-    return {name: getattr(request, name) for name in Authorization.__slots__}
+async def _form(request: Request) -> dict[str, str]:
+    """A bounded form-encoded body, each parameter once (RFC 6749 §3.2); :class:`_Refused`."""
+    if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
+        raise _Refused("invalid_request", "send the request form-encoded")
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise _Refused("invalid_request", "the request is too large")
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=50)
+    except (UnicodeDecodeError, ValueError):
+        raise _Refused("invalid_request", "the form is not valid") from None
+    fields = dict(pairs)
+    if len(fields) != len(pairs):
+        raise _Refused("invalid_request", "a parameter is repeated")
+    return fields
 
 
 def _error(error: str, description: str, status: int = 400) -> Response:
@@ -398,5 +402,6 @@ def _error(error: str, description: str, status: int = 400) -> Response:
 
 
 def _page(status: int, title: str, text: str) -> Response:
-    html = f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{text}</p>"
-    return HTMLResponse(html, status_code=status, headers=_NO_STORE)
+    title, text = html.escape(title), html.escape(text)  # text may quote the request
+    page = f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{text}</p>"
+    return HTMLResponse(page, status_code=status, headers=_NO_STORE)
