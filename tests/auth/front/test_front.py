@@ -272,3 +272,34 @@ async def test_a_registration_flood_is_refused_and_pages_escape(
     assert hostile.status_code == 400 and "<script>" not in hostile.text
     for refused in (repeated, huge, json_body):
         assert refused.status_code == 400 and refused.json()["error"] == "invalid_request"
+
+
+@pytest.mark.parametrize(("needs", "granted"), [
+    (["notes:write"], "mcp:tools notes:write"),  # the upstream grants it: so does the front
+    (["offline_access"], "mcp:tools"),  # the upstream drops it (no refresh grant): not granted
+])  # fmt: skip
+async def test_mapped_scopes_are_asked_upstream_and_granted_only_if_granted_there(
+    upstream: AuthorizationServer, live_server: LiveServers, needs: list[str], granted: str
+) -> None:
+    scope_map = {"notes:write": needs}
+    app = load("authorization_server").create_app(front_env(upstream.issuer), scope_map=scope_map)
+    live_server(app, port=FRONT_PORT)
+    seen: list[str] = []
+
+    async def watching(url: str) -> str:
+        async with httpx.AsyncClient(trust_env=False) as http:
+            seen.append((await http.get(url)).headers["location"])
+        return await browser(url)
+
+    async with httpx.AsyncClient(trust_env=False) as http:
+        client_id = (await _register(http))["client_id"]
+        url = _authorize_url(client_id, scope="mcp:tools notes:write")
+        back = httpx.URL(await watching(url))
+        tokens = (await http.post(f"{FRONT}/token",
+                                  data=_exchange(client_id, back.params["code"]))).json()
+    assert httpx.URL(seen[0]).params["scope"].split() == ["openid", *needs]
+    assert tokens["scope"] == granted
+    grant = app.state.front.grants.refresh_grant(tokens["refresh_token"])
+    upstream_tokens = app.state.front.grants.upstream_tokens(grant)  # kept here, not sent
+    assert upstream_tokens["scope"] == " ".join(["openid", *needs][: 1 + (granted != "mcp:tools")])
+    assert upstream_tokens["access_token"] not in str(tokens)

@@ -28,7 +28,7 @@ import html
 import json
 import logging
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -72,6 +72,9 @@ class AuthorizationFront:
         resource: the canonical URI of the MCP endpoint (the ``aud`` of every token).
         scopes_supported: the scopes clients may ask for (the MCP server's scopes).
         default_scopes: granted when a client asks for none (default: every supported one).
+        scope_map: MCP scope -> the upstream scopes it needs, e.g. ``{"notes:write":
+            ["notes.write"]}``: asked for upstream with it, and granted only when the upstream
+            grants them all (an unmapped scope is granted to anyone who signs in).
         access_ttl_s: access token lifetime.
         signing_key: the EC P-256 key of the access tokens (a new one when None: tokens
             then die with the process).
@@ -87,6 +90,7 @@ class AuthorizationFront:
         resource: str,
         scopes_supported: Iterable[str] = (),
         default_scopes: Iterable[str] | None = None,
+        scope_map: Mapping[str, Iterable[str]] | None = None,
         access_ttl_s: int = 300,
         signing_key: ec.EllipticCurvePrivateKey | None = None,
         registry: ClientRegistry | None = None,
@@ -98,6 +102,7 @@ class AuthorizationFront:
         self.scopes_supported = tuple(scopes_supported)
         self.default_scopes = tuple(self.scopes_supported if default_scopes is None
                                     else default_scopes)  # fmt: skip
+        self.scope_map = {mcp: tuple(up) for mcp, up in (scope_map or {}).items()}
         self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s, key=signing_key)
         self.registry = registry if registry is not None else ClientRegistry()
         self.grants = grants if grants is not None else GrantStore()
@@ -210,7 +215,7 @@ class AuthorizationFront:
         try:
             url = await self.upstream.authorization_url(
                 state=upstream_state, redirect_uri=self.callback_url,
-                challenge=pkce_challenge(verifier),
+                challenge=pkce_challenge(verifier), scopes=self._upstream_scopes(scope),
             )  # fmt: skip
         except UpstreamError as exc:
             log.warning("upstream unavailable: %s", exc)
@@ -257,9 +262,24 @@ class AuthorizationFront:
             log.warning("upstream exchange failed: %s", exc)
             return self._redirect(asked.redirect_uri, asked.state, error="server_error",
                                   error_description="the identity provider failed")  # fmt: skip
-        code = self.grants.issue_code(asked, subject, tokens)
+        granted = self._granted(asked.scope, tokens)
+        if granted != asked.scope:
+            log.info("upstream did not grant %s: not granted", set(asked.scope) - set(granted))
+        code = self.grants.issue_code(replace(asked, scope=granted), subject, tokens)
         log.info("signed in %s for client %s", subject, asked.client_id)
         return self._redirect(asked.redirect_uri, asked.state, code=code)
+
+    def _upstream_scopes(self, scope: Iterable[str]) -> list[str]:
+        return [up for mcp in scope for up in self.scope_map.get(mcp, ())]
+
+    def _granted(self, scope: tuple[str, ...], tokens: Mapping[str, Any]) -> tuple[str, ...]:
+        """The MCP scopes whose upstream scopes the upstream granted (all asked for, when its
+        answer names no ``scope``: RFC 6749 §5.1)."""
+        answer = tokens.get("scope")
+        if not isinstance(answer, str):
+            return scope
+        upstream = set(answer.split())
+        return tuple(s for s in scope if set(self.scope_map.get(s, ())) <= upstream)
 
     def _redirect(self, redirect_uri: str, state: str | None, **params: str) -> Response:
         if state is not None:

@@ -76,14 +76,17 @@ class Upstream:
                         return document
         raise UpstreamError(f"no usable authorization server metadata at {self.issuer}")
 
-    async def authorization_url(self, *, state: str, redirect_uri: str, challenge: str) -> str:
-        """Where to send the user's browser to sign in upstream."""
+    async def authorization_url(
+        self, *, state: str, redirect_uri: str, challenge: str, scopes: Iterable[str] = ()
+    ) -> str:
+        """Where to send the user's browser to sign in upstream (``scopes``: asked for on top
+        of the configured ones)."""
         endpoint = str((await self.metadata())["authorization_endpoint"])
         query = {
             "response_type": "code",
             "client_id": self.client_id,
             "redirect_uri": redirect_uri,
-            "scope": " ".join(self.scopes),
+            "scope": " ".join(dict.fromkeys([*self.scopes, *scopes])),
             "state": state,
             "code_challenge": challenge,
             "code_challenge_method": "S256",
