@@ -206,11 +206,36 @@ async def test_a_token_for_this_resource_is_no_good_elsewhere(served: Any) -> No
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
 
 
-def test_the_example_starts_without_reaching_the_upstream() -> None:
+async def test_the_example_starts_without_reaching_the_upstream() -> None:
     app = load("authorization_server").create_app(front_env("http://127.0.0.1:9"))
     assert app.state.front.upstream._metadata is None
     with pytest.raises(RuntimeError, match="OAUTH_UPSTREAM_ISSUER"):
         load("authorization_server").create_app({"MCP_RESOURCE": MCP})
+    # an unreachable upstream is a clear error at the client's redirect URI, not a 500
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url=FRONT) as http:
+        metadata = await http.get("/.well-known/oauth-authorization-server")
+        client_id = (await _register(http))["client_id"]
+        response = await http.get(_authorize_url(client_id))
+    assert metadata.status_code == 200
+    back = httpx.URL(response.headers["location"])
+    assert str(back).startswith(CLIENT_REDIRECT)
+    assert back.params["error"] == "temporarily_unavailable" and back.params["state"] == "st-1"
+
+
+async def test_an_upstream_refusal_reaches_the_client_as_access_denied(served: Any) -> None:
+    async with httpx.AsyncClient(trust_env=False) as http:
+        client_id = (await _register(http))["client_id"]
+        upstream_url = httpx.URL((await http.get(_authorize_url(client_id))).headers["location"])
+        state = upstream_url.params["state"]
+        assert state != "st-1"  # the front's own state upstream, not the client's
+        denied = await http.get(f"{FRONT}/oauth/callback",
+                                params={"state": state, "error": "access_denied"})  # fmt: skip
+        again = await http.get(f"{FRONT}/oauth/callback", params={"state": state, "code": "x"})
+    back = httpx.URL(denied.headers["location"])
+    assert str(back).startswith(CLIENT_REDIRECT) and back.params["error"] == "access_denied"
+    assert back.params["state"] == "st-1"
+    assert again.status_code == 400  # a state is used once
 
 
 async def test_revocation_ends_the_grant_and_its_access_tokens(served: Any) -> None:
