@@ -1,12 +1,14 @@
 """The upstream provider for the front's tests: oidc-provider (no dynamic registration)
 with one confidential client, the front, whose redirect URI is `CALLBACK` on `FRONT_PORT`.
 
-`front_app(...)` builds examples/authorization_server.py for it; `browser(url)` plays the
-user's browser through the front and the provider (cookies kept) to the client's redirect.
+`front_env(issuer)` configures examples/authorization_server.py for it; `browser(url)` plays
+the user's browser through the front (approving its consent page) and the provider (cookies
+kept) to the client's redirect; `approve(http, page)` answers one consent page.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -51,13 +53,31 @@ def front_env(issuer: str) -> dict[str, str]:
     }
 
 
-async def browser(url: str, until: str = CLIENT_REDIRECT) -> str:
-    """Follow `url`'s redirects (the provider approves at once) to the URL under `until`."""
+CONSENT_ID = re.compile(r'name=consent value="([^"]+)"')
+
+
+async def approve(http: httpx.AsyncClient, page: httpx.Response, decision: str = "approve") -> (
+    httpx.Response
+):
+    """Answer the front's consent `page` as the user would, from the same browser."""
+    found = CONSENT_ID.search(page.text)
+    assert page.status_code == 200 and found is not None, page.text[:300]
+    form = {"consent": found.group(1), "decision": decision}
+    return await http.post(f"{FRONT}/authorize/consent", data=form)
+
+
+async def browser(url: str, seen: list[str] | None = None) -> str:
+    """Play the user: follow `url`'s redirects, approve the front's consent page (the
+    provider approves at once), up to the client's redirect URI; `seen` gets every URL."""
     async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
         for _ in range(12):
-            if url.startswith(until):
+            if seen is not None:
+                seen.append(url)
+            if url.startswith(CLIENT_REDIRECT):
                 return url
             response = await http.get(url)
+            if response.status_code == 200 and url.startswith(f"{FRONT}/authorize"):
+                response = await approve(http, response)
             if response.status_code not in (302, 303):
                 raise AssertionError(f"the sign-in stopped at {response.status_code}: {url}")
             url = str(response.url.join(response.headers["location"]))

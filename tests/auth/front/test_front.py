@@ -21,7 +21,7 @@ from support.examples import load
 from support.recorder import Recorder
 from support.server import LiveServers
 
-from .conftest import CLIENT_REDIRECT, FRONT, FRONT_PORT, MCP, browser, front_env
+from .conftest import CLIENT_REDIRECT, FRONT, FRONT_PORT, MCP, approve, browser, front_env
 
 
 class Bearer(httpx.Auth):
@@ -216,8 +216,8 @@ async def test_the_example_starts_without_reaching_the_upstream() -> None:
     async with httpx.AsyncClient(transport=transport, base_url=FRONT) as http:
         metadata = await http.get("/.well-known/oauth-authorization-server")
         client_id = (await _register(http))["client_id"]
-        response = await http.get(_authorize_url(client_id))
-    assert metadata.status_code == 200
+        response = await approve(http, await http.get(_authorize_url(client_id)))
+    assert metadata.status_code == 200 and response.status_code == 303
     back = httpx.URL(response.headers["location"])
     assert str(back).startswith(CLIENT_REDIRECT)
     assert back.params["error"] == "temporarily_unavailable" and back.params["state"] == "st-1"
@@ -226,7 +226,8 @@ async def test_the_example_starts_without_reaching_the_upstream() -> None:
 async def test_an_upstream_refusal_reaches_the_client_as_access_denied(served: Any) -> None:
     async with httpx.AsyncClient(trust_env=False) as http:
         client_id = (await _register(http))["client_id"]
-        upstream_url = httpx.URL((await http.get(_authorize_url(client_id))).headers["location"])
+        approved = await approve(http, await http.get(_authorize_url(client_id)))
+        upstream_url = httpx.URL(approved.headers["location"])
         state = upstream_url.params["state"]
         assert state != "st-1"  # the front's own state upstream, not the client's
         denied = await http.get(f"{FRONT}/oauth/callback",
@@ -310,19 +311,14 @@ async def test_mapped_scopes_are_asked_upstream_and_granted_only_if_granted_ther
     app = load("authorization_server").create_app(front_env(upstream.issuer), scope_map=scope_map)
     live_server(app, port=FRONT_PORT)
     seen: list[str] = []
-
-    async def watching(url: str) -> str:
-        async with httpx.AsyncClient(trust_env=False) as http:
-            seen.append((await http.get(url)).headers["location"])
-        return await browser(url)
-
     async with httpx.AsyncClient(trust_env=False) as http:
         client_id = (await _register(http))["client_id"]
         url = _authorize_url(client_id, scope="mcp:tools notes:write")
-        back = httpx.URL(await watching(url))
+        back = httpx.URL(await browser(url, seen))
         tokens = (await http.post(f"{FRONT}/token",
                                   data=_exchange(client_id, back.params["code"]))).json()
-    assert httpx.URL(seen[0]).params["scope"].split() == ["openid", *needs]
+    [asked] = [u for u in seen if u.startswith(upstream.issuer + "/auth?")]
+    assert httpx.URL(asked).params["scope"].split() == ["openid", *needs]
     assert tokens["scope"] == granted
     grant = app.state.front.grants.refresh_grant(tokens["refresh_token"])
     upstream_tokens = app.state.front.grants.upstream_tokens(grant)  # kept here, not sent

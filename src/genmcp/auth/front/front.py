@@ -9,8 +9,10 @@ signs in at the upstream provider, whose tokens stay here. Routes (at the root o
   a Client ID Metadata Document instead, fetched with SSRF protection (``MetadataDocuments``);
 - ``/authorize``: checks the client and its exact redirect URI first (a bad one is a 400
   page, never a redirect), then the request (``response_type=code``, PKCE ``S256``, scope,
-  ``resource``; errors go back to the client's redirect URI with ``state``), then sends the
-  browser upstream;
+  ``resource``; errors go back to the client's redirect URI with ``state``), then shows the
+  consent page (``consent``);
+- ``/authorize/consent``: the user's answer, from the browser the page was shown to: denied
+  goes back to the client, approved sends the browser upstream;
 - ``/oauth/callback``: the upstream's redirect: exchanges its code, keeps its tokens, sends
   the browser back to the client with the front's own code and ``iss`` (RFC 9207);
 - ``/token``: ``authorization_code`` (PKCE verified, code single-use, redirect URI and
@@ -28,7 +30,7 @@ import html
 import json
 import logging
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -38,6 +40,7 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from genmcp.auth.front.consent import Consent, Consents, consent_page
 from genmcp.auth.front.grants import Authorization, Grant, GrantStore, pkce_challenge, pkce_matches
 from genmcp.auth.front.issuer import TokenIssuer
 from genmcp.auth.front.metadata_documents import MetadataDocuments, is_metadata_url
@@ -51,6 +54,13 @@ __all__ = ["AuthorizationFront"]
 log = logging.getLogger("genmcp.auth.front")
 
 CALLBACK: Final = "/oauth/callback"
+CONSENT: Final = "/authorize/consent"
+_COOKIE: Final = "genmcp_consent"
+_PAGE_HEADERS: Final = {
+    "x-frame-options": "DENY",
+    "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+    "referrer-policy": "no-referrer",
+}
 _NO_STORE: Final = {"cache-control": "no-store", "pragma": "no-cache"}
 MAX_BODY: Final = 64 * 1024
 
@@ -80,6 +90,7 @@ class AuthorizationFront:
             then die with the process).
         registry, grants: the client table and the grant memory (defaults in memory).
         documents: how ``client_id`` URLs (Client ID Metadata Documents) are fetched.
+        consent_page: renders the consent page (default :func:`consent.consent_page`).
     """
 
     def __init__(
@@ -96,6 +107,7 @@ class AuthorizationFront:
         registry: ClientRegistry | None = None,
         grants: GrantStore | None = None,
         documents: MetadataDocuments | None = None,
+        consent_page: Callable[[Consent, str], str] = consent_page,
     ) -> None:
         self.issuer = issuer.rstrip("/")
         self.upstream, self.resource = upstream, resource
@@ -108,6 +120,9 @@ class AuthorizationFront:
         self.grants = grants if grants is not None else GrantStore()
         self.documents = documents if documents is not None else MetadataDocuments()
         self.callback_url = self.issuer + CALLBACK
+        self.consents, self.consent_page = Consents(), consent_page
+        self._path = urlsplit(self.issuer).path
+        self._secure = urlsplit(self.issuer).scheme == "https"
 
     # -- wiring -----------------------------------------------------------------------------
 
@@ -148,6 +163,7 @@ class AuthorizationFront:
         for route, endpoint, method in (
             ("/register", self._register, "POST"),
             ("/authorize", self._authorize, "GET"),
+            (CONSENT, self._consent, "POST"),
             (CALLBACK, self._callback, "GET"),
             ("/token", self._token, "POST"),
             ("/revoke", self._revoke, "POST"),
@@ -210,17 +226,42 @@ class AuthorizationFront:
             return back(exc.error, exc.description)
         asked = Authorization(client.client_id, redirect_uri, challenge, state, scope,
                               self.resource)  # fmt: skip
+        consent = self.consents.ask(asked, client.client_name)
+        page = self.consent_page(consent, self._path + CONSENT)
+        response = HTMLResponse(page, headers={**_NO_STORE, **_PAGE_HEADERS})
+        response.set_cookie(_COOKIE, consent.browser, max_age=int(self.consents.ttl_s),
+                            path=self._path + "/authorize", secure=self._secure,
+                            httponly=True, samesite="lax")  # fmt: skip
+        return response
+
+    async def _consent(self, request: Request) -> Response:
+        try:
+            fields = await _form(request)
+        except _Refused as exc:
+            return _page(400, "Bad consent", exc.description)
+        consent = self.consents.answer(fields.get("consent", ""), request.cookies.get(_COOKIE))
+        if consent is None:  # unknown, used, expired, or posted from another browser
+            log.info("consent refused: unknown, expired or from another browser")
+            return _page(400, "Consent expired", "Start again from your application.")
+        asked = consent.request
+        if fields.get("decision") != "approve":
+            log.info("the user denied client %s", asked.client_id)
+            return self._redirect(asked.redirect_uri, asked.state, status=303,
+                                  error="access_denied", error_description="the user denied")
         verifier = secrets.token_urlsafe(48)
         upstream_state = self.grants.begin(asked, verifier)
         try:
             url = await self.upstream.authorization_url(
                 state=upstream_state, redirect_uri=self.callback_url,
-                challenge=pkce_challenge(verifier), scopes=self._upstream_scopes(scope),
+                challenge=pkce_challenge(verifier), scopes=self._upstream_scopes(asked.scope),
             )  # fmt: skip
         except UpstreamError as exc:
             log.warning("upstream unavailable: %s", exc)
-            return back("temporarily_unavailable", "the identity provider cannot be reached")
-        return RedirectResponse(url, status_code=302, headers=_NO_STORE)
+            return self._redirect(asked.redirect_uri, asked.state, status=303,
+                                  error="temporarily_unavailable",
+                                  error_description="the identity provider cannot be reached")
+        log.info("the user approved client %s", asked.client_id)
+        return RedirectResponse(url, status_code=303, headers=_NO_STORE)
 
     def _check_request(self, query: Any) -> tuple[str, tuple[str, ...]]:
         """The PKCE challenge and the scope of a valid request; :class:`_Refused` else."""
@@ -281,12 +322,14 @@ class AuthorizationFront:
         upstream = set(answer.split())
         return tuple(s for s in scope if set(self.scope_map.get(s, ())) <= upstream)
 
-    def _redirect(self, redirect_uri: str, state: str | None, **params: str) -> Response:
+    def _redirect(
+        self, redirect_uri: str, state: str | None, status: int = 302, **params: str
+    ) -> Response:
         if state is not None:
             params["state"] = state
         params["iss"] = self.issuer
         joiner = "&" if urlsplit(redirect_uri).query else "?"
-        return RedirectResponse(redirect_uri + joiner + urlencode(params), status_code=302,
+        return RedirectResponse(redirect_uri + joiner + urlencode(params), status_code=status,
                                 headers=_NO_STORE)  # fmt: skip
 
     # -- the token endpoint -----------------------------------------------------------------
