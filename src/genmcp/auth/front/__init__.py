@@ -15,10 +15,10 @@
 
 Modules: ``registration`` (RFC 7591 clients, redirect-URI rules), ``metadata_documents``
 (``client_id`` URLs, fetched with SSRF protection), ``consent`` (the user allows each
-client), ``grants`` (pending
-authorizations, single-use codes, rotated refresh tokens, PKCE), ``issuer`` (the front's JWT
-access tokens and their verifier), ``upstream`` (the provider: discovery on first use, code
-exchange, userinfo), ``front`` (``AuthorizationFront``: the routes). Needs the ``auth`` extra.
+client), ``grants`` (pending authorizations, single-use codes, rotated refresh tokens,
+PKCE), ``issuer`` (the front's JWT access tokens and their verifier), ``upstream`` (the
+provider: discovery on first use, code exchange, userinfo), ``front``
+(``AuthorizationFront``: the routes). Needs the ``auth`` extra.
 """
 
 from __future__ import annotations
