@@ -294,10 +294,17 @@ async def test_a_registration_flood_is_refused_and_pages_escape(
                                    headers={"content-type": "application/x-www-form-urlencoded"})
         huge = await http.post(f"{FRONT}/token", data={"grant_type": "x" * 70_000})
         json_body = await http.post(f"{FRONT}/token", json={"grant_type": "refresh_token"})
+
+        async def endless() -> Any:  # chunked, no content-length: cut off at 64 KiB
+            for _ in range(1000):
+                yield b"x" * 4096
+
+        streamed = await http.post(f"{FRONT}/register", content=endless())
     assert answers == [201, 201, 429, 429]
     assert hostile.status_code == 400 and "<script>" not in hostile.text
     for refused in (repeated, huge, json_body):
         assert refused.status_code == 400 and refused.json()["error"] == "invalid_request"
+    assert streamed.status_code == 400 and "too large" in streamed.json()["error_description"]
 
 
 @pytest.mark.parametrize(("needs", "granted"), [

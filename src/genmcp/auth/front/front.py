@@ -181,8 +181,8 @@ class AuthorizationFront:
         return JSONResponse(self.tokens.jwks(), headers={"cache-control": "max-age=300"})
 
     async def _register(self, request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_BODY:
+        body = await _body(request)
+        if body is None:
             return _error("invalid_client_metadata", "the registration request is too large")
         try:
             metadata = json.loads(body)
@@ -442,12 +442,25 @@ class AuthorizationFront:
         return JSONResponse(body, headers=_NO_STORE)
 
 
+async def _body(request: Request) -> bytes | None:
+    """The request body, or None past ``MAX_BODY`` (read no further: never all in memory)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        return None
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return None
+    return body
+
+
 async def _form(request: Request) -> dict[str, str]:
     """A bounded form-encoded body, each parameter once (RFC 6749 §3.2); :class:`_Refused`."""
     if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
         raise _Refused("invalid_request", "send the request form-encoded")
-    body = await request.body()
-    if len(body) > MAX_BODY:
+    body = await _body(request)
+    if body is None:
         raise _Refused("invalid_request", "the request is too large")
     try:
         pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=50)
