@@ -64,6 +64,12 @@ async def test_consent_from_another_browser_is_refused(served: Any) -> None:
         assert forged.status_code == 400 and "location" not in forged.headers
         # and the consent id is spent: the attacker's own browser cannot use it either
         assert (await approve(attacker, page)).status_code == 400
+        # an approved sign-in's callback only completes in the browser that approved it
+        approved = await approve(attacker, await attacker.get(_authorize_url(client_id)))
+        state = httpx.URL(approved.headers["location"]).params["state"]
+        elsewhere = await victim.get(f"{FRONT}/oauth/callback", params={"state": state,
+                                                                         "code": "stolen"})
+        assert elsewhere.status_code == 400 and "location" not in elsewhere.headers
 
 
 async def test_a_denial_goes_back_to_the_client(served: Any) -> None:

@@ -6,8 +6,9 @@ attacker registered with their own redirect URI (the confused deputy of the MCP 
 guidance). So ``/authorize`` shows a page naming the client, where it will be sent back and
 the scopes, and only an approval posted from that same browser goes upstream: the form
 carries an unguessable consent id, and the browser a matching ``HttpOnly``, ``SameSite=Lax``
-cookie set with the page (a cross-site form post carries neither). Each consent is used
-once and expires. :func:`consent_page` is the minimal page; pass your own renderer to
+cookie set with the page (a cross-site form post carries neither); the upstream's callback
+must come back to that browser too. Each consent is used once and expires.
+:func:`consent_page` is the minimal page; pass your own renderer to
 ``AuthorizationFront(consent_page=...)``.
 
 Pure: no asyncio, no web framework, no HTTP client.

@@ -26,6 +26,7 @@ signs in at the upstream provider, whose tokens stay here. Routes (at the root o
 
 from __future__ import annotations
 
+import hmac
 import html
 import json
 import logging
@@ -230,7 +231,7 @@ class AuthorizationFront:
         page = self.consent_page(consent, self._path + CONSENT)
         response = HTMLResponse(page, headers={**_NO_STORE, **_PAGE_HEADERS})
         response.set_cookie(_COOKIE, consent.browser, max_age=int(self.consents.ttl_s),
-                            path=self._path + "/authorize", secure=self._secure,
+                            path=self._path or "/", secure=self._secure,
                             httponly=True, samesite="lax")  # fmt: skip
         return response
 
@@ -249,7 +250,7 @@ class AuthorizationFront:
             return self._redirect(asked.redirect_uri, asked.state, status=303,
                                   error="access_denied", error_description="the user denied")
         verifier = secrets.token_urlsafe(48)
-        upstream_state = self.grants.begin(asked, verifier)
+        upstream_state = self.grants.begin(asked, verifier, consent.browser)
         try:
             url = await self.upstream.authorization_url(
                 state=upstream_state, redirect_uri=self.callback_url,
@@ -290,6 +291,12 @@ class AuthorizationFront:
             return _page(400, "Unknown or expired sign-in",
                          "Start again from your application.")  # fmt: skip
         asked = pending.request
+        cookie = request.cookies.get(_COOKIE)
+        if pending.browser is not None and not (
+            cookie and hmac.compare_digest(cookie, pending.browser)
+        ):
+            log.info("callback refused: not the browser that approved client %s", asked.client_id)
+            return _page(400, "Another browser", "Finish signing in in the browser you started in.")
         if "error" in query or not query.get("code"):
             log.info("upstream refused the sign-in: %s", query.get("error", "no code"))
             return self._redirect(asked.redirect_uri, asked.state, error="access_denied",

@@ -64,6 +64,8 @@ class Pending:
     request: Authorization
     upstream_verifier: str
     expires_at: float
+    browser: str | None = None
+    """The consent cookie of the browser that approved: the callback must come from it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +110,12 @@ class GrantStore:
 
     # -- pending authorizations -------------------------------------------------------------
 
-    def begin(self, request: Authorization, upstream_verifier: str) -> str:
+    def begin(
+        self, request: Authorization, upstream_verifier: str, browser: str | None = None
+    ) -> str:
         """Remember ``request``; the upstream ``state`` that names it."""
         state = secrets.token_urlsafe(32)
-        pending = Pending(request, upstream_verifier, time.time() + self.pending_ttl_s)
+        pending = Pending(request, upstream_verifier, time.time() + self.pending_ttl_s, browser)
         self._put(self._pending, state, pending)
         return state
 
