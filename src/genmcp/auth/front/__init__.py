@@ -17,8 +17,9 @@ Modules: ``registration`` (RFC 7591 clients, redirect-URI rules), ``metadata_doc
 (``client_id`` URLs, fetched with SSRF protection), ``consent`` (the user allows each
 client), ``grants`` (pending authorizations, single-use codes, rotated refresh tokens,
 PKCE), ``issuer`` (the front's JWT access tokens and their verifier), ``upstream`` (the
-provider: discovery on first use, code exchange, userinfo), ``front``
-(``AuthorizationFront``: the routes). Needs the ``auth`` extra.
+provider: discovery on first use, code exchange, userinfo), ``token_endpoint`` (``/token``,
+``/revoke``), ``wire`` (bounded bodies, forms, errors), ``front`` (``AuthorizationFront``:
+the other routes). Needs the ``auth`` extra.
 """
 
 from __future__ import annotations

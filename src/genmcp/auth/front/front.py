@@ -15,26 +15,22 @@ signs in at the upstream provider, whose tokens stay here. Routes (at the root o
   goes back to the client, approved sends the browser upstream;
 - ``/oauth/callback``: the upstream's redirect: exchanges its code, keeps its tokens, sends
   the browser back to the client with the front's own code and ``iss`` (RFC 9207);
-- ``/token``: ``authorization_code`` (PKCE verified, code single-use, redirect URI and
-  resource equal to the authorization's) and ``refresh_token`` (rotated);
-- ``/revoke``: RFC 7009 revocation of a refresh or access token: the whole grant ends (its
-  refresh tokens go, its access tokens are refused by ``resource_server()``'s verifier);
+- ``/token`` and ``/revoke``: ``token_endpoint.TokenEndpoint``;
 - ``/jwks``: the public key of the access tokens.
 
-:meth:`AuthorizationFront.resource` builds the ``OAuthResource`` that accepts its tokens.
+:meth:`AuthorizationFront.resource_server` builds the ``OAuthResource`` that accepts its tokens.
 """
 
 from __future__ import annotations
 
 import hmac
-import html
 import json
 import logging
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Final
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from cryptography.hazmat.primitives.asymmetric import ec
 from fastapi import APIRouter
@@ -42,13 +38,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from genmcp.auth.front.consent import Consent, Consents, consent_page
-from genmcp.auth.front.grants import Authorization, Grant, GrantStore, pkce_challenge, pkce_matches
+from genmcp.auth.front.grants import Authorization, GrantStore, pkce_challenge
 from genmcp.auth.front.issuer import TokenIssuer
 from genmcp.auth.front.metadata_documents import MetadataDocuments, is_metadata_url
 from genmcp.auth.front.registration import ClientRegistry, RegisteredClient, RegistrationError
+from genmcp.auth.front.token_endpoint import TokenEndpoint
 from genmcp.auth.front.upstream import Upstream, UpstreamError
+from genmcp.auth.front.wire import NO_STORE, Refused, oauth_error, page, read_body, read_form
 from genmcp.auth.protected_resource import OAuthResource
-from genmcp.auth.tokens import InvalidToken, canonical_uri
+from genmcp.auth.tokens import canonical_uri
 
 __all__ = ["AuthorizationFront"]
 
@@ -62,16 +60,6 @@ _PAGE_HEADERS: Final = {
     "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
     "referrer-policy": "no-referrer",
 }
-_NO_STORE: Final = {"cache-control": "no-store", "pragma": "no-cache"}
-MAX_BODY: Final = 64 * 1024
-
-
-class _Refused(Exception):
-    """A token request refused with an RFC 6749 §5.2 error."""
-
-    def __init__(self, error: str, description: str, status: int = 400) -> None:
-        super().__init__(description)
-        self.error, self.description, self.status = error, description, status
 
 
 class AuthorizationFront:
@@ -122,6 +110,7 @@ class AuthorizationFront:
         self.documents = documents if documents is not None else MetadataDocuments()
         self.callback_url = self.issuer + CALLBACK
         self.consents, self.consent_page = Consents(), consent_page
+        self.token_endpoint = TokenEndpoint(self.grants, self.tokens, self._lookup)
         self._path = urlsplit(self.issuer).path
         self._secure = urlsplit(self.issuer).scheme == "https"
 
@@ -166,8 +155,8 @@ class AuthorizationFront:
             ("/authorize", self._authorize, "GET"),
             (CONSENT, self._consent, "POST"),
             (CALLBACK, self._callback, "GET"),
-            ("/token", self._token, "POST"),
-            ("/revoke", self._revoke, "POST"),
+            ("/token", self.token_endpoint.token, "POST"),
+            ("/revoke", self.token_endpoint.revoke, "POST"),
             ("/jwks", self._jwks, "GET"),
         ):
             router.add_api_route(path + route, endpoint, methods=[method], include_in_schema=False)
@@ -182,22 +171,22 @@ class AuthorizationFront:
         return JSONResponse(self.tokens.jwks(), headers={"cache-control": "max-age=300"})
 
     async def _register(self, request: Request) -> Response:
-        body = await _body(request)
+        body = await read_body(request)
         if body is None:
-            return _error("invalid_client_metadata", "the registration request is too large")
+            return oauth_error("invalid_client_metadata", "the registration request is too large")
         try:
             metadata = json.loads(body)
         except ValueError:
-            return _error("invalid_client_metadata", "the body is not JSON")
+            return oauth_error("invalid_client_metadata", "the body is not JSON")
         if not isinstance(metadata, dict):
-            return _error("invalid_client_metadata", "the body is not a JSON object")
+            return oauth_error("invalid_client_metadata", "the body is not a JSON object")
         try:
             client = self.registry.register(metadata)
         except RegistrationError as exc:
             log.info("registration refused: %s", exc.error)
-            return _error(exc.error, exc.description, exc.status)
+            return oauth_error(exc.error, exc.description, exc.status)
         log.info("client registered: %s", client.client_id)
-        return JSONResponse(client.document(), status_code=201, headers=_NO_STORE)
+        return JSONResponse(client.document(), status_code=201, headers=NO_STORE)
 
     # -- the authorization request ----------------------------------------------------------
 
@@ -207,13 +196,13 @@ class AuthorizationFront:
             client = await self._lookup(query.get("client_id", ""))
         except RegistrationError as exc:
             log.info("authorize refused: %s", exc.description)
-            return _page(400, "Unusable client", exc.description)
+            return page(400, "Unusable client", exc.description)
         if client is None:
-            return _page(400, "Unknown client", "This client_id is not registered (or expired).")
+            return page(400, "Unknown client", "This client_id is not registered (or expired).")
         redirect_uri = query.get("redirect_uri")  # matched exactly: no open redirect
         if redirect_uri is None or redirect_uri not in client.redirect_uris:
             log.info("authorize refused: redirect URI mismatch for %s", client.client_id)
-            return _page(400, "Redirect URI mismatch",
+            return page(400, "Redirect URI mismatch",
                          "redirect_uri is missing, or not one this client registered.")  # fmt: skip
         state = query.get("state")
 
@@ -223,13 +212,13 @@ class AuthorizationFront:
 
         try:
             challenge, scope = self._check_request(query)
-        except _Refused as exc:
+        except Refused as exc:
             return back(exc.error, exc.description)
         asked = Authorization(client.client_id, redirect_uri, challenge, state, scope,
                               self.resource)  # fmt: skip
         consent = self.consents.ask(asked, client.client_name)
-        page = self.consent_page(consent, self._path + CONSENT)
-        response = HTMLResponse(page, headers={**_NO_STORE, **_PAGE_HEADERS})
+        document = self.consent_page(consent, self._path + CONSENT)
+        response = HTMLResponse(document, headers={**NO_STORE, **_PAGE_HEADERS})
         response.set_cookie(_COOKIE, consent.browser, max_age=int(self.consents.ttl_s),
                             path=self._path or "/", secure=self._secure,
                             httponly=True, samesite="lax")  # fmt: skip
@@ -237,13 +226,13 @@ class AuthorizationFront:
 
     async def _consent(self, request: Request) -> Response:
         try:
-            fields = await _form(request)
-        except _Refused as exc:
-            return _page(400, "Bad consent", exc.description)
+            fields = await read_form(request)
+        except Refused as exc:
+            return page(400, "Bad consent", exc.description)
         consent = self.consents.answer(fields.get("consent", ""), request.cookies.get(_COOKIE))
         if consent is None:  # unknown, used, expired, or posted from another browser
             log.info("consent refused: unknown, expired or from another browser")
-            return _page(400, "Consent expired", "Start again from your application.")
+            return page(400, "Consent expired", "Start again from your application.")
         asked = consent.request
         if fields.get("decision") != "approve":
             log.info("the user denied client %s", asked.client_id)
@@ -262,33 +251,33 @@ class AuthorizationFront:
                                   error="temporarily_unavailable",
                                   error_description="the identity provider cannot be reached")
         log.info("the user approved client %s", asked.client_id)
-        return RedirectResponse(url, status_code=303, headers=_NO_STORE)
+        return RedirectResponse(url, status_code=303, headers=NO_STORE)
 
     def _check_request(self, query: Any) -> tuple[str, tuple[str, ...]]:
-        """The PKCE challenge and the scope of a valid request; :class:`_Refused` else."""
+        """The PKCE challenge and the scope of a valid request; :class:`Refused` else."""
         if query.get("response_type") != "code":
-            raise _Refused("unsupported_response_type", "response_type must be code")
+            raise Refused("unsupported_response_type", "response_type must be code")
         challenge, method = query.get("code_challenge"), query.get("code_challenge_method")
         if not challenge:
-            raise _Refused("invalid_request", "PKCE is required: send code_challenge (S256)")
+            raise Refused("invalid_request", "PKCE is required: send code_challenge (S256)")
         if method != "S256":
-            raise _Refused("invalid_request", "code_challenge_method must be S256 (plain refused)")
+            raise Refused("invalid_request", "code_challenge_method must be S256 (plain refused)")
         if len(challenge) != 43:
-            raise _Refused("invalid_request", "code_challenge is not an S256 challenge")
+            raise Refused("invalid_request", "code_challenge is not an S256 challenge")
         scope = tuple(query.get("scope", "").split()) or self.default_scopes
         unknown = [s for s in scope if s not in self.scopes_supported]
         if unknown:
-            raise _Refused("invalid_scope", f"unknown scope: {' '.join(unknown)}")
+            raise Refused("invalid_scope", f"unknown scope: {' '.join(unknown)}")
         resources = query.getlist("resource")
         if resources and [canonical_uri(r) for r in resources] != [canonical_uri(self.resource)]:
-            raise _Refused("invalid_target", f"the only resource here is {self.resource}")
+            raise Refused("invalid_target", f"the only resource here is {self.resource}")
         return str(challenge), tuple(dict.fromkeys(scope))
 
     async def _callback(self, request: Request) -> Response:
         query = request.query_params
         pending = self.grants.resume(query.get("state", ""))
         if pending is None:
-            return _page(400, "Unknown or expired sign-in",
+            return page(400, "Unknown or expired sign-in",
                          "Start again from your application.")  # fmt: skip
         asked = pending.request
         cookie = request.cookies.get(_COOKIE)
@@ -296,7 +285,7 @@ class AuthorizationFront:
             cookie and hmac.compare_digest(cookie, pending.browser)
         ):
             log.info("callback refused: not the browser that approved client %s", asked.client_id)
-            return _page(400, "Another browser", "Finish signing in in the browser you started in.")
+            return page(400, "Another browser", "Finish signing in in the browser you started in.")
         if "error" in query or not query.get("code"):
             log.info("upstream refused the sign-in: %s", query.get("error", "no code"))
             return self._redirect(asked.redirect_uri, asked.state, error="access_denied",
@@ -337,154 +326,10 @@ class AuthorizationFront:
         params["iss"] = self.issuer
         joiner = "&" if urlsplit(redirect_uri).query else "?"
         return RedirectResponse(redirect_uri + joiner + urlencode(params), status_code=status,
-                                headers=_NO_STORE)  # fmt: skip
-
-    # -- the token endpoint -----------------------------------------------------------------
-
-    async def _token(self, request: Request) -> Response:
-        try:
-            fields = await _form(request)
-            grant_type = fields.get("grant_type")
-            if grant_type not in ("authorization_code", "refresh_token"):
-                raise _Refused("unsupported_grant_type", "authorization_code or refresh_token")
-            client = await self._client(fields)
-            if grant_type == "authorization_code":
-                grant = self._redeem(fields, client.client_id)
-            else:
-                grant = self._rotate(fields, client.client_id)
-        except _Refused as exc:
-            log.info("token refused: %s", exc.error)
-            return _error(exc.error, exc.description, exc.status)
-        return self._tokens(grant, client)
-
-    async def _revoke(self, request: Request) -> Response:
-        try:
-            fields = await _form(request)
-            client_id = (await self._client(fields)).client_id
-        except _Refused as exc:
-            return _error(exc.error, exc.description, exc.status)
-        token = fields.get("token")
-        if not token:
-            return _error("invalid_request", "send the token to revoke")
-        family = await self._family(token, client_id)
-        if family is not None:
-            self.grants.revoke(family)
-            log.info("grant revoked by client %s", client_id)
-        return Response(status_code=200, headers=_NO_STORE)  # unknown tokens too (RFC 7009)
-
-    async def _family(self, token: str, client_id: str) -> str | None:
-        """The grant ``token`` (refresh or access) belongs to, if it is ``client_id``'s."""
-        grant = self.grants.refresh_grant(token)
-        if grant is not None:
-            return grant.family if grant.request.client_id == client_id else None
-        try:
-            verified = await self.tokens.verifier().verify(token)
-        except InvalidToken:
-            return None
-        family = verified.claims.get("gid")
-        if verified.client_id != client_id or not isinstance(family, str):
-            return None
-        return family
+                                headers=NO_STORE)  # fmt: skip
 
     async def _lookup(self, client_id: str) -> RegisteredClient | None:
         """A registered client, or the client a metadata document URL describes."""
         if is_metadata_url(client_id):
             return await self.documents.client(client_id)
         return self.registry.get(client_id)
-
-    async def _client(self, fields: dict[str, str]) -> RegisteredClient:
-        try:
-            client = await self._lookup(fields.get("client_id", ""))
-        except RegistrationError as exc:
-            raise _Refused("invalid_client", exc.description, 401) from None
-        if client is None:
-            raise _Refused("invalid_client", "unknown client_id", 401)
-        return client
-
-    def _resource(self, fields: dict[str, str], granted: str) -> None:
-        resource = fields.get("resource")
-        if resource is not None and canonical_uri(resource) != canonical_uri(granted):
-            raise _Refused("invalid_target", f"this grant is for {granted}")
-
-    def _redeem(self, fields: dict[str, str], client_id: str) -> Grant:
-        grant = self.grants.redeem_code(fields.get("code", ""))
-        if grant is None:
-            raise _Refused("invalid_grant", "the code is unknown, expired or already used")
-        asked = grant.request
-        if asked.client_id != client_id:
-            raise _Refused("invalid_grant", "the code was issued to another client")
-        if fields.get("redirect_uri") != asked.redirect_uri:
-            raise _Refused("invalid_grant", "redirect_uri differs from the authorization's")
-        if not pkce_matches(fields.get("code_verifier", ""), asked.code_challenge):
-            raise _Refused("invalid_grant", "the code_verifier does not match (PKCE)")
-        self._resource(fields, asked.resource)
-        return grant
-
-    def _rotate(self, fields: dict[str, str], client_id: str) -> Grant:
-        grant = self.grants.rotate(fields.get("refresh_token", ""))
-        if grant is None or grant.request.client_id != client_id:
-            raise _Refused("invalid_grant", "the refresh token is unknown, expired or used")
-        self._resource(fields, grant.request.resource)
-        wanted = fields.get("scope")
-        if wanted is not None:
-            scope = tuple(wanted.split())
-            if not set(scope) <= set(grant.request.scope):
-                raise _Refused("invalid_scope", "a refresh cannot add scopes: authorize again")
-            grant = replace(grant, request=replace(grant.request, scope=scope))
-        return grant
-
-    def _tokens(self, grant: Grant, client: RegisteredClient) -> Response:
-        asked = grant.request
-        access = self.tokens.issue(subject=grant.subject, client_id=asked.client_id,
-                                   scope=asked.scope, resource=asked.resource,
-                                   grant=grant.family)  # fmt: skip
-        body: dict[str, Any] = {
-            "access_token": access,
-            "token_type": "Bearer",
-            "expires_in": self.tokens.ttl_s,
-            "scope": " ".join(asked.scope),
-        }
-        if "refresh_token" in client.grant_types:
-            body["refresh_token"] = self.grants.issue_refresh(grant)
-        return JSONResponse(body, headers=_NO_STORE)
-
-
-async def _body(request: Request) -> bytes | None:
-    """The request body, or None past ``MAX_BODY`` (read no further: never all in memory)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
-        return None
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            return None
-    return body
-
-
-async def _form(request: Request) -> dict[str, str]:
-    """A bounded form-encoded body, each parameter once (RFC 6749 §3.2); :class:`_Refused`."""
-    if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
-        raise _Refused("invalid_request", "send the request form-encoded")
-    body = await _body(request)
-    if body is None:
-        raise _Refused("invalid_request", "the request is too large")
-    try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=50)
-    except (UnicodeDecodeError, ValueError):
-        raise _Refused("invalid_request", "the form is not valid") from None
-    fields = dict(pairs)
-    if len(fields) != len(pairs):
-        raise _Refused("invalid_request", "a parameter is repeated")
-    return fields
-
-
-def _error(error: str, description: str, status: int = 400) -> Response:
-    return JSONResponse({"error": error, "error_description": description},
-                        status_code=status, headers=_NO_STORE)  # fmt: skip
-
-
-def _page(status: int, title: str, text: str) -> Response:
-    title, text = html.escape(title), html.escape(text)  # text may quote the request
-    page = f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{text}</p>"
-    return HTMLResponse(page, status_code=status, headers=_NO_STORE)
