@@ -36,6 +36,7 @@ PUBLIC_MODULES: Final = (
     "genmcp.client",
     "genmcp.auth",
     "genmcp.auth.redact",
+    "genmcp.auth.front",
     "genmcp.storage",
     "genmcp.storage.memory",
     "genmcp.storage.redis",

@@ -105,7 +105,14 @@ def free_port() -> int:
 class AuthorizationServer:
     """One running oidc-provider; `issuer`, `token(...)`, `forge(...)`, `stop()`."""
 
-    def __init__(self, *, opaque: tuple[str, ...] = (), ttl_s: int = 300) -> None:
+    def __init__(
+        self,
+        *,
+        opaque: tuple[str, ...] = (),
+        ttl_s: int = 300,
+        clients: tuple[dict[str, Any], ...] = (),
+    ) -> None:
+        """`clients`: more oidc-provider client records (e.g. a confidential code client)."""
         self.port = free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
         self.rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -139,7 +146,8 @@ class AuthorizationServer:
                     "redirect_uris": [REDIRECT_URI],
                     "response_types": ["code"],
                 }
-            ],
+            ]
+            + list(clients),
         }
         env = {
             **os.environ,

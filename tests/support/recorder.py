@@ -67,7 +67,7 @@ class Recorder:
             if not message.get("more_body", False):
                 break
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        exchange = Exchange(scope["method"], headers, json.loads(body) if body else None)
+        exchange = Exchange(scope["method"], headers, _json_or_none(body))
         exchange.path = scope["path"]
         self.exchanges.append(exchange)
         replayed = False
@@ -102,3 +102,11 @@ class Recorder:
     def calls(self, tool: str) -> list[Exchange]:
         """The ``tools/call`` POSTs for ``tool``."""
         return [e for e in self.posts("tools/call") if e.body["params"].get("name") == tool]
+
+
+def _json_or_none(body: bytes) -> Any:
+    """The JSON body, or None (empty, or not JSON: a form-encoded OAuth request)."""
+    try:
+        return json.loads(body) if body else None
+    except ValueError:
+        return None

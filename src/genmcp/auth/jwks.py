@@ -5,7 +5,8 @@
 must equal the configured one) with an ``httpx`` client and a timeout. The set is kept for
 ``max_age_s``; an unknown ``kid`` refetches at once, but at most once per
 ``min_refresh_s``, so a flood of tokens with made-up ``kid`` values costs one fetch a
-minute, not one per request. Concurrent misses share one fetch.
+minute, not one per request. Concurrent misses share one fetch. A key set given as ``keys``
+(an issuer in the same process, such as the authorization-server front) is never fetched.
 
 Needs the ``auth`` extra (httpx, PyJWT).
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -66,6 +68,7 @@ class JWKSCache:
         timeout_s: connect/read timeout of each fetch.
         max_age_s: how long a fetched set is used before it is fetched again.
         min_refresh_s: least time between two fetches caused by unknown ``kid`` values.
+        keys: a JWKS document to use as is (no discovery, no fetch), or None.
     """
 
     def __init__(
@@ -76,6 +79,7 @@ class JWKSCache:
         timeout_s: float = 5.0,
         max_age_s: float = 3600.0,
         min_refresh_s: float = 60.0,
+        keys: Mapping[str, Any] | None = None,
     ) -> None:
         self.issuer, self.jwks_uri = issuer, jwks_uri
         self.timeout_s, self.max_age_s, self.min_refresh_s = timeout_s, max_age_s, min_refresh_s
@@ -83,6 +87,8 @@ class JWKSCache:
         self._keys: dict[str | None, PyJWK] = {}
         self._fetched_at = float("-inf")
         self._lock = asyncio.Lock()
+        if keys is not None:  # a local key set: never stale, never refetched
+            self._keys, self._fetched_at = _parse_keys(keys), float("inf")
 
     async def key(self, kid: str | None) -> PyJWK:
         """The key for ``kid`` (None: the only key of the set); :class:`InvalidToken` if none."""

@@ -12,7 +12,7 @@ Needs the ``auth`` extra (PyJWT with ``cryptography``, httpx).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import jwt
@@ -33,6 +33,7 @@ class JWTVerifier:
         leeway_s: clock skew allowed on ``exp``, ``nbf`` and ``iat``.
         token_types: accepted ``typ`` header values (e.g. ``("at+jwt",)``); None: any.
         timeout_s, jwks_max_age_s, jwks_min_refresh_s: see :class:`JWKSCache`.
+        jwks: the issuer's key set, when it lives in this process (never fetched then).
     """
 
     def __init__(
@@ -46,6 +47,7 @@ class JWTVerifier:
         timeout_s: float = 5.0,
         jwks_max_age_s: float = 3600.0,
         jwks_min_refresh_s: float = 60.0,
+        jwks: Mapping[str, Any] | None = None,
     ) -> None:
         self.issuer = issuer
         self.algorithms = tuple(alg for alg in algorithms if alg.lower() != "none")
@@ -59,6 +61,7 @@ class JWTVerifier:
             timeout_s=timeout_s,
             max_age_s=jwks_max_age_s,
             min_refresh_s=jwks_min_refresh_s,
+            keys=jwks,
         )
 
     async def verify(self, token: str) -> AccessToken:

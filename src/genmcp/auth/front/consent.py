@@ -1,0 +1,88 @@
+"""The consent step: the user approves each client before the front signs them in upstream.
+
+The front is one confidential client at the upstream, so the upstream's "you already
+approved this app" would approve every client registered with the front, including one an
+attacker registered with their own redirect URI (the confused deputy of the MCP security
+guidance). So ``/authorize`` shows a page naming the client, where it will be sent back and
+the scopes, and only an approval posted from that same browser goes upstream: the form
+carries an unguessable consent id, and the browser a matching ``HttpOnly``, ``SameSite=Lax``
+cookie set with the page (a cross-site form post carries neither); the upstream's callback
+must come back to that browser too. Each consent is used once and expires.
+:func:`consent_page` is the minimal page; pass your own renderer to
+``AuthorizationFront(consent_page=...)``.
+
+Pure: no asyncio, no web framework, no HTTP client.
+"""
+
+from __future__ import annotations
+
+import hmac
+import html
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import urlsplit
+
+from genmcp.auth.front.grants import Authorization
+
+__all__ = ["Consent", "Consents", "consent_page"]
+
+MAX_PENDING: Final = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Consent:
+    """One consent asked for: the request, the client's name, the browser's secret."""
+
+    consent_id: str
+    request: Authorization
+    client_name: str | None
+    browser: str
+    expires_at: float
+
+
+class Consents:
+    """Consents waiting for the user's answer (bounded, expiring, used once)."""
+
+    def __init__(self, *, ttl_s: float = 600.0) -> None:
+        self.ttl_s = ttl_s
+        self._waiting: dict[str, Consent] = {}
+
+    def ask(self, request: Authorization, client_name: str | None) -> Consent:
+        """A new consent for ``request``; its ``browser`` secret goes in the cookie."""
+        now = time.time()
+        for key in [k for k, c in self._waiting.items() if c.expires_at <= now]:
+            del self._waiting[key]
+        while len(self._waiting) >= MAX_PENDING:
+            del self._waiting[next(iter(self._waiting))]
+        consent = Consent(secrets.token_urlsafe(24), request, client_name,
+                          secrets.token_urlsafe(24), now + self.ttl_s)  # fmt: skip
+        self._waiting[consent.consent_id] = consent
+        return consent
+
+    def answer(self, consent_id: str, browser: str | None) -> Consent | None:
+        """The consent ``consent_id`` when ``browser`` is the one it was shown to (once)."""
+        consent = self._waiting.pop(consent_id, None)
+        if consent is None or consent.expires_at <= time.time() or browser is None:
+            return None
+        return consent if hmac.compare_digest(consent.browser, browser) else None
+
+
+def consent_page(consent: Consent, action: str) -> str:
+    """The minimal consent page: who asks, where the answer goes, for what; approve or deny."""
+    asked = consent.request
+    name = html.escape(consent.client_name or "An application")
+    back = html.escape(urlsplit(asked.redirect_uri).netloc or asked.redirect_uri)
+    scopes = "".join(f"<li><code>{html.escape(s)}</code></li>" for s in asked.scope)
+    return (
+        "<!doctype html><html><head><meta charset=utf-8><title>Allow access?</title></head>"
+        f"<body><h1>Allow {name}?</h1>"
+        f"<p>{name} (client <code>{html.escape(asked.client_id)}</code>) asks to act for you "
+        f"on <code>{html.escape(asked.resource)}</code>. You will be sent back to "
+        f"<strong>{back}</strong>.</p><ul>{scopes}</ul>"
+        f'<form method=post action="{html.escape(action)}">'
+        f'<input type=hidden name=consent value="{html.escape(consent.consent_id)}">'
+        '<button name=decision value=approve>Allow</button> '
+        "<button name=decision value=deny>Deny</button></form></body></html>"
+    )

@@ -1,0 +1,103 @@
+"""The front's own access tokens: short-lived JWTs (RFC 9068) for one MCP resource.
+
+:class:`TokenIssuer` holds an ES256 key made at start-up (or given), signs access tokens with
+``typ: at+jwt``, ``iss`` = the front, ``aud`` = the MCP resource (RFC 8707), ``sub``,
+``client_id``, ``scope``, ``exp``, ``jti`` and ``gid`` (the grant it belongs to); publishes
+the public key as a JWKS; and builds the verifier that checks them: a ``JWTVerifier`` with
+that key set in hand (no fetch), then "is its grant still live" (revocation), so a
+protected ``mcp_router`` accepts them with no more configuration.
+
+Needs the ``auth`` extra (PyJWT with ``cryptography``).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+import jwt
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from genmcp.auth.jwt_verifier import JWTVerifier
+from genmcp.auth.tokens import AccessToken, InvalidToken
+
+__all__ = ["FrontVerifier", "TokenIssuer"]
+
+ALGORITHM: Final = "ES256"
+
+
+class TokenIssuer:
+    """Signs the front's access tokens.
+
+    Args:
+        issuer: the front's issuer URL (``iss``).
+        ttl_s: access token lifetime (short: refresh tokens renew them).
+        key: an EC P-256 private key; a new one when None (tokens die with the process).
+    """
+
+    def __init__(
+        self, issuer: str, *, ttl_s: int = 300, key: ec.EllipticCurvePrivateKey | None = None
+    ) -> None:
+        self.issuer, self.ttl_s = issuer, ttl_s
+        self._key = key if key is not None else ec.generate_private_key(ec.SECP256R1())
+        public: dict[str, Any] = json.loads(
+            jwt.algorithms.ECAlgorithm.to_jwk(self._key.public_key())
+        )
+        self.kid = secrets.token_urlsafe(8)
+        self.jwk = {**public, "kid": self.kid, "alg": ALGORITHM, "use": "sig"}
+
+    def jwks(self) -> dict[str, Any]:
+        """The public key set (served at the front's ``jwks_uri``)."""
+        return {"keys": [self.jwk]}
+
+    def issue(
+        self,
+        *,
+        subject: str,
+        client_id: str,
+        scope: Iterable[str],
+        resource: str,
+        grant: str | None = None,
+    ) -> str:
+        """A signed access token for ``resource``."""
+        now = int(time.time())
+        claims: dict[str, Any] = {
+            "iss": self.issuer,
+            "sub": subject,
+            "aud": resource,
+            "client_id": client_id,
+            "scope": " ".join(scope),
+            "iat": now,
+            "exp": now + self.ttl_s,
+            "jti": secrets.token_urlsafe(16),
+        }
+        if grant is not None:
+            claims["gid"] = grant
+        headers = {"kid": self.kid, "typ": "at+jwt"}
+        return jwt.encode(claims, self._key, algorithm=ALGORITHM, headers=headers)
+
+    def verifier(self, revoked: Callable[[str], bool] | None = None) -> FrontVerifier:
+        """A verifier of exactly these tokens (this issuer, this key, ``at+jwt``); with
+        ``revoked``, a token whose grant it names is refused."""
+        jwt_verifier = JWTVerifier(
+            self.issuer, algorithms=(ALGORITHM,), token_types=("at+jwt",), jwks=self.jwks()
+        )
+        return FrontVerifier(jwt_verifier, revoked)
+
+
+class FrontVerifier:
+    """The front's tokens: the JWT checks, then the grant's revocation (a ``TokenVerifier``)."""
+
+    def __init__(self, jwt_verifier: JWTVerifier, revoked: Callable[[str], bool] | None) -> None:
+        self.jwt, self.revoked = jwt_verifier, revoked
+
+    async def verify(self, token: str) -> AccessToken:
+        """The verified token; :class:`InvalidToken` when it is not genuine, or revoked."""
+        verified = await self.jwt.verify(token)
+        grant = verified.claims.get("gid")
+        if self.revoked is not None and isinstance(grant, str) and self.revoked(grant):
+            raise InvalidToken("the token has been revoked")
+        return verified

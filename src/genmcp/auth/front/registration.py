@@ -1,0 +1,152 @@
+"""Dynamic client registration (RFC 7591) for the authorization-server front.
+
+:class:`ClientRegistry` keeps the registered public clients in memory: at most
+``max_clients`` at once, each for ``ttl_s`` (a flood of registrations fills the table and is
+then refused with 429, it never grows memory), and checks their metadata: redirect URIs are
+``https``, or ``http`` on a loopback host (the MCP authorization spec), absolute, without a
+fragment or user info; the front only knows public clients (``token_endpoint_auth_method``
+``none``) of the authorization-code grant.
+
+Pure: no asyncio, no web framework, no HTTP client.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+__all__ = ["ClientRegistry", "RegisteredClient", "RegistrationError", "check_redirect_uri"]
+
+LOOPBACK: Final = frozenset({"127.0.0.1", "localhost", "::1"})
+GRANTS: Final = frozenset({"authorization_code", "refresh_token"})
+MAX_REDIRECT_URIS: Final = 10
+MAX_FIELD: Final = 2000
+
+
+class RegistrationError(Exception):
+    """A refused registration: the RFC 7591 ``error`` code, the HTTP status, a description."""
+
+    def __init__(self, error: str, description: str, status: int = 400) -> None:
+        super().__init__(description)
+        self.error, self.description, self.status = error, description, status
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredClient:
+    """One registered client (public: it has no secret)."""
+
+    client_id: str
+    redirect_uris: tuple[str, ...]
+    grant_types: tuple[str, ...]
+    client_name: str | None
+    issued_at: int
+    expires_at: float
+
+    def document(self) -> dict[str, Any]:
+        """The RFC 7591 registration response."""
+        body: dict[str, Any] = {
+            "client_id": self.client_id,
+            "client_id_issued_at": self.issued_at,
+            "client_secret_expires_at": 0,
+            "redirect_uris": list(self.redirect_uris),
+            "grant_types": list(self.grant_types),
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        }
+        if self.client_name is not None:
+            body["client_name"] = self.client_name
+        return body
+
+
+def check_redirect_uri(uri: object) -> str:
+    """``uri`` when it is an acceptable redirect URI; :class:`RegistrationError` otherwise."""
+    if not isinstance(uri, str) or not uri or len(uri) > MAX_FIELD:
+        raise RegistrationError("invalid_redirect_uri", "a redirect URI must be a short string")
+    parts = urlsplit(uri)
+    if parts.fragment or "#" in uri:
+        raise RegistrationError("invalid_redirect_uri", f"{uri!r} has a fragment")
+    if parts.username is not None or parts.password is not None:
+        raise RegistrationError("invalid_redirect_uri", f"{uri!r} carries user info")
+    if not parts.hostname:
+        raise RegistrationError("invalid_redirect_uri", f"{uri!r} is not an absolute URL")
+    if parts.scheme == "https":
+        return uri
+    if parts.scheme == "http" and parts.hostname.lower() in LOOPBACK:
+        return uri
+    raise RegistrationError(
+        "invalid_redirect_uri", f"{uri!r}: redirect URIs are https, or http on a loopback host"
+    )
+
+
+class ClientRegistry:
+    """Registered clients, bounded in number and in time.
+
+    Args:
+        max_clients: live registrations held at once; more are refused (429) until some expire.
+        ttl_s: how long a registration lasts.
+    """
+
+    def __init__(self, *, max_clients: int = 1000, ttl_s: float = 7 * 24 * 3600.0) -> None:
+        self.max_clients, self.ttl_s = max_clients, ttl_s
+        self._clients: dict[str, RegisteredClient] = {}
+
+    def register(self, metadata: Mapping[str, Any]) -> RegisteredClient:
+        """Check ``metadata`` (a registration request) and register a new client."""
+        uris = metadata.get("redirect_uris")
+        if not isinstance(uris, list) or not uris or len(uris) > MAX_REDIRECT_URIS:
+            raise RegistrationError(
+                "invalid_redirect_uri", f"redirect_uris: a list of 1 to {MAX_REDIRECT_URIS} URIs"
+            )
+        redirect_uris = tuple(check_redirect_uri(uri) for uri in uris)
+        method = metadata.get("token_endpoint_auth_method", "none")
+        if method != "none":
+            raise RegistrationError(
+                "invalid_client_metadata",
+                "token_endpoint_auth_method: only 'none' (public clients with PKCE)",
+            )
+        grants = metadata.get("grant_types", ["authorization_code"])
+        if not isinstance(grants, list) or not grants or not set(grants) <= GRANTS:
+            raise RegistrationError(
+                "invalid_client_metadata", f"grant_types: among {sorted(GRANTS)}"
+            )
+        responses = metadata.get("response_types", ["code"])
+        if responses != ["code"]:
+            raise RegistrationError("invalid_client_metadata", "response_types: only ['code']")
+        name = metadata.get("client_name")
+        if name is not None and (not isinstance(name, str) or len(name) > MAX_FIELD):
+            raise RegistrationError("invalid_client_metadata", "client_name: a short string")
+        now = time.time()
+        self._expire(now)
+        if len(self._clients) >= self.max_clients:
+            raise RegistrationError(
+                "temporarily_unavailable", "too many registrations: try again later", 429
+            )
+        client = RegisteredClient(
+            client_id=secrets.token_urlsafe(24),
+            redirect_uris=redirect_uris,
+            grant_types=tuple(dict.fromkeys(grants)),
+            client_name=name,
+            issued_at=int(now),
+            expires_at=now + self.ttl_s,
+        )
+        self._clients[client.client_id] = client
+        return client
+
+    def get(self, client_id: str) -> RegisteredClient | None:
+        """The live client ``client_id``, or None (unknown or expired)."""
+        client = self._clients.get(client_id)
+        if client is None or client.expires_at <= time.time():
+            return None
+        return client
+
+    def __len__(self) -> int:
+        self._expire(time.time())
+        return len(self._clients)
+
+    def _expire(self, now: float) -> None:
+        for client_id in [c for c, client in self._clients.items() if client.expires_at <= now]:
+            del self._clients[client_id]

@@ -1,0 +1,148 @@
+"""The token endpoint (``/token``) and revocation (``/revoke``, RFC 7009) of the front.
+
+``/token``: ``authorization_code`` (the code used once, issued to this client, the same
+redirect URI, PKCE verified, the grant's resource) and ``refresh_token`` (rotated; a
+narrower scope may be asked, never a wider one), answering the front's access token and,
+for clients registered with the ``refresh_token`` grant, a new refresh token. ``/revoke``:
+a refresh or access token of the calling client ends its whole grant; any other token is
+answered 200 too (RFC 7009 §2.2).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from genmcp.auth.front.grants import Grant, GrantStore, pkce_matches
+from genmcp.auth.front.issuer import TokenIssuer
+from genmcp.auth.front.registration import RegisteredClient, RegistrationError
+from genmcp.auth.front.wire import NO_STORE, Refused, oauth_error, read_form
+from genmcp.auth.tokens import InvalidToken, canonical_uri
+
+__all__ = ["TokenEndpoint"]
+
+log = logging.getLogger("genmcp.auth.front")
+
+Lookup = Callable[[str], Awaitable[RegisteredClient | None]]
+
+
+class TokenEndpoint:
+    """``/token`` and ``/revoke`` over the front's grants and token issuer.
+
+    Args:
+        grants: the grant memory (codes, refresh tokens, revocations).
+        tokens: signs the access tokens.
+        lookup: finds a client by ``client_id`` (registered, or a metadata document URL).
+    """
+
+    def __init__(self, grants: GrantStore, tokens: TokenIssuer, lookup: Lookup) -> None:
+        self.grants, self.tokens, self.lookup = grants, tokens, lookup
+
+
+    async def token(self, request: Request) -> Response:
+        """Answer a token request (RFC 6749 §4.1.3, §6)."""
+        try:
+            fields = await read_form(request)
+            grant_type = fields.get("grant_type")
+            if grant_type not in ("authorization_code", "refresh_token"):
+                raise Refused("unsupported_grant_type", "authorization_code or refresh_token")
+            client = await self._client(fields)
+            if grant_type == "authorization_code":
+                grant = self._redeem(fields, client.client_id)
+            else:
+                grant = self._rotate(fields, client.client_id)
+        except Refused as exc:
+            log.info("token refused: %s", exc.error)
+            return oauth_error(exc.error, exc.description, exc.status)
+        return self._tokens(grant, client)
+
+    async def revoke(self, request: Request) -> Response:
+        """Answer a revocation request (RFC 7009)."""
+        try:
+            fields = await read_form(request)
+            client_id = (await self._client(fields)).client_id
+        except Refused as exc:
+            return oauth_error(exc.error, exc.description, exc.status)
+        token = fields.get("token")
+        if not token:
+            return oauth_error("invalid_request", "send the token to revoke")
+        family = await self._family(token, client_id)
+        if family is not None:
+            self.grants.revoke(family)
+            log.info("grant revoked by client %s", client_id)
+        return Response(status_code=200, headers=NO_STORE)  # unknown tokens too (RFC 7009)
+
+    async def _family(self, token: str, client_id: str) -> str | None:
+        """The grant ``token`` (refresh or access) belongs to, if it is ``client_id``'s."""
+        grant = self.grants.refresh_grant(token)
+        if grant is not None:
+            return grant.family if grant.request.client_id == client_id else None
+        try:
+            verified = await self.tokens.verifier().verify(token)
+        except InvalidToken:
+            return None
+        family = verified.claims.get("gid")
+        if verified.client_id != client_id or not isinstance(family, str):
+            return None
+        return family
+
+    async def _client(self, fields: dict[str, str]) -> RegisteredClient:
+        try:
+            client = await self.lookup(fields.get("client_id", ""))
+        except RegistrationError as exc:
+            raise Refused("invalid_client", exc.description, 401) from None
+        if client is None:
+            raise Refused("invalid_client", "unknown client_id", 401)
+        return client
+
+    def _resource(self, fields: dict[str, str], granted: str) -> None:
+        resource = fields.get("resource")
+        if resource is not None and canonical_uri(resource) != canonical_uri(granted):
+            raise Refused("invalid_target", f"this grant is for {granted}")
+
+    def _redeem(self, fields: dict[str, str], client_id: str) -> Grant:
+        grant = self.grants.redeem_code(fields.get("code", ""))
+        if grant is None:
+            raise Refused("invalid_grant", "the code is unknown, expired or already used")
+        asked = grant.request
+        if asked.client_id != client_id:
+            raise Refused("invalid_grant", "the code was issued to another client")
+        if fields.get("redirect_uri") != asked.redirect_uri:
+            raise Refused("invalid_grant", "redirect_uri differs from the authorization's")
+        if not pkce_matches(fields.get("code_verifier", ""), asked.code_challenge):
+            raise Refused("invalid_grant", "the code_verifier does not match (PKCE)")
+        self._resource(fields, asked.resource)
+        return grant
+
+    def _rotate(self, fields: dict[str, str], client_id: str) -> Grant:
+        grant = self.grants.rotate(fields.get("refresh_token", ""))
+        if grant is None or grant.request.client_id != client_id:
+            raise Refused("invalid_grant", "the refresh token is unknown, expired or used")
+        self._resource(fields, grant.request.resource)
+        wanted = fields.get("scope")
+        if wanted is not None:
+            scope = tuple(wanted.split())
+            if not set(scope) <= set(grant.request.scope):
+                raise Refused("invalid_scope", "a refresh cannot add scopes: authorize again")
+            grant = replace(grant, request=replace(grant.request, scope=scope))
+        return grant
+
+    def _tokens(self, grant: Grant, client: RegisteredClient) -> Response:
+        asked = grant.request
+        access = self.tokens.issue(subject=grant.subject, client_id=asked.client_id,
+                                   scope=asked.scope, resource=asked.resource,
+                                   grant=grant.family)  # fmt: skip
+        body: dict[str, Any] = {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": self.tokens.ttl_s,
+            "scope": " ".join(asked.scope),
+        }
+        if "refresh_token" in client.grant_types:
+            body["refresh_token"] = self.grants.issue_refresh(grant)
+        return JSONResponse(body, headers=NO_STORE)

@@ -1,0 +1,61 @@
+"""ClientRegistry: RFC 7591 metadata checks, the MCP redirect-URI rules, bounds and expiry."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from genmcp.auth.front.registration import ClientRegistry, RegistrationError, check_redirect_uri
+
+GOOD = {"redirect_uris": ["http://127.0.0.1:33418/callback"]}
+
+
+@pytest.mark.parametrize("uri", [
+    "https://app.example/cb", "http://127.0.0.1:8/cb", "http://localhost/cb", "http://[::1]:9/",
+])  # fmt: skip
+def test_https_and_loopback_http_are_accepted(uri: str) -> None:
+    assert check_redirect_uri(uri) == uri
+
+
+@pytest.mark.parametrize("uri", [
+    "http://app.example/cb", "http://127.0.0.1.evil.example/cb", "javascript:alert(1)",
+    "https://app.example/cb#x", "https://me@app.example/cb", "/cb", "", 7, "https://" + "a" * 3000,
+])  # fmt: skip
+def test_other_redirect_uris_are_refused(uri: object) -> None:
+    with pytest.raises(RegistrationError) as refused:
+        check_redirect_uri(uri)
+    assert refused.value.error == "invalid_redirect_uri" and refused.value.status == 400
+
+
+def test_a_registration_answers_rfc_7591() -> None:
+    registry = ClientRegistry()
+    client = registry.register({**GOOD, "client_name": "x", "grant_types": ["authorization_code"]})
+    document = client.document()
+    assert document["token_endpoint_auth_method"] == "none" and "client_secret" not in document
+    assert document["redirect_uris"] == GOOD["redirect_uris"] and document["client_name"] == "x"
+    assert registry.get(client.client_id) is client and registry.get("other") is None
+
+
+@pytest.mark.parametrize("metadata", [
+    {}, {"redirect_uris": []}, {"redirect_uris": "https://a.example/"},
+    {**GOOD, "token_endpoint_auth_method": "client_secret_basic"},
+    {**GOOD, "grant_types": ["client_credentials"]}, {**GOOD, "response_types": ["token"]},
+    {**GOOD, "client_name": 3}, {"redirect_uris": ["https://a.example/"] * 11},
+])  # fmt: skip
+def test_bad_metadata_is_refused(metadata: dict[str, object]) -> None:
+    with pytest.raises(RegistrationError) as refused:
+        ClientRegistry().register(metadata)
+    assert refused.value.error in ("invalid_redirect_uri", "invalid_client_metadata")
+
+
+def test_a_flood_is_bounded_and_registrations_expire() -> None:
+    registry = ClientRegistry(max_clients=3, ttl_s=0.2)
+    clients = [registry.register(GOOD) for _ in range(3)]
+    with pytest.raises(RegistrationError) as full:
+        registry.register(GOOD)
+    assert full.value.status == 429 and len(registry) == 3
+    time.sleep(0.25)
+    assert registry.get(clients[0].client_id) is None
+    registry.register(GOOD)
+    assert len(registry) == 1

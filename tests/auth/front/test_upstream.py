@@ -1,0 +1,38 @@
+"""Upstream against a real provider (oidc-provider): discovery on first use, the
+authorization URL, refusals that say why."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from genmcp.auth.front.upstream import Upstream, UpstreamError
+from support.authorization_server import AuthorizationServer
+
+from .conftest import CALLBACK, UPSTREAM_CLIENT
+
+
+async def test_metadata_is_discovered_on_first_use(upstream: AuthorizationServer) -> None:
+    provider = Upstream(upstream.issuer, UPSTREAM_CLIENT["id"], UPSTREAM_CLIENT["secret"])
+    assert provider._metadata is None
+    url = httpx.URL(await provider.authorization_url(state="s", redirect_uri=CALLBACK,
+                                                     challenge="c" * 43))  # fmt: skip
+    assert str(url).startswith(upstream.issuer)
+    assert url.params["code_challenge_method"] == "S256" and url.params["scope"] == "openid"
+    assert (await provider.metadata())["issuer"] == upstream.issuer
+
+
+async def test_a_bad_code_and_an_unreachable_provider_are_clear(
+    upstream: AuthorizationServer,
+) -> None:
+    provider = Upstream(upstream.issuer, UPSTREAM_CLIENT["id"], UPSTREAM_CLIENT["secret"])
+    with pytest.raises(UpstreamError, match="refused the code"):
+        await provider.exchange(code="forged", redirect_uri=CALLBACK, verifier="v" * 43)
+    with pytest.raises(UpstreamError, match="no sub"):
+        await provider.subject({"access_token": "forged"})
+    gone = Upstream("http://127.0.0.1:9", "c", "s", timeout_s=1)
+    with pytest.raises(UpstreamError, match="no usable authorization server metadata"):
+        await gone.metadata()
+    lying = Upstream(upstream.issuer + "/other", "c", "s")
+    with pytest.raises(UpstreamError):
+        await lying.metadata()
