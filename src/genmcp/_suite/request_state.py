@@ -25,6 +25,7 @@ from genmcp.protocol import v2607
 from genmcp.protocol.meta import META_CLIENT_CAPABILITIES
 from genmcp.protocol.methods import ELICITATION_CREATE, ROOTS_LIST, SAMPLING_CREATE_MESSAGE
 from genmcp.sealing import Sealer, SealError, digest
+from genmcp.storage.owner import owner_of
 
 __all__ = ["REQUEST_STATE", "RequestStates", "input_responses", "principal_of"]
 
@@ -33,12 +34,8 @@ REQUEST_STATE: Final = "request_state"
 
 
 def principal_of(assigns: Mapping[str, Any]) -> str | None:
-    """Who is calling, as auth recorded it (``principal`` or ``sub`` in the assigns)."""
-    for key in ("principal", "sub"):
-        value = assigns.get(key)
-        if value is not None:
-            return str(value)
-    return None
+    """Who is calling, as the owner of what it leaves behind (``storage.owner.owner_of``)."""
+    return owner_of(assigns)
 
 
 def input_responses(value: Any) -> dict[str, Any] | None:

@@ -46,6 +46,7 @@ from genmcp.auth.scopes import (
 from genmcp.auth.tokens import InvalidToken, TokenVerifier, audience_matches
 from genmcp.protocol.jsonrpc import Request, encode
 from genmcp.protocol.methods import PROMPTS_GET, RESOURCES_READ, TOOLS_CALL
+from genmcp.storage.owner import OWNER, anonymous
 from genmcp.transports.auth import MessageCheck, Refusal, RequestCheck
 
 if TYPE_CHECKING:
@@ -184,6 +185,8 @@ class OAuthResource:
             why = "the token was not issued for this resource"
             return self._refusal(Challenge("invalid_token", wanted, self.metadata_url, why))
         assigns = access.assigns(effective_scopes(access.scopes, self.hierarchy))
+        if assigns.get(OWNER) is None:  # a token naming no one owns as the bearer of itself
+            assigns[OWNER] = anonymous(found, access.issuer)
         denied = scope_challenge(assigns, self.required_scopes, self.metadata_url)
         if denied is not None:
             return self._refusal(
