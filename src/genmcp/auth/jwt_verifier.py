@@ -39,7 +39,7 @@ class JWTVerifier:
         algorithms: the accepted signing algorithms (pinned; the token cannot choose).
         leeway_s: clock skew allowed on ``exp``, ``nbf`` and ``iat``.
         token_types: accepted ``typ`` header values (e.g. ``("at+jwt",)``); None: any.
-        timeout_s, jwks_max_age_s, jwks_min_refresh_s: see :class:`JWKSCache`.
+        timeout_s, jwks_max_age_s, jwks_min_refresh_s, jwks_retry_s: see :class:`JWKSCache`.
     """
 
     def __init__(
@@ -53,6 +53,7 @@ class JWTVerifier:
         timeout_s: float = 5.0,
         jwks_max_age_s: float = 3600.0,
         jwks_min_refresh_s: float = 60.0,
+        jwks_retry_s: float = 0.5,
     ) -> None:
         self.issuer = issuer
         self.algorithms = tuple(alg for alg in algorithms if alg.lower() != "none")
@@ -66,6 +67,7 @@ class JWTVerifier:
             timeout_s=timeout_s,
             max_age_s=jwks_max_age_s,
             min_refresh_s=jwks_min_refresh_s,
+            retry_s=jwks_retry_s,
         )
 
     async def verify(self, token: str) -> AccessToken:

@@ -132,6 +132,13 @@ class OAuthResource:
         """The resource itself: as a FastAPI dependency it is :meth:`__call__`."""
         return self
 
+    async def aclose(self) -> None:
+        """Close what the verifier holds open (its pooled HTTP client), if it has ``aclose``;
+        the router's lifespan calls it at shutdown."""
+        close = getattr(self.verifier, "aclose", None)
+        if close is not None:
+            await close()
+
     # -- the token check ------------------------------------------------------------------
 
     async def __call__(self, request: HTTPRequest) -> Any:

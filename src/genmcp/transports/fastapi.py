@@ -63,7 +63,7 @@ def _closing(
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """A lifespan that runs the startup checks (``startup``), starts the Suite (its shared
     catalog), freezes the start-up objects (``gcfreeze``) and, at shutdown, ends its live
-    calls and listen streams."""
+    calls and listen streams and closes the auth's clients (``auth.aclose``, if it has one)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -75,6 +75,9 @@ def _closing(
             yield
         finally:
             await suite.aclose()
+            close_auth = getattr(endpoint.auth, "aclose", None)  # e.g. a verifier's pool
+            if close_auth is not None:
+                await close_auth()
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
                 await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
                 endpoint.legacy.close()
