@@ -78,7 +78,11 @@ async def flood(url: str, n: int, c: int) -> collections.Counter[str]:
             body = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
                     "params": {"name": "nap", "arguments": {}, "_meta": META}}  # fmt: skip
             async with slots:
-                reply = await http.post(url + "/mcp", json=body, headers=HEADERS)
+                try:
+                    reply = await http.post(url + "/mcp", json=body, headers=HEADERS)
+                except httpx.TransportError as exc:  # e.g. a keep-alive closed under load
+                    outcomes[type(exc).__name__] += 1
+                    return
             answer = reply.json()
             if "result" in answer:
                 outcomes[answer["result"]["resultType"]] += 1

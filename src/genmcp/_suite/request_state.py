@@ -4,7 +4,8 @@
 state)``. :meth:`RequestStates.input_required` checks the nested requests against the
 capabilities the client declared on this request (-32021 otherwise), seals ``state`` with a
 *binding* (a digest of what the request was: method, name or URI, arguments, principal) and
-builds the ``input_required`` result. On the retry :meth:`RequestStates.open` verifies the
+builds the ``input_required`` result. The token is encrypted (AES-256-GCM, ``sealing``): the
+client can neither read what the tool kept nor change it. On the retry :meth:`RequestStates.open` verifies the
 token and the binding and hands the state back; a tampered, expired or re-bound token is a
 precise -32602. The binding is chosen by the caller, so one token never serves another
 method, tool, prompt, resource, argument set or user.
@@ -85,7 +86,7 @@ class RequestStates:
         if "requestState" not in params:
             return None
         try:
-            payload = self._sealer.unseal(REQUEST_STATE, params["requestState"])
+            payload = self._sealer.unseal(REQUEST_STATE, params["requestState"], encrypted=True)
         except SealError as exc:
             raise MCPError(
                 "bad_request_state", _refusal(exc, self._sealer), {"reason": exc.reason}
@@ -113,7 +114,8 @@ class RequestStates:
         if missing:
             raise missing_capability(missing)
         asked = {key: request.get("method") for key, request in (outcome.requests or {}).items()}
-        token = self._sealer.seal(REQUEST_STATE, {"b": binding, "s": outcome.state, "k": asked})
+        payload = {"b": binding, "s": outcome.state, "k": asked}
+        token = self._sealer.seal(REQUEST_STATE, payload, encrypt=True)  # opaque to the client
         result = v2607.input_required_result(outcome.requests or None, token)
         result["_meta"] = self._result_meta
         return result

@@ -246,13 +246,14 @@ class ResourceCatalog(Served):
             "_meta": self._result_meta,
         }
         if following is not None:
-            page["nextCursor"] = self._sealer.seal(CURSOR + RESOURCES_LIST, list(following))
+            cursor = list(following)  # a repository's own cursor inside: encrypted, opaque
+            page["nextCursor"] = self._sealer.seal(CURSOR + RESOURCES_LIST, cursor, encrypt=True)
         return page
 
     def _position(self, entries: Entries, cursor: Any) -> tuple[int, Any]:
         if cursor is None:
             return 0, None
-        payload = open_cursor(self._sealer, RESOURCES_LIST, cursor)
+        payload = open_cursor(self._sealer, RESOURCES_LIST, cursor, encrypted=True)
         if isinstance(payload, list) and len(payload) == 2:
             for index, entry in enumerate(entries):
                 if self._cursor_key(entry) == payload[0]:
