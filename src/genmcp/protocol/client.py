@@ -16,6 +16,14 @@ import codecs
 from collections.abc import Mapping
 from typing import Any, Final
 
+from genmcp.protocol.methods import (
+    PROMPTS_GET,
+    RESOURCES_READ,
+    TASKS_CANCEL,
+    TASKS_GET,
+    TASKS_UPDATE,
+    TOOLS_CALL,
+)
 from genmcp.protocol.versions import (
     LATEST,
     META_CLIENT_CAPABILITIES,
@@ -40,7 +48,14 @@ Message = dict[str, Any]
 PROTOCOL_VERSION: Final = LATEST
 CLI_INFO: Final[Mapping[str, str]] = {"name": "genmcp-cli", "version": "0"}
 ACCEPT: Final = "application/json, text/event-stream"
-NAME_PARAMS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_PARAMS: Final = {
+    TOOLS_CALL: "name",
+    PROMPTS_GET: "name",
+    RESOURCES_READ: "uri",
+    TASKS_GET: "taskId",  # a task's Mcp-Name is its id (tasks extension)
+    TASKS_UPDATE: "taskId",
+    TASKS_CANCEL: "taskId",
+}
 _B64_PREFIX: Final = "=?base64?"
 
 
@@ -121,7 +136,7 @@ def request_headers(message: Any, params: Mapping[str, str] | None = None) -> di
     if isinstance(name, str | int):
         headers["mcp-name"] = encode_header_value(name)
     arguments = body_params.get("arguments")
-    if method == "tools/call" and isinstance(arguments, Mapping):
+    if method == TOOLS_CALL and isinstance(arguments, Mapping):
         for prop, header in (params or {}).items():
             value = arguments.get(prop)
             if isinstance(value, str | int):  # bool is an int
