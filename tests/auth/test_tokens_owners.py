@@ -22,7 +22,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from fastapi import FastAPI
 
 from genmcp import Channel, InputRequired, Result, Suite, Tool, ToolRequest, call_tool_result
-from genmcp import elicit_request, mcp_router
+from genmcp import ResourceRepo, ResourceRequest, elicit_request, mcp_router
+from genmcp import read_resource_result, resource_item, text_contents
 from genmcp.auth import AccessToken, JWTVerifier, OAuthResource
 from genmcp.middleware.ratelimit import Limit, RateLimit
 from support.client import ModernClient
@@ -58,6 +59,18 @@ class Hello(Tool, name="hello", description="Says hello."):
         return Result(call_tool_result(text="hello"))
 
 
+class Pages(ResourceRepo, prefix="n://"):
+    """Six items, two per page, with its own integer cursor."""
+
+    def list(self, cursor: Any, channel: Channel, arg: Any) -> Any:
+        start = cursor or 0
+        items = [resource_item(f"n://{n}", f"n{n}") for n in range(start, start + 2)]
+        return items, (start + 2 if start + 2 < 6 else None)
+
+    async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Any:
+        return Result(read_resource_result(text_contents(request.uri, "n")))
+
+
 def sign(issuer: str = ISSUER, **claims: Any) -> str:
     body = {"iss": issuer, "aud": RESOURCE, "scope": "mcp", "exp": int(time.time()) + 300}
     body["jti"] = secrets.token_hex(8)  # two tokens naming no one still differ
@@ -90,6 +103,7 @@ def server(documents: Documents, live_server: LiveServers) -> str:
         server_name="owners",
         server_version="1",
         tools=[Sleep, Ask, Hello],
+        resources=[Pages],
         middleware=[RateLimit(None, tools={"hello": Limit(rate=0.001, burst=1)})],
     )
     app = FastAPI()
@@ -168,6 +182,21 @@ async def test_a_rate_bucket_is_the_owners_only(
     assert (await client.request("tools/call", hello, headers=bearer(mine))).status == 429
     other = await client.request("tools/call", hello, headers=bearer(theirs))
     assert other.status == 200, other.body  # its own bucket, still full
+
+
+@pytest.mark.parametrize("pair", list(PAIRS))
+async def test_a_resource_cursor_is_the_owners_only(
+    server: str, modern_client: Any, pair: str
+) -> None:
+    mine, theirs = PAIRS[pair]
+    client: ModernClient = modern_client(server, validate=False)
+    first = await client.request("resources/list", {}, headers=bearer(mine))
+    cursor = first.result["nextCursor"]
+    stolen = await client.request("resources/list", {"cursor": cursor}, headers=bearer(theirs))
+    assert stolen.error is not None and stolen.error["code"] == -32602, stolen.body
+    assert "another caller" in stolen.error["message"]
+    own = await client.request("resources/list", {"cursor": cursor}, headers=bearer(mine))
+    assert [item["uri"] for item in own.result["resources"]] == ["n://2", "n://3"]
 
 
 async def test_a_legacy_session_is_its_owners_only(server: str) -> None:
