@@ -3,9 +3,10 @@
 A :class:`Sealer` turns a JSON value into a compact URL-safe string and back. The string is
 signed (HMAC-SHA256 through itsdangerous), timestamped, salted with a *purpose* so a token made
 for one use never verifies for another, and prefixed with ``v1.`` so the format can change.
-By default tokens are signed, not encrypted: anyone holding one can read its payload, so never
-put secrets in one (``encrypt=True`` below seals them unreadable). To bind a token to a call, put :func:`digest` of (tool, arguments, principal) in the
-payload and compare it on the way back.
+By default tokens are signed, not encrypted: anyone holding one can read its payload, so
+never put secrets in one (``encrypt=True`` below seals them unreadable). To bind a token to
+a call, put :func:`digest` of (tool, arguments, principal) in the payload and compare it on
+the way back.
 
 A sealer may carry an *audience* (the Suite gives its server name, or its ``audience=``): its
 tokens hold it and only a sealer of the same audience opens them, so two servers sharing a key

@@ -15,8 +15,16 @@ from typing import Any, Final
 import httpx
 from fastapi import FastAPI, Request
 
-from genmcp import Channel, Result, Suite, TaskQuota, Tool, ToolRequest, call_tool_result
-from genmcp import mcp_router
+from genmcp import (
+    Channel,
+    Result,
+    Suite,
+    TaskQuota,
+    Tool,
+    ToolRequest,
+    call_tool_result,
+    mcp_router,
+)
 from support.server import LiveServer, LiveServers
 
 EXT: Final = "io.modelcontextprotocol/tasks"

@@ -21,9 +21,22 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 from fastapi import FastAPI
 
-from genmcp import Channel, InputRequired, Result, Suite, Tool, ToolRequest, call_tool_result
-from genmcp import ResourceRepo, ResourceRequest, elicit_request, mcp_router
-from genmcp import read_resource_result, resource_item, text_contents
+from genmcp import (
+    Channel,
+    InputRequired,
+    ResourceRepo,
+    ResourceRequest,
+    Result,
+    Suite,
+    Tool,
+    ToolRequest,
+    call_tool_result,
+    elicit_request,
+    mcp_router,
+    read_resource_result,
+    resource_item,
+    text_contents,
+)
 from genmcp.auth import AccessToken, JWTVerifier, OAuthResource
 from genmcp.middleware.ratelimit import Limit, RateLimit
 from support.client import ModernClient
@@ -123,9 +136,7 @@ def bearer(token: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("pair", list(PAIRS))
-async def test_a_task_is_its_owners_only(
-    server: str, modern_client: Any, pair: str
-) -> None:
+async def test_a_task_is_its_owners_only(server: str, modern_client: Any, pair: str) -> None:
     mine, theirs = PAIRS[pair]
     client: ModernClient = modern_client(server, validate=False)
     created = await client.request(
@@ -149,9 +160,7 @@ async def test_a_task_is_its_owners_only(
 
 
 @pytest.mark.parametrize("pair", list(PAIRS))
-async def test_request_state_is_the_owners_only(
-    server: str, modern_client: Any, pair: str
-) -> None:
+async def test_request_state_is_the_owners_only(server: str, modern_client: Any, pair: str) -> None:
     mine, theirs = PAIRS[pair]
     client: ModernClient = modern_client(server, validate=False)
     first = await client.request(
@@ -172,9 +181,7 @@ async def test_request_state_is_the_owners_only(
 
 
 @pytest.mark.parametrize("pair", list(PAIRS))
-async def test_a_rate_bucket_is_the_owners_only(
-    server: str, modern_client: Any, pair: str
-) -> None:
+async def test_a_rate_bucket_is_the_owners_only(server: str, modern_client: Any, pair: str) -> None:
     mine, theirs = PAIRS[pair]
     client: ModernClient = modern_client(server, validate=False)
     hello = {"name": "hello", "arguments": {}}

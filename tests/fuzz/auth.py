@@ -58,8 +58,14 @@ def _bearer(rng: random.Random) -> str:
         lambda: "Bearer " + "A" * rng.choice((2000, 7000)),
         lambda: "bearer " + _b64({"alg": "none"}) + "." + _b64(claims()) + ".",
         lambda: "Bearer " + _b64({"alg": "HS256", "kid": "k"}) + "." + _b64(claims()) + ".c2ln",
-        lambda: "Bearer " + _b64({"alg": "ES256", "kid": f"made-up-{rng.randrange(10**9)}"})
-        + "." + _b64(claims()) + "." + _b64(b"\x00" * 64),
+        lambda: (
+            "Bearer "
+            + _b64({"alg": "ES256", "kid": f"made-up-{rng.randrange(10**9)}"})
+            + "."
+            + _b64(claims())
+            + "."
+            + _b64(b"\x00" * 64)
+        ),
         lambda: "Bearer ..",
         lambda: "Bearer " + _b64({"alg": "ES256"}) + "." + _b64(b"\xff\xfe") + ".x",
     ]

@@ -55,10 +55,20 @@ def _case(category: str, message: dict[str, Any], **header: str | bytes) -> Case
 def hostile(rng: random.Random, catalog: Catalog) -> Case:
     """One `tasks/*` request with the extension and a hostile id, answers or header."""
     method = rng.choice(TASK_METHODS)
-    params: dict[str, Any] = {"taskId": rng.choice((values.garbage_token(rng), values.hostile(rng)))}
+    params: dict[str, Any] = {
+        "taskId": rng.choice((values.garbage_token(rng), values.hostile(rng)))
+    }
     if method == "tasks/update":
         params["inputResponses"] = rng.choice(
-            ({}, [], None, "x", {"k": 1}, {"k": {"action": values.hostile(rng)}}, values.hostile(rng))
+            (
+                {},
+                [],
+                None,
+                "x",
+                {"k": 1},
+                {"k": {"action": values.hostile(rng)}},
+                values.hostile(rng),
+            )
         )
     if rng.random() < 0.2:
         params = rng.choice(({}, {"taskId": None}, {"taskId": {"x": 1}}, {"taskId": "a" * 5000}))

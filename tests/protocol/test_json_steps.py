@@ -51,7 +51,7 @@ def value(rng: random.Random, depth: int = 0) -> Any:
 FIXED = [
     "{}",
     "[]",
-    " \n\t{ \"a\" : [ 1 , 2.5e-3 , { } , [ ] ] , \"a\" : \"last wins\" }\r\n",
+    ' \n\t{ "a" : [ 1 , 2.5e-3 , { } , [ ] ] , "a" : "last wins" }\r\n',
     '[[[["deep"]]]]',
     '"\\u00e9\\ud83d\\ude00"',
     "-0",

@@ -14,6 +14,7 @@ from genmcp.storage.owner import anonymous, owner_key, owner_of
 ISSUER: Final = "https://issuer.one"
 OTHER_ISSUER: Final = "https://issuer.two"
 
+
 def test_owner_keys_are_namespaced_and_unambiguous() -> None:
     user = owner_key("user", ISSUER, "alice")
     assert user != owner_key("client", ISSUER, "alice") != owner_key("user", OTHER_ISSUER, "alice")

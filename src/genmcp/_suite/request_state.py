@@ -4,11 +4,12 @@
 state)``. :meth:`RequestStates.input_required` checks the nested requests against the
 capabilities the client declared on this request (-32021 otherwise), seals ``state`` with a
 *binding* (a digest of what the request was: method, name or URI, arguments, principal) and
-builds the ``input_required`` result. The token is encrypted (AES-256-GCM, ``sealing``): the
-client can neither read what the tool kept nor change it. On the retry :meth:`RequestStates.open` verifies the
-token and the binding and hands the state back; a tampered, expired or re-bound token is a
-precise -32602. The binding is chosen by the caller, so one token never serves another
-method, tool, prompt, resource, argument set or user.
+builds the ``input_required`` result. The token is encrypted (AES-256-GCM, ``sealing``):
+the client can neither read what the tool kept nor change it. On the retry
+:meth:`RequestStates.open` verifies the token and the binding and hands the state back; a
+tampered, expired or re-bound token is a precise -32602. The binding is chosen by the
+caller, so one token never serves another method, tool, prompt, resource, argument set or
+user.
 
 Imports genmcp's errors, sealing, protocol and outcome types; no asyncio, no web
 framework.

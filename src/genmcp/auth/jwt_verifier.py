@@ -3,7 +3,8 @@
 :class:`JWTVerifier` accepts a token only when: its header ``alg`` is one of the configured
 algorithms (``none`` never is) and agrees with the key's own ``alg``; the signature verifies
 with the issuer's key for its ``kid``; ``exp`` is present and in the future, ``nbf``/``iat``
-are not in the future, each a JSON number (a numeric string is refused, RFC 7519) (``leeway_s`` either way); ``iss`` equals the configured issuer; and,
+are not in the future (``leeway_s`` either way), each a JSON number (a numeric string is
+refused, RFC 7519); ``iss`` equals the configured issuer; and,
 when ``token_types`` is set, the ``typ`` header is one of them (``at+jwt``). The audience is
 checked by the resource for every verifier (``OAuthResource``), not here.
 

@@ -25,76 +25,94 @@ __all__ = ["decode_in_steps"]
 _SPACE: Final = re.compile(r"[ \t\n\r]*")
 
 
+_OPEN: Final = object()
+"""What :func:`_value` returns for a container it opened (its members follow)."""
+
+
 def decode_in_steps(
     text: str, decoder: json.JSONDecoder, max_depth: int, step: int = 256
 ) -> Generator[None, None, Any]:
     """Parse ``text`` as ``decoder`` would, yielding None every ``step`` values."""
-    scan = decoder.scan_once  # type: ignore[attr-defined]
-    scanstring = json.decoder.scanstring
-    strict = decoder.strict
-    space = _SPACE.match
     stack: list[tuple[Any, str | None]] = []  # (container, the pending key of an object)
-    root: Any = None
-    index = space(text, 0).end()
+    index = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
     count = 0
     while True:
         count += 1
         if count % step == 0:
             yield None
-        char = text[index : index + 1]
-        # one value starts at index
-        if char == "{" or char == "[":
-            if len(stack) >= max_depth:
-                raise ValueError(f"JSON nested deeper than {max_depth} levels")
-            container: Any = {} if char == "{" else []
-            index = space(text, index + 1).end()
-            if text[index : index + 1] == ("}" if char == "{" else "]"):
-                value, index = container, index + 1
-            elif char == "{":
-                key, index = _key(text, index, scanstring, strict, space)
-                stack.append((container, key))
-                continue
-            else:
-                stack.append((container, None))
-                continue
-        else:
-            try:
-                value, index = scan(text, index)
-            except StopIteration as exc:
-                raise ValueError(f"Expecting value: char {exc.value}") from None
-        # the value is complete: put it where it belongs, then close what it closes
-        while True:
+        value, index = _value(text, index, decoder, stack, max_depth)
+        if value is _OPEN:
+            continue
+        while True:  # the value is complete: put it in place, close what it closes
             if not stack:
-                root = value
-                if space(text, index).end() != len(text):
+                if _SPACE.match(text, index).end() != len(text):  # type: ignore[union-attr]
                     raise ValueError(f"Extra data: char {index}")
-                return root
-            container, key = stack[-1]
-            if key is None:
-                container.append(value)
-            else:
-                container[key] = value
-            index = space(text, index).end()
-            sep = text[index : index + 1]
-            if sep == ",":
-                index = space(text, index + 1).end()
-                if key is not None:
-                    key, index = _key(text, index, scanstring, strict, space)
-                    stack[-1] = (container, key)
+                return value
+            closed, index = _place(text, index, value, stack, decoder.strict)
+            if closed is None:
                 break
-            if sep == ("]" if key is None else "}"):
-                stack.pop()
-                value, index = container, index + 1
-                continue
-            raise ValueError(f"Expecting ',' delimiter: char {index}")
+            value = closed
 
 
-def _key(text: str, index: int, scanstring: Any, strict: bool, space: Any) -> tuple[str, int]:
+def _value(
+    text: str,
+    index: int,
+    decoder: json.JSONDecoder,
+    stack: list[tuple[Any, str | None]],
+    max_depth: int,
+) -> tuple[Any, int]:
+    """The value starting at ``index`` and the index after it; ``_OPEN`` when it is a
+    non-empty container, pushed on ``stack`` (its members come next)."""
+    char = text[index : index + 1]
+    if char != "{" and char != "[":
+        try:
+            found: tuple[Any, int] = decoder.scan_once(text, index)  # type: ignore[attr-defined]
+        except StopIteration as exc:
+            raise ValueError(f"Expecting value: char {exc.value}") from None
+        return found
+    if len(stack) >= max_depth:
+        raise ValueError(f"JSON nested deeper than {max_depth} levels")
+    container: Any = {} if char == "{" else []
+    index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
+    if text[index : index + 1] == ("}" if char == "{" else "]"):
+        return container, index + 1
+    key = None
+    if char == "{":
+        key, index = _key(text, index, decoder.strict)
+    stack.append((container, key))
+    return _OPEN, index
+
+
+def _place(
+    text: str, index: int, value: Any, stack: list[tuple[Any, str | None]], strict: bool
+) -> tuple[Any, int]:
+    """Put ``value`` in the innermost container; that container when it closes after it
+    (None: more members follow), and the index to go on from."""
+    container, key = stack[-1]
+    if key is None:
+        container.append(value)
+    else:
+        container[key] = value
+    index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
+    sep = text[index : index + 1]
+    if sep == ",":
+        index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
+        if key is not None:
+            key, index = _key(text, index, strict)
+            stack[-1] = (container, key)
+        return None, index
+    if sep == ("]" if key is None else "}"):
+        stack.pop()
+        return container, index + 1
+    raise ValueError(f"Expecting ',' delimiter: char {index}")
+
+
+def _key(text: str, index: int, strict: bool) -> tuple[str, int]:
     """An object key and the index of its value (after the colon)."""
     if text[index : index + 1] != '"':
         raise ValueError(f"Expecting property name enclosed in double quotes: char {index}")
-    key, index = scanstring(text, index + 1, strict)
-    index = space(text, index).end()
+    key, index = json.decoder.scanstring(text, index + 1, strict)  # type: ignore[attr-defined]
+    index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
     if text[index : index + 1] != ":":
         raise ValueError(f"Expecting ':' delimiter: char {index}")
-    return key, space(text, index + 1).end()
+    return key, _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
