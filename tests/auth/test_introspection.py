@@ -160,7 +160,7 @@ async def test_an_answer_without_iss_or_exp_is_accepted(documents: Documents) ->
     assert (await introspector(documents).verify("u")).issuer is None
 
 
-@pytest.mark.parametrize("exp", ["soon", str(int(time.time()) + 300), True, [1]])
+@pytest.mark.parametrize("exp", ["soon", "1999999999", True, [1]])
 async def test_an_exp_that_is_no_number_is_refused(documents: Documents, exp: Any) -> None:
     documents.answers[ENDPOINT] = (200, {"active": True, "sub": "s", "exp": exp})
     with pytest.raises(InvalidToken, match="exp is not a number"):

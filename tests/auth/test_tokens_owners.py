@@ -124,10 +124,10 @@ def server(documents: Documents, live_server: LiveServers) -> str:
     return live_server(app)
 
 
-PAIRS: Final = {
-    "sub and client_id of one name": (sign(sub="alice"), sign(client_id="alice")),
-    "one sub at two issuers": (sign(sub="alice"), sign(OTHER_ISSUER, sub="alice")),
-    "two tokens naming no one": (sign(), sign()),
+PAIRS: Final = {  # signed when a test runs: a token made at import could expire first
+    "sub and client_id of one name": lambda: (sign(sub="alice"), sign(client_id="alice")),
+    "one sub at two issuers": lambda: (sign(sub="alice"), sign(OTHER_ISSUER, sub="alice")),
+    "two tokens naming no one": lambda: (sign(), sign()),
 }
 
 
@@ -137,7 +137,7 @@ def bearer(token: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("pair", list(PAIRS))
 async def test_a_task_is_its_owners_only(server: str, modern_client: Any, pair: str) -> None:
-    mine, theirs = PAIRS[pair]
+    mine, theirs = PAIRS[pair]()
     client: ModernClient = modern_client(server, validate=False)
     created = await client.request(
         "tools/call", {"name": "sleep", "arguments": {}}, capabilities=TASKS, headers=bearer(mine)
@@ -161,7 +161,7 @@ async def test_a_task_is_its_owners_only(server: str, modern_client: Any, pair: 
 
 @pytest.mark.parametrize("pair", list(PAIRS))
 async def test_request_state_is_the_owners_only(server: str, modern_client: Any, pair: str) -> None:
-    mine, theirs = PAIRS[pair]
+    mine, theirs = PAIRS[pair]()
     client: ModernClient = modern_client(server, validate=False)
     first = await client.request(
         "tools/call", {"name": "ask", "arguments": {}}, capabilities=TASKS, headers=bearer(mine)
@@ -182,7 +182,7 @@ async def test_request_state_is_the_owners_only(server: str, modern_client: Any,
 
 @pytest.mark.parametrize("pair", list(PAIRS))
 async def test_a_rate_bucket_is_the_owners_only(server: str, modern_client: Any, pair: str) -> None:
-    mine, theirs = PAIRS[pair]
+    mine, theirs = PAIRS[pair]()
     client: ModernClient = modern_client(server, validate=False)
     hello = {"name": "hello", "arguments": {}}
     assert (await client.request("tools/call", hello, headers=bearer(mine))).status == 200
@@ -195,7 +195,7 @@ async def test_a_rate_bucket_is_the_owners_only(server: str, modern_client: Any,
 async def test_a_resource_cursor_is_the_owners_only(
     server: str, modern_client: Any, pair: str
 ) -> None:
-    mine, theirs = PAIRS[pair]
+    mine, theirs = PAIRS[pair]()
     client: ModernClient = modern_client(server, validate=False)
     first = await client.request("resources/list", {}, headers=bearer(mine))
     cursor = first.result["nextCursor"]
