@@ -163,7 +163,7 @@ async def test_a_failed_fetch_is_rate_limited_and_logged(
     documents: Documents, caplog: pytest.LogCaptureFixture
 ) -> None:
     documents.answers["/jwks"] = (503, {"error": "down"})
-    keys = cache(documents, min_refresh_s=3600)
+    keys = cache(documents, min_refresh_s=3600, retry_s=3600)
     with caplog.at_level(logging.WARNING, logger="genmcp.auth"):
         for _ in range(3):
             with pytest.raises(InvalidToken):
