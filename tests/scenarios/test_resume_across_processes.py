@@ -4,12 +4,12 @@ Two uvicorn processes of `bench/scale/app.py` share a redis-server of the test's
 legacy client streams `ticker` on process 0 and resumes with `GET` + `Last-Event-ID` on
 process 1: it gets the events it missed and the response; when process 0 was killed
 mid-stream, a JSON-RPC error once its heartbeat lapses (never silence); an id of another
-session opens that session's plain stream, nothing replayed. SSE polling: `poll` closes its own stream at once (after the
-priming event) and runs on; the client resumes on process 1 and gets the rest and the result;
-after the call's process was killed, its result if it finished there, else an error; after it
-was stopped (SIGTERM), the shutdown error the call answered with. A session's standalone GET
-stream, left stale on process 0, is resumed on process 1: the change it missed, then live,
-and the stale one ends.
+session opens that session's plain stream, nothing replayed. SSE polling: `poll` closes its
+own stream at once (after the priming event) and runs on; the client resumes on process 1
+and gets the rest and the result; after the call's process was killed, its result if it
+finished there, else an error; after it was stopped (SIGTERM), the shutdown error the call
+answered with. A session's standalone GET stream, left stale on process 0, is resumed on
+process 1: the change it missed, then live, and the stale one ends.
 """
 
 from __future__ import annotations
