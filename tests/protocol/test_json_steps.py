@@ -61,9 +61,9 @@ FIXED = [
 
 
 @pytest.mark.parametrize("text", FIXED)
-@pytest.mark.parametrize("step", [1, 2, 256])
-def test_fixed_documents_decode_as_json_does(text: str, step: int) -> None:
-    decoded, _ = run(decode_in_steps(text, DECODER, 64, step=step))
+@pytest.mark.parametrize(("step", "chunk"), [(1, 1), (2, 3), (1, 9), (256, 32768)])
+def test_fixed_documents_decode_as_json_does(text: str, step: int, chunk: int) -> None:
+    decoded, _ = run(decode_in_steps(text, DECODER, 64, step=step, chunk=chunk))
     assert decoded == json.loads(text)
 
 
@@ -72,15 +72,25 @@ def test_random_documents_decode_as_json_does() -> None:
     for _ in range(300):
         doc = value(rng)
         text = json.dumps(doc, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1]))
-        decoded, _ = run(decode_in_steps(text, DECODER, 64, step=rng.randint(1, 50)))
-        assert decoded == json.loads(text), text
+        chunk = rng.choice([1, 2, 5, 17, 64, 1000, 32768])  # windows cut strings, members
+        decoded, _ = run(decode_in_steps(text, DECODER, 64, step=rng.randint(1, 9), chunk=chunk))
+        assert decoded == json.loads(text), (text, chunk)
 
 
-def test_a_large_document_pauses_between_steps() -> None:
-    text = json.dumps({f"k{i}": [i, {"v": i}] for i in range(10_000)})
-    decoded, pauses = run(decode_in_steps(text, DECODER, 64, step=256))
-    assert decoded == json.loads(text)
-    assert pauses >= 10_000 * 3 // 256  # a pause every 256 values
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {f"k{i}": [i, {"v": i}] for i in range(10_000)},  # many keys
+        [1] * 200_000,  # many tiny values: runs, not one value at a time
+        {"a": {"b": [{"c": "x" * 50_000, "d": list(range(20_000))}]}},  # huge members, nested
+    ],
+    ids=["keys", "numbers", "nested"],
+)
+def test_a_large_document_pauses_between_runs(doc: Any) -> None:
+    text = json.dumps(doc)
+    decoded, pauses = run(decode_in_steps(text, DECODER, 64, step=1, chunk=4096))
+    assert decoded == doc
+    assert pauses >= len(text) // 4096 // 2  # about a pause per window
 
 
 @pytest.mark.parametrize(
@@ -88,11 +98,12 @@ def test_a_large_document_pauses_between_steps() -> None:
     ["", " ", "{", "[1,]", "[,1]", '{"a"}', '{"a":1,}', "{1:2}", "[1 2]", '{"a":1} x', "[1]]",
      '{"a":1 "b":2}', "NaN", "[Infinity]", '"\\x"', '"unterminated', "tru", "[01]", "-"],
 )  # fmt: skip
-def test_malformed_text_is_refused(text: str) -> None:
+@pytest.mark.parametrize("chunk", [1, 4, 32768])
+def test_malformed_text_is_refused(text: str, chunk: int) -> None:
     with pytest.raises(ValueError):
         json.loads(text, parse_constant=DECODER.parse_constant)
     with pytest.raises(ValueError):
-        run(decode_in_steps(text, DECODER, 64))
+        run(decode_in_steps(text, DECODER, 64, chunk=chunk))
 
 
 def test_nesting_past_the_limit_is_refused_without_recursion() -> None:
@@ -102,6 +113,9 @@ def test_nesting_past_the_limit_is_refused_without_recursion() -> None:
         run(decode_in_steps("[" * 65 + "]" * 65, DECODER, 64))
     with pytest.raises(ValueError, match="deeper than 64"):
         run(decode_in_steps('{"a":' * 100_000, DECODER, 64))  # no RecursionError
+    for chunk in (1, 100, 32768):  # within one run too
+        with pytest.raises(ValueError, match="deeper than 64"):
+            run(decode_in_steps("[0," + "[" * 64 + "]" * 64 + "]", DECODER, 64, chunk=chunk))
 
 
 @pytest.mark.parametrize(
