@@ -9,6 +9,7 @@ session (initialize first, then ``Mcp-Session-Id`` on every call).
     SORT=cumulative TOP=60 .venv/bin/python bench/inproc.py --profile  # another order, more rows
     .venv/bin/python bench/inproc.py --legacy          # in a 2025-11-25 session
     .venv/bin/python bench/inproc.py --uvloop          # on uvloop, as the bench servers run
+    .venv/bin/python bench/inproc.py --mrtr            # a retry carrying requestState
 
 Prints microseconds of process CPU per request (min and median over the runs). Compare trees
 in one sitting, alternating runs (`--tree` twice in a shell loop), on an idle machine.
@@ -34,9 +35,11 @@ Scope = dict[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]
 
 
-def load_app(tree: str | None) -> ASGIApp:
+def load_app(tree: str | None, mrtr: bool = False) -> ASGIApp:
     if tree:
         sys.path.insert(0, os.path.join(os.path.abspath(tree), "src"))
+    if mrtr:
+        return mrtr_app()
     sys.path.insert(0, os.path.join(HERE, "servers"))
     spec = importlib.util.spec_from_file_location("genmcp_server", os.path.join(HERE, "servers",
                                                                               "genmcp_server.py"))
@@ -47,6 +50,43 @@ def load_app(tree: str | None) -> ASGIApp:
 
 
 LEGACY = "2025-11-25"
+
+
+def mrtr_app() -> ASGIApp:
+    """One tool that asks again on every retry: each call opens a requestState and seals one."""
+    from fastapi import FastAPI
+
+    from genmcp import InputRequired, Tool, elicit_request, mcp_router
+
+    form = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+
+    numbers = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}
+
+    class Confirm(Tool, name="add", description="Asks again and again.", input_schema=numbers):
+        async def call(self, request: Any, channel: Any, arg: Any) -> Any:
+            state = request.request_state or {"round": 0, "note": "kept by the tool " * 4}
+            state = {**state, "round": state["round"] + 1}
+            return InputRequired({"ok": elicit_request("Sure?", form)}, state=state)
+
+    os.environ.setdefault("GENMCP_SECRET_KEY", "bench-" + "k" * 40)
+    app = FastAPI()
+    app.include_router(
+        mcp_router(server_name="bench", server_version="1", tools=[Confirm]), prefix="/mcp"
+    )
+    return app  # type: ignore[return-value]
+
+
+def mrtr_request(state: str) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """A tools/call retry carrying ``state`` and the answer it asked for."""
+    body, headers = request_bytes()
+    message = json.loads(body)
+    meta = message["params"]["_meta"]
+    meta["io.modelcontextprotocol/clientCapabilities"] = {"elicitation": {}}
+    message["params"].update(
+        requestState=state, inputResponses={"ok": {"action": "accept", "content": {"ok": True}}}
+    )
+    body = json.dumps(message).encode()
+    return body, headers_of(body, *headers[3:-1])
 
 
 def headers_of(body: bytes, *extra: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
@@ -128,10 +168,19 @@ async def one_call(
     return b"".join(out)
 
 
-async def run(app: ASGIApp, n: int, legacy: bool = False) -> float:
+async def run(app: ASGIApp, n: int, legacy: bool = False, mrtr: bool = False) -> float:
     body, headers = await legacy_request(app) if legacy else request_bytes()
+    if mrtr:
+        body = body.replace(b'Capabilities": {}', b'Capabilities": {"elicitation": {}}')
+        headers = headers_of(body, *headers[3:-1])
     answer = await one_call(app, body, headers)
-    if b'"text":"3"' not in answer.replace(b" ", b""):
+    if mrtr:
+        state = json.loads(answer)["result"]["requestState"]
+        body, headers = mrtr_request(state)
+        answer = await one_call(app, body, headers)
+        if b'"round":' in answer or b"input_required" not in answer:
+            raise SystemExit(f"unexpected answer: {answer[:300]!r}")
+    elif b'"text":"3"' not in answer.replace(b" ", b""):
         raise SystemExit(f"unexpected answer: {answer[:300]!r}")
     for _ in range(200):  # warm-up
         await one_call(app, body, headers)
@@ -170,6 +219,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="print cProfile's top costs")
     parser.add_argument("--legacy", action="store_true", help="in a 2025-11-25 session")
+    parser.add_argument("--mrtr", action="store_true",
+                        help="each call a retry that opens a requestState and seals a new one")
     parser.add_argument("--uvloop", action="store_true",
                         help="on uvloop's event loop, as the bench servers run (needs uvloop)")
     args = parser.parse_args()
@@ -177,7 +228,7 @@ def main() -> None:
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    app = load_app(args.tree)
+    app = load_app(args.tree, args.mrtr)
     results: list[float] = []
 
     async def body() -> None:
@@ -187,12 +238,12 @@ def main() -> None:
 
             profiler = cProfile.Profile()
             profiler.enable()
-            await run(app, args.n, args.legacy)
+            await run(app, args.n, args.legacy, args.mrtr)
             profiler.disable()
             pstats.Stats(profiler).sort_stats(os.environ.get("SORT", "tottime")).print_stats(int(os.environ.get("TOP", "30")))
             return
         for _ in range(args.runs):
-            results.append(await run(app, args.n, args.legacy))
+            results.append(await run(app, args.n, args.legacy, args.mrtr))
 
     asyncio.run(lifespan(app, body))
     if results:

@@ -234,7 +234,8 @@ async def collect(client: ModernClient, method: str, key: str) -> tuple[list[Any
         cursor = reply.result.get("nextCursor")
         if cursor is None:
             return items, pages
-        assert cursor.startswith("v1.")
+        # resources/list cursors hold a repository's own cursor: encrypted (v2)
+        assert cursor.startswith("v2." if method == "resources/list" else "v1.")
 
 
 async def test_resources_list_pages_through_statics_then_each_repo_with_sealed_cursors(
@@ -255,7 +256,8 @@ async def test_resources_list_pages_through_statics_then_each_repo_with_sealed_c
     assert items[0]["size"] == len(PNG)
     assert len(pages) == 2 + 3  # statics one per page, numbers three per page
     assert {(page["cacheScope"], page["ttlMs"]) for page in pages} == {("private", 0)}
-    forged = await client.request("resources/list", {"cursor": "v1.abc.def.ghi"})
+    forged_cursor = "v2.abcdefghijklmnopqrstuvwxyz0123456789abcdefghijkl"
+    forged = await client.request("resources/list", {"cursor": forged_cursor})
     assert forged.error["code"] == -32602
     again = await client.request("resources/list", {"cursor": pages[0]["nextCursor"]})
     assert again.result["resources"] == pages[1]["resources"]  # a cursor can be replayed

@@ -70,7 +70,7 @@ from genmcp.protocol.v2607 import (
 from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
 from genmcp.skills import Skill, SkillRepo
-from genmcp.storage import TaskOptions
+from genmcp.storage import TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 from genmcp.transports.options import HTTPOptions
@@ -123,6 +123,7 @@ __all__ = [
     "Stream",
     "Suite",
     "TaskOptions",
+    "TaskQuota",
     "Timing",
     "Tool",
     "ToolRequest",

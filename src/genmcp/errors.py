@@ -110,6 +110,7 @@ REASONS: dict[str, WireError] = {
     ),
     # the server
     "rate_limited": WireError(429, RATE_LIMITED, "Too many requests"),
+    "task_quota": WireError(429, RATE_LIMITED, "Too many tasks"),
     "shutting_down": WireError(503, SERVER_SHUTDOWN, "Server shutting down", client_fault=False),
     # shared storage (legacy sessions, worker mail): down or hung, retry after a pause
     "storage_unavailable": WireError(

@@ -3,23 +3,33 @@
 A :class:`Sealer` turns a JSON value into a compact URL-safe string and back. The string is
 signed (HMAC-SHA256 through itsdangerous), timestamped, salted with a *purpose* so a token made
 for one use never verifies for another, and prefixed with ``v1.`` so the format can change.
-Tokens are signed, not encrypted: anyone holding one can read its payload, so never put secrets
-in it. To bind a token to a call, put :func:`digest` of (tool, arguments, principal) in the
-payload and compare it on the way back.
+By default tokens are signed, not encrypted: anyone holding one can read its payload, so
+never put secrets in one (``encrypt=True`` below seals them unreadable). To bind a token to
+a call, put :func:`digest` of (tool, arguments, principal) in the payload and compare it on
+the way back.
 
 A sealer may carry an *audience* (the Suite gives its server name, or its ``audience=``): its
 tokens hold it and only a sealer of the same audience opens them, so two servers sharing a key
 never redeem each other's tokens (reason ``"audience"``). Only the canonical encoding of a token
 is accepted: base64 whose unused low bits are not zero decodes to the same bytes, and is refused.
 
-Several keys can be configured for rotation: the first one signs, all of them verify. This
-module imports nothing from the rest of genmcp.
+Tokens that carry what a tool or a repository chose to keep (``requestState``, resource list
+cursors) are sealed with ``encrypt=True``: AES-256-GCM (``cryptography``), an authenticated
+encryption, so the client can neither read nor alter them. Such a token is ``v2.`` and one
+URL-safe base64 part: a 4-byte key id, a 12-byte random nonce, then the ciphertext and tag of
+``[issued_at, audience, payload]``, with the purpose as associated data. Each secret key gives
+its own encryption key (HMAC-SHA256 of the secret and a fixed label) and key id.
+
+Several keys can be configured for rotation: the first one signs and encrypts, all of them
+verify and decrypt. This module imports nothing from the rest of genmcp.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
+import hmac
 import json
 import logging
 import os
@@ -37,6 +47,7 @@ __all__ = [
     "CLOCK_SKEW_S",
     "MAX_TOKEN_CHARS",
     "MIN_KEY_BYTES",
+    "SEALED_PREFIX",
     "TOKEN_PREFIX",
     "SealError",
     "Sealer",
@@ -51,7 +62,10 @@ MAX_TOKEN_CHARS: Final = 16384
 """Longest token :meth:`Sealer.seal` produces and :meth:`Sealer.unseal` reads."""
 
 TOKEN_PREFIX: Final = "v1."
-"""Version prefix of every token."""
+"""Version prefix of every signed token."""
+
+SEALED_PREFIX: Final = "v2."
+"""Version prefix of every encrypted token (``encrypt=True``)."""
 
 CLOCK_SKEW_S: Final = 60.0
 """How far in the future a token's timestamp may lie (clocks of other processes)."""
@@ -78,6 +92,22 @@ def _itsdangerous() -> ModuleType:
     import itsdangerous.encoding
 
     return itsdangerous
+
+
+@functools.cache
+def _aesgcm() -> Any:
+    """cryptography's AES-GCM, imported when the first encrypted token is sealed or opened."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    return AESGCM
+
+
+_AEAD_LABEL: Final = b"genmcp.sealing.v2:aes-256-gcm"
+_KID_LABEL: Final = b"genmcp.sealing.v2:key-id"
+_AEAD_BODY: Final = re.compile(r"[A-Za-z0-9_-]+")
+_KID_BYTES: Final = 4
+_NONCE_BYTES: Final = 12
+_TAG_BYTES: Final = 16
 
 
 class SealError(Exception):
@@ -264,13 +294,15 @@ class Sealer:
         sealer.ephemeral = True
         return sealer
 
-    def seal(self, purpose: str, payload: Any) -> str:
-        """Sign a JSON payload for one purpose.
+    def seal(self, purpose: str, payload: Any, *, encrypt: bool = False) -> str:
+        """Sign (or encrypt) a JSON payload for one purpose.
 
         Args:
             purpose: What the token is for, e.g. ``"requestState"``; only :meth:`unseal` with
                 the same purpose accepts it.
-            payload: Any JSON value. It is readable by whoever holds the token: no secrets.
+            payload: Any JSON value. Signed only, it is readable by whoever holds the token;
+                encrypted, it is not.
+            encrypt: Seal with AES-256-GCM (a ``v2.`` token) instead of signing.
 
         Returns:
             The token: ``v1.`` followed by URL-safe base64 parts separated by dots.
@@ -281,9 +313,12 @@ class Sealer:
             TypeError: The payload is not JSON-serializable.
         """
         salt = _SALT_PREFIX + _check_purpose(purpose)
-        if self.audience is not None:
-            payload = {"aud": self.audience, "v": payload}
-        token = TOKEN_PREFIX + self._serializer.dumps(payload, salt=salt)
+        if encrypt:
+            token = self._encrypt(salt, payload)
+        else:
+            if self.audience is not None:
+                payload = {"aud": self.audience, "v": payload}
+            token = TOKEN_PREFIX + self._serializer.dumps(payload, salt=salt)
         if len(token) > MAX_TOKEN_CHARS:
             raise ValueError(
                 f"sealed {purpose!r} token is {len(token)} characters, over the limit of "
@@ -292,13 +327,17 @@ class Sealer:
             )
         return token
 
-    def unseal(self, purpose: str, token: str, *, max_age_s: float | None = None) -> Any:
+    def unseal(
+        self, purpose: str, token: str, *, max_age_s: float | None = None, encrypted: bool = False
+    ) -> Any:
         """Verify a token made by :meth:`seal` for ``purpose`` and return its payload.
 
         Args:
             purpose: The purpose the token must have been sealed for.
             token: The token, untrusted.
             max_age_s: Age limit in seconds; defaults to the sealer's ``max_age_s``.
+            encrypted: The token must be an encrypted one (``seal(..., encrypt=True)``); a
+                signed token is then refused, and the other way round.
 
         Returns:
             The payload.
@@ -314,6 +353,8 @@ class Sealer:
         """
         salt = _SALT_PREFIX + _check_purpose(purpose)
         limit = self.max_age_s if max_age_s is None else _check_max_age(max_age_s)
+        if encrypted:
+            return self._decrypt(purpose, salt, token, limit)
         body = self._token_body(purpose, token)
         try:
             payload, signed_at = self._serializer.loads(body, salt=salt, return_timestamp=True)
@@ -339,18 +380,83 @@ class Sealer:
             ) from exc
         except _itsdangerous().BadData as exc:
             raise SealError("malformed", f"{purpose!r} token payload cannot be decoded") from exc
-        age = int(time.time()) - int(signed_at.timestamp())
-        if age > limit:
-            raise SealError(
-                "expired", f"{purpose!r} token expired: it is {age} s old, the limit is {limit:g} s"
-            )
-        if age < -CLOCK_SKEW_S:
-            raise SealError(
-                "expired",
-                f"{purpose!r} token is dated {-age} s in the future; check the clocks of the "
-                "processes sharing the key",
-            )
+        _check_age(purpose, int(signed_at.timestamp()), limit)
         return payload if self.audience is None else self._opened(purpose, payload)
+
+    @functools.cached_property
+    def _ciphers(self) -> dict[bytes, Any]:
+        """Key id -> AES-256-GCM cipher, one per secret key; the first one encrypts."""
+        ciphers: dict[bytes, Any] = {}
+        for key in self._keys:
+            kid = hmac.new(key, _KID_LABEL, hashlib.sha256).digest()[:_KID_BYTES]
+            ciphers.setdefault(kid, _aesgcm()(hmac.new(key, _AEAD_LABEL, hashlib.sha256).digest()))
+        return ciphers
+
+    def _encrypt(self, salt: str, payload: Any) -> str:
+        kid, cipher = next(iter(self._ciphers.items()))
+        plain = json.dumps(
+            [int(time.time()), self.audience, payload],
+            separators=(",", ":"),
+            allow_nan=False,
+            ensure_ascii=False,
+        ).encode("utf-8", "surrogatepass")
+        nonce = secrets.token_bytes(_NONCE_BYTES)
+        sealed = kid + nonce + cipher.encrypt(nonce, plain, salt.encode())
+        return SEALED_PREFIX + base64.urlsafe_b64encode(sealed).rstrip(b"=").decode()
+
+    def _decrypt(self, purpose: str, salt: str, token: object, limit: float) -> Any:
+        if not isinstance(token, str):
+            raise SealError(
+                "malformed", f"{purpose!r} token must be a string, not {type(token).__name__}"
+            )
+        if len(token) > MAX_TOKEN_CHARS:
+            raise SealError(
+                "malformed",
+                f"{purpose!r} token is {len(token)} characters, over the limit of "
+                f"{MAX_TOKEN_CHARS}",
+            )
+        if not token.startswith(SEALED_PREFIX):
+            raise SealError("malformed", f"{purpose!r} token does not start with {SEALED_PREFIX!r}")
+        body = token[len(SEALED_PREFIX) :]
+        if _AEAD_BODY.fullmatch(body) is None or len(body) % 4 == 1:
+            raise SealError("malformed", f"{purpose!r} token is not in the sealed token format")
+        if not _canonical_b64(body):
+            raise SealError(
+                "tampered", f"{purpose!r} token is not in its canonical encoding: it was altered"
+            )
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        if len(raw) < _KID_BYTES + _NONCE_BYTES + _TAG_BYTES:
+            raise SealError("malformed", f"{purpose!r} token is too short")
+        kid, nonce = raw[:_KID_BYTES], raw[_KID_BYTES : _KID_BYTES + _NONCE_BYTES]
+        cipher = self._ciphers.get(kid)
+        if cipher is None:
+            if self.ephemeral:
+                raise SealError(
+                    "tampered",
+                    f"{purpose!r} token was sealed with an unknown key: not this process's "
+                    "random key (a restart, or another worker); set GENMCP_SECRET_KEY, shared "
+                    "by every process",
+                )
+            raise SealError("tampered", f"{purpose!r} token was sealed with an unknown key")
+        try:
+            plain = cipher.decrypt(nonce, raw[_KID_BYTES + _NONCE_BYTES :], salt.encode())
+        except Exception as exc:  # cryptography's InvalidTag: altered, or another purpose
+            raise SealError(
+                "tampered",
+                f"{purpose!r} token does not decrypt: it was altered or made for another purpose",
+            ) from exc
+        try:
+            issued_at, audience, payload = json.loads(plain)
+        except (ValueError, TypeError) as exc:  # sealed by us, so never; but be precise
+            raise SealError("malformed", f"{purpose!r} token payload cannot be decoded") from exc
+        _check_age(purpose, int(issued_at), limit)
+        if audience != self.audience:
+            raise SealError(
+                "audience",
+                f"{purpose!r} token was issued for another server (audience mismatch; this "
+                f"server's audience is {self.audience!r})",
+            )
+        return payload
 
     def _opened(self, purpose: str, envelope: Any) -> Any:
         """The payload inside an audience envelope, or an ``audience`` :class:`SealError`."""
@@ -389,6 +495,21 @@ class Sealer:
                 "tampered", f"{purpose!r} token is not in its canonical encoding: it was altered"
             )
         return body
+
+
+def _check_age(purpose: str, issued_at: int, limit: float) -> None:
+    """Refuse (``expired``) a token older than ``limit`` or dated too far in the future."""
+    age = int(time.time()) - issued_at
+    if age > limit:
+        raise SealError(
+            "expired", f"{purpose!r} token expired: it is {age} s old, the limit is {limit:g} s"
+        )
+    if age < -CLOCK_SKEW_S:
+        raise SealError(
+            "expired",
+            f"{purpose!r} token is dated {-age} s in the future; check the clocks of the "
+            "processes sharing the key",
+        )
 
 
 def digest(*parts: Any) -> str:

@@ -138,3 +138,30 @@ def test_the_principal_is_what_auth_recorded() -> None:
     assert principal_of({"principal": "alice", "sub": "other"}) == "alice"
     assert principal_of({"sub": 42}) == "42"
     assert principal_of({}) is None
+
+
+def test_the_state_is_opaque_to_the_client() -> None:
+    import base64
+    import zlib
+
+    secret = "kept-by-the-tool-7f3a"
+    states = RequestStates(SEALER, SERVER_META)
+    _, _, binding = states.retry({}, {}, "tools/call", "greet", {})
+    token = states.input_required(ALL_CAPS, binding(), InputRequired(ASKED, {"k": secret}))[
+        "requestState"
+    ]
+    readable = []
+    for part in token.split("."):
+        try:
+            data = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+        except ValueError:
+            continue
+        readable.append(data)
+        try:
+            readable.append(zlib.decompress(data))  # itsdangerous compresses what it can
+        except zlib.error:
+            pass
+    assert readable and not any(secret.encode() in data for data in readable)
+    assert not any(b"who" in data or b"greet" in data for data in readable)
+    _, state = retry(states, token, GOOD)
+    assert state == {"k": secret}

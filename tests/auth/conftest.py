@@ -56,4 +56,5 @@ def _documents_server() -> Iterator[Documents]:
 def documents(_documents_server: Documents) -> Documents:
     _documents_server.answers.clear()
     _documents_server.seen.clear()
+    _documents_server.delay_s = 0.0
     return _documents_server

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -67,10 +68,22 @@ async def test_opaque_tokens_are_introspected_and_cached(
 ENDPOINT = "/introspect"
 
 
+MADE: list[IntrospectionVerifier] = []
+
+
+@pytest.fixture(autouse=True)
+async def _close_verifiers() -> AsyncIterator[None]:
+    yield
+    while MADE:
+        await MADE.pop().aclose()
+
+
 def introspector(documents: Documents, **options: Any) -> IntrospectionVerifier:
-    return IntrospectionVerifier(
+    made = IntrospectionVerifier(
         documents.url + ENDPOINT, client_id="rs", client_secret="s3cret", **options
     )
+    MADE.append(made)
+    return made
 
 
 def answer(documents: Documents, status: int = 200, **fields: Any) -> None:
@@ -113,9 +126,25 @@ async def test_what_the_endpoint_says_decides(
         await introspector(documents, issuer="https://as").verify("t")
 
 
-async def test_a_refusal_is_never_cached(documents: Documents) -> None:
+async def test_a_refusal_is_cached_briefly(documents: Documents) -> None:
     documents.answers[ENDPOINT] = (200, {"active": False})
-    verifier = introspector(documents)
+    verifier = introspector(documents, negative_cache_s=0.2)
+    with pytest.raises(InvalidToken, match="not active"):
+        await verifier.verify("t")
+    answer(documents, sub="alice")  # the same token, active now
+    with pytest.raises(InvalidToken, match="not active"):
+        await verifier.verify("t")  # from the negative cache
+    assert verifier.requests == 1
+    await asyncio.sleep(0.25)
+    assert (await verifier.verify("t")).subject == "alice"
+    assert verifier.requests == 2
+
+
+async def test_a_refusal_is_not_cached_when_negative_cache_s_is_zero(
+    documents: Documents,
+) -> None:
+    documents.answers[ENDPOINT] = (200, {"active": False})
+    verifier = introspector(documents, negative_cache_s=0)
     with pytest.raises(InvalidToken, match="not active"):
         await verifier.verify("t")
     answer(documents, sub="alice")  # the same token, active now
@@ -124,9 +153,18 @@ async def test_a_refusal_is_never_cached(documents: Documents) -> None:
 
 
 async def test_an_answer_without_iss_or_exp_is_accepted(documents: Documents) -> None:
-    documents.answers[ENDPOINT] = (200, {"active": True, "sub": "s", "exp": "soon"})
+    documents.answers[ENDPOINT] = (200, {"active": True, "sub": "s"})
     token = await introspector(documents, issuer="https://as").verify("t")
-    assert (token.issuer, token.expires_at, token.principal) == (None, None, "s")
+    # the configured issuer names the caller's owner when the answer names none
+    assert (token.issuer, token.expires_at, token.principal) == ("https://as", None, "s")
+    assert (await introspector(documents).verify("u")).issuer is None
+
+
+@pytest.mark.parametrize("exp", ["soon", "1999999999", True, [1]])
+async def test_an_exp_that_is_no_number_is_refused(documents: Documents, exp: Any) -> None:
+    documents.answers[ENDPOINT] = (200, {"active": True, "sub": "s", "exp": exp})
+    with pytest.raises(InvalidToken, match="exp is not a number"):
+        await introspector(documents).verify("t")
 
 
 async def test_answers_are_cached_per_token(documents: Documents) -> None:
@@ -176,6 +214,84 @@ async def test_an_endpoint_that_is_not_there_is_an_invalid_token(
     verifier = IntrospectionVerifier(
         "http://127.0.0.1:9/introspect", client_id="rs", client_secret="s", timeout_s=2
     )
+    MADE.append(verifier)
     with pytest.raises(InvalidToken, match="could not be introspected"):
         await verifier.verify("t")
     assert "token introspection failed: ConnectError" in caplog.text
+
+
+# -- a flood of tokens: what reaches the authorization server -------------------------------
+
+
+def connections(documents: Documents) -> int:
+    return len({seen.client for seen in documents.seen})
+
+
+async def test_concurrent_checks_of_one_token_share_one_request(documents: Documents) -> None:
+    answer(documents, sub="alice")
+    documents.delay_s = 0.1  # every check starts before the first answer lands
+    verifier = introspector(documents)
+    found = await asyncio.gather(*(verifier.verify("same") for _ in range(100)))
+    assert {token.subject for token in found} == {"alice"}
+    assert (verifier.requests, len(documents.seen)) == (1, 1)
+
+
+async def test_one_invalid_token_sent_again_and_again_is_introspected_once(
+    documents: Documents,
+) -> None:
+    documents.answers[ENDPOINT] = (200, {"active": False})
+    verifier = introspector(documents)
+    for _ in range(200):
+        with pytest.raises(InvalidToken, match="not active"):
+            await verifier.verify("forged")
+    assert len(documents.seen) == 1
+
+
+async def test_random_tokens_are_bounded_by_the_rate_on_pooled_connections(
+    documents: Documents,
+) -> None:
+    documents.answers[ENDPOINT] = (200, {"active": False})
+    verifier = introspector(documents, max_rate=50)
+    refusals: list[str] = []
+
+    async def one(i: int) -> None:
+        with pytest.raises(InvalidToken) as caught:
+            await verifier.verify(f"random-{i}-{time.monotonic_ns()}")
+        refusals.append(str(caught.value))
+
+    started = time.monotonic()
+    await asyncio.gather(*(one(i) for i in range(500)))
+    elapsed = time.monotonic() - started
+    bound = 50 + 50 * elapsed + 1  # the burst, then the rate
+    print(f"500 random tokens: {len(documents.seen)} introspections over "
+          f"{connections(documents)} connections in {elapsed:.2f}s")  # fmt: skip
+    assert len(documents.seen) == verifier.requests <= bound
+    assert connections(documents) <= verifier.max_in_flight
+    assert verifier.refused == 500 - verifier.requests
+    assert sum("retry in a moment" in why for why in refusals) == verifier.refused
+    await asyncio.sleep(0.1)  # the bucket refills: a token is introspected again
+    answer(documents, sub="alice")
+    assert (await verifier.verify("real")).subject == "alice"
+
+
+async def test_the_router_closes_the_verifiers_pool(
+    documents: Documents, live_server: LiveServers
+) -> None:
+    answer(documents, sub="alice", aud="https://r/mcp", scope="mcp:tools")
+    verifier = introspector(documents)
+    resource = OAuthResource(
+        resource="https://r/mcp", authorization_servers=["https://as"], verifier=verifier
+    )
+    app = FastAPI()
+    tools = [load("protected_app").WhoAmI]
+    app.include_router(
+        mcp_router(server_name="o", server_version="1", tools=tools, auth=resource), prefix="/mcp"
+    )
+    server = live_server.start(app)
+    for _ in range(3):
+        reply = await call(server.url, "whoami", headers={"authorization": "Bearer tok"})
+        assert reply.status_code == 200, reply.text
+    assert verifier._client is not None and not verifier._client.is_closed
+    pool = verifier._client
+    server.stop()
+    assert pool.is_closed and verifier._client is None

@@ -163,7 +163,7 @@ async def test_a_failed_fetch_is_rate_limited_and_logged(
     documents: Documents, caplog: pytest.LogCaptureFixture
 ) -> None:
     documents.answers["/jwks"] = (503, {"error": "down"})
-    keys = cache(documents, min_refresh_s=3600)
+    keys = cache(documents, min_refresh_s=3600, retry_s=3600)
     with caplog.at_level(logging.WARNING, logger="genmcp.auth"):
         for _ in range(3):
             with pytest.raises(InvalidToken):
@@ -189,3 +189,49 @@ async def test_a_fresh_set_answers_known_kids_without_fetching(documents: Docume
     for _ in range(5):
         await keys.key("k")
     assert (keys.fetches, len(documents.seen)) == (1, 1)
+
+
+async def test_after_a_failed_fetch_the_next_try_comes_soon_and_backs_off(
+    documents: Documents,
+) -> None:
+    import asyncio
+    import time
+
+    documents.answers["/jwks"] = (503, {"error": "starting"})
+    keys = cache(documents)  # the defaults: min_refresh_s 60, retry_s 0.5
+    started = time.monotonic()
+    with pytest.raises(InvalidToken):
+        await keys.key("k")
+    documents.answers["/jwks"] = (200, {"keys": [public_jwk("k")]})
+    while True:  # a client retrying every 20 ms
+        try:
+            await keys.key("k")
+            break
+        except InvalidToken:
+            assert time.monotonic() - started < 5, "the keys never came"
+            await asyncio.sleep(0.02)
+    first_success = time.monotonic() - started
+    print(f"time to first success after one 503: {first_success:.2f}s")
+    assert 0.4 <= first_success < 2.0
+    assert len(documents.seen) == 2 and keys.fetches == 1 and keys.failures == 1
+    for index in range(50):  # once keys are there, refreshes are rate-limited again
+        with pytest.raises(InvalidToken):
+            await keys.key(f"made-up-{index}")
+    assert len(documents.seen) == 2
+
+
+async def test_failures_back_off_doubling_up_to_the_refresh_interval(
+    documents: Documents,
+) -> None:
+    import asyncio
+    import time
+
+    documents.answers["/jwks"] = (503, {"error": "down"})
+    keys = cache(documents, retry_s=0.1, min_refresh_s=0.4)
+    deadline = time.monotonic() + 1.6
+    while time.monotonic() < deadline:
+        with pytest.raises(InvalidToken):
+            await keys.key("k")
+        await asyncio.sleep(0.01)
+    # tries at 0, 0.1, 0.3, 0.7, 1.1, 1.5: waits of 0.1, 0.2, 0.4, 0.4, 0.4 (never more often)
+    assert 4 <= len(documents.seen) <= 7, len(documents.seen)

@@ -126,3 +126,14 @@ def test_none_is_never_an_accepted_algorithm() -> None:
     assert JWTVerifier(ISSUER, jwks_uri="x", algorithms=["ES256", "None"]).algorithms == ("ES256",)
     with pytest.raises(ValueError, match="never 'none'"):
         JWTVerifier(ISSUER, jwks_uri="x", algorithms=["none"])
+
+
+@pytest.mark.parametrize("claim", ["exp", "nbf", "iat"])
+async def test_a_date_claim_must_be_a_json_number(verifier: JWTVerifier, claim: str) -> None:
+    now = int(time.time())
+    good = {"exp": now + 60, "nbf": now - 5, "iat": now - 5}
+    assert (await verifier.verify(sign(claims(**good)))).subject == "alice"
+    with pytest.raises(InvalidToken, match=f"{claim!r} claim is not a number"):
+        await verifier.verify(sign(claims(**{**good, claim: str(good[claim])})))
+    with pytest.raises(InvalidToken):
+        await verifier.verify(sign(claims(**{**good, claim: True})))

@@ -32,7 +32,7 @@ async def test_row1_no_authorization_is_401_without_error(protected: Protected) 
     assert response.status_code == 401
     assert challenge(response) == {"scope": "mcp:tools", "resource_metadata": RESOURCE_METADATA}
     body = response.json()
-    assert body["jsonrpc"] == "2.0" and body["id"] is None and body["error"]["code"] == -32600
+    assert body["jsonrpc"] == "2.0" and "id" not in body and body["error"]["code"] == -32600
 
 
 async def test_row2_another_scheme_is_answered_as_no_credentials(protected: Protected) -> None:

@@ -98,6 +98,7 @@ def test_assigns_carry_what_the_token_says_never_the_token() -> None:
     assigns = token.assigns(["a", "b", "implied"])
     assert assigns == {
         "principal": "alice",
+        "owner": '["user","https://as","alice"]',
         "sub": "alice",
         "client_id": "app",
         "issuer": "https://as",
@@ -107,3 +108,10 @@ def test_assigns_carry_what_the_token_says_never_the_token() -> None:
     }
     assigns["claims"]["tenant"] = "t2"  # a copy: the token's claims stay as verified
     assert token.claims["tenant"] == "t1"
+
+
+@pytest.mark.parametrize("separator", ["\u3000", "\u00a0", "\x1f", "\t", "\n", "\u2003"])
+def test_scopes_split_on_the_space_only(separator: str) -> None:
+    granted = scopes_of({"scope": f"mcp:tools{separator}admin"})
+    assert granted == {f"mcp:tools{separator}admin"} and "admin" not in granted
+    assert scopes_of({"scope": "  a  b "}) == {"a", "b"}  # runs of spaces are one separator

@@ -234,7 +234,7 @@ async def test_delete_files_asks_for_confirmation_first(client: ModernClient) ->
             "params": {"message": "Delete 2 file(s)?", "requestedSchema": CONFIRM_SCHEMA},
         }
     }
-    assert isinstance(result["requestState"], str) and result["requestState"].startswith("v1.")
+    assert isinstance(result["requestState"], str) and result["requestState"].startswith("v2.")
     assert "content" not in result and "ttlMs" not in result
 
 
@@ -282,17 +282,18 @@ async def test_answers_to_keys_never_asked_are_ignored_and_the_tool_asks_again(
 
 
 def tamper(token: str) -> str:
-    """Change the first character of the signature (all six of its bits count)."""
-    head, _, signature = token.rpartition(".")
-    return f"{head}.{'B' if signature[0] == 'A' else 'A'}{signature[1:]}"
+    """Change one character of the ciphertext, past the key id and nonce (all six of its
+    bits count)."""
+    at = len(token) // 2
+    return f"{token[:at]}{'B' if token[at] == 'A' else 'A'}{token[at + 1 :]}"
 
 
 @pytest.mark.parametrize(
     ("mangle", "arguments", "reason"),
     [
         (tamper, {"paths": ["a", "b"]}, "tampered"),
-        (lambda token: token.replace("v1.", "v2.", 1), {"paths": ["a", "b"]}, "malformed"),
-        (lambda token: "v1.not-a-token", {"paths": ["a", "b"]}, "malformed"),
+        (lambda token: token.replace("v2.", "v1.", 1), {"paths": ["a", "b"]}, "malformed"),
+        (lambda token: "v2.not a token!", {"paths": ["a", "b"]}, "malformed"),
         (lambda token: token, {"paths": ["a", "b", "c"]}, "rebound"),
         (lambda token: token, {"paths": ["b", "a"]}, "rebound"),
     ],

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import httpx
 
-from fuzz import envelope, legacy, modern, scenarios, values
+from fuzz import auth, envelope, legacy, modern, scenarios, tasks, values
 from fuzz.cases import (
     LEGACY_VERSIONS,
     MUTATE_SID,
@@ -46,11 +46,16 @@ GENERATORS: Final[Mapping[str, tuple[Generator, int]]] = {
     **modern.GENERATORS,
     **legacy.GENERATORS,
     **scenarios.GENERATORS,
+    **tasks.GENERATORS,
+    **auth.GENERATORS,
     **{
         name: (lambda rng, catalog, name=name: Case(name), weight)
-        for name, (_, weight) in scenarios.SCENARIOS.items()
+        for name, (_, weight) in {**scenarios.SCENARIOS, **tasks.SCENARIOS}.items()
     },
 }
+AUTH_ONLY: Final = frozenset(auth.GENERATORS)
+"""Categories that make sense only against a server behind OAuth (`run(..., headers=...)`)."""
+SCENARIOS: Final = {**scenarios.SCENARIOS, **tasks.SCENARIOS}
 STREAM_WINDOW_S: Final = 0.3
 """How long a long-lived stream (GET, subscriptions/listen) is read before the runner hangs up."""
 READ_LIMIT_S: Final = 2 * SLOW_S
@@ -163,8 +168,15 @@ def generate(
 class Target:
     """One server under test: its URL, the HTTP client, the legacy sessions."""
 
-    def __init__(self, base_url: str, client: httpx.AsyncClient) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        client: httpx.AsyncClient,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         self.base_url = base_url
+        self.headers = dict(headers or {})  # sent with every request (a case's own win)
+        self.catalog_tools: frozenset[str] = frozenset()
         self.port = httpx.URL(base_url).port or 80
         self.client = client
         self.sessions: dict[str, str] = {}
@@ -174,7 +186,7 @@ class Target:
     async def rpc(self, message: dict[str, Any], headers: Mapping[str, Any]) -> httpx.Response:
         self.setup_requests += 1
         return await self.client.post(
-            self.base_url + "/mcp", content=encode(message), headers=dict(headers)
+            self.base_url + "/mcp", content=encode(message), headers={**self.headers, **headers}
         )
 
     async def catalog(self) -> Catalog:
@@ -216,7 +228,9 @@ class Target:
         return session
 
     async def prepare(self, case: Case) -> httpx.Request:
-        headers: dict[str, str | bytes] = {}
+        headers: dict[str, str | bytes] = {
+            name: value for name, value in self.headers.items() if name not in case.headers
+        }
         session = ""
         if case.session is not None:
             if case.fresh_session:
@@ -237,7 +251,7 @@ class Target:
 
     async def run_case(self, case: Case) -> list[Outcome]:
         """One case: a request, or the exchanges of a scenario (tagged with the case)."""
-        scenario = scenarios.SCENARIOS.get(case.category)
+        scenario = SCENARIOS.get(case.category)
         if scenario is None:
             return [await self.send(case)]
         outcomes = await scenario[0](self, random.Random(f"{case.seed}:{case.index}:scenario"))
@@ -327,13 +341,17 @@ async def run(
     concurrency: int = 8,
     only: set[int] | None = None,
     out_dir: Path | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Report:
-    """Generate `count` cases of `seed` and send them; return the judged outcomes."""
+    """Generate `count` cases of `seed` and send them; return the judged outcomes.
+
+    `headers` go with every request a case does not set itself (a server's bearer token)."""
     out = out_dir or Path(tempfile.mkdtemp(prefix=f"genmcp-fuzz-{seed}-"))
     limits = httpx.Limits(max_connections=concurrency * 2, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(timeout=READ_LIMIT_S, limits=limits) as client:
-        target = Target(base_url, client)
+        target = Target(base_url, client, headers)
         catalog = await target.catalog()
+        target.catalog_tools = frozenset(catalog.tools)
         for version in LEGACY_VERSIONS:
             target.sessions[version] = await target.open_session(version)
         cases = generate(seed, count, catalog, categories, only)

@@ -14,13 +14,14 @@ import asyncio
 import os
 import secrets
 import time
+from typing import Any, Final
 
 import pytest
 from fastapi import FastAPI
 
-from fuzz import hostile_app
+from fuzz import auth, hostile_app
 from fuzz.known import known_categories
-from fuzz.runner import GENERATORS, Report, run
+from fuzz.runner import AUTH_ONLY, GENERATORS, Report, run
 from fuzz.scenarios import HOSTILE_PATH
 from support import schema
 from support.examples import load
@@ -60,7 +61,7 @@ async def test_fuzz_everything_server(live_server: LiveServers) -> None:
     app.include_router(everything.router, prefix="/mcp")
     app.include_router(hostile, prefix=HOSTILE_PATH)
     base_url = live_server(app)
-    categories = set(GENERATORS) - (set() if WITH_KNOWN else known_categories())
+    categories = set(GENERATORS) - AUTH_ONLY - (set() if WITH_KNOWN else known_categories())
     print(f"\nfuzz: FUZZ_SEED={SEED} FUZZ_COUNT={COUNT} FUZZ_KNOWN={int(WITH_KNOWN)}")
     for refused in hostile_app.REFUSED:
         print(f"fuzz: hostile_app tool refused at build: {refused}")
@@ -81,3 +82,69 @@ async def test_fuzz_everything_server(live_server: LiveServers) -> None:
     failures = report.failures + (report.known_failures if STRICT else [])
     assert not failures, f"seed {SEED}: {len(failures)} failed\n" + report.describe(failures)
     assert left == 0, f"{left} live workers after the run (seed {SEED})"
+
+
+PROTECTED: Final = "https://fuzz.example.test/mcp"
+ISSUER: Final = "https://issuer.fuzz.example"
+
+
+@pytest.mark.timeout(max(120, COUNT // 10))
+async def test_fuzz_a_server_behind_oauth(live_server: LiveServers) -> None:
+    """The whole harness with a good bearer on every request, plus hostile bearers."""
+    import json
+
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from genmcp import mcp_router
+    from genmcp.auth import JWTVerifier, OAuthResource
+    from support.documents import Documents
+    from support.server import LiveServer
+
+    schema.require_schema()
+    key = ec.generate_private_key(ec.SECP256R1())
+    public = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key()))
+    documents = Documents(url="", answers={"/jwks": (200, {"keys": [{**public, "kid": "k"}]})})
+    keys_server = LiveServer(documents, lifespan="off")
+    documents.url = keys_server.start()
+    try:
+        verifier = JWTVerifier(ISSUER, jwks_uri=documents.url + "/jwks", algorithms=["ES256"])
+        resource = OAuthResource(
+            resource=PROTECTED,
+            authorization_servers=[ISSUER],
+            verifier=verifier,
+            required_scopes=["mcp:tools"],
+        )
+        suite = load("everything_server").build_suite()
+        router = mcp_router(suite=suite, auth=resource)
+        app = FastAPI()
+        app.include_router(router, prefix="/mcp")
+        base_url = live_server(app)
+
+        def sign(claims: dict[str, Any], header: dict[str, Any]) -> str:
+            return jwt.encode(claims, key, algorithm="ES256", headers={"kid": "k", **header})
+
+        auth.SIGNER.update(sign=sign, issuer=ISSUER, resource=PROTECTED)
+        bearer = {"authorization": "Bearer " + sign(auth.claims(), {})}
+        categories = set(GENERATORS) - (set() if WITH_KNOWN else known_categories())
+        categories -= {name for name in categories if name.startswith("hostile_schema.")}
+        count = max(COUNT // 2, 200)
+        print(f"\nfuzz behind OAuth: FUZZ_SEED={SEED} count {count}")
+        report: Report = await run(
+            base_url,
+            seed=SEED,
+            count=count,
+            categories=categories,
+            concurrency=CONCURRENCY,
+            only=CASES,
+            headers=bearer,
+        )
+        print(report.summary())
+        left = await idle(router)
+        failures = report.failures + (report.known_failures if STRICT else [])
+        assert not failures, f"seed {SEED}: {len(failures)} failed\n" + report.describe(failures)
+        assert left == 0, f"{left} live workers after the run (seed {SEED})"
+        assert sum(o.case.category.startswith("auth.") for o in report.outcomes) > 0
+    finally:
+        auth.SIGNER.clear()
+        keys_server.stop()

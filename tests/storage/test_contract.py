@@ -493,3 +493,114 @@ async def test_an_event_log_keeps_order_and_its_bound(backend: Backend) -> None:
     kept = await broker.read_after(key, "0")
     assert kept[-1][1] == {"m": "199"} and len(kept) <= 200 - 100  # MAXLEN ~: about 5
     assert await broker.read_after(f"events:{session()}", "0") == []
+
+
+# -- task quotas: every TaskStore counts them the same way, atomically -----------------------
+
+LOST: Final = {"code": -32603, "message": "lease lost"}
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def task_store(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
+    from genmcp.storage.memory import MemoryTaskStore
+
+    if request.param == "memory":
+        yield MemoryTaskStore()
+        return
+    from genmcp.storage.redis.tasks import RedisTaskStore
+
+    store = RedisTaskStore.from_url(
+        request.getfixturevalue("redis_url"), prefix=request.getfixturevalue("redis_prefix")
+    )
+    try:
+        yield store
+    finally:
+        await store.aclose()
+
+
+async def new_task(store: Any, principal: str | None, quota: Any = None) -> str:
+    from genmcp.protocol.tasks import new_record, new_task_id
+
+    record = new_record(new_task_id(), principal, 60_000, 1000)
+    await store.create(record, lease_ms=6_000, owner="p", quota=quota)
+    return str(record["taskId"])
+
+
+async def refused(store: Any, principal: str | None, quota: Any) -> Any:
+    from genmcp.storage import TaskQuotaExceeded
+
+    with pytest.raises(TaskQuotaExceeded) as caught:
+        await new_task(store, principal, quota)
+    return caught.value
+
+
+async def test_live_tasks_per_owner_are_capped_and_an_ended_one_frees_its_place(
+    task_store: Any,
+) -> None:
+    from genmcp.storage import TaskEnd, TaskQuota
+
+    quota = TaskQuota(live_per_owner=3, created_per_window=0, max_live=0)
+    alice = [await new_task(task_store, "alice", quota) for _ in range(3)]
+    assert (await refused(task_store, "alice", quota)).limit == "live_per_owner"
+    await new_task(task_store, "bob", quota)  # another owner's count
+    await new_task(task_store, None, quota)  # the open server's one owner
+    await task_store.finish(alice[0], TaskEnd("completed", result={}), "now")
+    await new_task(task_store, "alice", quota)
+    for task_id in alice[1:]:  # refusals touched no live task
+        assert (await task_store.get(task_id, lost=LOST))["status"] == "working"
+
+
+async def test_creations_per_window_are_capped_until_the_window_ends(task_store: Any) -> None:
+    from genmcp.storage import TaskQuota
+
+    quota = TaskQuota(live_per_owner=0, created_per_window=2, window_s=0.4, max_live=0)
+    for _ in range(2):
+        await new_task(task_store, "alice", quota)
+    refusal = await refused(task_store, "alice", quota)
+    assert refusal.limit == "created_per_window" and 0 < refusal.retry_after_s <= 0.4
+    await new_task(task_store, "bob", quota)
+    await asyncio.sleep(refusal.retry_after_s + 0.05)
+    await new_task(task_store, "alice", quota)
+
+
+async def test_all_owners_live_tasks_are_capped(task_store: Any) -> None:
+    from genmcp.storage import TaskEnd, TaskQuota
+
+    quota = TaskQuota(live_per_owner=0, created_per_window=0, max_live=2)
+    first = await new_task(task_store, "a", quota)
+    await new_task(task_store, "b", quota)
+    assert (await refused(task_store, "c", quota)).limit == "max_live"
+    await task_store.finish(first, TaskEnd("cancelled"), "now")
+    await new_task(task_store, "c", quota)
+
+
+async def test_a_lost_lease_frees_the_owners_place(task_store: Any) -> None:
+    from genmcp.protocol.tasks import new_record, new_task_id
+    from genmcp.storage import TaskQuota
+
+    quota = TaskQuota(live_per_owner=1, created_per_window=0, max_live=0)
+    record = new_record(new_task_id(), "alice", 60_000, 1000)
+    await task_store.create(record, lease_ms=30, owner="dead", quota=quota)
+    assert (await refused(task_store, "alice", quota)).limit == "live_per_owner"
+    await asyncio.sleep(0.06)
+    assert (await task_store.get(record["taskId"], lost=LOST))["status"] == "failed"
+    await new_task(task_store, "alice", quota)
+
+
+async def test_a_full_memory_store_evicts_ended_records_never_a_live_task() -> None:
+    from genmcp.storage import TaskEnd
+    from genmcp.storage.memory import MemoryTaskStore
+
+    store = MemoryTaskStore(max_tasks=200)
+    bob = await new_task(store, "bob")  # running, the oldest record of all
+    alice = [await new_task(store, "alice") for _ in range(199)]
+    assert (await refused(store, "alice", None)).limit == "max_tasks"  # all 200 are live
+    assert (await store.get(bob, lost=LOST))["status"] == "working"
+    for task_id in alice[:50]:
+        await store.finish(task_id, TaskEnd("completed", result={}), "now")
+    for _ in range(50):  # room made from ended records, first ended first
+        await new_task(store, "alice")
+    assert (await store.get(bob, lost=LOST))["status"] == "working"
+    assert [await store.get(t, lost=LOST) for t in alice[:50]] == [None] * 50
+    assert None not in [await store.get(t, lost=LOST) for t in alice[50:]]
+    assert len(store) == 200

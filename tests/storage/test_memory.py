@@ -14,7 +14,7 @@ import logging
 import pytest
 
 from genmcp.protocol.tasks import iso_now, new_record
-from genmcp.storage import InboxFull, TaskEnd
+from genmcp.storage import InboxFull, TaskEnd, TaskQuotaExceeded
 from genmcp.storage.memory import (
     INBOX_SIZE,
     MemoryBroker,
@@ -131,12 +131,18 @@ async def test_catalog_changes_keep_the_latest_per_key_in_version_order() -> Non
     ]
 
 
-async def test_the_task_store_keeps_at_most_max_tasks_dropping_the_oldest() -> None:
+async def test_the_task_store_keeps_at_most_max_tasks_dropping_ended_ones_only() -> None:
     store = MemoryTaskStore(max_tasks=2)
-    for n in range(3):
+    for n in range(2):
         await store.create(new_record(f"t{n}", None, 60_000, None), lease_ms=60_000, owner="me")
+    with pytest.raises(TaskQuotaExceeded) as full:  # both live: none is evicted
+        await store.create(new_record("t2", None, 60_000, None), lease_ms=60_000, owner="me")
+    assert full.value.limit == "max_tasks" and len(store) == 2
+    await store.finish("t1", TaskEnd("completed"), iso_now())
+    await store.create(new_record("t2", None, 60_000, None), lease_ms=60_000, owner="me")
     assert len(store) == 2
-    assert await store.get("t0", lost=LOST) is None
+    assert await store.get("t1", lost=LOST) is None  # the ended one made room
+    assert (await store.get("t0", lost=LOST) or {})["status"] == "working"
     assert (await store.get("t2", lost=LOST) or {})["status"] == "working"
 
 

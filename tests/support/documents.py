@@ -7,6 +7,7 @@ Serve it with `support.server.LiveServer(documents, lifespan="off")`. Knows noth
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,8 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: bytes
+    client: tuple[str, int] | None = None
+    """The peer's (host, port): one per TCP connection."""
 
 
 @dataclass
@@ -33,6 +36,8 @@ class Documents:
     url: str
     answers: dict[str, tuple[int, Any]] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
+    delay_s: float = 0.0
+    """How long each answer waits (for requests that must overlap)."""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         body = b""
@@ -42,8 +47,11 @@ class Documents:
             body += message.get("body", b"")
             more = message.get("more_body", False)
         headers = {name.decode(): value.decode() for name, value in scope["headers"]}
-        self.seen.append(Seen(scope["method"], scope["path"], headers, body))
+        client = tuple(scope["client"]) if scope.get("client") else None
+        self.seen.append(Seen(scope["method"], scope["path"], headers, body, client))  # type: ignore[arg-type]
         status, document = self.answers.get(scope["path"], (404, {"error": "not_found"}))
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
         payload = document if isinstance(document, bytes) else json.dumps(document).encode()
         start = {"type": "http.response.start", "status": status}
         await send({**start, "headers": [(b"content-type", b"application/json")]})

@@ -422,3 +422,33 @@ async def test_listen_is_refused_to_a_2025_session_client() -> None:
         with pytest.raises(TypeError, match="2026-07-28 request"):
             async with client.listen(tools=True):
                 pass  # pragma: no cover
+
+
+class Slow(Tool, name="slow", description="A task that sleeps.", task_support="optional"):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
+        await asyncio.sleep(0.05)
+        return Result(call_tool_result(text="slept"))
+
+
+@pytest.mark.parametrize("kind", ["suite", "router", "app"])
+async def test_task_methods_carry_the_task_id_as_mcp_name(kind: str) -> None:
+    suite = Suite(server_name="t", server_version="1", tools=[Slow])
+    target: Any = suite
+    if kind != "suite":
+        target = mcp_router(suite=suite)
+        if kind == "app":
+            target = FastAPI()
+            target.include_router(mcp_router(suite=suite), prefix="/mcp")
+    tasks = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+    async with MCPTestClient(target, capabilities=tasks) as client:
+        created = await client.request("tools/call", {"name": "slow", "arguments": {}})
+        task_id = created.unwrap()["taskId"]
+        for _ in range(200):
+            got = (await client.request("tasks/get", {"taskId": task_id})).unwrap()
+            if got["status"] == "completed":
+                break
+            await asyncio.sleep(0.01)
+        assert got["result"]["content"][0]["text"] == "slept"
+        for method, params in (("tasks/update", {"inputResponses": {}}), ("tasks/cancel", {})):
+            reply = await client.request(method, {"taskId": task_id, **params})
+            assert reply.status == 200 and reply.unwrap()["resultType"] == "complete", method

@@ -59,10 +59,12 @@ def merge_cache(hints: Iterable[CacheControl]) -> CacheControl:
     return merged or ("private", 0)
 
 
-def open_cursor(sealer: Sealer, method: str, cursor: Any) -> Any:
+def open_cursor(sealer: Sealer, method: str, cursor: Any, *, encrypted: bool = False) -> Any:
     """The payload of a cursor sealed for ``method``; -32602 when it is not one."""
     try:
-        return sealer.unseal(CURSOR + method, cursor, max_age_s=CURSOR_MAX_AGE_S)
+        return sealer.unseal(
+            CURSOR + method, cursor, max_age_s=CURSOR_MAX_AGE_S, encrypted=encrypted
+        )
     except SealError as exc:
         raise MCPError("bad_cursor", f"Invalid cursor: {exc}") from None
 

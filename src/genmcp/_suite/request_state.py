@@ -4,10 +4,12 @@
 state)``. :meth:`RequestStates.input_required` checks the nested requests against the
 capabilities the client declared on this request (-32021 otherwise), seals ``state`` with a
 *binding* (a digest of what the request was: method, name or URI, arguments, principal) and
-builds the ``input_required`` result. On the retry :meth:`RequestStates.open` verifies the
-token and the binding and hands the state back; a tampered, expired or re-bound token is a
-precise -32602. The binding is chosen by the caller, so one token never serves another
-method, tool, prompt, resource, argument set or user.
+builds the ``input_required`` result. The token is encrypted (AES-256-GCM, ``sealing``):
+the client can neither read what the tool kept nor change it. On the retry
+:meth:`RequestStates.open` verifies the token and the binding and hands the state back; a
+tampered, expired or re-bound token is a precise -32602. The binding is chosen by the
+caller, so one token never serves another method, tool, prompt, resource, argument set or
+user.
 
 Imports genmcp's errors, sealing, protocol and outcome types; no asyncio, no web
 framework.
@@ -25,6 +27,7 @@ from genmcp.protocol import v2607
 from genmcp.protocol.meta import META_CLIENT_CAPABILITIES
 from genmcp.protocol.methods import ELICITATION_CREATE, ROOTS_LIST, SAMPLING_CREATE_MESSAGE
 from genmcp.sealing import Sealer, SealError, digest
+from genmcp.storage.owner import owner_of
 
 __all__ = ["REQUEST_STATE", "RequestStates", "input_responses", "principal_of"]
 
@@ -33,12 +36,8 @@ REQUEST_STATE: Final = "request_state"
 
 
 def principal_of(assigns: Mapping[str, Any]) -> str | None:
-    """Who is calling, as auth recorded it (``principal`` or ``sub`` in the assigns)."""
-    for key in ("principal", "sub"):
-        value = assigns.get(key)
-        if value is not None:
-            return str(value)
-    return None
+    """Who is calling, as the owner of what it leaves behind (``storage.owner.owner_of``)."""
+    return owner_of(assigns)
 
 
 def input_responses(value: Any) -> dict[str, Any] | None:
@@ -88,7 +87,7 @@ class RequestStates:
         if "requestState" not in params:
             return None
         try:
-            payload = self._sealer.unseal(REQUEST_STATE, params["requestState"])
+            payload = self._sealer.unseal(REQUEST_STATE, params["requestState"], encrypted=True)
         except SealError as exc:
             raise MCPError(
                 "bad_request_state", _refusal(exc, self._sealer), {"reason": exc.reason}
@@ -116,7 +115,8 @@ class RequestStates:
         if missing:
             raise missing_capability(missing)
         asked = {key: request.get("method") for key, request in (outcome.requests or {}).items()}
-        token = self._sealer.seal(REQUEST_STATE, {"b": binding, "s": outcome.state, "k": asked})
+        payload = {"b": binding, "s": outcome.state, "k": asked}
+        token = self._sealer.seal(REQUEST_STATE, payload, encrypt=True)  # opaque to the client
         result = v2607.input_required_result(outcome.requests or None, token)
         result["_meta"] = self._result_meta
         return result

@@ -51,6 +51,8 @@ from genmcp.protocol.prompts import as_complete_result, complete_result
 from genmcp.protocol.resources import blob_contents, read_resource_result, text_contents
 from genmcp.protocol.uri_template import UriTemplate
 from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest, StaticResource
+from genmcp.sealing import digest
+from genmcp.storage.owner import owner_of
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
@@ -238,7 +240,8 @@ class ResourceCatalog(Served):
             all_entries = [e for e in all_entries if visible(e)]
         scope, ttl = merge_cache(e.repo.cache_control(e.arg) for e in all_entries)
         entries = [e for e in all_entries if type(e.repo).list is not ResourceRepo.list]
-        index, inner = self._position(entries, params.get("cursor"))
+        owner = digest(owner_of(channel.assigns))[:16]  # a cursor pages for its caller only
+        index, inner = self._position(entries, params.get("cursor"), owner)
         items: list[dict[str, Any]] = []
         following: tuple[str | None, Any] | None = None
         while index < len(entries) and not items and following is None:
@@ -257,14 +260,17 @@ class ResourceCatalog(Served):
             "_meta": self._result_meta,
         }
         if following is not None:
-            page["nextCursor"] = self._sealer.seal(CURSOR + RESOURCES_LIST, list(following))
+            cursor = [*following, owner]  # a repository's own cursor inside: encrypted
+            page["nextCursor"] = self._sealer.seal(CURSOR + RESOURCES_LIST, cursor, encrypt=True)
         return page
 
-    def _position(self, entries: Entries, cursor: Any) -> tuple[int, Any]:
+    def _position(self, entries: Entries, cursor: Any, owner: str) -> tuple[int, Any]:
         if cursor is None:
             return 0, None
-        payload = open_cursor(self._sealer, RESOURCES_LIST, cursor)
-        if isinstance(payload, list) and len(payload) == 2:
+        payload = open_cursor(self._sealer, RESOURCES_LIST, cursor, encrypted=True)
+        if isinstance(payload, list) and len(payload) == 3 and payload[2] != owner:
+            raise MCPError("bad_cursor", "Invalid cursor: it was issued to another caller")
+        if isinstance(payload, list) and len(payload) == 3:
             for index, entry in enumerate(entries):
                 if self._cursor_key(entry) == payload[0]:
                     return index, payload[1]

@@ -55,11 +55,11 @@ from genmcp.events import Answer, Ended
 from genmcp.protocol import tasks as task_wire
 from genmcp.protocol.jsonrpc import Request, result_response
 from genmcp.protocol.methods import TASKS_CANCEL, TASKS_GET, TASKS_UPDATE
-from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskStore
+from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskQuotaExceeded, TaskStore
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryTaskStore
 
-__all__ = ["Opened", "TaskAsker", "TaskService"]
+__all__ = ["Opened", "TaskAsker", "TaskService", "quota_refusal"]
 
 log = logging.getLogger("genmcp")
 
@@ -136,6 +136,25 @@ def _end_of(response: Mapping[str, Any]) -> TaskEnd:
     return TaskEnd("failed", error=error, message=str(error.get("message", "failed")))
 
 
+_QUOTA_FIX: Final = {
+    "live_per_owner": "you have too many tasks running: wait for one to end or cancel one",
+    "created_per_window": "you created too many tasks lately",
+    "max_live": "the server runs as many tasks as it takes",
+    "max_tasks": "the task store is full of running tasks",
+}
+
+
+def quota_refusal(exc: TaskQuotaExceeded) -> MCPError:
+    """The ``task_quota`` error (-32029, HTTP 429 with ``Retry-After``) for a refused task."""
+    wait = round(max(exc.retry_after_s, 0.001), 3)
+    why = _QUOTA_FIX.get(exc.limit, exc.limit)
+    return MCPError(
+        "task_quota",
+        f"Too many tasks ({exc.limit}): {why}; retry in {wait:g}s",
+        {"retryAfter": wait, "limit": exc.limit},
+    )
+
+
 class Opened:
     """A task just created: its record and the asker its Call is built with."""
 
@@ -167,6 +186,7 @@ class TaskService:
         self.broker, self._result_meta = broker, result_meta
         self.ttl_ms, self.lease_ms = options.ttl_ms, options.lease_ms
         self.poll_interval_ms, self.max_rounds = options.poll_interval_ms, options.max_rounds
+        self.quota = options.quota
         self.renew_s = self.lease_ms / 3000
         self.owner = secrets.token_hex(8)  # this process, as the records name it
         self._running: dict[str, _Running] = {}
@@ -190,9 +210,13 @@ class TaskService:
         principal = principal_of(assigns)
         record = task_wire.new_record(task_id, principal, self.ttl_ms, self.poll_interval_ms)
         try:
-            await self.store.create(record, lease_ms=self.lease_ms, owner=self.owner)
+            await self.store.create(
+                record, lease_ms=self.lease_ms, owner=self.owner, quota=self.quota
+            )
         except StorageUnavailable:
             raise  # 503 with Retry-After: the client retries the call
+        except TaskQuotaExceeded as exc:
+            raise quota_refusal(exc) from None
         except Exception:
             log.exception("the task store refused a new task")
             failure = MCPError("internal_error", "Internal error: the task store refused the task")

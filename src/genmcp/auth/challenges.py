@@ -90,11 +90,10 @@ class Challenge:
         message = _MESSAGES[self.error]
         if self.description:
             message = f"{message}: {self.description}"
-        return {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "error": {"code": INVALID_REQUEST, "message": message, "data": data},
-        }
+        error = {"code": INVALID_REQUEST, "message": message, "data": data}
+        if request_id is None:  # before the body: no id (the MCP schemas allow none, not null)
+            return {"jsonrpc": "2.0", "error": error}
+        return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
     def answer(self, request_id: Any = None) -> tuple[dict[str, Any], int, list[tuple[str, str]]]:
         """``(body, status, headers)`` for the transport."""

@@ -5,8 +5,11 @@
 must equal the configured one) with an ``httpx`` client and a timeout. The set is kept for
 ``max_age_s``; an unknown ``kid`` refetches at once, but at most once per
 ``min_refresh_s``, so a flood of tokens with made-up ``kid`` values costs one fetch a
-minute, not one per request. Concurrent misses share one fetch. A key set given as ``keys``
-(an issuer in the same process, such as the authorization-server front) is never fetched.
+minute, not one per request. Concurrent misses share one fetch. A fetch that *fails* is
+retried sooner: after ``retry_s``, doubling at each failure up to ``min_refresh_s``, so a
+503 at start-up refuses tokens for half a second, not a minute (failures are still rate
+limited: never more than one try per backoff step). A key set given as ``keys`` (an issuer
+in the same process, such as the authorization-server front) is never fetched.
 
 Needs the ``auth`` extra (httpx, PyJWT).
 """
@@ -69,6 +72,8 @@ class JWKSCache:
         max_age_s: how long a fetched set is used before it is fetched again.
         min_refresh_s: least time between two fetches caused by unknown ``kid`` values.
         keys: a JWKS document to use as is (no discovery, no fetch), or None.
+        retry_s: the first wait after a failed fetch (doubled per failure, up to
+            ``min_refresh_s``).
     """
 
     def __init__(
@@ -80,12 +85,17 @@ class JWKSCache:
         max_age_s: float = 3600.0,
         min_refresh_s: float = 60.0,
         keys: Mapping[str, Any] | None = None,
+        retry_s: float = 0.5,
     ) -> None:
         self.issuer, self.jwks_uri = issuer, jwks_uri
         self.timeout_s, self.max_age_s, self.min_refresh_s = timeout_s, max_age_s, min_refresh_s
+        self.retry_s = retry_s
         self.fetches = 0
+        self.failures = 0  # fetches that failed
         self._keys: dict[str | None, PyJWK] = {}
-        self._fetched_at = float("-inf")
+        self._fetched_at = float("-inf")  # the last successful fetch
+        self._tried_at = float("-inf")  # the last try, good or bad
+        self._wait = 0.0  # after a failure: how long until the next try
         self._lock = asyncio.Lock()
         if keys is not None:  # a local key set: never stale, never refetched
             self._keys, self._fetched_at = _parse_keys(keys), float("inf")
@@ -95,8 +105,9 @@ class JWKSCache:
         now = time.monotonic()
         stale = now - self._fetched_at >= self.max_age_s
         missing = self._lookup(kid) is None
-        if stale or (missing and now - self._fetched_at >= self.min_refresh_s):
-            await self._refresh(self._fetched_at)
+        due = stale or (missing and now - self._fetched_at >= self.min_refresh_s)
+        if due and now - self._tried_at >= self._wait:
+            await self._refresh(self._tried_at)
         found = self._lookup(kid)
         if found is None:
             raise InvalidToken("the token is signed with an unknown key")
@@ -109,9 +120,9 @@ class JWKSCache:
 
     async def _refresh(self, seen: float) -> None:
         async with self._lock:
-            if self._fetched_at != seen:  # another request fetched while we waited
+            if self._tried_at != seen:  # another request fetched while we waited
                 return
-            self._fetched_at = time.monotonic()  # failures are rate-limited too
+            self._tried_at = time.monotonic()
             try:
                 if self.jwks_uri is None:
                     self.jwks_uri = await discover_jwks_uri(self.issuer, timeout_s=self.timeout_s)
@@ -119,9 +130,12 @@ class JWKSCache:
                     document = await _get_json(client, self.jwks_uri)
             except (httpx.HTTPError, ValueError, LookupError) as exc:
                 log.warning("JWKS fetch for %s failed: %s", self.issuer, type(exc).__name__)
+                self.failures += 1
+                self._wait = min(max(self._wait * 2, self.retry_s), self.min_refresh_s)
                 return
             self.fetches += 1
             self._keys = _parse_keys(document)
+            self._fetched_at, self._wait = self._tried_at, 0.0
 
 
 def _parse_keys(document: Any) -> dict[str | None, PyJWK]:

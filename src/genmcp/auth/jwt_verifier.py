@@ -3,7 +3,8 @@
 :class:`JWTVerifier` accepts a token only when: its header ``alg`` is one of the configured
 algorithms (``none`` never is) and agrees with the key's own ``alg``; the signature verifies
 with the issuer's key for its ``kid``; ``exp`` is present and in the future, ``nbf``/``iat``
-are not in the future (``leeway_s`` either way); ``iss`` equals the configured issuer; and,
+are not in the future (``leeway_s`` either way), each a JSON number (a numeric string is
+refused, RFC 7519); ``iss`` equals the configured issuer; and,
 when ``token_types`` is set, the ``typ`` header is one of them (``at+jwt``). The audience is
 checked by the resource for every verifier (``OAuthResource``), not here.
 
@@ -13,7 +14,7 @@ Needs the ``auth`` extra (PyJWT with ``cryptography``, httpx).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 import jwt
 
@@ -21,6 +22,13 @@ from genmcp.auth.jwks import JWKSCache
 from genmcp.auth.tokens import AccessToken, InvalidToken, scopes_of
 
 __all__ = ["JWTVerifier"]
+
+_NUMERIC_DATES: Final = ("exp", "nbf", "iat")
+"""NumericDate claims: JSON numbers only (RFC 7519 §2); PyJWT alone takes ``"123"`` too."""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class JWTVerifier:
@@ -32,7 +40,7 @@ class JWTVerifier:
         algorithms: the accepted signing algorithms (pinned; the token cannot choose).
         leeway_s: clock skew allowed on ``exp``, ``nbf`` and ``iat``.
         token_types: accepted ``typ`` header values (e.g. ``("at+jwt",)``); None: any.
-        timeout_s, jwks_max_age_s, jwks_min_refresh_s: see :class:`JWKSCache`.
+        timeout_s, jwks_max_age_s, jwks_min_refresh_s, jwks_retry_s: see :class:`JWKSCache`.
         jwks: the issuer's key set, when it lives in this process (never fetched then).
     """
 
@@ -48,6 +56,7 @@ class JWTVerifier:
         jwks_max_age_s: float = 3600.0,
         jwks_min_refresh_s: float = 60.0,
         jwks: Mapping[str, Any] | None = None,
+        jwks_retry_s: float = 0.5,
     ) -> None:
         self.issuer = issuer
         self.algorithms = tuple(alg for alg in algorithms if alg.lower() != "none")
@@ -62,6 +71,7 @@ class JWTVerifier:
             max_age_s=jwks_max_age_s,
             min_refresh_s=jwks_min_refresh_s,
             keys=jwks,
+            retry_s=jwks_retry_s,
         )
 
     async def verify(self, token: str) -> AccessToken:
@@ -81,6 +91,9 @@ class JWTVerifier:
         if key.algorithm_name != alg:
             raise InvalidToken("the token's algorithm does not match its key")
         claims = self._decode(token, key.key, alg)
+        for name in _NUMERIC_DATES:
+            if name in claims and not _is_number(claims[name]):
+                raise InvalidToken(f"the token's {name!r} claim is not a number (RFC 7519)")
         return _access_token(claims)
 
     def _decode(self, token: str, key: Any, alg: str) -> dict[str, Any]:

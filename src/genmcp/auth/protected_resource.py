@@ -52,6 +52,7 @@ from genmcp.protocol.methods import (
     SKILLS_GET,
     TOOLS_CALL,
 )
+from genmcp.storage.owner import OWNER, anonymous
 from genmcp.transports.auth import MessageCheck, Refusal, RequestCheck
 
 if TYPE_CHECKING:
@@ -143,6 +144,13 @@ class OAuthResource:
         """The resource itself: as a FastAPI dependency it is :meth:`__call__`."""
         return self
 
+    async def aclose(self) -> None:
+        """Close what the verifier holds open (its pooled HTTP client), if it has ``aclose``;
+        the router's lifespan calls it at shutdown."""
+        close = getattr(self.verifier, "aclose", None)
+        if close is not None:
+            await close()
+
     # -- the token check ------------------------------------------------------------------
 
     async def __call__(self, request: HTTPRequest) -> Any:
@@ -196,6 +204,8 @@ class OAuthResource:
             why = "the token was not issued for this resource"
             return self._refusal(Challenge("invalid_token", wanted, self.metadata_url, why))
         assigns = access.assigns(effective_scopes(access.scopes, self.hierarchy))
+        if assigns.get(OWNER) is None:  # a token naming no one owns as the bearer of itself
+            assigns[OWNER] = anonymous(found, access.issuer)
         denied = scope_challenge(assigns, self.required_scopes, self.metadata_url)
         if denied is not None:
             return self._refusal(

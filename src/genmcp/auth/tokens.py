@@ -7,7 +7,8 @@ bearer token into one or raises :class:`InvalidToken`. :func:`canonical_uri` and
 and host case-insensitive, default port, fragment and one trailing slash ignored, a parent
 URI only on opt-in.
 
-Pure: no asyncio, no web framework, no HTTP client.
+Pure: no asyncio, no web framework, no HTTP client. Scopes are split on the space (0x20)
+only, as RFC 6749 §3.3 defines them: a tab or a Unicode space is part of a scope name.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
+
+from genmcp.storage.owner import OWNER, owner_key
 
 __all__ = [
     "AccessToken",
@@ -57,13 +60,25 @@ class AccessToken:
 
     @property
     def principal(self) -> str | None:
-        """Who calls: ``sub``, else the client id (client-credentials tokens)."""
+        """Who calls, for people and logs: ``sub``, else the client id (client credentials)."""
         return self.subject if self.subject is not None else self.client_id
+
+    @property
+    def owner(self) -> str | None:
+        """What this caller owns things as (``storage.owner``): ``(user, iss, sub)``, else
+        ``(client, iss, client_id)`` for a client-credentials token; None when it names no one
+        (the resource then makes the token itself the owner)."""
+        if self.subject is not None:
+            return owner_key("user", self.issuer, self.subject)
+        if self.client_id is not None:
+            return owner_key("client", self.issuer, self.client_id)
+        return None
 
     def assigns(self, effective_scopes: Iterable[str]) -> dict[str, Any]:
         """What ``channel.assigns`` holds for this token (never the raw token)."""
         return {
             "principal": self.principal,
+            OWNER: self.owner,
             "sub": self.subject,
             "client_id": self.client_id,
             "issuer": self.issuer,
@@ -125,7 +140,7 @@ def scopes_of(claims: Mapping[str, Any]) -> frozenset[str]:
     for key in ("scope", "scp"):
         value = claims.get(key)
         if isinstance(value, str):
-            return frozenset(value.split())
+            return frozenset(scope for scope in value.split(" ") if scope)
         if isinstance(value, list):
             return frozenset(v for v in value if isinstance(v, str))
     return frozenset()

@@ -12,7 +12,7 @@ A tool may have its own :class:`Limit` (``tools={"search": Limit(1, 5)}``): its 
 take from that tool's bucket only. Buckets live in this process (one per worker); at most
 ``max_keys`` callers are tracked, the least recently seen forgotten first.
 
-Imports only genmcp's middleware and errors and the standard library.
+Imports only genmcp's middleware, errors and owner keys, and the standard library.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Final, final
 from genmcp.errors import MCPError
 from genmcp.middleware.chain import Call, MCPRequest, Middleware, Next
 from genmcp.protocol.methods import INITIALIZE, INITIALIZED, PING, TOOLS_CALL
+from genmcp.storage.owner import owner_of
 
 __all__ = ["Limit", "RateLimit", "principal_key", "rate_limited"]
 
@@ -55,9 +56,9 @@ class _Bucket:
 
 
 def principal_key(request: MCPRequest) -> str | None:
-    """The default key: the caller's principal; None (one shared bucket) when anonymous."""
-    principal = request.assigns.get("principal")
-    return None if principal is None else str(principal)
+    """The default key: the caller's owner (``storage.owner``: issuer-namespaced, an
+    identity-less token its own); None (one shared bucket) on a server without auth."""
+    return owner_of(request.assigns)
 
 
 def rate_limited(retry_after_s: float) -> MCPError:

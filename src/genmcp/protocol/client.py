@@ -58,7 +58,7 @@ NAME_PARAMS: Final = {
     TOOLS_CALL: "name",
     PROMPTS_GET: "name",
     RESOURCES_READ: "uri",
-    TASKS_GET: "taskId",
+    TASKS_GET: "taskId",  # a task's Mcp-Name is its id (tasks extension)
     TASKS_UPDATE: "taskId",
     TASKS_CANCEL: "taskId",
 }

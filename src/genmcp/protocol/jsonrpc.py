@@ -13,11 +13,12 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeGuard
 
 from genmcp.errors import MCPError
+from genmcp.protocol.json_steps import decode_in_steps
 
 _loads: Callable[[bytes], Any] | None
 _dumps: Callable[[Any], bytes] | None
@@ -41,6 +42,7 @@ __all__ = [
     "is_request_id",
     "notification",
     "parse",
+    "parse_in_steps",
     "parse_message",
     "result_response",
 ]
@@ -181,6 +183,27 @@ def decode_json(body: bytes | str) -> Any:
 def parse(body: bytes | str) -> Message:
     """Parse one JSON-RPC message from a request body (batches are refused)."""
     obj = decode_json(body)
+    if isinstance(obj, list):
+        raise EnvelopeError("batch_rejected")
+    return parse_message(obj)
+
+
+def parse_in_steps(body: bytes) -> Generator[None, None, Message]:
+    """:func:`parse` as a generator that yields between steps (``json_steps``): for large
+    bodies, so the transport can let its event loop run while they are decoded."""
+    try:
+        text = _text_of(body)
+        obj = yield from decode_in_steps(text, _DECODER, MAX_JSON_DEPTH)
+    except RecursionError:  # never from the stepped walk; kept for symmetry with parse
+        raise EnvelopeError("parse_error") from None
+    except ValueError as exc:
+        reason = str(exc)
+        message = None
+        if "Exceeds the limit" in reason:
+            message = f"Parse error: an integer has over {sys.get_int_max_str_digits()} digits"
+        elif "not JSON" in reason or "out of range" in reason or "nested deeper" in reason:
+            message = f"Parse error: {reason}"
+        raise EnvelopeError("parse_error", message) from exc
     if isinstance(obj, list):
         raise EnvelopeError("batch_rejected")
     return parse_message(obj)

@@ -44,6 +44,8 @@ __all__ = [
     "Subscription",
     "TaskEnd",
     "TaskOptions",
+    "TaskQuota",
+    "TaskQuotaExceeded",
     "TaskStore",
     "now_ms",
 ]
@@ -217,6 +219,46 @@ class EventLog(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class TaskQuota:
+    """How many tasks a store takes (``TaskOptions.quota``): enforced by ``TaskStore.create``,
+    atomically, and never by evicting a live task of anyone.
+
+    The owner is the record's ``principal`` (``storage.owner``; None, a server without auth,
+    is one owner). A value of 0 turns that limit off.
+
+    Attributes:
+        live_per_owner: non-terminal tasks one owner may have at once.
+        created_per_window: tasks one owner may create per ``window_s`` (fixed window).
+        window_s: the length of that window, in seconds.
+        max_live: non-terminal tasks of all owners at once (per store).
+    """
+
+    live_per_owner: int = 32
+    created_per_window: int = 256
+    window_s: float = 60.0
+    max_live: int = 2_000
+
+    def __post_init__(self) -> None:
+        counts = (self.live_per_owner, self.created_per_window, self.max_live)
+        if min(counts) < 0 or not self.window_s > 0:
+            raise ValueError("a TaskQuota needs counts >= 0 (0: no limit) and window_s > 0")
+
+
+class TaskQuotaExceeded(Exception):
+    """``TaskStore.create`` refused a task: a limit of its ``TaskQuota`` (or the store's room).
+
+    Attributes:
+        limit: ``"live_per_owner"``, ``"created_per_window"``, ``"max_live"`` or
+            ``"max_tasks"`` (the store holds only live tasks and is full).
+        retry_after_s: when trying again may succeed (an estimate).
+    """
+
+    def __init__(self, limit: str, retry_after_s: float) -> None:
+        super().__init__(f"task quota {limit} reached")
+        self.limit, self.retry_after_s = limit, retry_after_s
+
+
+@dataclass(frozen=True, slots=True)
 class TaskOptions:
     """How a Suite runs tasks (``Suite(task_options=...)``).
 
@@ -226,12 +268,14 @@ class TaskOptions:
             renewing its lease (it then reads as ``failed``); renewed every third of it.
         poll_interval_ms: the ``pollIntervalMs`` suggested to clients.
         max_rounds: how many input rounds (``InputRequired``) one task may take.
+        quota: how many tasks each owner and all of them may have (:class:`TaskQuota`).
     """
 
     ttl_ms: int = 3_600_000
     lease_ms: int = 6_000
     poll_interval_ms: int = 1_000
     max_rounds: int = 64
+    quota: TaskQuota = TaskQuota()
 
     def __post_init__(self) -> None:
         if self.ttl_ms < 1 or self.lease_ms < 30 or self.poll_interval_ms < 1:
@@ -285,13 +329,23 @@ class TaskStore(Protocol):
     - ``renew``: the process running the task extends its lease. A task whose lease ran out is
       ``failed`` by the next ``get`` (any process): a dead process leaves no task ``working``.
 
-    Every record expires ``ttlMs`` after its creation, answers and all.
+    Every record expires ``ttlMs`` after its creation, answers and all. ``create`` enforces a
+    ``TaskQuota`` atomically (per owner live and per window, all owners live).
     ``memory.MemoryTaskStore`` keeps them in a dict for one process;
     ``redis.RedisTaskStore`` shares them. Records go in and come out as JSON-able dicts.
     """
 
-    async def create(self, record: Mapping[str, Any], *, lease_ms: int, owner: str) -> None:
-        """Store a new ``working`` record, leased to ``owner`` for ``lease_ms``."""
+    async def create(
+        self,
+        record: Mapping[str, Any],
+        *,
+        lease_ms: int,
+        owner: str,
+        quota: TaskQuota | None = None,
+    ) -> None:
+        """Store a new ``working`` record, leased to ``owner`` (the process) for ``lease_ms``;
+        :class:`TaskQuotaExceeded` when ``quota`` (counted per record ``principal``) or the
+        store's room says no. Only terminal records are ever evicted to make room."""
         ...
 
     async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:

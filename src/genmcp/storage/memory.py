@@ -22,7 +22,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from genmcp.protocol.tasks import iso_now
-from genmcp.storage import TERMINAL, InboxFull, TaskEnd, now_ms
+from genmcp.storage import (
+    TERMINAL,
+    InboxFull,
+    TaskEnd,
+    TaskQuota,
+    TaskQuotaExceeded,
+    now_ms,
+)
 
 __all__ = [
     "INBOX_SIZE",
@@ -316,7 +323,7 @@ class MemoryBroker:
                     del self._topics[topic]
 
 
-MAX_TASKS: Final = 100_000
+MAX_TASKS: Final = 10_000
 """How many task records ``MemoryTaskStore`` keeps at most by default."""
 
 
@@ -326,6 +333,10 @@ def _moved(record: dict[str, Any]) -> None:
 
 def _copy(record: Mapping[str, Any]) -> dict[str, Any]:
     return {**record, "inputRequests": dict(record.get("inputRequests") or {})}
+
+
+MAX_WINDOWS: Final = 100_000
+"""Most owners whose creation window ``MemoryTaskStore`` tracks (the oldest are forgotten)."""
 
 
 class _Entry:
@@ -339,13 +350,22 @@ class _Entry:
 class MemoryTaskStore:
     """``TaskStore`` in one process: a dict of entries that expire; not thread-safe.
 
+    When it holds ``max_tasks`` records it drops expired ones, then the terminal records that
+    ended first; a store full of live tasks refuses the new one (``TaskQuotaExceeded``
+    ``max_tasks``): a live task is never evicted. The ``TaskQuota`` given to ``create`` is
+    counted here, per record ``principal``.
+
     Args:
-        max_tasks: how many records it keeps at most (the oldest go first).
+        max_tasks: how many records it keeps at most.
     """
 
     def __init__(self, *, max_tasks: int = MAX_TASKS) -> None:
         self._entries: dict[str, _Entry] = {}
         self._max = max_tasks
+        self._working: dict[str | None, set[str]] = {}  # non-terminal task ids by principal
+        self._live_count = 0
+        self._ended: OrderedDict[str, None] = OrderedDict()  # terminal ids, first ended first
+        self._windows: OrderedDict[str | None, list[float]] = OrderedDict()  # [start, count]
 
     def __len__(self) -> int:
         self._prune()
@@ -354,24 +374,73 @@ class MemoryTaskStore:
     def _live(self, task_id: str) -> _Entry | None:
         entry = self._entries.get(task_id)
         if entry is not None and entry.expires <= time.monotonic():
-            del self._entries[task_id]
+            self._drop(task_id)
             return None
         return entry
+
+    def _drop(self, task_id: str) -> None:
+        entry = self._entries.pop(task_id)
+        self._ended.pop(task_id, None)
+        self._unlive(task_id, entry)
+
+    def _unlive(self, task_id: str, entry: _Entry) -> None:
+        live = self._working.get(entry.record.get("principal"))
+        if live is not None and task_id in live:
+            live.discard(task_id)
+            self._live_count -= 1
+            if not live:
+                del self._working[entry.record.get("principal")]
 
     def _prune(self) -> None:
         now = time.monotonic()
         for task_id in [k for k, e in self._entries.items() if e.expires <= now]:
-            del self._entries[task_id]
+            self._drop(task_id)
 
-    async def create(self, record: Mapping[str, Any], *, lease_ms: int, owner: str) -> None:
+    def _admit(self, principal: str | None, quota: TaskQuota | None) -> None:
+        """Refuse (``TaskQuotaExceeded``) a creation the quota or the store's room forbids."""
+        if quota is not None:
+            live = self._working.get(principal, ())
+            if quota.live_per_owner and len(live) >= quota.live_per_owner:
+                raise TaskQuotaExceeded("live_per_owner", 1.0)
+            if quota.max_live and self._live_count >= quota.max_live:
+                raise TaskQuotaExceeded("max_live", 1.0)
         if len(self._entries) >= self._max:
-            self._prune()
-            while len(self._entries) >= self._max:  # dicts keep insertion order: oldest first
-                del self._entries[next(iter(self._entries))]
+            while len(self._entries) >= self._max and self._ended:  # terminal records only
+                self._drop(next(iter(self._ended)))
+            if len(self._entries) >= self._max:
+                self._prune()
+            if len(self._entries) >= self._max:
+                raise TaskQuotaExceeded("max_tasks", 1.0)
+        if quota is not None and quota.created_per_window:
+            now = time.monotonic()
+            window = self._windows.get(principal)
+            if window is None or now - window[0] >= quota.window_s:
+                window = [now, 0.0]
+            self._windows[principal] = window
+            self._windows.move_to_end(principal)
+            while len(self._windows) > MAX_WINDOWS:
+                self._windows.popitem(last=False)
+            if window[1] >= quota.created_per_window:
+                raise TaskQuotaExceeded("created_per_window", window[0] + quota.window_s - now)
+            window[1] += 1
+
+    async def create(
+        self,
+        record: Mapping[str, Any],
+        *,
+        lease_ms: int,
+        owner: str,
+        quota: TaskQuota | None = None,
+    ) -> None:
+        principal = record.get("principal")
+        self._admit(principal, quota)
         ttl_ms = record.get("ttlMs")
         expires = time.monotonic() + (ttl_ms / 1000 if isinstance(ttl_ms, int) else float("inf"))
         copy = dict(record)
-        self._entries[copy["taskId"]] = _Entry(copy, expires, now_ms() + lease_ms, owner)
+        task_id = copy["taskId"]
+        self._entries[task_id] = _Entry(copy, expires, now_ms() + lease_ms, owner)
+        self._working.setdefault(principal, set()).add(task_id)
+        self._live_count += 1
 
     async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
         entry = self._live(task_id)
@@ -430,6 +499,8 @@ class MemoryTaskStore:
         record = entry.record
         record.pop("inputRequests", None)
         entry.answers.clear()
+        self._unlive(task_id, entry)
+        self._ended[task_id] = None
         record["status"], record["lastUpdatedAt"] = end.status, updated_at
         if end.result is not None:
             record["result"] = dict(end.result)

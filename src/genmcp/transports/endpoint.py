@@ -33,6 +33,7 @@ from genmcp.protocol.jsonrpc import (
     Response,
     error_response,
     parse,
+    parse_in_steps,
 )
 from genmcp.protocol.jsonrpc import Message as JSONRPCMessage
 from genmcp.protocol.versions import Era, era_of
@@ -227,7 +228,7 @@ class MCPEndpoint:
     async def _dispatch(self, body: bytes, exchange: _Exchange) -> None:
         headers, assigns = exchange.headers, exchange.assigns
         try:
-            message = parse(body)
+            message = parse(body) if len(body) <= STEPPED_BODY_BYTES else await _stepped(body)
         except EnvelopeError as exc:
             if self.legacy is not None:  # an unusable answer fails the server request it answers
                 version, token = _era_headers(headers)
@@ -286,6 +287,22 @@ class MCPEndpoint:
             extra=extra,
             journal=answer.journal,
         )
+
+
+STEPPED_BODY_BYTES: Final = 256 * 1024
+"""Bodies larger than this are decoded in steps, the event loop running between them."""
+
+
+async def _stepped(body: bytes) -> JSONRPCMessage:
+    """Parse a large body a step at a time (``protocol.json_steps``), yielding to the loop."""
+    steps = parse_in_steps(body)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            message: JSONRPCMessage = done.value
+            return message
+        await asyncio.sleep(0)
 
 
 class _Exchange(NamedTuple):

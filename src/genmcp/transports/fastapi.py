@@ -95,8 +95,9 @@ def _closing(
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """A lifespan that runs the startup checks (``startup``), adds the wrong-path help
     (:func:`_help_wrong_paths`), starts the Suite (its shared catalog), freezes the start-up
-    objects (``gcfreeze``) and, at shutdown, ends its live calls and listen streams, then
-    closes the Redis parts ``redis_url=`` built."""
+    objects (``gcfreeze``) and, at shutdown, ends its live calls and listen streams, closes
+    the auth's clients (``auth.aclose``, if it has one), then the Redis parts ``redis_url=``
+    built."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -109,6 +110,9 @@ def _closing(
             yield
         finally:
             await suite.aclose()
+            close_auth = getattr(endpoint.auth, "aclose", None)  # e.g. a verifier's pool
+            if close_auth is not None:
+                await close_auth()
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
                 await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
                 endpoint.legacy.close()

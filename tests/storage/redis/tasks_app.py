@@ -22,6 +22,7 @@ from genmcp import (
     Result,
     Suite,
     TaskOptions,
+    TaskQuota,
     Tool,
     ToolRequest,
     call_tool_result,
@@ -68,6 +69,7 @@ suite = Suite(
         lease_ms=int(os.environ.get("TASKS_LEASE_MS", "6000")),
         ttl_ms=int(os.environ.get("TASKS_TTL_MS", "600000")),
         poll_interval_ms=200,
+        quota=TaskQuota(live_per_owner=0, created_per_window=0, max_live=0),  # load tests
     ),
 )
 app = FastAPI()

@@ -213,3 +213,24 @@ async def test_the_test_client_resumes_a_closed_stream(version: str) -> None:
     assert result.text == "answered after the close"
     logged = [n["params"]["data"] for n in result.notifications]
     assert logged == [{"before": 0}, {"after": 0}, {"after": 1}]
+
+
+async def test_another_sessions_last_event_id_opens_the_stream_with_nothing_replayed(
+    served: tuple[str, Suite], http: httpx.AsyncClient
+) -> None:
+    url, _ = served
+    alice = await open_session(http, url, initialized=True)
+    bob = await open_session(http, url, initialized=True)
+    posted = await post(http, url, tool_call(6, "polled", before=1), alice)
+    foreign = posted[0].id
+    assert foreign
+    async with http.stream("GET", url, headers={**bob, "Last-Event-ID": foreign}) as got:
+        assert got.status_code == 200
+        assert got.headers["content-type"].startswith("text/event-stream")
+        try:
+            events = await asyncio.wait_for(sse_events(got, stop_after=1), 0.5)
+        except TimeoutError:
+            events = []  # the plain stream: open, and nothing to say yet
+    assert not [e for e in events if e.data and "error" in json.loads(e.data)], events
+    mine = await resume(http, url, alice, foreign)  # its own session still resumes it
+    assert data_of(mine)[-1]["id"] == 6

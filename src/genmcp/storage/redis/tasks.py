@@ -12,6 +12,13 @@ lives without a TTL and an expired task never comes back. Fields:
   ``pending``, how many requests are outstanding;
 - ``v``, the record's ``version``: every transition adds one, and returns the whole hash.
 
+Quotas (``TaskQuota``) are counted by the create script, atomically: ``<prefix>tasks:live:<who>``
+(one owner's) and ``<prefix>tasks:live`` (everyone's) are sorted sets of the live task ids
+scored by their expiry (expired ones are trimmed as the script runs), ``<prefix>tasks:made:<who>``
+the owner's creations in the current window (``who``: a digest of the record's ``principal``).
+The hash remembers its sets (``id``, ``live``, ``all``) so the script ending a task leaves
+them; a task is never evicted, a refused one is never stored.
+
 Every transition is one Lua script (atomic; the Redis ``TIME`` is the one clock leases are
 compared against, whatever the clocks of the processes). JSON payloads pass through Lua as
 opaque strings: it never decodes them (cjson would turn ``[]`` into ``{}``).
@@ -27,6 +34,7 @@ Runs on the server's event loop. Requires the ``redis`` package (``genmcp[redis]
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final, TypeVar
@@ -41,7 +49,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from genmcp.protocol.tasks import iso_now
-from genmcp.storage import TaskEnd
+from genmcp.storage import TaskEnd, TaskQuota, TaskQuotaExceeded
 from genmcp.storage.guard import Breaker
 from genmcp.storage.redis.options import RedisOptions
 
@@ -65,6 +73,14 @@ local function clear_io(key)
   end
   redis.call('HSET', key, 'pending', 0)
 end
+local function unlive()
+  local live = redis.call('HGET', KEYS[1], 'live')
+  if live then
+    local id = redis.call('HGET', KEYS[1], 'id')
+    redis.call('ZREM', live, id)
+    redis.call('ZREM', redis.call('HGET', KEYS[1], 'all'), id)
+  end
+end
 local function moved()
   redis.call('HINCRBY', KEYS[1], 'v', 1)
   return redis.call('HGETALL', KEYS[1])
@@ -73,9 +89,33 @@ local status = redis.call('HGET', KEYS[1], 'status')
 """
 
 _CREATE: Final = """
+-- KEYS: the task, its owner's live set, every owner's live set, its owner's window counter
+-- ARGV[7..11]: live_per_owner, max_live, created_per_window, window_ms, the task id
+local now = now_ms()
+local ttl = tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if tonumber(ARGV[7]) > 0 and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[7]) then
+  return {'live_per_owner', 1000}
+end
+if tonumber(ARGV[8]) > 0 and redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[8]) then
+  return {'max_live', 1000}
+end
+if tonumber(ARGV[9]) > 0 then
+  local made = redis.call('INCR', KEYS[4])
+  if made == 1 then redis.call('PEXPIRE', KEYS[4], ARGV[10]) end
+  if made > tonumber(ARGV[9]) then
+    return {'created_per_window', math.max(redis.call('PTTL', KEYS[4]), 1)}
+  end
+end
 redis.call('HSET', KEYS[1], 'base', ARGV[1], 'status', 'working', 'updated', ARGV[2],
-  'lease', now_ms() + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0, 'v', ARGV[6])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  'lease', now + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0, 'v', ARGV[6],
+  'id', ARGV[11], 'live', KEYS[2], 'all', KEYS[3])
+redis.call('PEXPIRE', KEYS[1], ttl)
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], now + ttl, ARGV[11])
+  if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
+end
 return 1
 """
 
@@ -83,6 +123,7 @@ _GET: Final = """
 if not status then return false end
 if not TERMINAL[status] and tonumber(redis.call('HGET', KEYS[1], 'lease')) < now_ms() then
   clear_io(KEYS[1])
+  unlive()
   redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[1], 'updated', ARGV[2],
     'msg', ARGV[3])
   return moved()
@@ -138,6 +179,7 @@ return out
 _FINISH: Final = """
 if not status or TERMINAL[status] then return false end
 clear_io(KEYS[1])
+unlive()
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
@@ -179,6 +221,12 @@ def _record(flat: Any) -> dict[str, Any] | None:
         name[2:]: json.loads(value) for name, value in fields.items() if name[:2] == "q:"
     }
     return record
+
+
+def _limits(quota: TaskQuota) -> tuple[int, int, int, int]:
+    """A quota as the create script reads it: live per owner, live, per window, window (ms)."""
+    window_ms = max(1, round(quota.window_s * 1000))
+    return quota.live_per_owner, quota.max_live, quota.created_per_window, window_ms
 
 
 def _pairs(values: Mapping[str, Any]) -> list[str]:
@@ -248,15 +296,34 @@ class RedisTaskStore:
         """The Redis key of the task ``task_id``."""
         return f"{self._prefix}task:{task_id}"
 
-    async def create(self, record: Mapping[str, Any], *, lease_ms: int, owner: str) -> None:
+    async def create(
+        self,
+        record: Mapping[str, Any],
+        *,
+        lease_ms: int,
+        owner: str,
+        quota: TaskQuota | None = None,
+    ) -> None:
         ttl_ms = record.get("ttlMs")
         if not isinstance(ttl_ms, int) or ttl_ms < 1:
             raise ValueError("a Redis task record needs an integer ttlMs >= 1")
         base = {key: record[key] for key in _BASE_KEYS if key in record}
         version = int(record.get("version") or 1)
+        task_id = record["taskId"]
         args = [_json(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
-        key = self.key(record["taskId"])
-        await self._run(lambda: self._create(keys=[key], args=args))
+        limits = (0, 0, 0, 1) if quota is None else _limits(quota)
+        who = hashlib.sha256(_json(record.get("principal")).encode()).hexdigest()[:32]
+        keys = [
+            self.key(task_id),
+            f"{self._prefix}tasks:live:{who}",
+            f"{self._prefix}tasks:live",
+            f"{self._prefix}tasks:made:{who}",
+        ]
+        refused = await self._run(
+            lambda: self._create(keys=keys, args=[*args, *limits, task_id])
+        )
+        if isinstance(refused, list):
+            raise TaskQuotaExceeded(_text(refused[0]), int(refused[1]) / 1000)
 
     async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
         message = str(lost.get("message", "lease lost"))

@@ -33,7 +33,7 @@ from genmcp.errors import MCPError
 from genmcp.protocol.jsonrpc import RequestId, error_response
 from genmcp.storage import EventLog, Inboxes
 
-__all__ = ["ResumedStream", "log_key", "parse_event_id", "stream_of"]
+__all__ = ["ResumedStream", "log_key", "parse_event_id", "resumable", "stream_of"]
 
 log = logging.getLogger("genmcp")
 
@@ -68,6 +68,17 @@ def parse_event_id(text: str | None) -> tuple[str, str, RequestId] | None:
         return None
     request_id = _request_id(match[1])
     return None if request_id is None else (match[1], match[2], request_id)
+
+
+async def resumable(events: EventLog, session: str, event: tuple[str, str, RequestId]) -> bool:
+    """Whether a ``Last-Event-ID`` names one of this session's streams: its log holds the
+    entry, or the entry is older than what the log still holds (trimmed: resumed with an
+    error saying so). An id this session's logs never held (another session's, or one whose
+    log is gone) is not resumed: the GET opens the plain stream, nothing replayed."""
+    entries = await events.read_after(log_key(session, event[0]), "0")
+    if not entries:
+        return False
+    return any(entry_id == event[1] for entry_id, _ in entries) or _newer(entries[0][0], event[1])
 
 
 @final

@@ -73,7 +73,7 @@ from genmcp.suite import Suite, principal_of
 from genmcp.transports.legacy.answers import fail_waiters
 from genmcp.transports.legacy.get_stream import SessionStream, list_notices
 from genmcp.transports.legacy.journal import Journal
-from genmcp.transports.legacy.resume import ResumedStream, parse_event_id
+from genmcp.transports.legacy.resume import ResumedStream, parse_event_id, resumable
 from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
 from genmcp.transports.legacy.session_ids import MAX_SESSION_ID_CHARS, SESSION, SessionIds
 from genmcp.transports.legacy.sessions import Session
@@ -309,14 +309,20 @@ class LegacyServer:
 
         With the ``Last-Event-ID`` of one of this session's POST streams, resume that stream
         instead (``legacy.resume``); with one of its GET stream, resume that from the change
-        log (``legacy.get_stream``); an id that is not one of ours opens the plain stream.
+        log (``legacy.get_stream``); an id that is not one of ours, or names a stream this
+        session never had (another session's), opens the plain stream, nothing replayed.
         """
         session = await self.session(token, version, assigns)
         event = parse_event_id(last_event_id)
         if event is not None and self.events is not None:
+            if not await resumable(self.events, session.key, event):
+                return await self._plain_stream(session, None)
             liveness = self.broker if isinstance(self.broker, Inboxes) else None
             local = self.suite.mail_address()
             return ResumedStream(self.events, liveness, session.key, event, local)
+        return await self._plain_stream(session, last_event_id)
+
+    async def _plain_stream(self, session: Session, last_event_id: str | None) -> SessionStream:
         polled = at_least(session.version, SSE_POLLING)
         return await SessionStream.open(
             self.broker,
