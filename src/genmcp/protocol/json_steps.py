@@ -62,17 +62,11 @@ def decode_in_steps(
         if count % step == 0:
             yield None
         if at_member:
-            frame = stack[-1]
-            end = _run_end(text, index, chunk, len(stack), max_depth)
-            if end > index:
-                _add_run(text[index:end], frame, decoder)
-                index, at_member = end, False
-                value: Any = _OPEN  # nothing to place: straight to the separator
-            else:  # one member larger than the window: walk into it
-                if frame.is_object:
-                    frame.key, index = _key(text, index, decoder.strict)
-                at_member = False
-                continue
+            ran, index = _member(text, index, stack, decoder, chunk, max_depth)
+            at_member = False
+            if not ran:
+                continue  # one member larger than the window: walked into, value first
+            value: Any = _OPEN  # a run was added, nothing to place: to the separator
         else:
             value, index = _value(text, index, decoder, stack, max_depth)
             if value is _OPEN:
@@ -94,6 +88,26 @@ def decode_in_steps(
                 value, index = stack.pop().container, index + 1
                 continue
             raise ValueError(f"Expecting ',' delimiter: char {index}")
+
+
+def _member(
+    text: str,
+    index: int,
+    stack: list[_Frame],
+    decoder: json.JSONDecoder,
+    chunk: int,
+    max_depth: int,
+) -> tuple[bool, int]:
+    """At a member start: add the run of whole members within ``chunk`` (True, the index
+    after it), or, when one member is larger, read its key if any (False, its value's)."""
+    frame = stack[-1]
+    end = _run_end(text, index, chunk, len(stack), max_depth)
+    if end > index:
+        _add_run(text[index:end], frame, decoder)
+        return True, end
+    if frame.is_object:
+        frame.key, index = _key(text, index, decoder.strict)
+    return False, index
 
 
 def _put(frame: _Frame, value: Any) -> None:
