@@ -63,6 +63,22 @@ class Completers:
             values = await asyncio.to_thread(fn, **kwargs)
         return values
 
+    def hook(self) -> Callable[..., Any]:
+        """The ``complete`` hook of the prompt or template class these completers serve."""
+        completers = self
+
+        async def complete(
+            self: Any,  # the prompt or repository instance
+            argument: str,
+            value: str,
+            context: Mapping[str, str],
+            channel: Channel,
+            arg: Any,
+        ) -> Completion:
+            return await completers.complete(argument, value, context, channel)
+
+        return complete
+
 
 def _checked(fn: Callable[..., Any], owner: str, argument: str) -> Signature:
     signature = read_signature(fn, request_type=type(None), named=_NAMED, flatten=False)

@@ -15,12 +15,11 @@ Imports genmcp's prompt behaviour and the signature reader; never a web framewor
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, overload
 
 from pydantic.fields import FieldInfo
 
-from genmcp.behaviour import Completion
 from genmcp.channel import Channel
 from genmcp.functions.completion import Completers
 from genmcp.functions.signature import Function, Signature, describe, make_class, read_signature
@@ -68,7 +67,7 @@ def prompt(fn: Function | None = None, /, **options: Any) -> Any:
         "get": _get(fn, signature),
     }
     if completers:
-        body["complete"] = _complete(completers)
+        body["complete"] = completers.hook()
     return make_class(fn, body, Prompt, options)
 
 
@@ -111,16 +110,3 @@ def _get(fn: Function, signature: Signature) -> Function:
 
     return get
 
-
-def _complete(completers: Completers) -> Function:
-    async def complete(
-        self: Prompt,
-        argument: str,
-        value: str,
-        context: Mapping[str, str],
-        channel: Channel,
-        arg: Any,
-    ) -> Completion:
-        return await completers.complete(argument, value, context, channel)
-
-    return complete

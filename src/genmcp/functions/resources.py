@@ -21,7 +21,6 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from genmcp.behaviour import Completion
 from genmcp.channel import Channel
 from genmcp.functions.completion import Completers
 from genmcp.functions.signature import (
@@ -83,7 +82,7 @@ def resource(uri: str, /, **options: Any) -> Callable[[Function], type[ResourceR
             settings.setdefault("mime_type", "application/json")
         body: dict[str, Any] = {"read": _read(fn, signature)}
         if completers:
-            body["complete"] = _complete(completers)
+            body["complete"] = completers.hook()
         if variables:
             settings["template"] = uri
         else:
@@ -130,16 +129,3 @@ def _fixed(uri: str, settings: Mapping[str, Any]) -> dict[str, Function]:
 
     return {"list": list, "parse_uri": parse_uri}
 
-
-def _complete(completers: Completers) -> Function:
-    async def complete(
-        self: ResourceRepo,
-        argument: str,
-        value: str,
-        context: Mapping[str, str],
-        channel: Channel,
-        arg: Any,
-    ) -> Completion:
-        return await completers.complete(argument, value, context, channel)
-
-    return complete
