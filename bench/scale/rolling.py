@@ -5,7 +5,8 @@ Debian's nginx (round-robin, `proxy_next_upstream error`, as docs/guides/deploym
 `--concurrency` clients loop, a quarter on each kind of call: 2026 quick (`add`), 2025 session
 quick (`add`), 2026 streaming and 2025 streaming (`ticker`: `--ticks` log events 0.2 s apart,
 then the answer). After a warm-up, each process in turn gets SIGTERM, exits (drain, then
-uvicorn's graceful shutdown), starts again and takes load before the next one stops.
+uvicorn's graceful shutdown), starts again and takes load before the next one stops. With
+`--take-out`, nginx first stops sending it requests (its `server` marked `down`, a reload).
 
 A call counts as failed when its HTTP status is not 200, its answer is a JSON-RPC error, a
 stream ends before its answer, or the connection breaks. Prints a JSON report: calls and
@@ -13,6 +14,7 @@ failures per kind, failures by reason, and the restarts' timing.
 
     python bench/scale/rolling.py                       # nginx opens a connection per request
     python bench/scale/rolling.py --keepalive 32        # kept-alive upstream connections (4 s)
+    python bench/scale/rolling.py --take-out            # each marked down in nginx first
 """
 
 from __future__ import annotations
@@ -159,6 +161,8 @@ async def main() -> None:
     parser.add_argument("--keepalive", type=int, default=None,
                         help="upstream connections nginx keeps alive (default: none)")
     parser.add_argument("--keepalive-timeout", type=float, default=4.0)
+    parser.add_argument("--take-out", action="store_true",
+                        help="mark each process down in nginx (reload) before stopping it")
     parser.add_argument("--graceful", type=float, default=35.0,
                         help="uvicorn --timeout-graceful-shutdown (the drain plus a margin)")
     args = parser.parse_args()
@@ -182,10 +186,15 @@ async def main() -> None:
             await asyncio.sleep(args.warmup)
             for _ in range(args.rounds):
                 for index in range(3):
+                    if args.take_out:
+                        nginx.take_out(procs.ports[index])
+                        await asyncio.sleep(1.0)  # nginx's new workers take the load
                     stop_at = time.perf_counter()
                     await asyncio.to_thread(procs.terminate, index)
                     exited = time.perf_counter()
                     await asyncio.to_thread(start_again, procs, index)
+                    if args.take_out:
+                        nginx.take_out()
                     restarts.append({"process": index, "exit_s": round(exited - stop_at, 2),
                                      "back_s": round(time.perf_counter() - exited, 2)})
                     await asyncio.sleep(args.between)
@@ -205,6 +214,7 @@ async def main() -> None:
         "seconds": round(time.perf_counter() - started, 1),
         "concurrency": args.concurrency,
         "nginx_upstream_keepalive": args.keepalive,
+        "taken_out_first": args.take_out,
         "calls": total,
         "failed": sum(load.failed.values()),
         "per_kind": {kind: {"calls": load.calls[kind], "failed": load.failed[kind]} for kind in KINDS},

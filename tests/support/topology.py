@@ -181,11 +181,20 @@ class Nginx:
         self.binary = binary
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
-        servers = "\n".join(f"        server 127.0.0.1:{port} max_fails=0;" for port in upstreams)
-        if keepalive is not None:
-            servers += f"\n        keepalive {keepalive};"
-        if keepalive_timeout_s is not None:
-            servers += f"\n        keepalive_timeout {keepalive_timeout_s:g}s;"
+        self.upstreams = list(upstreams)
+        self.keepalive, self.keepalive_timeout_s = keepalive, keepalive_timeout_s
+        self._write()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def _write(self, down: frozenset[int] = frozenset()) -> None:
+        servers = "\n".join(
+            f"        server 127.0.0.1:{port} max_fails=0{' down' if port in down else ''};"
+            for port in self.upstreams
+        )
+        if self.keepalive is not None:
+            servers += f"\n        keepalive {self.keepalive};"
+        if self.keepalive_timeout_s is not None:
+            servers += f"\n        keepalive_timeout {self.keepalive_timeout_s:g}s;"
         (self.dir / "nginx.conf").write_text(
             NGINX_MAIN.format(
                 dir=self.dir,
@@ -193,7 +202,13 @@ class Nginx:
                 http=_HTTP.format(servers=servers, port=self.port),
             )
         )
-        self.process: subprocess.Popen[bytes] | None = None
+
+    def take_out(self, *down: int) -> None:
+        """Mark the upstreams on ports ``down`` ``down`` (none: all back) and reload: new
+        requests go elsewhere, those in flight finish in nginx's old workers."""
+        self._write(frozenset(down))
+        assert self.process is not None
+        self.process.send_signal(signal.SIGHUP)
 
     @property
     def url(self) -> str:
