@@ -161,6 +161,8 @@ async def main() -> None:
     parser.add_argument("--keepalive", type=int, default=None,
                         help="upstream connections nginx keeps alive (default: none)")
     parser.add_argument("--keepalive-timeout", type=float, default=4.0)
+    parser.add_argument("--next-upstream", default="error",
+                        help="nginx proxy_next_upstream (e.g. 'error non_idempotent')")
     parser.add_argument("--take-out", action="store_true",
                         help="mark each process down in nginx (reload) before stopping it")
     parser.add_argument("--graceful", type=float, default=35.0,
@@ -172,7 +174,8 @@ async def main() -> None:
     procs = Processes(3, {"REDIS_URL": redis.url, "GENMCP_PREFIX": "rolling:"},
                       graceful_s=args.graceful).start()
     nginx = Nginx(require_nginx(), procs.ports, keepalive=args.keepalive,
-                  keepalive_timeout_s=args.keepalive_timeout if args.keepalive else None).start()
+                  keepalive_timeout_s=args.keepalive_timeout if args.keepalive else None,
+                  next_upstream=args.next_upstream).start()
     url = nginx.url + "/mcp/"
     load = Load()
     restarts: list[dict[str, float]] = []
@@ -215,6 +218,7 @@ async def main() -> None:
         "concurrency": args.concurrency,
         "nginx_upstream_keepalive": args.keepalive,
         "taken_out_first": args.take_out,
+        "proxy_next_upstream": args.next_upstream,
         "calls": total,
         "failed": sum(load.failed.values()),
         "per_kind": {kind: {"calls": load.calls[kind], "failed": load.failed[kind]} for kind in KINDS},

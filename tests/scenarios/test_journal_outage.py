@@ -6,7 +6,9 @@ the first of them. The stream promised ids (every event so far had one), so it n
 event without one: it ends there, before its answer. Once Redis is back, a ``GET`` with the
 last id resumes it, and the events sent while Redis was away (held by the journal, stored in
 order once it came back) arrive there: every tick exactly once, in order, then the answer.
-Both a polled (2025-11-25, primed) and an unpolled (2025-06-18) stream.
+Both a polled (2025-11-25, primed) and an unpolled (2025-06-18) stream; then the journal
+alone on a real ``RedisBroker``: held events stored in order, or dropped (and said) after the
+log's TTL.
 """
 
 from __future__ import annotations
@@ -20,14 +22,18 @@ from typing import Any, Final
 import httpx
 import pytest
 
+from genmcp.storage.redis import RedisBroker
+from genmcp.transports.legacy.journal import Journal
+from genmcp.transports.legacy.resume import log_key, stream_of
+from genmcp.transports.sse import Unlogged
 from support.redis_server import OwnRedis, require_redis_server
 from support.topology import Processes
 
 ACCEPT: Final = "application/json, text/event-stream"
-TICKS: Final = 12
+TICKS: Final = 10
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def redis() -> Iterator[OwnRedis]:
     server = OwnRedis(require_redis_server(), persist=True)
     server.start()
@@ -37,7 +43,7 @@ def redis() -> Iterator[OwnRedis]:
         server.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def url(redis: OwnRedis) -> Iterator[str]:
     procs = Processes(1, {"REDIS_URL": redis.url, "GENMCP_PREFIX": "outage:"}).start()
     try:
@@ -87,7 +93,7 @@ async def test_a_stream_cut_off_by_a_redis_outage_ends_resumably_and_loses_nothi
     async with httpx.AsyncClient(timeout=30) as http:
         headers = await session(http, url, version)
         call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                "params": {"name": "ticker", "arguments": {"n": TICKS, "every": 0.15}}}  # fmt: skip
+                "params": {"name": "ticker", "arguments": {"n": TICKS, "every": 0.1}}}  # fmt: skip
         seen: list[int] = []
         last_id: str | None = None
         async with http.stream("POST", url, json=call, headers=headers) as reply:
@@ -102,7 +108,7 @@ async def test_a_stream_cut_off_by_a_redis_outage_ends_resumably_and_loses_nothi
                     if number == 2:
                         redis.stop()  # the next ticks cannot be logged
         assert seen[:2] == [1, 2] and len(seen) < TICKS, seen
-        await asyncio.sleep(1.0)  # the call ticks on while Redis is away
+        await asyncio.sleep(0.6)  # the call ticks on while Redis is away
         redis.start()  # on its data: the session and the logged events are back
         assert last_id is not None
         answer: dict[str, Any] | None = None
@@ -125,3 +131,56 @@ async def test_a_stream_cut_off_by_a_redis_outage_ends_resumably_and_loses_nothi
                         answer = message
     assert seen == list(range(1, TICKS + 1)), seen  # each tick once, in order
     assert answer["id"] == 7 and answer["result"]["content"][0]["text"] == f"{TICKS} ticks"
+
+
+def note(n: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": {"tick": n}}}
+
+
+async def test_held_events_are_stored_in_order_once_redis_answers(redis: OwnRedis) -> None:
+    """The journal itself, on a real RedisBroker: the event after Redis left raises
+    ``Unlogged`` (the stream ends); it and the later ones are stored, in order, when the
+    outage ends (``settle``)."""
+    broker = RedisBroker.from_url(redis.url, prefix="held:")
+    journal = Journal(broker, "s1", 5, "owner-1", maxlen=100, ttl_s=60, retry_ms=None)
+    try:
+        assert await journal.name(note(1), final=False) is not None
+        redis.stop()
+        with pytest.raises(Unlogged):
+            await journal.name(note(2), final=False)
+        await journal.record(note(3), final=False)
+        answer = {"jsonrpc": "2.0", "id": 5, "result": {}}
+        await journal.record(answer, final=True)
+        settling = asyncio.create_task(journal.settle())
+        await asyncio.sleep(0.5)
+        assert not settling.done()  # still away: held
+        redis.start()
+        await asyncio.wait_for(settling, 10)
+        logged = await broker.read_after(log_key("s1", stream_of(5)), "0")
+        messages = [json.loads(entry["m"]) for _, entry in logged]
+        assert messages == [note(1), note(2), note(3), answer]
+        assert [entry.get("f") for _, entry in logged] == [None, None, None, "1"]
+    finally:
+        await broker.aclose()
+        if redis.process is None:
+            redis.start()
+
+
+async def test_held_events_are_dropped_and_said_after_the_logs_ttl(
+    redis: OwnRedis, caplog: pytest.LogCaptureFixture
+) -> None:
+    broker = RedisBroker.from_url(redis.url, prefix="held:")
+    journal = Journal(broker, "s1", 6, "owner-1", maxlen=100, ttl_s=1, retry_ms=None)
+    try:
+        assert await journal.name(note(1), final=False) is not None
+        redis.stop()
+        with pytest.raises(Unlogged):
+            await journal.name(note(2), final=False)
+        started = time.monotonic()
+        await asyncio.wait_for(journal.settle(), 10)
+        assert time.monotonic() - started < 3  # the TTL (1 s) bounds the retries
+        assert "1 events of stream" in caplog.text and "dropped" in caplog.text
+    finally:
+        await broker.aclose()
+        if redis.process is None:
+            redis.start()

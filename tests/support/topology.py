@@ -159,7 +159,7 @@ _HTTP = """    upstream genmcp {{
             proxy_buffering off;
             proxy_request_buffering off;
             proxy_read_timeout 300s;
-            proxy_next_upstream error;
+            proxy_next_upstream {next_upstream};
         }}
     }}"""
 
@@ -174,15 +174,18 @@ class Nginx:
         *,
         keepalive: int | None = None,
         keepalive_timeout_s: float | None = None,
+        next_upstream: str = "error",
     ) -> None:
         """``keepalive``: idle upstream connections each worker keeps (None: a new one per
         request, as the tests run it); ``keepalive_timeout_s``: how long nginx keeps an idle
-        one (its default is 60 s; under uvicorn's 5 s it never reuses one uvicorn closed)."""
+        one (its default is 60 s; under uvicorn's 5 s it never reuses one uvicorn closed);
+        ``next_upstream``: when nginx tries the next process (``proxy_next_upstream``)."""
         self.binary = binary
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
         self.upstreams = list(upstreams)
         self.keepalive, self.keepalive_timeout_s = keepalive, keepalive_timeout_s
+        self.next_upstream = next_upstream
         self._write()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -199,7 +202,9 @@ class Nginx:
             NGINX_MAIN.format(
                 dir=self.dir,
                 connections=4096,
-                http=_HTTP.format(servers=servers, port=self.port),
+                http=_HTTP.format(
+                    servers=servers, port=self.port, next_upstream=self.next_upstream
+                ),
             )
         )
 
