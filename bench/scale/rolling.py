@@ -163,8 +163,12 @@ async def main() -> None:
     parser.add_argument("--keepalive-timeout", type=float, default=4.0)
     parser.add_argument("--next-upstream", default="error",
                         help="nginx proxy_next_upstream (e.g. 'error non_idempotent')")
+    parser.add_argument("--request-buffering", action="store_true",
+                        help="nginx proxy_request_buffering on (a sent POST can be retried)")
     parser.add_argument("--take-out", action="store_true",
                         help="mark each process down in nginx (reload) before stopping it")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 unless every call succeeded (make rolling, CI)")
     parser.add_argument("--graceful", type=float, default=35.0,
                         help="uvicorn --timeout-graceful-shutdown (the drain plus a margin)")
     args = parser.parse_args()
@@ -175,7 +179,8 @@ async def main() -> None:
                       graceful_s=args.graceful).start()
     nginx = Nginx(require_nginx(), procs.ports, keepalive=args.keepalive,
                   keepalive_timeout_s=args.keepalive_timeout if args.keepalive else None,
-                  next_upstream=args.next_upstream).start()
+                  next_upstream=args.next_upstream,
+                  request_buffering=args.request_buffering).start()
     url = nginx.url + "/mcp/"
     load = Load()
     restarts: list[dict[str, float]] = []
@@ -209,23 +214,29 @@ async def main() -> None:
             task.cancel()
         raise
     finally:
+        errors = (nginx.dir / "error.log").read_text(errors="replace").splitlines()
         nginx.stop()
         procs.stop()
         redis.close()
     total = sum(load.calls.values())
-    print(json.dumps({
+    report = {
         "seconds": round(time.perf_counter() - started, 1),
         "concurrency": args.concurrency,
         "nginx_upstream_keepalive": args.keepalive,
         "taken_out_first": args.take_out,
         "proxy_next_upstream": args.next_upstream,
+        "proxy_request_buffering": args.request_buffering,
         "calls": total,
         "failed": sum(load.failed.values()),
         "per_kind": {kind: {"calls": load.calls[kind], "failed": load.failed[kind]} for kind in KINDS},
         "reasons": dict(load.reasons),
         "examples": load.examples,
         "restarts": restarts,
-    }, indent=1))
+        "nginx_upstream_errors": [line[20:] for line in errors if "upstream" in line][-10:],
+    }
+    print(json.dumps(report, indent=1))
+    if args.check and (report["failed"] or not all(load.calls[kind] for kind in KINDS)):
+        sys.exit(f"rolling restart: {report['failed']} of {total} calls failed")
 
 
 if __name__ == "__main__":

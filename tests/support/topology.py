@@ -157,7 +157,7 @@ _HTTP = """    upstream genmcp {{
             proxy_set_header Connection "";
             proxy_set_header Host $http_host;
             proxy_buffering off;
-            proxy_request_buffering off;
+            proxy_request_buffering {request_buffering};
             proxy_read_timeout 300s;
             proxy_next_upstream {next_upstream};
         }}
@@ -175,17 +175,20 @@ class Nginx:
         keepalive: int | None = None,
         keepalive_timeout_s: float | None = None,
         next_upstream: str = "error",
+        request_buffering: bool = False,
     ) -> None:
         """``keepalive``: idle upstream connections each worker keeps (None: a new one per
         request, as the tests run it); ``keepalive_timeout_s``: how long nginx keeps an idle
         one (its default is 60 s; under uvicorn's 5 s it never reuses one uvicorn closed);
-        ``next_upstream``: when nginx tries the next process (``proxy_next_upstream``)."""
+        ``next_upstream``: when nginx tries the next process (``proxy_next_upstream``);
+        ``request_buffering``: nginx reads a request's body before it picks a process (a
+        request it has sent can then be sent again to the next one)."""
         self.binary = binary
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
         self.upstreams = list(upstreams)
         self.keepalive, self.keepalive_timeout_s = keepalive, keepalive_timeout_s
-        self.next_upstream = next_upstream
+        self.next_upstream, self.request_buffering = next_upstream, request_buffering
         self._write()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -203,7 +206,10 @@ class Nginx:
                 dir=self.dir,
                 connections=4096,
                 http=_HTTP.format(
-                    servers=servers, port=self.port, next_upstream=self.next_upstream
+                    servers=servers,
+                    port=self.port,
+                    next_upstream=self.next_upstream,
+                    request_buffering="on" if self.request_buffering else "off",
                 ),
             )
         )
