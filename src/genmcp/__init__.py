@@ -12,7 +12,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     apps, skills/               skills: Skill, SkillRepo, the Skills extension)
     functions                   @tool, @prompt, @resource: a function as a behaviour class
     channel                     Channel, Mailbox, Outbox
-    storage/                    Broker and SessionRegistry: memory, Redis
+    storage/, visibility        Broker and SessionRegistry: memory, Redis; who sees what
     _suite/                     private machinery: the Call and its phase table, catalogs,
                                 outcome -> result, listen, mail
     middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
@@ -74,6 +74,7 @@ from genmcp.storage import TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 from genmcp.transports.options import HTTPOptions
+from genmcp.visibility import Caller, Item, Visibility
 
 if TYPE_CHECKING:
     from genmcp.client import Client
@@ -95,6 +96,7 @@ __all__ = [
     "AccessLog",
     "AppView",
     "CallEnd",
+    "Caller",
     "CallbackReturnError",
     "Channel",
     "Client",
@@ -104,6 +106,7 @@ __all__ = [
     "InputDeclined",
     "InputRequired",
     "InvalidArguments",
+    "Item",
     "Limit",
     "MCPError",
     "MCPRequest",
@@ -128,6 +131,7 @@ __all__ = [
     "Tool",
     "ToolRequest",
     "TransportContext",
+    "Visibility",
     "assistant_message",
     "audio",
     "blob_contents",

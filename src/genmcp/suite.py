@@ -42,6 +42,7 @@ from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.methods import (
     PROMPTS_GET,
+    PROMPTS_LIST_CHANGED,
     RESOURCES_DIRECTORY_READ,
     RESOURCES_LIST_CHANGED,
     RESOURCES_READ,
@@ -50,6 +51,7 @@ from genmcp.protocol.methods import (
     SKILLS_GET,
     SUBSCRIPTIONS_LISTEN,
     TOOLS_CALL,
+    TOOLS_LIST_CHANGED,
 )
 from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.sealing import Sealer
@@ -210,6 +212,7 @@ class Suite:
                 tasks=self.tasks,
                 capabilities=lambda: self.capabilities,
                 routes=self.routes_resource,
+                lists={TOOLS_LIST_CHANGED: self._tools, PROMPTS_LIST_CHANGED: self._prompts},
             ),
             **self.tasks.handlers(lambda: self._tools.serves_tasks),
         }

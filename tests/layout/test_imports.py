@@ -30,6 +30,7 @@ WEB_MODULES: Final = frozenset(
         "genmcp.transports.fastapi",
         "genmcp.transports.endpoint",
         "genmcp.transports.depends",
+        "genmcp.transports.tenants",
         "genmcp.fastapi",
     }
 )
@@ -168,7 +169,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel"),
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps", "genmcp.skills",
      "genmcp.functions"),
-    ("genmcp.storage",),
+    ("genmcp.storage", "genmcp.visibility"),
     ("genmcp._suite",),
     ("genmcp.middleware",),
     ("genmcp.suite",),

@@ -321,6 +321,14 @@ class Catalog(Served, Generic[E]):
             return hidden_keys(self.entries, lambda entry: set(entry.required_scopes()) <= held)
         return visibility.hidden(self.kind, self.generation, self._decided, assigns, meta)
 
+    def seen(self, assigns: Mapping[str, Any]) -> tuple[frozenset[tuple[str, int]], bool]:
+        """What the caller with ``assigns`` sees now, to compare (a listen stream tells it of
+        a change only when this moved): its visible names and entries, and whether some
+        item is hidden from it."""
+        hidden = self.hidden_for(assigns)
+        visible = frozenset((n, id(e)) for n, e in self.entries.items() if n not in hidden)
+        return visible, bool(hidden)
+
     def _decided(self) -> Iterable[tuple[str, E, Any, Any]]:
         return ((name, e, e.behaviour, e.arg) for name, e in self.entries.items())
 
