@@ -32,6 +32,7 @@ web framework (``HTTPOptions``, the router's HTTP options, imports none).
 from typing import TYPE_CHECKING, Any
 
 from genmcp.apps import AppView
+from genmcp.caller import Caller
 from genmcp.channel import Channel
 from genmcp.compose import Mount
 from genmcp.errors import CallbackReturnError, MCPError
@@ -74,7 +75,7 @@ from genmcp.storage import TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 from genmcp.transports.options import HTTPOptions
-from genmcp.visibility import Caller, Item, Visibility
+from genmcp.visibility import Item, Visibility
 
 if TYPE_CHECKING:
     from genmcp.client import Client
@@ -96,8 +97,8 @@ __all__ = [
     "AccessLog",
     "AppView",
     "CallEnd",
-    "Caller",
     "CallbackReturnError",
+    "Caller",
     "Channel",
     "Client",
     "Ending",

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
-    from genmcp.visibility import Caller
+    from genmcp.caller import Caller
 
 __all__ = ["Behaviour", "Completion", "Hooked", "complete_takes_channel"]
 

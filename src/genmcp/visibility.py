@@ -15,7 +15,7 @@ the request (a header, the time of day) gives its own ``key``, or ``key=None`` t
 every request. A hidden set is a ``frozenset`` of names, which the list pages are keyed by
 (``_suite.listing.PageSets``): the cached path of a request is one key, two dict lookups.
 
-Pure: no asyncio, no web framework; imports only genmcp's behaviour base and owner keys.
+Pure: no asyncio, no web framework; imports only genmcp's behaviour base, ``Caller`` and owner keys.
 """
 
 from __future__ import annotations
@@ -23,54 +23,17 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, Protocol, final
 
 from genmcp.behaviour import Behaviour
+from genmcp.caller import TENANT, Caller
 from genmcp.storage.owner import owner_of
 
-__all__ = ["Caller", "Decide", "Item", "Visibility", "caller_key"]
+__all__ = ["Caller", "Decide", "Item", "Visibility", "as_visibility", "caller_key", "caller_of"]
 
-TENANT: Final = "tenant"
-"""The assigns key holding the caller's tenant (set by ``genmcp.tenancy``)."""
 _EMPTY: Final[frozenset[str]] = frozenset()
 _NO_META: Final[Mapping[str, Any]] = {}
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who asks: what a visibility decision reads.
-
-    Attributes:
-        assigns: what auth put in ``channel.assigns`` (``principal``, claims, scopes ...).
-        principal: the owner key of the caller (``storage.owner.owner_of``), None when open.
-        tenant: the caller's tenant (``assigns["tenant"]``), None without tenancy.
-        meta: the request's ``_meta`` (empty when a stream decides on a notification).
-    """
-
-    assigns: Mapping[str, Any]
-    principal: str | None
-    tenant: str | None
-    meta: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, assigns: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> Caller:
-        """The caller of a request with ``assigns`` (and ``meta``)."""
-        tenant = assigns.get(TENANT)
-        return cls(assigns, owner_of(assigns), None if tenant is None else str(tenant),
-                   _NO_META if meta is None else meta)  # fmt: skip
-
-    @property
-    def scopes(self) -> frozenset[str]:
-        """The scopes the caller holds (empty without OAuth)."""
-        return frozenset(self.assigns.get("effective_scopes") or ())
-
-    @property
-    def roles(self) -> frozenset[str]:
-        """``assigns["roles"]`` as a set (a common claim; empty when absent)."""
-        roles = self.assigns.get("roles") or ()
-        return frozenset([roles] if isinstance(roles, str) else roles)
 
 
 @final
@@ -96,6 +59,13 @@ Decide = Callable[[Caller, Item], bool]
 """A Suite-wide policy: True when ``caller`` may see ``item``."""
 Key = Callable[[Mapping[str, Any]], Hashable]
 """What a decision depends on, read from the assigns: callers with equal keys see alike."""
+
+
+def caller_of(assigns: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> Caller:
+    """The caller of a request with ``assigns`` (and ``meta``)."""
+    tenant = assigns.get(TENANT)
+    return Caller(assigns, owner_of(assigns), None if tenant is None else str(tenant),
+                  _NO_META if meta is None else meta)  # fmt: skip
 
 
 def caller_key(assigns: Mapping[str, Any]) -> Hashable:
@@ -168,14 +138,14 @@ class Visibility:
             return _EMPTY
         key_of = self.key
         if key_of is None:
-            return self._compute(kind, entries(), held, Caller.of(assigns, meta))
+            return self._compute(kind, entries(), held, caller_of(assigns, meta))
         slot = (kind, key_of(assigns))
         cache = self._cache
         cached = cache.get(slot)
         now = time.monotonic()
         if cached is not None and cached[0] == generation and cached[1] > now:
             return cached[2]
-        hidden = self._compute(kind, entries(), held, Caller.of(assigns, meta))
+        hidden = self._compute(kind, entries(), held, caller_of(assigns, meta))
         cache[slot] = (generation, now + self.ttl_s, hidden)
         cache.move_to_end(slot)
         if len(cache) > self.max_callers:
@@ -210,4 +180,3 @@ def as_visibility(given: Visibility | Decide | None) -> Visibility:
     if not callable(given):
         raise TypeError(f"visibility= takes a Visibility or decide(caller, item), not {given!r}")
     return Visibility(given)
-

@@ -166,7 +166,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.schema",),
     ("genmcp.client",),
     ("genmcp.context",),
-    ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel"),
+    ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel", "genmcp.caller"),
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps", "genmcp.skills",
      "genmcp.functions"),
     ("genmcp.storage", "genmcp.visibility"),

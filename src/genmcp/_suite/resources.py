@@ -406,7 +406,8 @@ class ResourceCatalog(Served):
         """The ``CompleteResult`` of the repository serving ``template`` for ``argument``."""
         hidden = self.hidden_for(channel.assigns)  # a hidden template: as an unknown one
         for entry in self.repos.values():
-            if entry.key not in hidden and any(described["uriTemplate"] == template for described in entry.templates):
+            serves = any(described["uriTemplate"] == template for described in entry.templates)
+            if serves and entry.key not in hidden:
                 _check_variable(template, argument)
                 if not entry.completes:
                     return complete_result([])
