@@ -43,6 +43,12 @@ class Caller:
 
     @property
     def roles(self) -> frozenset[str]:
-        """``assigns["roles"]`` as a set (a common claim; empty when absent)."""
-        roles = self.assigns.get("roles") or ()
-        return frozenset([roles] if isinstance(roles, str) else roles)
+        """``assigns["roles"]``, else the token's ``roles`` claim, as a set (empty when
+        neither is there)."""
+        roles = self.assigns.get("roles")
+        if roles is None:
+            claims = self.assigns.get("claims")
+            roles = claims.get("roles") if isinstance(claims, Mapping) else None
+        if isinstance(roles, str):
+            return frozenset(roles.split())
+        return frozenset(role for role in roles or () if isinstance(role, str))
