@@ -73,8 +73,8 @@ class Query(BaseModel):
 class SearchDocs(Tool, name="search_docs", description="Search the tenant's docs.",
                  input_schema=Query):  # fmt: skip
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        tenant = channel.assigns.get("tenant")
-        return Result(call_tool_result(text=f"[{tenant}] 3 documents match {request.arguments.query!r}"))
+        tenant, query = channel.assigns.get("tenant"), request.arguments.query
+        return Result(call_tool_result(text=f"[{tenant}] 3 documents match {query!r}"))
 
 
 class Ticket(BaseModel):
@@ -150,8 +150,10 @@ def assigns_of(authorization: str | None) -> Mapping[str, Any] | None:
     return {"principal": found["principal"], "roles": found["roles"], "claims": found}
 
 
-UNKNOWN_TOKEN: Final = {"jsonrpc": "2.0", "id": None,
-                        "error": {"code": -32600, "message": "Unauthorized: unknown token"}}  # fmt: skip
+UNKNOWN_TOKEN: Final = {
+    "jsonrpc": "2.0",
+    "error": {"code": -32600, "message": "Unauthorized: unknown token"},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +211,8 @@ def shared_stores() -> tuple[Broker | None, SessionRegistry | None]:
     from genmcp.scaleout import RedisBroker, RedisSessionRegistry
 
     prefix = os.environ.get("GENMCP_REDIS_PREFIX", "tenants:")
-    return RedisBroker.from_url(url, prefix=prefix), RedisSessionRegistry.from_url(url, prefix=prefix)
+    broker = RedisBroker.from_url(url, prefix=prefix)
+    return broker, RedisSessionRegistry.from_url(url, prefix=prefix)
 
 
 def conformance_tools(tenant: str) -> list[Any]:

@@ -22,8 +22,8 @@ With ``transports/fastapi.py``, a module that imports Starlette and FastAPI.
 from __future__ import annotations
 
 import asyncio
-import secrets
 import contextlib
+import secrets
 from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, final
