@@ -191,7 +191,7 @@ async def test_a_tenants_runtime_tool_stays_in_that_tenant_on_every_process(
             unknown = await globex_2.request("tools/call", {"name": "extra", "arguments": {}})
             assert unknown.error is not None and unknown.error["code"] == -32602
             with pytest.raises(TimeoutError):
-                await next_message(globex_heard, 0.5)  # globex never hears of acme's change
+                await next_message(globex_heard, 0.3)  # globex never hears of acme's change
     for server, broker in ((one, brokers[0]), (two, brokers[1])):
         await server.run_in_loop(broker.aclose())  # on the loop that used it
 
