@@ -64,7 +64,8 @@ async def test_roles_and_a_tools_own_hook_decide_who_sees_what(open_client: Any)
         "beta_search", "create_ticket", "delete_ticket", "export_data", "search_docs"]  # fmt: skip
     assert await names(open_client("globex", "dan-globex")) == every
     admin = open_client("acme", "alice-acme")
-    deleted = await admin.request("tools/call", {"name": "delete_ticket", "arguments": {"ticket": 3}})
+    params = {"name": "delete_ticket", "arguments": {"ticket": 3}}
+    deleted = await admin.request("tools/call", params)
     assert deleted.result["content"][0]["text"] == "ticket 3 deleted"
 
 
@@ -74,9 +75,10 @@ async def raw_call(base: str, tenant: str, token: str, name: str) -> httpx.Respo
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientCapabilities": {},
                   "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}}  # fmt: skip
-    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
-               "Content-Type": "application/json", "MCP-Protocol-Version": "2026-07-28",
-               "Mcp-Method": "tools/call", "Mcp-Name": name}  # fmt: skip
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+               "Mcp-Name": name}  # fmt: skip
     async with httpx.AsyncClient() as http:
         return await http.post(f"{base}/t/{tenant}/mcp", content=json.dumps(body), headers=headers)
 
@@ -131,7 +133,8 @@ async def test_a_runtime_tool_stays_in_its_tenant(base: str, open_client: Any) -
         assert call.result["content"][0]["text"] == "the acme report"
         assert "acme_report" not in await names(globex)
         refused = await globex.request("tools/call", {"name": "acme_report", "arguments": {}})
-        assert refused.error is not None and refused.error["message"] == "Unknown tool: 'acme_report'"
+        assert refused.error is not None
+        assert refused.error["message"] == "Unknown tool: 'acme_report'"
         with pytest.raises(TimeoutError):
             await next_message(globex_heard, 0.3)
         removed = await http.delete("/admin/t/acme/tools/acme_report", headers=ADMIN)
