@@ -70,11 +70,11 @@ async def test_roles_and_a_tools_own_hook_decide_who_sees_what(open_client: Any)
 
 
 async def raw_call(base: str, tenant: str, token: str, name: str) -> httpx.Response:
-    body = {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {
-        "name": name, "arguments": {},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {},
-                  "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}}  # fmt: skip
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}  # fmt: skip
+    params = {"name": name, "arguments": {}, "_meta": meta}
+    body = {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": params}
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json",
                "Accept": "application/json, text/event-stream",
                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
