@@ -40,14 +40,16 @@ from genmcp import (
     RateLimit,
     Result,
     Suite,
+    TenantRequest,
+    Tenants,
     Tool,
     ToolRequest,
     call_tool_result,
+    tenants_router,
 )
 from genmcp.middleware.chain import MCPRequest
 from genmcp.storage import Broker, SessionRegistry
 from genmcp.storage.owner import owner_of
-from genmcp.transports.tenants import TenantRequest, Tenants, tenants_router
 
 TENANT_IDS: Final = ("acme", "globex")
 

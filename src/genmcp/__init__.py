@@ -24,7 +24,8 @@ Layers, lowest first (a module imports only from its own layer or below;
     routes_as_tools/
 
 This module only re-exports the public API. The FastAPI adapter (``mcp_router``,
-``mcp_app``, ``MCPRouter``), routes as tools (``route_tools``, ``routes_router``) and the
+``mcp_app``, ``MCPRouter``), tenancy (``Tenants``, ``tenants_router``, the resolvers), routes
+as tools (``route_tools``, ``routes_router``) and the
 client (``Client``, over httpx) are imported on first use, so ``import genmcp`` loads no
 web framework (``HTTPOptions``, the router's HTTP options, imports none).
 """
@@ -81,6 +82,14 @@ if TYPE_CHECKING:
     from genmcp.client import Client
     from genmcp.routes_as_tools import route_tools, routes_router
     from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
+    from genmcp.transports.tenants import (
+        TenantRequest,
+        Tenants,
+        tenant_from_claim,
+        tenant_from_header,
+        tenant_from_path,
+        tenants_router,
+    )
 
 _LAZY = {
     "Client": "genmcp.client",
@@ -89,6 +98,12 @@ _LAZY = {
     "mcp_router": "genmcp.transports.fastapi",
     "route_tools": "genmcp.routes_as_tools",
     "routes_router": "genmcp.routes_as_tools",
+    "TenantRequest": "genmcp.transports.tenants",
+    "Tenants": "genmcp.transports.tenants",
+    "tenant_from_claim": "genmcp.transports.tenants",
+    "tenant_from_header": "genmcp.transports.tenants",
+    "tenant_from_path": "genmcp.transports.tenants",
+    "tenants_router": "genmcp.transports.tenants",
 }
 
 __version__ = "0.1.0"
@@ -128,6 +143,8 @@ __all__ = [
     "Suite",
     "TaskOptions",
     "TaskQuota",
+    "TenantRequest",
+    "Tenants",
     "Timing",
     "Tool",
     "ToolRequest",
@@ -155,6 +172,10 @@ __all__ = [
     "resource_template",
     "route_tools",
     "routes_router",
+    "tenant_from_claim",
+    "tenant_from_header",
+    "tenant_from_path",
+    "tenants_router",
     "text",
     "text_contents",
     "tool",
@@ -164,7 +185,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Resolve the FastAPI adapter and routes-as-tools on first use (they import FastAPI)."""
+    """Resolve the FastAPI adapter, routes-as-tools and tenancy on first use (they import
+    FastAPI)."""
     if name in _LAZY:
         import importlib
 
