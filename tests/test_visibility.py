@@ -30,6 +30,7 @@ from genmcp import (
     call_tool_result,
 )
 from genmcp.testing import MCPTestClient
+from genmcp.visibility import caller_of
 
 KEY = "v" * 32
 
@@ -211,3 +212,11 @@ def test_visibility_options_are_checked() -> None:
         Visibility(ttl_s=0)
     with pytest.raises(TypeError, match="visibility= takes"):
         Suite(server_name="v", server_version="1", secret_key=KEY, visibility=3)  # type: ignore[arg-type]
+
+
+def test_a_callers_roles_come_from_the_assigns_or_the_tokens_claim() -> None:
+    assert caller_of({"roles": "admin beta"}).roles == {"admin", "beta"}
+    assert caller_of({"claims": {"roles": ["ops", 3]}}).roles == {"ops"}
+    assert caller_of({}).roles == frozenset()
+    found = caller_of({"principal": "p", "tenant": "acme", "effective_scopes": {"a"}})
+    assert (found.principal, found.tenant, found.scopes) == ("p", "acme", {"a"})
