@@ -151,6 +151,12 @@ ROLLING_ARGS ?= --rounds 1 --warmup 2 --between 3
 rolling: $(DEV_STAMP)
 	$(VENV_PYTHON) bench/scale/rolling.py --keepalive 32 --request-buffering \
 		--next-upstream "error non_idempotent" --check $(ROLLING_ARGS)
+# examples/tenants.py in 3 uvicorn processes on one redis-server of its own, behind nginx
+# (tests/examples/test_tenants_scaled.py: visibility alike everywhere, a tenant's runtime tool
+# reaches that tenant only, on every process); ~15 s, so not in `make test`.
+.PHONY: test-tenants-scaled
+test-tenants-scaled: $(DEV_STAMP)
+	GENMCP_SCALED_TESTS=1 $(VENV_PYTHON) -m pytest -q tests/examples/test_tenants_scaled.py
 
 # The conformance suite through nginx round-robin over 3 processes of the everything server
 # sharing a redis-server of their own (scripts/scaled.py); needs nginx and redis-server.
