@@ -151,6 +151,7 @@ ROLLING_ARGS ?= --rounds 1 --warmup 2 --between 3
 rolling: $(DEV_STAMP)
 	$(VENV_PYTHON) bench/scale/rolling.py --keepalive 32 --request-buffering \
 		--next-upstream "error non_idempotent" --check $(ROLLING_ARGS)
+
 # examples/tenants.py in 3 uvicorn processes on one redis-server of its own, behind nginx
 # (tests/examples/test_tenants_scaled.py: visibility alike everywhere, a tenant's runtime tool
 # reaches that tenant only, on every process); ~15 s, so not in `make test`.
