@@ -185,14 +185,17 @@ if [ "${MODE:-server}" = client ]; then
     auth/iss-not-advertised@2026-07-28 auth/iss-supported-missing@2026-07-28
     auth/iss-wrong-issuer@2026-07-28 auth/iss-unexpected@2026-07-28
     auth/iss-normalized@2026-07-28 auth/metadata-issuer-mismatch@2026-07-28
-    auth/client-credentials-basic@2026-07-28"}
+    auth/client-credentials-basic@2026-07-28 auth/client-credentials-jwt@2026-07-28
+    auth/dpop@2026-07-28 auth/dpop-nonce@2026-07-28 auth/dpop-nonce@2025-11-25
+    auth/wif-jwt-bearer@2026-07-28 auth/enterprise-managed-authorization@2026-07-28"}
   echo "suite: @modelcontextprotocol/conformance@$CONFORMANCE_VERSION on node $("$NODE" --version), client: $CLIENT_CMD"
   for run in $CLIENT_RUNS; do
     scenario=${run%@*} rev=${run#*@}
     if [ -n "$SCENARIOS" ] && ! printf ' %s ' $SCENARIOS | grep -q " $scenario "; then continue; fi
     mkdir -p "$RESULTS_DIR/client/$rev"
     rc=0
-    # --force: extension scenarios (auth/client-credentials-*) are not on the spec timeline
+    # --force: extension scenarios (auth/client-credentials-*, auth/dpop*, auth/wif-*, the
+    # enterprise-managed one) are not on the spec timeline
     suite client --command "$CLIENT_CMD" --scenario "$scenario" --spec-version "$rev" --force \
       "${TIMEOUT_ARGS[@]}" -o "$RESULTS_DIR/client/$rev" >>"$RESULTS_DIR/client/harness.log" 2>&1 || rc=$?
     echo "$scenario@$rev $rc" >>"$RESULTS_DIR/client/runs.txt"
