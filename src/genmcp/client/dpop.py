@@ -68,18 +68,33 @@ class DPoP:
             "htu": str(url.copy_with(query=None, fragment=None)),  # RFC 9449 §4.2: no query
             "iat": int(time.time()),
         }
-        nonce = self._nonces.get(_origin(url))
+        nonce = self.nonce(url)
         if nonce is not None:
             claims["nonce"] = nonce
         if access_token is not None:
             claims["ath"] = b64url(hashlib.sha256(access_token.encode("ascii")).digest())
         return self.key.sign(claims, {"typ": "dpop+jwt", "jwk": self.key.public_jwk})
 
-    def remember(self, url: httpx.URL | str, response: httpx.Response) -> bool:
-        """Keep the ``DPoP-Nonce`` of ``response``; True when it is one not held before."""
+    def nonce(self, url: httpx.URL | str) -> str | None:
+        """The nonce the next proof for ``url``'s origin carries, if its server gave one."""
+        return self._nonces.get(_origin(httpx.URL(url)))
+
+    def remember(self, url: httpx.URL | str, response: httpx.Response) -> None:
+        """Keep the ``DPoP-Nonce`` of ``response``, if it has one, for ``url``'s origin."""
         nonce = response.headers.get("dpop-nonce")
-        origin = _origin(httpx.URL(url))
-        if not nonce or self._nonces.get(origin) == nonce:
+        if nonce:
+            self._nonces[_origin(httpx.URL(url))] = nonce
+
+    def wants_retry(self, url: httpx.URL | str, sent: str | None, response: httpx.Response) -> bool:
+        """True when ``response`` is a nonce challenge (RFC 9449 §8, §9) that a new proof can
+        meet: the server now holds a nonce other than ``sent`` (the one the proof carried;
+        concurrent requests may have learned it already)."""
+        self.remember(url, response)
+        if response.status_code == 401:
+            challenge = response.headers.get("www-authenticate", "")
+            asked = "dpop" in challenge.lower() and NONCE_ERROR in challenge
+        elif response.status_code == 400:
+            asked = NONCE_ERROR.encode() in response.content
+        else:
             return False
-        self._nonces[origin] = nonce
-        return True
+        return asked and self.nonce(url) not in (None, sent)

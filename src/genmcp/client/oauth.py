@@ -177,14 +177,14 @@ class OAuth(httpx.Auth):
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
         """Send ``request`` with the token; on 401 or 403 ``insufficient_scope``, authorize
         and send it again (``MAX_ROUNDS`` at most)."""
-        self._sign(request)
+        sent = self._sign(request)
         response = yield request
         for _ in range(MAX_ROUNDS):
             challenge = parse_challenge(response.headers.get("www-authenticate"))
-            fresh = self.dpop is not None and self.dpop.remember(request.url, response)
-            if response.status_code == 401 and challenge.get("error") == NONCE_ERROR:
-                if not fresh:  # the nonce it wants is the one just sent: asking again won't do
-                    return
+            if self.dpop is not None and self.dpop.wants_retry(request.url, sent, response):
+                pass  # a nonce challenge: the same token, a new proof with the nonce
+            elif challenge.get("error") == NONCE_ERROR:
+                return  # the nonce it wants is the one just sent: asking again won't do
             elif response.status_code == 401:
                 if not await self._refresh(request.url):
                     await self._authorize(request.url, challenge, step_up=False)
@@ -192,22 +192,24 @@ class OAuth(httpx.Auth):
                 await self._authorize(request.url, challenge, step_up=True)
             else:
                 return
-            self._sign(request)
+            sent = self._sign(request)
             response = yield request
-
         if self.dpop is not None:
             self.dpop.remember(request.url, response)
 
-    def _sign(self, request: httpx.Request) -> None:
+    def _sign(self, request: httpx.Request) -> str | None:
+        """Put the token (and a DPoP proof) on ``request``; the DPoP nonce the proof carries."""
         token = self.access_token
         if token is None:
-            return
+            return None
         if self.dpop is not None and self.token_type == "dpop":
+            nonce = self.dpop.nonce(request.url)
             request.headers["authorization"] = f"DPoP {token}"
             request.headers["dpop"] = self.dpop.proof(request.method, request.url,
                                                       access_token=token)  # fmt: skip
-        else:
-            request.headers["authorization"] = f"Bearer {token}"
+            return nonce
+        request.headers["authorization"] = f"Bearer {token}"
+        return None
 
     # -- discovery --------------------------------------------------------------------------
 
@@ -402,12 +404,12 @@ class OAuth(httpx.Auth):
         for _ in range(2):
             if grant.auth_method == "private_key_jwt" and self.client_key is not None:
                 form.update(self.client_key.form(grant.client_id, server.issuer))
+            sent = None
             if self.dpop is not None:
+                sent = self.dpop.nonce(endpoint)
                 headers["dpop"] = self.dpop.proof("POST", endpoint)
             response = await http.post(endpoint, data=form, headers=headers)
-            fresh = self.dpop is not None and self.dpop.remember(endpoint, response)
-            if not (fresh and response.status_code == 400 and
-                    _json(response).get("error") == NONCE_ERROR):  # fmt: skip
+            if self.dpop is None or not self.dpop.wants_retry(endpoint, sent, response):
                 break
         return response
 
