@@ -82,6 +82,8 @@ class PrivateKeyJWT:
         lifetime_s: int = 60,
         audience: str | None = None,
     ) -> None:
+        if isinstance(key, SigningKey):
+            key = SigningKey(key.key, alg=alg or key.alg, kid=kid or key.kid)
         self.key = key if isinstance(key, SigningKey) else SigningKey(key, alg=alg, kid=kid)
         self.lifetime_s, self.audience = lifetime_s, audience
 
