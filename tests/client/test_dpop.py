@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import jwt
 import pytest
 
@@ -129,3 +130,14 @@ def test_proofs_are_fresh_and_name_the_request() -> None:
                 for p in (first, second))  # fmt: skip
     assert one["htm"] == "POST" and one["htu"] == "https://mcp.example/mcp"
     assert one["jti"] != two["jti"] and one["ath"] == two["ath"] and "nonce" not in one
+
+
+def test_a_streamed_400_is_not_read_for_a_nonce() -> None:
+    # a 2025-only server answers the era probe 400 on a streamed response: not a challenge
+    dpop = DPoP()
+    streamed = httpx.Response(400, stream=httpx.ByteStream(b'{"error": "use_dpop_nonce"}'))
+    assert not dpop.wants_retry("http://mcp.example/mcp", None, streamed)
+    read = httpx.Response(400, json={"error": "use_dpop_nonce"}, headers={"dpop-nonce": "n1"})
+    assert dpop.wants_retry("http://as.example/token", None, read)
+    assert not dpop.wants_retry("http://as.example/token", "n1", read)  # already sent it
+    assert dpop.nonce("http://as.example/x") == "n1" and dpop.nonce("http://mcp.example") is None

@@ -93,8 +93,11 @@ class DPoP:
         if response.status_code == 401:
             challenge = response.headers.get("www-authenticate", "")
             asked = "dpop" in challenge.lower() and NONCE_ERROR in challenge
-        elif response.status_code == 400:
-            asked = NONCE_ERROR.encode() in response.content
+        elif response.status_code == 400:  # the token endpoint's JSON error (read by then)
+            try:
+                asked = NONCE_ERROR.encode() in response.content
+            except httpx.ResponseNotRead:  # a streamed answer: not a token endpoint's
+                return False
         else:
             return False
         return asked and self.nonce(url) not in (None, sent)
