@@ -114,3 +114,5 @@ def test_challenges_are_parsed() -> None:
         "error": "insufficient_scope", "scope": "a b", "resource_metadata": "https://x/y",
     }  # fmt: skip
     assert parse_challenge("Basic realm=x") == {} and parse_challenge(None) == {}
+    dpop = 'DPoP error="use_dpop_nonce", resource_metadata="https://x/y"'  # RFC 9449 §7.1
+    assert parse_challenge(dpop) == {"error": "use_dpop_nonce", "resource_metadata": "https://x/y"}
