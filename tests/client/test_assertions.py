@@ -13,9 +13,6 @@ client scenarios (`make conformance-client`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import jwt
 import pytest
 
@@ -29,38 +26,11 @@ from genmcp.client import (
     PrivateKeyJWT,
     SigningKey,
 )
-from support.authorization_server import AuthorizationServer, authorization_problem, free_port
+from support.authorization_server import AuthorizationServer, free_port
 from support.dpop_gate import DPoPGate
 from support.examples import load
-from support.required import unavailable
 from support.server import LiveServers
-
-KEYS = {alg: SigningKey.generate(alg) for alg in ("ES256", "RS256")}
-
-
-def registered(client_id: str, key: SigningKey) -> dict[str, Any]:
-    return {
-        "client_id": client_id,
-        "token_endpoint_auth_method": "private_key_jwt",
-        "token_endpoint_auth_signing_alg": key.alg,
-        "jwks": {"keys": [{**key.public_jwk, "kid": f"{client_id}-1", "use": "sig"}]},
-        "grant_types": ["client_credentials"],
-        "redirect_uris": [],
-        "response_types": [],
-    }
-
-
-@pytest.fixture(scope="module")
-def authorization_server() -> Iterator[AuthorizationServer]:
-    problem = authorization_problem()
-    if problem is not None:
-        unavailable(problem, "the client's assertion tests")
-    clients = tuple(registered(f"svc-{alg.lower()}", key) for alg, key in KEYS.items())
-    server = AuthorizationServer(clients=clients)
-    try:
-        yield server
-    finally:
-        server.stop()
+from tests.client.conftest import KEYS
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ concurrent requests (a proof is never reused), a key algorithm the AS does not t
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -22,27 +21,13 @@ from genmcp.client import Client, ClientError, DPoP, OAuth, SigningKey
 from support.authorization_server import (
     CLIENTS,
     AuthorizationServer,
-    authorization_problem,
     free_port,
 )
 from support.dpop_gate import DPoPGate, thumbprint
 from support.examples import load
-from support.required import unavailable
 from support.server import LiveServers
 
 ERAS = [None, "2025-11-25"]
-
-
-@pytest.fixture(scope="module")
-def authorization_server() -> Iterator[AuthorizationServer]:
-    problem = authorization_problem()
-    if problem is not None:
-        unavailable(problem, "the client's DPoP tests")
-    server = AuthorizationServer(dpop_nonces=True)
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def serve(live_server: LiveServers, issuer: str, **gate: Any) -> tuple[str, DPoPGate]:

@@ -11,7 +11,6 @@ registration, Client ID Metadata Documents, the metadata variants, `iss` checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -24,27 +23,13 @@ from support.authorization_server import (
     PUBLIC_CLIENT,
     REDIRECT_URI,
     AuthorizationServer,
-    authorization_problem,
     free_port,
 )
 from support.examples import load
 from support.recorder import Recorder
-from support.required import unavailable
 from support.server import LiveServers
 
 ERAS = [None, "2025-11-25"]
-
-
-@pytest.fixture(scope="module")
-def authorization_server() -> Iterator[AuthorizationServer]:
-    problem = authorization_problem()
-    if problem is not None:
-        unavailable(problem, "the client's OAuth tests")
-    server = AuthorizationServer()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
