@@ -28,6 +28,8 @@ from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result, mcp_rou
 from genmcp.auth.front import AuthorizationFront, Upstream
 
 SCOPES = ["mcp:tools", "notes:write"]
+SCOPE_MAP = {"mcp:tools": [], "notes:write": ["notes:write"]}
+"""Each scope's grant rule: the upstream scopes it needs (none: anyone who signs in)."""
 
 
 class WhoAmI(Tool, name="whoami", description="Who the access token says you are."):
@@ -77,7 +79,7 @@ def create_app(env: Mapping[str, str], **front_options: Any) -> FastAPI:
         resource=resource,
         scopes_supported=SCOPES,
         default_scopes=["mcp:tools"],
-        **front_options,
+        **{"scope_map": SCOPE_MAP, **front_options},
     )
     auth = front.resource_server(required_scopes=["mcp:tools"])
     notes: list[str] = []

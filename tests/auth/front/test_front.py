@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from genmcp.auth.front import ClientRegistry
+from genmcp.auth.front import AuthorizationFront, ClientRegistry, Upstream
 from genmcp.auth.front.grants import pkce_challenge
 from genmcp.client import Client
 from genmcp.client.oauth import OAuth
@@ -237,7 +237,7 @@ async def test_a_registration_flood_is_refused_and_pages_escape(
 async def test_mapped_scopes_are_asked_upstream_and_granted_only_if_granted_there(
     upstream: AuthorizationServer, live_server: LiveServers, needs: list[str], granted: str
 ) -> None:
-    scope_map = {"notes:write": needs}
+    scope_map = {"mcp:tools": [], "notes:write": needs}
     app = load("authorization_server").create_app(front_env(upstream.issuer), scope_map=scope_map)
     live_server(app, port=FRONT_PORT)
     seen: list[str] = []
@@ -254,3 +254,22 @@ async def test_mapped_scopes_are_asked_upstream_and_granted_only_if_granted_ther
     upstream_tokens = app.state.front.grants.upstream_tokens(grant)  # kept here, not sent
     assert upstream_tokens["scope"] == " ".join(["openid", *needs][: 1 + (granted != "mcp:tools")])
     assert upstream_tokens["access_token"] not in str(tokens)
+
+
+def test_a_scope_without_a_grant_rule_is_refused_at_construction() -> None:
+    def front(**options: Any) -> AuthorizationFront:
+        return AuthorizationFront(issuer=FRONT, upstream=Upstream("https://idp.example", "c", "s"),
+                                  resource=MCP, **options)  # fmt: skip
+
+    # before: "admin" (no rule) was granted to anyone who could sign in upstream
+    with pytest.raises(ValueError, match="no rule for admin"):
+        front(scopes_supported=["mcp:tools", "admin"], scope_map={"mcp:tools": []})
+    with pytest.raises(ValueError, match="no rule for mcp:tools"):
+        front(scopes_supported=["mcp:tools"])
+    with pytest.raises(ValueError, match="not in scopes_supported: typo"):
+        front(scopes_supported=["mcp:tools"], scope_map={"mcp:tools": [], "typo": []})
+    ruled = front(scopes_supported=["mcp:tools", "admin"],
+                  scope_map={"mcp:tools": [], "admin": ["admin"]})  # fmt: skip
+    asked = ("mcp:tools", "admin")
+    assert ruled._granted(asked, {"scope": "openid"}) == ("mcp:tools",)
+    assert ruled._granted(asked, {"scope": "openid admin"}) == asked

@@ -71,9 +71,11 @@ class AuthorizationFront:
         resource: the canonical URI of the MCP endpoint (the ``aud`` of every token).
         scopes_supported: the scopes clients may ask for (the MCP server's scopes).
         default_scopes: granted when a client asks for none (default: every supported one).
-        scope_map: MCP scope -> the upstream scopes it needs, e.g. ``{"notes:write":
-            ["notes.write"]}``: asked for upstream with it, and granted only when the upstream
-            grants them all (an unmapped scope is granted to anyone who signs in).
+        scope_map: the grant rule of every supported scope: MCP scope -> the upstream scopes
+            it needs, e.g. ``{"mcp:tools": [], "notes:write": ["notes.write"]}``: asked for
+            upstream with it, and granted only when the upstream grants them all; ``[]``
+            grants it to anyone who signs in upstream. A supported scope without a rule is a
+            ``ValueError`` here (never granted by omission).
         access_ttl_s: access token lifetime.
         signing_key: the EC P-256 key of the access tokens (a new one when None: tokens
             then die with the process).
@@ -104,6 +106,7 @@ class AuthorizationFront:
         self.default_scopes = tuple(self.scopes_supported if default_scopes is None
                                     else default_scopes)  # fmt: skip
         self.scope_map = {mcp: tuple(up) for mcp, up in (scope_map or {}).items()}
+        _check_rules(self.scopes_supported, self.default_scopes, self.scope_map)
         self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s, key=signing_key)
         self.registry = registry if registry is not None else ClientRegistry()
         self.grants = grants if grants is not None else GrantStore()
@@ -314,9 +317,10 @@ class AuthorizationFront:
         answer names no ``scope``: RFC 6749 §5.1)."""
         answer = tokens.get("scope")
         if not isinstance(answer, str):
-            return scope
+            return tuple(s for s in scope if s in self.scope_map)
         upstream = set(answer.split())
-        return tuple(s for s in scope if set(self.scope_map.get(s, ())) <= upstream)
+        return tuple(s for s in scope if s in self.scope_map
+                     and set(self.scope_map[s]) <= upstream)  # fmt: skip
 
     def _redirect(
         self, redirect_uri: str, state: str | None, status: int = 302, **params: str
@@ -333,3 +337,18 @@ class AuthorizationFront:
         if is_metadata_url(client_id):
             return await self.documents.client(client_id)
         return self.registry.get(client_id)
+
+
+def _check_rules(
+    supported: tuple[str, ...], defaults: tuple[str, ...], rules: Mapping[str, tuple[str, ...]]
+) -> None:
+    """Every supported scope has a grant rule, and every rule and default a supported scope."""
+    unruled = [scope for scope in supported if scope not in rules]
+    if unruled:
+        raise ValueError(
+            f"scope_map has no rule for {', '.join(unruled)}: map each supported scope to the "
+            "upstream scopes it needs ([] grants it to anyone who signs in upstream)"
+        )
+    stray = [scope for scope in [*rules, *defaults] if scope not in supported]
+    if stray:
+        raise ValueError(f"not in scopes_supported: {', '.join(dict.fromkeys(stray))}")
