@@ -5,6 +5,12 @@
     OAUTH_UPSTREAM_CLIENT_SECRET   its secret
     MCP_RESOURCE                   canonical URI of the MCP endpoint, e.g. https://mcp.example.com/mcp
 
+Several processes share the front's records in Redis (``pip install 'genmcp[redis]'``):
+
+    OAUTH_FRONT_REDIS_URL          e.g. redis://127.0.0.1:6379/0 (unset: one process's memory)
+    OAUTH_FRONT_SIGNING_KEY        the EC P-256 private key (PEM) of the access tokens
+    OAUTH_FRONT_TOKEN_KEY          the Fernet key the upstream tokens are encrypted with
+
     MCP_RESOURCE=http://127.0.0.1:8000/mcp OAUTH_UPSTREAM_ISSUER=https://idp.example \\
     OAUTH_UPSTREAM_CLIENT_ID=mcp OAUTH_UPSTREAM_CLIENT_SECRET=... \\
         uvicorn --app-dir examples authorization_server:app
@@ -18,10 +24,13 @@ themselves (RFC 7591), sign the user in upstream, and call ``whoami`` and ``writ
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result, mcp_router
@@ -69,6 +78,7 @@ def create_app(env: Mapping[str, str], **front_options: Any) -> FastAPI:
         raise RuntimeError(f"set {', '.join(missing)} (see examples/authorization_server.py)")
     resource = env["MCP_RESOURCE"]
     parts = urlsplit(resource)
+    shared = _shared(env) if env.get("OAUTH_FRONT_REDIS_URL") else {}
     front = AuthorizationFront(
         issuer=f"{parts.scheme}://{parts.netloc}",
         upstream=Upstream(
@@ -79,7 +89,7 @@ def create_app(env: Mapping[str, str], **front_options: Any) -> FastAPI:
         resource=resource,
         scopes_supported=SCOPES,
         default_scopes=["mcp:tools"],
-        **{"scope_map": SCOPE_MAP, **front_options},
+        **{"scope_map": SCOPE_MAP, **shared, **front_options},
     )
     auth = front.resource_server(required_scopes=["mcp:tools"])
     notes: list[str] = []
@@ -90,12 +100,33 @@ def create_app(env: Mapping[str, str], **front_options: Any) -> FastAPI:
         auth=auth,
         allowed_hosts=["127.0.0.1", "localhost", parts.hostname or "localhost"],
     )
-    app = FastAPI(title="genmcp authorization server example")
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        close = getattr(front.store, "aclose", None)
+        if close is not None:
+            await close()
+
+    app = FastAPI(title="genmcp authorization server example", lifespan=lifespan)
     app.include_router(front.router())
     app.include_router(router, prefix="/mcp")
     app.include_router(auth.metadata_router())
     app.state.front = front
     return app
+
+
+def _shared(env: Mapping[str, str]) -> dict[str, Any]:
+    """The front's options for several processes: one Redis, one signing key, one token key."""
+    from genmcp.storage.redis import RedisRecordStore  # the redis extra, only when asked for
+
+    missing = [n for n in ("OAUTH_FRONT_SIGNING_KEY", "OAUTH_FRONT_TOKEN_KEY") if not env.get(n)]
+    if missing:
+        raise RuntimeError(f"OAUTH_FRONT_REDIS_URL needs {', '.join(missing)} too")
+    key = load_pem_private_key(env["OAUTH_FRONT_SIGNING_KEY"].encode(), password=None)
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise RuntimeError("OAUTH_FRONT_SIGNING_KEY: an EC P-256 private key (PEM)")
+    store = RedisRecordStore.from_url(env["OAUTH_FRONT_REDIS_URL"], prefix="genmcp:front:")
+    return {"store": store, "signing_key": key, "token_key": env["OAUTH_FRONT_TOKEN_KEY"]}
 
 
 app = create_app(os.environ) if os.environ.get("MCP_RESOURCE") else None

@@ -250,7 +250,7 @@ async def test_mapped_scopes_are_asked_upstream_and_granted_only_if_granted_ther
     [asked] = [u for u in seen if u.startswith(upstream.issuer + "/auth?")]
     assert httpx.URL(asked).params["scope"].split() == ["openid", *needs]
     assert tokens["scope"] == granted
-    grant = app.state.front.grants.refresh_grant(tokens["refresh_token"])
+    grant = await app.state.front.grants.refresh_grant(tokens["refresh_token"])
     upstream_tokens = app.state.front.grants.upstream_tokens(grant)  # kept here, not sent
     assert upstream_tokens["scope"] == " ".join(["openid", *needs][: 1 + (granted != "mcp:tools")])
     assert upstream_tokens["access_token"] not in str(tokens)

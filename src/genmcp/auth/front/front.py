@@ -44,9 +44,19 @@ from genmcp.auth.front.metadata_documents import MetadataDocuments, is_metadata_
 from genmcp.auth.front.registration import ClientRegistry, RegisteredClient, RegistrationError
 from genmcp.auth.front.token_endpoint import TokenEndpoint
 from genmcp.auth.front.upstream import Upstream, UpstreamError
-from genmcp.auth.front.wire import NO_STORE, Refused, oauth_error, page, read_body, read_form
+from genmcp.auth.front.wire import (
+    NO_STORE,
+    Refused,
+    guarded,
+    oauth_error,
+    page,
+    read_body,
+    read_form,
+)
 from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.tokens import canonical_uri
+from genmcp.storage import RecordStore
+from genmcp.storage.memory import MemoryRecordStore
 
 __all__ = ["AuthorizationFront"]
 
@@ -79,7 +89,12 @@ class AuthorizationFront:
         access_ttl_s: access token lifetime.
         signing_key: the EC P-256 key of the access tokens (a new one when None: tokens
             then die with the process).
-        registry, grants: the client table and the grant memory (defaults in memory).
+        store: where registrations, consents, codes, refresh tokens and the encrypted
+            upstream tokens live: one process's memory when None; a ``RedisRecordStore``
+            for several processes (then give them all the same ``signing_key`` and
+            ``token_key``).
+        token_key: the Fernet key the upstream tokens are encrypted with (a new one when None).
+        registry, grants: the client table and the grant memory (built on ``store`` when None).
         documents: how ``client_id`` URLs (Client ID Metadata Documents) are fetched.
         consent_page: renders the consent page (default :func:`consent.consent_page`).
     """
@@ -95,6 +110,8 @@ class AuthorizationFront:
         scope_map: Mapping[str, Iterable[str]] | None = None,
         access_ttl_s: int = 300,
         signing_key: ec.EllipticCurvePrivateKey | None = None,
+        store: RecordStore | None = None,
+        token_key: bytes | str | None = None,
         registry: ClientRegistry | None = None,
         grants: GrantStore | None = None,
         documents: MetadataDocuments | None = None,
@@ -108,11 +125,13 @@ class AuthorizationFront:
         self.scope_map = {mcp: tuple(up) for mcp, up in (scope_map or {}).items()}
         _check_rules(self.scopes_supported, self.default_scopes, self.scope_map)
         self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s, key=signing_key)
-        self.registry = registry if registry is not None else ClientRegistry()
-        self.grants = grants if grants is not None else GrantStore()
+        self.store = store if store is not None else MemoryRecordStore()
+        self.registry = registry if registry is not None else ClientRegistry(store=self.store)
+        self.grants = (grants if grants is not None
+                       else GrantStore(store=self.store, key=token_key))  # fmt: skip
         self.documents = documents if documents is not None else MetadataDocuments()
         self.callback_url = self.issuer + CALLBACK
-        self.consents, self.consent_page = Consents(), consent_page
+        self.consents, self.consent_page = Consents(store=self.store), consent_page
         self.token_endpoint = TokenEndpoint(self.grants, self.tokens, self._lookup)
         self._path = urlsplit(self.issuer).path
         self._secure = urlsplit(self.issuer).scheme == "https"
@@ -162,7 +181,8 @@ class AuthorizationFront:
             ("/revoke", self.token_endpoint.revoke, "POST"),
             ("/jwks", self._jwks, "GET"),
         ):
-            router.add_api_route(path + route, endpoint, methods=[method], include_in_schema=False)
+            router.add_api_route(path + route, guarded(endpoint), methods=[method],
+                                 include_in_schema=False)  # fmt: skip
         return router
 
     # -- metadata, registration -------------------------------------------------------------
@@ -184,7 +204,7 @@ class AuthorizationFront:
         if not isinstance(metadata, dict):
             return oauth_error("invalid_client_metadata", "the body is not a JSON object")
         try:
-            client = self.registry.register(metadata)
+            client = await self.registry.register(metadata)
         except RegistrationError as exc:
             log.info("registration refused: %s", exc.error)
             return oauth_error(exc.error, exc.description, exc.status)
@@ -219,7 +239,7 @@ class AuthorizationFront:
             return back(exc.error, exc.description)
         asked = Authorization(client.client_id, redirect_uri, challenge, state, scope,
                               self.resource)  # fmt: skip
-        consent = self.consents.ask(asked, client.client_name)
+        consent = await self.consents.ask(asked, client.client_name)
         document = self.consent_page(consent, self._path + CONSENT)
         response = HTMLResponse(document, headers={**NO_STORE, **_PAGE_HEADERS})
         response.set_cookie(_COOKIE, consent.browser, max_age=int(self.consents.ttl_s),
@@ -232,7 +252,8 @@ class AuthorizationFront:
             fields = await read_form(request)
         except Refused as exc:
             return page(400, "Bad consent", exc.description)
-        consent = self.consents.answer(fields.get("consent", ""), request.cookies.get(_COOKIE))
+        consent = await self.consents.answer(fields.get("consent", ""),
+                                             request.cookies.get(_COOKIE))  # fmt: skip
         if consent is None:  # unknown, used, expired, or posted from another browser
             log.info("consent refused: unknown, expired or from another browser")
             return page(400, "Consent expired", "Start again from your application.")
@@ -242,7 +263,7 @@ class AuthorizationFront:
             return self._redirect(asked.redirect_uri, asked.state, status=303,
                                   error="access_denied", error_description="the user denied")
         verifier = secrets.token_urlsafe(48)
-        upstream_state = self.grants.begin(asked, verifier, consent.browser)
+        upstream_state = await self.grants.begin(asked, verifier, consent.browser)
         try:
             url = await self.upstream.authorization_url(
                 state=upstream_state, redirect_uri=self.callback_url,
@@ -278,7 +299,7 @@ class AuthorizationFront:
 
     async def _callback(self, request: Request) -> Response:
         query = request.query_params
-        pending = self.grants.resume(query.get("state", ""))
+        pending = await self.grants.resume(query.get("state", ""))
         if pending is None:
             return page(400, "Unknown or expired sign-in",
                          "Start again from your application.")  # fmt: skip
@@ -305,7 +326,7 @@ class AuthorizationFront:
         granted = self._granted(asked.scope, tokens)
         if granted != asked.scope:
             log.info("upstream did not grant %s: not granted", set(asked.scope) - set(granted))
-        code = self.grants.issue_code(replace(asked, scope=granted), subject, tokens)
+        code = await self.grants.issue_code(replace(asked, scope=granted), subject, tokens)
         log.info("signed in %s for client %s", subject, asked.client_id)
         return self._redirect(asked.redirect_uri, asked.state, code=code)
 
@@ -336,7 +357,7 @@ class AuthorizationFront:
         """A registered client, or the client a metadata document URL describes."""
         if is_metadata_url(client_id):
             return await self.documents.client(client_id)
-        return self.registry.get(client_id)
+        return await self.registry.get(client_id)
 
 
 def _check_rules(
