@@ -273,3 +273,17 @@ def test_a_scope_without_a_grant_rule_is_refused_at_construction() -> None:
     asked = ("mcp:tools", "admin")
     assert ruled._granted(asked, {"scope": "openid"}) == ("mcp:tools",)
     assert ruled._granted(asked, {"scope": "openid admin"}) == asked
+
+
+async def test_the_sign_in_needs_an_id_token_the_front_accepts(served: Any) -> None:
+    app, _ = served
+    seen: list[str] = []
+    async with httpx.AsyncClient(trust_env=False) as http:
+        client_id = (await _register(http))["client_id"]
+        good = httpx.URL(await browser(_authorize_url(client_id), seen))
+        assert "code" in good.params
+        [asked] = [httpx.URL(u) for u in seen if "/auth?" in u]
+        assert len(asked.params["nonce"]) >= 32  # a nonce per sign-in, checked in the ID token
+        app.state.front.upstream.id_token_algorithms = ("ES256",)  # the provider signs RS256
+        back = httpx.URL(await browser(_authorize_url(client_id)))
+    assert back.params["error"] == "server_error" and "code" not in back.params

@@ -28,8 +28,11 @@ async def test_a_bad_code_and_an_unreachable_provider_are_clear(
     provider = Upstream(upstream.issuer, UPSTREAM_CLIENT["id"], UPSTREAM_CLIENT["secret"])
     with pytest.raises(UpstreamError, match="refused the code"):
         await provider.exchange(code="forged", redirect_uri=CALLBACK, verifier="v" * 43)
-    with pytest.raises(UpstreamError, match="no sub"):
-        await provider.subject({"access_token": "forged"})
+    with pytest.raises(UpstreamError, match="no ID token"):  # OpenID: the ID token names the user
+        await provider.subject({"access_token": "forged"}, nonce="n")
+    plain = Upstream(upstream.issuer, UPSTREAM_CLIENT["id"], UPSTREAM_CLIENT["secret"], scopes=())
+    with pytest.raises(UpstreamError, match="no sub"):  # plain OAuth: userinfo does
+        await plain.subject({"access_token": "forged"})
     gone = Upstream("http://127.0.0.1:9", "c", "s", timeout_s=1)
     with pytest.raises(UpstreamError, match="no usable authorization server metadata"):
         await gone.metadata()

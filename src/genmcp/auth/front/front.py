@@ -132,7 +132,8 @@ class AuthorizationFront:
         self.documents = documents if documents is not None else MetadataDocuments()
         self.callback_url = self.issuer + CALLBACK
         self.consents, self.consent_page = Consents(store=self.store), consent_page
-        self.token_endpoint = TokenEndpoint(self.grants, self.tokens, self._lookup)
+        self.token_endpoint = TokenEndpoint(self.grants, self.tokens, self._lookup,
+                                            upstream.revoke)  # fmt: skip
         self._path = urlsplit(self.issuer).path
         self._secure = urlsplit(self.issuer).scheme == "https"
 
@@ -263,11 +264,13 @@ class AuthorizationFront:
             return self._redirect(asked.redirect_uri, asked.state, status=303,
                                   error="access_denied", error_description="the user denied")
         verifier = secrets.token_urlsafe(48)
-        upstream_state = await self.grants.begin(asked, verifier, consent.browser)
+        nonce = secrets.token_urlsafe(24) if self.upstream.openid else None
+        upstream_state = await self.grants.begin(asked, verifier, consent.browser, nonce)
         try:
             url = await self.upstream.authorization_url(
                 state=upstream_state, redirect_uri=self.callback_url,
                 challenge=pkce_challenge(verifier), scopes=self._upstream_scopes(asked.scope),
+                nonce=nonce,
             )  # fmt: skip
         except UpstreamError as exc:
             log.warning("upstream unavailable: %s", exc)
@@ -318,7 +321,7 @@ class AuthorizationFront:
             tokens = await self.upstream.exchange(code=query["code"],
                                                   redirect_uri=self.callback_url,
                                                   verifier=pending.upstream_verifier)  # fmt: skip
-            subject = await self.upstream.subject(tokens)
+            subject = await self.upstream.subject(tokens, pending.nonce)
         except UpstreamError as exc:
             log.warning("upstream exchange failed: %s", exc)
             return self._redirect(asked.redirect_uri, asked.state, error="server_error",

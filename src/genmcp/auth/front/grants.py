@@ -79,6 +79,8 @@ class Pending:
     expires_at: float
     browser: str | None = None
     """The consent cookie of the browser that approved: the callback must come from it."""
+    nonce: str | None = None
+    """The OpenID ``nonce`` sent upstream: the ID token must carry it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +127,16 @@ class GrantStore:
     # -- pending authorizations -------------------------------------------------------------
 
     async def begin(
-        self, request: Authorization, upstream_verifier: str, browser: str | None = None
+        self,
+        request: Authorization,
+        upstream_verifier: str,
+        browser: str | None = None,
+        nonce: str | None = None,
     ) -> str:
         """Remember ``request``; the upstream ``state`` that names it."""
         state = secrets.token_urlsafe(32)
-        pending = Pending(request, upstream_verifier, time.time() + self.pending_ttl_s, browser)
+        pending = Pending(request, upstream_verifier, time.time() + self.pending_ttl_s, browser,
+                          nonce)  # fmt: skip
         await self.store.put("pending", state, _pending_record(pending), self.pending_ttl_s)
         return state
 
@@ -150,6 +157,7 @@ class GrantStore:
                       time.time() + self.code_ttl_s)  # fmt: skip
         await self.store.put("code", code, _grant_record(grant), self.code_ttl_s,
                              tag=grant.family)  # fmt: skip
+        await self.store.put("upstream", grant.family, sealed.decode("ascii"), self.refresh_ttl_s)
         return code
 
     async def redeem_code(self, code: str) -> Grant | None:
@@ -195,10 +203,16 @@ class GrantStore:
         record = await self.store.get("refresh", token)
         return None if record is None else _live(_grant_of(record))
 
-    async def revoke(self, family: str) -> None:
+    async def revoke(self, family: str) -> dict[str, Any] | None:
         """End a grant: its refresh tokens are refused from now (``rotate`` checks), and so
-        are its access tokens (the verifier asks :meth:`revoked`)."""
+        are its access tokens (the verifier asks :meth:`revoked`); its upstream tokens leave
+        the store and are returned (to be revoked upstream), None when already gone."""
         await self.store.put("revoked", family, True, self.refresh_ttl_s)
+        sealed, _ = await self.store.take("upstream", family)
+        if not isinstance(sealed, str):
+            return None
+        tokens: dict[str, Any] = json.loads(self._fernet.decrypt(sealed.encode("ascii")))
+        return tokens
 
 
 def request_record(request: Authorization) -> dict[str, Any]:
@@ -215,12 +229,13 @@ def request_of(record: Mapping[str, Any]) -> Authorization:
 
 def _pending_record(pending: Pending) -> dict[str, Any]:
     return {"request": request_record(pending.request), "verifier": pending.upstream_verifier,
-            "expires_at": pending.expires_at, "browser": pending.browser}  # fmt: skip
+            "expires_at": pending.expires_at, "browser": pending.browser,
+            "nonce": pending.nonce}  # fmt: skip
 
 
 def _pending_of(record: Mapping[str, Any]) -> Pending:
     return Pending(request_of(record["request"]), record["verifier"], record["expires_at"],
-                   record["browser"])  # fmt: skip
+                   record["browser"], record.get("nonce"))  # fmt: skip
 
 
 def _grant_record(grant: Grant) -> dict[str, Any]:

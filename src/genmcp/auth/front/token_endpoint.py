@@ -4,8 +4,9 @@
 redirect URI, PKCE verified, the grant's resource) and ``refresh_token`` (rotated; a
 narrower scope may be asked, never a wider one), answering the front's access token and,
 for clients registered with the ``refresh_token`` grant, a new refresh token. ``/revoke``:
-a refresh or access token of the calling client ends its whole grant; any other token is
-answered 200 too (RFC 7009 §2.2).
+a refresh or access token of the calling client ends its whole grant, and the upstream
+tokens behind it are revoked at the upstream too (when it has an RFC 7009 endpoint): this is
+the front's logout; any other token is answered 200 too (RFC 7009 §2.2).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = ["TokenEndpoint"]
 log = logging.getLogger("genmcp.auth.front")
 
 Lookup = Callable[[str], Awaitable[RegisteredClient | None]]
+RevokeUpstream = Callable[[dict[str, Any]], Awaitable[int]]
 
 
 class TokenEndpoint:
@@ -38,10 +40,18 @@ class TokenEndpoint:
         grants: the grant memory (codes, refresh tokens, revocations).
         tokens: signs the access tokens.
         lookup: finds a client by ``client_id`` (registered, or a metadata document URL).
+        revoke_upstream: revokes a grant's upstream tokens (``Upstream.revoke``), or None.
     """
 
-    def __init__(self, grants: GrantStore, tokens: TokenIssuer, lookup: Lookup) -> None:
+    def __init__(
+        self,
+        grants: GrantStore,
+        tokens: TokenIssuer,
+        lookup: Lookup,
+        revoke_upstream: RevokeUpstream | None = None,
+    ) -> None:
         self.grants, self.tokens, self.lookup = grants, tokens, lookup
+        self.revoke_upstream = revoke_upstream
 
     async def token(self, request: Request) -> Response:
         """Answer a token request (RFC 6749 §4.1.3, §6)."""
@@ -72,8 +82,11 @@ class TokenEndpoint:
             return oauth_error("invalid_request", "send the token to revoke")
         family = await self._family(token, client_id)
         if family is not None:
-            await self.grants.revoke(family)
-            log.info("grant revoked by client %s", client_id)
+            upstream = await self.grants.revoke(family)
+            revoked = 0
+            if upstream is not None and self.revoke_upstream is not None:
+                revoked = await self.revoke_upstream(upstream)
+            log.info("grant revoked by client %s (%d upstream tokens revoked)", client_id, revoked)
         return Response(status_code=200, headers=NO_STORE)  # unknown tokens too (RFC 7009)
 
     async def _family(self, token: str, client_id: str) -> str | None:
