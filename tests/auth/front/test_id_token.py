@@ -66,14 +66,14 @@ async def test_hostile_id_tokens_are_refused(
                                     algorithm="HS256"),  # the client secret as a key
         "other_issuer": lambda: upstream.forge(_claims(upstream, iss="https://evil.example")),
         "other_key": lambda: jwt.encode(_claims(upstream), stranger, algorithm="RS256",
-                                        headers={"kid": "rs-1"}),  # fmt: skip
+                                        headers={"kid": "rs-1"}),
         "unknown_kid": lambda: upstream.forge(_claims(upstream), headers={"kid": "made-up"}),
         "several_aud": lambda: upstream.forge(_claims(upstream, aud=[CLIENT, "other"])),
         "no_sub": lambda: upstream.forge(_claims(upstream, sub=None)),
         "no_exp": lambda: upstream.forge(_claims(upstream, exp=None)),
         "garbage": lambda: "not.a.jwt",
         "alg_mismatch": lambda: upstream.forge(_claims(upstream), alg="ES256",
-                                               headers={"kid": "rs-1"}),  # fmt: skip
+                                               headers={"kid": "rs-1"}),
     }
     with pytest.raises(InvalidIdToken, match=why):
         await _verify(upstream, tokens[case]())
