@@ -143,6 +143,12 @@ scale: $(DEV_STAMP)
 
 # The conformance suite through nginx round-robin over 3 processes of the everything server
 # sharing a redis-server of their own (scripts/scaled.py); needs nginx and redis-server.
+# The suite's authorization-server scenarios against the front of examples/authorization_server.py
+# over a real upstream (tests/auth/front/test_front_conformance.py; after make conformance).
+.PHONY: conformance-authorization
+conformance-authorization: $(DEV_STAMP)
+	GENMCP_CONFORMANCE_AUTHORIZATION=1 $(VENV_PYTHON) -m pytest -q tests/auth/front/test_front_conformance.py
+
 .PHONY: conformance-scaled
 conformance-scaled: $(DEV_STAMP)
 	$(VENV_PYTHON) scripts/scaled.py --processes 3 -- env VENV=$(VENV) bash scripts/conformance.sh
