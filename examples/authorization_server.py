@@ -1,6 +1,7 @@
 """An MCP server with its own OAuth authorization server in front of your identity provider.
 
-    OAUTH_UPSTREAM_ISSUER          the identity provider's issuer URL (discovered on first use)
+    OAUTH_UPSTREAM_ISSUER          the identity provider's issuer URL (discovered on first use;
+                                   https://github.com: the GitHub preset, an OAuth app)
     OAUTH_UPSTREAM_CLIENT_ID       the front's client at that provider (confidential)
     OAUTH_UPSTREAM_CLIENT_SECRET   its secret
     MCP_RESOURCE                   canonical URI of the MCP endpoint, e.g. https://mcp.example.com/mcp
@@ -34,7 +35,7 @@ from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result, mcp_router
-from genmcp.auth.front import AuthorizationFront, Upstream
+from genmcp.auth.front import AuthorizationFront, GitHub, Upstream
 
 SCOPES = ["mcp:tools", "notes:write"]
 SCOPE_MAP = {"mcp:tools": [], "notes:write": ["notes:write"]}
@@ -69,7 +70,8 @@ class WriteNote(
 def create_app(env: Mapping[str, str], **front_options: Any) -> FastAPI:
     """The app for ``env``; reaches no provider until the first sign-in.
 
-    ``front_options`` go to ``AuthorizationFront`` (e.g. ``documents=``, ``registry=``).
+    ``front_options`` go to ``AuthorizationFront`` (e.g. ``documents=``, ``registry=``,
+    ``upstream=``).
     """
     names = ("OAUTH_UPSTREAM_ISSUER", "OAUTH_UPSTREAM_CLIENT_ID",
              "OAUTH_UPSTREAM_CLIENT_SECRET", "MCP_RESOURCE")  # fmt: skip
@@ -79,13 +81,10 @@ def create_app(env: Mapping[str, str], **front_options: Any) -> FastAPI:
     resource = env["MCP_RESOURCE"]
     parts = urlsplit(resource)
     shared = _shared(env) if env.get("OAUTH_FRONT_REDIS_URL") else {}
+    upstream = front_options.pop("upstream", None) or _upstream(env)
     front = AuthorizationFront(
         issuer=f"{parts.scheme}://{parts.netloc}",
-        upstream=Upstream(
-            env["OAUTH_UPSTREAM_ISSUER"],
-            env["OAUTH_UPSTREAM_CLIENT_ID"],
-            env["OAUTH_UPSTREAM_CLIENT_SECRET"],
-        ),
+        upstream=upstream,
         resource=resource,
         scopes_supported=SCOPES,
         default_scopes=["mcp:tools"],
@@ -113,6 +112,15 @@ def create_app(env: Mapping[str, str], **front_options: Any) -> FastAPI:
     app.include_router(auth.metadata_router())
     app.state.front = front
     return app
+
+
+def _upstream(env: Mapping[str, str]) -> Upstream:
+    """The provider: GitHub's preset for ``https://github.com``, else by discovery."""
+    issuer = env["OAUTH_UPSTREAM_ISSUER"]
+    secret = (env["OAUTH_UPSTREAM_CLIENT_ID"], env["OAUTH_UPSTREAM_CLIENT_SECRET"])
+    if issuer.rstrip("/") == "https://github.com":  # OAuth 2.0 without OpenID: no discovery
+        return GitHub(*secret)
+    return Upstream(issuer, *secret)
 
 
 def _shared(env: Mapping[str, str]) -> dict[str, Any]:

@@ -78,6 +78,8 @@ async def test_metadata_is_rfc_8414(served: Any) -> None:
     async with httpx.AsyncClient(trust_env=False) as http:
         document = (await http.get(f"{FRONT}/.well-known/oauth-authorization-server")).json()
         resource = (await http.get(f"{FRONT}/.well-known/oauth-protected-resource/mcp")).json()
+        openid = await http.get(f"{FRONT}/.well-known/openid-configuration")
+    assert openid.status_code == 404  # not an OpenID provider: it issues no ID token
     assert document["issuer"] == FRONT
     assert document["registration_endpoint"] == f"{FRONT}/register"
     assert document["code_challenge_methods_supported"] == ["S256"]

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from genmcp.auth.front.upstream import Upstream, UpstreamError
 from support.authorization_server import AuthorizationServer
+from support.server import LiveServers
 
 from .conftest import CALLBACK, UPSTREAM_CLIENT
 
@@ -39,3 +41,25 @@ async def test_a_bad_code_and_an_unreachable_provider_are_clear(
     lying = Upstream(upstream.issuer + "/other", "c", "s")
     with pytest.raises(UpstreamError):
         await lying.metadata()
+
+
+@pytest.mark.parametrize("place", [
+    "/.well-known/oauth-authorization-server/tenant",
+    "/.well-known/openid-configuration/tenant",  # RFC 8414 §5's form of OpenID discovery
+    "/tenant/.well-known/openid-configuration",  # OpenID Connect Discovery's own
+])  # fmt: skip
+async def test_an_issuer_with_a_path_is_discovered_at_each_place(
+    live_server: LiveServers, place: str
+) -> None:
+    provider = FastAPI()
+    base: list[str] = []
+
+    @provider.get(place)
+    async def metadata() -> dict[str, str]:
+        issuer = f"{base[0]}/tenant"
+        return {"issuer": issuer, "authorization_endpoint": f"{issuer}/authorize",
+                "token_endpoint": f"{issuer}/token"}  # fmt: skip
+
+    base.append(live_server(provider))
+    found = await Upstream(f"{base[0]}/tenant", "c", "s").metadata()
+    assert found["token_endpoint"] == f"{base[0]}/tenant/token"

@@ -1,14 +1,15 @@
 """The upstream OAuth / OpenID provider the front signs users in with.
 
 :class:`Upstream` is configured by issuer URL, client id and secret; its metadata (RFC 8414,
-else OpenID discovery) is fetched on first use, not at start-up, and its ``issuer`` must be
-the configured one. It builds the upstream authorization URL (code flow, PKCE S256, our own
-``state`` and, for OpenID, a ``nonce``), exchanges the code at the token endpoint (client
-secret, HTTP Basic), and names the user: with ``openid`` among its scopes, by the ``sub`` of
-the ID token, which must be there and pass :func:`id_token.verify_id_token` (signature by the
-upstream's JWKS, ``iss``, ``aud``, ``exp``, ``nonce``); else by the userinfo endpoint's
-``sub``. :meth:`Upstream.revoke` revokes the upstream's tokens at its RFC 7009 endpoint when
-it has one (the front's logout). Every call has a timeout and never follows redirects.
+else OpenID discovery: the three places the MCP authorization spec lists) is fetched on
+first use, not at start-up, and its ``issuer`` must be the configured one. It builds the
+upstream authorization URL (code flow, PKCE S256, our own ``state`` and, for OpenID, a
+``nonce``), exchanges the code at the token endpoint (client secret, HTTP Basic), and names
+the user: with ``openid`` among its scopes, by the ``sub`` of the ID token, which must be
+there and pass :func:`id_token.verify_id_token` (signature by the upstream's JWKS, ``iss``,
+``aud``, ``exp``, ``nonce``); else by the userinfo endpoint's ``sub``.
+:meth:`Upstream.revoke` revokes the upstream's tokens at its RFC 7009 endpoint when it has
+one (the front's logout). Every call has a timeout and never follows redirects.
 
 Needs httpx (the ``auth`` extra).
 """
@@ -82,7 +83,9 @@ class Upstream:
         parts = urlsplit(self.issuer)
         origin, path = f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/")
         places = [f"{origin}/.well-known/oauth-authorization-server{path}",
+                  f"{origin}/.well-known/openid-configuration{path}",
                   f"{origin}{path}/.well-known/openid-configuration"]  # fmt: skip
+        places = list(dict.fromkeys(places))  # without a path, the last two are one
         async with self._http() as http:
             for place in places:
                 try:
@@ -127,10 +130,12 @@ class Upstream:
         metadata = await self.metadata()
         form = {"grant_type": "authorization_code", "code": code,
                 "redirect_uri": redirect_uri, "code_verifier": verifier}  # fmt: skip
-        auth = (quote(self.client_id, safe=""), quote(self.client_secret, safe=""))
+        form, auth, headers = self._token_request(form)
         async with self._http() as http:
             try:
-                response = await http.post(str(metadata["token_endpoint"]), data=form, auth=auth)
+                response = await http.post(str(metadata["token_endpoint"]), data=form,
+                                           headers=headers,
+                                           auth=auth or httpx.USE_CLIENT_DEFAULT)  # fmt: skip
                 body = response.json()
             except (httpx.HTTPError, ValueError) as exc:
                 failed = f"the upstream token endpoint failed: {type(exc).__name__}"
@@ -140,6 +145,13 @@ class Upstream:
             raise UpstreamError(f"the upstream refused the code (HTTP {response.status_code}, "
                                 f"{error or 'no error code'})")  # fmt: skip
         return body
+
+    def _token_request(
+        self, form: dict[str, str]
+    ) -> tuple[dict[str, str], httpx.Auth | None, dict[str, str]]:
+        """The token request's form, its ``auth`` (HTTP Basic, RFC 6749 §2.3.1) and headers."""
+        auth = httpx.BasicAuth(quote(self.client_id, safe=""), quote(self.client_secret, safe=""))
+        return form, auth, {"accept": "application/json"}
 
     async def subject(self, tokens: dict[str, Any], nonce: str | None = None) -> str:
         """The signed-in user: the verified ID token's ``sub`` (OpenID: ``nonce`` is the one
