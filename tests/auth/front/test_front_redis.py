@@ -20,7 +20,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from genmcp.auth.front.grants import pkce_challenge
 from genmcp.client import Client, ClientError
 from support.authorization_server import AuthorizationServer
-from support.redis_server import OwnRedis, require_redis_server
+from support.examples import load
+from support.redis_server import OwnRedis, free_port, require_redis_server
 from support.topology import Processes
 
 from .conftest import CLIENT_REDIRECT, FRONT_PORT, MCP, front_env
@@ -125,3 +126,22 @@ async def test_register_on_one_authorize_on_another_refresh_on_a_third(
         revoke = {"token": tokens["refresh_token"], "client_id": client_id}
         assert (await http.post(f"{one}/revoke", data=revoke)).status_code == 200
         assert await _whoami(two, tokens["access_token"]) is None
+
+
+async def test_a_redis_that_is_down_is_a_503_never_a_500() -> None:
+    from genmcp.storage.redis import RedisOptions, RedisRecordStore
+
+    options = RedisOptions(connect_timeout_s=0.3, deadline_s=0.3, retries=0)
+    store = RedisRecordStore.from_url(f"redis://127.0.0.1:{free_port()}/0", options=options)
+    app = load("authorization_server").create_app(front_env("http://127.0.0.1:9"), store=store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url=MCP[:-4]) as http:
+        registered = await http.post("/register", json={"redirect_uris": [CLIENT_REDIRECT]})
+        token = await http.post("/token", data={"grant_type": "refresh_token",
+                                                "refresh_token": "r", "client_id": "c"})
+        page = await http.get("/authorize", params={"client_id": "c"})
+    for answer in (registered, token, page):
+        assert answer.status_code == 503, answer.text
+        assert answer.headers["retry-after"] == "1"
+        assert answer.json()["error"] == "temporarily_unavailable"
+    await store.aclose()
