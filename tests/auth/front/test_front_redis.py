@@ -22,7 +22,7 @@ from genmcp.client import Client, ClientError
 from support.authorization_server import AuthorizationServer
 from support.examples import load
 from support.redis_server import OwnRedis, free_port, require_redis_server
-from support.topology import Processes
+from support.topology import Processes, wait_port
 
 from .conftest import CLIENT_REDIRECT, FRONT_PORT, MCP, front_env
 from .test_front import Bearer
@@ -45,7 +45,16 @@ def processes(upstream: AuthorizationServer) -> Iterator[list[str]]:
     group = Processes(3, env, app="authorization_server:app", app_dir=EXAMPLES)
     group.ports[0] = FRONT_PORT  # the issuer's origin: the upstream's redirect URI is there
     try:
-        yield group.start().urls()
+        for index in range(3):
+            group.start_one(index)
+        for index, port in enumerate(group.ports):
+            process = group.processes[index]
+            assert process is not None
+            try:
+                wait_port(port, process, within=45)  # three imports at once, on a loaded machine
+            except RuntimeError as exc:
+                raise RuntimeError(f"{exc}: {group.log(index)[-1500:]}") from None
+        yield group.urls()
     finally:
         group.stop()
         redis.stop()
