@@ -3,9 +3,9 @@
 endpoint`` and ``authorization-code-grant``, whose browser step (the URL the suite prints) is
 played here: the front's consent, the upstream's sign-in, back to the suite's callback.
 
-Opt-in (about 9 s): ``make conformance-authorization`` runs it, with
-``GENMCP_CONFORMANCE_AUTHORIZATION=1``, after ``make conformance`` has installed the suite
-under .cache/conformance (without it the test skips, and with ``CI`` set it fails).
+Opt-in (about 9 s): ``make auth-front`` runs it, with ``GENMCP_AUTH_FRONT=1``, after
+``make conformance`` has installed the suite under .cache/conformance (without it the test
+skips, and with ``CI`` set it fails).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ CLI: Final = (CACHE / f"conformance-{VERSION}" / "node_modules" / "@modelcontext
               / "conformance" / "dist" / "index.js")  # fmt: skip
 BUNDLED: Final = CACHE / "node22" / "node_modules"
 
-pytestmark = pytest.mark.skipif(not os.environ.get("GENMCP_CONFORMANCE_AUTHORIZATION"),
-                                reason="opt-in: make conformance-authorization")  # fmt: skip
+pytestmark = pytest.mark.skipif(not os.environ.get("GENMCP_AUTH_FRONT"),
+                                reason="opt-in: make auth-front")  # fmt: skip
 
 
 def _node() -> str | None:

@@ -3,10 +3,13 @@ on the first, signs in through the second (the upstream's callback lands on the 
 issuer's origin), exchanges its code there, calls the MCP endpoint and refreshes on the
 third; a revocation on the first is honoured by the second. Nothing is shared but Redis and
 the configured keys (examples/authorization_server.py with ``OAUTH_FRONT_REDIS_URL``).
+That one is opt-in (three processes: 5 s idle, 15 s on a loaded machine): ``make auth-front``
+runs it, with ``GENMCP_AUTH_FRONT=1``. A front whose Redis is down answers 503.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,6 +98,7 @@ async def _whoami(front: str, token: str) -> str | None:
     return principal
 
 
+@pytest.mark.skipif(not os.environ.get("GENMCP_AUTH_FRONT"), reason="opt-in: make auth-front")
 async def test_register_on_one_authorize_on_another_refresh_on_a_third(
     processes: list[str],
 ) -> None:

@@ -41,6 +41,11 @@ async def test_a_genuine_id_token_is_accepted(upstream: AuthorizationServer) -> 
     assert (await _verify(upstream, upstream.forge(several, alg="ES256")))["sub"] == "alice"
 
 
+def _stranger() -> rsa.RSAPrivateKey:
+    """A key the upstream never published."""
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
 def _none(claims: dict[str, Any]) -> str:
     return jwt.encode(claims, None, algorithm="none", headers={"kid": "rs-1"})
 
@@ -55,7 +60,6 @@ def _none(claims: dict[str, Any]) -> str:
 async def test_hostile_id_tokens_are_refused(
     upstream: AuthorizationServer, case: str, why: str
 ) -> None:
-    stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     tokens = {
         "wrong_aud": lambda: upstream.forge(_claims(upstream, aud="another-client")),
         "expired": lambda: upstream.forge(_claims(upstream, exp=int(time.time()) - 120)),
@@ -65,7 +69,7 @@ async def test_hostile_id_tokens_are_refused(
         "hs256": lambda: jwt.encode(_claims(upstream), UPSTREAM_CLIENT["secret"] * 3,
                                     algorithm="HS256"),  # the client secret as a key
         "other_issuer": lambda: upstream.forge(_claims(upstream, iss="https://evil.example")),
-        "other_key": lambda: jwt.encode(_claims(upstream), stranger, algorithm="RS256",
+        "other_key": lambda: jwt.encode(_claims(upstream), _stranger(), algorithm="RS256",
                                         headers={"kid": "rs-1"}),
         "unknown_kid": lambda: upstream.forge(_claims(upstream), headers={"kid": "made-up"}),
         "several_aud": lambda: upstream.forge(_claims(upstream, aud=[CLIENT, "other"])),
