@@ -53,10 +53,10 @@ async def test_records_expire_and_are_taken_once(store: RecordStore) -> None:
 
 
 async def test_places_are_bounded_and_freed_as_they_expire(store: RecordStore) -> None:
-    admitted = [await store.admit("client", f"c{n}", 0.2, 3) for n in range(5)]
+    admitted = [await store.admit("client", f"c{n}", 0.1, 3) for n in range(5)]
     assert admitted == [True, True, True, False, False]
-    assert await store.admit("other", "x", 0.2, 3)  # its own bound
-    await asyncio.sleep(0.3)
+    assert await store.admit("other", "x", 0.1, 3)  # its own bound
+    await asyncio.sleep(0.15)
     assert await store.admit("client", "c9", 10, 3)
 
 
