@@ -161,6 +161,14 @@ test-tenants-scaled: $(DEV_STAMP)
 
 # The conformance suite through nginx round-robin over 3 processes of the everything server
 # sharing a redis-server of their own (scripts/scaled.py); needs nginx and redis-server.
+# The authorization-server front's heavy tests: three uvicorn processes on one Redis
+# (test_front_redis.py), the conformance suite's authorization-server scenarios against the
+# front (test_front_conformance.py; after make conformance, which installs the suite).
+.PHONY: auth-front
+auth-front: $(DEV_STAMP)
+	GENMCP_AUTH_FRONT=1 $(VENV_PYTHON) -m pytest -q $(PYTEST_XDIST) \
+		tests/auth/front/test_front_redis.py tests/auth/front/test_front_conformance.py
+
 .PHONY: conformance-scaled
 conformance-scaled: $(DEV_STAMP)
 	$(VENV_PYTHON) scripts/scaled.py --processes 3 -- env VENV=$(VENV) bash scripts/conformance.sh

@@ -85,6 +85,7 @@ REDIS_MODULES: Final = frozenset(
         "genmcp.storage.redis.broker",
         "genmcp.storage.redis.inbox",
         "genmcp.storage.redis.options",
+        "genmcp.storage.redis.records",
         "genmcp.storage.redis.registry",
         "genmcp.storage.redis.tasks",
     }

@@ -4,7 +4,7 @@
 // interactions approve at once, as user `alice`, every scope and resource asked for), RFC 8707
 // resource indicators, DPoP-bound tokens, private_key_jwt clients (every indicator gets JWT access
 // tokens with aud = the indicator, RS256, except those listed as `opaque`), RFC 7662
-// introspection. Prints "ready <port>" once it listens. The module folder is $AS_MODULES.
+// introspection, RFC 7009 revocation. Prints "ready <port>" once it listens. The module folder is $AS_MODULES.
 import { createRequire } from 'node:module';
 
 const require = createRequire(`${process.env.AS_MODULES}/`);
@@ -27,6 +27,7 @@ const provider = new Provider(cfg.issuer, {
       requireNonce: () => Boolean(cfg.dpopNonceSecret),
     },
     introspection: { enabled: true },
+    revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,

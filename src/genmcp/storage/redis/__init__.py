@@ -6,6 +6,7 @@
 - ``redis.registry``: ``RedisSessionRegistry`` (a legacy session's state, one round trip);
 - ``redis.inbox``: bounded, lossless mail to one Suite's address;
 - ``redis.tasks``: ``RedisTaskStore`` (the Tasks extension's records, leases);
+- ``redis.records``: ``RedisRecordStore`` (an OAuth authorization server's records);
 - ``redis.options``: ``RedisOptions`` (how genmcp builds its clients: timeouts, retries);
 - ``redis.batch``: Lua scripts run by SHA, batched per event loop step.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from genmcp.storage.redis.broker import RedisBroker, RedisSubscription
 from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.records import RedisRecordStore
 from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry
 from genmcp.storage.redis.tasks import RedisTaskStore
 
@@ -23,6 +25,7 @@ __all__ = [
     "DEFAULT_PREFIX",
     "RedisBroker",
     "RedisOptions",
+    "RedisRecordStore",
     "RedisSessionRegistry",
     "RedisSubscription",
     "RedisTaskStore",
