@@ -60,11 +60,24 @@ from genmcp.tool import Tool, ToolRequest, with_arguments
 if TYPE_CHECKING:
     from genmcp.channel import Channel
 
-__all__ = ["ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
+__all__ = ["Followed", "ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
 
 log = logging.getLogger("genmcp")
 
-_OUTCOMES: Final = (Result, Stream, Error, InputRequired)
+
+
+class Followed:
+    """The outcome of a call that a task of this Suite continues, the work running elsewhere
+    (a remote mount's upstream task, ``TaskService.follow``): answered with the task's
+    ``CreateTaskResult`` as it is."""
+
+    __slots__ = ("created",)
+
+    def __init__(self, created: dict[str, Any]) -> None:
+        self.created = created
+
+
+_OUTCOMES: Final = (Result, Stream, Error, InputRequired, Followed)
 
 ToolProvider = type[Tool] | tuple[type[Tool], Any]
 """A tool class, or ``(ToolClass, arg)``; ``arg`` reaches every hook."""
@@ -341,6 +354,8 @@ class ToolJob(Job):
             return self._catalog.complete(entry, v2607.call_tool_result(error=message))
         if type(outcome) is Result:  # the hot path
             return self._catalog.complete(entry, outcome.result)
+        if type(outcome) is Followed:
+            return outcome.created
         if isinstance(outcome, InputDeclined):  # request.input(Model): the user said no
             return self._catalog.complete(entry, v2607.call_tool_result(error=outcome.message))
         if isinstance(outcome, BaseException):

@@ -71,6 +71,8 @@ class Mount:
         token, headers, http: (remote) a bearer token, headers, a shared ``httpx.AsyncClient``.
         resources: (remote) serve the upstream's resources and templates too, through one
             repository that claims every URI (proxy mode: ``mcp_router(proxy=URL)``).
+        protocol: (remote) the upstream's revision (``"2026-07-28"``, ``"2025-11-25"``...)
+            instead of probing it.
     """
 
     __slots__ = ("namespace", "prefix", "suite", "upstream")
@@ -88,6 +90,7 @@ class Mount:
         headers: Mapping[str, str] | None = None,
         http: httpx.AsyncClient | None = None,
         resources: bool = False,
+        protocol: str | None = None,
     ) -> None:
         if (suite is None) == (url is None):
             raise TypeError("Mount takes a Suite (Mount(suite)) or a URL (Mount(url=...)), one")
@@ -105,7 +108,7 @@ class Mount:
             self.upstream = Upstream(
                 url, prefix=self.prefix, timeout_s=timeout_s, failures=failures,
                 cooldown_s=cooldown_s, token=token, headers=headers, http=http,
-                resources=resources,
+                resources=resources, protocol=protocol,
             )  # fmt: skip
 
     def __repr__(self) -> str:

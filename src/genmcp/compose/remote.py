@@ -12,7 +12,10 @@ request with
 * input rounds relayed: an upstream ``input_required`` becomes the outer's
   ``InputRequired`` (its ``requestState`` sealed inside the outer's), so the outer client
   answers it in either era, and the retry carries the answers and the state upstream;
-* the upstream's JSON-RPC error answered as it is (code, message, data).
+* the upstream's JSON-RPC error answered as it is (code, message, data);
+* Tasks: the outer client's Tasks extension goes upstream, which decides; a task there is
+  followed by a task of the outer Suite, whose id is the only one the outer client sees
+  (``genmcp.compose.tasks``).
 
 An upstream that cannot be reached answers its tools' calls with a -32603 error naming it;
 after ``failures`` failures in a row the breaker opens and calls are refused at once for
@@ -23,13 +26,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from genmcp._suite.tools import Followed
 from genmcp.channel import Channel
 from genmcp.client import Client, ClientError, RPCError
+from genmcp.compose.tasks import follow_upstream
 from genmcp.errors import MISSING_CAPABILITY, MCPError
 from genmcp.outcomes import Error, InputRequired, Result
 from genmcp.prompt import Prompt, PromptRequest
@@ -126,21 +132,47 @@ class Upstream:
         headers: Mapping[str, str] | None = None,
         http: httpx.AsyncClient | None = None,
         resources: bool = False,
+        protocol: str | None = None,
     ) -> None:
         self.url, self.prefix, self.timeout_s = url, prefix, timeout_s
         self.resources = resources
         self.templates: list[dict[str, Any]] | None = None  # served by the ProxyRepo
-        self.client = Client(url, token=token, headers=headers, http=http, timeout=timeout_s)
+        self.client = Client(
+            url, token=token, headers=headers, http=http, timeout=timeout_s, protocol=protocol
+        )
         self.breaker = Breaker(failures, cooldown_s)
         self.tools: dict[str, dict[str, Any]] = {}  # upstream name -> descriptor
         self.prompts: dict[str, dict[str, Any]] = {}
+        self.suite: Suite | None = None  # the outer Suite, from start on
         self._follow: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+
+    @property
+    def serves_tasks(self) -> bool:
+        """Whether the upstream advertises the Tasks extension (its tools may run as tasks)."""
+        extensions = self.client.server_capabilities.get("extensions")
+        return isinstance(extensions, Mapping) and TASKS_EXTENSION in extensions
+
+    def background(self, work: Any, name: str) -> None:
+        """Run ``work`` (a coroutine) on its own, e.g. a ``tasks/cancel`` upstream; its
+        failure is logged; ``aclose`` cancels what is left."""
+
+        async def run() -> None:
+            try:
+                await work
+            except Exception as exc:
+                log.info("mount %s: %s failed (%s)", self.url, name, exc)
+
+        task = asyncio.get_running_loop().create_task(run(), name=f"mount {self.url}: {name}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- the listing --------------------------------------------------------------------
 
     async def start(self, suite: Suite) -> None:
         """List the upstream into ``suite``, then follow its changes in the background (a
         down upstream is retried there: the outer server starts anyway)."""
+        self.suite = suite
         try:
             await self.refresh(suite)
         except (ClientError, OSError) as exc:
@@ -214,6 +246,8 @@ class Upstream:
             self._follow.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._follow
+        if self._background:  # a cancel upstream in flight: let it go out, briefly
+            await asyncio.wait(set(self._background), timeout=self.timeout_s)
         await self.client.aclose()
 
     # -- calls ----------------------------------------------------------------------------
@@ -294,8 +328,8 @@ def _asking(
 
 
 def _without_tasks(capabilities: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The outer client's capabilities minus the Tasks extension: a task upstream is not
-    relayed yet, so the upstream runs the call at once (or says it needs a task)."""
+    """The outer client's capabilities minus the Tasks extension, for an upstream that does
+    not serve it."""
     extensions = capabilities.get("extensions")
     if not isinstance(extensions, Mapping) or TASKS_EXTENSION not in extensions:
         return capabilities
@@ -323,8 +357,17 @@ class ProxyTool(Tool):
     def output_schema(self, arg: Any) -> Any:
         return arg[1].get("outputSchema")
 
+    def task_support(self, arg: Any) -> str:
+        return "optional" if arg[0].serves_tasks else "none"
+
+    def wants_task(self, request: ToolRequest, arg: Any) -> bool:
+        return False  # the upstream decides; a task there is followed by one here
+
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
         upstream, descriptor = arg
+        capabilities = channel.client_capabilities
+        if not upstream.serves_tasks:
+            capabilities = _without_tasks(capabilities)
 
         def go() -> Any:
             return upstream.client.call_tool(
@@ -332,12 +375,30 @@ class ProxyTool(Tool):
                 request.arguments,
                 on_notification=relay(channel),
                 log_level=channel.log_level,
-                capabilities=_without_tasks(channel.client_capabilities),
+                capabilities=capabilities,
                 input_responses=request.input_responses,
                 request_state=_upstream_state(request.request_state),
             )
 
-        return _outcome(await upstream.send(go))
+        result = await upstream.send(go)
+        if isinstance(result, dict) and result.get("resultType") == "task":
+            return await _followed(upstream, result, channel)
+        return _outcome(result)
+
+
+async def _followed(upstream: Upstream, created: dict[str, Any], channel: Channel) -> Any:
+    """The upstream answered with a task: an outer task follows it (``compose.tasks``)."""
+    task_id = created.get("taskId")
+    if not isinstance(task_id, str) or upstream.suite is None:
+        return Error(f"upstream {upstream.url} answered a task without a taskId", INTERNAL)
+    try:
+        opened = await upstream.suite.tasks.follow(
+            channel.assigns, functools.partial(follow_upstream, upstream, task_id, created)
+        )
+    except BaseException:  # refused here (quota, store down): not left running upstream
+        upstream.background(upstream.client.cancel_task(task_id), f"cancel task {task_id[:8]}")
+        raise
+    return Followed(opened)
 
 
 class ProxyPrompt(Prompt):
