@@ -374,6 +374,7 @@ class ProxyTool(Tool):
                 descriptor["name"],
                 request.arguments,
                 on_notification=relay(channel),
+                on_resume=channel.close_stream,
                 log_level=channel.log_level,
                 capabilities=capabilities,
                 input_responses=request.input_responses,
