@@ -65,7 +65,6 @@ __all__ = ["Followed", "ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
 log = logging.getLogger("genmcp")
 
 
-
 class Followed:
     """The outcome of a call that a task of this Suite continues, the work running elsewhere
     (a remote mount's upstream task, ``TaskService.follow``): answered with the task's

@@ -11,7 +11,11 @@ request with
 * cancellation: the outer call's task is cancelled, which cancels the upstream request;
 * input rounds relayed: an upstream ``input_required`` becomes the outer's
   ``InputRequired`` (its ``requestState`` sealed inside the outer's), so the outer client
-  answers it in either era, and the retry carries the answers and the state upstream;
+  answers it in either era, and the retry carries the answers and the state upstream; a
+  2025 session upstream's requests mid-call (``elicitation/create``...) become rounds of the
+  outer client too, the upstream call held open between them (``genmcp.compose.pending``);
+* SSE polling: a 2025 session upstream that ends the call's stream early (and is resumed)
+  makes the outer call close its own client's stream (``Channel.close_stream``);
 * the upstream's JSON-RPC error answered as it is (code, message, data);
 * Tasks: the outer client's Tasks extension goes upstream, which decides; a task there is
   followed by a task of the outer Suite, whose id is the only one the outer client sees
@@ -29,14 +33,15 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp._suite.tools import Followed
 from genmcp.channel import Channel
 from genmcp.client import Client, ClientError, RPCError
+from genmcp.compose.pending import Pending, PendingCalls
 from genmcp.compose.tasks import follow_upstream
-from genmcp.errors import MISSING_CAPABILITY, MCPError
+from genmcp.errors import INVALID_PARAMS, MISSING_CAPABILITY, MCPError
 from genmcp.outcomes import Error, InputRequired, Result
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.meta import META_SERVER_INFO
@@ -65,6 +70,10 @@ __all__ = ["ProxyPrompt", "ProxyRepo", "ProxyTool", "Upstream", "UpstreamDown"]
 log = logging.getLogger("genmcp")
 
 INTERNAL: Final = -32603
+RELAYED: Final[Mapping[str, Any]] = {"elicitation": {}, "sampling": {}, "roots": {}}
+"""What a 2025 session upstream is told at ``initialize`` the proxy answers: its requests
+are relayed to the outer client (who may refuse them). A 2026-07-28 request declares the
+outer client's own capabilities instead."""
 _STATE: Final = "upstream"
 """The key of the upstream's ``requestState`` inside the outer's sealed state."""
 
@@ -138,14 +147,26 @@ class Upstream:
         self.resources = resources
         self.templates: list[dict[str, Any]] | None = None  # served by the ProxyRepo
         self.client = Client(
-            url, token=token, headers=headers, http=http, timeout=timeout_s, protocol=protocol
-        )
+            url, token=token, headers=headers, http=http, timeout=timeout_s, protocol=protocol,
+            capabilities=RELAYED,
+        )  # fmt: skip
+        self._modern = False
         self.breaker = Breaker(failures, cooldown_s)
         self.tools: dict[str, dict[str, Any]] = {}  # upstream name -> descriptor
         self.prompts: dict[str, dict[str, Any]] = {}
         self.suite: Suite | None = None  # the outer Suite, from start on
         self._follow: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        self.pending = PendingCalls()
+        """Calls to a 2025 session upstream held between the outer client's input rounds."""
+
+    def modern(self) -> bool:
+        """True for a 2026-07-28 upstream, whose requests then declare only the outer
+        client's capabilities (``RELAYED`` is a 2025 session's, declared once)."""
+        if not self._modern and self.client.era is not None and self.client.session is None:
+            self.client.connection.capabilities.clear()
+            self._modern = True
+        return self._modern
 
     @property
     def serves_tasks(self) -> bool:
@@ -246,6 +267,7 @@ class Upstream:
             self._follow.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._follow
+        self.pending.cancel_all()
         if self._background:  # a cancel upstream in flight: let it go out, briefly
             await asyncio.wait(set(self._background), timeout=self.timeout_s)
         await self.client.aclose()
@@ -280,17 +302,21 @@ class Upstream:
         return result
 
 
-def relay(channel: Channel) -> Any:
-    """The ``on_notification`` that hands an upstream call's progress and logs to ``channel``."""
+def relay(channel: Channel | Callable[[], Channel | None]) -> Any:
+    """The ``on_notification`` that hands an upstream call's progress and logs to ``channel``
+    (or to the channel a function returns: a pending call's current round)."""
 
     def forward(message: Mapping[str, Any]) -> None:
+        found = channel if isinstance(channel, Channel) else channel()
+        if found is None:
+            return
         params = message.get("params") or {}
         method = message.get("method")
         if method == PROGRESS and isinstance(params.get("progress"), int | float):
-            channel.send_progress(params["progress"], params.get("total"), params.get("message"))
+            found.send_progress(params["progress"], params.get("total"), params.get("message"))
         elif method == MESSAGE and isinstance(params.get("level"), str):
             with contextlib.suppress(ValueError):
-                channel.send_log(params["level"], params.get("data"), params.get("logger"))
+                found.send_log(params["level"], params.get("data"), params.get("logger"))
 
     return forward
 
@@ -324,6 +350,7 @@ def _asking(
     if state is not None:
         params["requestState"] = state
     capabilities = channel.client_capabilities
+    upstream.modern()  # (2026-07-28: the outer client's capabilities only)
     return lambda: upstream.client.request(method, params, capabilities=capabilities)
 
 
@@ -365,6 +392,16 @@ class ProxyTool(Tool):
 
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
         upstream, descriptor = arg
+        if upstream.pending.names_one(request.request_state):
+            return await _resumed(upstream, request, channel)
+        if upstream.client.era is None:
+            found = await upstream.send(upstream.client.connect)
+            if isinstance(found, Error):
+                return found
+        if not upstream.modern():  # a 2025 session: input is asked for mid-call
+            pending = upstream.pending.new()
+            pending.start(functools.partial(_held_call, upstream, descriptor, request, channel))
+            return await pending.next(channel)
         capabilities = channel.client_capabilities
         if not upstream.serves_tasks:
             capabilities = _without_tasks(capabilities)
@@ -374,7 +411,6 @@ class ProxyTool(Tool):
                 descriptor["name"],
                 request.arguments,
                 on_notification=relay(channel),
-                on_resume=channel.close_stream,
                 log_level=channel.log_level,
                 capabilities=capabilities,
                 input_responses=request.input_responses,
@@ -385,6 +421,48 @@ class ProxyTool(Tool):
         if isinstance(result, dict) and result.get("resultType") == "task":
             return await _followed(upstream, result, channel)
         return _outcome(result)
+
+
+async def _held_call(
+    upstream: Upstream, descriptor: Mapping[str, Any], request: ToolRequest, first: Channel,
+    pending: Pending,
+) -> Any:  # fmt: skip
+    """A tool call to a 2025 session upstream, its input requests answered by the outer
+    client's rounds (``compose.pending``); its outcome."""
+
+    def channel() -> Channel | None:
+        return pending.channel
+
+    def resume() -> None:
+        if pending.channel is not None:
+            pending.channel.close_stream()
+
+    def go() -> Any:
+        return upstream.client.call_tool(
+            descriptor["name"],
+            request.arguments,
+            on_notification=relay(channel),
+            on_input=pending.ask,
+            on_resume=resume,
+            log_level=first.log_level,
+        )
+
+    return _outcome(await upstream.send(go))
+
+
+async def _resumed(upstream: Upstream, request: ToolRequest, channel: Channel) -> Any:
+    """A retry that answers a held upstream call's input requests: hand them on, wait."""
+    pending = upstream.pending.take(request.request_state)
+    if pending is None:
+        return Error(
+            "Invalid params: the upstream call this input was for is gone (it waited too "
+            "long, or this retry reached another process): call the tool again",
+            INVALID_PARAMS,
+        )
+    if not pending.resume(request.input_responses):
+        upstream.pending.hold(pending)
+        return Error("Invalid params: inputResponses answers none of the requests", INVALID_PARAMS)
+    return await pending.next(channel)
 
 
 async def _followed(upstream: Upstream, created: dict[str, Any], channel: Channel) -> Any:
