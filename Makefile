@@ -141,6 +141,18 @@ scale: $(DEV_STAMP)
 	$(VENV_PYTHON) bench/scale/run.py --processes 1,2,3 --per-process 16 --proxy-one \
 		--upstream-keepalive 128 --seconds 10 $(SCALE_ARGS)
 
+# The conformance suite through `genmcp proxy` in front of the everything server
+# (scripts/proxied.py): 2026-07-28 (Tasks included), 2025-06-18 and 2025-03-26 clients over a
+# 2026-07-28 upstream, then 2025-11-25 session clients over a 2025-11-25 session upstream
+# (SSE polling and mid-call requests have a 2025 wire on both sides there). 112 scored runs.
+.PHONY: conformance-proxy
+conformance-proxy: $(DEV_STAMP)
+	SPECS="2026-07-28 2025-06-18 2025-03-26" VENV=$(VENV) \
+		SERVER_CMD='$(VENV_PYTHON) scripts/proxied.py --port $$PORT' bash scripts/conformance.sh
+	SPECS=2025-11-25 VENV=$(VENV) \
+		SERVER_CMD='$(VENV_PYTHON) scripts/proxied.py --port $$PORT --protocol 2025-11-25' \
+		bash scripts/conformance.sh
+
 # The conformance suite through nginx round-robin over 3 processes of the everything server
 # sharing a redis-server of their own (scripts/scaled.py); needs nginx and redis-server.
 .PHONY: conformance-scaled
