@@ -100,7 +100,8 @@ def proxies(*upstreams: tuple[str, list[str]]) -> Iterator[list[str]]:
                     break
                 except httpx.HTTPError:
                     if process.poll() is not None or time.monotonic() > deadline:
-                        raise AssertionError(f"never served {url}: {process.communicate()}") from None
+                        output = process.communicate()
+                        raise AssertionError(f"never served {url}: {output}") from None
                     time.sleep(0.05)
         yield [url for _, url in started]
     finally:
