@@ -33,7 +33,7 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp._suite.tools import Followed
@@ -122,16 +122,19 @@ class Upstream:
     """One remote server behind a mount (see the module docstring).
 
     Args:
-        url: the upstream MCP endpoint.
+        target: the upstream MCP endpoint URL, or a stdio server's command (a list).
         prefix: what the mount puts before each name (``"weather_"``, or ``""``).
         timeout_s: seconds a connect or a read may take upstream.
         failures, cooldown_s: the circuit breaker.
         token, headers, http: the ``Client``'s (``http``: an ``httpx.AsyncClient`` to share).
+        resources: serve the upstream's resources too (proxy mode).
+        protocol: the upstream's revision instead of probing it.
+        env, cwd: a stdio server's extra environment and working directory.
     """
 
     def __init__(
         self,
-        url: str,
+        target: str | Sequence[str],
         *,
         prefix: str,
         timeout_s: float,
@@ -142,14 +145,19 @@ class Upstream:
         http: httpx.AsyncClient | None = None,
         resources: bool = False,
         protocol: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
     ) -> None:
-        self.url, self.prefix, self.timeout_s = url, prefix, timeout_s
+        self.prefix, self.timeout_s = prefix, timeout_s
+        self.target = target if isinstance(target, str) else list(target)
         self.resources = resources
         self.templates: list[dict[str, Any]] | None = None  # served by the ProxyRepo
         self.client = Client(
-            url, token=token, headers=headers, http=http, timeout=timeout_s, protocol=protocol,
-            capabilities=RELAYED,
+            target, token=token, headers=headers, http=http, timeout=timeout_s,
+            protocol=protocol, capabilities=RELAYED, env=env, cwd=cwd,
         )  # fmt: skip
+        self.url = self.client.url
+        """The URL, or the stdio command as one line: what messages and logs name."""
         self._modern = False
         self.breaker = Breaker(failures, cooldown_s)
         self.tools: dict[str, dict[str, Any]] = {}  # upstream name -> descriptor
