@@ -3,7 +3,8 @@
 Two proxies start side by side: one in front of the official Python SDK's server spoken to
 as a 2025-11-25 session (``--upstream-protocol``), called by a 2026-07-28 client (whose
 input round answers the SDK's mid-call elicitation); one in front of a genmcp server that
-serves 2026-07-28 only, called by a 2025 session client (asked on its own stream).
+serves 2026-07-28 only, called by a 2025 session client (asked on its own stream). The
+command of docs guides/composition.md ("Proxy mode").
 """
 
 from __future__ import annotations
