@@ -331,7 +331,7 @@ async def test_stdio_servers_are_mounted_as_processes_in_both_eras() -> None:
     ]
     outer = Suite(server_name="gateway", server_version="1", mounts=mounts)
     seen: dict[str, Any] = {}
-    async with MCPTestClient(outer) as client:
+    async with MCPTestClient(outer, timeout=30) as client:  # two processes start (load)
         tools = {tool["name"] for tool in await client.list_tools()}
         for name in ("new", "old"):
             counted = await client.call_tool(f"{name}_count", {"n": 2}, progress=True)

@@ -76,7 +76,9 @@ class Followed:
         self.created = created
 
 
-_OUTCOMES: Final = (Result, Stream, Error, InputRequired, Followed)
+_OUTCOMES: Final = (Result, Stream, Error, InputRequired)
+_TAKEN: Final = (*_OUTCOMES, Followed)
+"""What ``call`` may return: the public outcomes, and the remote mount's ``Followed``."""
 
 ToolProvider = type[Tool] | tuple[type[Tool], Any]
 """A tool class, or ``(ToolClass, arg)``; ``arg`` reaches every hook."""
@@ -331,7 +333,7 @@ class ToolJob(Job):
             if debugging():
                 coro = watched(coro, f"{entry.owner}.call() ({entry.label})")
             outcome = await coro
-            if type(outcome) in _OUTCOMES:
+            if type(outcome) in _TAKEN:
                 return outcome
             return checked("tool", entry.name, "call", converted(outcome), _OUTCOMES)
         return await self._invoke("call", request, channel, entry.arg)
