@@ -79,28 +79,38 @@ class _Running:
     its input waiter sleeps on, and when its record expires (loop time: the bound of the
     retries storing its end)."""
 
-    __slots__ = ("call", "expires", "poke", "runner", "stopping")
+    __slots__ = ("call", "expires", "poke", "runner", "started", "stop", "stopping")
 
     def __init__(self, expires: float) -> None:
         self.call: Call | None = None
         self.expires = expires
         self.poke = asyncio.Event()
         self.runner: asyncio.Task[None] | None = None
+        self.started = False  # a followed task's runner is past its first step
+        self.stop = False  # ... and was stopped before it: it ends without running the work
         self.stopping = False  # a followed task: the server stops (not a cancel)
 
     def cancel(self) -> None:
-        """Stop the work: the Call is cancelled, a followed task's runner too."""
+        """Stop the work: the Call is cancelled, a followed task's work too."""
         if self.call is not None:
             self.call.cancel()
-        elif self.runner is not None:
-            self.runner.cancel()
+        else:
+            self._stop_runner()
 
     def shutdown(self) -> None:
         """The server stops: the Call answers its shutdown end, a followed task fails."""
         if self.call is not None:
             self.call.shutdown()
-        elif self.runner is not None:
+        else:
             self.stopping = True
+            self._stop_runner()
+
+    def _stop_runner(self) -> None:
+        # a task cancelled before its first step never runs its body (no end stored, no
+        # cleanup): a runner not started yet is told instead, and looks at it first
+        if not self.started:
+            self.stop = True
+        elif self.runner is not None:
             self.runner.cancel()
 
 
@@ -235,16 +245,18 @@ class TaskService:
         Returns the ``CreateTaskResult`` to answer with."""
         record, running = await self._create(assigns)
         task_id = record["taskId"]
-        work_done = work(TaskAsker(self, task_id, running))
         running.runner = asyncio.get_running_loop().create_task(
-            self._followed(task_id, running, work_done), name=f"genmcp:task:{task_id[:8]}"
+            self._followed(task_id, running, work), name=f"genmcp:task:{task_id[:8]}"
         )
         return task_wire.created(record, self._result_meta)
 
-    async def _followed(self, task_id: str, running: _Running, work: Awaitable[TaskEnd]) -> None:
+    async def _followed(self, task_id: str, running: _Running, work: Follower) -> None:
+        running.started = True
         keeper = asyncio.get_running_loop().create_task(self._keep(task_id, running.cancel))
         try:
-            end = await work
+            if running.stop:
+                raise asyncio.CancelledError  # stopped before it began
+            end = await work(TaskAsker(self, task_id, running))
         except asyncio.CancelledError:  # cancelled (the record says so already), or shutdown
             end = TaskEnd("cancelled")
             if running.stopping:
