@@ -159,6 +159,18 @@ rolling: $(DEV_STAMP)
 test-tenants-scaled: $(DEV_STAMP)
 	GENMCP_SCALED_TESTS=1 $(VENV_PYTHON) -m pytest -q tests/examples/test_tenants_scaled.py
 
+# The conformance suite through `genmcp proxy` in front of the everything server
+# (scripts/proxied.py): 2026-07-28 (Tasks included), 2025-06-18 and 2025-03-26 clients over a
+# 2026-07-28 upstream, then 2025-11-25 session clients over a 2025-11-25 session upstream
+# (SSE polling and mid-call requests have a 2025 wire on both sides there). 112 scored runs.
+.PHONY: conformance-proxy
+conformance-proxy: $(DEV_STAMP)
+	SPECS="2026-07-28 2025-06-18 2025-03-26" VENV=$(VENV) \
+		SERVER_CMD='$(VENV_PYTHON) scripts/proxied.py --port $$PORT' bash scripts/conformance.sh
+	SPECS=2025-11-25 VENV=$(VENV) \
+		SERVER_CMD='$(VENV_PYTHON) scripts/proxied.py --port $$PORT --protocol 2025-11-25' \
+		bash scripts/conformance.sh
+
 # The conformance suite through nginx round-robin over 3 processes of the everything server
 # sharing a redis-server of their own (scripts/scaled.py); needs nginx and redis-server.
 # The authorization-server front's heavy tests: three uvicorn processes on one Redis

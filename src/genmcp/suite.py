@@ -407,10 +407,10 @@ class Suite:
         self._ready = True
 
     async def _start_mounts(self) -> None:
-        for mount in self._mounts:
-            start = getattr(mount, "start", None)
-            if callable(start):
-                await start(self)
+        """Start the mounts side by side: a slow upstream (a stdio process starting, a
+        connect timing out) does not delay the others."""
+        starts = [getattr(mount, "start", None) for mount in self._mounts]
+        await asyncio.gather(*(start(self) for start in starts if callable(start)))
 
     def mail_address(self) -> str:
         """This Suite's mail address (worker ids name it); alive from now on (heartbeat)."""

@@ -133,7 +133,7 @@ class Connection:
             headers = session.headers()
         else:
             declared = {**self.capabilities, **(capabilities or {})}
-            if method.startswith(TASKS_PREFIX):
+            if method.startswith(TASKS_PREFIX) or _listens_to_tasks(method, params):
                 declared["extensions"] = {**declared.get("extensions", {}), TASKS_EXTENSION: {}}
             message = build_request(
                 method, params, request_id, version=LATEST, capabilities=declared,
@@ -319,3 +319,11 @@ def _newest(failure: ClientError) -> str:
         if isinstance(named, list) and version in named:
             return version
     return LEGACY_VERSIONS[0]
+
+
+def _listens_to_tasks(method: str, params: Mapping[str, Any] | None) -> bool:
+    """A ``subscriptions/listen`` naming ``taskIds``: it needs the Tasks extension declared."""
+    if method != SUBSCRIPTIONS_LISTEN or not isinstance(params, Mapping):
+        return False
+    notifications = params.get("notifications")
+    return isinstance(notifications, Mapping) and bool(notifications.get("taskIds"))

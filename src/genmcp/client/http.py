@@ -90,6 +90,9 @@ class HTTPWire:
                     found = await self._read_sse(response, parser, message.get("id"), on_message)
                     if found is None and resume is not None and parser.last_id is not None:
                         await response.aclose()
+                        resuming = getattr(on_message, "resuming", None)
+                        if resuming is not None:  # a Sink: its on_resume callback
+                            await resuming()
                         found = await self._resume(parser, message.get("id"), resume, on_message)
                     if found is None:
                         raise ClientError(f"{self.url} ended its stream without a response")
