@@ -488,7 +488,7 @@ async def test_mail_goes_to_the_one_inbox_its_worker_names_and_dies_with_it(
     assert await b.server.run_in_loop(b.suite.post(worker, {"text": "gone"})) is False
     client = redis.Redis.from_url(redis_url)
     try:
-        assert client.exists(f"{b.suite.broker._prefix}alive:{a.suite._mail.address}") == 0
+        assert client.exists(f"{b.suite.broker._prefix}alive:{{{a.suite._mail.address}}}") == 0
     finally:
         client.close()
 
