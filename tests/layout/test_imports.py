@@ -86,6 +86,7 @@ REDIS_MODULES: Final = frozenset(
         "genmcp.storage.redis.options",
         "genmcp.storage.redis.registry",
         "genmcp.storage.redis.tasks",
+        "genmcp.storage.redis.topology",
     }
 )
 

@@ -69,7 +69,7 @@ def cluster_port() -> int:
             return port
 
 
-def _wait(check: object, what: str, timeout: float = 15.0) -> None:
+def _wait(check: object, what: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if callable(check) and check():
@@ -157,7 +157,18 @@ class OwnCluster(_Topology):
         create += ["--cluster-replicas", str(self.replicas), "--cluster-yes"]
         subprocess.run(create, check=True, capture_output=True, timeout=30)
         _wait(self.healthy, "the cluster to be ok")
+        _wait(self.synced, "every replica to sync")
         return self
+
+    def synced(self) -> bool:
+        """Every replica's link to its master is up, its first sync done."""
+        for node in self.nodes:
+            info = _ask(node.port, "INFO", "replication")
+            if "role:slave" in info and (
+                "master_link_status:up" not in info or "master_sync_in_progress:0" not in info
+            ):
+                return False
+        return True
 
     def healthy(self) -> bool:
         """Every live node says ``cluster_state:ok`` and knows every slot."""

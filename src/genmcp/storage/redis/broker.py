@@ -41,6 +41,7 @@ try:
     from redis import asyncio as aioredis
     from redis.asyncio.client import PubSub
     from redis.asyncio.cluster import RedisCluster
+    from redis.asyncio.sentinel import SentinelConnectionPool
     from redis.exceptions import RedisClusterException, RedisError
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -179,16 +180,19 @@ class RedisBroker:
         self._pubsub = self._node_client.pubsub()
 
     async def _next_node(self) -> None:
-        """On a cluster, after a pub/sub failure: subscribe again, on the slot's master now."""
+        """After a pub/sub failure on a cluster or under Sentinel: subscribe again to every
+        topic, on the master now (of the channels' slot; the one Sentinel names)."""
         client = self._client
-        if not isinstance(client, RedisCluster):
-            return  # redis-py reconnects (Sentinel: to the master now) and resubscribes
+        if isinstance(client, RedisCluster):
+            try:  # learn the slot's master now (a replica promoted)
+                await client.nodes_manager.initialize()
+            except _FAILURES as exc:
+                log.warning("Redis cluster: no node answers (%s)", exc)
+        elif not isinstance(client.connection_pool, SentinelConnectionPool):
+            return  # redis-py reconnects to the one server and subscribes again
+        # A new connection (Sentinel: to the master it names now), every topic again.
         old, old_client = self._pubsub, self._node_client
         self._pubsub, self._node_client, self._moving = self._new_pubsub(), None, False
-        try:  # learn the slot's master now (a replica promoted)
-            await client.nodes_manager.initialize()
-        except _FAILURES as exc:
-            log.warning("Redis cluster: no node answers (%s)", exc)
         for closing in (old, old_client):
             if closing is not None:
                 try:
