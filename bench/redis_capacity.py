@@ -149,13 +149,29 @@ async def gather_n(count: int, make: Any, concurrency: int = 32) -> list[Any]:
     return await asyncio.gather(*(one(i) for i in range(count)))
 
 
+PIDS: list[int] = []
+"""The uvicorn processes: their CPU time is read from /proc around each workload."""
+
+
+def cpu_s() -> float:
+    """User + system CPU seconds of the genmcp processes so far."""
+    total = 0.0
+    for pid in PIDS:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 async def measure(url: str, name: str, count: int, run: Any, idle: dict[str, float], rows: list[dict[str, Any]]) -> None:
     before, calls_before, started = sample(url), by_command(url), time.monotonic()
+    cpu_before = cpu_s()
     await run()
     took = time.monotonic() - started
+    cpu = cpu_s() - cpu_before
     await asyncio.sleep(0.5)
     after, calls_after = sample(url), by_command(url)
     row = {"operation": name, "count": count, "seconds": round(took, 2)}
+    row["cpu_ms"] = round(cpu * 1000 / count, 3)
     for key in ("commands", "bytes"):
         used = after[key] - before[key] - idle[key] * (took + 0.5)
         row[key] = round(max(used, 0) / count, 2)
@@ -236,6 +252,7 @@ def main() -> int:
     processes = Processes(args.processes, env, app="redis_url_app:app", app_dir=ROOT / "tests" / "support")
     try:
         processes.start()
+        PIDS.extend(processes.pid(i) for i in range(args.processes))
         bases = [f"{u}/mcp" for u in processes.urls()]
         rows = asyncio.run(workloads(topology.url, bases, args.count))
         if args.json:

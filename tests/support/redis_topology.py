@@ -310,7 +310,10 @@ def delete_prefix(url: str, prefix: str) -> None:
     """Delete every key under ``prefix`` on every master of ``url``."""
     for client in admins(url):
         try:
-            for key in list(client.scan_iter(match=prefix + "*", count=1000)):
-                client.delete(key)
+            keys = list(client.scan_iter(match=prefix + "*", count=1000))
+            with client.pipeline(transaction=False) as pipe:  # one DEL per key: any slot
+                for key in keys:
+                    pipe.delete(key)
+                pipe.execute()
         finally:
             client.close()
