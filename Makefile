@@ -164,3 +164,10 @@ test-cluster: $(DEV_STAMP)
 		tests/storage/test_contract.py tests/storage/redis/test_topology.py
 	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q -k "not memory" \
 		tests/storage/test_contract.py
+
+# The scale-out scenarios on a 3-master cluster: processes sharing sessions, mail and tasks,
+# streams resumed on another process, a process killed behind nginx (~90 s; not in .ci/run).
+.PHONY: test-cluster-scenarios
+test-cluster-scenarios: $(DEV_STAMP)
+	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q tests/scenarios/test_redis_scaleout.py \
+		tests/scenarios/test_resume_across_processes.py tests/scenarios/test_nginx.py

@@ -23,7 +23,7 @@ from typing import Any
 from support.redis_server import free_port, require_redis_server
 from support.required import unavailable
 
-__all__ = ["TOPOLOGY_ENV", "OwnCluster", "OwnSentinel", "admins", "delete_prefix"]
+__all__ = ["TOPOLOGY_ENV", "OwnCluster", "OwnSentinel", "admins", "delete_prefix", "sync_client"]
 
 TOPOLOGY_ENV = "GENMCP_TEST_REDIS_TOPOLOGY"
 """``cluster`` or ``sentinel``: tests/storage runs on one started for the session."""
@@ -317,3 +317,17 @@ def delete_prefix(url: str, prefix: str) -> None:
                 pipe.execute()
         finally:
             client.close()
+
+
+def sync_client(url: str) -> Any:
+    """A synchronous client for ``url`` that reaches every key (a ``RedisCluster`` on a
+    cluster; the current master under Sentinel)."""
+    import redis
+
+    from genmcp.storage.redis.topology import CLUSTER, parse_url
+
+    topology = parse_url(url)
+    if topology is not None and topology.kind == CLUSTER:
+        host, port = topology.nodes[0]
+        return redis.RedisCluster(host=host, port=port)
+    return admins(url)[0]

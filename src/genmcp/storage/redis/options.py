@@ -36,6 +36,7 @@ after a failover). The same settings apply to all three; the breaker bounds ever
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,7 +107,8 @@ class RedisOptions:
         if topology.kind == "cluster":
             nodes = [ClusterNode(host, port) for host, port in topology.nodes]
             options.pop("retry")  # the cluster client retries by node, below
-            return RedisCluster(
+            return _GatedCluster(
+                gate=self.max_connections,
                 startup_nodes=nodes,
                 max_connections=self.max_connections,
                 retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries),
@@ -170,6 +172,34 @@ class RedisOptions:
 
 class _BlockingSentinelPool(SentinelConnectionPool, aioredis.BlockingConnectionPool):
     """Sentinel's master lookup on a blocking pool: the 65th concurrent command waits."""
+
+
+class _GatedCluster(RedisCluster):
+    """A cluster client whose commands wait for a connection, as a blocking pool does.
+
+    redis-py's cluster pools raise ``MaxConnectionsError`` past ``max_connections`` per node;
+    at most ``gate`` commands (or pipelines, one connection per node each) are in flight at
+    once, so a burst waits (within the breaker's deadline) instead of failing.
+    """
+
+    def __init__(self, *args: Any, gate: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._gate = asyncio.Semaphore(gate)
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._gate:
+            return await super().execute_command(*args, **kwargs)
+
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
+        pipe = super().pipeline(transaction, shard_hint)
+        execute = pipe.execute
+
+        async def gated(*args: Any, **kwargs: Any) -> Any:
+            async with self._gate:
+                return await execute(*args, **kwargs)
+
+        pipe.execute = gated  # type: ignore[method-assign]
+        return pipe
 
 
 class _SentinelMaster(aioredis.Redis):
