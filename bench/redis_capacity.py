@@ -100,7 +100,10 @@ class Driver:
         head.update(headers)
         if session:
             head.update({"mcp-session-id": session, "mcp-protocol-version": LEGACY})
-        return await self.http.post(self.base(), json=body, headers=head)
+        started = time.perf_counter()
+        reply = await self.http.post(self.base(), json=body, headers=head)
+        LATENCIES.append(time.perf_counter() - started)
+        return reply
 
     async def session(self) -> str:
         init = {
@@ -149,6 +152,8 @@ async def gather_n(count: int, make: Any, concurrency: int = 32) -> list[Any]:
     return await asyncio.gather(*(one(i) for i in range(count)))
 
 
+LATENCIES: list[float] = []
+"""Seconds per HTTP request of the workload being measured."""
 PIDS: list[int] = []
 """The uvicorn processes: their CPU time is read from /proc around each workload."""
 
@@ -165,6 +170,7 @@ def cpu_s() -> float:
 async def measure(url: str, name: str, count: int, run: Any, idle: dict[str, float], rows: list[dict[str, Any]]) -> None:
     before, calls_before, started = sample(url), by_command(url), time.monotonic()
     cpu_before = cpu_s()
+    LATENCIES.clear()
     await run()
     took = time.monotonic() - started
     cpu = cpu_s() - cpu_before
@@ -172,6 +178,10 @@ async def measure(url: str, name: str, count: int, run: Any, idle: dict[str, flo
     after, calls_after = sample(url), by_command(url)
     row = {"operation": name, "count": count, "seconds": round(took, 2)}
     row["cpu_ms"] = round(cpu * 1000 / count, 3)
+    if LATENCIES:
+        ordered = sorted(LATENCIES)
+        row["p50_ms"] = round(ordered[len(ordered) // 2] * 1000, 1)
+        row["p99_ms"] = round(ordered[int(len(ordered) * 0.99)] * 1000, 1)
     for key in ("commands", "bytes"):
         used = after[key] - before[key] - idle[key] * (took + 0.5)
         row[key] = round(max(used, 0) / count, 2)
