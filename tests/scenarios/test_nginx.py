@@ -11,6 +11,7 @@ Cluster of the test's own instead of one redis-server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import time
@@ -238,6 +239,56 @@ async def test_a_get_stream_resumed_through_nginx_replays_the_change_it_missed(
     [[missed], *others] = replays
     assert json.loads(missed.data)["method"] == "notifications/tools/list_changed"
     assert missed.id != added.id and all(r == [missed] for r in others)
+
+
+async def collect(response: httpx.Response, into: list[dict[str, Any]]) -> None:
+    """Append every message of an open SSE response to ``into`` (a task: a timeout around
+    one read would end the response's byte iterator)."""
+    parser = SSEParser()
+    async for chunk in response.aiter_bytes():
+        events = parser.feed(chunk)
+        into += [json.loads(e.data) for e in events if isinstance(e, SSEEvent) and e.data]
+
+
+async def test_a_runtime_catalog_change_reaches_each_listening_stream_once(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    """Issue 29 item 5: one ``tools/list_changed`` per change on every stream, each process
+    holding a 2025 GET stream and a 2026 listen stream (none twice, as once on a shared
+    Redis)."""
+    listen = modern(1, "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    admin = f"{deployment.nginx.url}/admin/extra"
+    seen: list[list[dict[str, Any]]] = []
+    readers: list[asyncio.Task[None]] = []
+    async with contextlib.AsyncExitStack() as streams:
+        for url in deployment.processes.urls():
+            headers = await open_session(http, f"{url}/mcp", initialized=True)
+            get = await streams.enter_async_context(
+                http.stream("GET", f"{url}/mcp", headers=headers)
+            )
+            post = await streams.enter_async_context(
+                http.stream("POST", f"{url}/mcp", json=listen,
+                            headers=modern_headers("subscriptions/listen"))
+            )  # fmt: skip
+            for response in (get, post):
+                assert response.status_code == 200
+                seen.append([])
+                readers.append(asyncio.create_task(collect(response, seen[-1])))
+        await asyncio.sleep(0.5)  # the priming events and the acknowledgements
+        opened = [[message.get("method") for message in messages] for messages in seen]
+        ack = "notifications/subscriptions/acknowledged"
+        assert opened == [[], [ack]] * 3  # a priming event has no data
+        changed = "notifications/tools/list_changed"
+        for change in (http.post(f"{admin}/once"), http.delete(admin)):
+            before = [len(messages) for messages in seen]
+            assert (await change).status_code == 200
+            await asyncio.sleep(1.5)
+            after = (messages[n:] for n, messages in zip(before, seen, strict=True))
+            methods = [[message["method"] for message in messages] for messages in after]
+            assert methods == [[changed]] * 6, methods
+        for reader in readers:
+            assert not reader.done()  # each stream still open
+            reader.cancel()
 
 
 async def test_killing_a_process_loses_no_session_and_new_requests_succeed(

@@ -126,6 +126,11 @@ class ToolEntry:
         view = self.tool.option("view")  # an AppView class the Suite serves with the tool
         self.view: type[AppView] | None = view if _is_view(view) else None
 
+    @property
+    def behaviour(self) -> Tool:
+        """The tool instance (its ``visible`` hook)."""
+        return self.tool
+
     def cache_control(self) -> CacheControl:
         """The tool's cache hint for ``tools/list``."""
         return self.tool.cache_control(self.arg)
@@ -229,7 +234,7 @@ class ToolCatalog(Catalog[ToolEntry]):
     def job(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> ToolJob:
         """Check one ``tools/call`` and make the job that answers it."""
         params = request.params
-        entry = self.requested(params, TOOLS_CALL)
+        entry = self.requested(params, TOOLS_CALL, assigns, meta)  # hidden: as unknown
         name, arguments = entry.name, arguments_of(params, TOOLS_CALL)
         if entry.task_support == "required" and not declares_tasks(meta):
             raise tasks_required()  # before any hook runs
