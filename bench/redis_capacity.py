@@ -8,7 +8,7 @@ background (inbox heartbeats and blocking reads, health checks) is measured firs
 and subtracted. Prints one table and, with ``--json``, writes the figures.
 
     .venv/bin/python bench/redis_capacity.py --count 2000
-    .venv/bin/python bench/redis_capacity.py --sessions 100000 --processes 3   # a load run
+    .venv/bin/python bench/redis_capacity.py --load --count 100000 --processes 3   # a load run
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ async def measure(url: str, name: str, count: int, run: Any, idle: dict[str, flo
     print(json.dumps(row), flush=True)
 
 
-async def workloads(url: str, bases: list[str], count: int) -> list[dict[str, Any]]:
+async def workloads(url: str, bases: list[str], count: int, load: bool) -> list[dict[str, Any]]:
     driver = Driver(bases)
     rows: list[dict[str, Any]] = []
     await driver.session()  # warm: scripts loaded, epoch copied, subscriptions made
@@ -207,6 +207,10 @@ async def workloads(url: str, bases: list[str], count: int) -> list[dict[str, An
         sessions.extend(await gather_n(count, lambda _: driver.session()))
 
     await measure(url, "legacy session (initialize + initialized)", count, open_sessions, idle, rows)
+    if load:  # the load run: N sessions held, then one call each
+        await measure(url, "legacy tools/call", count, lambda: gather_n(count, lambda i: driver.call(sessions[i])), idle, rows)
+        await driver.http.aclose()
+        return rows
     await measure(url, "legacy session with a log level", count, lambda: gather_n(count, lambda i: driver.set_level(sessions[i])), idle, rows)
     await measure(url, "legacy tools/call", count, lambda: gather_n(count, lambda i: driver.call(sessions[i])), idle, rows)
     await measure(url, "2026 tools/call", count, lambda: gather_n(count, lambda _: driver.modern_call()), idle, rows)
@@ -251,6 +255,7 @@ def main() -> int:
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--redis", choices=("single", "cluster"), default="single")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--load", action="store_true", help="sessions and one call each only")
     args = parser.parse_args()
     topology: OwnRedis | OwnCluster
     if args.redis == "cluster":
@@ -264,7 +269,7 @@ def main() -> int:
         processes.start()
         PIDS.extend(processes.pid(i) for i in range(args.processes))
         bases = [f"{u}/mcp" for u in processes.urls()]
-        rows = asyncio.run(workloads(topology.url, bases, args.count))
+        rows = asyncio.run(workloads(topology.url, bases, args.count, args.load))
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))
     finally:
