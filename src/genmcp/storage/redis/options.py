@@ -32,6 +32,8 @@ whose socket timeout exceeds its blocking reads). Requires the ``redis`` package
 (a ``RedisCluster`` from any reachable node of the list; MOVED/ASK followed by the client), and
 ``redis+sentinel://h1:p1,h2:p2/<service>/<db>`` for a master that Sentinel names (asked again
 after a failover). The same settings apply to all three; the breaker bounds every operation.
+On a cluster ``max_connections`` is the most commands in flight at once (redis-py's cluster
+pools raise past it instead of waiting: genmcp's client waits at a gate of that size).
 """
 
 from __future__ import annotations
