@@ -184,3 +184,28 @@ auth-front: $(DEV_STAMP)
 .PHONY: conformance-scaled
 conformance-scaled: $(DEV_STAMP)
 	$(VENV_PYTHON) scripts/scaled.py --processes 3 -- env VENV=$(VENV) bash scripts/conformance.sh
+
+# The same on a 3-master Redis Cluster (a replica each) of its own, then again with one master
+# SIGKILLed 25 s into the run (a failover mid-run); docs/guides/scaling-out.md says what it may lose.
+.PHONY: conformance-cluster
+conformance-cluster: $(DEV_STAMP)
+	$(VENV_PYTHON) scripts/scaled.py --redis cluster --processes 3 -- env VENV=$(VENV) bash scripts/conformance.sh
+	$(VENV_PYTHON) scripts/scaled.py --redis cluster --kill-master-after 25 --processes 3 -- \
+		env VENV=$(VENV) bash scripts/conformance.sh
+
+# Redis Cluster and Sentinel (issue 36): the storage contract suite on a 3-master cluster and on a
+# Sentinel-managed pair (each started once from redis-server on free ports), and the failover
+# tests (tests/storage/redis/test_topology.py: a master SIGKILLed under a legacy server). ~80 s.
+.PHONY: test-cluster
+test-cluster: $(DEV_STAMP)
+	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q -k "not memory" \
+		tests/storage/test_contract.py tests/storage/redis/test_topology.py
+	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q -k "not memory" \
+		tests/storage/test_contract.py
+
+# The scale-out scenarios on a 3-master cluster: processes sharing sessions, mail and tasks,
+# streams resumed on another process, a process killed behind nginx (~90 s; not in .ci/run).
+.PHONY: test-cluster-scenarios
+test-cluster-scenarios: $(DEV_STAMP)
+	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q tests/scenarios/test_redis_scaleout.py \
+		tests/scenarios/test_resume_across_processes.py tests/scenarios/test_nginx.py

@@ -88,6 +88,7 @@ REDIS_MODULES: Final = frozenset(
         "genmcp.storage.redis.records",
         "genmcp.storage.redis.registry",
         "genmcp.storage.redis.tasks",
+        "genmcp.storage.redis.topology",
     }
 )
 

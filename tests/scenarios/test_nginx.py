@@ -4,6 +4,8 @@ The deployment docs/guides/scaling-out.md describes, on loopback: `bench/scale/
 app.py` in three processes sharing a redis-server of the test's own, nginx started with a
 config of its own (tests/support/topology.py). Every request may land anywhere: each
 response says where (`X-Genmcp-Process`), and the tests check that requests really moved.
+With `GENMCP_TEST_REDIS_TOPOLOGY=cluster` (`make test-cluster`) the three share a 3-master Redis
+Cluster of the test's own instead of one redis-server.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import time
 from collections.abc import Iterator
 from typing import Any, Final
@@ -20,6 +23,7 @@ import pytest
 
 from support.legacy_http import ACCEPT, EventReader, all_sse_events, open_session, sse_events
 from support.redis_server import OwnRedis, require_redis_server
+from support.redis_topology import TOPOLOGY_ENV, OwnCluster, admins
 from support.sse import SSEEvent, SSEParser
 from support.topology import Nginx, Processes, require_nginx
 
@@ -27,15 +31,20 @@ MODERN: Final = "2026-07-28"
 
 
 class Deployment:
-    def __init__(self, redis: OwnRedis, processes: Processes, nginx: Nginx) -> None:
+    def __init__(self, redis: OwnRedis | OwnCluster, processes: Processes, nginx: Nginx) -> None:
         self.redis, self.processes, self.nginx = redis, processes, nginx
         self.mcp = f"{nginx.url}/mcp"
 
 
 @pytest.fixture(scope="module")
 def deployment() -> Iterator[Deployment]:
-    nginx_binary, redis = require_nginx(), OwnRedis(require_redis_server())
-    redis.start()
+    nginx_binary = require_nginx()
+    redis: OwnRedis | OwnCluster
+    if os.environ.get(TOPOLOGY_ENV) == "cluster":
+        redis = OwnCluster(3).start()
+    else:
+        redis = OwnRedis(require_redis_server())
+        redis.start()
     processes = Processes(
         3, {"REDIS_URL": redis.url, "GENMCP_HEARTBEAT_S": "0.3", "GENMCP_HEARTBEAT_TTL_S": "1"}
     ).start()
@@ -300,12 +309,13 @@ async def test_killing_a_process_loses_no_session_and_new_requests_succeed(
 
 def test_every_key_left_in_redis_expires(deployment: Deployment) -> None:
     """After everything above: no key without a TTL (the leak check)."""
-    import redis
-
-    client = redis.Redis(port=deployment.redis.port)
-    try:
-        keys = list(client.scan_iter(count=1000))
-        assert keys, "the tests above left nothing in Redis: this check checks nothing"
-        assert [key for key in keys if client.pttl(key) == -1] == []
-    finally:
-        client.close()
+    keys, forever = [], []
+    for client in admins(deployment.redis.url):  # every master of a cluster
+        try:
+            found = list(client.scan_iter(count=1000))
+            keys += found
+            forever += [key for key in found if client.pttl(key) == -1]
+        finally:
+            client.close()
+    assert keys, "the tests above left nothing in Redis: this check checks nothing"
+    assert forever == []
