@@ -16,10 +16,9 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
-from redis import asyncio as aioredis
-
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.registry import DEFAULT_PREFIX, encode, ttl_ms
+from genmcp.storage.redis.topology import Client
 
 __all__ = ["RedisRecordStore"]
 
@@ -62,15 +61,15 @@ class RedisRecordStore:
     """``RecordStore`` in Redis.
 
     Args:
-        client: a ``redis.asyncio.Redis`` (left open by ``aclose``); make it with
-            ``RedisOptions().client(url)`` for the documented timeouts and pool.
+        client: a ``redis.asyncio.Redis`` or ``RedisCluster`` (left open by ``aclose``);
+            make it with ``RedisOptions().client(url)`` for the documented timeouts and pool.
         prefix: prefix of every key.
         options: deadline and breaker settings (``RedisOptions`` defaults).
     """
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Client,
         *,
         prefix: str = DEFAULT_PREFIX,
         options: RedisOptions | None = None,
