@@ -13,7 +13,9 @@ served set later on (``add_tool``, ``remove_prompt``, ...) is made in the outer 
 listeners hear ``list_changed``; ``resource_updated`` and ``resource_list_changed`` of the
 inner reach the outer's subscribers.
 
-``Mount(url=...)`` mounts a remote server instead, through ``genmcp.compose.remote``.
+``Mount(url=...)`` mounts a remote server instead, through ``genmcp.compose.remote``, imported
+by the first such mount: it brings genmcp's client and httpx (a third of ``import genmcp``),
+which a server without remote mounts never needs.
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from genmcp.compose.remote import Upstream
 from genmcp.suite import Suite
 
 if TYPE_CHECKING:
     import httpx
+
+    from genmcp.compose.remote import Upstream
 
 __all__ = ["NAMESPACE", "Mount", "renamed"]
 
@@ -102,6 +105,8 @@ class Mount:
         self.prefix = f"{namespace}_" if namespace else ""
         self.upstream: Upstream | None = None
         if url is not None:
+            from genmcp.compose.remote import Upstream
+
             self.upstream = Upstream(
                 url, prefix=self.prefix, timeout_s=timeout_s, failures=failures,
                 cooldown_s=cooldown_s, token=token, headers=headers, http=http,
