@@ -230,17 +230,18 @@ def curve_streams(server: str, o: argparse.Namespace) -> list[dict]:
             r = json.loads(p.stdout.strip().splitlines()[-1])
             cpu = srv.cpu_s() - cpu0
             peak_kb = D.proc_rss_kb(srv.pid)[1]
-            notes = max(r["notifications"], 1)
+            notes = r["notifications"]  # none: the point failed (no cost to show)
             points.append(
                 {
                     "x": n,
                     "completed": r["completed"],
                     "wall_s": r["wall_s"],
-                    "call_p99_ms": (r["call_p99_s"] or 0) * 1e3,
+                    "call_p99_ms": r["call_p99_s"] * 1e3 if r["call_p99_s"] else None,
                     "rss_kb_per_stream": (peak_kb - idle_kb) / n,
-                    "cpu_us_per_notification": cpu / notes * 1e6,
+                    "cpu_us_per_notification": cpu / notes * 1e6 if notes else None,
                     "cpu_s": cpu,
-                    "notifications": r["notifications"],
+                    "notifications": notes,
+                    "failures": r["failures"],
                 }
             )
         finally:
@@ -420,8 +421,9 @@ def curve_redis(server: str, o: argparse.Namespace) -> list[dict]:
     ]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=900, cwd=BENCH.parent)
     rows = [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
-    if p.returncode != 0 or not rows:
+    if not rows:
         raise D.BenchError(f"scale/run.py failed: {p.stdout[-400:]} {p.stderr[-800:]}")
+    failed = [] if p.returncode == 0 else [{"error": p.stderr.strip().splitlines()[-1][:300]}]
     return [
         {
             "x": r["processes"],
@@ -434,7 +436,7 @@ def curve_redis(server: str, o: argparse.Namespace) -> list[dict]:
             "redis_commands_per_call": r["redis_commands_per_call"],
         }
         for r in rows
-    ]
+    ] + failed
 
 
 RUNNERS = {
@@ -474,7 +476,13 @@ def cmd_run(o: argparse.Namespace) -> Path:
             except D.BenchError as exc:
                 print(f"curves: {curve} / {server} failed: {exc}", flush=True)
                 points = [{"error": " ".join(str(exc).split())[:300]}]
-            data["curves"].setdefault(curve, {})[server] = points
+            # points of another x already in the run stay (a rerun of some points merges)
+            old = data["curves"].setdefault(curve, {}).get(server, [])
+            xs = {q.get("x") for q in points}
+            kept = [
+                q for q in old if "x" in q and q["x"] not in xs and q["x"] not in o.points[curve]
+            ]
+            data["curves"][curve][server] = sorted(kept + points, key=lambda q: q.get("x", 1e18))
             data["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
             path.write_text(json.dumps(data, indent=1))
             print(f"curves: {curve} / {server} done in {time.monotonic() - t0:.0f} s", flush=True)
@@ -491,7 +499,7 @@ def cmd_run(o: argparse.Namespace) -> Path:
 METRICS: dict[str, list[tuple[str, str, str | None]]] = {
     "conc": [("cpu_us", "CPU µs/req", None), ("p99_ms", "p99 ms", "x"), ("errors", "errors", None)],
     "catalog": [
-        ("start_s", "start-up s", "x"),
+        ("start_cpu_s", "start-up CPU s", "x"),
         ("idle_rss_mb", "idle RSS MB", None),
         ("page_tools", "tools in page", None),
         ("list_kb", "page KB", None),
@@ -510,6 +518,7 @@ METRICS: dict[str, list[tuple[str, str, str | None]]] = {
     ],
     "sessions": [
         ("opened", "opened", None),
+        ("gave_up", "stopped at", None),
         ("rss_kb_per_session", "RSS KB/session", None),
         ("redis_bytes_per_session", "Redis B/session", None),
         ("init_cpu_us", "initialize CPU µs", None),
@@ -542,6 +551,7 @@ NOT_FLAGGED = {
     ("streams", "completed"),
     ("streams", "call_p99_ms"),
     ("sessions", "opened"),
+    ("sessions", "gave_up"),
 }
 PAGE_BOUND = {"list_cpu_us", "list_p99_ms"}
 """Catalog metrics flagged only where the page stays the same size (genmcp's pages; not a
@@ -549,6 +559,8 @@ server that lists everything at once, whose cost per tool listed is flagged inst
 
 
 def per_unit(curve: str, key: str, div: str | None, point: dict) -> float | None:
+    if curve == "streams" and not point.get("notifications"):
+        return None  # nothing arrived: a failed point, not a cost
     v = point.get(key)
     if not isinstance(v, int | float):
         return None
@@ -631,7 +643,10 @@ def report_markdown(run_dir: Path) -> str:
                 if "error" in p:
                     lines.append(f"| {LABELS.get(server, server)} | failed: {p['error'][:120]} |")
                     continue
-                cells = [fmt(p.get(k)) for k, _, _ in metrics]
+                failed = curve == "streams" and not p.get("notifications")
+                cells = [
+                    fmt(None if failed and k != "completed" else p.get(k)) for k, _, _ in metrics
+                ]
                 lines.append(
                     f"| {LABELS.get(server, server)} | {p['x']:,} | " + " | ".join(cells) + " |"
                 )
@@ -670,18 +685,15 @@ def cmd_plot(o: argparse.Namespace) -> None:
         metrics = [
             m
             for m in METRICS[curve]
-            if m[0] not in ("errors", "completed", "list_kb", "page_tools", "opened")
+            if m[0] not in ("errors", "completed", "list_kb", "page_tools", "opened", "gave_up")
         ]
         cols = min(3, len(metrics))
         rows = math.ceil(len(metrics) / cols)
         fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
         for ax, (key, heading, _div) in zip(axes.flat, metrics, strict=False):
             for server, points in by_server.items():
-                pts = [
-                    (p["x"], p[key])
-                    for p in points
-                    if isinstance(p.get(key), int | float) and p[key] > 0
-                ]
+                values = [(p["x"], per_unit(curve, key, None, p)) for p in points if "x" in p]
+                pts = [(x, v) for x, v in values if v is not None and v > 0]
                 if pts:
                     ax.plot(*zip(*pts, strict=True), marker="o", label=LABELS.get(server, server))
             ax.set_xscale("log")
@@ -728,7 +740,7 @@ def main() -> None:
     r.add_argument(
         "--open-limit-s",
         type=float,
-        default=120,
+        default=240,
         help="stop opening sessions when the rate says it would take longer",
     )
     r.add_argument("--server-cpu", default="0")
