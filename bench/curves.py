@@ -352,54 +352,59 @@ def curve_sessions(server: str, o: argparse.Namespace) -> list[dict]:
         if server == "mcp_high" and n > o.mcp_max_sessions:
             continue
         redis = Redis() if server == "genmcp_redis" else None
-        env = base_env(STATEFUL=1)
+        env = base_env(STATEFUL=1, UNCAPPED_SESSIONS=1)
         if redis is not None:
             env["REDIS_URL"] = redis.url
         srv, _ = started(server, env, o, f"sessions-{server}-{n}")
         try:
-            D.wait_ready(srv.port)
-            D.legacy_session(srv.port)
-            srv.settle()
-            idle_kb = D.proc_rss_kb(srv.pid)[0]
-            redis0 = redis.used_memory() if redis else 0
-            cpu0 = srv.cpu_s()
-            opened = open_sessions(srv.port, n, o)
-            open_cpu = srv.cpu_s() - cpu0
-            srv.settle()
-            point: dict[str, Any] = {
-                "x": n,
-                "opened": opened["answered"],
-                "bad": opened["bad"],
-                "rss_kb_per_session": (D.proc_rss_kb(srv.pid)[0] - idle_kb) / opened["answered"],
-                "init_cpu_us": open_cpu / opened["answered"] * 1e6,
-                "init_p99_ms": opened["p99_us"] / 1e3,
-            }
-            if "gave_up_rate" in opened:
-                point["gave_up"] = f"{opened['gave_up_rate']:.0f} initialize/s"
-            if redis is not None:
-                point["redis_bytes_per_session"] = (redis.used_memory() - redis0) / opened[
-                    "answered"
-                ]
-
-            def sessions(conc: int, port: int = srv.port) -> dict[str, str]:
-                pairs = [D.legacy_session(port) for _ in range(D.wrk_threads(conc))]
-                return {
-                    "BENCH_SESSIONS": ",".join(s for s, _ in pairs if s),
-                    "BENCH_VERSION": pairs[0][1],
-                }
-
-            r = D.phase(srv, o, 16, D.load_env("legacy", expect='"text":"3'), prep=sessions)
-            point |= {
-                "call_cpu_us": cpu_us(r, o.duration),
-                "call_p99_ms": r["p99_ms"],
-                "call_errors": r["errors"],
-            }
-            points.append(point)
+            points.append(session_point(srv, redis, n, o))
+        except D.BenchError as exc:
+            points.append({"x": n, "error": " ".join(str(exc).split())[:300]})
         finally:
             srv.stop()
             if redis is not None:
                 redis.close()
     return points
+
+
+def session_point(srv: D.Server, redis: Redis | None, n: int, o: argparse.Namespace) -> dict:
+    """One point of the session curve on a started server (and its Redis)."""
+    D.wait_ready(srv.port)
+    D.legacy_session(srv.port)
+    srv.settle()
+    idle_kb = D.proc_rss_kb(srv.pid)[0]
+    redis0 = redis.used_memory() if redis else 0
+    cpu0 = srv.cpu_s()
+    opened = open_sessions(srv.port, n, o)
+    open_cpu = srv.cpu_s() - cpu0
+    srv.settle()
+    point: dict[str, Any] = {
+        "x": n,
+        "opened": opened["answered"],
+        "bad": opened["bad"],
+        "rss_kb_per_session": (D.proc_rss_kb(srv.pid)[0] - idle_kb) / opened["answered"],
+        "init_cpu_us": open_cpu / opened["answered"] * 1e6,
+        "init_p99_ms": opened["p99_us"] / 1e3,
+    }
+    if "gave_up_rate" in opened:
+        point["gave_up"] = f"{opened['gave_up_rate']:.0f} initialize/s"
+    if redis is not None:
+        point["redis_bytes_per_session"] = (redis.used_memory() - redis0) / opened["answered"]
+
+    def sessions(conc: int, port: int = srv.port) -> dict[str, str]:
+        pairs = [D.legacy_session(port) for _ in range(D.wrk_threads(conc))]
+        return {
+            "BENCH_SESSIONS": ",".join(s for s, _ in pairs if s),
+            "BENCH_VERSION": pairs[0][1],
+        }
+
+    r = D.phase(srv, o, 16, D.load_env("legacy", expect='"text":"3'), prep=sessions)
+    point |= {
+        "call_cpu_us": cpu_us(r, o.duration),
+        "call_p99_ms": r["p99_ms"],
+        "call_errors": r["errors"],
+    }
+    return point
 
 
 def curve_redis(server: str, o: argparse.Namespace) -> list[dict]:
@@ -466,7 +471,7 @@ def cmd_run(o: argparse.Namespace) -> Path:
     for curve in o.curves:
         for server in SERVERS_OF.get(curve, o.servers):
             if server not in o.servers and not (
-                curve in SERVERS_OF and server.startswith("genmcp")
+                server.startswith("genmcp") and "genmcp" in o.servers
             ):
                 continue
             t0 = time.monotonic()
