@@ -105,6 +105,19 @@ docs: $(DEV_STAMP)
 bench:
 	bash bench/run.sh
 
+# Cost curves (issue 35): genmcp and MCPServer as concurrency, catalog, payload size, open
+# streams, legacy sessions and Redis-backed processes grow -> bench/RESULTS.md "Cost curves"
+# and bench/curves/*.png (matplotlib lives in the bench's own plot venv); ~10 min.
+# Knobs: CURVES_ARGS='--curves conc,size --point conc=1,64'.
+CURVES_ARGS ?=
+BENCH_VENVS ?= /tmp/genmcp-bench/venvs
+.PHONY: bench-curves
+bench-curves: $(DEV_STAMP)
+	BENCH_VENVS=$(BENCH_VENVS) bash bench/setup.sh mcp genmcp plot
+	BENCH_VENVS=$(BENCH_VENVS) python3 bench/curves.py run $(CURVES_ARGS)
+	python3 bench/curves.py report
+	$(BENCH_VENVS)/plot/bin/python bench/curves.py plot
+
 # The official MCP conformance suite against examples/everything_server.py; installs Node 22
 # and the suite under .cache/conformance on first use. Knobs: scripts/README.md.
 .PHONY: conformance

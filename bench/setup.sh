@@ -25,11 +25,14 @@ declare -A PKGS=(
   [fastapi]="fastapi $STACK"
   [mcp]="mcp==2.3.0 $STACK"
   [fastmcp]="fastmcp==4.1.6 $STACK"
-  [genmcp]="GENMCP_SOURCE $STACK"   # filled in below: a snapshot of HEAD, or -e $REPO
+  # filled in below: a snapshot of HEAD, or -e $REPO; redis for the curves' Redis-backed sessions
+  [genmcp]="GENMCP_SOURCE redis $STACK"
   # a baseline for before/after runs: a snapshot of $BENCH_BASE_REV (not built by default)
   [genmcp_base]="GENMCP_SOURCE $STACK"
   # for micro.py only (validator / JSON-encoder candidates); not part of run.sh
   [micro]="jsonschema fastjsonschema jsonschema-rs orjson pydantic"
+  # draws the cost curves' plots (curves.py plot; make bench-curves); not part of run.sh
+  [plot]="matplotlib"
 )
 ORDER=(starlette fastapi mcp fastmcp genmcp)
 

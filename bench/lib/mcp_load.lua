@@ -5,6 +5,8 @@
 --   BENCH_METHOD    JSON-RPC method, default "tools/call"
 --   BENCH_TOOL      tool name for tools/call, default "add"
 --   BENCH_ARGS      tool arguments as a JSON object, default {"a":1,"b":2}
+--   BENCH_ARGS_FILE a file holding BENCH_ARGS instead (arguments too big for the environment)
+--   BENCH_PARAMS    more members of params, raw JSON without braces (e.g. "cursor":"...")
 --   BENCH_EXPECT    a substring every good body contains, default "result"
 --   BENCH_VERSION   legacy: the negotiated MCP-Protocol-Version, default 2025-11-25
 --   BENCH_SESSIONS  legacy: comma-separated Mcp-Session-Id values, one per wrk thread
@@ -24,9 +26,17 @@ local cfg = {
   method = env("BENCH_METHOD", "tools/call"),
   tool = env("BENCH_TOOL", "add"),
   args = env("BENCH_ARGS", '{"a":1,"b":2}'),
+  args_file = env("BENCH_ARGS_FILE", nil),
+  params = env("BENCH_PARAMS", nil),
   expect = env("BENCH_EXPECT", '"result"'),
   version = env("BENCH_VERSION", "2025-11-25"),
 }
+
+if cfg.args_file ~= nil then
+  local f = assert(io.open(cfg.args_file, "rb"))
+  cfg.args = f:read("*a")
+  f:close()
+end
 
 local session_list = {}
 for sid in string.gmatch(env("BENCH_SESSIONS", ""), "[^,]+") do session_list[#session_list + 1] = sid end
@@ -63,6 +73,7 @@ function init(argv)
     params[#params + 1] = '"name":' .. json_string(cfg.tool)
     params[#params + 1] = '"arguments":' .. cfg.args
   end
+  if cfg.params ~= nil then params[#params + 1] = cfg.params end
   if cfg.mode == "modern" then
     h["MCP-Protocol-Version"] = MODERN
     h["Mcp-Method"] = cfg.method

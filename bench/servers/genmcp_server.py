@@ -6,6 +6,8 @@ LEGACY_KWARGS that mcp_router accepts); without such a switch it serves the defa
 the driver's initialize probe decides whether the legacy row can be measured.
 JSON_RESPONSE is ignored: genmcp picks JSON or SSE per call itself. PAGE_SIZE sets the
 tools/list page size (genmcp pages by 100 by default; the list scenario asks for one page).
+MAX_BODY_BYTES raises the request body cap (4 MiB by default; the size curve sends 10 MB).
+REDIS_URL keeps the legacy sessions (and the rest of the shared state) in that Redis.
 """
 
 from __future__ import annotations
@@ -82,6 +84,10 @@ def _router_kwargs() -> dict:
     kwargs: dict = {}
     if os.environ.get("PAGE_SIZE"):  # the list scenario asks for one page, like the baselines
         kwargs["page_size"] = int(os.environ["PAGE_SIZE"])
+    if os.environ.get("MAX_BODY_BYTES"):
+        kwargs["max_body_bytes"] = int(os.environ["MAX_BODY_BYTES"])
+    if os.environ.get("REDIS_URL"):
+        kwargs["redis_url"] = os.environ["REDIS_URL"]
     if not C.STATEFUL:
         return kwargs
     accepted = inspect.signature(mcp_router).parameters

@@ -62,7 +62,11 @@ def _extra(i: int):
 for _i in range(C.EXTRA_TOOLS):
     server.add_tool(_extra(_i), name=C.extra_name(_i), description=C.extra_description(_i))
 
-app = server.streamable_http_app(stateless_http=not C.STATEFUL, json_response=C.JSON_RESPONSE)
+# UNCAPPED_SESSIONS=1 lifts the SDK's 10,000 open-session cap (the curves open 100,000)
+uncapped = {"max_sessions": None} if os.environ.get("UNCAPPED_SESSIONS") == "1" else {}
+app = server.streamable_http_app(
+    stateless_http=not C.STATEFUL, json_response=C.JSON_RESPONSE, **uncapped
+)
 
 if __name__ == "__main__":
     C.serve(app)

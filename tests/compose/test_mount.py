@@ -7,6 +7,8 @@ scopes, the inner's runtime changes heard by the outer's listeners, errors as th
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -162,3 +164,17 @@ async def test_the_inner_suites_changes_reach_the_outer_listeners() -> None:
     assert tools == {"weather_get_forecast", "weather_refuse"}
     inner.add_tool(Confirm)
     assert outer.tool("weather_confirm") is not None
+
+
+def test_only_a_remote_mount_loads_the_client_and_httpx() -> None:
+    code = (
+        "import sys, genmcp\n"
+        "heavy = ('httpx', 'genmcp.client', 'genmcp.compose.remote')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "genmcp.Mount(url='http://127.0.0.1:9/mcp')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    plain, remote = done.stdout.splitlines()
+    assert plain == "[]", f"import genmcp loaded {plain}"
+    assert remote == "['genmcp.client', 'genmcp.compose.remote', 'httpx']"

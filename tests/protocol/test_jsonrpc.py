@@ -230,6 +230,8 @@ def test_orjson_is_the_codec_when_installed() -> None:
     "body",
     [
         b'{"id":123456789012345678901,"n":-9223372036854775809}',  # past 64 bits: ints, not floats
+        b'{"n":[1234567890123456789,1e2,123456789012345678]}',  # 19 digits, then 18 (orjson)
+        b'{"s":"12345678901234567890123","n":0.1234567890123456789}',  # long runs, no long int
         b'{"a":"\\ud800","b":"\\udfff x"}',  # lone surrogates: valid JSON text
         '{"a":"é"}'.encode("utf-16"),  # UTF-16 with its BOM
         b'{"a":1,"a":2}',  # the last duplicate wins

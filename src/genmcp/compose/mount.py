@@ -14,7 +14,9 @@ listeners hear ``list_changed``; ``resource_updated`` and ``resource_list_change
 inner reach the outer's subscribers.
 
 ``Mount(url=...)`` mounts a remote server instead, and ``Mount(command=[...])`` a stdio
-server (a process of its own), through ``genmcp.compose.remote``.
+server (a process of its own), through ``genmcp.compose.remote``, imported by the first such
+mount: it brings genmcp's client and httpx (a third of ``import genmcp``), which a server
+without remote mounts never needs.
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from genmcp.compose.remote import Upstream
 from genmcp.suite import Suite
 
 if TYPE_CHECKING:
     import httpx
+
+    from genmcp.compose.remote import Upstream
 
 __all__ = ["NAMESPACE", "Mount", "renamed"]
 
@@ -118,6 +121,8 @@ class Mount:
         self.upstream: Upstream | None = None
         target = url if url is not None else None if command is None else list(command)
         if target is not None:
+            from genmcp.compose.remote import Upstream
+
             self.upstream = Upstream(
                 target, prefix=self.prefix, timeout_s=timeout_s, failures=failures,
                 cooldown_s=cooldown_s, token=token, headers=headers, http=http,
