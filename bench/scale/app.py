@@ -108,12 +108,21 @@ PROCESS = str(os.getpid()).encode()
 @api.post("/admin/extra/{word}")
 async def add_extra(word: str) -> dict[str, Any]:
     suite.add_tool((Extra, {"word": word}))  # every process serves it (the catalog travels)
+    await synced()
     return {"added": "extra"}
 
 
 @api.delete("/admin/extra")
 async def remove_extra() -> dict[str, Any]:
-    return {"removed": suite.remove_tool("extra")}
+    removed = suite.remove_tool("extra")
+    await synced()
+    return {"removed": removed}
+
+
+async def synced() -> None:
+    """Read after write: the change is logged and published before the route answers."""
+    if hasattr(suite, "catalog_synced"):  # (absent before issue 29: the bench runs old code)
+        await suite.catalog_synced()
 
 
 @api.post("/post/{worker}")
