@@ -14,8 +14,10 @@ lives without a TTL and an expired task never comes back. Fields:
 
 Quotas (``TaskQuota``) are counted by the create script, atomically: ``<prefix>tasks:live:<who>``
 (one owner's) and ``<prefix>tasks:live`` (everyone's) are sorted sets of the live task ids
-scored by their expiry (expired ones are trimmed as the script runs), ``<prefix>tasks:made:<who>``
-the owner's creations in the current window (``who``: a digest of the record's ``principal``).
+scored by their expiry (expired ones are trimmed as the script runs), ``<prefix>tasks:rate:<who>``
+the owner's creation bucket (``who``: a digest of the record's ``principal``): a token bucket
+of ``created_per_window`` refilled over ``window_s``, taken from by the rate limits' Lua
+(``storage.redis.buckets.TAKE_LUA``).
 The hash remembers its sets (``id``, ``live``, ``all``) so the script ending a task leaves
 them; a task is never evicted, a refused one is never stored.
 
@@ -51,6 +53,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from genmcp.protocol.tasks import iso_now
 from genmcp.storage import TaskEnd, TaskQuota, TaskQuotaExceeded
 from genmcp.storage.guard import Breaker
+from genmcp.storage.redis.buckets import TAKE_LUA
 from genmcp.storage.redis.options import RedisOptions
 
 __all__ = ["DEFAULT_PREFIX", "RedisTaskStore"]
@@ -89,7 +92,7 @@ local status = redis.call('HGET', KEYS[1], 'status')
 """
 
 _CREATE: Final = """
--- KEYS: the task, its owner's live set, every owner's live set, its owner's window counter
+-- KEYS: the task, its owner's live set, every owner's live set, its owner's creation bucket
 -- ARGV[7..11]: live_per_owner, max_live, created_per_window, window_ms, the task id
 local now = now_ms()
 local ttl = tonumber(ARGV[5])
@@ -101,12 +104,10 @@ end
 if tonumber(ARGV[8]) > 0 and redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[8]) then
   return {'max_live', 1000}
 end
-if tonumber(ARGV[9]) > 0 then
-  local made = redis.call('INCR', KEYS[4])
-  if made == 1 then redis.call('PEXPIRE', KEYS[4], ARGV[10]) end
-  if made > tonumber(ARGV[9]) then
-    return {'created_per_window', math.max(redis.call('PTTL', KEYS[4]), 1)}
-  end
+local burst = tonumber(ARGV[9])
+if burst > 0 then
+  local wait = take(KEYS[4], burst * 1000 / tonumber(ARGV[10]), burst, 1)
+  if wait > 0 then return {'created_per_window', math.max(math.ceil(wait * 1000), 1)} end
 end
 redis.call('HSET', KEYS[1], 'base', ARGV[1], 'status', 'working', 'updated', ARGV[2],
   'lease', now + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0, 'v', ARGV[6],
@@ -259,7 +260,7 @@ class RedisTaskStore:
             "redis", _UNAVAILABLE, deadline_s=options.deadline_s, cooldown_s=options.cooldown_s
         )
         script = client.register_script
-        self._create = script(_COMMON + _CREATE)
+        self._create = script(_COMMON + TAKE_LUA + _CREATE)
         self._get = script(_COMMON + _GET)
         self._ask = script(_COMMON + _ASK)
         self._answer = script(_COMMON + _ANSWER)
@@ -317,7 +318,7 @@ class RedisTaskStore:
             self.key(task_id),
             f"{self._prefix}tasks:live:{who}",
             f"{self._prefix}tasks:live",
-            f"{self._prefix}tasks:made:{who}",
+            f"{self._prefix}tasks:rate:{who}",
         ]
         refused = await self._run(
             lambda: self._create(keys=keys, args=[*args, *limits, task_id])
