@@ -20,10 +20,11 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 
-from demo_tools import Stats, make_suite
+from demo_tools import AddTool, Stats, make_suite
 from genmcp import Limit, RateLimit, Suite, mcp_router
 from genmcp.errors import INTERNAL_ERROR, RATE_LIMITED
 from genmcp.middleware.ratelimit import assigns_key
+from genmcp.storage.buckets import MemoryBuckets
 from genmcp.storage.redis import RedisBuckets, RedisOptions
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
@@ -196,3 +197,31 @@ def test_limits_names_and_keys_are_checked() -> None:
     request = MCPRequest(RPCRequest(1, "tools/list", {}), {"tenant": "acme"})
     assert tenant(request) == "acme" and tenant(request.replace(assigns={})) is None
     assert RateLimit(None).remaining(None) is None  # no default limit: no bucket
+
+
+async def test_a_limit_given_no_store_takes_the_routers_redis(
+    live_server: LiveServers, redis_url: str, redis_prefix: str
+) -> None:
+    import redis
+
+    shared, kept = RateLimit(Limit(0.01, 2)), RateLimit(Limit(0.01, 2), store=MemoryBuckets())
+    router = mcp_router(
+        server_name="s",
+        server_version="1",
+        tools=[AddTool],
+        middleware=[shared, kept],
+        redis_url=redis_url,
+        redis_prefix=redis_prefix,
+    )
+    assert router.redis is not None and shared.store is router.redis.buckets
+    assert isinstance(kept.store, MemoryBuckets) and kept.store is not kept.local
+    app = FastAPI()
+    app.include_router(router, prefix="/mcp")
+    async with ModernClient(live_server(app)) as client:
+        statuses = [(await client.request("tools/call", ADD)).status for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert len(list(client.scan_iter(match=redis_prefix + "bucket:*"))) == 1
+    finally:
+        client.close()

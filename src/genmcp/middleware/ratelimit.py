@@ -12,7 +12,8 @@ A tool may have its own :class:`Limit` (``tools={"search": Limit(1, 5)}``): its 
 take from that tool's bucket only. ``key`` picks the bucket: the principal, a tenant, a
 header, anything of the request (:func:`assigns_key`). The buckets live in ``store``
 (``storage.buckets``): this process's memory by default, or ``RedisBuckets`` so that every
-process of the app takes from one budget (one Redis round trip per limited request). A
+process of the app takes from one budget (one Redis round trip per limited request; a
+limit given no store takes the Redis of ``mcp_router(redis_url=...)``). A
 Redis that is down or hung fails the limit *closed*: the request is answered
 ``storage_unavailable`` (HTTP 503, ``Retry-After``) within the store's deadline;
 ``fail_open=True`` limits with this process's own buckets meanwhile instead.
@@ -27,7 +28,6 @@ Imports genmcp's middleware chain, errors, storage and owner keys, and the stand
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import re
@@ -106,8 +106,9 @@ class RateLimit(Middleware):
             ``ping``).
         key: the bucket a request takes from: a string, or None for the shared anonymous
             bucket (default: :func:`principal_key`; :func:`assigns_key` for another entry).
-        store: where the buckets live (default: ``MemoryBuckets``, this process;
-            ``storage.redis.buckets.RedisBuckets``: every process shares them).
+        store: where the buckets live (default: ``MemoryBuckets``, this process, unless
+            ``mcp_router(redis_url=...)`` gives it its Redis; ``RedisBuckets``: every
+            process shares them).
         name: the policy's name: separates this limit's buckets from another's in a shared
             store, and names it in the quota headers (``A-Za-z0-9_.:/-``).
         headers: add ``RateLimit-Policy`` and ``RateLimit`` to limited HTTP answers.
@@ -176,7 +177,7 @@ class RateLimit(Middleware):
 
     def _bucket(self, request: MCPRequest, scope: str | None) -> str:
         """The store's key of a request's bucket: this policy's, its scope's, its key's."""
-        return json.dumps([self.name, scope, self.key(request)], separators=(",", ":"))
+        return bucket_key(self.name, scope, self.key(request))
 
     async def _take(self, bucket: str, limit: Limit) -> Taken:
         try:
@@ -192,11 +193,25 @@ class RateLimit(Middleware):
         left = max(0, math.floor(taken.tokens + 1e-9))
         return ("ratelimit-policy", policy), ("ratelimit", f"{item};r={left};t={full_in}")
 
+    def adopt(self, store: Buckets) -> bool:
+        """Keep the buckets in ``store`` from now on, if this limit was given no store (what
+        ``mcp_router(redis_url=...)`` does with the Redis it scales out on); True if so."""
+        if self.store is not self.local:
+            return False
+        self.store = store
+        return True
+
     def remaining(self, key: str | None, tool: str | None = None) -> float | None:
         """Tokens left in a caller's bucket of this process's memory now (None when it has
         none yet, or this limit has no such bucket), for tests."""
         limit = self.tools.get(tool) if tool is not None else self.default
         if limit is None:
             return None
-        bucket = json.dumps([self.name, tool, key], separators=(",", ":"))
-        return self.local.peek(bucket, limit.rate, limit.burst)
+        return self.local.peek(bucket_key(self.name, tool, key), limit.rate, limit.burst)
+
+
+def bucket_key(name: str, scope: str | None, key: str | None) -> str:
+    """The store's name of a bucket: a policy's, for a tool (or all) and a caller (or none);
+    ``=`` marks a present value, so that None and ``""`` differ (``\x1f`` separates)."""
+    tool = "" if scope is None else "=" + scope
+    return f"{name}\x1f{tool}\x1f{'' if key is None else '=' + key}"

@@ -16,8 +16,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from typing import Final, Protocol, final, runtime_checkable
+from typing import Final, NamedTuple, Protocol, runtime_checkable
 
 __all__ = ["MAX_KEYS", "Buckets", "MemoryBuckets", "Taken", "refill"]
 
@@ -25,9 +24,7 @@ MAX_KEYS: Final = 10_000
 """How many buckets ``MemoryBuckets`` keeps by default (the least recently used forgotten)."""
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class Taken:
+class Taken(NamedTuple):
     """What taking from a bucket did.
 
     Attributes:
