@@ -1,19 +1,22 @@
 """RateLimit (genmcp.middleware.ratelimit) on real servers: quota headers, one budget in Redis.
 
 The IETF draft's ``RateLimit-Policy`` / ``RateLimit`` fields on limited answers of both eras
-(429 + ``Retry-After`` kept); two servers on one Redis take from one budget, which a new
-legacy session does not refill; a Redis that is down or hung fails the limit closed (503 +
-``Retry-After`` within a second, the tool never runs), or open to this process's own buckets
-with ``fail_open=True``. The multi-process form (3 processes behind nginx) is
-tests/scenarios/test_ratelimit_nginx.py.
+(429 + ``Retry-After`` kept); two servers on one Redis (the guide's example, served twice)
+take from one budget, which a new legacy session does not refill; a limit given no store
+takes the Redis of ``mcp_router(redis_url=...)``; a Redis that is down or hung fails the
+limit closed (503 + ``Retry-After`` within a second, the tool never runs), or open to this
+process's own buckets with ``fail_open=True``. The multi-process form (3 processes behind
+nginx) is tests/scenarios/test_ratelimit_nginx.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, Final
 
 import httpx
@@ -33,6 +36,7 @@ from support.redis_server import OwnRedis, require_redis_server
 from support.server import LiveServers
 
 BOUND_S: Final = 1.0
+GUIDE: Final = Path(__file__).resolve().parents[2] / "docs" / "guides" / "middleware.md"
 LEGACY: Final = "2025-11-25"
 ADD: Final = {"name": "add", "arguments": {"a": 1, "b": 2}}
 
@@ -67,14 +71,16 @@ def own_redis() -> Iterator[OwnRedis]:
         server.close()
 
 
-async def legacy_session(http: httpx.AsyncClient, url: str, user: str) -> dict[str, str]:
-    """A new 2025-11-25 session of ``user`` at ``url``: the headers of its requests."""
+async def legacy_session(
+    http: httpx.AsyncClient, url: str, header: str, value: str
+) -> dict[str, str]:
+    """A new 2025-11-25 session at ``url`` sending ``header``: the headers of its requests."""
     init = {
         "protocolVersion": LEGACY,
         "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"},
     }
-    headers = {"Accept": ACCEPT, "X-User": user}
+    headers = {"Accept": ACCEPT, header: value}
     body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}
     reply = await http.post(url, json=body, headers=headers)
     assert reply.status_code == 200, reply.text
@@ -84,8 +90,10 @@ async def legacy_session(http: httpx.AsyncClient, url: str, user: str) -> dict[s
     return headers
 
 
-async def legacy_call(http: httpx.AsyncClient, url: str, headers: dict[str, str]) -> httpx.Response:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ADD}
+async def legacy_call(
+    http: httpx.AsyncClient, url: str, headers: dict[str, str], params: dict[str, Any] = ADD
+) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
     return await http.post(url, json=body, headers=headers)
 
 
@@ -103,7 +111,7 @@ async def test_quota_headers_on_modern_and_legacy_answers(
     fields = ['"default";r=2;t=1', '"default";r=1;t=2', '"default";r=0;t=3', '"default";r=0;t=3']
     assert seen == list(zip([200, 200, 200, 429], fields, strict=True))
     assert reply.headers["retry-after"] == "1"
-    assert reply.error["code"] == RATE_LIMITED and 0.9 < reply.error["data"]["retryAfter"] <= 1
+    assert reply.error["code"] == RATE_LIMITED and 0 < reply.error["data"]["retryAfter"] <= 1
     own = await client.request("tools/call", {"name": "count", "arguments": {"n": 1}})
     assert own.headers["ratelimit-policy"] == '"default:count";q=1;w=2'
     assert own.headers["ratelimit"] == '"default:count";r=0;t=2'
@@ -118,26 +126,50 @@ async def test_quota_headers_on_modern_and_legacy_answers(
     assert "ratelimit" not in quiet.headers and "ratelimit-policy" not in quiet.headers
 
 
-async def test_two_servers_on_one_redis_take_from_one_budget(
+def guide_app(redis_url: str) -> FastAPI:
+    """The app of the guide's "Rate limits across processes" block, on ``redis_url``."""
+    blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
+    code = next(block for block in blocks if "RedisBuckets.from_url" in block)
+    namespace: dict[str, Any] = {}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("REDIS_URL", redis_url)
+        env.setenv("GENMCP_SECRET_KEY", "rate-limit-guide-test-key-0123456789abcdef")
+        exec(compile(code, str(GUIDE), "exec"), namespace)
+    app: FastAPI = namespace["app"]
+    return app
+
+
+async def test_the_guides_two_processes_on_one_redis_take_from_one_budget(
     live_server: LiveServers, own_redis: OwnRedis
 ) -> None:
-    stores = [RedisBuckets.from_url(own_redis.url, prefix="rl:") for _ in range(2)]
-    limits = [RateLimit(Limit.per(6, 600), store=s, methods={"tools/call"}) for s in stores]
-    urls = [serve(live_server, make_suite(middleware=[limit]), limit.store) for limit in limits]
-    urls *= 3  # six sessions, three on each server
+    bases = [live_server(guide_app(own_redis.url)) for _ in range(2)]
+    urls = [base + "/mcp" for base in bases]
+    search = {"name": "search", "arguments": {}}
     async with httpx.AsyncClient(timeout=10) as http:
-        sessions = [await legacy_session(http, url + "/mcp", "alice") for url in urls]
-        replies = [
-            await legacy_call(http, url + "/mcp", h) for url, h in zip(urls, sessions, strict=True)
-        ]
-        assert ["result" in r.json() for r in replies] == [True] * 6  # 6, over both servers
-        fresh = await legacy_session(http, urls[0] + "/mcp", "alice")  # a new session...
-        refused = (await legacy_call(http, urls[0] + "/mcp", fresh)).json()
-        assert refused["error"]["code"] == RATE_LIMITED  # ...keeps the principal's budget
-        async with ModernClient(urls[1], headers={"X-User": "alice"}) as alice:
-            assert (await alice.request("tools/call", ADD)).status == 429  # both eras alike
-        async with ModernClient(urls[1], headers={"X-User": "bob"}) as bob:
-            assert (await bob.request("tools/call", ADD)).status == 200
+        sessions = [await legacy_session(http, urls[n % 2], "X-Tenant", "acme") for n in range(4)]
+        calls = [legacy_call(http, urls[n % 2], sessions[n % 4], search) for n in range(8)]
+        tenant = {"X-Tenant": "acme"}
+        async with ModernClient(bases[0], headers=tenant) as one:
+            two = ModernClient(bases[1], headers=tenant)
+            calls += [(one, two)[n % 2].request("tools/call", search) for n in range(8)]
+            started = time.monotonic()
+            replies = await asyncio.gather(*calls)
+            ran = [r for r in replies if "result" in as_json(r)]
+            took = time.monotonic() - started
+            assert len(ran) == 10 if took < 1 else 10 <= len(ran) <= 10 + int(took)
+            assert {r.headers["ratelimit-policy"] for r in replies} == {'"default";q=10;w=10'}
+            fresh = await legacy_session(http, urls[0], "X-Tenant", "acme")  # a new session
+            refused = as_json(await legacy_call(http, urls[0], fresh, search))
+            if time.monotonic() - started < 1:  # (a second later, one token is back)
+                assert refused["error"]["code"] == RATE_LIMITED  # keeps the tenant's budget
+            await two.aclose()
+        async with ModernClient(bases[1], headers={"X-Tenant": "other"}) as other:
+            assert (await other.request("tools/call", search)).status == 200
+
+
+def as_json(reply: Any) -> Any:
+    """The JSON-RPC answer of an httpx response or a ModernClient reply."""
+    return reply.json() if isinstance(reply, httpx.Response) else reply.messages[-1]
 
 
 async def test_a_down_or_hung_redis_fails_the_limit_closed(
