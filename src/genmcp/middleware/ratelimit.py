@@ -155,7 +155,11 @@ class RateLimit(Middleware):
         limit, scope = self._limit(request)
         if limit is None:
             return await call_next(request)
-        taken = await self._take(self._bucket(request, scope), limit)
+        bucket = self._bucket(request, scope)
+        if self.store is self.local:  # the default: nothing to wait for, nothing to fail
+            taken = self.local.take_now(bucket, limit.rate, limit.burst)
+        else:
+            taken = await self._take(bucket, limit)
         call = await call_next(request) if taken.ok else request.fail(rate_limited(taken.wait_s))
         if self.headers:
             call.response_headers = (*call.response_headers, *self._fields(scope, limit, taken))
@@ -180,6 +184,7 @@ class RateLimit(Middleware):
         return bucket_key(self.name, scope, self.key(request))
 
     async def _take(self, bucket: str, limit: Limit) -> Taken:
+        """Take from the shared store; on its failure, fail closed or use the local buckets."""
         try:
             return await self.store.take(bucket, limit.rate, limit.burst)
         except StorageUnavailable:

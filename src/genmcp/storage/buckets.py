@@ -57,13 +57,6 @@ def refill(tokens: float, elapsed_s: float, rate: float, burst: int) -> float:
     return min(float(burst), tokens + max(elapsed_s, 0.0) * rate)
 
 
-def take_from(tokens: float, rate: float, cost: int) -> tuple[float, float]:
-    """``(tokens left, wait_s)`` after trying to take ``cost`` of ``tokens``."""
-    if tokens >= cost:
-        return tokens - cost, 0.0
-    return tokens, (cost - tokens) / rate
-
-
 class _Bucket:
     __slots__ = ("stamp", "tokens")
 
@@ -102,12 +95,16 @@ class MemoryBuckets:
             bucket = self._buckets[key] = _Bucket(float(burst), now)
             while len(self._buckets) > self.max_keys:
                 self._buckets.popitem(last=False)
-        else:
+        else:  # refill(), inline: this runs on every limited request
             self._buckets.move_to_end(key)
-            bucket.tokens = refill(bucket.tokens, now - bucket.stamp, rate, burst)
-            bucket.stamp = now
-        bucket.tokens, wait = take_from(bucket.tokens, rate, cost)
-        return Taken(wait, bucket.tokens)
+            elapsed = now - bucket.stamp
+            if elapsed > 0:
+                bucket.tokens = min(float(burst), bucket.tokens + elapsed * rate)
+                bucket.stamp = now
+        if bucket.tokens >= cost:
+            bucket.tokens -= cost
+            return Taken(0.0, bucket.tokens)
+        return Taken((cost - bucket.tokens) / rate, bucket.tokens)
 
     def peek(self, key: Hashable, rate: float, burst: int) -> float | None:
         """The tokens of the bucket ``key`` now, taking none (None: it has none yet)."""
