@@ -36,7 +36,7 @@ from support.redis_server import OwnRedis, require_redis_server
 from support.server import LiveServers
 
 BOUND_S: Final = 1.0
-GUIDE: Final = Path(__file__).resolve().parents[2] / "docs" / "guides" / "middleware.md"
+GUIDE: Final = Path(__file__).resolve().parents[2] / "docs/guides/middleware.md"
 LEGACY: Final = "2025-11-25"
 ADD: Final = {"name": "add", "arguments": {"a": 1, "b": 2}}
 
@@ -222,6 +222,10 @@ def test_limits_names_and_keys_are_checked() -> None:
     for name in ("", 'a"b', "x" * 65, "a b"):
         with pytest.raises(ValueError, match="name"):
             RateLimit(name=name)
+    quoted = RateLimit(None, tools={'a"b\\c': Limit(1, 1)})._policies['a"b\\c']
+    assert quoted == ('"default:a\\"b\\\\c";q=1;w=1', '"default:a\\"b\\\\c"')  # sf-string
+    with pytest.raises(ValueError, match="printable ASCII"):
+        RateLimit(tools={"café": Limit(1, 1)})
     tenant = assigns_key("tenant")
     from genmcp.middleware.chain import MCPRequest
     from genmcp.protocol.jsonrpc import Request as RPCRequest

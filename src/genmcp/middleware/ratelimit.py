@@ -148,8 +148,11 @@ class RateLimit(Middleware):
     @staticmethod
     def _policy(name: str, limit: Limit) -> tuple[str, str]:
         """``RateLimit-Policy``'s item for ``limit``, and the ``RateLimit`` item's start."""
+        if not name.isascii() or not name.isprintable():
+            raise ValueError(f"RateLimit: a limited tool's name must be printable ASCII: {name!r}")
+        quoted = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'  # a string item
         window = max(1, math.ceil(limit.burst / limit.rate))
-        return f'"{name}";q={limit.burst};w={window}', f'"{name}"'
+        return f"{quoted};q={limit.burst};w={window}", quoted
 
     async def on_request(self, request: MCPRequest, call_next: Next) -> Call:
         limit, scope = self._limit(request)
