@@ -172,6 +172,7 @@ def as_json(reply: Any) -> Any:
     return reply.json() if isinstance(reply, httpx.Response) else reply.messages[-1]
 
 
+@pytest.mark.exclusive  # ≤ 1 s bounds: no other test's load
 async def test_a_down_or_hung_redis_fails_the_limit_closed(
     live_server: LiveServers, own_redis: OwnRedis
 ) -> None:

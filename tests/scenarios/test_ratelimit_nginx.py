@@ -104,16 +104,20 @@ async def test_three_processes_enforce_one_budget_in_both_eras(mcp: str) -> None
         for n in range(12):  # 36 calls at once: 12 stateless, 24 over two sessions
             calls.append(http.post(mcp, json=modern_body(n), headers=modern_headers("alice")))
             calls += [http.post(mcp, json=legacy_body(n), headers=h) for h in sessions[:2]]
+        started = time.monotonic()
         replies, took = await timed(calls)
         ok = [r for r in replies if succeeded(r)]
         one_budget(len(ok), took)
         served = Counter(r.headers["x-genmcp-process"] for r in replies)
         assert len(served) == 3, f"nginx did not spread the calls: {served}"
-        assert len({r.headers["x-genmcp-process"] for r in ok}) >= 2
-        # a session begun after the budget was spent (re-initialising) has none of it either
+        # a session begun after the budget was spent (re-initialising) has none of it either:
+        # only the tokens that came back since (one a second), never a fresh 10
         fresh = await legacy_session(http, mcp, "alice")
-        assert not succeeded(await http.post(mcp, json=legacy_body(99), headers=fresh))
-        assert not succeeded(await http.post(mcp, json=legacy_body(99), headers=sessions[2]))
+        again = [http.post(mcp, json=legacy_body(n), headers=fresh) for n in range(10)]
+        again += [http.post(mcp, json=legacy_body(n), headers=sessions[2]) for n in range(10)]
+        replies, _ = await timed(again)
+        back = int(time.monotonic() - started)
+        assert sum(succeeded(r) for r in replies) <= min(back, 10), f"{back} s after the burst"
         # another principal: its own budget
         bob = modern_headers("bob")
         replies, took = await timed(
