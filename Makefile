@@ -33,6 +33,7 @@ help:
 	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow, PYTEST_XDIST= for one process"
 	@echo "make pytest-312 pytest on Python 3.12 in .venv312 (eager call tasks); PY312= to pick it"
 	@echo "make fuzz       the long fuzz run: FUZZ_COUNT=10000 hostile requests, both eras"
+	@echo "make rolling    a rolling restart of 3 processes behind nginx under load: no call lost"
 	@echo "make docs       build the documentation site into site/ (strict)"
 	@echo "make clean      remove $(VENV) and the tool caches"
 
@@ -141,8 +142,70 @@ scale: $(DEV_STAMP)
 	$(VENV_PYTHON) bench/scale/run.py --processes 1,2,3 --per-process 16 --proxy-one \
 		--upstream-keepalive 128 --seconds 10 $(SCALE_ARGS)
 
+# A rolling restart under load (issue 29): 3 processes behind nginx with the lossless settings
+# of docs/guides/deployment.md, each SIGTERMed and started again in turn under 16 clients
+# (quick and streaming calls, both eras); fails unless every call succeeded. ROLLING_ARGS=
+# '--rounds 3' for the long form (the figures in that guide).
+ROLLING_ARGS ?= --rounds 1 --warmup 2 --between 3
+.PHONY: rolling
+rolling: $(DEV_STAMP)
+	$(VENV_PYTHON) bench/scale/rolling.py --keepalive 32 --request-buffering \
+		--next-upstream "error non_idempotent" --check $(ROLLING_ARGS)
+
+# examples/tenants.py in 3 uvicorn processes on one redis-server of its own, behind nginx
+# (tests/examples/test_tenants_scaled.py: visibility alike everywhere, a tenant's runtime tool
+# reaches that tenant only, on every process); ~15 s, so not in `make test`.
+.PHONY: test-tenants-scaled
+test-tenants-scaled: $(DEV_STAMP)
+	GENMCP_SCALED_TESTS=1 $(VENV_PYTHON) -m pytest -q tests/examples/test_tenants_scaled.py
+
+# The conformance suite through `genmcp proxy` in front of the everything server
+# (scripts/proxied.py): 2026-07-28 (Tasks included), 2025-06-18 and 2025-03-26 clients over a
+# 2026-07-28 upstream, then 2025-11-25 session clients over a 2025-11-25 session upstream
+# (SSE polling and mid-call requests have a 2025 wire on both sides there). 112 scored runs.
+.PHONY: conformance-proxy
+conformance-proxy: $(DEV_STAMP)
+	SPECS="2026-07-28 2025-06-18 2025-03-26" VENV=$(VENV) \
+		SERVER_CMD='$(VENV_PYTHON) scripts/proxied.py --port $$PORT' bash scripts/conformance.sh
+	SPECS=2025-11-25 VENV=$(VENV) \
+		SERVER_CMD='$(VENV_PYTHON) scripts/proxied.py --port $$PORT --protocol 2025-11-25' \
+		bash scripts/conformance.sh
+
 # The conformance suite through nginx round-robin over 3 processes of the everything server
 # sharing a redis-server of their own (scripts/scaled.py); needs nginx and redis-server.
+# The authorization-server front's heavy tests: three uvicorn processes on one Redis
+# (test_front_redis.py), the conformance suite's authorization-server scenarios against the
+# front (test_front_conformance.py; after make conformance, which installs the suite).
+.PHONY: auth-front
+auth-front: $(DEV_STAMP)
+	GENMCP_AUTH_FRONT=1 $(VENV_PYTHON) -m pytest -q $(PYTEST_XDIST) \
+		tests/auth/front/test_front_redis.py tests/auth/front/test_front_conformance.py
+
 .PHONY: conformance-scaled
 conformance-scaled: $(DEV_STAMP)
 	$(VENV_PYTHON) scripts/scaled.py --processes 3 -- env VENV=$(VENV) bash scripts/conformance.sh
+
+# The same on a 3-master Redis Cluster (a replica each) of its own, then again with one master
+# SIGKILLed 25 s into the run (a failover mid-run); docs/guides/scaling-out.md says what it may lose.
+.PHONY: conformance-cluster
+conformance-cluster: $(DEV_STAMP)
+	$(VENV_PYTHON) scripts/scaled.py --redis cluster --processes 3 -- env VENV=$(VENV) bash scripts/conformance.sh
+	$(VENV_PYTHON) scripts/scaled.py --redis cluster --kill-master-after 25 --processes 3 -- \
+		env VENV=$(VENV) bash scripts/conformance.sh
+
+# Redis Cluster and Sentinel (issue 36): the storage contract suite on a 3-master cluster and on a
+# Sentinel-managed pair (each started once from redis-server on free ports), and the failover
+# tests (tests/storage/redis/test_topology.py: a master SIGKILLed under a legacy server). ~80 s.
+.PHONY: test-cluster
+test-cluster: $(DEV_STAMP)
+	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q -k "not memory" \
+		tests/storage/test_contract.py tests/storage/redis/test_topology.py
+	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q -k "not memory" \
+		tests/storage/test_contract.py
+
+# The scale-out scenarios on a 3-master cluster: processes sharing sessions, mail and tasks,
+# streams resumed on another process, a process killed behind nginx (~90 s; not in .ci/run).
+.PHONY: test-cluster-scenarios
+test-cluster-scenarios: $(DEV_STAMP)
+	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q tests/scenarios/test_redis_scaleout.py \
+		tests/scenarios/test_resume_across_processes.py tests/scenarios/test_nginx.py

@@ -20,7 +20,8 @@
 #   FORCED="a b"              extension scenarios outside every requirement set, run with --force
 #                             and scored at 2025-11-25 and 2026-07-28 (default: the sep-2640-* three)
 #   MODE=client               the suite's client scenarios against genmcp.client.Client instead
-#                             (scripts/conformance_client.py; CLIENT_RUNS="scenario@revision ...")
+#                             (scripts/conformance_client.py; CLIENT_RUNS="scenario@revision ...",
+#                             CLIENT_JOBS runs at a time, default 3)
 #   URL=http://...            test a server that is already running; start none
 #   SERVER_CMD='...'          server command, run by bash from the repo root with PORT exported
 #                             (default: ${VENV:-.venv}/bin/python examples/everything_server.py --port $PORT)
@@ -54,8 +55,16 @@ die() { say "error: $*"; exit 2; }
 
 SERVER_PID= # the server we started (leader of its own process group)
 SUITE_PID=  # the suite invocation being waited for
+CLIENT_PIDS=() # MODE=client: the runs going on (their timeout(1)), oldest first
+CLIENT_RUN_OF=() # and for each, "scenario@revision log-stem"
 
 cleanup() {
+  local pid
+  for pid in "${CLIENT_PIDS[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true # timeout(1) passes it on to the suite
+    wait "$pid" 2>/dev/null || true
+  done
+  CLIENT_PIDS=()
   if [ -n "$SUITE_PID" ]; then
     kill -TERM "$SUITE_PID" 2>/dev/null || true # timeout(1) passes it on to the suite
     wait "$SUITE_PID" 2>/dev/null || true
@@ -163,6 +172,15 @@ mkdir -p "$RESULTS_DIR"
 
 # MODE=client: the suite's client scenarios against genmcp.client.Client, driven by
 # scripts/conformance_client.py; each scenario at each revision it belongs to (CLIENT_RUNS).
+# reap_oldest: wait for the oldest client run, record "scenario@revision status" in its .run
+reap_oldest() {
+  local rc=0
+  wait "${CLIENT_PIDS[0]}" || rc=$?
+  set -- ${CLIENT_RUN_OF[0]}
+  echo "$1 $rc" >"$2.run"
+  CLIENT_PIDS=("${CLIENT_PIDS[@]:1}") CLIENT_RUN_OF=("${CLIENT_RUN_OF[@]:1}")
+}
+
 if [ "${MODE:-server}" = client ]; then
   CLIENT_CMD=${CLIENT_CMD:-"${VENV:-.venv}/bin/python scripts/conformance_client.py"}
   CLIENT_RUNS=${CLIENT_RUNS:-"initialize@2025-11-25 tools_call@2025-11-25 tools_call@2026-07-28
@@ -185,17 +203,36 @@ if [ "${MODE:-server}" = client ]; then
     auth/iss-not-advertised@2026-07-28 auth/iss-supported-missing@2026-07-28
     auth/iss-wrong-issuer@2026-07-28 auth/iss-unexpected@2026-07-28
     auth/iss-normalized@2026-07-28 auth/metadata-issuer-mismatch@2026-07-28
-    auth/client-credentials-basic@2026-07-28"}
+    auth/client-credentials-basic@2026-07-28 auth/client-credentials-jwt@2026-07-28
+    auth/dpop@2026-07-28 auth/dpop-nonce@2026-07-28 auth/dpop-nonce@2025-11-25
+    auth/wif-jwt-bearer@2026-07-28 auth/enterprise-managed-authorization@2026-07-28"}
   echo "suite: @modelcontextprotocol/conformance@$CONFORMANCE_VERSION on node $("$NODE" --version), client: $CLIENT_CMD"
+  # CLIENT_JOBS runs at a time (each scenario's servers listen on ports of their own; a run
+  # mostly waits on process start-up, so this pays even on two cores). Each run logs to
+  # client/logs/NNN.log and leaves NNN.run ("scenario@revision suite-exit-status"); both are
+  # put together in the runs' order afterwards.
+  mkdir -p "$RESULTS_DIR/client/logs"
+  n=0
   for run in $CLIENT_RUNS; do
     scenario=${run%@*} rev=${run#*@}
     if [ -n "$SCENARIOS" ] && ! printf ' %s ' $SCENARIOS | grep -q " $scenario "; then continue; fi
+    n=$((n + 1))
     mkdir -p "$RESULTS_DIR/client/$rev"
-    rc=0
-    # --force: extension scenarios (auth/client-credentials-*) are not on the spec timeline
-    suite client --command "$CLIENT_CMD" --scenario "$scenario" --spec-version "$rev" --force \
-      "${TIMEOUT_ARGS[@]}" -o "$RESULTS_DIR/client/$rev" >>"$RESULTS_DIR/client/harness.log" 2>&1 || rc=$?
-    echo "$scenario@$rev $rc" >>"$RESULTS_DIR/client/runs.txt"
+    log=$(printf '%s/client/logs/%03d' "$RESULTS_DIR" "$n")
+    # --force: extension scenarios (auth/client-credentials-*, auth/dpop*, auth/wif-*, the
+    # enterprise-managed one) are not on the spec timeline
+    timeout "$HARNESS_TIMEOUT" "$NODE" "$CLI" client --command "$CLIENT_CMD" --scenario "$scenario" \
+      --spec-version "$rev" --force "${TIMEOUT_ARGS[@]}" -o "$RESULTS_DIR/client/$rev" \
+      >"$log.log" 2>&1 &
+    CLIENT_PIDS+=("$!") CLIENT_RUN_OF+=("$run $log")
+    [ "${#CLIENT_PIDS[@]}" -lt "${CLIENT_JOBS:-3}" ] || reap_oldest
+  done
+  while [ "${#CLIENT_PIDS[@]}" -gt 0 ]; do reap_oldest; done
+  : >"$RESULTS_DIR/client/runs.txt"
+  for i in $(seq "$n"); do
+    log=$(printf '%s/client/logs/%03d' "$RESULTS_DIR" "$i")
+    cat "$log.log" >>"$RESULTS_DIR/client/harness.log" 2>/dev/null || true
+    cat "$log.run" >>"$RESULTS_DIR/client/runs.txt" 2>/dev/null || echo "? 1" >>"$RESULTS_DIR/client/runs.txt"
   done
   status=0
   "${VENV:-.venv}/bin/python" scripts/conformance_client.py score "$RESULTS_DIR/client" || status=$?

@@ -24,8 +24,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from genmcp.client import Client
-from genmcp.client.oauth import OAuth, follow_redirect
+from genmcp.client import (
+    Client,
+    DPoP,
+    IdentityAssertion,
+    JWTBearer,
+    OAuth,
+    PrivateKeyJWT,
+    follow_redirect,
+)
 
 CIMD = "https://conformance-test.local/client-metadata.json"
 
@@ -193,6 +200,44 @@ async def client_credentials(url: str) -> None:
                  grant="client_credentials")  # fmt: skip
     async with Client(url, auth=auth) as client:
         await client.list_tools()
+
+
+@flow("auth/client-credentials-jwt")
+async def client_credentials_jwt(url: str) -> None:
+    given = context()
+    key = PrivateKeyJWT(given["private_key_pem"], alg=given.get("signing_algorithm"))
+    auth = OAuth(client_id=given["client_id"], client_key=key, grant="client_credentials")
+    async with Client(url, auth=auth) as client:
+        await client.list_tools()
+
+
+@flow("auth/dpop", "auth/dpop-nonce")
+async def dpop(url: str) -> None:
+    auth = OAuth(client_metadata_url=CIMD, authorize=follow_redirect, dpop=DPoP())
+    async with Client(url, auth=auth) as client:
+        await client.list_tools()
+        await client.call_tool("test-tool", {})
+
+
+@flow("auth/wif-jwt-bearer")
+async def workload_identity(url: str) -> None:
+    given = context()
+    auth = OAuth(client_id=given["client_id"], grant=JWTBearer(given["valid_jwt"]))
+    async with Client(url, auth=auth) as client:
+        await client.list_tools()
+        await client.call_tool("test-tool", {})
+
+
+@flow("auth/enterprise-managed-authorization")
+async def enterprise_managed(url: str) -> None:
+    given = context()
+    grant = IdentityAssertion(id_token=given["idp_id_token"],
+                              idp_token_endpoint=given["idp_token_endpoint"],
+                              idp_client_id=given["idp_client_id"])  # fmt: skip
+    auth = OAuth(client_id=given["client_id"], client_secret=given["client_secret"], grant=grant)
+    async with Client(url, auth=auth) as client:
+        await client.list_tools()
+        await client.call_tool("test-tool", {})
 
 
 # -- scoring ----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     apps, skills/               skills: Skill, SkillRepo, the Skills extension)
     functions                   @tool, @prompt, @resource: a function as a behaviour class
     channel                     Channel, Mailbox, Outbox
-    storage/                    Broker and SessionRegistry: memory, Redis
+    storage/, visibility        Broker and SessionRegistry: memory, Redis; who sees what
     _suite/                     private machinery: the Call and its phase table, catalogs,
                                 outcome -> result, listen, mail
     middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
@@ -24,7 +24,8 @@ Layers, lowest first (a module imports only from its own layer or below;
     routes_as_tools/
 
 This module only re-exports the public API. The FastAPI adapter (``mcp_router``,
-``mcp_app``, ``MCPRouter``), routes as tools (``route_tools``, ``routes_router``) and the
+``mcp_app``, ``MCPRouter``), tenancy (``Tenants``, ``tenants_router``, the resolvers), routes
+as tools (``route_tools``, ``routes_router``) and the
 client (``Client``, over httpx) are imported on first use, so ``import genmcp`` loads no
 web framework (``HTTPOptions``, the router's HTTP options, imports none).
 """
@@ -32,6 +33,7 @@ web framework (``HTTPOptions``, the router's HTTP options, imports none).
 from typing import TYPE_CHECKING, Any
 
 from genmcp.apps import AppView
+from genmcp.caller import Caller
 from genmcp.channel import Channel
 from genmcp.compose import Mount
 from genmcp.errors import CallbackReturnError, MCPError
@@ -74,11 +76,20 @@ from genmcp.storage import TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 from genmcp.transports.options import HTTPOptions
+from genmcp.visibility import Item, Visibility
 
 if TYPE_CHECKING:
     from genmcp.client import Client
     from genmcp.routes_as_tools import route_tools, routes_router
     from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
+    from genmcp.transports.tenants import (
+        TenantRequest,
+        Tenants,
+        tenant_from_claim,
+        tenant_from_header,
+        tenant_from_path,
+        tenants_router,
+    )
 
 _LAZY = {
     "Client": "genmcp.client",
@@ -87,6 +98,12 @@ _LAZY = {
     "mcp_router": "genmcp.transports.fastapi",
     "route_tools": "genmcp.routes_as_tools",
     "routes_router": "genmcp.routes_as_tools",
+    "TenantRequest": "genmcp.transports.tenants",
+    "Tenants": "genmcp.transports.tenants",
+    "tenant_from_claim": "genmcp.transports.tenants",
+    "tenant_from_header": "genmcp.transports.tenants",
+    "tenant_from_path": "genmcp.transports.tenants",
+    "tenants_router": "genmcp.transports.tenants",
 }
 
 __version__ = "0.1.0"
@@ -96,6 +113,7 @@ __all__ = [
     "AppView",
     "CallEnd",
     "CallbackReturnError",
+    "Caller",
     "Channel",
     "Client",
     "Ending",
@@ -104,6 +122,7 @@ __all__ = [
     "InputDeclined",
     "InputRequired",
     "InvalidArguments",
+    "Item",
     "Limit",
     "MCPError",
     "MCPRequest",
@@ -124,10 +143,13 @@ __all__ = [
     "Suite",
     "TaskOptions",
     "TaskQuota",
+    "TenantRequest",
+    "Tenants",
     "Timing",
     "Tool",
     "ToolRequest",
     "TransportContext",
+    "Visibility",
     "assistant_message",
     "audio",
     "blob_contents",
@@ -150,6 +172,10 @@ __all__ = [
     "resource_template",
     "route_tools",
     "routes_router",
+    "tenant_from_claim",
+    "tenant_from_header",
+    "tenant_from_path",
+    "tenants_router",
     "text",
     "text_contents",
     "tool",
@@ -159,7 +185,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Resolve the FastAPI adapter and routes-as-tools on first use (they import FastAPI)."""
+    """Resolve the FastAPI adapter, routes-as-tools and tenancy on first use (they import
+    FastAPI)."""
     if name in _LAZY:
         import importlib
 

@@ -6,14 +6,17 @@ options feed the default hooks. :class:`Behaviour` reads them once per class in
 them over the parent's, so a subclass may refine a configured tool. :func:`complete_arity`
 tells which of the two ``complete`` signatures a prompt or repository wrote.
 
-Imports nothing from genmcp.
+Imports nothing from genmcp (the ``Caller`` of ``visible`` only for type checking).
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Mapping, Sequence
-from typing import Any, ClassVar, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar
+
+if TYPE_CHECKING:
+    from genmcp.caller import Caller
 
 __all__ = ["Behaviour", "Completion", "Hooked", "complete_takes_channel"]
 
@@ -48,6 +51,12 @@ class Behaviour:
     def option(self, key: str, default: Any = None) -> Any:
         """The class option ``key`` (``"_meta"`` reads the ``meta=`` option)."""
         return self._genmcp_options.get("meta" if key == "_meta" else key, default)
+
+    def visible(self, caller: Caller, arg: Any) -> bool:
+        """Whether ``caller`` (principal, tenant, assigns) may see this item: hidden, it is
+        left out of lists and answered as unknown (``genmcp.visibility``). True by default;
+        the decision is cached per caller key, so it must not depend on anything else."""
+        return True
 
 
 def complete_takes_channel(behaviour: Behaviour) -> bool:

@@ -98,6 +98,7 @@ REASONS: dict[str, WireError] = {
     "unsupported_media_type": WireError(
         415, INVALID_REQUEST, "Unsupported Media Type: send application/json"
     ),
+    "unknown_tenant": WireError(404, INVALID_REQUEST, "Not found: no such tenant"),
     # legacy session mode
     "session_required": WireError(400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id required"),
     "session_not_found": WireError(404, INVALID_REQUEST, "Session not found"),

@@ -42,6 +42,7 @@ from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
 from genmcp.protocol.methods import (
     PROMPTS_GET,
+    PROMPTS_LIST_CHANGED,
     RESOURCES_DIRECTORY_READ,
     RESOURCES_LIST_CHANGED,
     RESOURCES_READ,
@@ -50,11 +51,13 @@ from genmcp.protocol.methods import (
     SKILLS_GET,
     SUBSCRIPTIONS_LISTEN,
     TOOLS_CALL,
+    TOOLS_LIST_CHANGED,
 )
 from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker, TaskOptions, TaskStore
 from genmcp.storage.memory import MemoryBroker
+from genmcp.visibility import Decide, Visibility, as_visibility
 
 __all__ = ["Mountable", "Suite", "ToolEntry", "ToolProvider", "principal_of"]
 
@@ -109,6 +112,9 @@ class Suite:
             default), how.
         mounts: ``genmcp.Mount`` objects: another Suite's catalog, or a remote server's,
             served here under a namespace (docs/guides/composition.md).
+        visibility: who sees which tools, prompts and resources: a ``Visibility``, or a
+            ``decide(caller, item)`` callable (``genmcp.visibility``,
+            docs/guides/tenancy.md); the items' own ``visible`` hooks apply without it.
     """
 
     def __init__(
@@ -134,6 +140,7 @@ class Suite:
         task_store: TaskStore | None = None,
         task_options: TaskOptions | None = None,
         mounts: Iterable[Mountable] = (),
+        visibility: Visibility | Decide | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -153,7 +160,9 @@ class Suite:
         self._result_meta = {META_SERVER_INFO: self.server_info}
         states = RequestStates(self.sealer, self._result_meta)
         sealer, result_meta = self.sealer, self._result_meta
-        shared: dict[str, Any] = {"sealer": sealer, "states": states, "page_size": page_size}
+        self.visibility = as_visibility(visibility)
+        shared: dict[str, Any] = {"sealer": sealer, "states": states, "page_size": page_size,
+                                  "visibility": self.visibility}  # fmt: skip
         # schema_options are merged under each tool's own
         self._tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options)
         self._prompts = PromptCatalog(**shared, result_meta=result_meta)
@@ -203,6 +212,7 @@ class Suite:
                 tasks=self.tasks,
                 capabilities=lambda: self.capabilities,
                 routes=self.routes_resource,
+                lists={TOOLS_LIST_CHANGED: self._tools, PROMPTS_LIST_CHANGED: self._prompts},
             ),
             **self.tasks.handlers(lambda: self._tools.serves_tasks),
         }
@@ -397,10 +407,10 @@ class Suite:
         self._ready = True
 
     async def _start_mounts(self) -> None:
-        for mount in self._mounts:
-            start = getattr(mount, "start", None)
-            if callable(start):
-                await start(self)
+        """Start the mounts side by side: a slow upstream (a stdio process starting, a
+        connect timing out) does not delay the others."""
+        starts = [getattr(mount, "start", None) for mount in self._mounts]
+        await asyncio.gather(*(start(self) for start in starts if callable(start)))
 
     def mail_address(self) -> str:
         """This Suite's mail address (worker ids name it); alive from now on (heartbeat)."""

@@ -8,6 +8,7 @@ modern server's.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from genmcp.client import Client, ClientError
 from support.server import LiveServers
-from tests.client.test_http import scripted
+from tests.client.test_http import event, scripted
 
 
 def answer(body: bytes, **reply: Any) -> tuple[int, str, list[bytes]]:
@@ -106,3 +107,57 @@ async def test_a_401_stops_the_probe(live_server: LiveServers) -> None:
 
     assert refused.value.status == 401 and "bearer token" in str(refused.value)
     assert seen == ["server/discover"]
+
+
+class GetStreamAnswers:
+    """A 2025 server that answers a call on the session's GET stream, not on the call's own
+    (the conformance suite's `sse-retry` mock does so when the GET comes at the wrong time):
+    the call's POST stream only primes (`id`, `retry`) and ends once the GET has answered."""
+
+    def __init__(self) -> None:
+        self.calling, self.answered = asyncio.Event(), asyncio.Event()  # bound in uvicorn's loop
+        self.call_id: Any = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            got = await receive()
+            body += got.get("body", b"")
+            if not got.get("more_body"):
+                break
+        message = json.loads(body) if body else {}
+        sse = [(b"content-type", b"text/event-stream"), (b"mcp-session-id", b"s1")]
+        if scope["method"] == "GET":
+            await send({"type": "http.response.start", "status": 200, "headers": sse})
+            await self.calling.wait()
+            if not self.answered.is_set():  # once: the resumed GET finds nothing more
+                ours = {"jsonrpc": "2.0", "id": self.call_id, "result": {"content": [], "ok": 1}}
+                chunk = event(ours, "e2")
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                self.answered.set()
+            await asyncio.sleep(0.5)
+            await send({"type": "http.response.body", "body": b""})
+        elif message.get("method") == "tools/call":
+            await send({"type": "http.response.start", "status": 200, "headers": sse})
+            await send({"type": "http.response.body", "body": b"id: e1\nretry: 100\ndata: \n\n",
+                        "more_body": True})  # fmt: skip
+            self.call_id = message["id"]
+            self.calling.set()
+            await self.answered.wait()
+            await send({"type": "http.response.body", "body": b""})
+        else:
+            status, kind, chunks = await Peer(None)("POST", {}, body) if body else (200, "", [])
+            headers = [(b"content-type", kind.encode()), (b"mcp-session-id", b"s1")]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": b"".join(chunks)})
+
+
+async def test_a_response_on_the_sessions_get_stream_reaches_its_call(
+    live_server: LiveServers,
+) -> None:
+    url = live_server(GetStreamAnswers()) + "/mcp"
+    async with Client(url) as client:
+        result = await asyncio.wait_for(client.call_tool("slow", {}), 10)
+    assert client.era == "2025-11-25" and result["ok"] == 1

@@ -11,7 +11,6 @@ registration, Client ID Metadata Documents, the metadata variants, `iss` checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -24,27 +23,13 @@ from support.authorization_server import (
     PUBLIC_CLIENT,
     REDIRECT_URI,
     AuthorizationServer,
-    authorization_problem,
     free_port,
 )
 from support.examples import load
 from support.recorder import Recorder
-from support.required import unavailable
 from support.server import LiveServers
 
 ERAS = [None, "2025-11-25"]
-
-
-@pytest.fixture(scope="module")
-def authorization_server() -> Iterator[AuthorizationServer]:
-    problem = authorization_problem()
-    if problem is not None:
-        unavailable(problem, "the client's OAuth tests")
-    server = AuthorizationServer()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
@@ -114,3 +99,5 @@ def test_challenges_are_parsed() -> None:
         "error": "insufficient_scope", "scope": "a b", "resource_metadata": "https://x/y",
     }  # fmt: skip
     assert parse_challenge("Basic realm=x") == {} and parse_challenge(None) == {}
+    dpop = 'DPoP error="use_dpop_nonce", resource_metadata="https://x/y"'  # RFC 9449 §7.1
+    assert parse_challenge(dpop) == {"error": "use_dpop_nonce", "resource_metadata": "https://x/y"}

@@ -11,9 +11,11 @@ proxy mode (``mcp_router(proxy=URL)``, docs guides/composition.md) serves it who
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Final
 
 import pytest
@@ -315,3 +317,45 @@ async def test_the_sdk_calls_a_remote_mounted_tool(gateway_url: str, mode: str) 
     assert result.content[0].model_dump()["text"] == "sunny in Rome"
     assert seen == [1, 2]
     assert asked.content[0].model_dump()["text"] == "accept {'sure': True}"
+
+
+STDIO: Final = [sys.executable, "-m", "genmcp", "run", "demo_tools:suite", "--transport", "stdio"]
+TESTS: Final = str(Path(__file__).resolve().parents[1])
+
+
+async def test_stdio_servers_are_mounted_as_processes_in_both_eras() -> None:
+    env = {"GENMCP_SECRET_KEY": "s" * 40}
+    mounts = [
+        Mount(command=STDIO, namespace=name, protocol=era, cwd=TESTS, env=env)
+        for name, era in (("new", None), ("old", "2025-11-25"))
+    ]
+    outer = Suite(server_name="gateway", server_version="1", mounts=mounts)
+    seen: dict[str, Any] = {}
+    async with MCPTestClient(outer, timeout=30) as client:  # two processes start (load)
+        tools = {tool["name"] for tool in await client.list_tools()}
+        for name in ("new", "old"):
+            counted = await client.call_tool(f"{name}_count", {"n": 2}, progress=True)
+            asked = await client.call_tool(f"{name}_confirm", {"question": "Sure?"})
+            (key, request), *_ = asked.input_requests.items()
+            done = await client.call_tool(
+                f"{name}_confirm", {"question": "Sure?"},
+                input_responses={key: accept({"ok": True})},
+                request_state=asked.result["requestState"],
+            )  # fmt: skip
+            seen[name] = (counted, request, done)
+        eras = [mount.upstream.client.era for mount in mounts if mount.upstream is not None]
+    await outer.aclose()
+    assert {"new_count", "new_confirm", "old_count", "old_confirm"} <= tools
+    assert repr(mounts[0]).startswith("Mount(command=[")
+    assert eras == ["2026-07-28", "2025-11-25"]
+    for counted, request, done in seen.values():
+        assert counted.text == "counted to 2" and len(counted.progress) == 2
+        assert request["params"]["message"] == "Sure?"
+        assert done.structured["confirmed"] is True
+
+
+def test_a_mount_takes_one_source() -> None:
+    with pytest.raises(TypeError, match="one of a Suite"):
+        Mount(UPSTREAM, command=STDIO)
+    with pytest.raises(TypeError, match="as a list"):
+        Mount(command="python server.py")  # type: ignore[arg-type]

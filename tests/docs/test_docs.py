@@ -55,12 +55,12 @@ GUIDES: Final = {
     "fastapi", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks", "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
     "skills", "registry",
-    "client", "composition",
+    "client", "composition", "tenancy",
     "from-fastmcp", "from-sdk",
     "troubleshooting",
 }  # fmt: skip
 """The guides issue 18 asks for, split out of the README (and issue 34's skills and
-registry): none may go missing."""
+registry, issue 33's tenancy): none may go missing."""
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -29,7 +29,7 @@ from genmcp import Tool, mcp_router
 from support.redis_server import free_port
 from support.server import LiveServers
 from support.sse import SSEEvent, SSEParser
-from support.topology import NGINX_MAIN, require_nginx, wait_port
+from support.topology import NGINX_MAIN, Nginx, require_nginx, wait_port
 
 PAGE: Final = Path(__file__).resolve().parents[2] / "docs" / "guides" / "deployment.md"
 HOLD_S: Final = 0.5
@@ -114,3 +114,29 @@ async def test_the_nginx_config_streams_progress_before_the_result(nginx: str) -
     for (progress_at, progress), (result_at, result) in (arrivals[:2], arrivals[2:]):
         assert '"notifications/progress"' in progress and '"done"' in result
         assert result_at - progress_at > HOLD_S * 0.8  # not held back by a proxy buffer
+
+
+def directives(config: str) -> set[str]:
+    """The directive lines of an nginx config (trimmed), blocks and comments aside."""
+    lines = (line.strip() for line in config.splitlines())
+    return {line for line in lines if line.endswith(";")}
+
+
+def test_the_lossless_block_is_what_make_rolling_runs() -> None:
+    """"Rolling restarts" shows the settings `make rolling` (CI) restarts three processes
+    behind: the kit's nginx config with those knobs has every directive the block shows."""
+    blocks = re.findall(r"^```nginx\n(.*?)^```", PAGE.read_text(), re.S | re.M)
+    assert len(blocks) == 2, "deployment.md shows two nginx blocks"
+    shown_lossless = directives(blocks[1])
+    makefile = (PAGE.parents[2] / "Makefile").read_text()
+    rolling = makefile[makefile.index("rolling: $(DEV_STAMP)") :].split("\n\n")[0]
+    assert '--keepalive 32 --request-buffering' in rolling
+    assert '--next-upstream "error non_idempotent"' in rolling
+    kit = Nginx(require_nginx(), [8001, 8002, 8003], keepalive=32, keepalive_timeout_s=4,
+                next_upstream="error non_idempotent", request_buffering=True)  # fmt: skip
+    try:
+        written = directives((kit.dir / "nginx.conf").read_text())
+    finally:
+        kit.stop()
+    missing = {line for line in shown_lossless - written if not line.startswith("server ")}
+    assert missing == set()

@@ -30,6 +30,7 @@ WEB_MODULES: Final = frozenset(
         "genmcp.transports.fastapi",
         "genmcp.transports.endpoint",
         "genmcp.transports.depends",
+        "genmcp.transports.tenants",
         "genmcp.fastapi",
     }
 )
@@ -85,8 +86,10 @@ REDIS_MODULES: Final = frozenset(
         "genmcp.storage.redis.buckets",
         "genmcp.storage.redis.inbox",
         "genmcp.storage.redis.options",
+        "genmcp.storage.redis.records",
         "genmcp.storage.redis.registry",
         "genmcp.storage.redis.tasks",
+        "genmcp.storage.redis.topology",
     }
 )
 
@@ -166,10 +169,10 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.schema",),
     ("genmcp.client",),
     ("genmcp.context",),
-    ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel"),
+    ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel", "genmcp.caller"),
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps", "genmcp.skills",
      "genmcp.functions"),
-    ("genmcp.storage",),
+    ("genmcp.storage", "genmcp.visibility"),
     ("genmcp._suite",),
     ("genmcp.middleware",),
     ("genmcp.suite",),

@@ -4,12 +4,16 @@ The deployment docs/guides/scaling-out.md describes, on loopback: `bench/scale/
 app.py` in three processes sharing a redis-server of the test's own, nginx started with a
 config of its own (tests/support/topology.py). Every request may land anywhere: each
 response says where (`X-Genmcp-Process`), and the tests check that requests really moved.
+With `GENMCP_TEST_REDIS_TOPOLOGY=cluster` (`make test-cluster`) the three share a 3-master Redis
+Cluster of the test's own instead of one redis-server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import time
 from collections.abc import Iterator
 from typing import Any, Final
@@ -19,6 +23,7 @@ import pytest
 
 from support.legacy_http import ACCEPT, EventReader, all_sse_events, open_session, sse_events
 from support.redis_server import OwnRedis, require_redis_server
+from support.redis_topology import TOPOLOGY_ENV, OwnCluster, admins
 from support.sse import SSEEvent, SSEParser
 from support.topology import Nginx, Processes, require_nginx
 
@@ -26,15 +31,20 @@ MODERN: Final = "2026-07-28"
 
 
 class Deployment:
-    def __init__(self, redis: OwnRedis, processes: Processes, nginx: Nginx) -> None:
+    def __init__(self, redis: OwnRedis | OwnCluster, processes: Processes, nginx: Nginx) -> None:
         self.redis, self.processes, self.nginx = redis, processes, nginx
         self.mcp = f"{nginx.url}/mcp"
 
 
 @pytest.fixture(scope="module")
 def deployment() -> Iterator[Deployment]:
-    nginx_binary, redis = require_nginx(), OwnRedis(require_redis_server())
-    redis.start()
+    nginx_binary = require_nginx()
+    redis: OwnRedis | OwnCluster
+    if os.environ.get(TOPOLOGY_ENV) == "cluster":
+        redis = OwnCluster(3).start()
+    else:
+        redis = OwnRedis(require_redis_server())
+        redis.start()
     processes = Processes(
         3, {"REDIS_URL": redis.url, "GENMCP_HEARTBEAT_S": "0.3", "GENMCP_HEARTBEAT_TTL_S": "1"}
     ).start()
@@ -231,6 +241,56 @@ async def test_a_get_stream_resumed_through_nginx_replays_the_change_it_missed(
     assert missed.id != added.id and all(r == [missed] for r in others)
 
 
+async def collect(response: httpx.Response, into: list[dict[str, Any]]) -> None:
+    """Append every message of an open SSE response to ``into`` (a task: a timeout around
+    one read would end the response's byte iterator)."""
+    parser = SSEParser()
+    async for chunk in response.aiter_bytes():
+        events = parser.feed(chunk)
+        into += [json.loads(e.data) for e in events if isinstance(e, SSEEvent) and e.data]
+
+
+async def test_a_runtime_catalog_change_reaches_each_listening_stream_once(
+    deployment: Deployment, http: httpx.AsyncClient
+) -> None:
+    """Issue 29 item 5: one ``tools/list_changed`` per change on every stream, each process
+    holding a 2025 GET stream and a 2026 listen stream (none twice, as once on a shared
+    Redis)."""
+    listen = modern(1, "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    admin = f"{deployment.nginx.url}/admin/extra"
+    seen: list[list[dict[str, Any]]] = []
+    readers: list[asyncio.Task[None]] = []
+    async with contextlib.AsyncExitStack() as streams:
+        for url in deployment.processes.urls():
+            headers = await open_session(http, f"{url}/mcp", initialized=True)
+            get = await streams.enter_async_context(
+                http.stream("GET", f"{url}/mcp", headers=headers)
+            )
+            post = await streams.enter_async_context(
+                http.stream("POST", f"{url}/mcp", json=listen,
+                            headers=modern_headers("subscriptions/listen"))
+            )  # fmt: skip
+            for response in (get, post):
+                assert response.status_code == 200
+                seen.append([])
+                readers.append(asyncio.create_task(collect(response, seen[-1])))
+        await asyncio.sleep(0.5)  # the priming events and the acknowledgements
+        opened = [[message.get("method") for message in messages] for messages in seen]
+        ack = "notifications/subscriptions/acknowledged"
+        assert opened == [[], [ack]] * 3  # a priming event has no data
+        changed = "notifications/tools/list_changed"
+        for change in (http.post(f"{admin}/once"), http.delete(admin)):
+            before = [len(messages) for messages in seen]
+            assert (await change).status_code == 200
+            await asyncio.sleep(1.5)
+            after = (messages[n:] for n, messages in zip(before, seen, strict=True))
+            methods = [[message["method"] for message in messages] for messages in after]
+            assert methods == [[changed]] * 6, methods
+        for reader in readers:
+            assert not reader.done()  # each stream still open
+            reader.cancel()
+
+
 async def test_killing_a_process_loses_no_session_and_new_requests_succeed(
     deployment: Deployment, http: httpx.AsyncClient
 ) -> None:
@@ -249,12 +309,13 @@ async def test_killing_a_process_loses_no_session_and_new_requests_succeed(
 
 def test_every_key_left_in_redis_expires(deployment: Deployment) -> None:
     """After everything above: no key without a TTL (the leak check)."""
-    import redis
-
-    client = redis.Redis(port=deployment.redis.port)
-    try:
-        keys = list(client.scan_iter(count=1000))
-        assert keys, "the tests above left nothing in Redis: this check checks nothing"
-        assert [key for key in keys if client.pttl(key) == -1] == []
-    finally:
-        client.close()
+    keys, forever = [], []
+    for client in admins(deployment.redis.url):  # every master of a cluster
+        try:
+            found = list(client.scan_iter(count=1000))
+            keys += found
+            forever += [key for key in found if client.pttl(key) == -1]
+        finally:
+            client.close()
+    assert keys, "the tests above left nothing in Redis: this check checks nothing"
+    assert forever == []

@@ -334,13 +334,15 @@ async def test_aclose_closes_subscriptions_ends_tasks_and_connections(backend: B
 
 
 def connected_clients(backend: Backend, name: str) -> int:
-    import redis
+    from support.redis_topology import admins
 
-    client = redis.Redis.from_url(backend.url or "")
-    try:
-        return sum(1 for entry in client.client_list() if entry.get("name") == name)
-    finally:
-        client.close()
+    count = 0
+    for client in admins(backend.url or ""):  # every master of a cluster
+        try:
+            count += sum(1 for entry in client.client_list() if entry.get("name") == name)
+        finally:
+            client.close()
+    return count
 
 
 # -- Redis only ----------------------------------------------------------------------------
@@ -373,22 +375,23 @@ async def test_redis_prefixes_keep_apps_apart(redis_url: str, redis_prefix: str)
 async def test_a_redis_broker_resubscribes_after_losing_its_connection(
     redis_url: str, redis_prefix: str
 ) -> None:
-    import redis
-
     from genmcp.storage.redis import RedisBroker
+    from support.redis_topology import admins
 
     name = f"genmcp-test-{uuid.uuid4().hex[:12]}"
     broker = RedisBroker.from_url(redis_url, prefix=redis_prefix, client_name=name)
     try:
         subscription = await subscribed(broker, "t")
-        admin = redis.Redis.from_url(redis_url)
-        try:
-            killed = [c["id"] for c in admin.client_list() if c.get("name") == name]
-            assert killed
-            for client_id in killed:
-                admin.client_kill_filter(_id=client_id)
-        finally:
-            admin.close()
+        killed = []
+        for admin in admins(redis_url):  # the node the pub/sub connection is on
+            try:
+                mine = [c["id"] for c in admin.client_list() if c.get("name") == name]
+                for client_id in mine:
+                    admin.client_kill_filter(_id=client_id)
+                killed += mine
+            finally:
+                admin.close()
+        assert killed
         for n in range(50):  # what is published during the outage is lost; then it flows
             await broker.publish("t", n)
             try:

@@ -111,8 +111,10 @@ class AuthorizationServer:
         opaque: tuple[str, ...] = (),
         ttl_s: int = 300,
         clients: tuple[dict[str, Any], ...] = (),
+        dpop_nonces: bool = False,
     ) -> None:
-        """`clients`: more oidc-provider client records (e.g. a confidential code client)."""
+        """`clients`: more oidc-provider client records (e.g. a confidential code client);
+        `dpop_nonces`: DPoP proofs at the AS must carry its nonce (RFC 9449 §8)."""
         self.port = free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
         self.rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -128,6 +130,7 @@ class AuthorizationServer:
             "scopes": list(SCOPES),
             "ttl": ttl_s,
             "opaque": list(opaque),
+            "dpopNonceSecret": os.urandom(32).hex() if dpop_nonces else None,
             "clients": [
                 {
                     "client_id": client,

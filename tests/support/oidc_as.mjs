@@ -2,9 +2,9 @@
 // package (npm), configured from the JSON in $AS_CONFIG, listening on 127.0.0.1:$port.
 // Client-credentials grant, authorization code + PKCE (public clients; the login and consent
 // interactions approve at once, as user `alice`, every scope and resource asked for), RFC 8707
-// resource indicators (every indicator gets JWT access
+// resource indicators, DPoP-bound tokens, private_key_jwt clients (every indicator gets JWT access
 // tokens with aud = the indicator, RS256, except those listed as `opaque`), RFC 7662
-// introspection. Prints "ready <port>" once it listens. The module folder is $AS_MODULES.
+// introspection, RFC 7009 revocation. Prints "ready <port>" once it listens. The module folder is $AS_MODULES.
 import { createRequire } from 'node:module';
 
 const require = createRequire(`${process.env.AS_MODULES}/`);
@@ -19,7 +19,15 @@ const provider = new Provider(cfg.issuer, {
   features: {
     clientCredentials: { enabled: true },
     devInteractions: { enabled: false },
+    // DPoP (RFC 9449) is on in oidc-provider 9; with `dpopNonceSecret` every proof must carry
+    // the nonce it hands out (400 use_dpop_nonce + DPoP-Nonce first).
+    dPoP: {
+      enabled: true,
+      nonceSecret: cfg.dpopNonceSecret ? Buffer.from(cfg.dpopNonceSecret, 'hex') : undefined,
+      requireNonce: () => Boolean(cfg.dpopNonceSecret),
+    },
     introspection: { enabled: true },
+    revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,

@@ -54,8 +54,17 @@ class Processes:
     """N uvicorn processes of `app` (in `app_dir`), with `env` added to the environment."""
 
     def __init__(
-        self, n: int, env: Mapping[str, str], *, app: str = "app:app", app_dir: Path = SCALE_APP_DIR
+        self,
+        n: int,
+        env: Mapping[str, str],
+        *,
+        app: str = "app:app",
+        app_dir: Path = SCALE_APP_DIR,
+        graceful_s: float = 3,
     ) -> None:
+        """``graceful_s``: uvicorn's ``--timeout-graceful-shutdown`` (how long a SIGTERMed
+        process may finish its requests; ``terminate`` waits that plus 5 s)."""
+        self.graceful_s = graceful_s
         self.ports = [free_port() for _ in range(n)]
         self.env = {**os.environ, **env}
         self.app, self.app_dir = app, app_dir
@@ -77,7 +86,7 @@ class Processes:
     def start_one(self, index: int) -> None:
         command = [sys.executable, "-m", "uvicorn", "--app-dir", str(self.app_dir), self.app]
         command += ["--host", "127.0.0.1", "--port", str(self.ports[index]), "--no-access-log"]
-        command += ["--log-level", "warning", "--timeout-graceful-shutdown", "3"]
+        command += ["--log-level", "warning", "--timeout-graceful-shutdown", f"{self.graceful_s:g}"]
         with (self.logs / f"uvicorn-{index}.log").open("ab") as log:  # the child keeps its fd
             self.processes[index] = subprocess.Popen(
                 command, env=self.env, stdout=log, stderr=subprocess.STDOUT
@@ -101,12 +110,13 @@ class Processes:
             self.processes[index] = None
 
     def terminate(self, index: int) -> None:
-        """SIGTERM one process (a graceful stop) and wait for it (SIGKILL after 8 s)."""
+        """SIGTERM one process (a graceful stop) and wait for it (SIGKILL once its grace
+        and 5 s more have passed)."""
         process = self.processes[index]
         if process is not None:
             process.send_signal(signal.SIGTERM)
             try:
-                process.wait(8)
+                process.wait(self.graceful_s + 5)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
@@ -147,9 +157,9 @@ _HTTP = """    upstream genmcp {{
             proxy_set_header Connection "";
             proxy_set_header Host $http_host;
             proxy_buffering off;
-            proxy_request_buffering off;
+            proxy_request_buffering {request_buffering};
             proxy_read_timeout 300s;
-            proxy_next_upstream error;
+            proxy_next_upstream {next_upstream};
         }}
     }}"""
 
@@ -158,24 +168,58 @@ class Nginx:
     """nginx on a free loopback port, round-robin over `upstreams` (host:port)."""
 
     def __init__(
-        self, binary: str, upstreams: Sequence[int], *, keepalive: int | None = None
+        self,
+        binary: str,
+        upstreams: Sequence[int],
+        *,
+        keepalive: int | None = None,
+        keepalive_timeout_s: float | None = None,
+        next_upstream: str = "error",
+        request_buffering: bool = False,
     ) -> None:
         """``keepalive``: idle upstream connections each worker keeps (None: a new one per
-        request, as the tests run it)."""
+        request, as the tests run it); ``keepalive_timeout_s``: how long nginx keeps an idle
+        one (its default is 60 s; under uvicorn's 5 s it never reuses one uvicorn closed);
+        ``next_upstream``: when nginx tries the next process (``proxy_next_upstream``);
+        ``request_buffering``: nginx reads a request's body before it picks a process (a
+        request it has sent can then be sent again to the next one)."""
         self.binary = binary
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
-        servers = "\n".join(f"        server 127.0.0.1:{port} max_fails=0;" for port in upstreams)
-        if keepalive is not None:
-            servers += f"\n        keepalive {keepalive};"
+        self.upstreams = list(upstreams)
+        self.keepalive, self.keepalive_timeout_s = keepalive, keepalive_timeout_s
+        self.next_upstream, self.request_buffering = next_upstream, request_buffering
+        self._write()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def _write(self, down: frozenset[int] = frozenset()) -> None:
+        servers = "\n".join(
+            f"        server 127.0.0.1:{port} max_fails=0{' down' if port in down else ''};"
+            for port in self.upstreams
+        )
+        if self.keepalive is not None:
+            servers += f"\n        keepalive {self.keepalive};"
+        if self.keepalive_timeout_s is not None:
+            servers += f"\n        keepalive_timeout {self.keepalive_timeout_s:g}s;"
         (self.dir / "nginx.conf").write_text(
             NGINX_MAIN.format(
                 dir=self.dir,
                 connections=4096,
-                http=_HTTP.format(servers=servers, port=self.port),
+                http=_HTTP.format(
+                    servers=servers,
+                    port=self.port,
+                    next_upstream=self.next_upstream,
+                    request_buffering="on" if self.request_buffering else "off",
+                ),
             )
         )
-        self.process: subprocess.Popen[bytes] | None = None
+
+    def take_out(self, *down: int) -> None:
+        """Mark the upstreams on ports ``down`` ``down`` (none: all back) and reload: new
+        requests go elsewhere, those in flight finish in nginx's old workers."""
+        self._write(frozenset(down))
+        assert self.process is not None
+        self.process.send_signal(signal.SIGHUP)
 
     @property
     def url(self) -> str:

@@ -13,6 +13,8 @@ other processes). Two kinds of stream subscribe to it:
   with the empty ``complete`` result. A filter naming ``taskIds`` adds a
   ``task_watch.TaskWatch``: the caller's tasks among them are acknowledged, their topics
   subscribed with the changes, and their ``notifications/tasks`` sent on the same stream.
+  A list change of tools or prompts is sent only when what the caller sees moved (its
+  visible items, ``Seen``): an item added or removed that it may not see is not its news.
 - a legacy session's GET stream (2025 revisions): it forwards the same untagged
   notifications, ``notifications/resources/updated`` only for the URIs its session subscribed
   to. With a change log (``_suite.change_log``) the feed also logs each change, and such a
@@ -26,9 +28,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from genmcp._suite.change_log import LOGGED, ChangeLog
 from genmcp._suite.job import Handlers, Job
@@ -55,6 +57,14 @@ log = logging.getLogger("genmcp")
 
 CHANGES: Final = "genmcp.changes"
 """The broker topic of change notifications (JSON-RPC notification dicts)."""
+
+
+class Seen(Protocol):
+    """A catalog whose list changes a stream filters: what a caller sees of it now."""
+
+    def seen(self, assigns: Mapping[str, Any]) -> tuple[Hashable, bool]:
+        """What the caller sees now, and whether something is hidden from it."""
+        ...
 
 
 _LIST_KINDS: Final = (
@@ -87,9 +97,12 @@ def listen_handlers(
     tasks: TaskService,
     capabilities: Callable[[], Mapping[str, Any]],
     routes: Callable[[str], bool],
+    lists: Mapping[str, Seen] | None = None,
 ) -> Handlers:
     """The ``subscriptions/listen`` handler: the filter narrowed to what the server sends
-    (its ``capabilities()`` now, the URIs it ``routes``), then the :class:`ListenJob`."""
+    (its ``capabilities()`` now, the URIs it ``routes``), then the :class:`ListenJob`;
+    ``lists`` are the catalogs whose list changes go only to callers who see them move
+    (by notification method)."""
 
     def listen(request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Job:
         tasks.check_listen(request.params, meta)
@@ -100,6 +113,7 @@ def listen_handlers(
             broker=broker,
             result_meta=result_meta,
             watch=tasks.watch(assigns) if honored.task_ids else None,
+            seen=None if not lists else (lists, assigns),
         )
 
     return {SUBSCRIPTIONS_LISTEN: listen}
@@ -120,12 +134,15 @@ class ListenJob(Job):
         broker: where changes are published.
         result_meta: the ``_meta`` of the closing result (server info).
         watch: the tasks to follow, when ``honored`` names task ids.
+        seen: the catalogs whose list changes are filtered, and the caller's assigns.
     """
 
     __slots__ = (
         "_broker",
         "_pump",
         "_result_meta",
+        "_seen",
+        "_seen_now",
         "_subscription",
         "_watch",
         "_watcher",
@@ -143,8 +160,13 @@ class ListenJob(Job):
         broker: Broker,
         result_meta: Mapping[str, Any],
         watch: TaskWatch | None = None,
+        seen: tuple[Mapping[str, Seen], Mapping[str, Any]] | None = None,
     ) -> None:
         self.request_id, self.honored = request_id, honored
+        self._seen = seen
+        self._seen_now: dict[str, tuple[Hashable, bool]] = (
+            {} if seen is None else {method: c.seen(seen[1]) for method, c in seen[0].items()}
+        )
         self._broker, self._result_meta = broker, result_meta
         self._subscription: Subscription | None = None
         self._pump: asyncio.Task[None] | None = None
@@ -184,7 +206,21 @@ class ListenJob(Job):
                 if self._watch is not None:
                     await self._watch.announced(message, send)
             elif isinstance(message, dict) and self.honored.wants(message):
-                send(message)
+                if self._seen is None or await self._moved(message.get("method")):
+                    send(message)
+
+    async def _moved(self, method: Any) -> bool:
+        """False for a list change the caller cannot see: what it sees did not move while
+        something was hidden from it (with nothing hidden, every change is sent, as ever)."""
+        assert self._seen is not None
+        lists, assigns = self._seen
+        catalog = lists.get(method) if isinstance(method, str) else None
+        if catalog is None:
+            return True
+        await asyncio.sleep(0)  # another process's change: its catalog event applies first
+        now, before = catalog.seen(assigns), self._seen_now.get(method)
+        self._seen_now[method] = now
+        return before is None or now[0] != before[0] or not (now[1] or before[1])
 
     async def message(self, message: Any, channel: Channel, state: Any) -> Stream:
         channel._send(message)

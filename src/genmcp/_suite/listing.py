@@ -24,6 +24,7 @@ from genmcp.errors import MCPError
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.jsonrpc import EncodedResult, Request
 from genmcp.sealing import Sealer, SealError, digest
+from genmcp.visibility import Visibility
 
 __all__ = [
     "CURSOR",
@@ -182,6 +183,12 @@ class NamedEntry(Protocol):
     name: str
     owner: str
     descriptor: dict[str, Any]
+    arg: Any
+
+    @property
+    def behaviour(self) -> Any:
+        """The ``Tool`` or ``Prompt`` instance (its ``visible`` hook)."""
+        ...
 
     def cache_control(self) -> CacheControl:
         """The item's own cache hint for its list."""
@@ -197,8 +204,10 @@ E = TypeVar("E", bound=NamedEntry)
 
 class Served:
     """What every catalog is built with: the sealer (cursors), the ``requestState`` tokens,
-    the page size and the ``_meta`` of every result (server info); a catalog sets up its
-    own (empty) collections in ``_start_empty``."""
+    the page size, the ``_meta`` of every result (server info) and the Suite's
+    ``visibility`` (None: scopes alone hide); a catalog sets up its own (empty) collections
+    in ``_start_empty``. ``generation`` counts the changes of what it serves (visibility
+    caches are of one generation)."""
 
     def __init__(
         self,
@@ -207,9 +216,12 @@ class Served:
         states: RequestStates,
         page_size: int,
         result_meta: Mapping[str, Any],
+        visibility: Visibility | None = None,
     ) -> None:
         self.states, self.page_size = states, page_size
         self._sealer, self._result_meta = sealer, result_meta
+        self.visibility = visibility
+        self.generation = 0
         self._start_empty()
 
     def _start_empty(self) -> None:
@@ -251,31 +263,74 @@ class Catalog(Served, Generic[E]):
                 f"{entry.owner}: {self.kind} {entry.name!r} is already served by {other.owner}"
             )
         self.entries[entry.name] = entry
-        self._pages.clear()
+        self._changed()
+        if self.visibility is not None:
+            self.visibility.hooked(self.kind, entry.behaviour)
         return entry
 
-    def named(self, name: str) -> E:
-        """The item ``name``; -32602 (``unknown_tool``, ``unknown_prompt``) when none."""
+    def _changed(self) -> None:
+        self._pages.clear()
+        self.generation += 1
+
+    def named(
+        self,
+        name: str,
+        assigns: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> E:
+        """The item ``name``; -32602 (``unknown_tool``, ``unknown_prompt``) when none, or
+        when the caller with ``assigns`` may not see it: the very same answer."""
         entry = self.entries.get(name)
-        if entry is None:
+        if entry is None or (assigns is not None and name in self.hidden_for(assigns, meta)):
             raise MCPError(f"unknown_{self.kind}", f"Unknown {self.kind}: {name!r}", {"name": name})
         return entry
 
-    def requested(self, params: Mapping[str, Any], method: str) -> E:
-        """The item ``params.name`` names in a ``method`` request; -32602 when none."""
+    def requested(
+        self,
+        params: Mapping[str, Any],
+        method: str,
+        assigns: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> E:
+        """The item ``params.name`` names in a ``method`` request; -32602 when none (or
+        hidden from the caller with ``assigns``)."""
         name = params.get("name")
         if not isinstance(name, str):
             raise MCPError(
                 "invalid_params", f"Invalid params: {method} needs params.name (a string)"
             )
-        return self.named(name)
+        return self.named(name, assigns, meta)
 
     def remove(self, name: str) -> bool:
         """Stop serving the item ``name``; False when there is none."""
         removed = self.entries.pop(name, None) is not None
         if removed:
-            self._pages.clear()
+            self._changed()
         return removed
+
+    def hidden_for(
+        self, assigns: Mapping[str, Any], meta: Mapping[str, Any] | None = None
+    ) -> frozenset[str]:
+        """The names the caller with ``assigns`` may not see (``genmcp.visibility``; without
+        a visibility, those whose scopes it lacks)."""
+        visibility = self.visibility
+        if visibility is None:
+            held = assigns.get("effective_scopes")
+            if held is None:
+                return frozenset()
+            return hidden_keys(self.entries, lambda entry: set(entry.required_scopes()) <= held)
+        return visibility.hidden(self.kind, self.generation, self._decided, assigns, meta)
+
+    def seen(self, assigns: Mapping[str, Any]) -> tuple[frozenset[tuple[str, int]], bool]:
+        """What the caller with ``assigns`` sees now, to compare (a listen stream tells it of
+        a change only when this moved): its visible names and entries, and whether some
+        item is hidden from it."""
+        hidden = self.hidden_for(assigns)
+        visible = frozenset((n, id(e)) for n, e in self.entries.items() if n not in hidden)
+        return visible, bool(hidden)
+
+    def _decided(self) -> Iterable[tuple[str, E, Any, Any]]:
+        return ((name, e, e.behaviour, e.arg) for name, e in self.entries.items())
 
     def list(
         self, params: Mapping[str, Any], visible: Callable[[E], bool] | None = None
@@ -290,12 +345,9 @@ class Catalog(Served, Generic[E]):
     def list_visible(
         self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """The list method's handler: one page of the items the caller may use (with OAuth,
-        those whose scopes it holds; without, every item)."""
-        held = assigns.get("effective_scopes")
-        if held is None:
-            return self.list(request.params)
-        return self.list(request.params, lambda entry: set(entry.required_scopes()) <= held)
+        """The list method's handler: one page of the items the caller may see (with OAuth,
+        those whose scopes it holds; then the visibility hooks: :meth:`hidden_for`)."""
+        return self._pages.page(self.hidden_for(assigns, meta), request.params.get("cursor"))
 
     def _build(self, hidden: frozenset[str]) -> Pages:
         entries = sorted(

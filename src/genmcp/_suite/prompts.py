@@ -83,6 +83,11 @@ class PromptEntry:
         # False for a complete() written before it took the channel (argument, value, context, arg)
         self.complete_channel = complete_takes_channel(self.prompt) if self.completes else True
 
+    @property
+    def behaviour(self) -> Prompt:
+        """The prompt instance (its ``visible`` hook)."""
+        return self.prompt
+
     def cache_control(self) -> CacheControl:
         """The prompt's cache hint for ``prompts/list``."""
         return self.prompt.cache_control(self.arg)
@@ -155,7 +160,7 @@ class PromptCatalog(Catalog[PromptEntry]):
         channel: Channel,
     ) -> dict[str, Any]:
         """The ``prompts/get`` result (or ``input_required`` result) for ``params``."""
-        entry = self.requested(params, PROMPTS_GET)
+        entry = self.requested(params, PROMPTS_GET, assigns, meta)  # hidden: as unknown
         arguments = arguments_of(params, PROMPTS_GET)
         responses, state, binding = self.states.retry(
             params, assigns, PROMPTS_GET, entry.name, arguments
@@ -189,7 +194,7 @@ class PromptCatalog(Catalog[PromptEntry]):
         self, name: str, argument: str, value: str, context: Mapping[str, str], channel: Channel
     ) -> dict[str, Any]:
         """The ``CompleteResult`` of the prompt ``name`` for ``argument``."""
-        entry = self.named(name)
+        entry = self.named(name, channel.assigns)  # a hidden prompt: as an unknown one
         if argument not in entry.argument_names:
             raise MCPError(
                 "invalid_params",

@@ -25,7 +25,7 @@ Imports genmcp's core modules; never asyncio directly, never a web framework.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import BaseModel
@@ -166,14 +166,16 @@ class ResourceCatalog(Served):
 
         def list_resources(request: Request, meta: dict[str, Any], assigns: Any) -> Job:
             require(bool(self), request)
-            visible = readable(assigns)
+            hidden = self.hidden_for(assigns, meta)
+            visible = (lambda entry: entry.key not in hidden) if hidden else None
             return HookJob(
                 request.method, lambda channel: self.list(request.params, channel, visible)
             )
 
         def list_templates(request: Request, meta: dict[str, Any], assigns: Any) -> dict[str, Any]:
             require(bool(self), request)
-            return self.templates(request.params, readable(assigns))
+            hidden = self.hidden_for(assigns, meta)
+            return self._templates.page(hidden, request.params.get("cursor"))
 
         def read_resource(request: Request, meta: dict[str, Any], assigns: Any) -> Job:
             require(bool(self), request)
@@ -203,6 +205,23 @@ class ResourceCatalog(Served):
             raise ValueError(f"{entry.owner}: {entry.key!r} is already served by {other.owner}")
         self.repos[entry.key] = entry
         self._templates.clear()
+        self.generation += 1
+        if self.visibility is not None:
+            self.visibility.hooked("resource", entry.repo)
+
+    def hidden_for(
+        self, assigns: Mapping[str, Any], meta: Mapping[str, Any] | None = None
+    ) -> frozenset[str]:
+        """The repository keys the caller with ``assigns`` may not see: their resources and
+        templates are left out of its lists, their URIs unknown to it (``genmcp.visibility``;
+        without a visibility, the repositories whose scopes it lacks)."""
+        visibility = self.visibility
+        if visibility is None:
+            return hidden_keys(self.repos, readable(assigns))
+        return visibility.hidden("resource", self.generation, self._decided, assigns, meta)
+
+    def _decided(self) -> Iterable[tuple[str, RepoEntry, Any, Any]]:
+        return ((key, e, e.repo, e.arg) for key, e in self.repos.items())
 
     def remove(self, key: str) -> bool:
         """Stop serving the static resource with URI ``key``, or the repository whose prefix
@@ -211,6 +230,7 @@ class ResourceCatalog(Served):
             return True
         if self.repos.pop(key, None) is not None:
             self._templates.clear()
+            self.generation += 1
             return True
         return False
 
@@ -221,9 +241,14 @@ class ResourceCatalog(Served):
     def _entries(self) -> list[RepoEntry]:
         return ([self._static_entry] if self.statics else []) + list(self.repos.values())
 
-    def route(self, uri: str) -> tuple[RepoEntry, Mapping[str, Any]] | None:
-        """The entry owning ``uri`` and the ``read`` params, or None."""
+    def route(
+        self, uri: str, hidden: frozenset[str] = frozenset()
+    ) -> tuple[RepoEntry, Mapping[str, Any]] | None:
+        """The entry owning ``uri`` and the ``read`` params, or None (the repositories in
+        ``hidden`` are passed over)."""
         for entry in self._entries():
+            if hidden and entry.key in hidden:
+                continue
             params = entry.match(uri)
             if params is not None:
                 return entry, params
@@ -329,7 +354,7 @@ class ResourceCatalog(Served):
             raise MCPError(
                 "invalid_params", "Invalid params: resources/read needs params.uri (a string)"
             )
-        routed = self.route(uri)
+        routed = self.route(uri, self.hidden_for(assigns, meta))  # hidden: as unknown
         if routed is None:
             raise _not_found(uri, None)
         entry, uri_params = routed
@@ -379,8 +404,10 @@ class ResourceCatalog(Served):
         self, template: str, argument: str, value: str, context: Mapping[str, str], channel: Channel
     ) -> dict[str, Any]:
         """The ``CompleteResult`` of the repository serving ``template`` for ``argument``."""
+        hidden = self.hidden_for(channel.assigns)  # a hidden template: as an unknown one
         for entry in self.repos.values():
-            if any(described["uriTemplate"] == template for described in entry.templates):
+            serves = any(described["uriTemplate"] == template for described in entry.templates)
+            if serves and entry.key not in hidden:
                 _check_variable(template, argument)
                 if not entry.completes:
                     return complete_result([])

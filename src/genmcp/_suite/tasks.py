@@ -59,7 +59,7 @@ from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskQuotaExceeded, Task
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryTaskStore
 
-__all__ = ["Opened", "TaskAsker", "TaskService", "quota_refusal"]
+__all__ = ["Follower", "Opened", "TaskAsker", "TaskService", "quota_refusal"]
 
 log = logging.getLogger("genmcp")
 
@@ -69,19 +69,49 @@ _RETRY_MAX_S: Final = 1.0
 _RENEW_RETRY_MAX_S: Final = 0.5  # a store back from an outage sees the lease within 0.5 s
 _Answer = Callable[[Mapping[str, Any], Mapping[str, Any]], Awaitable[dict[str, Any]]]
 Handler = Callable[[Request, Any, Mapping[str, Any]], Job]
+Follower = Callable[["TaskAsker"], Awaitable[TaskEnd]]
+"""The work of a followed task (``TaskService.follow``): asks through the asker, returns
+how the task ends."""
 
 
 class _Running:
-    """A task this process runs: its Call, its runner, the event its input waiter sleeps on,
-    and when its record expires (loop time: the bound of the retries storing its end)."""
+    """A task this process runs: its Call (None for a followed task), its runner, the event
+    its input waiter sleeps on, and when its record expires (loop time: the bound of the
+    retries storing its end)."""
 
-    __slots__ = ("call", "expires", "poke", "runner")
+    __slots__ = ("call", "expires", "poke", "runner", "started", "stop", "stopping")
 
     def __init__(self, expires: float) -> None:
         self.call: Call | None = None
         self.expires = expires
         self.poke = asyncio.Event()
         self.runner: asyncio.Task[None] | None = None
+        self.started = False  # a followed task's runner is past its first step
+        self.stop = False  # ... and was stopped before it: it ends without running the work
+        self.stopping = False  # a followed task: the server stops (not a cancel)
+
+    def cancel(self) -> None:
+        """Stop the work: the Call is cancelled, a followed task's work too."""
+        if self.call is not None:
+            self.call.cancel()
+        else:
+            self._stop_runner()
+
+    def shutdown(self) -> None:
+        """The server stops: the Call answers its shutdown end, a followed task fails."""
+        if self.call is not None:
+            self.call.shutdown()
+        else:
+            self.stopping = True
+            self._stop_runner()
+
+    def _stop_runner(self) -> None:
+        # a task cancelled before its first step never runs its body (no end stored, no
+        # cleanup): a runner not started yet is told instead, and looks at it first
+        if not self.started:
+            self.stop = True
+        elif self.runner is not None:
+            self.runner.cancel()
 
 
 class TaskAsker:
@@ -205,6 +235,45 @@ class TaskService:
         """The new task this request's job runs as (its record stored), or None: not a task."""
         if not (isinstance(job, ToolJob) and task_wire.declares_tasks(meta) and job.wants_task()):
             return None
+        record, running = await self._create(assigns)
+        return Opened(record, TaskAsker(self, record["taskId"], running))
+
+    async def follow(self, assigns: Mapping[str, Any], work: Follower) -> dict[str, Any]:
+        """A task whose work runs elsewhere (a remote mount's upstream task): its record is
+        stored like any other, ``work(asker)`` runs detached, asks for input through
+        ``asker`` and returns how the task ends; cancelling the task cancels ``work``.
+        Returns the ``CreateTaskResult`` to answer with."""
+        record, running = await self._create(assigns)
+        task_id = record["taskId"]
+        running.runner = asyncio.get_running_loop().create_task(
+            self._followed(task_id, running, work), name=f"genmcp:task:{task_id[:8]}"
+        )
+        return task_wire.created(record, self._result_meta)
+
+    async def _followed(self, task_id: str, running: _Running, work: Follower) -> None:
+        running.started = True
+        keeper = asyncio.get_running_loop().create_task(self._keep(task_id, running.cancel))
+        try:
+            if running.stop:
+                raise asyncio.CancelledError  # stopped before it began
+            end = await work(TaskAsker(self, task_id, running))
+        except asyncio.CancelledError:  # cancelled (the record says so already), or shutdown
+            end = TaskEnd("cancelled")
+            if running.stopping:
+                failure = MCPError("shutting_down", "Server shutting down: the task was stopped")
+                end = TaskEnd("failed", error=failure.to_error(), message=failure.message)
+        except Exception:
+            log.exception("task %s: following it failed", task_id)
+            message = "Internal error: following the task failed"
+            end = TaskEnd("failed", error={"code": -32603, "message": message}, message=message)
+        try:
+            await self._end(task_id, end)
+        finally:
+            keeper.cancel()
+            self._running.pop(task_id, None)
+
+    async def _create(self, assigns: Mapping[str, Any]) -> tuple[dict[str, Any], _Running]:
+        """Store a new ``working`` record for this caller; its record and bookkeeping."""
         self._listen()
         task_id = task_wire.new_task_id()
         principal = principal_of(assigns)
@@ -224,7 +293,7 @@ class TaskService:
         loop = asyncio.get_running_loop()
         running = _Running(loop.time() + self.ttl_ms / 1000)
         self._running[task_id] = running
-        return Opened(record, TaskAsker(self, task_id, running))
+        return record, running
 
     def run(self, request: Request, task: Opened, call: Call) -> Call:
         """Drain ``call`` into the task's record; the request's answer, a CreateTaskResult."""
@@ -239,7 +308,7 @@ class TaskService:
         return Call.answered(request, Answer(result_response(request.id, created)))
 
     async def _drain(self, task_id: str, call: Call) -> None:
-        keeper = asyncio.get_running_loop().create_task(self._keep(task_id, call))
+        keeper = asyncio.get_running_loop().create_task(self._keep(task_id, call.cancel))
         try:
             async for event in Relay(call):  # the one reader of a Call, as every transport
                 if type(event) is Answer:
@@ -288,7 +357,7 @@ class TaskService:
             log.exception("task %s: not even its storage failure could be stored", task_id)
             return None
 
-    async def _keep(self, task_id: str, call: Call) -> None:
+    async def _keep(self, task_id: str, cancel: Callable[[], None]) -> None:
         """Renew the lease; cancel the call once the task is cancelled, failed or gone.
 
         A failed renewal is retried soon (backoff from 50 ms to 0.5 s, at most a third of the
@@ -305,7 +374,7 @@ class TaskService:
                 continue
             failures = 0
             if status is None or status in task_wire.TERMINAL:
-                call.cancel()
+                cancel()
                 return
 
     # -- pokes between processes --------------------------------------------------------
@@ -330,8 +399,8 @@ class TaskService:
         running = self._running.get(task_id)
         if running is None:
             return False
-        if cancel and running.call is not None:
-            running.call.cancel()
+        if cancel:
+            running.cancel()
         running.poke.set()
         return True
 
@@ -353,8 +422,7 @@ class TaskService:
             self._listener = None
         runners = [r.runner for r in self._running.values() if r.runner is not None]
         for running in list(self._running.values()):
-            if running.call is not None:
-                running.call.shutdown()
+            running.shutdown()
         if runners:
             await asyncio.wait(runners, timeout=within_s)
 

@@ -60,11 +60,25 @@ from genmcp.tool import Tool, ToolRequest, with_arguments
 if TYPE_CHECKING:
     from genmcp.channel import Channel
 
-__all__ = ["ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
+__all__ = ["Followed", "ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
 
 log = logging.getLogger("genmcp")
 
+
+class Followed:
+    """The outcome of a call that a task of this Suite continues, the work running elsewhere
+    (a remote mount's upstream task, ``TaskService.follow``): answered with the task's
+    ``CreateTaskResult`` as it is."""
+
+    __slots__ = ("created",)
+
+    def __init__(self, created: dict[str, Any]) -> None:
+        self.created = created
+
+
 _OUTCOMES: Final = (Result, Stream, Error, InputRequired)
+_TAKEN: Final = (*_OUTCOMES, Followed)
+"""What ``call`` may return: the public outcomes, and the remote mount's ``Followed``."""
 
 ToolProvider = type[Tool] | tuple[type[Tool], Any]
 """A tool class, or ``(ToolClass, arg)``; ``arg`` reaches every hook."""
@@ -125,6 +139,11 @@ class ToolEntry:
         self.header_params = _header_params(advertised)
         view = self.tool.option("view")  # an AppView class the Suite serves with the tool
         self.view: type[AppView] | None = view if _is_view(view) else None
+
+    @property
+    def behaviour(self) -> Tool:
+        """The tool instance (its ``visible`` hook)."""
+        return self.tool
 
     def cache_control(self) -> CacheControl:
         """The tool's cache hint for ``tools/list``."""
@@ -229,7 +248,7 @@ class ToolCatalog(Catalog[ToolEntry]):
     def job(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> ToolJob:
         """Check one ``tools/call`` and make the job that answers it."""
         params = request.params
-        entry = self.requested(params, TOOLS_CALL)
+        entry = self.requested(params, TOOLS_CALL, assigns, meta)  # hidden: as unknown
         name, arguments = entry.name, arguments_of(params, TOOLS_CALL)
         if entry.task_support == "required" and not declares_tasks(meta):
             raise tasks_required()  # before any hook runs
@@ -319,7 +338,7 @@ class ToolJob(Job):
             if debugging():
                 coro = watched(coro, f"{entry.owner}.call() ({entry.label})")
             outcome = await coro
-            if type(outcome) in _OUTCOMES:
+            if type(outcome) in _TAKEN:
                 return outcome
             return checked("tool", entry.name, "call", converted(outcome), _OUTCOMES)
         return await self._invoke("call", request, channel, entry.arg)
@@ -341,6 +360,8 @@ class ToolJob(Job):
             return self._catalog.complete(entry, v2607.call_tool_result(error=message))
         if type(outcome) is Result:  # the hot path
             return self._catalog.complete(entry, outcome.result)
+        if type(outcome) is Followed:
+            return outcome.created
         if isinstance(outcome, InputDeclined):  # request.input(Model): the user said no
             return self._catalog.complete(entry, v2607.call_tool_result(error=outcome.message))
         if isinstance(outcome, BaseException):

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from genmcp.cli import commands as cli_commands
 from genmcp.cli import install as cli_install
+from genmcp.cli import proxy as cli_proxy
 from genmcp.cli import registry as cli_registry
 from genmcp.cli.client import CLIError, HTTPClient
 from genmcp.cli.form import ask_on_terminal
@@ -42,6 +43,7 @@ examples:
   genmcp list http://127.0.0.1:8000/mcp
   genmcp call http://127.0.0.1:8000/mcp add --arg a=1 --arg b=2
   genmcp inspect http://127.0.0.1:8000/mcp
+  genmcp proxy http://127.0.0.1:3001/mcp --port 8000  # serve it in both eras
   genmcp install claude-desktop myserver:suite --dry-run
 """
 
@@ -389,6 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cli_commands.register(commands, _client_command, _client, parse_arguments)
     cli_install.register(commands, UsageError)
+    cli_proxy.register(commands, UsageError, _headers, fast_stack)
     cli_registry.register(commands, UsageError, load_target)
     return parser
 

@@ -9,25 +9,36 @@
 * ``exchange``: ``Handlers`` (a call's callbacks) and what arrives during a request;
 * ``inputs``: answering elicitation, sampling and roots; ``session``: a 2025 session;
 * ``http``, ``stdio``: the two wires; ``errors``: ``ClientError``, ``RPCError``;
-* ``oauth``: ``OAuth``, MCP authorization as a client (an ``httpx.Auth``).
+* ``oauth``: ``OAuth``, MCP authorization as a client (an ``httpx.Auth``);
+* ``assertions``: ``PrivateKeyJWT`` (client key), ``JWTBearer`` (workload identity) and
+  ``IdentityAssertion`` (enterprise-managed) for ``OAuth``; ``dpop``: ``DPoP``, bound tokens;
+  ``jws``: ``SigningKey``, the compact JWS they sign.
 
 Built on ``genmcp.protocol`` only (below the server's layers, so a server can use it).
 """
 
 from __future__ import annotations
 
+from genmcp.client.assertions import IdentityAssertion, JWTBearer, PrivateKeyJWT
 from genmcp.client.client import Client
+from genmcp.client.dpop import DPoP
 from genmcp.client.errors import ClientError, RPCError
 from genmcp.client.exchange import Handlers
+from genmcp.client.jws import SigningKey
 from genmcp.client.listen import Subscription
 from genmcp.client.oauth import OAuth, follow_redirect
 
 __all__ = [
     "Client",
     "ClientError",
+    "DPoP",
     "Handlers",
+    "IdentityAssertion",
+    "JWTBearer",
     "OAuth",
+    "PrivateKeyJWT",
     "RPCError",
+    "SigningKey",
     "Subscription",
     "follow_redirect",
 ]

@@ -225,6 +225,7 @@ class Client:
         on_log: Any = None,
         on_notification: Any = None,
         on_input: InputHandler | None = None,
+        on_resume: Any = None,
         log_level: str | None = None,
         task: bool = False,
         input_responses: Mapping[str, Any] | None = None,
@@ -240,7 +241,9 @@ class Client:
         returned as it is (retry with ``input_responses`` and ``request_state``). ``task``
         declares the Tasks extension: the server may answer with a task to poll.
         ``capabilities`` adds client capabilities for this call (2026-07-28; a proxy declares
-        what its own client declared, and answers through ``on_input``).
+        what its own client declared, and answers through ``on_input``). ``on_resume`` is
+        called when a 2025 server ends the call's stream early and the client resumes it
+        (SSE polling: a proxy closes its own client's stream then).
         """
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         extra = dict(capabilities or {})
@@ -251,7 +254,7 @@ class Client:
                                   "(the Tasks extension); call without it")  # fmt: skip
             extensions = {**extra.get("extensions", {}), TASKS_EXTENSION: {}}
             extra["extensions"] = extensions
-        handlers = Handlers(on_progress, on_log, on_notification, on_input)
+        handlers = Handlers(on_progress, on_log, on_notification, on_input, on_resume)
         return await self._rounds(
             TOOLS_CALL, params, handlers, input_responses, request_state,
             log_level=log_level, meta=meta, capabilities=extra, max_rounds=max_rounds,

@@ -12,7 +12,9 @@ revision, ``logging/setLevel`` when the level changes), sends it with the reques
 ``Sink`` as ``on_message``, and cancels it on ``asyncio.CancelledError`` the era's way
 (closing the stream; ``notifications/cancelled`` in a session or over stdio). A 2025
 session over HTTP also reads its GET stream, for the server requests and changes sent
-there. What no request claims goes to the listeners (``add_listener``).
+there, and for a response the server sends there instead of on its request's own stream
+(the request takes whichever comes first). What no request claims goes to the listeners
+(``add_listener``).
 """
 
 from __future__ import annotations
@@ -82,6 +84,8 @@ class Connection:
         self._listeners: set[Listener] = set()
         self._connecting = asyncio.Lock()
         self._standalone: asyncio.Task[None] | None = None
+        self._pending: dict[Any, asyncio.Future[Message]] = {}
+        """A 2025 session's requests in flight over HTTP, by id: the GET stream may answer."""
         if isinstance(wire, StdioWire):
             wire.unrouted = self.unrouted
 
@@ -129,7 +133,7 @@ class Connection:
             headers = session.headers()
         else:
             declared = {**self.capabilities, **(capabilities or {})}
-            if method.startswith(TASKS_PREFIX):
+            if method.startswith(TASKS_PREFIX) or _listens_to_tasks(method, params):
                 declared["extensions"] = {**declared.get("extensions", {}), TASKS_EXTENSION: {}}
             message = build_request(
                 method, params, request_id, version=LATEST, capabilities=declared,
@@ -144,7 +148,10 @@ class Connection:
             sent = await self.http_headers(headers)
             resume = sent if session is not None else None
             endless = method == SUBSCRIPTIONS_LISTEN
-            return await self.wire.send(message, sent, sink, resume=resume, endless=endless)
+            sending = self.wire.send(message, sent, sink, resume=resume, endless=endless)
+            if session is None:
+                return await sending
+            return await self._claimable(request_id, sending)
         except asyncio.CancelledError:
             if session is not None and isinstance(self.wire, HTTPWire):
                 with contextlib.suppress(ClientError):
@@ -159,10 +166,31 @@ class Connection:
         headers = self.session.headers() if self.session is not None else request_headers(message)
         await self.wire.send(message, await self.http_headers(headers))
 
+    async def _claimable(self, request_id: int, sending: Awaitable[Reply]) -> Reply:
+        """A session request's reply: from its own stream, or the GET stream's, first come."""
+        arrived: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = arrived
+        own = asyncio.ensure_future(sending)
+        try:
+            await asyncio.wait((own, arrived), return_when=asyncio.FIRST_COMPLETED)
+            return own.result() if own.done() else Reply(200, {}, arrived.result())
+        finally:
+            del self._pending[request_id]
+            if not own.done():
+                own.cancel()  # the response came on the GET stream: stop reading our own
+                with contextlib.suppress(asyncio.CancelledError, ClientError):
+                    await own
+
     async def unrouted(self, message: Message) -> None:
-        """A message no request claims: a server request, or a change for the listeners."""
+        """A message no request claims: a server request, a response that came on the GET
+        stream (its request's), or a change for the listeners."""
         if "id" in message and "method" in message:
             await Sink(self.defaults, self.inputs, self.reply)(message)
+            return
+        waiting = self._pending.get(message.get("id")) if "method" not in message else None
+        if waiting is not None:
+            if not waiting.done():
+                waiting.set_result(message)
             return
         for listener in list(self._listeners):
             await listener(message)
@@ -291,3 +319,11 @@ def _newest(failure: ClientError) -> str:
         if isinstance(named, list) and version in named:
             return version
     return LEGACY_VERSIONS[0]
+
+
+def _listens_to_tasks(method: str, params: Mapping[str, Any] | None) -> bool:
+    """A ``subscriptions/listen`` naming ``taskIds``: it needs the Tasks extension declared."""
+    if method != SUBSCRIPTIONS_LISTEN or not isinstance(params, Mapping):
+        return False
+    notifications = params.get("notifications")
+    return isinstance(notifications, Mapping) and bool(notifications.get("taskIds"))

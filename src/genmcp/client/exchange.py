@@ -51,6 +51,9 @@ class Handlers:
     on_notification: NotificationHandler | None = None
     on_input: InputHandler | None = None
     """Takes ``{"method", "params"}`` (what the server asks), returns its result."""
+    on_resume: Callable[[], Any] | None = None
+    """Called when a 2025 server ended the request's stream before its response and the
+    client resumes it (SSE polling, SEP-1699): a proxy closes its own client's stream."""
 
     def over(self, defaults: Handlers) -> Handlers:
         """These callbacks, each missing one taken from ``defaults``."""
@@ -59,6 +62,7 @@ class Handlers:
             self.on_log or defaults.on_log,
             self.on_notification or defaults.on_notification,
             self.on_input or defaults.on_input,
+            self.on_resume or defaults.on_resume,
         )
 
 
@@ -119,6 +123,11 @@ class Sink:
         elif method == MESSAGE and handlers.on_log is not None:
             level = params.get("level")
             await resolve(handlers.on_log(level, params.get("data"), params.get("logger")))  # type: ignore[arg-type]
+
+    async def resuming(self) -> None:
+        """The stream ended before the response; the client resumes it (``on_resume``)."""
+        if self.handlers.on_resume is not None:
+            await resolve(self.handlers.on_resume())
 
     async def _answer(self, message: Message) -> None:
         request = {"method": message.get("method"), "params": message.get("params") or {}}

@@ -35,6 +35,11 @@ RESUMES: Final = 3
 DEFAULT_RETRY_MS: Final = 1000
 
 
+GET_STREAM: Final[Any] = object()
+"""The ``request_id`` of a GET stream's reading: no request of its own, so every response on it
+goes to ``on_message`` (a 2025 server may answer a request there, resuming its stream)."""
+
+
 @dataclass(frozen=True)
 class Reply:
     """What a POST got: the HTTP status, the response headers, the JSON-RPC message (None: 202)."""
@@ -85,6 +90,9 @@ class HTTPWire:
                     found = await self._read_sse(response, parser, message.get("id"), on_message)
                     if found is None and resume is not None and parser.last_id is not None:
                         await response.aclose()
+                        resuming = getattr(on_message, "resuming", None)
+                        if resuming is not None:  # a Sink: its on_resume callback
+                            await resuming()
                         found = await self._resume(parser, message.get("id"), resume, on_message)
                     if found is None:
                         raise ClientError(f"{self.url} ended its stream without a response")
@@ -114,7 +122,7 @@ class HTTPWire:
                 on_open(response.status_code)
             try:
                 if response.status_code == 200 and _is_sse(response):
-                    await self._read_sse(response, SSEParser(), None, on_message)
+                    await self._read_sse(response, SSEParser(), GET_STREAM, on_message)
                 return response.status_code
             finally:
                 await response.aclose()
@@ -167,6 +175,8 @@ class HTTPWire:
         if "method" not in message and ("result" in message or "error" in message):
             if request_id is None or message.get("id") == request_id:
                 return message
+            if request_id is GET_STREAM and on_message is not None:
+                await on_message(message)  # a response on a GET stream: its request claims it
             return None  # a response to another request: not ours to read
         if on_message is not None:
             await on_message(message)

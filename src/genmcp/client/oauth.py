@@ -10,14 +10,20 @@ of a client, then the request is sent again with the token:
    ``issuer`` must be the one asked for;
 3. the client: pre-registered (``client_id``), a Client ID Metadata Document URL
    (``client_metadata_url``, when the server supports them), else dynamic registration;
-4. the grant: ``client_credentials``, or the authorization code with PKCE (S256), ``state``
+4. the grant: ``client_credentials``, the authorization code with PKCE (S256), ``state``
    and the RFC 9207 ``iss`` check, the user's part done by ``authorize(url)`` (it returns the
-   URL the authorization server redirected to); ``resource`` (RFC 8707) on every request;
+   URL the authorization server redirected to), or an assertion grant
+   (:mod:`genmcp.client.assertions`: workload identity, enterprise-managed); the client
+   authenticates with its secret or its key (``private_key_jwt``); ``resource`` (RFC 8707)
+   on every request;
 5. the scope: the challenge's, else the resource's ``scopes_supported``; a 403
    ``insufficient_scope`` asks again with the new scope (step-up), at most ``MAX_ROUNDS``.
 
 A refresh token, when one came, is used first on the next 401. Tokens are kept per
-authorization server, so a resource that moves to another server gets a new client.
+authorization server, so a resource that moves to another server gets a new client. With
+``dpop=`` the tokens are DPoP-bound (:mod:`genmcp.client.dpop`): every token request and
+every request to the server carries a fresh proof, and a server's nonce challenge is
+answered once per new nonce.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import httpx
 
+from genmcp.client.assertions import AssertionGrant, PrivateKeyJWT
+from genmcp.client.dpop import NONCE_ERROR, DPoP
 from genmcp.client.errors import ClientError
 
 __all__ = ["OAuth", "follow_redirect", "parse_challenge"]
@@ -45,10 +53,11 @@ Authorize = Callable[[str], Awaitable[str]]
 
 def parse_challenge(header: str | None) -> dict[str, str]:
     """The parameters of a ``WWW-Authenticate: Bearer k="v", ...`` challenge."""
-    if not header or not header.lower().startswith("bearer"):
+    scheme = (header or "").split(" ", 1)[0].lower()
+    if not header or scheme not in ("bearer", "dpop"):  # DPoP: RFC 9449 §7.1
         return {}
     found: dict[str, str] = {}
-    rest = header[6:]
+    rest = header[len(scheme) :]
     while rest:
         rest = rest.lstrip(" ,")
         key, sep, rest = rest.partition("=")
@@ -85,6 +94,7 @@ class _Grant:
     refresh_token: str | None = None
     expires_at: float | None = None
     scope: str | None = None
+    token_type: str = "bearer"
 
 
 @dataclass
@@ -104,13 +114,18 @@ class OAuth(httpx.Auth):
         client_id, client_secret: a pre-registered client (no registration then).
         client_metadata_url: this client's Client ID Metadata Document, used as its
             ``client_id`` where the authorization server supports it.
-        grant: ``"authorization_code"`` (a user signs in) or ``"client_credentials"``.
+        client_key: a ``PrivateKeyJWT``: the client authenticates with a JWT signed by its
+            key (``private_key_jwt``), not a secret; needs ``client_id``.
+        grant: ``"authorization_code"`` (a user signs in), ``"client_credentials"``, or an
+            assertion grant: ``JWTBearer`` (workload identity), ``IdentityAssertion``
+            (enterprise-managed authorization).
         authorize: takes the authorization URL, has the user sign in, returns the URL the
             authorization server redirected to (``follow_redirect`` for a server that approves
             at once).
         redirect_uri: where ``authorize`` expects the redirect.
         scope: the scope to ask for, instead of the server's.
         client_name: the name given at dynamic registration.
+        dpop: a ``DPoP`` key: ask for DPoP-bound tokens and prove possession on every request.
     """
 
     requires_response_body = True
@@ -121,17 +136,23 @@ class OAuth(httpx.Auth):
         client_id: str | None = None,
         client_secret: str | None = None,
         client_metadata_url: str | None = None,
-        grant: str = "authorization_code",
+        client_key: PrivateKeyJWT | None = None,
+        grant: str | AssertionGrant = "authorization_code",
         authorize: Authorize | None = None,
         redirect_uri: str = DEFAULT_REDIRECT,
         scope: str | None = None,
         client_name: str = "genmcp-client",
+        dpop: DPoP | None = None,
     ) -> None:
-        if grant not in ("authorization_code", "client_credentials"):
-            raise ValueError(f"grant {grant!r}: authorization_code or client_credentials")
-        if grant == "client_credentials" and not (client_id and client_secret):
-            raise ValueError("client_credentials needs client_id and client_secret")
-        self.client_id, self.client_secret = client_id, client_secret
+        if isinstance(grant, str) and grant not in ("authorization_code", "client_credentials"):
+            raise ValueError(f"grant {grant!r}: authorization_code, client_credentials or an "
+                             "assertion grant (JWTBearer, IdentityAssertion)")  # fmt: skip
+        if client_key is not None and (client_id is None or client_secret is not None):
+            raise ValueError("client_key needs client_id, and replaces client_secret")
+        if grant == "client_credentials" and not (client_id and (client_secret or client_key)):
+            raise ValueError("client_credentials needs client_id and client_secret or client_key")
+        self.client_id, self.client_secret, self.client_key = client_id, client_secret, client_key
+        self.dpop = dpop
         self.client_metadata_url, self.grant = client_metadata_url, grant
         self.authorize, self.redirect_uri = authorize, redirect_uri
         self.scope, self.client_name = scope, client_name
@@ -145,29 +166,50 @@ class OAuth(httpx.Auth):
         grant = self._grants.get(self._current or "")
         return grant.access_token if grant is not None else None
 
+    @property
+    def token_type(self) -> str | None:
+        """``"bearer"`` or ``"dpop"`` (a DPoP-bound token), or None before the first token."""
+        grant = self._grants.get(self._current or "")
+        return grant.token_type if grant is not None and grant.access_token else None
+
     async def async_auth_flow(
         self, request: httpx.Request
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
         """Send ``request`` with the token; on 401 or 403 ``insufficient_scope``, authorize
         and send it again (``MAX_ROUNDS`` at most)."""
-        self._sign(request)
+        sent = self._sign(request)
         response = yield request
         for _ in range(MAX_ROUNDS):
             challenge = parse_challenge(response.headers.get("www-authenticate"))
-            if response.status_code == 401:
+            if self.dpop is not None and self.dpop.wants_retry(request.url, sent, response):
+                pass  # a nonce challenge: the same token, a new proof with the nonce
+            elif challenge.get("error") == NONCE_ERROR:
+                return  # the nonce it wants is the one just sent: asking again won't do
+            elif response.status_code == 401:
                 if not await self._refresh(request.url):
                     await self._authorize(request.url, challenge, step_up=False)
             elif response.status_code == 403 and challenge.get("error") == "insufficient_scope":
                 await self._authorize(request.url, challenge, step_up=True)
             else:
                 return
-            self._sign(request)
+            sent = self._sign(request)
             response = yield request
+        if self.dpop is not None:
+            self.dpop.remember(request.url, response)
 
-    def _sign(self, request: httpx.Request) -> None:
+    def _sign(self, request: httpx.Request) -> str | None:
+        """Put the token (and a DPoP proof) on ``request``; the DPoP nonce the proof carries."""
         token = self.access_token
-        if token is not None:
-            request.headers["authorization"] = f"Bearer {token}"
+        if token is None:
+            return None
+        if self.dpop is not None and self.token_type == "dpop":
+            nonce = self.dpop.nonce(request.url)
+            request.headers["authorization"] = f"DPoP {token}"
+            request.headers["dpop"] = self.dpop.proof(request.method, request.url,
+                                                      access_token=token)  # fmt: skip
+            return nonce
+        request.headers["authorization"] = f"Bearer {token}"
+        return None
 
     # -- discovery --------------------------------------------------------------------------
 
@@ -178,8 +220,11 @@ class OAuth(httpx.Auth):
             scope = self._scope(server, challenge, grant if step_up else None)
             if self.grant == "client_credentials":
                 form = {"grant_type": "client_credentials"}
-            else:
+            elif isinstance(self.grant, str):
                 form = await self._code(grant, server, scope)
+            else:
+                form = await self.grant.form(http, issuer=server.issuer,
+                                             resource=server.resource, scope=scope)  # fmt: skip
             if scope:
                 form["scope"] = scope
             await self._token(http, server, grant, form)
@@ -225,7 +270,10 @@ class OAuth(httpx.Auth):
             return known
         metadata = server.metadata
         methods = metadata.get("token_endpoint_auth_methods_supported") or ["client_secret_basic"]
-        if self.client_id is not None:
+        if self.client_id is not None and self.client_key is not None:
+            grant = _Grant(self.client_id, None, "private_key_jwt")
+            _check_signing(metadata, self.client_key.key.alg, server.issuer)
+        elif self.client_id is not None:
             method = "none"
             if self.client_secret is not None:
                 method = "client_secret_post" if "client_secret_basic" not in methods else (
@@ -233,6 +281,8 @@ class OAuth(httpx.Auth):
             grant = _Grant(self.client_id, self.client_secret, method)
         elif self.client_metadata_url and metadata.get("client_id_metadata_document_supported"):
             grant = _Grant(self.client_metadata_url)
+        elif not isinstance(self.grant, str):  # an assertion grant: the assertion says who
+            grant = _Grant("")
         elif metadata.get("registration_endpoint"):
             grant = await self._register(http, metadata, methods)
         else:
@@ -321,20 +371,47 @@ class OAuth(httpx.Auth):
         if grant.auth_method == "client_secret_basic" and grant.client_secret is not None:
             pair = f"{quote(grant.client_id, safe='')}:{quote(grant.client_secret, safe='')}"
             headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
-        else:
+        elif grant.client_id:
             form["client_id"] = grant.client_id
             if grant.auth_method == "client_secret_post" and grant.client_secret is not None:
                 form["client_secret"] = grant.client_secret
-        response = await http.post(str(server.metadata["token_endpoint"]), data=form,
-                                   headers=headers)  # fmt: skip
+        response = await self._post_token(http, server, grant, form, headers)
         body = _json(response)
         if response.status_code >= 400 or not isinstance(body.get("access_token"), str):
             raise ClientError(f"the token endpoint refused (HTTP {response.status_code}): "
                               f"{body.get('error', body)}")  # fmt: skip
+        grant.token_type = str(body.get("token_type") or "bearer").lower()
+        if self.dpop is not None and grant.token_type not in ("dpop", "bearer"):
+            raise ClientError(f"the token endpoint issued a {body['token_type']!r} token")
         grant.access_token = body["access_token"]
         grant.refresh_token = body.get("refresh_token") or grant.refresh_token
         expires = body.get("expires_in")
         grant.expires_at = time.monotonic() + expires if isinstance(expires, int | float) else None
+
+    async def _post_token(
+        self,
+        http: httpx.AsyncClient,
+        server: _Server,
+        grant: _Grant,
+        form: dict[str, str],
+        headers: dict[str, str],
+    ) -> httpx.Response:
+        """POST the token request: with a new client assertion and DPoP proof each time, once
+        more when the server asks for a (new) DPoP nonce (RFC 9449 §8)."""
+        endpoint = str(server.metadata["token_endpoint"])
+        if self.dpop is not None:
+            _check_dpop(server.metadata, self.dpop.alg, server.issuer)
+        for _ in range(2):
+            if grant.auth_method == "private_key_jwt" and self.client_key is not None:
+                form.update(self.client_key.form(grant.client_id, server.issuer))
+            sent = None
+            if self.dpop is not None:
+                sent = self.dpop.nonce(endpoint)
+                headers["dpop"] = self.dpop.proof("POST", endpoint)
+            response = await http.post(endpoint, data=form, headers=headers)
+            if self.dpop is None or not self.dpop.wants_retry(endpoint, sent, response):
+                break
+        return response
 
     async def _refresh(self, url: httpx.URL) -> bool:
         grant = self._grants.get(self._current or "")
@@ -349,6 +426,25 @@ class OAuth(httpx.Auth):
             except ClientError:
                 return False
         return True
+
+
+def _check_signing(metadata: Mapping[str, Any], alg: str, issuer: str) -> None:
+    """Refuse early, and clearly, a key the server says it cannot verify."""
+    methods = metadata.get("token_endpoint_auth_methods_supported")
+    if isinstance(methods, list) and "private_key_jwt" not in methods:
+        raise ClientError(f"{issuer} does not take private_key_jwt client authentication "
+                          f"(it takes {', '.join(map(str, methods))})")  # fmt: skip
+    algs = metadata.get("token_endpoint_auth_signing_alg_values_supported")
+    if isinstance(algs, list) and algs and alg not in algs:
+        raise ClientError(f"{issuer} verifies client assertions signed with "
+                          f"{', '.join(map(str, algs))}, not {alg}")  # fmt: skip
+
+
+def _check_dpop(metadata: Mapping[str, Any], alg: str, issuer: str) -> None:
+    algs = metadata.get("dpop_signing_alg_values_supported")
+    if isinstance(algs, list) and algs and alg not in algs:
+        raise ClientError(f"{issuer} verifies DPoP proofs signed with "
+                          f"{', '.join(map(str, algs))}, not {alg}")  # fmt: skip
 
 
 def _metadata_places(issuer: str) -> list[str]:

@@ -13,7 +13,8 @@ served set later on (``add_tool``, ``remove_prompt``, ...) is made in the outer 
 listeners hear ``list_changed``; ``resource_updated`` and ``resource_list_changed`` of the
 inner reach the outer's subscribers.
 
-``Mount(url=...)`` mounts a remote server instead, through ``genmcp.compose.remote``.
+``Mount(url=...)`` mounts a remote server instead, and ``Mount(command=[...])`` a stdio
+server (a process of its own), through ``genmcp.compose.remote``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.compose.remote import Upstream
@@ -63,6 +64,9 @@ class Mount:
         suite: the Suite to mount in-process (it keeps working on its own, too).
         url: instead, a remote MCP endpoint: its tools and prompts, through one pooled
             ``genmcp.Client`` (``genmcp.compose.remote``).
+        command: instead, a stdio MCP server: the command that starts it, as a list
+            (``["python", "-m", "weather"]``); one process, started with the outer Suite,
+            serves every call (``env=`` and ``cwd=`` for it).
         namespace: the prefix of the tool and prompt names, joined with ``_``
             (``weather`` -> ``weather_get_forecast``); None or ``""``: the names as they are.
         timeout_s: (remote) seconds a connect or a read may take upstream.
@@ -71,6 +75,8 @@ class Mount:
         token, headers, http: (remote) a bearer token, headers, a shared ``httpx.AsyncClient``.
         resources: (remote) serve the upstream's resources and templates too, through one
             repository that claims every URI (proxy mode: ``mcp_router(proxy=URL)``).
+        protocol: (remote) the upstream's revision (``"2026-07-28"``, ``"2025-11-25"``...)
+            instead of probing it.
     """
 
     __slots__ = ("namespace", "prefix", "suite", "upstream")
@@ -80,6 +86,7 @@ class Mount:
         suite: Suite | None = None,
         *,
         url: str | None = None,
+        command: Sequence[str] | None = None,
         namespace: str | None = None,
         timeout_s: float = 10.0,
         failures: int = 3,
@@ -88,9 +95,17 @@ class Mount:
         headers: Mapping[str, str] | None = None,
         http: httpx.AsyncClient | None = None,
         resources: bool = False,
+        protocol: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
     ) -> None:
-        if (suite is None) == (url is None):
-            raise TypeError("Mount takes a Suite (Mount(suite)) or a URL (Mount(url=...)), one")
+        if [suite, url, command].count(None) != 2:
+            raise TypeError(
+                "Mount takes one of a Suite (Mount(suite)), a URL (Mount(url=...)) or a "
+                "stdio command (Mount(command=[...]))"
+            )
+        if command is not None and (isinstance(command, str) or not command):
+            raise TypeError("Mount(command=...) takes the command as a list: ['python', 'srv.py']")
         if suite is not None and not isinstance(suite, Suite):
             raise TypeError(f"Mount(suite) takes a genmcp.Suite, not {type(suite).__name__}")
         if namespace and NAMESPACE.fullmatch(namespace) is None:
@@ -101,16 +116,18 @@ class Mount:
         self.suite, self.namespace = suite, namespace or None
         self.prefix = f"{namespace}_" if namespace else ""
         self.upstream: Upstream | None = None
-        if url is not None:
+        target = url if url is not None else None if command is None else list(command)
+        if target is not None:
             self.upstream = Upstream(
-                url, prefix=self.prefix, timeout_s=timeout_s, failures=failures,
+                target, prefix=self.prefix, timeout_s=timeout_s, failures=failures,
                 cooldown_s=cooldown_s, token=token, headers=headers, http=http,
-                resources=resources,
+                resources=resources, protocol=protocol, env=env, cwd=cwd,
             )  # fmt: skip
 
     def __repr__(self) -> str:
         if self.upstream is not None:
-            return f"Mount(url={self.upstream.url!r}, namespace={self.namespace!r})"
+            kind = "command" if isinstance(self.upstream.target, list) else "url"
+            return f"Mount({kind}={self.upstream.target!r}, namespace={self.namespace!r})"
         assert self.suite is not None
         return f"Mount({self.suite.server_info['name']!r}, namespace={self.namespace!r})"
 

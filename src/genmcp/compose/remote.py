@@ -11,8 +11,15 @@ request with
 * cancellation: the outer call's task is cancelled, which cancels the upstream request;
 * input rounds relayed: an upstream ``input_required`` becomes the outer's
   ``InputRequired`` (its ``requestState`` sealed inside the outer's), so the outer client
-  answers it in either era, and the retry carries the answers and the state upstream;
-* the upstream's JSON-RPC error answered as it is (code, message, data).
+  answers it in either era, and the retry carries the answers and the state upstream; a
+  2025 session upstream's requests mid-call (``elicitation/create``...) become rounds of the
+  outer client too, the upstream call held open between them (``genmcp.compose.pending``);
+* SSE polling: a 2025 session upstream that ends the call's stream early (and is resumed)
+  makes the outer call close its own client's stream (``Channel.close_stream``);
+* the upstream's JSON-RPC error answered as it is (code, message, data);
+* Tasks: the outer client's Tasks extension goes upstream, which decides; a task there is
+  followed by a task of the outer Suite, whose id is the only one the outer client sees
+  (``genmcp.compose.tasks``).
 
 An upstream that cannot be reached answers its tools' calls with a -32603 error naming it;
 after ``failures`` failures in a row the breaker opens and calls are refused at once for
@@ -23,14 +30,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from genmcp._suite.tools import Followed
 from genmcp.channel import Channel
 from genmcp.client import Client, ClientError, RPCError
-from genmcp.errors import MISSING_CAPABILITY, MCPError
+from genmcp.compose.pending import Pending, PendingCalls
+from genmcp.compose.tasks import follow_upstream
+from genmcp.errors import INVALID_PARAMS, MISSING_CAPABILITY, MCPError
 from genmcp.outcomes import Error, InputRequired, Result
 from genmcp.prompt import Prompt, PromptRequest
 from genmcp.protocol.meta import META_SERVER_INFO
@@ -59,6 +70,10 @@ __all__ = ["ProxyPrompt", "ProxyRepo", "ProxyTool", "Upstream", "UpstreamDown"]
 log = logging.getLogger("genmcp")
 
 INTERNAL: Final = -32603
+RELAYED: Final[Mapping[str, Any]] = {"elicitation": {}, "sampling": {}, "roots": {}}
+"""What a 2025 session upstream is told at ``initialize`` the proxy answers: its requests
+are relayed to the outer client (who may refuse them). A 2026-07-28 request declares the
+outer client's own capabilities instead."""
 _STATE: Final = "upstream"
 """The key of the upstream's ``requestState`` inside the outer's sealed state."""
 
@@ -107,16 +122,19 @@ class Upstream:
     """One remote server behind a mount (see the module docstring).
 
     Args:
-        url: the upstream MCP endpoint.
+        target: the upstream MCP endpoint URL, or a stdio server's command (a list).
         prefix: what the mount puts before each name (``"weather_"``, or ``""``).
         timeout_s: seconds a connect or a read may take upstream.
         failures, cooldown_s: the circuit breaker.
         token, headers, http: the ``Client``'s (``http``: an ``httpx.AsyncClient`` to share).
+        resources: serve the upstream's resources too (proxy mode).
+        protocol: the upstream's revision instead of probing it.
+        env, cwd: a stdio server's extra environment and working directory.
     """
 
     def __init__(
         self,
-        url: str,
+        target: str | Sequence[str],
         *,
         prefix: str,
         timeout_s: float,
@@ -126,21 +144,64 @@ class Upstream:
         headers: Mapping[str, str] | None = None,
         http: httpx.AsyncClient | None = None,
         resources: bool = False,
+        protocol: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
     ) -> None:
-        self.url, self.prefix, self.timeout_s = url, prefix, timeout_s
+        self.prefix, self.timeout_s = prefix, timeout_s
+        self.target = target if isinstance(target, str) else list(target)
         self.resources = resources
         self.templates: list[dict[str, Any]] | None = None  # served by the ProxyRepo
-        self.client = Client(url, token=token, headers=headers, http=http, timeout=timeout_s)
+        self.client = Client(
+            target, token=token, headers=headers, http=http, timeout=timeout_s,
+            protocol=protocol, capabilities=RELAYED, env=env, cwd=cwd,
+        )  # fmt: skip
+        self.url = self.client.url
+        """The URL, or the stdio command as one line: what messages and logs name."""
+        self._modern = False
         self.breaker = Breaker(failures, cooldown_s)
         self.tools: dict[str, dict[str, Any]] = {}  # upstream name -> descriptor
         self.prompts: dict[str, dict[str, Any]] = {}
+        self.suite: Suite | None = None  # the outer Suite, from start on
         self._follow: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self.pending = PendingCalls()
+        """Calls to a 2025 session upstream held between the outer client's input rounds."""
+
+    def modern(self) -> bool:
+        """True for a 2026-07-28 upstream, whose requests then declare only the outer
+        client's capabilities (``RELAYED`` is a 2025 session's, declared once)."""
+        if not self._modern and self.client.era is not None and self.client.session is None:
+            self.client.connection.capabilities.clear()
+            self._modern = True
+        return self._modern
+
+    @property
+    def serves_tasks(self) -> bool:
+        """Whether the upstream advertises the Tasks extension (its tools may run as tasks)."""
+        extensions = self.client.server_capabilities.get("extensions")
+        return isinstance(extensions, Mapping) and TASKS_EXTENSION in extensions
+
+    def background(self, work: Any, name: str) -> None:
+        """Run ``work`` (a coroutine) on its own, e.g. a ``tasks/cancel`` upstream; its
+        failure is logged; ``aclose`` cancels what is left."""
+
+        async def run() -> None:
+            try:
+                await work
+            except Exception as exc:
+                log.info("mount %s: %s failed (%s)", self.url, name, exc)
+
+        task = asyncio.get_running_loop().create_task(run(), name=f"mount {self.url}: {name}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- the listing --------------------------------------------------------------------
 
     async def start(self, suite: Suite) -> None:
         """List the upstream into ``suite``, then follow its changes in the background (a
         down upstream is retried there: the outer server starts anyway)."""
+        self.suite = suite
         try:
             await self.refresh(suite)
         except (ClientError, OSError) as exc:
@@ -214,6 +275,9 @@ class Upstream:
             self._follow.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._follow
+        self.pending.cancel_all()
+        if self._background:  # a cancel upstream in flight: let it go out, briefly
+            await asyncio.wait(set(self._background), timeout=self.timeout_s)
         await self.client.aclose()
 
     # -- calls ----------------------------------------------------------------------------
@@ -246,17 +310,21 @@ class Upstream:
         return result
 
 
-def relay(channel: Channel) -> Any:
-    """The ``on_notification`` that hands an upstream call's progress and logs to ``channel``."""
+def relay(channel: Channel | Callable[[], Channel | None]) -> Any:
+    """The ``on_notification`` that hands an upstream call's progress and logs to ``channel``
+    (or to the channel a function returns: a pending call's current round)."""
 
     def forward(message: Mapping[str, Any]) -> None:
+        found = channel if isinstance(channel, Channel) else channel()
+        if found is None:
+            return
         params = message.get("params") or {}
         method = message.get("method")
         if method == PROGRESS and isinstance(params.get("progress"), int | float):
-            channel.send_progress(params["progress"], params.get("total"), params.get("message"))
+            found.send_progress(params["progress"], params.get("total"), params.get("message"))
         elif method == MESSAGE and isinstance(params.get("level"), str):
             with contextlib.suppress(ValueError):
-                channel.send_log(params["level"], params.get("data"), params.get("logger"))
+                found.send_log(params["level"], params.get("data"), params.get("logger"))
 
     return forward
 
@@ -290,12 +358,13 @@ def _asking(
     if state is not None:
         params["requestState"] = state
     capabilities = channel.client_capabilities
+    upstream.modern()  # (2026-07-28: the outer client's capabilities only)
     return lambda: upstream.client.request(method, params, capabilities=capabilities)
 
 
 def _without_tasks(capabilities: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The outer client's capabilities minus the Tasks extension: a task upstream is not
-    relayed yet, so the upstream runs the call at once (or says it needs a task)."""
+    """The outer client's capabilities minus the Tasks extension, for an upstream that does
+    not serve it."""
     extensions = capabilities.get("extensions")
     if not isinstance(extensions, Mapping) or TASKS_EXTENSION not in extensions:
         return capabilities
@@ -323,8 +392,27 @@ class ProxyTool(Tool):
     def output_schema(self, arg: Any) -> Any:
         return arg[1].get("outputSchema")
 
+    def task_support(self, arg: Any) -> str:
+        return "optional" if arg[0].serves_tasks else "none"
+
+    def wants_task(self, request: ToolRequest, arg: Any) -> bool:
+        return False  # the upstream decides; a task there is followed by one here
+
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
         upstream, descriptor = arg
+        if upstream.pending.names_one(request.request_state):
+            return await _resumed(upstream, request, channel)
+        if upstream.client.era is None:
+            found = await upstream.send(upstream.client.connect)
+            if isinstance(found, Error):
+                return found
+        if not upstream.modern():  # a 2025 session: input is asked for mid-call
+            pending = upstream.pending.new()
+            pending.start(functools.partial(_held_call, upstream, descriptor, request, channel))
+            return await pending.next(channel)
+        capabilities = channel.client_capabilities
+        if not upstream.serves_tasks:
+            capabilities = _without_tasks(capabilities)
 
         def go() -> Any:
             return upstream.client.call_tool(
@@ -332,12 +420,72 @@ class ProxyTool(Tool):
                 request.arguments,
                 on_notification=relay(channel),
                 log_level=channel.log_level,
-                capabilities=_without_tasks(channel.client_capabilities),
+                capabilities=capabilities,
                 input_responses=request.input_responses,
                 request_state=_upstream_state(request.request_state),
             )
 
-        return _outcome(await upstream.send(go))
+        result = await upstream.send(go)
+        if isinstance(result, dict) and result.get("resultType") == "task":
+            return await _followed(upstream, result, channel)
+        return _outcome(result)
+
+
+async def _held_call(
+    upstream: Upstream, descriptor: Mapping[str, Any], request: ToolRequest, first: Channel,
+    pending: Pending,
+) -> Any:  # fmt: skip
+    """A tool call to a 2025 session upstream, its input requests answered by the outer
+    client's rounds (``compose.pending``); its outcome."""
+
+    def channel() -> Channel | None:
+        return pending.channel
+
+    def resume() -> None:
+        if pending.channel is not None:
+            pending.channel.close_stream()
+
+    def go() -> Any:
+        return upstream.client.call_tool(
+            descriptor["name"],
+            request.arguments,
+            on_notification=relay(channel),
+            on_input=pending.ask,
+            on_resume=resume,
+            log_level=first.log_level,
+        )
+
+    return _outcome(await upstream.send(go))
+
+
+async def _resumed(upstream: Upstream, request: ToolRequest, channel: Channel) -> Any:
+    """A retry that answers a held upstream call's input requests: hand them on, wait."""
+    pending = upstream.pending.take(request.request_state)
+    if pending is None:
+        return Error(
+            "Invalid params: the upstream call this input was for is gone (it waited too "
+            "long, or this retry reached another process): call the tool again",
+            INVALID_PARAMS,
+        )
+    if not pending.resume(request.input_responses):
+        upstream.pending.hold(pending)
+        return Error("Invalid params: inputResponses answers none of the requests", INVALID_PARAMS)
+    return await pending.next(channel)
+
+
+async def _followed(upstream: Upstream, created: dict[str, Any], channel: Channel) -> Any:
+    """The upstream answered with a task: an outer task follows it (``compose.tasks``)."""
+    task_id = created.get("taskId")
+    if not isinstance(task_id, str) or upstream.suite is None:
+        return Error(f"upstream {upstream.url} answered a task without a taskId", INTERNAL)
+    try:
+        opened = await upstream.suite.tasks.follow(
+            channel.assigns, functools.partial(follow_upstream, upstream, task_id, created)
+        )
+    except BaseException:  # refused here (quota, store down): not left running upstream
+        upstream.background(upstream.client.cancel_task(task_id), f"cancel task {task_id[:8]}")
+        raise
+    return Followed(opened)
 
 
 class ProxyPrompt(Prompt):

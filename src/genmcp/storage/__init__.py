@@ -18,6 +18,10 @@ shared implementation stores and carries them as JSON, and hands back equal copi
 * ``TaskStore``: the Tasks extension's records, their outstanding input and their leases
   (``TaskOptions`` says how a Suite runs tasks, ``TaskEnd`` how one ends); see the class.
 
+* ``RecordStore``: expiring JSON records by kind and key, some used once (taking one leaves
+  a spent marker, so a replay is recognised): what an OAuth authorization server
+  (``genmcp.auth.front``) keeps between the steps of a grant.
+
 * ``Inboxes`` (optional, offered by both brokers): one inbox per Suite (per process), for
   mail to a worker. A post goes to the one inbox its worker id names, never to every process;
   the inbox is bounded (``InboxFull``); a post to an address whose owner is not alive (no
@@ -40,6 +44,7 @@ __all__ = [
     "Inbox",
     "InboxFull",
     "Inboxes",
+    "RecordStore",
     "SessionRegistry",
     "Subscription",
     "TaskEnd",
@@ -384,4 +389,38 @@ class TaskStore(Protocol):
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
         """Extend a non-terminal task's lease; its status (None when it is gone)."""
+        ...
+
+
+@runtime_checkable
+class RecordStore(Protocol):
+    """Expiring JSON records, ``kind`` (a short name) and ``key`` (an unguessable token).
+
+    ``put`` stores a record with a ``tag`` (e.g. the grant it belongs to); ``take`` removes
+    it atomically, once: the first caller gets ``(value, None)`` and leaves a spent marker
+    holding the tag for ``spent_ttl_s``; a later caller gets ``(None, tag)`` (a replay, whose
+    grant can then be revoked), or ``(None, None)`` when there never was such a record.
+    ``admit`` reserves one of at most ``limit`` live places of ``kind`` for ``ttl_s`` (the
+    bound of dynamic registrations across processes): False when they are all taken.
+    """
+
+    async def put(
+        self, kind: str, key: str, value: Any, ttl_s: float, *, tag: str = ""
+    ) -> None:
+        """Store ``value`` under ``key`` for ``ttl_s`` (replacing any record there)."""
+        ...
+
+    async def get(self, kind: str, key: str) -> Any:
+        """The live record ``key``, or None."""
+        ...
+
+    async def take(
+        self, kind: str, key: str, spent_ttl_s: float = 0.0
+    ) -> tuple[Any, str | None]:
+        """Remove and return the record ``key`` once; see the class."""
+        ...
+
+    async def admit(self, kind: str, key: str, ttl_s: float, limit: int) -> bool:
+        """Reserve a place of ``kind`` for ``key`` during ``ttl_s``, if fewer than ``limit``
+        are live."""
         ...

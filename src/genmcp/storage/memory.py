@@ -7,6 +7,7 @@ messages are kept and handed over as they are (no JSON copy): don't change them 
 ``QueuedSubscription`` (a bounded queue per subscriber) serves both brokers, Redis's too.
 ``MemoryBroker`` also offers ``Inboxes``: a bounded queue per open address.
 ``MemoryTaskStore`` keeps task records in a dict that expires them.
+``MemoryRecordStore`` keeps the records of an OAuth authorization server, bounded per kind.
 
 Both run on the event loop of the server; they are not thread-safe, and need not be.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "INBOX_SIZE",
     "MemoryBroker",
     "MemoryInbox",
+    "MemoryRecordStore",
     "MemorySessionRegistry",
     "MemoryTaskStore",
     "QueuedSubscription",
@@ -513,3 +515,48 @@ class MemoryTaskStore:
         if status not in TERMINAL:
             entry.lease = now_ms() + lease_ms
         return status
+
+
+class MemoryRecordStore:
+    """``RecordStore`` in one process: an expiring, bounded map per kind (and its spent
+    markers); the oldest records go first when a kind is full.
+
+    Args:
+        max_entries: the bound of each kind's records, and of its spent markers.
+    """
+
+    def __init__(self, *, max_entries: int = 10_000) -> None:
+        self.max_entries = max_entries
+        self._kinds: dict[str, _Expiring] = {}
+
+    def _table(self, name: str) -> _Expiring:
+        table = self._kinds.get(name)
+        if table is None:
+            table = self._kinds[name] = _Expiring(self.max_entries)
+        return table
+
+    async def put(self, kind: str, key: str, value: Any, ttl_s: float, *, tag: str = "") -> None:
+        self._table(kind).put(key, (value, tag), ttl_s)
+
+    async def get(self, kind: str, key: str) -> Any:
+        found = self._table(kind).get(key)
+        return None if found is None else found[0]
+
+    async def take(self, kind: str, key: str, spent_ttl_s: float = 0.0) -> tuple[Any, str | None]:
+        table = self._table(kind)
+        found = table.get(key)
+        if found is None:
+            spent: str | None = self._table(kind + ":spent").get(key)
+            return None, spent
+        table.delete(key)
+        if spent_ttl_s > 0:
+            self._table(kind + ":spent").put(key, found[1], spent_ttl_s)
+        return found[0], None
+
+    async def admit(self, kind: str, key: str, ttl_s: float, limit: int) -> bool:
+        table = self._table(kind + ":admitted")
+        table._prune(time.monotonic())
+        if len(table) >= limit:
+            return False
+        table.put(key, True, ttl_s)
+        return True

@@ -23,8 +23,9 @@ its cost per response (no task group of four tasks, no cancel scope per send):
 
 A resumable stream (a 2025 session's journal) gives the writer a :class:`StreamLog`
 (``transports.legacy.journal``): it names each event (its SSE id), primes the stream, and
-may end the response early while the Call runs on (``channel.close_stream()``), logging the
-rest itself. The writer knows nothing of the 2025 revisions beyond that protocol.
+may end the response early while the Call runs on (``channel.close_stream()``, or an event
+it cannot log on a stream that named earlier ones: :class:`Unlogged`), logging the rest
+itself. The writer knows nothing of the 2025 revisions beyond that protocol.
 
 Framework-free (ASGI messages only); imports the relay's reader, never a web framework.
 """
@@ -50,6 +51,7 @@ __all__ = [
     "ShutdownHub",
     "StreamLog",
     "StreamOptions",
+    "Unlogged",
     "send_empty_stream",
     "write_feed",
 ]
@@ -70,6 +72,11 @@ _END: Final = {"type": "http.response.body", "body": b"", "more_body": False}
 
 class SendTimeout(TimeoutError):
     """A streamed event was not accepted within ``send_timeout_s``: the reader is gone."""
+
+
+class Unlogged(Exception):
+    """A resumable stream's log refused an event after naming earlier ones: the response ends
+    there (the client resumes from its last id) and the log takes the rest (``follow``)."""
 
 
 class ShutdownHub:
@@ -116,7 +123,8 @@ class StreamLog(Protocol):
         ...
 
     async def name(self, message: Any, *, final: bool) -> str | None:
-        """Log ``message``; its SSE id (None: sent without one)."""
+        """Log ``message``; its SSE id (None: sent without one). Raises :class:`Unlogged`
+        to end the response before this event (the log keeps it)."""
         ...
 
     def closes(self, event: Event) -> bool:
@@ -267,7 +275,12 @@ class SSEStream:
                     self.detached = True  # before the end is sent: leaving is no disconnect
                     await send(_END)
                     return
-                chunk = await _chunk(event, journal)
+                try:
+                    chunk = await _chunk(event, journal)
+                except Unlogged:
+                    self.detached = True  # resumable: the client reconnects with its last id
+                    await send(_END)
+                    return
                 if chunk is not None:
                     await _send(send, chunk, limit_s, relay)
                 self.cancelled = type(event) is Ended

@@ -3,7 +3,7 @@ to (the confused-deputy defence), denial back to the client, no framing."""
 
 from __future__ import annotations
 
-import time
+import asyncio
 from typing import Any
 
 import httpx
@@ -21,23 +21,23 @@ from .test_front import _authorize_url, _register
 ASKED = Authorization("c1", "http://127.0.0.1:9/cb", "x" * 43, "s", ("mcp:tools",), "https://r")
 
 
-def test_a_consent_is_answered_once_from_its_browser() -> None:
+async def test_a_consent_is_answered_once_from_its_browser() -> None:
     consents = Consents()
-    one, two = consents.ask(ASKED, "app"), consents.ask(ASKED, "app")
-    assert consents.answer(one.consent_id, two.browser) is None  # another browser
-    assert consents.answer(one.consent_id, one.browser) is None  # that refusal used it up
-    assert consents.answer(two.consent_id, None) is None
-    three = consents.ask(ASKED, None)
-    assert consents.answer(three.consent_id, three.browser) == three
-    assert consents.answer(three.consent_id, three.browser) is None
+    one, two = await consents.ask(ASKED, "app"), await consents.ask(ASKED, "app")
+    assert await consents.answer(one.consent_id, two.browser) is None  # another browser
+    assert await consents.answer(one.consent_id, one.browser) is None  # that refusal used it up
+    assert await consents.answer(two.consent_id, None) is None
+    three = await consents.ask(ASKED, None)
+    assert await consents.answer(three.consent_id, three.browser) == three
+    assert await consents.answer(three.consent_id, three.browser) is None
     short = Consents(ttl_s=0.05)
-    four = short.ask(ASKED, None)
-    time.sleep(0.1)
-    assert short.answer(four.consent_id, four.browser) is None
+    four = await short.ask(ASKED, None)
+    await asyncio.sleep(0.1)
+    assert await short.answer(four.consent_id, four.browser) is None
 
 
-def test_the_page_names_the_client_and_escapes() -> None:
-    page = consent_page(Consents().ask(ASKED, '<img src=x onerror="alert(1)">'), "/a/c")
+async def test_the_page_names_the_client_and_escapes() -> None:
+    page = consent_page(await Consents().ask(ASKED, '<img src=x onerror="alert(1)">'), "/a/c")
     assert "<img" not in page and "&lt;img" in page
     assert "127.0.0.1:9" in page and "mcp:tools" in page and 'action="/a/c"' in page
 

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from genmcp.auth.front import ClientRegistry
+from genmcp.auth.front import AuthorizationFront, ClientRegistry, Upstream
 from genmcp.auth.front.grants import pkce_challenge
 from genmcp.client import Client
 from genmcp.client.oauth import OAuth
@@ -78,6 +78,8 @@ async def test_metadata_is_rfc_8414(served: Any) -> None:
     async with httpx.AsyncClient(trust_env=False) as http:
         document = (await http.get(f"{FRONT}/.well-known/oauth-authorization-server")).json()
         resource = (await http.get(f"{FRONT}/.well-known/oauth-protected-resource/mcp")).json()
+        openid = await http.get(f"{FRONT}/.well-known/openid-configuration")
+    assert openid.status_code == 404  # not an OpenID provider: it issues no ID token
     assert document["issuer"] == FRONT
     assert document["registration_endpoint"] == f"{FRONT}/register"
     assert document["code_challenge_methods_supported"] == ["S256"]
@@ -237,7 +239,7 @@ async def test_a_registration_flood_is_refused_and_pages_escape(
 async def test_mapped_scopes_are_asked_upstream_and_granted_only_if_granted_there(
     upstream: AuthorizationServer, live_server: LiveServers, needs: list[str], granted: str
 ) -> None:
-    scope_map = {"notes:write": needs}
+    scope_map = {"mcp:tools": [], "notes:write": needs}
     app = load("authorization_server").create_app(front_env(upstream.issuer), scope_map=scope_map)
     live_server(app, port=FRONT_PORT)
     seen: list[str] = []
@@ -250,7 +252,40 @@ async def test_mapped_scopes_are_asked_upstream_and_granted_only_if_granted_ther
     [asked] = [u for u in seen if u.startswith(upstream.issuer + "/auth?")]
     assert httpx.URL(asked).params["scope"].split() == ["openid", *needs]
     assert tokens["scope"] == granted
-    grant = app.state.front.grants.refresh_grant(tokens["refresh_token"])
+    grant = await app.state.front.grants.refresh_grant(tokens["refresh_token"])
     upstream_tokens = app.state.front.grants.upstream_tokens(grant)  # kept here, not sent
     assert upstream_tokens["scope"] == " ".join(["openid", *needs][: 1 + (granted != "mcp:tools")])
     assert upstream_tokens["access_token"] not in str(tokens)
+
+
+def test_a_scope_without_a_grant_rule_is_refused_at_construction() -> None:
+    def front(**options: Any) -> AuthorizationFront:
+        return AuthorizationFront(issuer=FRONT, upstream=Upstream("https://idp.example", "c", "s"),
+                                  resource=MCP, **options)  # fmt: skip
+
+    # before: "admin" (no rule) was granted to anyone who could sign in upstream
+    with pytest.raises(ValueError, match="no rule for admin"):
+        front(scopes_supported=["mcp:tools", "admin"], scope_map={"mcp:tools": []})
+    with pytest.raises(ValueError, match="no rule for mcp:tools"):
+        front(scopes_supported=["mcp:tools"])
+    with pytest.raises(ValueError, match="not in scopes_supported: typo"):
+        front(scopes_supported=["mcp:tools"], scope_map={"mcp:tools": [], "typo": []})
+    ruled = front(scopes_supported=["mcp:tools", "admin"],
+                  scope_map={"mcp:tools": [], "admin": ["admin"]})  # fmt: skip
+    asked = ("mcp:tools", "admin")
+    assert ruled._granted(asked, {"scope": "openid"}) == ("mcp:tools",)
+    assert ruled._granted(asked, {"scope": "openid admin"}) == asked
+
+
+async def test_the_sign_in_needs_an_id_token_the_front_accepts(served: Any) -> None:
+    app, _ = served
+    seen: list[str] = []
+    async with httpx.AsyncClient(trust_env=False) as http:
+        client_id = (await _register(http))["client_id"]
+        good = httpx.URL(await browser(_authorize_url(client_id), seen))
+        assert "code" in good.params
+        [asked] = [httpx.URL(u) for u in seen if "/auth?" in u]
+        assert len(asked.params["nonce"]) >= 32  # a nonce per sign-in, checked in the ID token
+        app.state.front.upstream.id_token_algorithms = ("ES256",)  # the provider signs RS256
+        back = httpx.URL(await browser(_authorize_url(client_id)))
+    assert back.params["error"] == "server_error" and "code" not in back.params

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import jwt
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
 
-from genmcp.auth.front.issuer import TokenIssuer
+from genmcp.auth.front.issuer import TokenIssuer, thumbprint
 from genmcp.auth.tokens import InvalidToken
 
 
@@ -37,8 +38,20 @@ async def test_a_revoked_grant_is_refused() -> None:
     issuer = TokenIssuer("https://front.example")
     token = issuer.issue(subject="a", client_id="c", scope=[], resource="r", grant="g1")
     revoked: set[str] = set()
-    verifier = issuer.verifier(revoked.__contains__)
+
+    async def is_revoked(grant: str) -> bool:
+        return grant in revoked
+
+    verifier = issuer.verifier(is_revoked)
     assert (await verifier.verify(token)).claims["gid"] == "g1"
     revoked.add("g1")
     with pytest.raises(InvalidToken, match="revoked"):
         await verifier.verify(token)
+
+
+def test_the_key_id_is_the_rfc_7638_thumbprint() -> None:
+    # RFC 7638 §3.1 gives an RSA example only: this one is checked by its definition
+    key = ec.generate_private_key(ec.SECP256R1())
+    one, two = TokenIssuer("https://f", key=key), TokenIssuer("https://f", key=key)
+    assert one.kid == two.kid == thumbprint(one.jwk) and len(one.kid) == 43
+    assert TokenIssuer("https://f").kid != one.kid

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import asyncio
 
 import pytest
 
@@ -28,13 +28,14 @@ def test_other_redirect_uris_are_refused(uri: object) -> None:
     assert refused.value.error == "invalid_redirect_uri" and refused.value.status == 400
 
 
-def test_a_registration_answers_rfc_7591() -> None:
+async def test_a_registration_answers_rfc_7591() -> None:
     registry = ClientRegistry()
-    client = registry.register({**GOOD, "client_name": "x", "grant_types": ["authorization_code"]})
+    asked = {**GOOD, "client_name": "x", "grant_types": ["authorization_code"]}
+    client = await registry.register(asked)
     document = client.document()
     assert document["token_endpoint_auth_method"] == "none" and "client_secret" not in document
     assert document["redirect_uris"] == GOOD["redirect_uris"] and document["client_name"] == "x"
-    assert registry.get(client.client_id) is client and registry.get("other") is None
+    assert await registry.get(client.client_id) == client and await registry.get("other") is None
 
 
 @pytest.mark.parametrize("metadata", [
@@ -43,19 +44,19 @@ def test_a_registration_answers_rfc_7591() -> None:
     {**GOOD, "grant_types": ["client_credentials"]}, {**GOOD, "response_types": ["token"]},
     {**GOOD, "client_name": 3}, {"redirect_uris": ["https://a.example/"] * 11},
 ])  # fmt: skip
-def test_bad_metadata_is_refused(metadata: dict[str, object]) -> None:
+async def test_bad_metadata_is_refused(metadata: dict[str, object]) -> None:
     with pytest.raises(RegistrationError) as refused:
-        ClientRegistry().register(metadata)
+        await ClientRegistry().register(metadata)
     assert refused.value.error in ("invalid_redirect_uri", "invalid_client_metadata")
 
 
-def test_a_flood_is_bounded_and_registrations_expire() -> None:
+async def test_a_flood_is_bounded_and_registrations_expire() -> None:
     registry = ClientRegistry(max_clients=3, ttl_s=0.2)
-    clients = [registry.register(GOOD) for _ in range(3)]
+    clients = [await registry.register(GOOD) for _ in range(3)]
     with pytest.raises(RegistrationError) as full:
-        registry.register(GOOD)
-    assert full.value.status == 429 and len(registry) == 3
-    time.sleep(0.25)
-    assert registry.get(clients[0].client_id) is None
-    registry.register(GOOD)
-    assert len(registry) == 1
+        await registry.register(GOOD)
+    assert full.value.status == 429 and await registry.get(clients[2].client_id) is not None
+    await asyncio.sleep(0.25)
+    assert await registry.get(clients[0].client_id) is None
+    await registry.register(GOOD)  # the expired ones freed their places
+    await registry.register(GOOD)

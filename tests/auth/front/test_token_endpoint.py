@@ -11,8 +11,9 @@ import httpx
 import pytest
 
 from genmcp.client import Client, ClientError
+from support.authorization_server import AuthorizationServer
 
-from .conftest import FRONT, MCP
+from .conftest import FRONT, MCP, UPSTREAM_CLIENT
 from .test_front import Bearer, _code, _exchange, _register, served
 
 __all__ = ["served"]  # the fixture, shared with test_front
@@ -93,3 +94,28 @@ async def test_revocation_ends_the_grant_and_its_access_tokens(served: Any) -> N
         assert (await http.post(f"{FRONT}/revoke", data=by_access)).status_code == 200
         refresh["refresh_token"] = tokens["refresh_token"]
         assert (await http.post(f"{FRONT}/token", data=refresh)).status_code == 400
+
+
+async def test_revocation_is_the_logout_the_upstream_tokens_are_revoked_too(
+    served: Any, upstream: AuthorizationServer
+) -> None:
+    app, _ = served
+    async with httpx.AsyncClient(trust_env=False) as http:
+        client_id = (await _register(http))["client_id"]
+        code = await _code(client_id)
+        tokens = (await http.post(f"{FRONT}/token", data=_exchange(client_id, code))).json()
+        grant = await app.state.front.grants.refresh_grant(tokens["refresh_token"])
+        behind = app.state.front.grants.upstream_tokens(grant)  # the upstream's, kept here
+        discovery = (await http.get(f"{upstream.issuer}/.well-known/openid-configuration")).json()
+        auth = (UPSTREAM_CLIENT["id"], UPSTREAM_CLIENT["secret"])
+
+        async def active() -> bool:
+            answer = await http.post(discovery["introspection_endpoint"], auth=auth,
+                                     data={"token": behind["access_token"]})  # fmt: skip
+            return bool(answer.json()["active"])
+
+        assert await active()
+        revoke = {"token": tokens["access_token"], "client_id": client_id}
+        assert (await http.post(f"{FRONT}/revoke", data=revoke)).status_code == 200
+        assert not await active()  # revoked at the upstream too
+        assert (await http.post(f"{FRONT}/revoke", data=revoke)).status_code == 200  # again: 200

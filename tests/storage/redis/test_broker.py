@@ -116,4 +116,4 @@ async def test_catalog_changes_are_versioned_across_processes_and_expire(
     assert await two.record_change("tool:b", {"op": "add"}) == 3
     assert await one.changes() == [{"op": "remove", "version": 2}, {"op": "add", "version": 3}]
     assert await other_app.changes() == []
-    assert 0 < await raw.pttl(f"{redis_prefix}catalog") <= CATALOG_TTL_MS
+    assert 0 < await raw.pttl(f"{redis_prefix}catalog:{{c}}") <= CATALOG_TTL_MS

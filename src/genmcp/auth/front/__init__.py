@@ -9,6 +9,7 @@
         upstream=Upstream("https://idp.example.com", "client-id", "client-secret"),
         resource="https://mcp.example.com/mcp",
         scopes_supported=["mcp:tools", "notes:write"],
+        scope_map={"mcp:tools": [], "notes:write": ["notes.write"]},
     )
     app.include_router(front.router())
     app.include_router(mcp_router(..., auth=front.resource_server()), prefix="/mcp")
@@ -17,14 +18,20 @@ Modules: ``registration`` (RFC 7591 clients, redirect-URI rules), ``metadata_doc
 (``client_id`` URLs, fetched with SSRF protection), ``consent`` (the user allows each
 client), ``grants`` (pending authorizations, single-use codes, rotated refresh tokens,
 PKCE), ``issuer`` (the front's JWT access tokens and their verifier), ``upstream`` (the
-provider: discovery on first use, code exchange, userinfo), ``token_endpoint`` (``/token``,
-``/revoke``), ``wire`` (bounded bodies, forms, errors), ``front`` (``AuthorizationFront``:
-the other routes). Needs the ``auth`` extra.
+provider: discovery on first use, code exchange, the user from its verified ID token or
+userinfo), ``id_token`` (OpenID Core ID token checks), ``github`` (the GitHub preset: OAuth
+without OpenID), ``token_endpoint`` (``/token``, ``/revoke``: also the logout), ``wire``
+(bounded bodies, forms, errors, 503 when the store is down), ``front``
+(``AuthorizationFront``: the other routes). The records live in a
+``genmcp.storage.RecordStore``: memory by default, ``RedisRecordStore`` for several processes.
+Needs the ``auth`` extra.
 """
 
 from __future__ import annotations
 
 from genmcp.auth.front.front import AuthorizationFront
+from genmcp.auth.front.github import GitHub
+from genmcp.auth.front.id_token import InvalidIdToken
 from genmcp.auth.front.metadata_documents import MetadataDocuments
 from genmcp.auth.front.registration import ClientRegistry, RegistrationError
 from genmcp.auth.front.upstream import Upstream, UpstreamError
@@ -32,6 +39,8 @@ from genmcp.auth.front.upstream import Upstream, UpstreamError
 __all__ = [
     "AuthorizationFront",
     "ClientRegistry",
+    "GitHub",
+    "InvalidIdToken",
     "MetadataDocuments",
     "RegistrationError",
     "Upstream",

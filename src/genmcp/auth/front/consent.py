@@ -7,7 +7,8 @@ guidance). So ``/authorize`` shows a page naming the client, where it will be se
 the scopes, and only an approval posted from that same browser goes upstream: the form
 carries an unguessable consent id, and the browser a matching ``HttpOnly``, ``SameSite=Lax``
 cookie set with the page (a cross-site form post carries neither); the upstream's callback
-must come back to that browser too. Each consent is used once and expires.
+must come back to that browser too. Each consent is used once and expires; consents live in
+a ``genmcp.storage.RecordStore`` (the page and the answer may reach different processes).
 :func:`consent_page` is the minimal page; pass your own renderer to
 ``AuthorizationFront(consent_page=...)``.
 
@@ -21,10 +22,12 @@ import html
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlsplit
 
-from genmcp.auth.front.grants import Authorization
+from genmcp.auth.front.grants import Authorization, request_of, request_record
+from genmcp.storage import RecordStore
+from genmcp.storage.memory import MemoryRecordStore
 
 __all__ = ["Consent", "Consents", "consent_page"]
 
@@ -45,27 +48,26 @@ class Consent:
 class Consents:
     """Consents waiting for the user's answer (bounded, expiring, used once)."""
 
-    def __init__(self, *, ttl_s: float = 600.0) -> None:
+    def __init__(self, *, ttl_s: float = 600.0, store: RecordStore | None = None) -> None:
         self.ttl_s = ttl_s
-        self._waiting: dict[str, Consent] = {}
+        self.store = store if store is not None else MemoryRecordStore(max_entries=MAX_PENDING)
 
-    def ask(self, request: Authorization, client_name: str | None) -> Consent:
+    async def ask(self, request: Authorization, client_name: str | None) -> Consent:
         """A new consent for ``request``; its ``browser`` secret goes in the cookie."""
-        now = time.time()
-        for key in [k for k, c in self._waiting.items() if c.expires_at <= now]:
-            del self._waiting[key]
-        while len(self._waiting) >= MAX_PENDING:
-            del self._waiting[next(iter(self._waiting))]
         consent = Consent(secrets.token_urlsafe(24), request, client_name,
-                          secrets.token_urlsafe(24), now + self.ttl_s)  # fmt: skip
-        self._waiting[consent.consent_id] = consent
+                          secrets.token_urlsafe(24), time.time() + self.ttl_s)  # fmt: skip
+        record: dict[str, Any] = {"request": request_record(request), "name": client_name,
+                                  "browser": consent.browser, "expires_at": consent.expires_at}
+        await self.store.put("consent", consent.consent_id, record, self.ttl_s)
         return consent
 
-    def answer(self, consent_id: str, browser: str | None) -> Consent | None:
+    async def answer(self, consent_id: str, browser: str | None) -> Consent | None:
         """The consent ``consent_id`` when ``browser`` is the one it was shown to (once)."""
-        consent = self._waiting.pop(consent_id, None)
-        if consent is None or consent.expires_at <= time.time() or browser is None:
+        record, _ = await self.store.take("consent", consent_id)
+        if not isinstance(record, dict) or record["expires_at"] <= time.time() or browser is None:
             return None
+        consent = Consent(consent_id, request_of(record["request"]), record["name"],
+                          record["browser"], record["expires_at"])  # fmt: skip
         return consent if hmac.compare_digest(consent.browser, browser) else None
 
 

@@ -44,9 +44,19 @@ from genmcp.auth.front.metadata_documents import MetadataDocuments, is_metadata_
 from genmcp.auth.front.registration import ClientRegistry, RegisteredClient, RegistrationError
 from genmcp.auth.front.token_endpoint import TokenEndpoint
 from genmcp.auth.front.upstream import Upstream, UpstreamError
-from genmcp.auth.front.wire import NO_STORE, Refused, oauth_error, page, read_body, read_form
+from genmcp.auth.front.wire import (
+    NO_STORE,
+    Refused,
+    guarded,
+    oauth_error,
+    page,
+    read_body,
+    read_form,
+)
 from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.tokens import canonical_uri
+from genmcp.storage import RecordStore
+from genmcp.storage.memory import MemoryRecordStore
 
 __all__ = ["AuthorizationFront"]
 
@@ -71,13 +81,20 @@ class AuthorizationFront:
         resource: the canonical URI of the MCP endpoint (the ``aud`` of every token).
         scopes_supported: the scopes clients may ask for (the MCP server's scopes).
         default_scopes: granted when a client asks for none (default: every supported one).
-        scope_map: MCP scope -> the upstream scopes it needs, e.g. ``{"notes:write":
-            ["notes.write"]}``: asked for upstream with it, and granted only when the upstream
-            grants them all (an unmapped scope is granted to anyone who signs in).
+        scope_map: the grant rule of every supported scope: MCP scope -> the upstream scopes
+            it needs, e.g. ``{"mcp:tools": [], "notes:write": ["notes.write"]}``: asked for
+            upstream with it, and granted only when the upstream grants them all; ``[]``
+            grants it to anyone who signs in upstream. A supported scope without a rule is a
+            ``ValueError`` here (never granted by omission).
         access_ttl_s: access token lifetime.
         signing_key: the EC P-256 key of the access tokens (a new one when None: tokens
             then die with the process).
-        registry, grants: the client table and the grant memory (defaults in memory).
+        store: where registrations, consents, codes, refresh tokens and the encrypted
+            upstream tokens live: one process's memory when None; a ``RedisRecordStore``
+            for several processes (then give them all the same ``signing_key`` and
+            ``token_key``).
+        token_key: the Fernet key the upstream tokens are encrypted with (a new one when None).
+        registry, grants: the client table and the grant memory (built on ``store`` when None).
         documents: how ``client_id`` URLs (Client ID Metadata Documents) are fetched.
         consent_page: renders the consent page (default :func:`consent.consent_page`).
     """
@@ -93,6 +110,8 @@ class AuthorizationFront:
         scope_map: Mapping[str, Iterable[str]] | None = None,
         access_ttl_s: int = 300,
         signing_key: ec.EllipticCurvePrivateKey | None = None,
+        store: RecordStore | None = None,
+        token_key: bytes | str | None = None,
         registry: ClientRegistry | None = None,
         grants: GrantStore | None = None,
         documents: MetadataDocuments | None = None,
@@ -104,13 +123,17 @@ class AuthorizationFront:
         self.default_scopes = tuple(self.scopes_supported if default_scopes is None
                                     else default_scopes)  # fmt: skip
         self.scope_map = {mcp: tuple(up) for mcp, up in (scope_map or {}).items()}
+        _check_rules(self.scopes_supported, self.default_scopes, self.scope_map)
         self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s, key=signing_key)
-        self.registry = registry if registry is not None else ClientRegistry()
-        self.grants = grants if grants is not None else GrantStore()
+        self.store = store if store is not None else MemoryRecordStore()
+        self.registry = registry if registry is not None else ClientRegistry(store=self.store)
+        self.grants = (grants if grants is not None
+                       else GrantStore(store=self.store, key=token_key))  # fmt: skip
         self.documents = documents if documents is not None else MetadataDocuments()
         self.callback_url = self.issuer + CALLBACK
-        self.consents, self.consent_page = Consents(), consent_page
-        self.token_endpoint = TokenEndpoint(self.grants, self.tokens, self._lookup)
+        self.consents, self.consent_page = Consents(store=self.store), consent_page
+        self.token_endpoint = TokenEndpoint(self.grants, self.tokens, self._lookup,
+                                            upstream.revoke)  # fmt: skip
         self._path = urlsplit(self.issuer).path
         self._secure = urlsplit(self.issuer).scheme == "https"
 
@@ -159,7 +182,8 @@ class AuthorizationFront:
             ("/revoke", self.token_endpoint.revoke, "POST"),
             ("/jwks", self._jwks, "GET"),
         ):
-            router.add_api_route(path + route, endpoint, methods=[method], include_in_schema=False)
+            router.add_api_route(path + route, guarded(endpoint), methods=[method],
+                                 include_in_schema=False)  # fmt: skip
         return router
 
     # -- metadata, registration -------------------------------------------------------------
@@ -181,7 +205,7 @@ class AuthorizationFront:
         if not isinstance(metadata, dict):
             return oauth_error("invalid_client_metadata", "the body is not a JSON object")
         try:
-            client = self.registry.register(metadata)
+            client = await self.registry.register(metadata)
         except RegistrationError as exc:
             log.info("registration refused: %s", exc.error)
             return oauth_error(exc.error, exc.description, exc.status)
@@ -216,7 +240,7 @@ class AuthorizationFront:
             return back(exc.error, exc.description)
         asked = Authorization(client.client_id, redirect_uri, challenge, state, scope,
                               self.resource)  # fmt: skip
-        consent = self.consents.ask(asked, client.client_name)
+        consent = await self.consents.ask(asked, client.client_name)
         document = self.consent_page(consent, self._path + CONSENT)
         response = HTMLResponse(document, headers={**NO_STORE, **_PAGE_HEADERS})
         response.set_cookie(_COOKIE, consent.browser, max_age=int(self.consents.ttl_s),
@@ -229,7 +253,8 @@ class AuthorizationFront:
             fields = await read_form(request)
         except Refused as exc:
             return page(400, "Bad consent", exc.description)
-        consent = self.consents.answer(fields.get("consent", ""), request.cookies.get(_COOKIE))
+        consent = await self.consents.answer(fields.get("consent", ""),
+                                             request.cookies.get(_COOKIE))  # fmt: skip
         if consent is None:  # unknown, used, expired, or posted from another browser
             log.info("consent refused: unknown, expired or from another browser")
             return page(400, "Consent expired", "Start again from your application.")
@@ -239,11 +264,13 @@ class AuthorizationFront:
             return self._redirect(asked.redirect_uri, asked.state, status=303,
                                   error="access_denied", error_description="the user denied")
         verifier = secrets.token_urlsafe(48)
-        upstream_state = self.grants.begin(asked, verifier, consent.browser)
+        nonce = secrets.token_urlsafe(24) if self.upstream.openid else None
+        upstream_state = await self.grants.begin(asked, verifier, consent.browser, nonce)
         try:
             url = await self.upstream.authorization_url(
                 state=upstream_state, redirect_uri=self.callback_url,
                 challenge=pkce_challenge(verifier), scopes=self._upstream_scopes(asked.scope),
+                nonce=nonce,
             )  # fmt: skip
         except UpstreamError as exc:
             log.warning("upstream unavailable: %s", exc)
@@ -275,7 +302,7 @@ class AuthorizationFront:
 
     async def _callback(self, request: Request) -> Response:
         query = request.query_params
-        pending = self.grants.resume(query.get("state", ""))
+        pending = await self.grants.resume(query.get("state", ""))
         if pending is None:
             return page(400, "Unknown or expired sign-in",
                          "Start again from your application.")  # fmt: skip
@@ -294,7 +321,7 @@ class AuthorizationFront:
             tokens = await self.upstream.exchange(code=query["code"],
                                                   redirect_uri=self.callback_url,
                                                   verifier=pending.upstream_verifier)  # fmt: skip
-            subject = await self.upstream.subject(tokens)
+            subject = await self.upstream.subject(tokens, pending.nonce)
         except UpstreamError as exc:
             log.warning("upstream exchange failed: %s", exc)
             return self._redirect(asked.redirect_uri, asked.state, error="server_error",
@@ -302,7 +329,7 @@ class AuthorizationFront:
         granted = self._granted(asked.scope, tokens)
         if granted != asked.scope:
             log.info("upstream did not grant %s: not granted", set(asked.scope) - set(granted))
-        code = self.grants.issue_code(replace(asked, scope=granted), subject, tokens)
+        code = await self.grants.issue_code(replace(asked, scope=granted), subject, tokens)
         log.info("signed in %s for client %s", subject, asked.client_id)
         return self._redirect(asked.redirect_uri, asked.state, code=code)
 
@@ -314,9 +341,10 @@ class AuthorizationFront:
         answer names no ``scope``: RFC 6749 §5.1)."""
         answer = tokens.get("scope")
         if not isinstance(answer, str):
-            return scope
+            return tuple(s for s in scope if s in self.scope_map)
         upstream = set(answer.split())
-        return tuple(s for s in scope if set(self.scope_map.get(s, ())) <= upstream)
+        return tuple(s for s in scope if s in self.scope_map
+                     and set(self.scope_map[s]) <= upstream)  # fmt: skip
 
     def _redirect(
         self, redirect_uri: str, state: str | None, status: int = 302, **params: str
@@ -332,4 +360,19 @@ class AuthorizationFront:
         """A registered client, or the client a metadata document URL describes."""
         if is_metadata_url(client_id):
             return await self.documents.client(client_id)
-        return self.registry.get(client_id)
+        return await self.registry.get(client_id)
+
+
+def _check_rules(
+    supported: tuple[str, ...], defaults: tuple[str, ...], rules: Mapping[str, tuple[str, ...]]
+) -> None:
+    """Every supported scope has a grant rule, and every rule and default a supported scope."""
+    unruled = [scope for scope in supported if scope not in rules]
+    if unruled:
+        raise ValueError(
+            f"scope_map has no rule for {', '.join(unruled)}: map each supported scope to the "
+            "upstream scopes it needs ([] grants it to anyone who signs in upstream)"
+        )
+    stray = [scope for scope in [*rules, *defaults] if scope not in supported]
+    if stray:
+        raise ValueError(f"not in scopes_supported: {', '.join(dict.fromkeys(stray))}")

@@ -1,12 +1,15 @@
 """What the front remembers between the steps of a grant: pending authorizations, codes,
 refresh tokens, and the upstream tokens behind them.
 
-Every record expires and every table is bounded. A code is used once: a second use is
-refused and revokes every token issued from it (RFC 6749 §4.1.2, OAuth 2.1). A refresh token
-is rotated: each use returns a new one, and a used one presented again revokes its whole
-family; so does :meth:`GrantStore.revoke` (RFC 7009), which the access tokens' verifier
-also honours. Upstream tokens are kept encrypted (Fernet, a key made at start-up) and are never
-sent to the MCP client. PKCE is S256 only (:func:`pkce_matches`).
+Every record expires; in memory every table is bounded too (in Redis, registrations are, and
+the rest by their lifetimes: rate-limit ``/authorize`` at the proxy). A code is used once: a
+second use is refused and revokes every token issued from it (RFC 6749 §4.1.2, OAuth 2.1). A
+refresh token is rotated: each use returns a new one, and a used one presented again revokes
+its whole family; so does :meth:`GrantStore.revoke` (RFC 7009), which the access tokens'
+verifier also honours. Upstream tokens are kept encrypted (Fernet: a key made at start-up,
+or given to every process that shares the store) and are never sent to the MCP client. PKCE
+is S256 only (:func:`pkce_matches`). The records live in a ``genmcp.storage.RecordStore`` as
+JSON.
 
 Pure: no asyncio, no web framework, no HTTP client.
 """
@@ -20,12 +23,24 @@ import json
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, TypeVar
 
 from cryptography.fernet import Fernet
 
-__all__ = ["Authorization", "Grant", "GrantStore", "Pending", "pkce_challenge", "pkce_matches"]
+from genmcp.storage import RecordStore
+from genmcp.storage.memory import MemoryRecordStore
+
+__all__ = [
+    "Authorization",
+    "Grant",
+    "GrantStore",
+    "Pending",
+    "pkce_challenge",
+    "pkce_matches",
+    "request_of",
+    "request_record",
+]
 
 _T = TypeVar("_T")
 
@@ -66,6 +81,8 @@ class Pending:
     expires_at: float
     browser: str | None = None
     """The consent cookie of the browser that approved: the callback must come from it."""
+    nonce: str | None = None
+    """The OpenID ``nonce`` sent upstream: the ID token must carry it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,13 +98,17 @@ class Grant:
 
 
 class GrantStore:
-    """The front's memory of grants in flight (one process).
+    """The front's memory of grants in flight, over a ``RecordStore`` (one process's memory
+    by default; ``RedisRecordStore`` for several processes).
 
     Args:
         pending_ttl_s: how long a user may take to sign in upstream.
         code_ttl_s: how long an authorization code may wait for its exchange.
         refresh_ttl_s: how long a refresh token lasts.
-        max_entries: the bound of each table (the oldest entries go first).
+        max_entries: the bound of each table of the default in-memory store.
+        store: where the records live (``MemoryRecordStore(max_entries=...)`` when None).
+        key: the Fernet key the upstream tokens are encrypted with (a new one when None:
+            every process sharing ``store`` needs the same key).
     """
 
     def __init__(
@@ -97,115 +118,137 @@ class GrantStore:
         code_ttl_s: float = 60.0,
         refresh_ttl_s: float = 14 * 24 * 3600.0,
         max_entries: int = 10_000,
+        store: RecordStore | None = None,
+        key: bytes | str | None = None,
     ) -> None:
         self.pending_ttl_s, self.code_ttl_s = pending_ttl_s, code_ttl_s
         self.refresh_ttl_s, self.max_entries = refresh_ttl_s, max_entries
-        self._fernet = Fernet(Fernet.generate_key())
-        self._pending: dict[str, Pending] = {}
-        self._codes: dict[str, Grant] = {}
-        self._used_codes: dict[str, tuple[str, float]] = {}
-        self._refresh: dict[str, Grant] = {}
-        self._used_refresh: dict[str, tuple[str, float]] = {}
-        self._revoked: dict[str, float] = {}
+        self.store = store if store is not None else MemoryRecordStore(max_entries=max_entries)
+        self._fernet = Fernet(key if key is not None else Fernet.generate_key())
 
     # -- pending authorizations -------------------------------------------------------------
 
-    def begin(
-        self, request: Authorization, upstream_verifier: str, browser: str | None = None
+    async def begin(
+        self,
+        request: Authorization,
+        upstream_verifier: str,
+        browser: str | None = None,
+        nonce: str | None = None,
     ) -> str:
         """Remember ``request``; the upstream ``state`` that names it."""
         state = secrets.token_urlsafe(32)
-        pending = Pending(request, upstream_verifier, time.time() + self.pending_ttl_s, browser)
-        self._put(self._pending, state, pending)
+        pending = Pending(request, upstream_verifier, time.time() + self.pending_ttl_s, browser,
+                          nonce)  # fmt: skip
+        await self.store.put("pending", state, _pending_record(pending), self.pending_ttl_s)
         return state
 
-    def resume(self, state: str) -> Pending | None:
+    async def resume(self, state: str) -> Pending | None:
         """The pending authorization of upstream ``state`` (once), or None."""
-        return _live(self._pending.pop(state, None))
+        record, _ = await self.store.take("pending", state)
+        return None if record is None else _live(_pending_of(record))
 
     # -- codes ------------------------------------------------------------------------------
 
-    def issue_code(self, request: Authorization, subject: str, upstream: Mapping[str, Any]) -> str:
+    async def issue_code(
+        self, request: Authorization, subject: str, upstream: Mapping[str, Any]
+    ) -> str:
         """A new single-use code for a signed-in ``subject``."""
         code = secrets.token_urlsafe(32)
         sealed = self._fernet.encrypt(json.dumps(dict(upstream)).encode())
         grant = Grant(request, subject, secrets.token_urlsafe(16), sealed,
                       time.time() + self.code_ttl_s)  # fmt: skip
-        self._put(self._codes, code, grant)
+        await self.store.put("code", code, _grant_record(grant), self.code_ttl_s,
+                             tag=grant.family)  # fmt: skip
+        await self.store.put("upstream", grant.family, sealed.decode("ascii"), self.refresh_ttl_s)
         return code
 
-    def redeem_code(self, code: str) -> Grant | None:
+    async def redeem_code(self, code: str) -> Grant | None:
         """The grant behind ``code``, once; a replay returns None and revokes its family."""
-        grant = _live(self._codes.pop(code, None))
-        now = time.time()
-        if grant is None:
-            used = self._used_codes.get(code)
-            if used is not None:
-                self.revoke(used[0])
-            return None
-        self._put(self._used_codes, code, (grant.family, now + self.refresh_ttl_s))
-        return grant
+        record, replayed = await self.store.take("code", code, self.refresh_ttl_s)
+        if replayed:
+            await self.revoke(replayed)
+        return None if record is None else _live(_grant_of(record))
 
     # -- refresh tokens ---------------------------------------------------------------------
 
-    def issue_refresh(self, grant: Grant) -> str:
+    async def issue_refresh(self, grant: Grant) -> str:
         """A new refresh token for ``grant``'s family."""
         token = secrets.token_urlsafe(32)
-        self._put(self._refresh, token, replace(grant, expires_at=time.time() + self.refresh_ttl_s))
+        renewed = replace(grant, expires_at=time.time() + self.refresh_ttl_s)
+        await self.store.put("refresh", token, _grant_record(renewed), self.refresh_ttl_s,
+                             tag=grant.family)  # fmt: skip
         return token
 
-    def rotate(self, token: str) -> Grant | None:
+    async def rotate(self, token: str) -> Grant | None:
         """The grant behind refresh ``token``, once; a replay revokes the family."""
-        grant = self._refresh.pop(token, None)
-        if grant is None:
-            used = self._used_refresh.get(token)
-            if used is not None:
-                self.revoke(used[0])
+        record, replayed = await self.store.take("refresh", token, self.refresh_ttl_s)
+        if replayed:
+            await self.revoke(replayed)
+        if record is None:
             return None
-        self._put(self._used_refresh, token, (grant.family, grant.expires_at))
-        if grant.expires_at <= time.time() or grant.family in self._revoked:
+        grant = _live(_grant_of(record))
+        if grant is None or await self.revoked(grant.family):
             return None
         return grant
 
-    def revoked(self, family: str) -> bool:
-        """True when ``family`` was revoked (a replayed code or refresh token)."""
-        return family in self._revoked
+    async def revoked(self, family: str) -> bool:
+        """True when ``family`` was revoked (a replay, a revocation, a logout)."""
+        return bool(await self.store.get("revoked", family))
 
     def upstream_tokens(self, grant: Grant) -> dict[str, Any]:
         """The upstream tokens behind ``grant``, decrypted (server-side use only)."""
         tokens: dict[str, Any] = json.loads(self._fernet.decrypt(grant.upstream))
         return tokens
 
-    def refresh_grant(self, token: str) -> Grant | None:
+    async def refresh_grant(self, token: str) -> Grant | None:
         """The live grant behind refresh ``token`` (not used up: for revocation)."""
-        return _live(self._refresh.get(token))
+        record = await self.store.get("refresh", token)
+        return None if record is None else _live(_grant_of(record))
 
-    def revoke(self, family: str) -> None:
-        """End a grant: its refresh tokens go, its access tokens are refused from now."""
-        self._put(self._revoked, family, time.time() + self.refresh_ttl_s)
-        for token in [t for t, g in self._refresh.items() if g.family == family]:
-            del self._refresh[token]
-
-    def _put(self, table: dict[str, _T], key: str, value: _T) -> None:
-        if len(table) >= self.max_entries:
-            self._sweep(table)
-        while len(table) >= self.max_entries:
-            del table[next(iter(table))]  # the oldest goes first
-        table[key] = value
-
-    @staticmethod
-    def _sweep(table: dict[str, Any]) -> None:
-        now = time.time()
-        for key in [k for k, v in table.items() if _expiry(v) <= now]:
-            del table[key]
+    async def revoke(self, family: str) -> dict[str, Any] | None:
+        """End a grant: its refresh tokens are refused from now (``rotate`` checks), and so
+        are its access tokens (the verifier asks :meth:`revoked`); its upstream tokens leave
+        the store and are returned (to be revoked upstream), None when already gone."""
+        await self.store.put("revoked", family, True, self.refresh_ttl_s)
+        sealed, _ = await self.store.take("upstream", family)
+        if not isinstance(sealed, str):
+            return None
+        tokens: dict[str, Any] = json.loads(self._fernet.decrypt(sealed.encode("ascii")))
+        return tokens
 
 
-def _expiry(value: Any) -> float:
-    if isinstance(value, tuple):
-        return float(value[1])
-    if isinstance(value, float):
-        return value
-    return float(value.expires_at)
+def request_record(request: Authorization) -> dict[str, Any]:
+    """``request`` as a JSON record."""
+    record = asdict(request)
+    record["scope"] = list(request.scope)
+    return record
+
+
+def request_of(record: Mapping[str, Any]) -> Authorization:
+    """The ``Authorization`` a :func:`request_record` holds."""
+    return Authorization(**{**record, "scope": tuple(record["scope"])})
+
+
+def _pending_record(pending: Pending) -> dict[str, Any]:
+    return {"request": request_record(pending.request), "verifier": pending.upstream_verifier,
+            "expires_at": pending.expires_at, "browser": pending.browser,
+            "nonce": pending.nonce}  # fmt: skip
+
+
+def _pending_of(record: Mapping[str, Any]) -> Pending:
+    return Pending(request_of(record["request"]), record["verifier"], record["expires_at"],
+                   record["browser"], record.get("nonce"))  # fmt: skip
+
+
+def _grant_record(grant: Grant) -> dict[str, Any]:
+    return {"request": request_record(grant.request), "subject": grant.subject,
+            "family": grant.family, "upstream": grant.upstream.decode("ascii"),
+            "expires_at": grant.expires_at}  # fmt: skip
+
+
+def _grant_of(record: Mapping[str, Any]) -> Grant:
+    return Grant(request_of(record["request"]), record["subject"], record["family"],
+                 record["upstream"].encode("ascii"), record["expires_at"])  # fmt: skip
 
 
 def _live(record: _T | None) -> _T | None:

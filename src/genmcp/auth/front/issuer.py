@@ -3,7 +3,8 @@
 :class:`TokenIssuer` holds an ES256 key made at start-up (or given), signs access tokens with
 ``typ: at+jwt``, ``iss`` = the front, ``aud`` = the MCP resource (RFC 8707), ``sub``,
 ``client_id``, ``scope``, ``exp``, ``jti`` and ``gid`` (the grant it belongs to); publishes
-the public key as a JWKS; and builds the verifier that checks them: a ``JWTVerifier`` with
+the public key as a JWKS (its ``kid`` the RFC 7638 thumbprint, so processes sharing the key
+verify each other's tokens); and builds the verifier that checks them: a ``JWTVerifier`` with
 that key set in hand (no fetch), then "is its grant still live" (revocation), so a
 protected ``mcp_router`` accepts them with no more configuration.
 
@@ -12,10 +13,12 @@ Needs the ``auth`` extra (PyJWT with ``cryptography``).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Final
 
 import jwt
@@ -24,9 +27,18 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from genmcp.auth.jwt_verifier import JWTVerifier
 from genmcp.auth.tokens import AccessToken, InvalidToken
 
-__all__ = ["FrontVerifier", "TokenIssuer"]
+__all__ = ["FrontVerifier", "TokenIssuer", "thumbprint"]
 
 ALGORITHM: Final = "ES256"
+Revoked = Callable[[str], Awaitable[bool]]
+"""Whether a grant (a token's ``gid``) was revoked."""
+
+
+def thumbprint(jwk: dict[str, Any]) -> str:
+    """The RFC 7638 SHA-256 thumbprint of an EC public ``jwk`` (its ``kid``)."""
+    members = {name: jwk[name] for name in ("crv", "kty", "x", "y")}
+    digest = hashlib.sha256(json.dumps(members, separators=(",", ":")).encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
 
 
 class TokenIssuer:
@@ -46,7 +58,7 @@ class TokenIssuer:
         public: dict[str, Any] = json.loads(
             jwt.algorithms.ECAlgorithm.to_jwk(self._key.public_key())
         )
-        self.kid = secrets.token_urlsafe(8)
+        self.kid = thumbprint(public)  # the same key names itself alike in every process
         self.jwk = {**public, "kid": self.kid, "alg": ALGORITHM, "use": "sig"}
 
     def jwks(self) -> dict[str, Any]:
@@ -79,7 +91,7 @@ class TokenIssuer:
         headers = {"kid": self.kid, "typ": "at+jwt"}
         return jwt.encode(claims, self._key, algorithm=ALGORITHM, headers=headers)
 
-    def verifier(self, revoked: Callable[[str], bool] | None = None) -> FrontVerifier:
+    def verifier(self, revoked: Revoked | None = None) -> FrontVerifier:
         """A verifier of exactly these tokens (this issuer, this key, ``at+jwt``); with
         ``revoked``, a token whose grant it names is refused."""
         jwt_verifier = JWTVerifier(
@@ -91,13 +103,13 @@ class TokenIssuer:
 class FrontVerifier:
     """The front's tokens: the JWT checks, then the grant's revocation (a ``TokenVerifier``)."""
 
-    def __init__(self, jwt_verifier: JWTVerifier, revoked: Callable[[str], bool] | None) -> None:
+    def __init__(self, jwt_verifier: JWTVerifier, revoked: Revoked | None) -> None:
         self.jwt, self.revoked = jwt_verifier, revoked
 
     async def verify(self, token: str) -> AccessToken:
         """The verified token; :class:`InvalidToken` when it is not genuine, or revoked."""
         verified = await self.jwt.verify(token)
         grant = verified.claims.get("gid")
-        if self.revoked is not None and isinstance(grant, str) and self.revoked(grant):
+        if self.revoked is not None and isinstance(grant, str) and await self.revoked(grant):
             raise InvalidToken("the token has been revoked")
         return verified

@@ -1,8 +1,9 @@
 """Dynamic client registration (RFC 7591) for the authorization-server front.
 
-:class:`ClientRegistry` keeps the registered public clients in memory: at most
-``max_clients`` at once, each for ``ttl_s`` (a flood of registrations fills the table and is
-then refused with 429, it never grows memory), and checks their metadata: redirect URIs are
+:class:`ClientRegistry` keeps the registered public clients in a ``genmcp.storage.RecordStore``
+(in memory by default, shared in Redis): at most ``max_clients`` at once, each for ``ttl_s`` (a
+flood of registrations fills the table and is then refused with 429, it never grows memory),
+and checks their metadata: redirect URIs are
 ``https``, or ``http`` on a loopback host (the MCP authorization spec), absolute, without a
 fragment or user info; the front only knows public clients (``token_endpoint_auth_method``
 ``none``) of the authorization-code grant.
@@ -15,9 +16,12 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
+
+from genmcp.storage import RecordStore
+from genmcp.storage.memory import MemoryRecordStore
 
 __all__ = ["ClientRegistry", "RegisteredClient", "RegistrationError", "check_redirect_uri"]
 
@@ -88,13 +92,20 @@ class ClientRegistry:
     Args:
         max_clients: live registrations held at once; more are refused (429) until some expire.
         ttl_s: how long a registration lasts.
+        store: where they live (one process's memory when None).
     """
 
-    def __init__(self, *, max_clients: int = 1000, ttl_s: float = 7 * 24 * 3600.0) -> None:
+    def __init__(
+        self,
+        *,
+        max_clients: int = 1000,
+        ttl_s: float = 7 * 24 * 3600.0,
+        store: RecordStore | None = None,
+    ) -> None:
         self.max_clients, self.ttl_s = max_clients, ttl_s
-        self._clients: dict[str, RegisteredClient] = {}
+        self.store = store if store is not None else MemoryRecordStore(max_entries=max_clients)
 
-    def register(self, metadata: Mapping[str, Any]) -> RegisteredClient:
+    async def register(self, metadata: Mapping[str, Any]) -> RegisteredClient:
         """Check ``metadata`` (a registration request) and register a new client."""
         uris = metadata.get("redirect_uris")
         if not isinstance(uris, list) or not uris or len(uris) > MAX_REDIRECT_URIS:
@@ -120,11 +131,6 @@ class ClientRegistry:
         if name is not None and (not isinstance(name, str) or len(name) > MAX_FIELD):
             raise RegistrationError("invalid_client_metadata", "client_name: a short string")
         now = time.time()
-        self._expire(now)
-        if len(self._clients) >= self.max_clients:
-            raise RegistrationError(
-                "temporarily_unavailable", "too many registrations: try again later", 429
-            )
         client = RegisteredClient(
             client_id=secrets.token_urlsafe(24),
             redirect_uris=redirect_uris,
@@ -133,20 +139,18 @@ class ClientRegistry:
             issued_at=int(now),
             expires_at=now + self.ttl_s,
         )
-        self._clients[client.client_id] = client
+        if not await self.store.admit("client", client.client_id, self.ttl_s, self.max_clients):
+            raise RegistrationError(
+                "temporarily_unavailable", "too many registrations: try again later", 429
+            )
+        await self.store.put("client", client.client_id, asdict(client), self.ttl_s)
         return client
 
-    def get(self, client_id: str) -> RegisteredClient | None:
+    async def get(self, client_id: str) -> RegisteredClient | None:
         """The live client ``client_id``, or None (unknown or expired)."""
-        client = self._clients.get(client_id)
-        if client is None or client.expires_at <= time.time():
+        record = await self.store.get("client", client_id)
+        if not isinstance(record, dict):
             return None
-        return client
-
-    def __len__(self) -> int:
-        self._expire(time.time())
-        return len(self._clients)
-
-    def _expire(self, now: float) -> None:
-        for client_id in [c for c, client in self._clients.items() if client.expires_at <= now]:
-            del self._clients[client_id]
+        client = RegisteredClient(**{**record, "redirect_uris": tuple(record["redirect_uris"]),
+                                     "grant_types": tuple(record["grant_types"])})  # fmt: skip
+        return client if client.expires_at > time.time() else None

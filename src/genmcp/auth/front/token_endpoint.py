@@ -4,8 +4,9 @@
 redirect URI, PKCE verified, the grant's resource) and ``refresh_token`` (rotated; a
 narrower scope may be asked, never a wider one), answering the front's access token and,
 for clients registered with the ``refresh_token`` grant, a new refresh token. ``/revoke``:
-a refresh or access token of the calling client ends its whole grant; any other token is
-answered 200 too (RFC 7009 §2.2).
+a refresh or access token of the calling client ends its whole grant, and the upstream
+tokens behind it are revoked at the upstream too (when it has an RFC 7009 endpoint): this is
+the front's logout; any other token is answered 200 too (RFC 7009 §2.2).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = ["TokenEndpoint"]
 log = logging.getLogger("genmcp.auth.front")
 
 Lookup = Callable[[str], Awaitable[RegisteredClient | None]]
+RevokeUpstream = Callable[[dict[str, Any]], Awaitable[int]]
 
 
 class TokenEndpoint:
@@ -38,11 +40,18 @@ class TokenEndpoint:
         grants: the grant memory (codes, refresh tokens, revocations).
         tokens: signs the access tokens.
         lookup: finds a client by ``client_id`` (registered, or a metadata document URL).
+        revoke_upstream: revokes a grant's upstream tokens (``Upstream.revoke``), or None.
     """
 
-    def __init__(self, grants: GrantStore, tokens: TokenIssuer, lookup: Lookup) -> None:
+    def __init__(
+        self,
+        grants: GrantStore,
+        tokens: TokenIssuer,
+        lookup: Lookup,
+        revoke_upstream: RevokeUpstream | None = None,
+    ) -> None:
         self.grants, self.tokens, self.lookup = grants, tokens, lookup
-
+        self.revoke_upstream = revoke_upstream
 
     async def token(self, request: Request) -> Response:
         """Answer a token request (RFC 6749 §4.1.3, §6)."""
@@ -53,13 +62,13 @@ class TokenEndpoint:
                 raise Refused("unsupported_grant_type", "authorization_code or refresh_token")
             client = await self._client(fields)
             if grant_type == "authorization_code":
-                grant = self._redeem(fields, client.client_id)
+                grant = await self._redeem(fields, client.client_id)
             else:
-                grant = self._rotate(fields, client.client_id)
+                grant = await self._rotate(fields, client.client_id)
         except Refused as exc:
             log.info("token refused: %s", exc.error)
             return oauth_error(exc.error, exc.description, exc.status)
-        return self._tokens(grant, client)
+        return await self._tokens(grant, client)
 
     async def revoke(self, request: Request) -> Response:
         """Answer a revocation request (RFC 7009)."""
@@ -73,13 +82,16 @@ class TokenEndpoint:
             return oauth_error("invalid_request", "send the token to revoke")
         family = await self._family(token, client_id)
         if family is not None:
-            self.grants.revoke(family)
-            log.info("grant revoked by client %s", client_id)
+            upstream = await self.grants.revoke(family)
+            revoked = 0
+            if upstream is not None and self.revoke_upstream is not None:
+                revoked = await self.revoke_upstream(upstream)
+            log.info("grant revoked by client %s (%d upstream tokens revoked)", client_id, revoked)
         return Response(status_code=200, headers=NO_STORE)  # unknown tokens too (RFC 7009)
 
     async def _family(self, token: str, client_id: str) -> str | None:
         """The grant ``token`` (refresh or access) belongs to, if it is ``client_id``'s."""
-        grant = self.grants.refresh_grant(token)
+        grant = await self.grants.refresh_grant(token)
         if grant is not None:
             return grant.family if grant.request.client_id == client_id else None
         try:
@@ -105,8 +117,8 @@ class TokenEndpoint:
         if resource is not None and canonical_uri(resource) != canonical_uri(granted):
             raise Refused("invalid_target", f"this grant is for {granted}")
 
-    def _redeem(self, fields: dict[str, str], client_id: str) -> Grant:
-        grant = self.grants.redeem_code(fields.get("code", ""))
+    async def _redeem(self, fields: dict[str, str], client_id: str) -> Grant:
+        grant = await self.grants.redeem_code(fields.get("code", ""))
         if grant is None:
             raise Refused("invalid_grant", "the code is unknown, expired or already used")
         asked = grant.request
@@ -119,8 +131,8 @@ class TokenEndpoint:
         self._resource(fields, asked.resource)
         return grant
 
-    def _rotate(self, fields: dict[str, str], client_id: str) -> Grant:
-        grant = self.grants.rotate(fields.get("refresh_token", ""))
+    async def _rotate(self, fields: dict[str, str], client_id: str) -> Grant:
+        grant = await self.grants.rotate(fields.get("refresh_token", ""))
         if grant is None or grant.request.client_id != client_id:
             raise Refused("invalid_grant", "the refresh token is unknown, expired or used")
         self._resource(fields, grant.request.resource)
@@ -132,7 +144,7 @@ class TokenEndpoint:
             grant = replace(grant, request=replace(grant.request, scope=scope))
         return grant
 
-    def _tokens(self, grant: Grant, client: RegisteredClient) -> Response:
+    async def _tokens(self, grant: Grant, client: RegisteredClient) -> Response:
         asked = grant.request
         access = self.tokens.issue(subject=grant.subject, client_id=asked.client_id,
                                    scope=asked.scope, resource=asked.resource,
@@ -144,5 +156,5 @@ class TokenEndpoint:
             "scope": " ".join(asked.scope),
         }
         if "refresh_token" in client.grant_types:
-            body["refresh_token"] = self.grants.issue_refresh(grant)
+            body["refresh_token"] = await self.grants.issue_refresh(grant)
         return JSONResponse(body, headers=NO_STORE)

@@ -2,19 +2,37 @@
 
 A body is read at most ``MAX_BODY`` bytes (never buffered whole); a form is
 ``application/x-www-form-urlencoded`` with each parameter once (RFC 6749 §3.2); an error is
-the RFC 6749 §5.2 JSON with ``Cache-Control: no-store``; a page escapes what it quotes.
+the RFC 6749 §5.2 JSON with ``Cache-Control: no-store``; a page escapes what it quotes; a
+route is :func:`guarded`: a shared store that is down answers 503 ``temporarily_unavailable``
+with ``Retry-After``, never a 500.
 """
 
 from __future__ import annotations
 
+import functools
 import html
-from typing import Final
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
 from urllib.parse import parse_qsl
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-__all__ = ["MAX_BODY", "NO_STORE", "Refused", "oauth_error", "page", "read_body", "read_form"]
+from genmcp.storage.guard import StorageUnavailable
+
+__all__ = [
+    "MAX_BODY",
+    "NO_STORE",
+    "Refused",
+    "guarded",
+    "oauth_error",
+    "page",
+    "read_body",
+    "read_form",
+]
+
+log = logging.getLogger("genmcp.auth.front")
 
 NO_STORE: Final = {"cache-control": "no-store", "pragma": "no-cache"}
 MAX_BODY: Final = 64 * 1024
@@ -69,3 +87,21 @@ def page(status: int, title: str, text: str) -> Response:
     title, text = html.escape(title), html.escape(text)  # text may quote the request
     document = f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{text}</p>"
     return HTMLResponse(document, status_code=status, headers=NO_STORE)
+
+
+def guarded(
+    endpoint: Callable[..., Awaitable[Response]],
+) -> Callable[..., Awaitable[Response]]:
+    """``endpoint``, answering 503 ``temporarily_unavailable`` when the store is down."""
+
+    @functools.wraps(endpoint)
+    async def route(*args: Any, **kwargs: Any) -> Response:
+        try:
+            return await endpoint(*args, **kwargs)
+        except StorageUnavailable as exc:
+            log.warning("the front's store is unavailable: %s", exc.store)
+            answer = oauth_error("temporarily_unavailable", "storage is unavailable: retry", 503)
+            answer.headers["retry-after"] = "1"
+            return answer
+
+    return route

@@ -7,6 +7,7 @@
 - ``redis.inbox``: bounded, lossless mail to one Suite's address;
 - ``redis.tasks``: ``RedisTaskStore`` (the Tasks extension's records, leases);
 - ``redis.buckets``: ``RedisBuckets`` (token buckets every process takes from: rate limits);
+- ``redis.records``: ``RedisRecordStore`` (an OAuth authorization server's records);
 - ``redis.options``: ``RedisOptions`` (how genmcp builds its clients: timeouts, retries);
 - ``redis.batch``: Lua scripts run by SHA, batched per event loop step.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 from genmcp.storage.redis.broker import RedisBroker, RedisSubscription
 from genmcp.storage.redis.buckets import RedisBuckets
 from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.records import RedisRecordStore
 from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry
 from genmcp.storage.redis.tasks import RedisTaskStore
 
@@ -26,6 +28,7 @@ __all__ = [
     "RedisBroker",
     "RedisBuckets",
     "RedisOptions",
+    "RedisRecordStore",
     "RedisSessionRegistry",
     "RedisSubscription",
     "RedisTaskStore",

@@ -10,7 +10,17 @@ subscription wants it. Messages travel as JSON. Publishing runs under the broker
 (``guard.Breaker``): a down or hung Redis is ``StorageUnavailable`` within ``deadline_s``.
 
 Every key and channel starts with ``prefix`` (``"genmcp:"`` by default): apps that share a
-Redis give each its own. Processes of one app share the prefix and the secret key.
+Redis give each its own (without braces: a ``{`` in it would hash-tag every key into one
+cluster slot). Processes of one app share the prefix and the secret key.
+
+On a Redis Cluster pub/sub is sharded (``SPUBLISH``/``SSUBSCRIBE``, Redis 7): every channel of
+the app is hash-tagged into one slot (``<prefix>{p}<topic>``), so a message goes to that
+slot's master only (no broadcast over the cluster bus) and one publisher's messages keep
+their order across topics; the pub/sub connection is one plain connection to that master.
+When it fails (a failover) or the server drops the subscriptions (the slot moved), the
+broker asks the cluster for the slot's master again and subscribes there to every topic.
+Under Sentinel the connection is asked again for the master at each reconnection, and
+redis-py subscribes again (what is published in between is lost: pub/sub is at most once).
 
 Both run on the server's event loop (create them anywhere, use and close them there).
 A client given to them stays the caller's to close; one made by ``from_url`` is theirs.
@@ -29,7 +39,10 @@ from typing import Any, Final
 
 try:
     from redis import asyncio as aioredis
-    from redis.exceptions import RedisError
+    from redis.asyncio.client import PubSub
+    from redis.asyncio.cluster import RedisCluster
+    from redis.asyncio.sentinel import SentinelConnectionPool
+    from redis.exceptions import RedisClusterException, RedisError
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "genmcp.storage.redis needs the redis package: pip install 'genmcp[redis]'"
@@ -39,6 +52,7 @@ from genmcp.storage.memory import QueuedSubscription
 from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry, encode, ttl_ms
+from genmcp.storage.redis.topology import NODE_OPTIONS, Client
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -51,6 +65,7 @@ __all__ = [
 log = logging.getLogger("genmcp")
 
 _MAX_BACKOFF_S: Final = 2.0
+_FAILURES: Final = (RedisError, RedisClusterException, OSError)
 CATALOG_TTL_MS: Final = 86_400_000
 """How long the catalog log outlives its last change (refreshed by every change)."""
 # KEYS: version counter, log hash. ARGV: entry, event JSON, TTL ms.
@@ -108,19 +123,21 @@ class RedisBroker:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Client,
         *,
         prefix: str = DEFAULT_PREFIX,
         ready_timeout_s: float = 5.0,
         options: RedisOptions | None = None,
     ) -> None:
         self._client = client
+        self._node_turn = 0  # which cluster node the pub/sub connection tries next
+        self._node_client: aioredis.Redis | None = None
         self.options = RedisOptions() if options is None else options
         self.breaker = self.options.breaker()
         self._prefix = prefix
         self._ready_timeout_s = ready_timeout_s
         self._owns_client = False
-        self._pubsub = client.pubsub()
+        self._pubsub = self._new_pubsub()
         self._topics: dict[str, _Topic] = {}
         self._unconfirmed: dict[str, int] = {}  # SUBSCRIBE sent per channel, not yet confirmed
         self._commands: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
@@ -129,6 +146,63 @@ class RedisBroker:
         self._closed = False
         self.inboxes = RedisInboxes(client, prefix=prefix, options=self.options)
         self._record = client.register_script(_RECORD)
+        self._catalog = prefix + "catalog:{c}"  # and its version: one hash tag, one slot
+        # On a cluster every channel of the app is in one slot: one shard, publish order kept.
+        self._channels = prefix + ("{p}" if isinstance(client, RedisCluster) else "")
+        self._moving = False  # the server unsubscribed us: move to the slot's owner
+
+    def _new_pubsub(self) -> PubSub:
+        """The pub/sub connection: the client's own; on a cluster, made by ``_pubsub_node``."""
+        client = self._client
+        if not isinstance(client, RedisCluster):
+            return client.pubsub()
+        self._node_client = None
+        return PubSub(aioredis.ConnectionPool())  # not connected: replaced before use
+
+    async def _pubsub_node(self) -> None:
+        """On a cluster: the pub/sub connection goes to the master of the channels' slot."""
+        client = self._client
+        if not isinstance(client, RedisCluster) or self._node_client is not None:
+            return
+        await client.initialize()
+        node = client.get_node_from_key(self._channels + "x")
+        if node is None:
+            raise RedisClusterException("no master serves the pub/sub slot")
+        kwargs = client.nodes_manager.connection_kwargs
+        options = {name: kwargs[name] for name in NODE_OPTIONS if name in kwargs}
+        self._node_client = aioredis.Redis(
+            host=node.host,
+            port=int(node.port),
+            socket_connect_timeout=self.options.connect_timeout_s,
+            health_check_interval=self.options.health_check_s,  # type: ignore[arg-type]
+            **options,
+        )
+        self._pubsub = self._node_client.pubsub()
+
+    async def _next_node(self) -> None:
+        """After a pub/sub failure on a cluster or under Sentinel: subscribe again to every
+        topic, on the master now (of the channels' slot; the one Sentinel names)."""
+        client = self._client
+        if isinstance(client, RedisCluster):
+            try:  # learn the slot's master now (a replica promoted)
+                await client.nodes_manager.initialize()
+            except _FAILURES as exc:
+                log.warning("Redis cluster: no node answers (%s)", exc)
+        elif not isinstance(client.connection_pool, SentinelConnectionPool):
+            return  # redis-py reconnects to the one server and subscribes again
+        # A new connection (Sentinel: to the master it names now), every topic again.
+        old, old_client = self._pubsub, self._node_client
+        self._pubsub, self._node_client, self._moving = self._new_pubsub(), None, False
+        for closing in (old, old_client):
+            if closing is not None:
+                try:
+                    await _aclose(closing)
+                except _FAILURES:
+                    pass
+        for topic in self._topics:
+            channel = self._channels + topic
+            self._unconfirmed[channel] = self._unconfirmed.get(channel, 0) + 1
+            self._commands.put_nowait(("subscribe", channel))
 
     def open_inbox(self, address: str) -> RedisInbox:
         """Start receiving what is delivered to ``address`` (``Inboxes``)."""
@@ -175,14 +249,14 @@ class RedisBroker:
 
     async def record_change(self, key: str, event: Any) -> int:
         """Keep ``event`` as the latest catalog change of ``key``; its version (``CatalogLog``)."""
-        keys = [self._prefix + "catalog:version", self._prefix + "catalog"]
+        keys = [self._prefix + "catalog:{c}:version", self._catalog]
         args: list[str | int] = [key, encode(event), CATALOG_TTL_MS]
         version = await self.breaker.run(lambda: self._record(keys=keys, args=args))
         return int(version)
 
     async def changes(self) -> list[Any]:
         """The latest catalog change of every entry, with its version (``CatalogLog``)."""
-        raw = await self.breaker.run(lambda: self._client.hgetall(self._prefix + "catalog"))
+        raw = await self.breaker.run(lambda: self._client.hgetall(self._catalog))
         events = []
         for value in raw.values():
             version, _, text = _text(value).partition(" ")
@@ -222,7 +296,7 @@ class RedisBroker:
             entry = self._topics.get(topic)
             if entry is None:
                 entry = self._topics[topic] = _Topic()
-                channel = self._prefix + topic
+                channel = self._channels + topic
                 self._unconfirmed[channel] = self._unconfirmed.get(channel, 0) + 1
                 self._commands.put_nowait(("subscribe", channel))
             entry.subscribers.add(subscription)
@@ -234,7 +308,11 @@ class RedisBroker:
 
     async def publish(self, topic: str, message: Any) -> None:
         data = encode(message)
-        await self.breaker.run(lambda: self._client.publish(self._prefix + topic, data))
+        channel = self._channels + topic
+        if isinstance(self._client, RedisCluster):
+            await self.breaker.run(lambda: self._client.spublish(channel, data))
+        else:
+            await self.breaker.run(lambda: self._client.publish(channel, data))
 
     async def aclose(self) -> None:
         """Close every subscription, end both tasks, release the connection(s)."""
@@ -252,6 +330,8 @@ class RedisBroker:
         pending = (await asyncio.wait(tasks, timeout=1.0))[1] if tasks else set()
         await self.inboxes.aclose()
         await _aclose(self._pubsub)
+        if self._node_client is not None:
+            await _aclose(self._node_client)
         if pending and (await asyncio.wait(pending, timeout=1.0))[1]:
             log.warning("RedisBroker: a pub/sub task did not end at aclose")
         if self._owns_client:
@@ -268,7 +348,7 @@ class RedisBroker:
             if not entry.subscribers:
                 del self._topics[topic]
                 if not self._closed:
-                    self._commands.put_nowait(("unsubscribe", self._prefix + topic))
+                    self._commands.put_nowait(("unsubscribe", self._channels + topic))
 
     async def _ready(self, topics: Iterable[str]) -> None:
         """Wait for Redis to confirm ``topics``, and to answer a ``PING``, under the breaker.
@@ -309,26 +389,43 @@ class RedisBroker:
         delay = 0.05
         while not self._closed:
             try:
+                sharded = isinstance(self._client, RedisCluster)
                 if action == "subscribe":
-                    await self._pubsub.subscribe(*channels)
+                    if sharded:
+                        await self._pubsub_node()
+                        await self._pubsub.ssubscribe(*channels)
+                    else:
+                        await self._pubsub.subscribe(*channels)
+                elif sharded:
+                    if self._node_client is not None:  # else: not subscribed on this node
+                        await self._pubsub.sunsubscribe(*channels)
                 else:
                     await self._pubsub.unsubscribe(*channels)
                 return
-            except (RedisError, OSError) as exc:
+            except _FAILURES as exc:
                 log.warning("Redis %s failed (%s); retrying in %g s", action, exc, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, _MAX_BACKOFF_S)
+                if isinstance(self._client, RedisCluster) and action == "subscribe":
+                    await self._next_node()
+                    return  # every topic is queued again, on the next node
 
     async def _read(self) -> None:
         """Hand every message to the local subscribers of its topic."""
         delay = 0.05
         while not self._closed:
+            if self._moving:
+                await self._next_node()
+            if self._pubsub.connection is None:  # a new node's: not subscribed yet
+                await asyncio.sleep(0.02)
+                continue
             try:
                 message = await self._pubsub.get_message(timeout=None)
-            except (RedisError, OSError) as exc:
+            except _FAILURES as exc:
                 log.warning("Redis pub/sub read failed (%s); retrying in %g s", exc, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, _MAX_BACKOFF_S)
+                await self._next_node()
                 continue
             delay = 0.05
             if message is not None:
@@ -336,11 +433,15 @@ class RedisBroker:
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind, channel = message.get("type"), _text(message.get("channel") or b"")
-        if not channel.startswith(self._prefix):
+        if not channel.startswith(self._channels):
             return
-        topic = channel[len(self._prefix) :]
+        topic = channel[len(self._channels) :]
         entry = self._topics.get(topic)
-        if kind == "subscribe":
+        if kind == "sunsubscribe" and entry is not None and channel not in self._unconfirmed:
+            # The server dropped a subscription we still want (its slot moved): follow it.
+            self._moving = True
+            return
+        if kind in ("subscribe", "ssubscribe"):
             # Confirmed once every SUBSCRIBE sent for it is (an unsubscribe may be between).
             pending = self._unconfirmed.pop(channel, 0) - 1
             if pending > 0:
@@ -348,7 +449,7 @@ class RedisBroker:
             elif entry is not None:
                 entry.confirmed.set()
             return
-        if kind != "message" or entry is None:  # entry None: unsubscribed meanwhile
+        if kind not in ("message", "smessage") or entry is None:  # None: unsubscribed meanwhile
             return
         try:
             payload = json.loads(message["data"])

@@ -23,11 +23,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Final
 
-from redis import asyncio as aioredis
-
 from genmcp.storage.buckets import Taken
 from genmcp.storage.redis.batch import ScriptBatch
 from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.topology import Client
 
 __all__ = ["DEFAULT_PREFIX", "TAKE_LUA", "RedisBuckets"]
 
@@ -73,15 +72,15 @@ class RedisBuckets:
     """``Buckets`` in Redis (see the module docstring).
 
     Args:
-        client: a ``redis.asyncio.Redis`` (left open by ``aclose``); make it with
-            ``RedisOptions().client(url)`` for the documented timeouts and pool.
+        client: a ``redis.asyncio.Redis`` or ``RedisCluster`` (left open by ``aclose``);
+            make it with ``RedisOptions().client(url)`` for the documented timeouts and pool.
         prefix: prefix of every key; the processes of one app share it.
         options: the breaker's deadline and cooldown (``RedisOptions`` defaults).
     """
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Client,
         *,
         prefix: str = DEFAULT_PREFIX,
         options: RedisOptions | None = None,

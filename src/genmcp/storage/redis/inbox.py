@@ -1,8 +1,9 @@
 """``RedisInboxes``: one Redis list per address (a Suite in a process), with a heartbeat.
 
-An open inbox keeps ``<prefix>alive:<address>`` set (``PX heartbeat_ttl_s``, refreshed every
-``heartbeat_s``) and reads ``<prefix>inbox:<address>`` with ``BLPOP`` on a connection of its
-own (then ``LPOP`` of up to 256 more: one round trip drains a burst). ``deliver`` is one Lua
+An open inbox keeps ``<prefix>alive:{<address>}`` set (``PX heartbeat_ttl_s``, refreshed every
+``heartbeat_s``) and reads ``<prefix>inbox:{<address>}`` with ``BLPOP`` on a connection of its
+own (both keys hash-tagged by the address: one Redis Cluster slot for the script that reads
+both) (then ``LPOP`` of up to 256 more: one round trip drains a burst). ``deliver`` is one Lua
 script, atomic: refused (False) when the address has no heartbeat (never opened, closed, or
 its process died: the key expires ``heartbeat_ttl_s`` after the last beat), ``InboxFull``
 past ``max_messages``, else ``RPUSH`` and a TTL on the list (every key expires). A message
@@ -17,13 +18,13 @@ import json
 import logging
 from typing import Any, Final
 
-from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
 from genmcp.storage import InboxFull
 from genmcp.storage.memory import INBOX_SIZE
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.registry import encode, ttl_ms
+from genmcp.storage.redis.topology import Client
 
 __all__ = ["RedisInbox", "RedisInboxes"]
 
@@ -113,7 +114,7 @@ class RedisInboxes:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Client,
         *,
         prefix: str,
         options: RedisOptions,
@@ -129,22 +130,22 @@ class RedisInboxes:
         self.inbox_ttl_s = heartbeat_ttl_s * 6
         self.breaker = options.breaker()
         self._deliver = client.register_script(_DELIVER)
-        self._reader: aioredis.Redis | None = None
+        self._reader: Client | None = None
         self._open: dict[str, RedisInbox] = {}
         self._forgetting: set[asyncio.Task[None]] = set()
 
     @property
-    def reader(self) -> aioredis.Redis:
+    def reader(self) -> Client:
         """The blocking-read client (one connection; made on first use)."""
         if self._reader is None:
             self._reader = self.options.blocking_from(self.client)
         return self._reader
 
     def alive_key(self, address: str) -> str:
-        return f"{self.prefix}alive:{address}"
+        return f"{self.prefix}alive:{{{address}}}"
 
     def inbox_key(self, address: str) -> str:
-        return f"{self.prefix}inbox:{address}"
+        return f"{self.prefix}inbox:{{{address}}}"
 
     def open_inbox(self, address: str) -> RedisInbox:
         inbox = self._open[address] = RedisInbox(self, address)

@@ -26,19 +26,31 @@ field                      default  what it bounds
 A process uses three clients: the request path (``client``), one pub/sub connection (taken
 from the same pool and held), and the inbox reader (``blocking_from``: one connection,
 whose socket timeout exceeds its blocking reads). Requires the ``redis`` package.
+
+``client(url)`` reads three kinds of URL (``storage.redis.topology``): ``redis://`` (and
+``rediss://``, ``unix://``) for one server, ``redis+cluster://h1:p1,h2:p2`` for a Redis Cluster
+(a ``RedisCluster`` from any reachable node of the list; MOVED/ASK followed by the client), and
+``redis+sentinel://h1:p1,h2:p2/<service>/<db>`` for a master that Sentinel names (asked again
+after a failover). The same settings apply to all three; the breaker bounds every operation.
+On a cluster ``max_connections`` is the most commands in flight at once (redis-py's cluster
+pools raise past it instead of waiting: genmcp's client waits at a gate of that size).
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 from redis import asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import ExponentialBackoff
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from genmcp.storage.guard import Breaker
+from genmcp.storage.redis.topology import NODE_OPTIONS, Client, Topology, parse_url
 
 __all__ = ["RedisOptions"]
 
@@ -70,11 +82,15 @@ class RedisOptions:
             "health_check_interval": self.health_check_s,
         }
 
-    def client(self, url: str, **connection: Any) -> aioredis.Redis:
-        """The request-path client: a blocking pool of ``max_connections``.
+    def client(self, url: str, **connection: Any) -> Client:
+        """The request-path client for ``url``: a blocking pool of ``max_connections`` (a
+        ``RedisCluster`` for a cluster URL: that many connections per node).
 
         ``connection`` adds connection options (``client_name``, ``password``, ...).
         """
+        topology = parse_url(url)
+        if topology is not None:
+            return self._topology_client(topology, self.socket_timeout_s, connection)
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=self.max_connections,
@@ -84,8 +100,60 @@ class RedisOptions:
         )
         return aioredis.Redis.from_pool(pool)  # closed with the client
 
-    def blocking_from(self, client: aioredis.Redis) -> aioredis.Redis:
+    def _topology_client(
+        self, topology: Topology, socket_timeout_s: float, connection: dict[str, Any]
+    ) -> Client:
+        """A cluster or Sentinel client for ``topology`` with these settings."""
+        options = {**topology.connection, **self._common(), **connection}
+        options["socket_timeout"] = socket_timeout_s
+        if topology.kind == "cluster":
+            nodes = [ClusterNode(host, port) for host, port in topology.nodes]
+            options.pop("retry")  # the cluster client retries by node, below
+            return _GatedCluster(
+                gate=self.max_connections,
+                startup_nodes=nodes,
+                max_connections=self.max_connections,
+                retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries),
+                **options,
+            )
+        asked = {"socket_connect_timeout": self.connect_timeout_s}
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            topology.nodes, sentinel_kwargs={**asked, "socket_timeout": 1.0}
+        )
+        master: aioredis.Redis = sentinel.master_for(
+            topology.service,
+            redis_class=_SentinelMaster,
+            connection_pool_class=_BlockingSentinelPool,
+            max_connections=self.max_connections,
+            timeout=self.pool_timeout_s,
+            **options,
+        )
+        return master
+
+    def blocking_from(self, client: Client) -> Client:
         """A blocking-read client to the server ``client`` talks to (same credentials)."""
+        timeout = self.block_s + 2.0
+        if isinstance(client, RedisCluster):
+            given = client.nodes_manager.connection_kwargs
+            kwargs = {name: given[name] for name in NODE_OPTIONS if name in given}
+            known = client.get_primaries() or list(client.nodes_manager.startup_nodes.values())
+            nodes = [(n.host, int(n.port)) for n in known]
+            return self._topology_client(Topology("cluster", nodes, "", kwargs), timeout, {})
+        pool = client.connection_pool
+        if isinstance(pool, SentinelConnectionPool):
+            given = pool.connection_kwargs
+            kwargs = {name: given[name] for name in (*NODE_OPTIONS, "db") if name in given}
+            sentinels = [
+                (
+                    s.connection_pool.connection_kwargs["host"],
+                    s.connection_pool.connection_kwargs["port"],
+                )
+                for s in pool.sentinel_manager.sentinels
+            ]
+            topology = Topology("sentinel", sentinels, pool.service_name, kwargs)
+            reader = self._topology_client(topology, timeout, {})
+            reader.connection_pool.max_connections = 2  # type: ignore[union-attr]
+            return reader
         connection = dict(client.connection_pool.connection_kwargs)
         connection.update(
             socket_timeout=self.block_s + 2.0, socket_connect_timeout=self.connect_timeout_s
@@ -100,4 +168,48 @@ class RedisOptions:
 
     def breaker(self, store: str = "redis") -> Breaker:
         """A breaker with these options' deadline and cooldown, for Redis failures."""
-        return Breaker(store, (RedisError,), deadline_s=self.deadline_s, cooldown_s=self.cooldown_s)
+        failures = (RedisError, RedisClusterException)
+        return Breaker(store, failures, deadline_s=self.deadline_s, cooldown_s=self.cooldown_s)
+
+
+class _BlockingSentinelPool(SentinelConnectionPool, aioredis.BlockingConnectionPool):
+    """Sentinel's master lookup on a blocking pool: the 65th concurrent command waits."""
+
+
+class _GatedCluster(RedisCluster):
+    """A cluster client whose commands wait for a connection, as a blocking pool does.
+
+    redis-py's cluster pools raise ``MaxConnectionsError`` past ``max_connections`` per node;
+    at most ``gate`` commands (or pipelines, one connection per node each) are in flight at
+    once, so a burst waits (within the breaker's deadline) instead of failing.
+    """
+
+    def __init__(self, *args: Any, gate: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._gate = asyncio.Semaphore(gate)
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._gate:
+            return await super().execute_command(*args, **kwargs)
+
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
+        pipe = super().pipeline(transaction, shard_hint)
+        execute = pipe.execute
+
+        async def gated(*args: Any, **kwargs: Any) -> Any:
+            async with self._gate:
+                return await execute(*args, **kwargs)
+
+        pipe.execute = gated  # type: ignore[method-assign]
+        return pipe
+
+
+class _SentinelMaster(aioredis.Redis):
+    """The client of a Sentinel-named master: closing it closes its Sentinel connections."""
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        await super().aclose(close_connection_pool)
+        pool = self.connection_pool
+        if isinstance(pool, SentinelConnectionPool):
+            for sentinel in pool.sentinel_manager.sentinels:
+                await sentinel.aclose()

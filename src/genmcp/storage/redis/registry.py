@@ -2,43 +2,62 @@
 
 Each session's fields live in one hash that expires with the session (value fields as JSON
 under ``v:<name>``, set members one hash field each, so adding or removing one is a single
-atomic ``HSET``/``HDEL``); an ended session is a key with a TTL; the registry's epoch is one
-key (``<prefix>epoch``) whose TTL outlives every session id issued in it.
+atomic ``HSET``/``HDEL``); an ended session is a key with a TTL.
+
+Keys are hash-tagged per bucket (``{s<n>}``, n = CRC32 of the session id mod
+:data:`BUCKETS`), so that every key one script reads shares a Redis Cluster slot:
+``<prefix>session:{s<n>}:<id>`` (the fields), ``<prefix>ended:{s<n>}:<id>`` and
+``<prefix>epoch:{s<n>}``, the bucket's copy of the registry's epoch. The epoch itself is
+``<prefix>epoch``, whose TTL outlives every session id issued in it; it is copied into every
+bucket once, when it is made (``"<epoch> new"`` until then: whoever sees that copies it too).
 
 The hot path, ``lookup``, is one Lua script (one command; the lookups of one event-loop turn
-share one pipeline, ``storage.redis.batch``, so one round trip and one connection): the epoch still
-the session's, the session not ended, its value fields. A Redis that restarted empty has no
-epoch: every older session is refused (its end-marker may be gone) until ``initialize``
-makes a new epoch. Every call runs under the options' breaker (``guard.Breaker``): a down or
-hung Redis is ``StorageUnavailable`` within ``deadline_s``, never a hang or a 500.
+share one pipeline, ``storage.redis.batch``, so one round trip and one connection): the
+bucket's epoch still the session's, the session not ended, its value fields. A Redis that
+restarted empty, or a cluster node that lost its data, has no epoch in the bucket: every
+older session there is refused (its end-marker may be gone), and the next ``epoch`` sees the
+lost copy and makes a new epoch (every older session is refused: nothing lost comes back).
+Every call runs under the options' breaker (``guard.Breaker``): a down or hung Redis is
+``StorageUnavailable`` within ``deadline_s``, never a hang or a 500.
 Run ``maxmemory-policy noeviction``: an evicted end-marker would revive its session.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import math
 import secrets
+import time
+import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
-from redis import asyncio as aioredis
-
 from genmcp.storage.redis.batch import ScriptBatch
 from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.topology import Client
 
-__all__ = ["DEFAULT_PREFIX", "RedisSessionRegistry"]
+__all__ = ["BUCKETS", "DEFAULT_PREFIX", "RedisSessionRegistry"]
 
 T = TypeVar("T")
 
 DEFAULT_PREFIX: Final = "genmcp:"
 """Prefix of every key and channel unless told otherwise."""
+BUCKETS: Final = 256
+"""Hash-tag buckets of session keys: each is one cluster slot, with its copy of the epoch."""
 _VALUE: Final = "v:"
 _MEMBER: Final = "s:"
+_NEW: Final = " new"
 
-# KEYS: epoch, ended, fields. ARGV: epoch, then the value fields wanted.
+# KEYS: the bucket's epoch, ended, fields. ARGV: epoch, then the value fields wanted.
+# {0}: ended or another epoch; {-1}: the bucket lost its epoch; {1, values...}: live.
 _LOOKUP: Final = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
+local epoch = redis.call('GET', KEYS[1])
+if epoch ~= ARGV[1] then
+  if epoch then return {0} end
+  return {-1}
+end
 if redis.call('EXISTS', KEYS[2]) == 1 then return {0} end
 local out = {1}
 for i = 2, #ARGV do out[i] = redis.call('HGET', KEYS[3], ARGV[i]) or '' end
@@ -48,13 +67,40 @@ return out
 _EPOCH: Final = """
 local epoch = redis.call('GET', KEYS[1])
 if not epoch then
-  epoch = ARGV[1]
+  epoch = ARGV[1] .. ' new'
   redis.call('SET', KEYS[1], epoch, 'PX', ARGV[2])
 elseif redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return epoch
 """
+# KEYS: epoch. ARGV: the epoch copied into every bucket: it is ready.
+_READY: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] .. ' new' then
+  redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
+end
+return 1
+"""
+# KEYS: epoch. ARGV: the epoch a bucket lost, a new candidate, its TTL (ms).
+_ROTATE: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2] .. ' new', 'PX', ARGV[3])
+end
+return redis.call('GET', KEYS[1])
+"""
+# KEYS: a bucket's epoch. ARGV: the epoch, the TTL (ms) its copy must last at least.
+_KEEP: Final = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 1
+"""
+
+
+def bucket(session: str) -> str:
+    """The hash tag of ``session``'s keys (its bucket: one Redis Cluster slot)."""
+    return f"{{s{zlib.crc32(session.encode()) % BUCKETS}}}"
 
 
 def ttl_ms(ttl_s: float) -> int:
@@ -83,7 +129,7 @@ class RedisSessionRegistry:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Client,
         *,
         prefix: str = DEFAULT_PREFIX,
         options: RedisOptions | None = None,
@@ -95,6 +141,10 @@ class RedisSessionRegistry:
         self.breaker = self.options.breaker()
         self._lookup = ScriptBatch(client, _LOOKUP, self.breaker)  # a pipeline per loop turn
         self._epoch = client.register_script(_EPOCH)
+        self._ready = client.register_script(_READY)
+        self._rotate = client.register_script(_ROTATE)
+        self._keep = ScriptBatch(client, _KEEP, self.breaker)
+        self._copied: tuple[str, float] | None = None  # the epoch copied, until (monotonic)
 
     @classmethod
     def from_url(
@@ -118,26 +168,64 @@ class RedisSessionRegistry:
             await self._client.aclose()
 
     def _fields(self, session: str) -> str:
-        return f"{self._prefix}session:{session}"
+        return f"{self._prefix}session:{bucket(session)}:{session}"
 
     def _ended(self, session: str) -> str:
-        return f"{self._prefix}ended:{session}"
+        return f"{self._prefix}ended:{bucket(session)}:{session}"
+
+    def _copies(self) -> list[str]:
+        return [f"{self._prefix}epoch:{{s{n}}}" for n in range(BUCKETS)]
 
     async def _run(self, operation: Callable[[], Awaitable[T]]) -> T:
         return await self.breaker.run(operation)
 
     async def epoch(self, ttl_s: float) -> str:
-        key, candidate = self._prefix + "epoch", secrets.token_hex(8)
-        raw = await self._run(lambda: self._epoch(keys=[key], args=[candidate, ttl_ms(ttl_s)]))
-        return _text(raw)
+        """The epoch (one command), copied into every bucket when new or found lost."""
+        key, millis = self._prefix + "epoch", ttl_ms(ttl_s)
+        candidate = secrets.token_hex(8)
+        raw = _text(await self._run(lambda: self._epoch(keys=[key], args=[candidate, millis])))
+        for _ in range(3):
+            epoch, new = raw.removesuffix(_NEW), raw.endswith(_NEW)
+            copied = self._copied
+            if not new and copied and copied[0] == epoch and copied[1] - time.monotonic() > ttl_s:
+                return epoch
+            if new:
+                await self._run(functools.partial(self._copy, epoch, 2 * millis))
+                ready: list[str | int] = [epoch]
+                await self._run(functools.partial(self._ready, keys=[key], args=ready))
+            elif not await self._run(functools.partial(self._kept, epoch, 2 * millis)):
+                # A bucket lost its copy (a node restarted empty): a new epoch for all.
+                again: list[str | int] = [epoch, secrets.token_hex(8), millis]
+                rotate = functools.partial(self._rotate, keys=[key], args=again)
+                raw = _text(await self._run(rotate))
+                continue
+            self._copied = (epoch, time.monotonic() + 2 * ttl_s)
+            return epoch
+        raise RuntimeError("the session epoch keeps changing")  # pragma: no cover
+
+    async def _copy(self, epoch: str, millis: int) -> None:
+        async with self._client.pipeline(transaction=False) as pipe:
+            for copy in self._copies():
+                pipe.set(copy, epoch, px=millis)
+            await pipe.execute()
+
+    async def _kept(self, epoch: str, millis: int) -> bool:
+        """Whether every bucket still holds ``epoch`` (its copy kept ``millis`` more)."""
+        kept = await asyncio.gather(
+            *(self._keep([copy], [epoch, millis]) for copy in self._copies())
+        )  # not a pipeline: a cluster client pipelines no script
+        return all(int(k) == 1 for k in kept)
 
     async def lookup(
         self, session: str, epoch: str, names: tuple[str, ...]
     ) -> dict[str, Any] | None:
-        keys = [self._prefix + "epoch", self._ended(session), self._fields(session)]
+        tag = bucket(session)
+        keys = [f"{self._prefix}epoch:{tag}", self._ended(session), self._fields(session)]
         args = [epoch, *(_VALUE + name for name in names)]
         found = await self._lookup(keys, args)
         if not found or found[0] != 1:
+            if found and found[0] == -1:
+                self._copied = None  # the next epoch() checks every bucket
             return None
         raws = found[1:]
         return {

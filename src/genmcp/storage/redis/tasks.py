@@ -12,18 +12,22 @@ lives without a TTL and an expired task never comes back. Fields:
   ``pending``, how many requests are outstanding;
 - ``v``, the record's ``version``: every transition adds one, and returns the whole hash.
 
-Quotas (``TaskQuota``) are counted by the create script, atomically: ``<prefix>tasks:live:<who>``
-(one owner's) and ``<prefix>tasks:live`` (everyone's) are sorted sets of the live task ids
-scored by their expiry (expired ones are trimmed as the script runs), ``<prefix>tasks:rate:<who>``
-the owner's creation bucket (``who``: a digest of the record's ``principal``): a token bucket
-of ``created_per_window`` refilled over ``window_s``, taken from by the rate limits' Lua
-(``storage.redis.buckets.TAKE_LUA``).
-The hash remembers its sets (``id``, ``live``, ``all``) so the script ending a task leaves
-them; a task is never evicted, a refused one is never stored.
+Quotas (``TaskQuota``) are counted by scripts, each on the keys of one Redis Cluster slot:
+``<prefix>tasks:{<who>}:live`` (one owner's live task ids, a sorted set scored by their expiry,
+expired ones trimmed as a script runs) and ``<prefix>tasks:{<who>}:rate`` (the owner's
+creation bucket: a token bucket of ``created_per_window`` refilled over ``window_s``, taken
+from by the rate limits' Lua, ``storage.redis.buckets.TAKE_LUA``) in one script (``who``: a
+digest of the record's ``principal``), then, when ``max_live`` is set,
+``<prefix>tasks:live`` (everyone's live ids) in another; a refusal there gives the owner's
+place and token back. A task that ends (finished, or its
+lease lost) leaves both sets in the command after the script that ended it: if that command
+is lost, the id leaves when its expiry passes (a quota counts it until then). A task is never
+evicted, a refused one is never stored. Without a quota, no set is kept.
 
-Every transition is one Lua script (atomic; the Redis ``TIME`` is the one clock leases are
-compared against, whatever the clocks of the processes). JSON payloads pass through Lua as
-opaque strings: it never decodes them (cjson would turn ``[]`` into ``{}``).
+Every transition is one Lua script on the task's own key (atomic; the Redis ``TIME`` is the
+one clock leases are compared against, whatever the clocks of the processes). JSON payloads
+pass through Lua as opaque strings: it never decodes them (cjson would turn ``[]`` into
+``{}``).
 
 Every operation runs under the store's breaker (``guard.Breaker``, ``RedisOptions``' deadline
 and cooldown): a down or hung Redis is ``StorageUnavailable`` within ``deadline_s`` (HTTP 503
@@ -42,7 +46,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final, TypeVar
 
 try:
-    from redis import asyncio as aioredis
+    import redis.asyncio  # noqa: F401  (the ImportError below names the extra)
+    from redis.exceptions import ClusterDownError, RedisClusterException, TryAgainError
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -55,19 +60,29 @@ from genmcp.storage import TaskEnd, TaskQuota, TaskQuotaExceeded
 from genmcp.storage.guard import Breaker
 from genmcp.storage.redis.buckets import TAKE_LUA
 from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.topology import Client
 
 __all__ = ["DEFAULT_PREFIX", "RedisTaskStore"]
 
 DEFAULT_PREFIX: Final = "genmcp:"
 _BASE_KEYS: Final = ("taskId", "principal", "createdAt", "ttlMs", "pollIntervalMs")
-_UNAVAILABLE: Final = (RedisConnectionError, RedisTimeoutError)
+_UNAVAILABLE: Final = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    ClusterDownError,  # a cluster without a master for the slot (failing over)
+    TryAgainError,  # a slot migrating
+    RedisClusterException,  # no node of the cluster reachable
+)
 T = TypeVar("T")
 
-_COMMON: Final = """
+_CLOCK: Final = """
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+"""
+
+_COMMON: Final = _CLOCK + """
 local TERMINAL = {completed = true, failed = true, cancelled = true}
 local function clear_io(key)
   for _, f in ipairs(redis.call('HKEYS', key)) do
@@ -76,14 +91,6 @@ local function clear_io(key)
   end
   redis.call('HSET', key, 'pending', 0)
 end
-local function unlive()
-  local live = redis.call('HGET', KEYS[1], 'live')
-  if live then
-    local id = redis.call('HGET', KEYS[1], 'id')
-    redis.call('ZREM', live, id)
-    redis.call('ZREM', redis.call('HGET', KEYS[1], 'all'), id)
-  end
-end
 local function moved()
   redis.call('HINCRBY', KEYS[1], 'v', 1)
   return redis.call('HGETALL', KEYS[1])
@@ -91,32 +98,50 @@ end
 local status = redis.call('HGET', KEYS[1], 'status')
 """
 
-_CREATE: Final = """
--- KEYS: the task, its owner's live set, every owner's live set, its owner's creation bucket
--- ARGV[7..11]: live_per_owner, max_live, created_per_window, window_ms, the task id
+_OWNER: Final = """
+-- KEYS: the owner's live set, its creation bucket. ARGV: the task id, its TTL (ms),
+-- live_per_owner, created_per_window, window_ms.
 local now = now_ms()
-local ttl = tonumber(ARGV[5])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if tonumber(ARGV[7]) > 0 and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[7]) then
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if tonumber(ARGV[3]) > 0 and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
   return {'live_per_owner', 1000}
 end
-if tonumber(ARGV[8]) > 0 and redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[8]) then
-  return {'max_live', 1000}
-end
-local burst = tonumber(ARGV[9])
+local burst = tonumber(ARGV[4])
 if burst > 0 then
-  local wait = take(KEYS[4], burst * 1000 / tonumber(ARGV[10]), burst, 1)
+  local wait = take(KEYS[2], burst * 1000 / tonumber(ARGV[5]), burst, 1)
   if wait > 0 then return {'created_per_window', math.max(math.ceil(wait * 1000), 1)} end
 end
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+"""
+
+_GIVE_BACK: Final = """
+-- KEYS: the owner's live set, its creation bucket. ARGV: the task id, rate, burst (0: none).
+redis.call('ZREM', KEYS[1], ARGV[1])
+local burst = tonumber(ARGV[3])
+if burst > 0 then take(KEYS[2], tonumber(ARGV[2]), burst, -1) end
+return 1
+"""
+
+_ALL: Final = """
+-- KEYS: every owner's live set. ARGV: the task id, its TTL (ms), max_live.
+local now = now_ms()
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return {'max_live', 1000} end
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+"""
+
+_CREATE: Final = """
+-- KEYS: the task. ARGV: base, updated, lease_ms, owner, ttl_ms, version.
+local now = now_ms()
 redis.call('HSET', KEYS[1], 'base', ARGV[1], 'status', 'working', 'updated', ARGV[2],
-  'lease', now + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0, 'v', ARGV[6],
-  'id', ARGV[11], 'live', KEYS[2], 'all', KEYS[3])
-redis.call('PEXPIRE', KEYS[1], ttl)
-for i = 2, 3 do
-  redis.call('ZADD', KEYS[i], now + ttl, ARGV[11])
-  if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
-end
+  'lease', now + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0, 'v', ARGV[6])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[5]))
 return 1
 """
 
@@ -124,10 +149,12 @@ _GET: Final = """
 if not status then return false end
 if not TERMINAL[status] and tonumber(redis.call('HGET', KEYS[1], 'lease')) < now_ms() then
   clear_io(KEYS[1])
-  unlive()
   redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[1], 'updated', ARGV[2],
     'msg', ARGV[3])
-  return moved()
+  local out = moved()
+  table.insert(out, '!ended')
+  table.insert(out, '1')
+  return out
 end
 return redis.call('HGETALL', KEYS[1])
 """
@@ -180,7 +207,6 @@ return out
 _FINISH: Final = """
 if not status or TERMINAL[status] then return false end
 clear_io(KEYS[1])
-unlive()
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
@@ -248,7 +274,7 @@ class RedisTaskStore:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Client,
         *,
         prefix: str = DEFAULT_PREFIX,
         options: RedisOptions | None = None,
@@ -260,7 +286,10 @@ class RedisTaskStore:
             "redis", _UNAVAILABLE, deadline_s=options.deadline_s, cooldown_s=options.cooldown_s
         )
         script = client.register_script
-        self._create = script(_COMMON + TAKE_LUA + _CREATE)
+        self._owner_quota = script(_CLOCK + TAKE_LUA + _OWNER)
+        self._give_back = script(TAKE_LUA + _GIVE_BACK)
+        self._all_quota = script(_CLOCK + _ALL)
+        self._create = script(_COMMON + _CREATE)
         self._get = script(_COMMON + _GET)
         self._ask = script(_COMMON + _ASK)
         self._answer = script(_COMMON + _ANSWER)
@@ -311,26 +340,59 @@ class RedisTaskStore:
         base = {key: record[key] for key in _BASE_KEYS if key in record}
         version = int(record.get("version") or 1)
         task_id = record["taskId"]
+        if quota is not None:
+            await self._count(task_id, record.get("principal"), ttl_ms, quota)
+        key = self.key(task_id)
         args = [_json(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
-        limits = (0, 0, 0, 1) if quota is None else _limits(quota)
-        who = hashlib.sha256(_json(record.get("principal")).encode()).hexdigest()[:32]
-        keys = [
-            self.key(task_id),
-            f"{self._prefix}tasks:live:{who}",
-            f"{self._prefix}tasks:live",
-            f"{self._prefix}tasks:rate:{who}",
-        ]
-        refused = await self._run(
-            lambda: self._create(keys=keys, args=[*args, *limits, task_id])
-        )
+        await self._run(lambda: self._create(keys=[key], args=args))
+
+    def _quota_keys(self, principal: Any) -> tuple[str, str]:
+        """The owner's live set and creation bucket (one hash tag: one cluster slot)."""
+        who = hashlib.sha256(_json(principal).encode()).hexdigest()[:32]
+        return f"{self._prefix}tasks:{{{who}}}:live", f"{self._prefix}tasks:{{{who}}}:rate"
+
+    async def _count(self, task_id: str, principal: Any, ttl_ms: int, quota: TaskQuota) -> None:
+        """Take the task's place in its owner's quota, then in everyone's; or refuse."""
+        live, made = self._quota_keys(principal)
+        per_owner, max_live, per_window, window_ms = _limits(quota)
+        args: list[str | int] = [task_id, ttl_ms, per_owner, per_window, window_ms]
+        refused = await self._run(lambda: self._owner_quota(keys=[live, made], args=args))
+        if not isinstance(refused, list) and max_live > 0:
+            every = [self._prefix + "tasks:live"]
+            refused = await self._run(
+                lambda: self._all_quota(keys=every, args=[task_id, ttl_ms, max_live])
+            )
+            if isinstance(refused, list):  # give the owner's place and token back
+                rate = per_window * 1000 / window_ms
+                back: list[str | float] = [task_id, rate, per_window]
+                await self._run(lambda: self._give_back(keys=[live, made], args=back))
         if isinstance(refused, list):
             raise TaskQuotaExceeded(_text(refused[0]), int(refused[1]) / 1000)
+
+    async def _ended(self, flat: Any) -> dict[str, Any] | None:
+        """The record of ``flat``, a task that just ended: it leaves the quota's live sets."""
+        record = _record(flat)
+        if record is not None:
+            live, _ = self._quota_keys(record.get("principal"))
+            task_id = record["taskId"]
+
+            async def leave() -> None:
+                async with self._client.pipeline(transaction=False) as pipe:
+                    pipe.zrem(live, task_id)
+                    pipe.zrem(self._prefix + "tasks:live", task_id)
+                    await pipe.execute()
+
+            await self._run(leave)
+        return record
 
     async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
         message = str(lost.get("message", "lease lost"))
         args = [_json(dict(lost)), iso_now(), message]
         key = self.key(task_id)
-        return _record(await self._run(lambda: self._get(keys=[key], args=args)))
+        flat = await self._run(lambda: self._get(keys=[key], args=args))
+        if flat and _text(flat[-2]) == "!ended":
+            return await self._ended(flat[:-2])
+        return _record(flat)
 
     async def owner(self, task_id: str) -> str | None:
         key = self.key(task_id)
@@ -368,7 +430,7 @@ class RedisTaskStore:
             end.message or "",
         ]
         key = self.key(task_id)
-        return _record(await self._run(lambda: self._finish(keys=[key], args=args)))
+        return await self._ended(await self._run(lambda: self._finish(keys=[key], args=args)))
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
         key = self.key(task_id)

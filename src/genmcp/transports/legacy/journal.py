@@ -17,7 +17,14 @@ events, its response included, for the client's ``GET`` with ``Last-Event-ID``. 
 answers reach the log.
 
 A stream closed before its response by the client (it left: the call stops) logs a final
-error, so a resumer learns the request ended; a cancelled one logs a bare end. Imports
+error, so a resumer learns the request ended; a cancelled one logs a bare end.
+
+The log unreachable (a Redis outage): an event that cannot be logged is sent without an id
+only while the stream has named none (it promised nothing, and its client has nothing to
+resume from). Once it has, the stream ends there instead (:class:`~genmcp.transports.sse.
+Unlogged`: the client resumes with its last id, as after a drop) and the Call's events are
+logged from that one on, held back in order while the log is away and stored when it is back
+(retried with backoff for at most the log's TTL), so the resumed stream lacks none of them. Imports
 asyncio, genmcp's core and storage and the SSE writer's framing; never a web framework.
 """
 
@@ -35,7 +42,7 @@ from genmcp.protocol.jsonrpc import RequestId, encode, error_response
 from genmcp.storage import EventLog
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.transports.legacy.resume import log_key, stream_of
-from genmcp.transports.sse import priming
+from genmcp.transports.sse import Unlogged, priming
 
 if TYPE_CHECKING:
     from genmcp._suite.relay import Relay
@@ -53,12 +60,15 @@ class Journal:
     """Logs one POST stream's events and names each (its SSE ``id``): the SSE writer's sink."""
 
     __slots__ = (
+        "_held",
         "_key",
         "_log",
         "_maxlen",
+        "_named",
         "_owner",
         "_primed",
         "_request_id",
+        "_retry_at",
         "_session",
         "_stream",
         "_ttl_s",
@@ -86,6 +96,9 @@ class Journal:
         ``channel.close_stream()`` closes it; None: neither (older revisions)."""
         self.done = False
         self._primed = False  # opened with a priming event: close_stream() may end it
+        self._named = False  # an event went out with an id: every later one must have one
+        self._held: list[dict[str, str]] = []  # entries the log refused, in order, to store
+        self._retry_at = 0.0  # (loop time) the next try to store them
 
     async def prime(self) -> bytes | None:
         """The priming event of a polled stream (an id, ``retry:``, empty data), once logged;
@@ -95,12 +108,20 @@ class Journal:
         event_id = await self._append({"o": self._owner})
         if event_id is None:
             return None
-        self._primed = True
+        self._primed = self._named = True
         return priming(event_id, self.retry_ms)
 
     async def name(self, message: Any, *, final: bool) -> str | None:
-        """Log ``message`` before it is sent; its SSE id (``record``)."""
-        return await self.record(message, final=final)
+        """Log ``message`` before it is sent; its SSE id. None: the log is unreachable and
+        no event was named yet (sent without an id). Raises :class:`Unlogged` when the log
+        is unreachable after an event was named: the entry is held, the stream ends there."""
+        entry = self._entry(message, final)
+        event_id = await self._append(entry, hold=self._named)
+        if event_id is not None:
+            self._named = True
+        elif self._named:
+            raise Unlogged(f"the event log is unreachable: stream {self._stream} ends here")
+        return event_id
 
     def closes(self, event: Event) -> bool:
         """Whether ``event`` is ``channel.close_stream()`` on a primed stream."""
@@ -116,29 +137,70 @@ class Journal:
         _following.add(task)
         task.add_done_callback(_following.discard)
 
-    async def record(self, message: Any, *, final: bool) -> str | None:
-        """Log ``message``; its SSE id (None when the log is unreachable: sent unnamed)."""
-        entry = {"m": encode(message).decode(), "o": self._owner}
-        if final:
-            entry["f"] = "1"
-            self.done = True
-        return await self._append(entry)
+    async def record(self, message: Any, *, final: bool) -> None:
+        """Log ``message`` of a stream no client reads (closed for polling, or cut off by the
+        log's outage): held while the log is unreachable, stored once it is back."""
+        await self._append(self._entry(message, final), hold=True)
 
     async def ended(self) -> None:
         """The request ended without a response (cancelled): log a bare end for resumers."""
         self.done = True
-        await self._append({"o": self._owner, "f": "1"})
+        await self._append({"o": self._owner, "f": "1"}, hold=True)
 
-    async def _append(self, entry: dict[str, str]) -> str | None:
+    def _entry(self, message: Any, final: bool) -> dict[str, str]:
+        entry = {"m": encode(message).decode(), "o": self._owner}
+        if final:
+            entry["f"] = "1"
+            self.done = True
+        return entry
+
+    async def _append(self, entry: dict[str, str], *, hold: bool = False) -> str | None:
+        """Log ``entry``; its SSE id, or None when it was not stored now: the log is
+        unreachable, or entries held before it wait (``hold`` keeps it to store later)."""
         if not self._stream:
             self._stream = stream_of(self._request_id)
             self._key = log_key(self._session, self._stream)
+        if self._held:
+            self._held.append(entry)
+            if asyncio.get_running_loop().time() >= self._retry_at:
+                await self._store_held()
+            return None
         try:
             entry_id = await self._log.append(self._key, entry, self._maxlen, self._ttl_s)
         except StorageUnavailable:
-            log.warning("event log unreachable: stream %s is not resumable", self._stream)
+            if hold:
+                self._held.append(entry)
+                self._retry_at = asyncio.get_running_loop().time() + _RETRY_S
+            log.warning("event log unreachable: stream %s holds its events", self._stream)
             return None
         return f"{self._stream}~{entry_id}"
+
+    async def _store_held(self) -> bool:
+        """Store the held entries in order; whether all are."""
+        while self._held:
+            try:
+                await self._log.append(self._key, self._held[0], self._maxlen, self._ttl_s)
+            except StorageUnavailable:
+                self._retry_at = asyncio.get_running_loop().time() + _RETRY_S
+                return False
+            del self._held[0]
+        return True
+
+    async def settle(self) -> None:
+        """Store what the log's outage held back, retrying with backoff; after the log's TTL
+        (the entries would have expired by then) what is left is dropped, and logged."""
+        loop = asyncio.get_running_loop()
+        deadline, delay = loop.time() + self._ttl_s, _RETRY_S
+        while self._held and not await self._store_held():
+            if loop.time() + delay > deadline:
+                log.error(
+                    "event log unreachable for %.0f s: %d events of stream %s dropped",
+                    self._ttl_s, len(self._held), self._stream,
+                )  # fmt: skip
+                self._held.clear()
+                return
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
 
     def closed(self, *, cancelled: bool = False) -> None:
         """The stream ended before the response was logged: log a final error (the client
@@ -154,12 +216,18 @@ class Journal:
             )
             ending = self.record(error_response(self._request_id, failure), final=True)
         self.done = True
-        task = asyncio.get_running_loop().create_task(ending)
+        task = asyncio.get_running_loop().create_task(_then_settle(self, ending))
         _pending.add(task)
         task.add_done_callback(_pending.discard)
 
 
 _pending: set[asyncio.Task[Any]] = set()  # final records in flight (kept from the GC)
+_RETRY_S = 0.1  # the first wait before held entries are tried again
+
+
+async def _then_settle(journal: Journal, ending: Coroutine[Any, Any, object]) -> None:
+    await ending
+    await journal.settle()
 
 
 async def polled_logged(within_s: float) -> None:
@@ -182,6 +250,7 @@ async def _log_rest(relay: Relay, journal: Journal, hub: ShutdownHub) -> None:
                 await journal.record(event.response, final=True)
         if not journal.done:
             await journal.ended()  # cancelled (no response): resumers' streams end
+        await journal.settle()
     finally:
         hub.leave(stop)
         relay.close()
