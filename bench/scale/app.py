@@ -2,7 +2,9 @@
 
 Configured from the environment: REDIS_URL (required), GENMCP_PREFIX (key prefix, default
 "scale:"), GENMCP_SECRET_KEY (shared by every process), GENMCP_HEARTBEAT_S and
-GENMCP_HEARTBEAT_TTL_S (process liveness). Tools: `add` (a plain call), `ticker` (streams
+GENMCP_HEARTBEAT_TTL_S (process liveness), GENMCP_RATE_LIMIT ("<calls>/<seconds>": every
+process limits each `X-User` to that many tools/call in one budget kept in Redis, with the
+quota headers; unset: no limit). Tools: `add` (a plain call), `ticker` (streams
 `n` log events, then answers), `poll` (closes its stream at once, SSE polling, then
 does what `ticker` does: the client resumes with `Last-Event-ID`), `wait_mail` (waits for one message posted to its worker id,
 then returns it), `extra` (added by `POST /admin/extra/{word}`, removed by `DELETE
@@ -87,10 +89,30 @@ if hasattr(broker, "inboxes"):  # (absent before issue 13: the bench also runs o
     broker.inboxes.heartbeat_s = float(os.environ.get("GENMCP_HEARTBEAT_S", "3"))
     broker.inboxes.heartbeat_ttl_s = float(os.environ.get("GENMCP_HEARTBEAT_TTL_S", "10"))
 registry = RedisSessionRegistry.from_url(URL, prefix=PREFIX)
+limits: dict[str, Any] = {}  # GENMCP_RATE_LIMIT: the limit's middleware and auth
+if os.environ.get("GENMCP_RATE_LIMIT"):
+    from fastapi import Request
+
+    from genmcp import Limit, RateLimit
+    from genmcp.scaleout import RedisBuckets
+
+    calls, seconds = os.environ["GENMCP_RATE_LIMIT"].split("/")
+    buckets = RedisBuckets.from_url(URL, prefix=PREFIX)
+    limit = RateLimit(Limit.per(int(calls), float(seconds)), methods={"tools/call"},
+                      store=buckets, headers=True)
+
+    async def who(request: Request) -> dict[str, Any]:
+        """The principal: the X-User header (a stand-in for auth)."""
+        user = request.headers.get("x-user")
+        return {"principal": user} if user else {}
+
+    limits = {"middleware": [limit]}
 suite = Suite(
-    server_name="scale", server_version="1.0", tools=[Add, WaitMail, Ticker, Poll], broker=broker
+    server_name="scale", server_version="1.0", tools=[Add, WaitMail, Ticker, Poll], broker=broker,
+    **limits,
 )
-router = mcp_router(suite=suite, legacy=LegacyServer(suite, registry=registry))
+router = mcp_router(suite=suite, legacy=LegacyServer(suite, registry=registry),
+                    **({"auth": who} if limits else {}))
 
 
 @asynccontextmanager
@@ -98,6 +120,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
     await broker.aclose()
     await registry.aclose()
+    if limits:
+        await buckets.aclose()
 
 
 api = FastAPI(lifespan=lifespan)

@@ -4,7 +4,8 @@ Most apps need none of it: ``mcp_router(..., redis_url=...)`` (or ``GENMCP_REDIS
 builds and closes these parts itself. This is the long form, for other options per part:
 
 ``from genmcp.scaleout import LegacyServer, RedisBroker, RedisOptions, RedisSessionRegistry``
-(Redis needs the ``genmcp[redis]`` extra), plus the outcomes a caller may meet:
+(Redis needs the ``genmcp[redis]`` extra), ``RedisBuckets`` (one rate-limit budget for every
+process: ``RateLimit(store=RedisBuckets.from_url(url))``), plus the outcomes a caller may meet:
 ``InboxFull`` (``Suite.post`` to a full inbox) and ``StorageUnavailable`` (the store is down
 or hung: HTTP 503 at the edge). See docs/guides/scaling-out.md.
 """
@@ -12,12 +13,14 @@ or hung: HTTP 503 at the edge). See docs/guides/scaling-out.md.
 from genmcp.storage import InboxFull
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.redis.broker import RedisBroker, RedisOptions, RedisSessionRegistry
+from genmcp.storage.redis.buckets import RedisBuckets
 from genmcp.transports.legacy import LegacyServer
 
 __all__ = [
     "InboxFull",
     "LegacyServer",
     "RedisBroker",
+    "RedisBuckets",
     "RedisOptions",
     "RedisSessionRegistry",
     "StorageUnavailable",

@@ -187,17 +187,3 @@ async def test_rate_limit_per_tool_legacy_and_stdio(live_server: LiveServers) ->
     await pipes.close()
     by_id = {answer["id"]: answer for answer in answers}
     assert "result" in by_id[1] and by_id[2]["error"]["code"] == -32029
-
-
-def test_limits_are_checked_and_buckets_are_bounded() -> None:
-    for bad in ((0, 1), (-1, 1), (float("inf"), 1), (1, 0)):
-        with pytest.raises(ValueError, match="Limit"):
-            Limit(*bad)
-    now = [0.0]
-    limit = RateLimit(Limit(1, 1), max_keys=2, clock=lambda: now[0])
-    for key in ("a", "b", "c"):
-        assert limit._take((key, None), Limit(1, 1)) == 0
-    assert limit.remaining("a") is None  # the least recently seen was forgotten
-    assert limit._take(("c", None), Limit(1, 1)) == pytest.approx(1.0)
-    now[0] += 0.25
-    assert limit._take(("c", None), Limit(1, 1)) == pytest.approx(0.75)

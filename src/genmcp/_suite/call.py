@@ -12,6 +12,8 @@ server requests, and the Job is made again from the retried request.
 Phases, transitions and every decision that depends on them are ``lifecycle.py``'s (its
 functions move the Call's ``phase``); this module performs what they decide on the Call's
 task and channel.
+``response_headers`` are HTTP headers the middleware adds to the answer (the quota fields of
+``middleware.ratelimit``): the HTTP transport writes them, the others have none to write.
 The events (``genmcp.events``) go on the Outbox the transport drains through the relay; the
 ``Answer`` is emitted after the Call left the Suite's live set, so a client that read the
 response sees ``live_workers`` without it.
@@ -96,6 +98,7 @@ class Call:
         "outbox",
         "phase",
         "request",
+        "response_headers",
         "started",
         "task",
     )
@@ -119,6 +122,7 @@ class Call:
         self.channel = Channel(meta=meta, assigns=assigns, outbox=self.outbox, mailbox=self.mailbox)
         self.phase = Phase.RUNNING  # moved by the lifecycle's functions only
         self.started = False
+        self.response_headers: tuple[tuple[str, str], ...] = ()  # HTTP: what middleware adds
         self._job, self._meta, self._on_end = job, meta, on_end
         self._factory, self._asker = factory, asker
         self._observers: tuple[CallObserver, ...] = ()
@@ -152,6 +156,7 @@ class Call:
         call.channel = Channel(meta={}, assigns={}, outbox=call.outbox, mailbox=call.mailbox)
         call.channel._close()
         call.phase, call.started, call.task = Phase.DONE, True, None
+        call.response_headers = ()
         call._watcher, call._watched = None, None
         call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
         call._on_end, call._observers, call._when_done = _ignore, (), ()

@@ -3,7 +3,7 @@
 - ``middleware.chain``: ``Middleware``, ``MCPRequest``, ``TransportContext``, ``watch`` and
   how the Suite runs the chain around a Call;
 - ``middleware.observe``: ``AccessLog`` and ``Timing``;
-- ``middleware.ratelimit``: ``RateLimit`` and its ``Limit``;
+- ``middleware.ratelimit``: ``RateLimit``, its ``Limit`` and key functions (``assigns_key``);
 - ``middleware.telemetry``: ``Telemetry`` (OpenTelemetry; ``pip install 'genmcp[otel]'``),
   loaded on first use, so importing this package never imports OpenTelemetry.
 """
@@ -26,7 +26,7 @@ from genmcp.middleware.chain import (
     watch,
 )
 from genmcp.middleware.observe import AccessLog, Timing
-from genmcp.middleware.ratelimit import Limit, RateLimit
+from genmcp.middleware.ratelimit import Limit, RateLimit, assigns_key
 
 if TYPE_CHECKING:
     from genmcp.middleware.telemetry import Telemetry
@@ -44,6 +44,7 @@ __all__ = [
     "Telemetry",
     "Timing",
     "TransportContext",
+    "assigns_key",
     "refusal",
     "run_chain",
     "session_ended",

@@ -233,8 +233,10 @@ class TaskQuota:
 
     Attributes:
         live_per_owner: non-terminal tasks one owner may have at once.
-        created_per_window: tasks one owner may create per ``window_s`` (fixed window).
-        window_s: the length of that window, in seconds.
+        created_per_window: tasks one owner may create at once, then per ``window_s``: a
+            token bucket of that many refilled over ``window_s`` (``storage.buckets``, the
+            rate limits' arithmetic).
+        window_s: the seconds that bucket takes to refill.
         max_live: non-terminal tasks of all owners at once (per store).
     """
 

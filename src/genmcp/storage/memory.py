@@ -31,6 +31,7 @@ from genmcp.storage import (
     TaskQuotaExceeded,
     now_ms,
 )
+from genmcp.storage.buckets import MemoryBuckets
 
 __all__ = [
     "INBOX_SIZE",
@@ -338,7 +339,7 @@ def _copy(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 MAX_WINDOWS: Final = 100_000
-"""Most owners whose creation window ``MemoryTaskStore`` tracks (the oldest are forgotten)."""
+"""Most owners whose creation bucket ``MemoryTaskStore`` tracks (the oldest are forgotten)."""
 
 
 class _Entry:
@@ -367,7 +368,7 @@ class MemoryTaskStore:
         self._working: dict[str | None, set[str]] = {}  # non-terminal task ids by principal
         self._live_count = 0
         self._ended: OrderedDict[str, None] = OrderedDict()  # terminal ids, first ended first
-        self._windows: OrderedDict[str | None, list[float]] = OrderedDict()  # [start, count]
+        self._made = MemoryBuckets(max_keys=MAX_WINDOWS)  # creations per owner (TaskQuota)
 
     def __len__(self) -> int:
         self._prune()
@@ -414,17 +415,10 @@ class MemoryTaskStore:
             if len(self._entries) >= self._max:
                 raise TaskQuotaExceeded("max_tasks", 1.0)
         if quota is not None and quota.created_per_window:
-            now = time.monotonic()
-            window = self._windows.get(principal)
-            if window is None or now - window[0] >= quota.window_s:
-                window = [now, 0.0]
-            self._windows[principal] = window
-            self._windows.move_to_end(principal)
-            while len(self._windows) > MAX_WINDOWS:
-                self._windows.popitem(last=False)
-            if window[1] >= quota.created_per_window:
-                raise TaskQuotaExceeded("created_per_window", window[0] + quota.window_s - now)
-            window[1] += 1
+            burst = quota.created_per_window
+            made = self._made.take_now(principal, burst / quota.window_s, burst)
+            if not made.ok:
+                raise TaskQuotaExceeded("created_per_window", made.wait_s)
 
     async def create(
         self,

@@ -192,7 +192,8 @@ def mcp_router(
         redis_url: scale out over this Redis (default: ``GENMCP_REDIS_URL``, when the
             router builds its Suite): the router builds the broker, the session registry,
             the task store and the legacy server on one client and closes them in its
-            lifespan (``transports.redis_url``; ``genmcp[redis]``).
+            lifespan (``transports.redis_url``; ``genmcp[redis]``); a ``RateLimit`` of
+            ``middleware=`` given no store keeps its buckets there.
         redis_prefix: the prefix of every Redis key and channel (apps sharing a Redis
             each take their own; the processes of one app share it).
         redis_options: the ``RedisOptions`` of that client (timeouts, pool, retries).
@@ -218,6 +219,7 @@ def mcp_router(
         if url is not None:
             stores = RedisStores.connect(url, prefix=redis_prefix, options=redis_options)
             keywords.update(broker=stores.broker, task_store=stores.task_store)
+            stores.share_limits(keywords.get("middleware", ()))
         suite = Suite(
             server_name=server_name, server_version=server_version, tools=tools, **keywords
         )

@@ -3,9 +3,11 @@
 Owns reading the URL (the ``redis_url=`` argument, else the ``GENMCP_REDIS_URL``
 environment variable) and :class:`RedisStores`: one request-path client made with
 ``RedisOptions`` (never redis-py's defaults), the ``RedisBroker`` (pub/sub, worker mail,
-the shared catalog), the ``RedisSessionRegistry`` (2025 sessions) and the
-``RedisTaskStore`` (Tasks) on it, all under one key prefix, and their closing in the
-router's lifespan, after the Suite's calls and the legacy server's subscription ended.
+the shared catalog), the ``RedisSessionRegistry`` (2025 sessions), the
+``RedisTaskStore`` (Tasks) and the ``RedisBuckets`` (every ``RateLimit`` of the Suite given
+no store of its own: one budget for all the processes) on it, all under one key prefix, and
+their closing in the router's lifespan, after the Suite's calls and the legacy server's
+subscription ended.
 
 The long form (building them yourself, ``Suite(broker=..., task_store=...)`` and
 ``legacy=LegacyServer(suite, registry=...)``) stays for those who need other options; the
@@ -19,9 +21,14 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from genmcp.middleware.ratelimit import RateLimit
+
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from genmcp.storage.redis import (
         RedisBroker,
+        RedisBuckets,
         RedisOptions,
         RedisSessionRegistry,
         RedisTaskStore,
@@ -66,12 +73,14 @@ def refuse_long_form(keywords: dict[str, Any], legacy: object, suite: object) ->
 
 @dataclass(slots=True)
 class RedisStores:
-    """The Redis parts of one process: one client, a broker, a registry, a task store."""
+    """The Redis parts of one process: one client, a broker, a registry, a task store and
+    the rate limits' buckets."""
 
     client: Any
     broker: RedisBroker
     registry: RedisSessionRegistry
     task_store: RedisTaskStore
+    buckets: RedisBuckets
 
     @classmethod
     def connect(cls, url: str, *, prefix: str, options: RedisOptions | None = None) -> RedisStores:
@@ -80,6 +89,7 @@ class RedisStores:
         try:
             from genmcp.storage.redis import (
                 RedisBroker,
+                RedisBuckets,
                 RedisOptions,
                 RedisSessionRegistry,
                 RedisTaskStore,
@@ -96,7 +106,14 @@ class RedisStores:
             RedisBroker(client, prefix=prefix, options=options),
             RedisSessionRegistry(client, prefix=prefix, options=options),
             RedisTaskStore(client, prefix=prefix),
+            RedisBuckets(client, prefix=prefix, options=options),
         )
+
+    def share_limits(self, middleware: Iterable[object]) -> None:
+        """Every ``RateLimit`` of ``middleware`` given no store takes from these buckets."""
+        for link in middleware:
+            if isinstance(link, RateLimit):
+                link.adopt(self.buckets)
 
     async def aclose(self) -> None:
         """End the broker's tasks, then close the client (the others borrow it)."""

@@ -46,6 +46,8 @@ async def respond(
     """Write one Call: JSON when it ends before it sends anything, else an SSE stream
     (``journal`` makes, once it streams, the log that names its events and may end it early:
     a resumable legacy stream)."""
+    if relay.call.response_headers:  # what the middleware adds (quota fields)
+        extra = (*extra, *relay.call.response_headers)
     event = relay.poll()  # the one first-event step: inline, as it runs on every request
     if event is None and relay.call.task is not None:
         await asyncio.sleep(0)  # let the call take its first step: most calls end here

@@ -6,6 +6,7 @@
 - ``redis.registry``: ``RedisSessionRegistry`` (a legacy session's state, one round trip);
 - ``redis.inbox``: bounded, lossless mail to one Suite's address;
 - ``redis.tasks``: ``RedisTaskStore`` (the Tasks extension's records, leases);
+- ``redis.buckets``: ``RedisBuckets`` (token buckets every process takes from: rate limits);
 - ``redis.records``: ``RedisRecordStore`` (an OAuth authorization server's records);
 - ``redis.options``: ``RedisOptions`` (how genmcp builds its clients: timeouts, retries);
 - ``redis.batch``: Lua scripts run by SHA, batched per event loop step.
@@ -16,6 +17,7 @@ The only package that imports redis.
 from __future__ import annotations
 
 from genmcp.storage.redis.broker import RedisBroker, RedisSubscription
+from genmcp.storage.redis.buckets import RedisBuckets
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.records import RedisRecordStore
 from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry
@@ -24,6 +26,7 @@ from genmcp.storage.redis.tasks import RedisTaskStore
 __all__ = [
     "DEFAULT_PREFIX",
     "RedisBroker",
+    "RedisBuckets",
     "RedisOptions",
     "RedisRecordStore",
     "RedisSessionRegistry",

@@ -14,10 +14,12 @@ lives without a TTL and an expired task never comes back. Fields:
 
 Quotas (``TaskQuota``) are counted by scripts, each on the keys of one Redis Cluster slot:
 ``<prefix>tasks:{<who>}:live`` (one owner's live task ids, a sorted set scored by their expiry,
-expired ones trimmed as a script runs) and ``<prefix>tasks:{<who>}:made`` (the owner's
-creations in the current window) in one script (``who``: a digest of the record's
-``principal``), then, when ``max_live`` is set, ``<prefix>tasks:live`` (everyone's live ids)
-in another; a refusal there gives the owner's place back. A task that ends (finished, or its
+expired ones trimmed as a script runs) and ``<prefix>tasks:{<who>}:rate`` (the owner's
+creation bucket: a token bucket of ``created_per_window`` refilled over ``window_s``, taken
+from by the rate limits' Lua, ``storage.redis.buckets.TAKE_LUA``) in one script (``who``: a
+digest of the record's ``principal``), then, when ``max_live`` is set,
+``<prefix>tasks:live`` (everyone's live ids) in another; a refusal there gives the owner's
+place and token back. A task that ends (finished, or its
 lease lost) leaves both sets in the command after the script that ended it: if that command
 is lost, the id leaves when its expiry passes (a quota counts it until then). A task is never
 evicted, a refused one is never stored. Without a quota, no set is kept.
@@ -56,6 +58,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from genmcp.protocol.tasks import iso_now
 from genmcp.storage import TaskEnd, TaskQuota, TaskQuotaExceeded
 from genmcp.storage.guard import Breaker
+from genmcp.storage.redis.buckets import TAKE_LUA
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.topology import Client
 
@@ -96,7 +99,7 @@ local status = redis.call('HGET', KEYS[1], 'status')
 """
 
 _OWNER: Final = """
--- KEYS: the owner's live set, its window counter. ARGV: the task id, its TTL (ms),
+-- KEYS: the owner's live set, its creation bucket. ARGV: the task id, its TTL (ms),
 -- live_per_owner, created_per_window, window_ms.
 local now = now_ms()
 local ttl = tonumber(ARGV[2])
@@ -104,15 +107,21 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if tonumber(ARGV[3]) > 0 and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
   return {'live_per_owner', 1000}
 end
-if tonumber(ARGV[4]) > 0 then
-  local made = redis.call('INCR', KEYS[2])
-  if made == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[5]) end
-  if made > tonumber(ARGV[4]) then
-    return {'created_per_window', math.max(redis.call('PTTL', KEYS[2]), 1)}
-  end
+local burst = tonumber(ARGV[4])
+if burst > 0 then
+  local wait = take(KEYS[2], burst * 1000 / tonumber(ARGV[5]), burst, 1)
+  if wait > 0 then return {'created_per_window', math.max(math.ceil(wait * 1000), 1)} end
 end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+"""
+
+_GIVE_BACK: Final = """
+-- KEYS: the owner's live set, its creation bucket. ARGV: the task id, rate, burst (0: none).
+redis.call('ZREM', KEYS[1], ARGV[1])
+local burst = tonumber(ARGV[3])
+if burst > 0 then take(KEYS[2], tonumber(ARGV[2]), burst, -1) end
 return 1
 """
 
@@ -277,7 +286,8 @@ class RedisTaskStore:
             "redis", _UNAVAILABLE, deadline_s=options.deadline_s, cooldown_s=options.cooldown_s
         )
         script = client.register_script
-        self._owner_quota = script(_CLOCK + _OWNER)
+        self._owner_quota = script(_CLOCK + TAKE_LUA + _OWNER)
+        self._give_back = script(TAKE_LUA + _GIVE_BACK)
         self._all_quota = script(_CLOCK + _ALL)
         self._create = script(_COMMON + _CREATE)
         self._get = script(_COMMON + _GET)
@@ -337,9 +347,9 @@ class RedisTaskStore:
         await self._run(lambda: self._create(keys=[key], args=args))
 
     def _quota_keys(self, principal: Any) -> tuple[str, str]:
-        """The owner's live set and window counter (one hash tag: one cluster slot)."""
+        """The owner's live set and creation bucket (one hash tag: one cluster slot)."""
         who = hashlib.sha256(_json(principal).encode()).hexdigest()[:32]
-        return f"{self._prefix}tasks:{{{who}}}:live", f"{self._prefix}tasks:{{{who}}}:made"
+        return f"{self._prefix}tasks:{{{who}}}:live", f"{self._prefix}tasks:{{{who}}}:rate"
 
     async def _count(self, task_id: str, principal: Any, ttl_ms: int, quota: TaskQuota) -> None:
         """Take the task's place in its owner's quota, then in everyone's; or refuse."""
@@ -352,16 +362,10 @@ class RedisTaskStore:
             refused = await self._run(
                 lambda: self._all_quota(keys=every, args=[task_id, ttl_ms, max_live])
             )
-            if isinstance(refused, list):  # give the owner's place back
-
-                async def give_back() -> None:
-                    async with self._client.pipeline(transaction=False) as pipe:
-                        pipe.zrem(live, task_id)
-                        if per_window > 0:
-                            pipe.decr(made)
-                        await pipe.execute()
-
-                await self._run(give_back)
+            if isinstance(refused, list):  # give the owner's place and token back
+                rate = per_window * 1000 / window_ms
+                back: list[str | float] = [task_id, rate, per_window]
+                await self._run(lambda: self._give_back(keys=[live, made], args=back))
         if isinstance(refused, list):
             raise TaskQuotaExceeded(_text(refused[0]), int(refused[1]) / 1000)
 
