@@ -14,6 +14,9 @@ PYTEST_ARGS ?=
 # pytest-xdist: two workers (the CI machine's cores), whole files to one worker (module-scoped
 # servers start once). PYTEST_XDIST= runs the suite in one process.
 PYTEST_XDIST ?= -n 2 --dist loadfile
+# Which tests `make test` and `make pytest` run: all but the `long` ones (load and fault runs
+# of several seconds each), which `make test-long` runs (CI runs both). PYTEST_MARKS= for all.
+PYTEST_MARKS ?= not long
 
 BIN := $(VENV)/bin
 VENV_PYTHON := $(BIN)/python
@@ -30,6 +33,7 @@ help:
 	@echo "make test       ruff, mypy --strict, the layout checks and pytest in $(VENV) (what CI runs)"
 	@echo "make lint       ruff check src tests examples"
 	@echo "make typecheck  mypy, configured in pyproject.toml"
+	@echo "make test-long  the long tests make test leaves out (load and fault runs; CI runs them)"
 	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow, PYTEST_XDIST= for one process"
 	@echo "make pytest-312 pytest on Python 3.12 in .venv312 (eager call tasks); PY312= to pick it"
 	@echo "make fuzz       the long fuzz run: FUZZ_COUNT=10000 hostile requests, both eras"
@@ -71,7 +75,7 @@ test: $(DEV_STAMP)
 	@echo "==> [3/4] layout checks (tests/layout)"
 	$(VENV_PYTHON) -m pytest -q tests/layout
 	@echo "==> [4/4] pytest (behaviour tests)"
-	$(VENV_PYTHON) -m pytest --ignore=tests/layout $(PYTEST_XDIST) $(PYTEST_ARGS)
+	$(VENV_PYTHON) -m pytest --ignore=tests/layout $(PYTEST_XDIST) -m "$(PYTEST_MARKS)" $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests examples
@@ -80,7 +84,13 @@ typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
 pytest: $(DEV_STAMP)
-	$(VENV_PYTHON) -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
+	$(VENV_PYTHON) -m pytest $(PYTEST_XDIST) -m "$(PYTEST_MARKS)" $(PYTEST_ARGS)
+
+# The `long` tests: the fuzzer's short form, a thousand tasks and a thousand streams at once,
+# the Host/Origin matrix, Redis faults under uvicorn processes (about 50 s on 2 cores).
+.PHONY: test-long
+test-long: $(DEV_STAMP)
+	$(VENV_PYTHON) -m pytest $(PYTEST_XDIST) -m long $(PYTEST_ARGS)
 
 # The suite again on Python 3.12, where a call's task starts eagerly (Call.start): PY312 is
 # the first interpreter found that is 3.12 (a pyenv install counts), or say PY312=/path.

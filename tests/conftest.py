@@ -37,6 +37,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "exclusive: under xdist, run while no other worker runs a test (timing)"
     )
+    config.addinivalue_line(
+        "markers",
+        "long: a load or fault run of several seconds; `make test` leaves it to `make test-long`",
+    )
     # An xdist worker's basetemp is <the run's basetemp>/popen-gwN: the parent is the run's.
     if hasattr(config, "workerinput") and config.option.basetemp:
         config.stash[_RUN_LOCK] = RunLock(Path(config.option.basetemp).parent)

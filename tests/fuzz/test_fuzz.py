@@ -1,7 +1,7 @@
 """The fuzz harness as a test: `FUZZ_COUNT` hostile requests against a live everything server.
 
-CI runs the short form (`FUZZ_COUNT` default 600, alone on the cores: `exclusive`; KNOWN bugs
-left out); `make fuzz` runs the long form (10,000; `make fuzz FUZZ_KNOWN=1` adds the KNOWN
+CI runs the short form in `make test-long` (`FUZZ_COUNT` default 600, alone on the cores:
+`exclusive`; KNOWN bugs left out); `make fuzz` runs the long form (10,000; `make fuzz FUZZ_KNOWN=1` adds the KNOWN
 generators). Knobs:
 `FUZZ_SEED` (replay a run; printed by every run), `FUZZ_CASES=3,17` (replay some cases of
 that seed), `FUZZ_CONCURRENCY`, `FUZZ_KNOWN=1` (also run the KNOWN generators),
@@ -53,6 +53,7 @@ async def idle(router: object, seconds: float = 5.0) -> int:
     return live_workers(router)
 
 
+@pytest.mark.long
 @pytest.mark.timeout(max(120, COUNT // 10))
 @pytest.mark.exclusive  # its loop-stall budget (400 ms) breaks when another worker loads the cores
 async def test_fuzz_everything_server(live_server: LiveServers) -> None:
@@ -90,6 +91,7 @@ PROTECTED: Final = "https://fuzz.example.test/mcp"
 ISSUER: Final = "https://issuer.fuzz.example"
 
 
+@pytest.mark.long
 @pytest.mark.timeout(max(120, COUNT // 10))
 async def test_fuzz_a_server_behind_oauth(live_server: LiveServers) -> None:
     """The whole harness with a good bearer on every request, plus hostile bearers."""

@@ -36,6 +36,8 @@ SECRET: Final = "redis-faults-test-secret-0123456789abcdefghij"
 TERMINAL: Final = {"completed", "failed", "cancelled"}
 
 
+pytestmark = pytest.mark.long  # each test runs uvicorn processes on a Redis it faults
+
 class App:
     """One uvicorn process of tasks_app.py on ``redis``."""
 

@@ -342,6 +342,7 @@ async def test_suite_send_reaches_a_worker_by_id_and_mailbox_refuses_after_the_e
     assert router.suite.send(mailbox.id, "late") is False
 
 
+@pytest.mark.long
 async def test_a_thousand_concurrent_streaming_calls_complete_and_leave_no_worker(
     live_server: Any, modern_client: Any
 ) -> None:

@@ -71,6 +71,7 @@ def combinations(port: int) -> Iterator[tuple[str, str, bool]]:
             yield "Origin", slot + authority, legit
 
 
+@pytest.mark.long
 async def test_the_hostile_matrix_has_no_accepted_confusion(base: str, modern_client: Any) -> None:
     port = int(base.rsplit(":", 1)[1])
     body, headers = modern_client(base).build("tools/list", id=1)

@@ -318,6 +318,7 @@ async def test_a_killed_process_leaves_its_tasks_failed_within_the_lease(
         assert elapsed <= lease_ms / 1000 + 0.5, elapsed
 
 
+@pytest.mark.long
 @pytest.mark.timeout(180)  # a hang guard: 37 s alone on a loaded 2-core machine, 61 s in parallel
 async def test_a_thousand_concurrent_tasks_none_lost_none_stuck_every_key_with_a_ttl(
     nodes: Callable[..., list[Node]], redis_url: str, redis_prefix: str
