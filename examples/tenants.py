@@ -6,14 +6,15 @@ has, the ones its plan adds, and those its admins add at runtime (``POST
 decided per caller (``genmcp.visibility``): ``delete_ticket`` and ``export_data`` exist only
 for the ``admin`` role, the ``beta_search`` tool decides for itself (its ``visible`` hook),
 and a hidden tool's call answers exactly as an unknown one. Every tenant's callers share a
-rate limit per principal (``RateLimit``, in process memory here).
+rate limit per principal (``RateLimit``: in process memory for one process, in Redis, one
+budget for every process, when ``GENMCP_REDIS_URL`` is set).
 
 Callers present a demo bearer token (``TOKENS``: its tenant and roles); a token of another
 tenant than the path's is a 404, and no token at all is a ``guest``. With
 ``GENMCP_REDIS_URL`` set, every process shares one Redis: the tenants' runtime catalogs,
-their change notifications and 2025 sessions travel between processes (run several behind a
-load balancer). ``TENANTS_CONFORMANCE=1`` gives tenant ``acme`` the everything server's
-tools too, for the official conformance suite's list and call scenarios.
+their change notifications, 2025 sessions and rate-limit budgets travel between processes
+(run several behind a load balancer). ``TENANTS_CONFORMANCE=1`` gives tenant ``acme`` the
+everything server's tools too, for the official conformance suite's list and call scenarios.
 
 Run it::
 
@@ -49,6 +50,7 @@ from genmcp import (
 )
 from genmcp.middleware.chain import MCPRequest
 from genmcp.storage import Broker, SessionRegistry
+from genmcp.storage.buckets import Buckets
 from genmcp.storage.owner import owner_of
 
 TENANT_IDS: Final = ("acme", "globex")
@@ -226,9 +228,22 @@ def conformance_tools(tenant: str) -> list[Any]:
     return list(everything_server.TOOLS)
 
 
+def limit_store() -> Buckets | None:
+    """With ``GENMCP_REDIS_URL``, the rate-limit buckets in Redis (one budget whatever the
+    process); else None: this process's memory."""
+    url = os.environ.get("GENMCP_REDIS_URL")
+    if not url:
+        return None
+    from genmcp.scaleout import RedisBuckets
+
+    return RedisBuckets.from_url(url, prefix=os.environ.get("GENMCP_REDIS_PREFIX", "tenants:"))
+
+
 BROKER, REGISTRY = shared_stores()
 SECRET: Final = os.environ.get("GENMCP_SECRET_KEY") or secrets.token_urlsafe(32)
-LIMIT: Final = RateLimit(Limit(rate=5, burst=10), methods=["tools/call"], key=limit_key)
+LIMIT: Final = RateLimit(
+    Limit(rate=5, burst=10), methods=["tools/call"], key=limit_key, store=limit_store()
+)
 
 
 def build(tenant: str, **shared: Any) -> Suite:

@@ -4,7 +4,8 @@ Every process shows each caller the same list (visibility is decided alike every
 tool an admin adds to tenant ``acme`` on one process is listed by ``acme`` on every process
 and announced to ``acme``'s listeners on every process, while ``globex`` never lists it or
 hears of it anywhere. Through nginx (round-robin, no stickiness) a 2025 session of one
-tenant is served by whichever process a request lands on.
+tenant is served by whichever process a request lands on, and a principal's rate limit is one
+budget, whichever process its calls reach.
 
 Three processes take a few seconds to start: the module runs with ``GENMCP_SCALED_TESTS=1``
 (``make test-tenants-scaled``, a step of ``.ci/run``), not in ``make test``.
@@ -128,3 +129,17 @@ async def test_a_tenants_session_moves_between_processes(deployment: Deployment)
             reply = await http.post(mcp, json=body, headers=headers)
             assert reply.status_code == 200, reply.text
             assert "beta_search" in reply.text
+
+
+async def test_one_rate_limit_budget_holds_across_the_processes(deployment: Deployment) -> None:
+    """The example's limit (burst 10, 5 a second) is one budget in Redis: 30 calls at once
+    for one principal, spread over three processes, get about 10 through, not 30."""
+    call = {"name": "search_docs", "arguments": {"query": "x"}}
+    started = asyncio.get_running_loop().time()
+    async with client(deployment.nginx.url, "globex", "carol-globex") as made:
+        replies = await asyncio.gather(*(made.request("tools/call", call) for _ in range(30)))
+    elapsed = asyncio.get_running_loop().time() - started
+    statuses = [reply.status for reply in replies]
+    assert set(statuses) <= {200, 429}, statuses
+    refilled = 5 * elapsed  # what the bucket gained while the calls were in flight
+    assert 10 <= statuses.count(200) <= 10 + refilled + 1, (statuses.count(200), elapsed)
