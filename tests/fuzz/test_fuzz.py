@@ -1,8 +1,8 @@
 """The fuzz harness as a test: `FUZZ_COUNT` hostile requests against a live everything server.
 
 CI runs the short form in `make test-long` (`FUZZ_COUNT` default 600, alone on the cores:
-`exclusive`; KNOWN bugs left out); `make fuzz` runs the long form (10,000; `make fuzz FUZZ_KNOWN=1` adds the KNOWN
-generators). Knobs:
+`exclusive`; KNOWN bugs left out); `make fuzz` runs the long form (10,000; `make fuzz
+FUZZ_KNOWN=1` adds the KNOWN generators). Knobs:
 `FUZZ_SEED` (replay a run; printed by every run), `FUZZ_CASES=3,17` (replay some cases of
 that seed), `FUZZ_CONCURRENCY`, `FUZZ_KNOWN=1` (also run the KNOWN generators),
 `FUZZ_STRICT=1` (their failures fail too), `FUZZ_VERBOSE=1` (print every exchange, for
