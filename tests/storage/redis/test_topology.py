@@ -234,3 +234,17 @@ async def test_a_sentinel_master_dies_and_the_replica_takes_over_sessions_and_pu
         await subscriber.aclose()
         await publisher.aclose()
     print(f"sentinel failover: every session back in {took:.2f} s")
+
+
+async def test_a_new_client_on_a_new_cluster_answers_a_burst(cluster: OwnCluster) -> None:
+    """A process's first requests may all come in one loop turn: on a new cluster client the
+    first commands went to startup nodes whose connections its discovery then closed (5 to 10
+    of 20 failed, "Connection closed by server"); now it learns the nodes first."""
+    from genmcp.storage.redis.options import RedisOptions
+
+    cold = RedisOptions().client(cluster.url)  # the client every Redis store of genmcp makes
+    try:
+        done = await asyncio.gather(*(cold.set(f"cold:{n}", n, ex=10) for n in range(40)))
+    finally:
+        await cold.aclose()
+    assert done == [True] * 40

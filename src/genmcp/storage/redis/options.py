@@ -182,6 +182,11 @@ class _GatedCluster(RedisCluster):
     redis-py's cluster pools raise ``MaxConnectionsError`` past ``max_connections`` per node;
     at most ``gate`` commands (or pipelines, one connection per node each) are in flight at
     once, so a burst waits (within the breaker's deadline) instead of failing.
+
+    A new client learns the cluster's nodes before its first command goes out: redis-py picks
+    a command's node before it initializes, so the first commands of a burst on a new client
+    went to startup nodes whose connections the initialization then closed (5 of 20 failed,
+    "Connection closed by server").
     """
 
     def __init__(self, *args: Any, gate: int, **kwargs: Any) -> None:
@@ -190,6 +195,8 @@ class _GatedCluster(RedisCluster):
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         async with self._gate:
+            if self._initialize:
+                await self.initialize()  # once, under redis-py's lock, before a node is picked
             return await super().execute_command(*args, **kwargs)
 
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
@@ -198,6 +205,8 @@ class _GatedCluster(RedisCluster):
 
         async def gated(*args: Any, **kwargs: Any) -> Any:
             async with self._gate:
+                if self._initialize:
+                    await self.initialize()
                 return await execute(*args, **kwargs)
 
         pipe.execute = gated  # type: ignore[method-assign]
