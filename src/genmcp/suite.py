@@ -25,7 +25,7 @@ from genmcp._suite.catalog_sync import SharedCatalog, Watcher
 from genmcp._suite.change_log import ChangeLog
 from genmcp._suite.completion import completion_handlers
 from genmcp._suite.job import Asker, Handler, Handlers, Job, Response
-from genmcp._suite.listen import ChangeFeed, listen_handlers
+from genmcp._suite.listen import ChangeFeed, Seen, listen_handlers
 from genmcp._suite.mail import MailRelay
 from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
 from genmcp._suite.request_state import RequestStates, principal_of
@@ -212,7 +212,7 @@ class Suite:
                 tasks=self.tasks,
                 capabilities=lambda: self.capabilities,
                 routes=self.routes_resource,
-                lists={TOOLS_LIST_CHANGED: self._tools, PROMPTS_LIST_CHANGED: self._prompts},
+                lists=self.seen_lists,
             ),
             **self.tasks.handlers(lambda: self._tools.serves_tasks),
         }
@@ -319,6 +319,12 @@ class Suite:
                 return ()
             return () if found is None else found[0].required_scopes()
         return ()
+
+    @property
+    def seen_lists(self) -> Mapping[str, Seen]:
+        """The catalogs whose list changes reach only callers who see them move, by
+        notification method (the listen stream's and the 2025 GET stream's filter)."""
+        return {TOOLS_LIST_CHANGED: self._tools, PROMPTS_LIST_CHANGED: self._prompts}
 
     def routes_resource(self, uri: str) -> bool:
         """True when ``uri`` names a resource this Suite serves (static, or a repo claims it)."""

@@ -16,9 +16,10 @@ other processes). Two kinds of stream subscribe to it:
   A list change of tools or prompts is sent only when what the caller sees moved (its
   visible items, ``Seen``): an item added or removed that it may not see is not its news.
 - a legacy session's GET stream (2025 revisions): it forwards the same untagged
-  notifications, ``notifications/resources/updated`` only for the URIs its session subscribed
-  to. With a change log (``_suite.change_log``) the feed also logs each change, and such a
-  stream follows the log, so that it can be resumed; else it subscribes to :data:`CHANGES`.
+  notifications (live list changes through the same :class:`SeenFilter`),
+  ``notifications/resources/updated`` only for the URIs its session subscribed to. With a
+  change log (``_suite.change_log``) the feed also logs each change, and such a stream
+  follows the log, so that it can be resumed; else it subscribes to :data:`CHANGES`.
 
 Imports asyncio and genmcp's core, storage and protocol modules; never a web framework.
 """
@@ -51,7 +52,15 @@ from genmcp.storage import Broker, Subscription
 if TYPE_CHECKING:
     from genmcp._suite.tasks import TaskService
 
-__all__ = ["CHANGES", "ChangeFeed", "ListenJob", "honored_filter", "listen_handlers"]
+__all__ = [
+    "CHANGES",
+    "ChangeFeed",
+    "ListenJob",
+    "Seen",
+    "SeenFilter",
+    "honored_filter",
+    "listen_handlers",
+]
 
 log = logging.getLogger("genmcp")
 
@@ -65,6 +74,34 @@ class Seen(Protocol):
     def seen(self, assigns: Mapping[str, Any]) -> tuple[Hashable, bool]:
         """What the caller sees now, and whether something is hidden from it."""
         ...
+
+
+@final
+class SeenFilter:
+    """Which list changes a caller gets: one whose catalog moved for it (what it sees), or
+    any while nothing is hidden from it. Shared by the listen stream and the 2025 GET stream.
+
+    Args:
+        lists: the filtered catalogs by notification method (``Suite.seen_lists``).
+        assigns: the caller's (its request's auth assigns).
+    """
+
+    __slots__ = ("_assigns", "_lists", "_now")
+
+    def __init__(self, lists: Mapping[str, Seen], assigns: Mapping[str, Any]) -> None:
+        self._lists, self._assigns = lists, assigns
+        self._now = {method: catalog.seen(assigns) for method, catalog in lists.items()}
+
+    async def moved(self, method: Any) -> bool:
+        """False for a list change the caller cannot see: what it sees did not move while
+        something was hidden from it (with nothing hidden, every change is sent, as ever)."""
+        catalog = self._lists.get(method) if isinstance(method, str) else None
+        if catalog is None:
+            return True
+        await asyncio.sleep(0)  # another process's change: its catalog event applies first
+        now, before = catalog.seen(self._assigns), self._now.get(method)
+        self._now[method] = now
+        return before is None or now[0] != before[0] or not (now[1] or before[1])
 
 
 _LIST_KINDS: Final = (
@@ -142,7 +179,6 @@ class ListenJob(Job):
         "_pump",
         "_result_meta",
         "_seen",
-        "_seen_now",
         "_subscription",
         "_watch",
         "_watcher",
@@ -163,10 +199,7 @@ class ListenJob(Job):
         seen: tuple[Mapping[str, Seen], Mapping[str, Any]] | None = None,
     ) -> None:
         self.request_id, self.honored = request_id, honored
-        self._seen = seen
-        self._seen_now: dict[str, tuple[Hashable, bool]] = (
-            {} if seen is None else {method: c.seen(seen[1]) for method, c in seen[0].items()}
-        )
+        self._seen = None if seen is None else SeenFilter(*seen)
         self._broker, self._result_meta = broker, result_meta
         self._subscription: Subscription | None = None
         self._pump: asyncio.Task[None] | None = None
@@ -206,21 +239,8 @@ class ListenJob(Job):
                 if self._watch is not None:
                     await self._watch.announced(message, send)
             elif isinstance(message, dict) and self.honored.wants(message):
-                if self._seen is None or await self._moved(message.get("method")):
+                if self._seen is None or await self._seen.moved(message.get("method")):
                     send(message)
-
-    async def _moved(self, method: Any) -> bool:
-        """False for a list change the caller cannot see: what it sees did not move while
-        something was hidden from it (with nothing hidden, every change is sent, as ever)."""
-        assert self._seen is not None
-        lists, assigns = self._seen
-        catalog = lists.get(method) if isinstance(method, str) else None
-        if catalog is None:
-            return True
-        await asyncio.sleep(0)  # another process's change: its catalog event applies first
-        now, before = catalog.seen(assigns), self._seen_now.get(method)
-        self._seen_now[method] = now
-        return before is None or now[0] != before[0] or not (now[1] or before[1])
 
     async def message(self, message: Any, channel: Channel, state: Any) -> Stream:
         channel._send(message)

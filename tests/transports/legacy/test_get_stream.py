@@ -7,9 +7,11 @@ How every rule here is driven and checked: session_kit.py.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 
 from genmcp import (
@@ -21,6 +23,7 @@ from genmcp import (
     call_tool_result,
 )
 from support.legacy_client import LegacyClient
+from support.server import LiveServers
 from tests.transports.legacy.session_kit import (
     VERSIONS,
     Calls,
@@ -110,3 +113,59 @@ async def test_resource_updates_reach_only_the_sessions_that_subscribed(
             await bystander.delete()
             assert (await asyncio.wait_for(quiet.drain(), 5)).messages == []
             assert (await asyncio.wait_for(stream.drain(), 5)).messages == [update]
+
+
+async def test_a_get_stream_hears_only_of_list_changes_its_caller_can_see(
+    live_server: LiveServers,
+) -> None:
+    """``Suite(visibility=)``: a 2025 session's GET stream, like a 2026 listen stream, gets a
+    live ``tools/list_changed`` only when what its caller sees moved (examples/tenants.py's
+    tokens and role policy: ``delete_ticket`` exists for admins only)."""
+    from fastapi import FastAPI
+
+    from genmcp import Suite, mcp_router
+    from support import examples
+    from support.legacy_http import open_session
+    from support.sse import SSEEvent, SSEParser
+
+    tenants = examples.load("tenants")
+    served = Suite(server_name="seen", server_version="1", tools=[tenants.SearchDocs],
+                   visibility=tenants.by_role)  # fmt: skip
+    app = FastAPI()
+    app.include_router(mcp_router(suite=served, auth=tenants.DemoTokens()), prefix="/mcp")
+
+    @app.post("/add/{which}")
+    async def add(which: str) -> dict[str, str]:
+        served.add_tool(tenants.DeleteTicket if which == "admin" else tenants.CreateTicket)
+        return {"added": which}
+
+    base = live_server(app)
+    heard: dict[str, list[str]] = {"alice-acme": [], "bob-acme": []}
+
+    async def collect(http: httpx.AsyncClient, headers: dict[str, str], into: list[str]) -> None:
+        parser = SSEParser()
+        async with http.stream("GET", f"{base}/mcp", headers=headers) as response:
+            assert response.status_code == 200
+            async for chunk in response.aiter_bytes():
+                events = parser.feed(chunk)
+                into += [json.loads(e.data)["method"] for e in events
+                         if isinstance(e, SSEEvent) and e.data]  # fmt: skip
+
+    readers = []
+    async with httpx.AsyncClient(timeout=10) as http:
+        for token, into in heard.items():
+            http.headers["Authorization"] = f"Bearer {token}"
+            headers = {**await open_session(http, f"{base}/mcp", initialized=True),
+                       "Authorization": f"Bearer {token}"}  # fmt: skip
+            readers.append(asyncio.create_task(collect(http, headers, into)))
+        await asyncio.sleep(0.3)
+        changed = "notifications/tools/list_changed"
+        assert (await http.post(f"{base}/add/admin")).status_code == 200  # admins only
+        await asyncio.sleep(0.5)
+        assert heard == {"alice-acme": [changed], "bob-acme": []}
+        assert (await http.post(f"{base}/add/everyone")).status_code == 200
+        await asyncio.sleep(0.5)
+        assert heard == {"alice-acme": [changed] * 2, "bob-acme": [changed]}
+        for reader in readers:
+            assert not reader.done()
+            reader.cancel()

@@ -22,6 +22,9 @@ covers anything lost: ``list_changed`` for every list the server announces, and
 so a client that missed nothing only refetches; an error status would end the session or its
 client's stream for a gap. Without an event log the events carry no id.
 
+Live list changes reach the stream only when what its caller sees moved (``Suite(visibility=)``,
+the same filter as a 2026 listen stream's); replayed ones are all sent.
+
 Imports asyncio and genmcp's core; never a web framework.
 """
 
@@ -32,7 +35,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
 from genmcp._suite.change_log import LOGGED, ChangeLog, Entry
-from genmcp._suite.listen import CHANGES
+from genmcp._suite.listen import CHANGES, SeenFilter
 from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.methods import RESOURCES_UPDATED
@@ -94,8 +97,10 @@ class SessionStream:
         retry_ms: int | None = None,
         lists: tuple[str, ...] = (),
         epoch: str | None = None,
+        seen: SeenFilter | None = None,
     ) -> None:
         self._registry, self._session, self._version = registry, session, version
+        self._seen = seen  # live list changes only for what the caller sees move
         self._subscription, self._changes = subscription, changes
         self._cursor, self._resumed = start, resumed
         self.retry_ms, self._lists = retry_ms, lists
@@ -114,6 +119,7 @@ class SessionStream:
         retry_ms: int | None = None,
         lists: tuple[str, ...] = (),
         epoch: str | None = None,
+        seen: SeenFilter | None = None,
     ) -> SessionStream:
         """Open ``session``'s stream (resuming from ``last_event_id`` when it names an entry
         of the change log); the open one, on whatever process, ends."""
@@ -140,6 +146,7 @@ class SessionStream:
             retry_ms=retry_ms,
             lists=lists,
             epoch=epoch,
+            seen=seen,
         )
 
     def close(self) -> None:
@@ -165,7 +172,7 @@ class SessionStream:
                     async for event in self._follow(message):
                         yield event
                 elif topic == CHANGES:  # no change log: the events carry no id
-                    if await self._wanted(message):
+                    if await self._wanted(message, live=True):
                         yield None, legacy.legacy_message(message, self._version)
                 else:
                     return  # the session ended, or a newer GET replaced this one
@@ -206,16 +213,16 @@ class SessionStream:
             entries = await self._read(self._cursor)
         if entries is None:  # not logged, or the log is unreachable: send it without an id
             message = wake.get("m")
-            if isinstance(message, dict) and await self._wanted(message):
+            if isinstance(message, dict) and await self._wanted(message, live=True):
                 yield None, legacy.legacy_message(message, self._version)
             return
-        async for event in self._named(entries):
+        async for event in self._named(entries, live=True):
             yield event
 
-    async def _named(self, entries: list[Entry]) -> AsyncIterator[SSEPair]:
+    async def _named(self, entries: list[Entry], *, live: bool = False) -> AsyncIterator[SSEPair]:
         for entry, message in entries:
             self._cursor = entry
-            if message is not None and await self._wanted(message):
+            if message is not None and await self._wanted(message, live=live):
                 yield self._id(entry), legacy.legacy_message(message, self._version)
 
     async def _resync(self) -> AsyncIterator[SSEPair]:
@@ -238,12 +245,14 @@ class SessionStream:
         except StorageUnavailable:
             return None
 
-    async def _wanted(self, message: Any) -> bool:
-        """Whether the session gets ``message``: an update only of a URI it subscribed to."""
+    async def _wanted(self, message: Any, *, live: bool = False) -> bool:
+        """Whether the session gets ``message``: an update only of a URI it subscribed to; a
+        ``live`` list change only when what the caller sees moved (a replayed one always: what
+        the client saw before it left is not known)."""
         if not isinstance(message, dict):
             return False
         if message.get("method") != _UPDATED:
-            return True
+            return not live or self._seen is None or await self._seen.moved(message["method"])
         return message.get("params", {}).get("uri") in await self._uris()
 
     async def _uris(self) -> frozenset[str]:

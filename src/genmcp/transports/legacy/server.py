@@ -43,6 +43,7 @@ from typing import Any, Final
 
 from genmcp._suite.call import Call
 from genmcp._suite.change_log import ChangeLog
+from genmcp._suite.listen import SeenFilter
 from genmcp._suite.relay import MODERN, Codec, LegacyCodec
 from genmcp.errors import MCPError
 from genmcp.events import Answer
@@ -316,13 +317,15 @@ class LegacyServer:
         event = parse_event_id(last_event_id)
         if event is not None and self.events is not None:
             if not await resumable(self.events, session.key, event):
-                return await self._plain_stream(session, None)
+                return await self._plain_stream(session, None, assigns)
             liveness = self.broker if isinstance(self.broker, Inboxes) else None
             local = self.suite.mail_address()
             return ResumedStream(self.events, liveness, session.key, event, local)
-        return await self._plain_stream(session, last_event_id)
+        return await self._plain_stream(session, last_event_id, assigns)
 
-    async def _plain_stream(self, session: Session, last_event_id: str | None) -> SessionStream:
+    async def _plain_stream(
+        self, session: Session, last_event_id: str | None, assigns: Mapping[str, Any]
+    ) -> SessionStream:
         polled = at_least(session.version, SSE_POLLING)
         return await SessionStream.open(
             self.broker,
@@ -334,6 +337,7 @@ class LegacyServer:
             retry_ms=self.stream_retry_ms if polled else None,
             lists=list_notices(self.suite.capabilities),
             epoch=session.epoch,
+            seen=SeenFilter(self.suite.seen_lists, assigns),
         )
 
     # -- messages -------------------------------------------------------------------
