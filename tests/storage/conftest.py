@@ -8,40 +8,6 @@ Sentinel), so the same contract suite runs on it. Unset, they are tests/conftest
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import Iterator
+from support.redis_topology import redis_prefix, redis_topology, redis_url
 
-import pytest
-
-from support.redis_topology import TOPOLOGY_ENV, OwnCluster, OwnSentinel, delete_prefix
-from support.shared_redis import require_redis
-
-TOPOLOGY = os.environ.get(TOPOLOGY_ENV, "")
-
-
-@pytest.fixture(scope="session")
-def redis_topology() -> Iterator[str | None]:
-    """The URL of the topology this run asked for (None: the shared single Redis)."""
-    if not TOPOLOGY:
-        yield None
-        return
-    if TOPOLOGY not in ("cluster", "sentinel"):
-        raise pytest.UsageError(f"{TOPOLOGY_ENV}={TOPOLOGY!r}: say cluster or sentinel")
-    started = OwnCluster(3).start() if TOPOLOGY == "cluster" else OwnSentinel().start()
-    try:
-        yield started.url
-    finally:
-        started.close()
-
-
-@pytest.fixture
-def redis_url(redis_topology: str | None) -> str:
-    return redis_topology or require_redis()
-
-
-@pytest.fixture
-def redis_prefix(redis_url: str) -> Iterator[str]:
-    prefix = f"genmcp-test:{uuid.uuid4().hex}:"
-    yield prefix
-    delete_prefix(redis_url, prefix)
+__all__ = ["redis_prefix", "redis_topology", "redis_url"]  # fixtures for the tests below

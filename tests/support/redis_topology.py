@@ -12,18 +12,34 @@ skipped; with `CI` set it fails instead.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from support.redis_server import free_port, require_redis_server
 from support.required import unavailable
+from support.shared_redis import require_redis
 
-__all__ = ["TOPOLOGY_ENV", "OwnCluster", "OwnSentinel", "admins", "delete_prefix", "sync_client"]
+__all__ = [
+    "TOPOLOGY_ENV",
+    "OwnCluster",
+    "OwnSentinel",
+    "admins",
+    "delete_prefix",
+    "redis_prefix",
+    "redis_topology",
+    "redis_url",
+    "sync_client",
+]
 
 TOPOLOGY_ENV = "GENMCP_TEST_REDIS_TOPOLOGY"
 """``cluster`` or ``sentinel``: tests/storage runs on one started for the session."""
@@ -331,3 +347,35 @@ def sync_client(url: str) -> Any:
         host, port = topology.nodes[0]
         return redis.RedisCluster(host=host, port=port)
     return admins(url)[0]
+
+
+# -- the fixtures tests/storage and tests/scenarios share (their conftests import them) --
+
+TOPOLOGY = os.environ.get(TOPOLOGY_ENV, "")
+
+
+@pytest.fixture(scope="session")
+def redis_topology() -> Iterator[str | None]:
+    """The URL of the topology this run asked for (None: the shared single Redis)."""
+    if not TOPOLOGY:
+        yield None
+        return
+    if TOPOLOGY not in ("cluster", "sentinel"):
+        raise pytest.UsageError(f"{TOPOLOGY_ENV}={TOPOLOGY!r}: say cluster or sentinel")
+    started = OwnCluster(3).start() if TOPOLOGY == "cluster" else OwnSentinel().start()
+    try:
+        yield started.url
+    finally:
+        started.close()
+
+
+@pytest.fixture
+def redis_url(redis_topology: str | None) -> str:
+    return redis_topology or require_redis()
+
+
+@pytest.fixture
+def redis_prefix(redis_url: str) -> Iterator[str]:
+    prefix = f"genmcp-test:{uuid.uuid4().hex}:"
+    yield prefix
+    delete_prefix(redis_url, prefix)

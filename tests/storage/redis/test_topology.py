@@ -236,6 +236,7 @@ async def test_a_sentinel_master_dies_and_the_replica_takes_over_sessions_and_pu
     print(f"sentinel failover: every session back in {took:.2f} s")
 
 
+@heavy
 async def test_a_new_client_on_a_new_cluster_answers_a_burst(cluster: OwnCluster) -> None:
     """A process's first requests may all come in one loop turn: on a new cluster client the
     first commands went to startup nodes whose connections its discovery then closed (5 to 10
