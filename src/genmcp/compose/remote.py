@@ -531,6 +531,20 @@ class ProxyRepo(ResourceRepo, prefix=""):
             return found
         return list(found.get("resources") or []), found.get("nextCursor")
 
+    async def complete_template(
+        self,
+        template: str,
+        argument: str,
+        value: str,
+        context: Mapping[str, str],
+        channel: Channel,
+        arg: Any,
+    ) -> Any:
+        upstream: Upstream = arg
+        ref = {"type": "ref/resource", "uri": template}  # URIs are not namespaced
+        found = await upstream.send(lambda: upstream.client.complete(ref, argument, value, context))
+        return [] if isinstance(found, Error) else {"completion": found}
+
     async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Any:
         upstream: Upstream = arg
         params = {"uri": request.uri}
