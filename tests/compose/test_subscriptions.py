@@ -21,10 +21,14 @@ from genmcp import Client, Mount, StaticResource, Suite, mcp_app
 from support.server import LiveServers
 
 URI: Final = "weather://stations"
+OTHER: Final = "weather://alerts"
 UPSTREAM = Suite(
     server_name="weather",
     server_version="1",
-    resources=[StaticResource(uri=URI, name="stations", text="a,b")],
+    resources=[
+        StaticResource(uri=URI, name="stations", text="a,b"),
+        StaticResource(uri=OTHER, name="alerts", text="none"),
+    ],
 )
 ERAS: Final = (None, "2025-11-25")
 
@@ -95,4 +99,14 @@ async def test_two_outer_subscribers_share_one_upstream_subscription(gateway: st
                 await until(lambda: held_upstream() == 1)
             await asyncio.sleep(0.2)
             assert held_upstream() == 1  # the first still listens
+        await until(lambda: held_upstream() == 0)
+
+
+async def test_the_upstream_follows_the_set_of_uris_held_as_it_changes(gateway: str) -> None:
+    async with Client(gateway, timeout=5) as first, Client(gateway, timeout=5) as second:
+        async with first.listen(tools=False, prompts=False, resources=False, uris=[URI]):
+            async with second.listen(tools=False, prompts=False, resources=False, uris=[OTHER]):
+                await until(lambda: (held_upstream(), UPSTREAM.interest.held(OTHER)) == (1, 1))
+            await until(lambda: UPSTREAM.interest.held(OTHER) == 0)
+            assert held_upstream() == 1  # the one still held stays subscribed
         await until(lambda: held_upstream() == 0)
