@@ -11,8 +11,11 @@ from genmcp._suite.interest import Interest
 
 async def test_watchers_hear_a_uris_first_holder_and_its_last_leaving() -> None:
     interest, heard = Interest(), []
+    interest.hold("early", ["a://w"])  # nobody watches: not counted
+    assert interest.uris() == []
+    first = interest.watch(lambda uri, held: None)
     interest.hold("listen-1", ["a://x"])
-    stop = interest.watch(lambda uri, held: heard.append((uri, held)))
+    stop = interest.watch(lambda uri, held: heard.append((uri, held)))  # told of a://x
     interest.hold("session-1", ["a://x", "a://y"])
     interest.hold("session-1", ["a://y"])  # again: no change
     interest.release("listen-1")
@@ -21,6 +24,8 @@ async def test_watchers_hear_a_uris_first_holder_and_its_last_leaving() -> None:
     interest.release("session-1")
     stop()
     interest.hold("listen-2", ["a://z"])
+    first()
+    first()  # twice: no error
     assert heard == [("a://x", True), ("a://y", True), ("a://x", False), ("a://y", False)]
 
 

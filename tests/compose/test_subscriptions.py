@@ -30,6 +30,7 @@ UPSTREAM = Suite(
         StaticResource(uri=OTHER, name="alerts", text="none"),
     ],
 )
+UPSTREAM.interest.watch(lambda uri, held: None)  # counted only while watched: the test watches
 ERAS: Final = (None, "2025-11-25")
 
 

@@ -8,7 +8,9 @@ leave (``False``), so that a remote mount subscribes upstream exactly while some
 listens, and ends that subscription after (``genmcp.compose.subscriptions``).
 
 It counts this process's subscribers only: a 2025 session whose ``resources/subscribe`` and
-``unsubscribe`` reach two processes is held by the first until the session ends there.
+``unsubscribe`` reach two processes is held by the first until the session ends there. Only
+while someone watches (a remote mount starts watching before the first request): a server
+without such a mount keeps no count, and so no memory per subscription.
 
 Imports asyncio and the standard library only; runs on the server's event loop.
 """
@@ -54,7 +56,10 @@ class Interest:
         return len(self._holders.get(uri, ()))
 
     def hold(self, holder: Hashable, uris: Iterable[str], ttl_s: float | None = None) -> None:
-        """``holder`` holds ``uris`` (again: no change); with ``ttl_s``, only that long."""
+        """``holder`` holds ``uris`` (again: no change); with ``ttl_s``, only that long.
+        Nothing is counted while nobody watches."""
+        if not self._watchers:
+            return
         for uri in uris:
             holders = self._holders.setdefault(uri, set())
             first = not holders
