@@ -292,6 +292,7 @@ class LegacyServer:
         """End the session: its id is unknown from now on; its streams and calls stop."""
         session = await self.session(token, version, assigns)
         await self.registry.end(session.key, session.ttl_s)
+        self.suite.interest.release(session.key)  # its subscriptions end with it
         await self.signals.end(session.key)
         await self.broker.publish(end_topic(session.key), "ended")
         context = context.replace(
@@ -450,5 +451,7 @@ class LegacyServer:
         # One atomic update per URI: concurrent (un)subscribes, on any process, lose nothing.
         if method == RESOURCES_SUBSCRIBE:
             await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
+            self.suite.interest.hold(session.key, (uri,), ttl_s=session.ttl_s)
         else:
             await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
+            self.suite.interest.release(session.key, (uri,))
