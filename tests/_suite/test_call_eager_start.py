@@ -1,8 +1,7 @@
-"""A call's first step runs at once, as the call's own task (an eager task: natively on
-Python 3.12+, ``genmcp._suite.eager`` on 3.11), so a call that answers in it has answered
-when ``Suite.handle`` returns, with no loop turn. The tool runs as its own task: timeouts,
-task groups and cancellation entered in that step bind to the call, not to the request that
-started it."""
+"""A call's first step: on Python 3.12+ it runs at once (an eager task), as the call's own
+task, so a call that answers in it is done when ``Suite.handle`` returns, with no loop turn;
+on 3.11 it runs on the next turn. Either way the tool runs as its own task: timeouts, task
+groups and cancellation bind to the call, not to the request that started it."""
 
 from __future__ import annotations
 
@@ -86,14 +85,13 @@ async def answer_of(call: Call) -> Answer | Ended:
 async def test_a_call_that_answers_in_its_first_step() -> None:
     call = await handle("quick")
     assert call.task is not None
-    assert call.phase is Phase.DONE  # answered before handle returned: no loop turn
-    assert Relay(call).poll() is not None
-    if EAGER:  # 3.12: never scheduled
-        assert call.task.done()
-    else:  # 3.11: the task is scheduled once more, to finish
-        assert not call.task.done()
+    if EAGER:  # done before handle returned: never scheduled, no loop turn
+        assert call.task.done() and call.phase is Phase.DONE
+        assert Relay(call).poll() is not None
+    else:  # scheduled: its first step runs on the next turn
+        assert not call.task.done() and call.phase is Phase.RUNNING
         await asyncio.sleep(0)
-        assert call.task.done() and call.task.result() is None
+        assert call.phase is Phase.DONE
     assert seen["task"] is call.task  # it ran as the call's own task
     assert seen["task"] is not asyncio.current_task()
 

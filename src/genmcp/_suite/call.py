@@ -33,7 +33,6 @@ from typing import Any, final
 from typing import Final as Constant
 
 from genmcp._suite import lifecycle
-from genmcp._suite.eager import eager_task
 from genmcp._suite.job import Asker, CallObserver, Job, plain_result
 from genmcp._suite.lifecycle import Leaving, Phase, Trigger
 from genmcp.channel import Channel, Mailbox, Outbox
@@ -135,17 +134,16 @@ class Call:
     def start(self) -> None:
         """Begin the work in the Call's own task (the Suite calls it once it holds the Call).
 
-        The task starts eagerly: its first step runs now, as that task, so a call that
-        answers in it (most do) has answered when this returns, and the request that made it
-        writes the answer without yielding to the loop. Python 3.12+ does it natively (the
-        task is never scheduled); on 3.11 ``_suite.eager`` does it (the task is scheduled once
-        more, to finish).
+        On Python 3.12+ the task starts eagerly: its first step runs now, as that task, and
+        a call that answers in it (most do) is never scheduled, which saves a loop turn (3 %
+        of a call's instructions on uvloop, 7 % on asyncio's loop). On 3.11 the first step
+        runs on the next turn.
         """
         loop, name = asyncio.get_running_loop(), f"genmcp:{self._job.label}"
         if sys.version_info >= (3, 12):
             self.task = asyncio.Task(self._run(), loop=loop, name=name, eager_start=True)
         else:
-            self.task = eager_task(loop, self._run(), name)
+            self.task = loop.create_task(self._run(), name=name)
 
     @classmethod
     def answered(cls, request: Request, final: Answer) -> Call:
