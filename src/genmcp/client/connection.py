@@ -262,8 +262,9 @@ class Connection:
 
     async def _discover(self, message: Message) -> Reply:
         if isinstance(self.wire, StdioWire):
-            try:
-                return await asyncio.wait_for(self.wire.send(message), PROBE_TIMEOUT)
+            try:  # not wait_for: on 3.11 it can swallow a cancel that lands as it ends
+                async with asyncio.timeout(PROBE_TIMEOUT):
+                    return await self.wire.send(message)
             except TimeoutError:
                 silent = f"{self.url!r} did not answer server/discover"
                 raise ClientError(silent, status=0) from None

@@ -86,10 +86,14 @@ class Subscription:
 
     async def __aenter__(self) -> Subscription:
         await self.client.connect()
-        if self.client.connection.session is None:
-            await self._listen()
-        else:
-            await self._legacy()
+        try:
+            if self.client.connection.session is None:
+                await self._listen()
+            else:
+                await self._legacy()
+        except BaseException:  # cancelled or refused while subscribing: nothing is left held
+            await self.close()
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -156,8 +160,9 @@ class Subscription:
         self.acknowledged = dict(self.filters)
         connection = self.client.connection
         if isinstance(connection.wire, HTTPWire):  # changes come on the session's GET stream
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(connection.stream_open.wait(), STREAM_WAIT)
+            with contextlib.suppress(TimeoutError):  # not wait_for: on 3.11 it can swallow
+                async with asyncio.timeout(STREAM_WAIT):  # a cancel that lands as it ends
+                    await connection.stream_open.wait()
 
     async def _on_legacy(self, message: Message) -> None:
         method = message.get("method")
