@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -180,3 +181,35 @@ async def test_a_client_call_goes_through_the_own_transport(live_server: LiveSer
     finally:
         await client.aclose()
     assert len(seen) == 3 and len(set(seen)) == 1
+
+
+async def test_requests_past_the_limit_wait_for_a_free_connection(
+    live_server: LiveServers,
+) -> None:
+    busy = most = 0
+    lock = threading.Lock()
+
+    async def slow(scope: Any, receive: Any, send: Any) -> None:
+        nonlocal busy, most
+        if scope["type"] != "http":
+            return
+        await receive()
+        with lock:
+            busy += 1
+            most = max(most, busy)
+        await asyncio.sleep(0.1)
+        with lock:
+            busy -= 1
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    url = live_server(slow) + "/"
+    transport = PlainTransport(max_connections=2)
+    pool = httpx.AsyncClient(transport=transport)
+    try:
+        bodies = await asyncio.gather(*(fetch(pool, url) for _ in range(6)))
+    finally:
+        await pool.aclose()
+
+    assert bodies == [b"ok"] * 6
+    assert most == 2

@@ -35,6 +35,8 @@ except ImportError:  # pragma: no cover - CPython wheels only (pyproject.toml)
 READ: Final = 65536
 IDLE_LIMIT: Final = 64
 """Idle connections kept per host and port."""
+MAX_CONNECTIONS: Final = 100
+"""Requests in flight at once (httpx's default pool limit); more wait for a free one."""
 
 
 def available() -> bool:
@@ -136,6 +138,7 @@ class _Body(httpx.AsyncByteStream):
             self.pool.release(conn)
         else:
             conn.close()  # read to no end (cancelled, or the server ends it): not reusable
+        self.pool.slots.release()
 
 
 async def _read(conn: _Connection, within: float | None) -> bytes:
@@ -161,10 +164,17 @@ def _feed(parser: Any, data: bytes) -> None:
 class PlainTransport(httpx.AsyncBaseTransport):
     """HTTP/1.1 over pooled asyncio streams for ``http://``; anything else to ``fallback``."""
 
-    def __init__(self, fallback: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        fallback: httpx.AsyncBaseTransport | None = None,
+        *,
+        max_connections: int = MAX_CONNECTIONS,
+    ) -> None:
         self.fallback = fallback or httpx.AsyncHTTPTransport(trust_env=False)
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
         self._closed = False
+        self.slots = asyncio.Semaphore(max_connections)
+        """One per request in flight; its response's body gives it back when closed."""
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
@@ -174,14 +184,23 @@ class PlainTransport(httpx.AsyncBaseTransport):
         key = (url.host, url.port or 80)
         head = self._head(request)
         body = request.content
-        while True:
-            conn, reused = self._take(key), True
-            if conn is None:
-                conn, reused = await self._connect(key, timeouts.get("connect")), False
-            try:
-                return await self._exchange(conn, head, body, timeouts, reused)
-            except _Stale:  # a pooled connection the server dropped before answering
-                conn.close()
+        try:
+            async with asyncio.timeout(timeouts.get("pool")):
+                await self.slots.acquire()
+        except TimeoutError:
+            raise httpx.PoolTimeout("every connection of the pool stayed busy") from None
+        try:
+            while True:
+                conn, reused = self._take(key), True
+                if conn is None:
+                    conn, reused = await self._connect(key, timeouts.get("connect")), False
+                try:
+                    return await self._exchange(conn, head, body, timeouts, reused)
+                except _Stale:  # a pooled connection the server dropped before answering
+                    conn.close()
+        except BaseException:
+            self.slots.release()
+            raise
 
     def _head(self, request: httpx.Request) -> bytes:
         url = request.url
