@@ -29,6 +29,7 @@ from genmcp.client.errors import ClientError
 from genmcp.client.transport import PlainTransport
 from genmcp.client.transport import available as transport_available
 from genmcp.protocol.client import Message, SSEParser
+from genmcp.protocol.jsonrpc import encode
 
 __all__ = ["HTTPWire", "OnMessage", "Reply"]
 
@@ -88,7 +89,7 @@ class HTTPWire:
         """POST ``message``; the reply. ``resume``: a 2025 session's headers (resumable);
         ``endless``: no read timeout (a listen stream may stay quiet for long)."""
         with self._errors():
-            body = json.dumps(message).encode()
+            body = encode(message)  # orjson where installed: the stdlib's took 0.1 ms a call
             response = await self._open("POST", headers, body, self._endless() if endless else None)
             try:
                 if response.status_code == 202:
