@@ -29,6 +29,7 @@ from genmcp import (
     mcp_router,
     read_resource_result,
     resource_item,
+    resource_template,
     text_contents,
 )
 from genmcp.testing import MCPTestClient
@@ -373,6 +374,30 @@ async def test_template_variables_complete_capped_at_100_with_total(
         {"ref": {"type": "ref/resource", "uri": "x://{y}"}, "argument": {"name": "y", "value": ""}},
     )
     assert unknown.error["code"] == -32602
+
+
+class TwoTemplates(ResourceRepo, prefix="two://"):
+    """Describes two templates; each completes its own variable."""
+
+    def templates(self, arg: Any) -> list[dict[str, Any]]:
+        return [resource_template("two://a/{x}", "a"), resource_template("two://b/{x}", "b")]
+
+    async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> str:
+        return request.uri
+
+    async def complete_template(
+        self, template: str, argument: str, value: str, context: Any, channel: Channel, arg: Any
+    ) -> list[str]:
+        return [f"{template[6]}{value}"]
+
+
+async def test_a_repository_with_several_templates_completes_each_by_its_template() -> None:
+    suite = Suite(server_name="t", server_version="1", resources=[TwoTemplates])
+    async with MCPTestClient(suite) as client:
+        a = await client.complete("two://a/{x}", "x", "1")
+        b = await client.complete("two://b/{x}", "x", "2")
+    assert (a, b) == (["a1"], ["b2"])
+    assert "completions" in suite.capabilities
 
 
 # -- the file-backed example ---------------------------------------------------------------

@@ -231,6 +231,24 @@ class ResourceRepo(Behaviour):
         """
         return []
 
+    def complete_template(
+        self,
+        template: str,
+        argument: str,
+        value: str,
+        context: Mapping[str, str],
+        channel: Channel,
+        arg: Any,
+    ) -> Hooked[Completion]:
+        """Complete ``argument`` of ``template``, one of the templates this repository
+        describes (``templates()``); returns what ``complete`` does.
+
+        Override it instead of ``complete`` when the repository serves several templates and
+        the completion depends on which (a remote mount's repository: the template goes
+        upstream). Defaults to nothing: ``complete`` is called instead.
+        """
+        return []
+
 
 @dataclass(frozen=True, slots=True)
 class StaticResource:

@@ -24,6 +24,7 @@ from genmcp._suite.call import Call
 from genmcp._suite.catalog_sync import SharedCatalog, Watcher
 from genmcp._suite.change_log import ChangeLog
 from genmcp._suite.completion import completion_handlers
+from genmcp._suite.interest import Interest
 from genmcp._suite.job import Asker, Handler, Handlers, Job, Response
 from genmcp._suite.listen import ChangeFeed, Seen, listen_handlers
 from genmcp._suite.mail import MailRelay
@@ -169,6 +170,8 @@ class Suite:
         self._resources = ResourceCatalog(**shared, result_meta=result_meta)
         self._skills = SkillCatalog(**shared, result_meta=result_meta, resources=self._resources)
         self._changes = ChangeFeed(self.broker)
+        self.interest = Interest()
+        """The resource URIs this process's subscribers hold (a remote mount follows it)."""
         self.middleware: tuple[Link, ...] = tuple(middleware)
         catalogs = {
             "tool": self._tools,
@@ -213,6 +216,7 @@ class Suite:
                 capabilities=lambda: self.capabilities,
                 routes=self.routes_resource,
                 lists=self.seen_lists,
+                interest=self.interest,
             ),
             **self.tasks.handlers(lambda: self._tools.serves_tasks),
         }
@@ -325,6 +329,18 @@ class Suite:
         """The catalogs whose list changes reach only callers who see them move, by
         notification method (the listen stream's and the 2025 GET stream's filter)."""
         return {TOOLS_LIST_CHANGED: self._tools, PROMPTS_LIST_CHANGED: self._prompts}
+
+    def resource_repo(self, uri: str) -> tuple[Any, Any] | None:
+        """The repository serving ``uri`` and its ``arg``: ``(repo, arg)``, or None when no
+        repository claims it (a static resource, or none)."""
+        try:
+            found = self._resources.route(uri)
+        except Exception:
+            log.exception("parse_uri failed for %r", uri)
+            return None
+        if found is None or found[0].key not in self._resources.repos:
+            return None
+        return found[0].repo, found[0].arg
 
     def routes_resource(self, uri: str) -> bool:
         """True when ``uri`` names a resource this Suite serves (static, or a repo claims it)."""

@@ -27,7 +27,8 @@ from genmcp.errors import TOOL_CRASH_HINT
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import Request
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
-from genmcp.transports.legacy.rounds import ASKED, InputRounds, outstanding, reply_topic
+from genmcp.transports.legacy.rounds import ASKED, Asking, InputRounds, outstanding, reply_topic
+from genmcp.transports.legacy.sessions import Session
 from genmcp.transports.relay import Relay
 
 META = {
@@ -257,16 +258,9 @@ async def test_shutdown_ends_a_listen_stream_with_its_complete_result() -> None:
 
 
 def rounds(broker: MemoryBroker, registry: MemorySessionRegistry | None = None) -> InputRounds:
-    return InputRounds(
-        broker=broker,
-        registry=MemorySessionRegistry() if registry is None else registry,
-        session="S",
-        ttl_s=60,
-        version="2025-06-18",
-        method="tools/call",
-        max_rounds=2,
-        answer_timeout_s=5,
-    )
+    asking = Asking(broker, MemorySessionRegistry() if registry is None else registry, 2, 5)
+    session = Session("S", "2025-06-18", {}, {}, time.time() + 60)
+    return InputRounds(asking, session, "tools/call")
 
 
 async def test_an_input_round_asks_then_runs_the_hook_again() -> None:

@@ -3,7 +3,8 @@
 Driven directly on a memory store: the record is stored at once, the work asks for input
 through the task's asker (``input_required``, answered by ``tasks/update``), its end is
 stored; ``tasks/cancel`` cancels the work; a server that stops fails the task, even one
-stopped before its runner's first step.
+stopped before its runner's first step; ``asker.note`` sets the status message while it
+runs (kept for the end by a store without ``note``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from genmcp._suite.tasks import TaskAsker, TaskService
 from genmcp.storage import TaskEnd, TaskOptions
-from genmcp.storage.memory import MemoryBroker
+from genmcp.storage.memory import MemoryBroker, MemoryTaskStore
 
 ASSIGNS: dict[str, Any] = {}
 ELICIT = {"method": "elicitation/create", "params": {"message": "Sure?", "requestedSchema": {}}}
@@ -87,3 +88,33 @@ async def test_a_server_that_stops_fails_its_followed_tasks() -> None:
     assert record["status"] == "failed"
     assert "Server shutting down" in record["error"]["message"]
     assert tasks.running == 0
+
+
+class OlderStore(MemoryTaskStore):
+    """A task store written before ``note``: it has no such transition."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "note":
+            raise AttributeError(name)
+        return super().__getattribute__(name)
+
+
+async def test_a_followed_task_notes_what_it_does_and_an_older_store_keeps_it_for_the_end() -> None:
+    for store in (MemoryTaskStore(), OlderStore()):
+        tasks = TaskService(store, TaskOptions(lease_ms=300), MemoryBroker(), {})
+        go_on = asyncio.Event()
+
+        async def work(asker: TaskAsker, go_on: asyncio.Event = go_on) -> TaskEnd:
+            await asker.note("half way")
+            await go_on.wait()
+            return TaskEnd("completed", result={"content": []}, message="done")
+
+        task_id = (await tasks.follow(ASSIGNS, work))["taskId"]
+        await asyncio.sleep(0.05)
+        working = await tasks.get({"taskId": task_id}, ASSIGNS)
+        go_on.set()
+        done = await status(tasks, task_id, "completed")
+        await tasks.close()
+        noted = working.get("statusMessage")
+        assert noted == ("half way" if type(store) is MemoryTaskStore else None)
+        assert done["statusMessage"] == "done"

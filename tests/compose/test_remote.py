@@ -31,6 +31,8 @@ from genmcp import (
     Mount,
     Prompt,
     PromptRequest,
+    ResourceRepo,
+    ResourceRequest,
     Result,
     StaticResource,
     Suite,
@@ -115,12 +117,22 @@ class Extra(Tool, name="extra", input_schema={"type": "object"}):
         return Result(call_tool_result(text="extra"))
 
 
+class Station(ResourceRepo, template="weather://station/{id}", name="station"):
+    async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> str:
+        return f"station {request.params['id']}"
+
+    def complete(
+        self, argument: str, value: str, context: Any, channel: Channel, arg: Any
+    ) -> list[str]:
+        return [s for s in ("lima", "lyon", "rome") if s.startswith(value)]
+
+
 UPSTREAM = Suite(
     server_name="weather",
     server_version="1",
     tools=[Forecast, Confirm, Refuse, Slow, AskFirst],
     prompts=[Brief, Ask],
-    resources=[StaticResource(uri="weather://stations", name="stations", text="a,b")],
+    resources=[StaticResource(uri="weather://stations", name="stations", text="a,b"), Station],
 )
 
 
@@ -282,6 +294,22 @@ async def test_a_prompts_input_round_and_completions_go_upstream(upstream: str) 
     assert asked["inputRequests"]["who"]["params"]["message"] == "Who?"
     assert got["messages"][0]["content"]["text"] == "ada in north"
     assert values == ["south"]
+
+
+@pytest.mark.parametrize("era", [None, "2025-11-25"])
+async def test_template_completions_go_upstream_under_the_same_uri(upstream: str, era: Any) -> None:
+    outer = gateway(upstream, resources=True, protocol=era)
+    async with MCPTestClient(outer) as client:
+        templates = [t["uriTemplate"] for t in await client.list_resource_templates()]
+        values = await client.complete("weather://station/{id}", "id", "l")
+        with pytest.raises(RPCError) as unknown:
+            await client.complete("weather://nowhere/{id}", "id", "l")
+        with pytest.raises(RPCError) as no_variable:
+            await client.complete("weather://station/{id}", "city", "l")
+    await outer.aclose()
+    assert templates == ["weather://station/{id}"]  # URIs are not namespaced
+    assert values == ["lima", "lyon"]
+    assert unknown.value.code == no_variable.value.code == -32602
 
 
 MODES: Final = ("2026-07-28", "legacy")

@@ -4,7 +4,8 @@ Both servers are real uvicorn servers on loopback ports, the outer one mounting 
 by URL; the outer client is ``genmcp.Client`` over HTTP (2026-07-28, the Tasks extension
 declared). The upstream decides what runs as a task; the outer client sees only the outer
 task's id (the upstream knows no such id); results, input rounds (``tasks/update``),
-``notifications/tasks`` and cancellation reach across the hop.
+``notifications/tasks``, the upstream task's ``statusMessage`` while it works, and
+cancellation reach across the hop.
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ from genmcp import (
     mcp_app,
 )
 from genmcp.client import Client, RPCError
+from genmcp.protocol.tasks import iso_now
+from genmcp.storage.memory import MemoryTaskStore
 from genmcp.testing import accept
-from support.server import LiveServers
+from support.server import LiveServer, LiveServers
 
 CANCELLED = threading.Event()
 STARTED = threading.Event()
@@ -67,24 +70,53 @@ class Forever(Tool, name="forever", task_support="required"):
         return Result(call_tool_result(text="never"))
 
 
+GO_ON = threading.Event()
+
+
+class Narrated(Tool, name="narrated", task_support="required"):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        await asyncio.to_thread(GO_ON.wait, 10)
+        return Result(call_tool_result(text="told"))
+
+
+class Recording(MemoryTaskStore):
+    """The upstream's task store, which keeps the ids of the tasks it made (the test then
+    writes their ``statusMessage`` as a narrating upstream would)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+
+    async def create(self, record: Any, **options: Any) -> None:
+        await super().create(record, **options)
+        self.ids.append(record["taskId"])
+
+
+STORE = Recording()
 UPSTREAM = Suite(
     server_name="jobs",
     server_version="1",
-    tools=[Sync, Job, Ask, Forever],
+    tools=[Sync, Job, Ask, Forever, Narrated],
     task_options=TaskOptions(poll_interval_ms=50),
+    task_store=STORE,
 )
 
 
 @pytest.fixture(scope="module")
-def urls() -> Iterator[tuple[str, str]]:
-    live = LiveServers()
+def live() -> Iterator[LiveServers]:
+    servers = LiveServers()
     try:
-        upstream = live(mcp_app(UPSTREAM)) + "/mcp"
-        mount = Mount(url=upstream, namespace="up", timeout_s=5)
-        outer = Suite(server_name="gateway", server_version="1", mounts=[mount])
-        yield upstream, live(mcp_app(outer)) + "/mcp"
+        yield servers
     finally:
-        live.stop_all()
+        servers.stop_all()
+
+
+@pytest.fixture(scope="module")
+def urls(live: LiveServers) -> tuple[str, str]:
+    upstream = live(mcp_app(UPSTREAM)) + "/mcp"
+    mount = Mount(url=upstream, namespace="up", timeout_s=5)
+    outer = Suite(server_name="gateway", server_version="1", mounts=[mount])
+    return upstream, live(mcp_app(outer)) + "/mcp"
 
 
 async def test_the_upstream_decides_and_the_outer_task_has_its_own_id(
@@ -152,3 +184,37 @@ async def test_cancelling_the_outer_task_cancels_the_upstream_one(urls: tuple[st
         assert await asyncio.to_thread(CANCELLED.wait, 10)
     assert refused.value.code == -32021
     assert record["status"] == "cancelled"
+
+
+async def test_the_upstream_tasks_status_message_reaches_the_outer_task_as_it_works(
+    urls: tuple[str, str], live: LiveServers
+) -> None:
+    _, outer = urls
+    upstream: LiveServer = live.started[0]
+    GO_ON.clear()
+    seen: list[str] = []
+    async with Client(outer) as client:
+        created = await client.call_tool("up_narrated", {}, task=True)
+        task_id, upstream_id = created["taskId"], STORE.ids[-1]
+        async with client.listen(task_ids=[task_id]) as notes:
+            for step in ("step 1 of 2", "step 2 of 2"):
+                await upstream.run_in_loop(STORE.note(upstream_id, step, iso_now()))
+                record = await _told(client, task_id, step)
+                assert record["status"] == "working"
+                seen.append(record["statusMessage"])
+            GO_ON.set()
+            done = await client.wait_task(task_id, poll=0.05)
+            told = [note["params"] async for note in _until_terminal(notes)]
+    assert seen == ["step 1 of 2", "step 2 of 2"]
+    assert done["status"] == "completed" and done["statusMessage"] == "step 2 of 2"
+    working = [n.get("statusMessage") for n in told if n["status"] == "working"]
+    assert "step 1 of 2" in working and "step 2 of 2" in working  # notifications/tasks too
+
+
+async def _told(client: Client, task_id: str, message: str) -> dict[str, Any]:
+    for _ in range(100):
+        record = await client.get_task(task_id)
+        if record.get("statusMessage") == message:
+            return record
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the outer task never said {message!r}: {record}")

@@ -397,7 +397,9 @@ def _ignore(call: Call) -> None:
 
 def _needs_input(final: Answer) -> bool:
     result = final.response.get("result")
-    return isinstance(result, Mapping) and result.get("resultType") == "input_required"
+    if type(result) is not dict and not isinstance(result, Mapping):  # dict: no ABC check
+        return False
+    return result.get("resultType") == "input_required"
 
 
 async def _step(hook: Callable[..., Awaitable[Any]], *args: Any) -> Any:

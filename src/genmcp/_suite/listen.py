@@ -50,6 +50,7 @@ from genmcp.protocol.methods import (
 from genmcp.storage import Broker, Subscription
 
 if TYPE_CHECKING:
+    from genmcp._suite.interest import Interest
     from genmcp._suite.tasks import TaskService
 
 __all__ = [
@@ -135,11 +136,12 @@ def listen_handlers(
     capabilities: Callable[[], Mapping[str, Any]],
     routes: Callable[[str], bool],
     lists: Mapping[str, Seen] | None = None,
+    interest: Interest | None = None,
 ) -> Handlers:
     """The ``subscriptions/listen`` handler: the filter narrowed to what the server sends
     (its ``capabilities()`` now, the URIs it ``routes``), then the :class:`ListenJob`;
     ``lists`` are the catalogs whose list changes go only to callers who see them move
-    (by notification method)."""
+    (by notification method); the stream holds its URIs in ``interest`` while it runs."""
 
     def listen(request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> Job:
         tasks.check_listen(request.params, meta)
@@ -151,6 +153,7 @@ def listen_handlers(
             result_meta=result_meta,
             watch=tasks.watch(assigns) if honored.task_ids else None,
             seen=None if not lists else (lists, assigns),
+            interest=interest,
         )
 
     return {SUBSCRIPTIONS_LISTEN: listen}
@@ -172,10 +175,12 @@ class ListenJob(Job):
         result_meta: the ``_meta`` of the closing result (server info).
         watch: the tasks to follow, when ``honored`` names task ids.
         seen: the catalogs whose list changes are filtered, and the caller's assigns.
+        interest: where the stream holds its URIs while it runs (a remote mount follows).
     """
 
     __slots__ = (
         "_broker",
+        "_interest",
         "_pump",
         "_result_meta",
         "_seen",
@@ -197,8 +202,10 @@ class ListenJob(Job):
         result_meta: Mapping[str, Any],
         watch: TaskWatch | None = None,
         seen: tuple[Mapping[str, Seen], Mapping[str, Any]] | None = None,
+        interest: Interest | None = None,
     ) -> None:
         self.request_id, self.honored = request_id, honored
+        self._interest = interest
         self._seen = None if seen is None else SeenFilter(*seen)
         self._broker, self._result_meta = broker, result_meta
         self._subscription: Subscription | None = None
@@ -218,6 +225,8 @@ class ListenJob(Job):
         self._subscription = subscription = self._broker.subscribe(*topics)
         await subscription.ready()
         channel._send(acknowledged(self.request_id, self.honored))
+        if self._interest is not None and self.honored.uris:
+            self._interest.hold(self, self.honored.uris)
         loop, mailbox = asyncio.get_running_loop(), channel.mailbox
         self._pump = loop.create_task(
             self._forward(subscription, mailbox), name=f"genmcp:listen:{self.request_id}"
@@ -250,6 +259,8 @@ class ListenJob(Job):
         return listen_result(self.request_id, self._result_meta)
 
     def finish(self) -> None:
+        if self._interest is not None:
+            self._interest.release(self)
         if self._subscription is not None:
             self._subscription.close()
         for task in (self._pump, self._watcher):

@@ -75,8 +75,8 @@ _STATIC_PREFIX: Final = "static:"  # never routed: _Statics overrides parse_uri
 class RepoEntry:
     """One served repository: the instance, its ``arg`` and what was built from them once."""
 
-    __slots__ = ("arg", "complete_channel", "completes", "key", "mime_type", "owner", "repo",
-                 "templates")  # fmt: skip
+    __slots__ = ("arg", "by_template", "complete_channel", "completes", "key", "mime_type",
+                 "owner", "repo", "templates")  # fmt: skip
 
     def __init__(self, cls: type[ResourceRepo], arg: Any) -> None:
         self.repo, self.arg = instantiate(cls, ResourceRepo, _FORMS), arg
@@ -99,7 +99,9 @@ class RepoEntry:
                 )
             if "icons" in described:
                 described["icons"] = checked_icons(described["icons"], self.owner)
-        self.completes = type(self.repo).complete is not ResourceRepo.complete
+        kind = type(self.repo)
+        self.by_template = kind.complete_template is not ResourceRepo.complete_template
+        self.completes = self.by_template or kind.complete is not ResourceRepo.complete
         # False for a complete() written before it took the channel (argument, value, context, arg)
         self.complete_channel = complete_takes_channel(self.repo) if self.completes else True
         mime_type = self.repo.option("mime_type")
@@ -409,6 +411,12 @@ class ResourceCatalog(Served):
             serves = any(described["uriTemplate"] == template for described in entry.templates)
             if serves and entry.key not in hidden:
                 _check_variable(template, argument)
+                if entry.by_template:
+                    values = await call_hook(
+                        entry.repo, "complete_template", template, argument, value, context,
+                        channel, entry.arg,
+                    )  # fmt: skip
+                    return as_complete_result(values, kind="resource", owner=entry.key)
                 if not entry.completes:
                     return complete_result([])
                 given = (channel,) if entry.complete_channel else ()

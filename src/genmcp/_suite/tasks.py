@@ -157,6 +157,17 @@ class TaskAsker:
             except TimeoutError:
                 pass  # poll: an answer delivered to another process without a shared broker
 
+    async def note(self, message: str) -> None:
+        """Set the task's ``statusMessage`` while it runs (what it does now): stored, and
+        announced to its listen streams when it changed. A store without ``note`` (written
+        before it) keeps the message for the task's end only."""
+        note = getattr(self._service.store, "note", None)
+        if note is None:
+            return
+        moved = await note(self._task_id, message, task_wire.iso_now())
+        if moved is not None:
+            await announce(self._service.broker, moved)
+
 
 def _end_of(response: Mapping[str, Any]) -> TaskEnd:
     """How a task ends once its call answered ``response``."""

@@ -21,6 +21,10 @@ request with
   followed by a task of the outer Suite, whose id is the only one the outer client sees
   (``genmcp.compose.tasks``).
 
+With ``resources=True`` the upstream's resources are served too (``ProxyRepo``): listing,
+reads and template completions go upstream, and a URI an outer client subscribes to is
+subscribed to upstream while it listens (``genmcp.compose.subscriptions``).
+
 An upstream that cannot be reached answers its tools' calls with a -32603 error naming it;
 after ``failures`` failures in a row the breaker opens and calls are refused at once for
 ``cooldown_s`` (no wait on a dead server), then one call tries again.
@@ -40,6 +44,7 @@ from genmcp._suite.tools import Followed
 from genmcp.channel import Channel
 from genmcp.client import Client, ClientError, RPCError
 from genmcp.compose.pending import Pending, PendingCalls
+from genmcp.compose.subscriptions import UpstreamSubscriptions
 from genmcp.compose.tasks import follow_upstream
 from genmcp.errors import INVALID_PARAMS, MISSING_CAPABILITY, MCPError
 from genmcp.outcomes import Error, InputRequired, Result
@@ -167,6 +172,13 @@ class Upstream:
         self._background: set[asyncio.Task[Any]] = set()
         self.pending = PendingCalls()
         """Calls to a 2025 session upstream held between the outer client's input rounds."""
+        self.subscriptions = UpstreamSubscriptions(self, self.owns)
+        """The outer subscribers' resource subscriptions, held upstream (``resources``)."""
+
+    def owns(self, uri: str) -> bool:
+        """True when the outer Suite routes ``uri`` to this upstream's repository."""
+        found = None if self.suite is None else self.suite.resource_repo(uri)
+        return found is not None and isinstance(found[0], ProxyRepo) and found[1] is self
 
     def modern(self) -> bool:
         """True for a 2026-07-28 upstream, whose requests then declare only the outer
@@ -202,6 +214,8 @@ class Upstream:
         """List the upstream into ``suite``, then follow its changes in the background (a
         down upstream is retried there: the outer server starts anyway)."""
         self.suite = suite
+        if self.resources:
+            self.subscriptions.start(suite)
         try:
             await self.refresh(suite)
         except (ClientError, OSError) as exc:
@@ -226,6 +240,7 @@ class Upstream:
                 suite.remove_resource("", local=True)
             self.templates = templates
             suite.add_resource((ProxyRepo, self), local=True)
+            self.subscriptions.resync()
 
     def _apply(
         self, suite: Suite, kind: str, held: dict[str, dict[str, Any]], found: dict[str, Any]
@@ -276,6 +291,7 @@ class Upstream:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._follow
         self.pending.cancel_all()
+        await self.subscriptions.aclose()
         if self._background:  # a cancel upstream in flight: let it go out, briefly
             await asyncio.wait(set(self._background), timeout=self.timeout_s)
         await self.client.aclose()
@@ -530,6 +546,20 @@ class ProxyRepo(ResourceRepo, prefix=""):
         if isinstance(found, Error):
             return found
         return list(found.get("resources") or []), found.get("nextCursor")
+
+    async def complete_template(
+        self,
+        template: str,
+        argument: str,
+        value: str,
+        context: Mapping[str, str],
+        channel: Channel,
+        arg: Any,
+    ) -> Any:
+        upstream: Upstream = arg
+        ref = {"type": "ref/resource", "uri": template}  # URIs are not namespaced
+        found = await upstream.send(lambda: upstream.client.complete(ref, argument, value, context))
+        return [] if isinstance(found, Error) else {"completion": found}
 
     async def read(self, request: ResourceRequest, channel: Channel, arg: Any) -> Any:
         upstream: Upstream = arg

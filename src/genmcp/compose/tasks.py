@@ -13,6 +13,9 @@ the upstream id stays in the proxy, which follows the upstream task:
 * an upstream ``input_required`` becomes the outer task's ``input_required`` (the requests
   under the outer's unique keys); once the outer client answered them all with
   ``tasks/update``, the answers go upstream with ``tasks/update``;
+* the upstream's ``statusMessage`` while it works is copied into the outer record as it
+  changes (``TaskAsker.note``), so the outer ``tasks/get`` and ``notifications/tasks`` show
+  what it does now;
 * ``completed`` and ``failed`` end the outer task with the upstream's result or JSON-RPC
   error; an upstream ``cancelled`` cancels it;
 * cancelling the outer task (``tasks/cancel``, its TTL) sends ``tasks/cancel`` upstream.
@@ -88,12 +91,17 @@ async def follow_upstream(
     ``upstream`` is the mount's ``remote.Upstream`` (its client, ``down``, ``background``)."""
     record: Mapping[str, Any] = created
     asked: set[str] = set()
+    noted: str | None = None
     failures = 0
     try:
         while True:
             end = _end(record)
             if end is not None:
                 return end
+            message = record.get("statusMessage")
+            if isinstance(message, str) and message != noted:
+                await asker.note(message)
+                noted = message
             fresh = {
                 key: request
                 for key, request in (record.get("inputRequests") or {}).items()

@@ -156,9 +156,11 @@ def _known(shape: str, version: str) -> frozenset[str]:
 
 def _pick(obj: Any, shape: str, version: str) -> Any:
     """Keep only the fields of ``shape`` that ``version`` knows (non-objects pass through)."""
-    if not isinstance(obj, Mapping):
+    if type(obj) is not dict and not isinstance(obj, Mapping):
         return obj
     known = _known(shape, version)
+    if obj.keys() <= known:  # the usual case: nothing to drop (one C-level set test)
+        return dict(obj)
     return {key: value for key, value in obj.items() if key in known}
 
 
@@ -272,7 +274,7 @@ def modern_params(
     """
     sent = params.get("_meta")
     meta: dict[str, Any] = {}
-    if isinstance(sent, Mapping):
+    if sent is not None and isinstance(sent, Mapping):
         meta = {k: v for k, v in sent.items() if not str(k).startswith(_RESERVED_META)}
     meta[META_PROTOCOL_VERSION] = modern_version
     meta[META_CLIENT_CAPABILITIES] = dict(capabilities)
@@ -294,7 +296,7 @@ def modern_params(
 
 def _result_meta(result: Mapping[str, Any], target: dict[str, Any], version: str) -> None:
     meta = result.get("_meta")
-    if isinstance(meta, Mapping):
+    if meta is not None and isinstance(meta, Mapping):
         kept = {k: v for k, v in meta.items() if k != META_SERVER_INFO}
         if kept:
             target["_meta"] = kept
@@ -302,9 +304,11 @@ def _result_meta(result: Mapping[str, Any], target: dict[str, Any], version: str
 
 def _content(block: Any, version: str) -> Any:
     """One content block as ``version`` knows it (a 2025-03-26 resource link becomes text)."""
-    if not isinstance(block, Mapping) or block.get("type") not in FIELDS:
+    if type(block) is not dict and not isinstance(block, Mapping):
         return block
-    kind = block["type"]
+    kind = block.get("type")
+    if type(kind) is not str or kind not in FIELDS:
+        return block
     if kind == "resource_link" and not at_least(version, _MID):
         label = block.get("title") or block.get("name") or block.get("uri")
         return {"type": "text", "text": f"Resource link: {label} <{block.get('uri')}>"}
@@ -329,7 +333,7 @@ def _tool(tool: Mapping[str, Any], version: str) -> dict[str, Any]:
 def _call_tool(result: Mapping[str, Any], version: str) -> dict[str, Any]:
     legacy: dict[str, Any] = {"content": [_content(b, version) for b in result.get("content", ())]}
     structured = result.get("structuredContent")
-    if at_least(version, _MID) and isinstance(structured, Mapping):
+    if structured is not None and at_least(version, _MID) and isinstance(structured, Mapping):
         legacy["structuredContent"] = structured  # a 2025 structuredContent is an object
     if "isError" in result:
         legacy["isError"] = result["isError"]
@@ -374,7 +378,7 @@ _LISTS: Final = {
 
 def legacy_result(method: str, result: Any, version: str) -> Any:
     """A modern result translated for a ``version`` session (unknown methods: envelope only)."""
-    if not isinstance(result, Mapping):
+    if type(result) is not dict and not isinstance(result, Mapping):
         return result
     legacy: dict[str, Any]
     if method == methods.TOOLS_CALL:

@@ -330,6 +330,7 @@ class TaskStore(Protocol):
     - ``ask``: ``working`` -> ``input_required`` with outstanding requests (added by key);
     - ``answer``: answers stored for outstanding keys only, each key leaves ``inputRequests``; when
       none is left the task is ``working`` again; the runner collects them with ``take_answers``;
+    - ``note``: a non-terminal task's ``statusMessage`` changes (what it is doing now);
     - ``finish``: a non-terminal task ends as a ``TaskEnd`` says: ``completed`` (``result``),
       ``failed`` (``error``) or ``cancelled``; a terminal task never changes again (the first
       transition wins);
@@ -380,6 +381,11 @@ class TaskStore(Protocol):
 
     async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
         """Remove and return the stored answers among ``keys``."""
+        ...
+
+    async def note(self, task_id: str, message: str, updated_at: str) -> dict[str, Any] | None:
+        """Set a non-terminal task's ``statusMessage``: the record after; None when nothing
+        changed (unknown, terminal, or that message already)."""
         ...
 
     async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:

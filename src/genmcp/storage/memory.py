@@ -488,6 +488,17 @@ class MemoryTaskStore:
             return {}
         return {key: entry.answers.pop(key) for key in keys if key in entry.answers}
 
+    async def note(self, task_id: str, message: str, updated_at: str) -> dict[str, Any] | None:
+        entry = self._live(task_id)
+        if entry is None or entry.record["status"] in TERMINAL:
+            return None
+        record = entry.record
+        if record.get("statusMessage") == message:
+            return None
+        record["statusMessage"], record["lastUpdatedAt"] = message, updated_at
+        _moved(record)
+        return _copy(record)
+
     async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
         entry = self._live(task_id)
         if entry is None or entry.record["status"] in TERMINAL:

@@ -267,7 +267,8 @@ class MCPEndpoint:
         self, legacy: LegacyServer, message: JSONRPCMessage, exchange: _Exchange
     ) -> None:
         headers = exchange.headers
-        context = TransportContext("tcp", "http", headers)  # what the middleware may read
+        # what the middleware may read; without middleware nobody does (the hot path)
+        context = TransportContext("tcp", "http", headers) if self.suite.middleware else NO_CONTEXT
         token, version = _era_headers(headers)[::-1]
         try:
             answer = await legacy.post(message, token, version, exchange.assigns, context)

@@ -109,6 +109,21 @@ async def test_a_lapsed_lease_fails_the_task_and_the_ttl_removes_it(store: TaskS
     assert await store.get("t2", lost=LOST) is None
 
 
+async def test_a_working_tasks_status_message_changes_until_it_ends(store: TaskStore) -> None:
+    await store.create(new_record("t3", None, 60_000, None), lease_ms=10_000, owner="me")
+    moved = await store.note("t3", "step 1 of 2", iso_now())
+    assert moved is not None and moved["statusMessage"] == "step 1 of 2"
+    assert moved["version"] == 2 and moved["status"] == "working"
+    assert await store.note("t3", "step 1 of 2", iso_now()) is None  # the same: no change
+    got = await store.get("t3", lost=LOST)
+    assert got == moved
+    await store.finish("t3", TaskEnd("completed", result={"content": []}), iso_now())
+    assert await store.note("t3", "late", iso_now()) is None  # terminal: never again
+    got = await store.get("t3", lost=LOST)
+    assert got is not None and got["statusMessage"] == "step 1 of 2"
+    assert await store.note("nope", "x", iso_now()) is None
+
+
 def test_a_task_ends_only_in_a_terminal_status() -> None:
     with pytest.raises(ValueError, match="not 'working'"):
         TaskEnd("working")

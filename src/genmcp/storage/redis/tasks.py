@@ -204,6 +204,13 @@ end
 return out
 """
 
+_NOTE: Final = """
+if not status or TERMINAL[status] then return false end
+if redis.call('HGET', KEYS[1], 'msg') == ARGV[1] then return false end
+redis.call('HSET', KEYS[1], 'msg', ARGV[1], 'updated', ARGV[2])
+return moved()
+"""
+
 _FINISH: Final = """
 if not status or TERMINAL[status] then return false end
 clear_io(KEYS[1])
@@ -294,6 +301,7 @@ class RedisTaskStore:
         self._ask = script(_COMMON + _ASK)
         self._answer = script(_COMMON + _ANSWER)
         self._take = script(_COMMON + _TAKE)
+        self._note = script(_COMMON + _NOTE)
         self._finish = script(_COMMON + _FINISH)
         self._renew = script(_COMMON + _RENEW)
 
@@ -420,6 +428,11 @@ class RedisTaskStore:
         key = self.key(task_id)
         flat = await self._run(lambda: self._take(keys=[key], args=wanted))
         return {_text(flat[i]): json.loads(flat[i + 1]) for i in range(0, len(flat), 2)}
+
+    async def note(self, task_id: str, message: str, updated_at: str) -> dict[str, Any] | None:
+        key = self.key(task_id)
+        args = [message, updated_at]
+        return _record(await self._run(lambda: self._note(keys=[key], args=args)))
 
     async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
         args = [

@@ -31,6 +31,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, final
 
 from genmcp.errors import MCPError
@@ -39,8 +40,9 @@ from genmcp.protocol.jsonrpc import RequestId
 from genmcp.protocol.methods import ELICITATION_CREATE
 from genmcp.storage import Broker, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
+from genmcp.transports.legacy.sessions import Session
 
-__all__ = ["ASKED", "InputRounds", "end_topic", "outstanding", "reply_topic"]
+__all__ = ["ASKED", "Asking", "InputRounds", "end_topic", "outstanding", "reply_topic"]
 
 log = logging.getLogger("genmcp")
 
@@ -77,87 +79,81 @@ def outstanding(members: Iterable[str], now: float) -> list[str]:
 
 
 @final
-class InputRounds:
-    """Asks a legacy session's client the nested requests of one call (a Call's ``Asker``).
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """What every input round of one legacy server shares (made once, not per call).
 
     Args:
         broker: where the client's answers are published (``reply_topic``).
         registry: where the requests waiting for an answer are listed (``ASKED``).
-        session: the session key.
-        ttl_s: seconds the session has left (the registry's expiry).
-        version: the session's revision (the shape of the server requests).
-        method: the request being answered (for messages).
-        max_rounds: how many input rounds the request may take.
+        max_rounds: how many input rounds one request may take.
         answer_timeout_s: how long to wait for all the answers of one round.
     """
 
-    __slots__ = (
-        "_broker",
-        "_method",
-        "_registry",
-        "_session",
-        "_ttl_s",
-        "_version",
-        "answer_timeout_s",
-        "max_rounds",
-    )
+    broker: Broker
+    registry: SessionRegistry
+    max_rounds: int
+    answer_timeout_s: float
 
-    def __init__(
-        self,
-        *,
-        broker: Broker,
-        registry: SessionRegistry,
-        session: str,
-        ttl_s: float,
-        version: str,
-        method: str,
-        max_rounds: int,
-        answer_timeout_s: float,
-    ) -> None:
-        self._broker, self._session, self._version, self._method = broker, session, version, method
-        self._registry, self._ttl_s = registry, ttl_s
-        self.max_rounds, self.answer_timeout_s = max_rounds, answer_timeout_s
+
+@final
+class InputRounds:
+    """Asks a legacy session's client the nested requests of one call (a Call's ``Asker``).
+
+    Made for every legacy call (three slots: the hot path), used only by a call that needs
+    input. ``session`` gives the key, the revision (the shape of the server requests) and
+    the time it has left (the registry's expiry, read when a round lists its requests);
+    ``method`` is the request being answered (for messages).
+    """
+
+    __slots__ = ("_asking", "_method", "_session", "max_rounds")
+
+    def __init__(self, asking: Asking, session: Session, method: str) -> None:
+        self._asking, self._session, self._method = asking, session, method
+        self.max_rounds = asking.max_rounds
 
     async def ask(
         self, requests: Mapping[str, Mapping[str, Any]], send: Callable[[dict[str, Any]], bool]
     ) -> dict[str, Any]:
         """Send every nested request; the client's answers by key."""
         asked = {f"genmcp-{secrets.token_urlsafe(12)}": key for key in requests}
-        topics = {reply_topic(self._session, rid): rid for rid in asked}
-        subscription = self._broker.subscribe(*topics)
-        deadline = f"{time.time() + self.answer_timeout_s:.3f}"
+        asking, session = self._asking, self._session
+        topics = {reply_topic(session.key, rid): rid for rid in asked}
+        subscription = asking.broker.subscribe(*topics)
+        deadline = f"{time.time() + asking.answer_timeout_s:.3f}"
         waiting = {rid: f"{rid} {deadline}" for rid in asked}  # ASKED members, until answered
         try:
             await subscription.ready()  # the answers may be POSTed to another process
-            await self._list(self._registry.add, waiting.values())
+            await self._list(asking.registry.add, waiting.values())
             for rid, key in asked.items():
-                send(legacy.server_request(rid, requests[key], self._version))
+                send(legacy.server_request(rid, requests[key], session.version))
             answers: dict[str, Any] = {}
-            async with asyncio.timeout(self.answer_timeout_s):
+            async with asyncio.timeout(asking.answer_timeout_s):
                 while len(answers) < len(asked):
                     topic, message = await subscription.receive()
                     rid = topics[topic]
                     key = asked[rid]
                     if key not in answers:
                         answers[key] = _answer(key, requests[key].get("method"), message)
-                        await self._list(self._registry.discard, [waiting.pop(rid)])
+                        await self._list(asking.registry.discard, [waiting.pop(rid)])
             return answers
         except TimeoutError:
             raise MCPError(
                 "input_timeout",
                 f"The client did not answer the server requests of {self._method} within "
-                f"{self.answer_timeout_s:g} s",
+                f"{asking.answer_timeout_s:g} s",
             ) from None
         finally:
             subscription.close()
             try:
-                await self._list(self._registry.discard, waiting.values())
+                await self._list(asking.registry.discard, waiting.values())
             except StorageUnavailable:  # left in ASKED until its deadline passes
                 log.warning("could not unlist the unanswered server requests of a legacy session")
 
     async def _list(self, change: Callable[..., Any], members: Iterable[str]) -> None:
         """Add or discard members of ``ASKED`` (all at once: one round trip of time)."""
-        await asyncio.gather(*(change(self._session, ASKED, m, self._ttl_s) for m in members))
+        key, ttl_s = self._session.key, self._session.ttl_s
+        await asyncio.gather(*(change(key, ASKED, m, ttl_s) for m in members))
 
 
 def _answer(key: str, method: Any, message: Any) -> dict[str, Any]:

@@ -37,9 +37,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from genmcp._suite.call import Call
 from genmcp._suite.change_log import ChangeLog
@@ -65,6 +65,7 @@ from genmcp.protocol.methods import (
     PING,
     RESOURCES_SUBSCRIBE,
     RESOURCES_UNSUBSCRIBE,
+    TOOLS_CALL,
 )
 from genmcp.protocol.versions import LEGACY_VERSIONS, SSE_POLLING, Era, at_least
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
@@ -75,7 +76,7 @@ from genmcp.transports.legacy.answers import fail_waiters
 from genmcp.transports.legacy.get_stream import SessionStream, list_notices
 from genmcp.transports.legacy.journal import Journal
 from genmcp.transports.legacy.resume import ResumedStream, parse_event_id, resumable
-from genmcp.transports.legacy.rounds import InputRounds, end_topic, reply_topic
+from genmcp.transports.legacy.rounds import Asking, InputRounds, end_topic, reply_topic
 from genmcp.transports.legacy.session_ids import MAX_SESSION_ID_CHARS, SESSION, SessionIds
 from genmcp.transports.legacy.sessions import Session
 from genmcp.transports.legacy.signals import CallSignals
@@ -101,8 +102,7 @@ FOREIGN_SESSION: Final = (
 _RESOURCES: Final = "resources"
 
 
-@dataclass(frozen=True, slots=True)
-class LegacyAnswer:
+class LegacyAnswer(NamedTuple):  # a tuple: made by tuple's own __new__ on every request
     """What a legacy POST comes to: a Call to relay with ``codec``, or nothing to answer.
 
     Attributes:
@@ -170,6 +170,7 @@ class LegacyServer:
         self.session_max_age_s, self.answer_timeout_s = session_max_age_s, answer_timeout_s
         self.max_input_rounds = max_input_rounds
         self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
+        self._asking = Asking(self.broker, self.registry, max_input_rounds, answer_timeout_s)
         logs = self.broker if isinstance(self.broker, EventLog) else None
         self.events = logs if event_log is None else event_log
         self.ids = SessionIds(suite.sealer)  # sealed session ids, verified once each
@@ -291,6 +292,7 @@ class LegacyServer:
         """End the session: its id is unknown from now on; its streams and calls stop."""
         session = await self.session(token, version, assigns)
         await self.registry.end(session.key, session.ttl_s)
+        self.suite.interest.release(session.key)  # its subscriptions end with it
         await self.signals.end(session.key)
         await self.broker.publish(end_topic(session.key), "ended")
         context = context.replace(
@@ -378,18 +380,19 @@ class LegacyServer:
         context: TransportContext,
     ) -> LegacyAnswer:
         method = request.method
-        if method in (PING, LOGGING_SET_LEVEL) or (
-            method in (RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE)
-            and "resources" in self.suite.capabilities
-        ):
+        if method != TOOLS_CALL:  # the hot path: a tools/call is none of these
+            if method in (PING, LOGGING_SET_LEVEL) or (
+                method in (RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE)
+                and "resources" in self.suite.capabilities
+            ):
 
-            async def answer(sent: Request) -> Answer:  # the session answers, in the chain
-                return await self._session_method(session, sent)
+                async def answer(sent: Request) -> Answer:  # the session answers, in the chain
+                    return await self._session_method(session, sent)
 
-            call = await self.suite.handle(request, assigns, context=context, local=answer)
-            return LegacyAnswer(call, MODERN)
-        if method in legacy.LEGACY_METHODS or legacy.is_modern_only(method):
-            raise MCPError("method_not_found", f"Method not found: {method}")
+                call = await self.suite.handle(request, assigns, context=context, local=answer)
+                return LegacyAnswer(call, MODERN)
+            if method in legacy.LEGACY_METHODS or legacy.is_modern_only(method):
+                raise MCPError("method_not_found", f"Method not found: {method}")
         if self.signals.running(session.key, request.id):
             raise MCPError(
                 "duplicate_request_id",
@@ -407,16 +410,7 @@ class LegacyServer:
         )
         meta = params["_meta"]
         check_meta(meta)
-        rounds = InputRounds(
-            broker=self.broker,
-            registry=self.registry,
-            session=session.key,
-            ttl_s=session.ttl_s,
-            version=session.version,
-            method=method,
-            max_rounds=self.max_input_rounds,
-            answer_timeout_s=self.answer_timeout_s,
-        )
+        rounds = InputRounds(self._asking, session, method)
         call = await self.suite.handle(
             Request(request.id, method, params), assigns, meta, asker=rounds, context=context
         )
@@ -457,5 +451,7 @@ class LegacyServer:
         # One atomic update per URI: concurrent (un)subscribes, on any process, lose nothing.
         if method == RESOURCES_SUBSCRIBE:
             await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
+            self.suite.interest.hold(session.key, (uri,), ttl_s=session.ttl_s)
         else:
             await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
+            self.suite.interest.release(session.key, (uri,))
