@@ -128,6 +128,15 @@ bench-curves: $(DEV_STAMP)
 	python3 bench/curves.py report
 	$(BENCH_VENVS)/plot/bin/python bench/curves.py plot
 
+# tools/call through genmcp's proxy and FastMCP's over real HTTP, one upstream, same run
+# (issue 31) -> bench/RESULTS.md "Over real HTTP"; ~8 min. Knobs: PROXY_ARGS='--rows direct,genmcp'.
+PROXY_ARGS ?=
+.PHONY: bench-proxy
+bench-proxy:
+	BENCH_VENVS=$(BENCH_VENVS) bash bench/setup.sh fastmcp genmcp
+	BENCH_VENVS=$(BENCH_VENVS) python3 bench/proxy.py run $(PROXY_ARGS)
+	python3 bench/proxy.py report
+
 # The official MCP conformance suite against examples/everything_server.py; installs Node 22
 # and the suite under .cache/conformance on first use. Knobs: scripts/README.md.
 .PHONY: conformance
