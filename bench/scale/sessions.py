@@ -78,6 +78,7 @@ class Tally:
     def __init__(self) -> None:
         self.latencies: list[float] = []
         self.errors: list[str] = []
+        self.resent: list[str] = []
 
     def fail(self, what: str) -> None:
         self.errors.append(what[:200])
@@ -94,11 +95,15 @@ class Connection:
         self.host, _, port = hostport.partition(":")
         self.port, self.path = int(port), "/" + path
         self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self.uses, self.last = 0, time.monotonic()  # requests on the open connection, when
 
     async def post(self, body: bytes, head: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
         if self.streams is None:
             self.streams = await asyncio.open_connection(self.host, self.port)
+            self.uses = 0
         reader, writer = self.streams
+        self.uses += 1
+        self.idle, self.last = time.monotonic() - self.last, time.monotonic()
         lines = [f"POST {self.path} HTTP/1.1", f"host: {self.host}:{self.port}",
                  f"content-length: {len(body)}", *(f"{k}: {v}" for k, v in head.items())]
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
@@ -138,12 +143,21 @@ async def post(conn: Connection, body: dict[str, Any], session: str | None, tall
     if session:
         head |= {"mcp-session-id": session, "mcp-protocol-version": VERSION}
     started = time.perf_counter()
-    try:
-        status, headers, data = await asyncio.wait_for(conn.post(json.dumps(body).encode(), head), 30)
-    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError,
-            ValueError) as error:
-        tally.fail(f"{body['method']}: {type(error).__name__} {error}")
-        return None
+    for attempt in (1, 2):
+        try:
+            status, headers, data = await asyncio.wait_for(conn.post(json.dumps(body).encode(), head), 30)
+            break
+        except asyncio.IncompleteReadError as error:
+            # closed before a byte of the answer on a kept-alive connection: the server may
+            # have closed it as it went idle; sent again once, on a new one, and counted
+            if attempt == 1 and not error.partial and conn.uses > 1:
+                tally.resent.append(f"{body['method']}: use {conn.uses}, idle {conn.idle:.2f} s")
+                continue
+            tally.fail(f"{body['method']}: {type(error).__name__} {error} (use {conn.uses}, idle {conn.idle:.2f} s)")
+            return None
+        except (OSError, asyncio.LimitOverrunError, TimeoutError, ValueError) as error:
+            tally.fail(f"{body['method']}: {type(error).__name__} {error}")
+            return None
     if timed:
         tally.latencies.append(time.perf_counter() - started)
     if status not in (200, 202) or b'"error"' in data:
@@ -174,7 +188,8 @@ async def phase(name: str, bases: list[str], work: list[Any], concurrency: int) 
                 await conn.close()
 
     await asyncio.gather(*(worker(n) for n in range(concurrency)))
-    return {"latencies": tally.latencies, "errors": tally.errors, "sessions": opened}
+    return {"latencies": tally.latencies, "errors": tally.errors, "resent": tally.resent,
+            "sessions": opened}
 
 
 def client_process(args: tuple[str, list[str], list[Any], int]) -> dict[str, Any]:
@@ -193,6 +208,7 @@ def run_phase(pool: Any, name: str, bases: list[str], work: list[Any], o: argpar
     after = redis_state(url)
     latencies = sorted(x for r in results for x in r["latencies"])
     errors = [e for r in results for e in r["errors"]]
+    resent = [e for r in results for e in r["resent"]]
     count = len(work)
 
     def pct(p: float) -> float:
@@ -201,7 +217,7 @@ def run_phase(pool: Any, name: str, bases: list[str], work: list[Any], o: argpar
     row = {
         "phase": name, "count": count, "seconds": round(took, 1), "per_s": round(count / took),
         "p50_ms": pct(0.5), "p99_ms": pct(0.99), "max_ms": pct(1.0), "errors": len(errors),
-        "first_errors": errors[:3], "memory_before": before["memory"], "memory_after": after["memory"],
+        "first_errors": errors[:3], "resent": len(resent), "first_resent": resent[:3], "memory_before": before["memory"], "memory_after": after["memory"],
         "memory_per_session": round((after["memory"] - before["memory"]) / count, 1),
         "dataset_per_session": round((after["dataset"] - before["dataset"]) / count, 1),
         "keys_after": after["keys"],
@@ -252,13 +268,14 @@ def main() -> int:
     if o.json:
         o.json.write_text(json.dumps(rows, indent=1))
     print(f"\n{o.sessions:,} sessions, {o.processes} processes, Redis {o.redis}")
-    print("| phase | count | s | per s | p50 ms | p99 ms | errors | Redis memory after "
-          "| memory / session | keys | Redis commands / session |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("| phase | count | s | per s | p50 ms | p99 ms | errors | resent | Redis memory after "
+          "| memory / session | dataset / session | keys | Redis commands / session |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for r in rows:
         print(f"| {r['phase']} | {r['count']:,} | {r['seconds']} | {r['per_s']:,} | {r['p50_ms']} "
-              f"| {r['p99_ms']} | {r['errors']} | {r['memory_after'] / 1e6:.1f} MB "
-              f"| {r['memory_per_session']} B | {r['keys_after']:,} | {r['commands_per_session']} |")
+              f"| {r['p99_ms']} | {r['errors']} | {r['resent']} | {r['memory_after'] / 1e6:.1f} MB "
+              f"| {r['memory_per_session']} B | {r['dataset_per_session']} B | {r['keys_after']:,} "
+              f"| {r['commands_per_session']} |")
     print(f"before: {rows[0]['memory_before'] / 1e6:.2f} MB")
     return 0 if all(r["errors"] == 0 for r in rows) and opened == o.sessions else 1
 
