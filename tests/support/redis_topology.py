@@ -144,9 +144,12 @@ class OwnCluster(_Topology):
     """A Redis Cluster of ``masters`` masters, each with ``replicas`` replicas."""
 
     def __init__(
-        self, masters: int = 3, replicas: int = 0, slots: list[tuple[int, int]] | None = None
+        self,
+        masters: int = 3,
+        replicas: int = 0,
+        slots: list[list[tuple[int, int]]] | None = None,
     ) -> None:
-        """``slots``: each master's range of slots, first to last (none: ``redis-cli
+        """``slots``: each master's ranges of slots, first to last (none: ``redis-cli
         --cluster create`` splits them evenly); only without replicas."""
         super().__init__()
         assert slots is None or (len(slots) == masters and not replicas)
@@ -184,10 +187,11 @@ class OwnCluster(_Topology):
         _wait(self.synced, "every replica to sync")
         return self
 
-    def _assign(self, slots: list[tuple[int, int]]) -> OwnCluster:
-        """Give each master its range, then join them (CLUSTER ADDSLOTSRANGE, CLUSTER MEET)."""
-        for node, (first, last) in zip(self.nodes, slots, strict=True):
-            assert _ask(node.port, "CLUSTER", "ADDSLOTSRANGE", str(first), str(last)) == "+OK\r\n"
+    def _assign(self, slots: list[list[tuple[int, int]]]) -> OwnCluster:
+        """Give each master its ranges, then join them (CLUSTER ADDSLOTSRANGE, CLUSTER MEET)."""
+        for node, ranges in zip(self.nodes, slots, strict=True):
+            bounds = [str(bound) for pair in ranges for bound in pair]
+            assert _ask(node.port, "CLUSTER", "ADDSLOTSRANGE", *bounds) == "+OK\r\n"
         for node in self.nodes[1:]:
             _ask(node.port, "CLUSTER", "MEET", "127.0.0.1", str(self.nodes[0].port))
         _wait(self.healthy, "the cluster to be ok")
