@@ -238,7 +238,7 @@ conformance-cluster: $(DEV_STAMP)
 # Redis Cluster and Sentinel (issue 36): the storage contract suite on a 3-master cluster and on a
 # Sentinel-managed pair (each started once from redis-server on free ports), the failover
 # tests (tests/storage/redis/test_topology.py: a master SIGKILLed under a legacy server) and
-# slots moved under load (test_topology_reshard.py: redis-cli --cluster rebalance). ~95 s.
+# slots moved under load (test_topology_reshard.py: redis-cli --cluster rebalance). ~75 s.
 .PHONY: test-cluster
 test-cluster: $(DEV_STAMP)
 	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q -k "not memory" \
