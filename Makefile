@@ -38,6 +38,8 @@ help:
 	@echo "make pytest-312 pytest on Python 3.12 in .venv312 (eager call tasks); PY312= to pick it"
 	@echo "make fuzz       the long fuzz run: FUZZ_COUNT=10000 hostile requests, both eras"
 	@echo "make rolling    a rolling restart of 3 processes behind nginx under load: no call lost"
+	@echo "make scale-cluster   legacy tools/call per core, 3-master Redis Cluster vs one node (same run)"
+	@echo "make scale-sessions  the load run: 100,000 legacy sessions through 3 processes on Redis"
 	@echo "make docs       build the documentation site into site/ (strict)"
 	@echo "make clean      remove $(VENV) and the tool caches"
 
@@ -174,6 +176,23 @@ scale: $(DEV_STAMP)
 	$(VENV_PYTHON) bench/scale/run.py --processes 1,2,3 --per-process 16 --proxy-one \
 		--upstream-keepalive 128 --seconds 10 $(SCALE_ARGS)
 
+# Legacy tools/call on a 3-master Redis Cluster against one Redis node, same run (issue 36):
+# rounds alternate the two, one process each, wrk at c=16; CPU per call from /proc, Redis
+# commands per call over every master, and the 2026-07-28 call's Redis commands (none beyond
+# the idle background, else it fails). -> bench/RESULTS.md. ~4 min. SCALE_CLUSTER_ARGS= to change.
+SCALE_CLUSTER_ARGS ?= --rounds 3 --seconds 10 --concurrency 16
+.PHONY: scale-cluster
+scale-cluster: $(DEV_STAMP)
+	$(VENV_PYTHON) bench/scale/cluster.py $(SCALE_CLUSTER_ARGS)
+
+# The capacity model's load run (issue 36): 100,000 legacy sessions opened through 3 processes
+# on one Redis, a tools/call and a logging/setLevel in each; Redis memory per session, p99s,
+# errors (must be 0). -> docs/guides/scaling-out.md. ~15 min. SESSIONS_ARGS='--redis cluster'.
+SESSIONS_ARGS ?= --sessions 100000 --processes 3
+.PHONY: scale-sessions
+scale-sessions: $(DEV_STAMP)
+	$(VENV_PYTHON) bench/scale/sessions.py $(SESSIONS_ARGS)
+
 # A rolling restart under load (issue 29): 3 processes behind nginx with the lossless settings
 # of docs/guides/deployment.md, each SIGTERMed and started again in turn under 16 clients
 # (quick and streaming calls, both eras); fails unless every call succeeded. ROLLING_ARGS=
@@ -226,12 +245,14 @@ conformance-cluster: $(DEV_STAMP)
 		env VENV=$(VENV) bash scripts/conformance.sh
 
 # Redis Cluster and Sentinel (issue 36): the storage contract suite on a 3-master cluster and on a
-# Sentinel-managed pair (each started once from redis-server on free ports), and the failover
-# tests (tests/storage/redis/test_topology.py: a master SIGKILLed under a legacy server). ~80 s.
+# Sentinel-managed pair (each started once from redis-server on free ports), the failover
+# tests (tests/storage/redis/test_topology.py: a master SIGKILLed under a legacy server) and
+# slots moved under load (test_topology_reshard.py: redis-cli --cluster rebalance). ~75 s.
 .PHONY: test-cluster
 test-cluster: $(DEV_STAMP)
 	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q -k "not memory" \
-		tests/storage/test_contract.py tests/storage/redis/test_topology.py
+		tests/storage/test_contract.py tests/storage/redis/test_topology.py \
+		tests/storage/redis/test_topology_reshard.py
 	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q -k "not memory" \
 		tests/storage/test_contract.py
 

@@ -143,8 +143,17 @@ class _Topology:
 class OwnCluster(_Topology):
     """A Redis Cluster of ``masters`` masters, each with ``replicas`` replicas."""
 
-    def __init__(self, masters: int = 3, replicas: int = 0) -> None:
+    def __init__(
+        self,
+        masters: int = 3,
+        replicas: int = 0,
+        slots: list[list[tuple[int, int]]] | None = None,
+    ) -> None:
+        """``slots``: each master's ranges of slots, first to last (none: ``redis-cli
+        --cluster create`` splits them evenly); only without replicas."""
         super().__init__()
+        assert slots is None or (len(slots) == masters and not replicas)
+        self.slots = slots
         cli = shutil.which("redis-cli")
         if cli is None:
             unavailable("redis-cli is not installed (apt-get install redis-tools)", "cluster tests")
@@ -169,11 +178,23 @@ class OwnCluster(_Topology):
                 "0",
             )
         _wait(lambda: all(n.answers() for n in self.nodes), "the cluster nodes to answer")
+        if self.slots is not None:
+            return self._assign(self.slots)
         create = [self.cli, "--cluster", "create", *(f"127.0.0.1:{n.port}" for n in self.nodes)]
         create += ["--cluster-replicas", str(self.replicas), "--cluster-yes"]
         subprocess.run(create, check=True, capture_output=True, timeout=30)
         _wait(self.healthy, "the cluster to be ok")
         _wait(self.synced, "every replica to sync")
+        return self
+
+    def _assign(self, slots: list[list[tuple[int, int]]]) -> OwnCluster:
+        """Give each master its ranges, then join them (CLUSTER ADDSLOTSRANGE, CLUSTER MEET)."""
+        for node, ranges in zip(self.nodes, slots, strict=True):
+            bounds = [str(bound) for pair in ranges for bound in pair]
+            assert _ask(node.port, "CLUSTER", "ADDSLOTSRANGE", *bounds) == "+OK\r\n"
+        for node in self.nodes[1:]:
+            _ask(node.port, "CLUSTER", "MEET", "127.0.0.1", str(self.nodes[0].port))
+        _wait(self.healthy, "the cluster to be ok")
         return self
 
     def synced(self) -> bool:
