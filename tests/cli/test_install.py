@@ -22,6 +22,8 @@ from demo_tools import make_suite
 from genmcp.cli.install import HEADERS_ENV, weak_key
 from support.server import LiveServers
 
+pytestmark = pytest.mark.long  # real processes, 2.6-4.6 s each: make test-long (CI runs it)
+
 GENMCP: Final = [sys.executable, "-m", "genmcp"]
 STRONG: Final = "q4Xv9Lr2Tz7Wm1Kc8Np3Hs6Jd0Fg5Ab-Ye_Uo"
 

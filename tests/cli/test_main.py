@@ -295,6 +295,7 @@ def test_the_default_install_brings_the_fast_stack_and_uvicorn_picks_it() -> Non
     assert loop is not None and type(loop()).__module__.startswith("uvloop")
 
 
+@pytest.mark.long  # about 4 s (a reloader and its child): make test-long
 def test_run_reload_serves_an_app_and_stops_with_its_child() -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"

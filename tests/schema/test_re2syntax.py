@@ -21,6 +21,7 @@ PIECES: Final = [
 ]  # fmt: skip
 
 
+@pytest.mark.long  # about 7 s: make test-long
 def test_a_pattern_said_plainly_linear_compiles_on_re2() -> None:
     rnd = random.Random(19)
     said = 0
