@@ -15,6 +15,7 @@ failures per kind, failures by reason, and the restarts' timing.
     python bench/scale/rolling.py                       # nginx opens a connection per request
     python bench/scale/rolling.py --keepalive 32        # kept-alive upstream connections (4 s)
     python bench/scale/rolling.py --take-out            # each marked down in nginx first
+    python bench/scale/rolling.py --redis cluster       # on a 3-master Redis Cluster
 """
 
 from __future__ import annotations
@@ -169,12 +170,20 @@ async def main() -> None:
                         help="mark each process down in nginx (reload) before stopping it")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 unless every call succeeded (make rolling, CI)")
+    parser.add_argument("--redis", choices=("node", "cluster"), default="node",
+                        help="one redis-server, or a 3-master Redis Cluster (issue 36)")
     parser.add_argument("--graceful", type=float, default=35.0,
                         help="uvicorn --timeout-graceful-shutdown (the drain plus a margin)")
     args = parser.parse_args()
 
-    redis = OwnRedis(shutil.which("redis-server") or "/usr/bin/redis-server")
-    redis.start()
+    redis: Any
+    if args.redis == "cluster":
+        from support.redis_topology import OwnCluster
+
+        redis = OwnCluster(masters=3).start()
+    else:
+        redis = OwnRedis(shutil.which("redis-server") or "/usr/bin/redis-server")
+        redis.start()
     procs = Processes(3, {"REDIS_URL": redis.url, "GENMCP_PREFIX": "rolling:"},
                       graceful_s=args.graceful).start()
     nginx = Nginx(require_nginx(), procs.ports, keepalive=args.keepalive,
@@ -226,6 +235,7 @@ async def main() -> None:
         "taken_out_first": args.take_out,
         "proxy_next_upstream": args.next_upstream,
         "proxy_request_buffering": args.request_buffering,
+        "redis": args.redis,
         "calls": total,
         "failed": sum(load.failed.values()),
         "per_kind": {kind: {"calls": load.calls[kind], "failed": load.failed[kind]} for kind in KINDS},
