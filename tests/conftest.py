@@ -10,7 +10,7 @@
   environment variable `CI` set it fails instead (CI runs Redis).
 - `redis_prefix`: a key prefix of its own per test; every key under it is deleted at teardown.
 - `http`: a plain httpx client (closed at teardown), for the multi-process tests.
-- `@pytest.mark.exclusive`: under pytest-xdist (`make test` runs two workers) the test runs
+- `@pytest.mark.exclusive`: under pytest-xdist (`make test` runs three workers) the test runs
   while no other worker runs one (`support.exclusive`): for a timing budget that another
   worker's load on the same cores would break. Without xdist it changes nothing.
 """

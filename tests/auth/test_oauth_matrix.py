@@ -20,6 +20,8 @@ from support.examples import load
 from support.oauth import RESOURCE, RESOURCE_METADATA, Protected, call, challenge
 from support.server import LiveServers
 
+pytestmark = pytest.mark.long  # a real authorization server, about 9 s (make test-long)
+
 OTHER: Final = "https://other.example.test/mcp"
 
 

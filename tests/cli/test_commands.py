@@ -25,6 +25,8 @@ from genmcp.cli.form import ask_on_terminal, parse_field
 from support.examples import load
 from support.server import LiveServers
 
+pytestmark = pytest.mark.long  # real genmcp processes, about 18 s (make test-long)
+
 ROOT: Final = Path(__file__).resolve().parents[2]
 GENMCP: Final = [sys.executable, "-m", "genmcp"]
 TOKEN: Final = ["-H", "Authorization: Bearer alice-token"]

@@ -141,6 +141,7 @@ def test_arg_values_are_json_when_they_parse_else_text(pair: str, value: Any) ->
     assert parse_arguments([pair]) == {key: value}
 
 
+@pytest.mark.long  # about 5 s: make test-long
 def test_progress_and_logs_go_to_stderr_as_they_arrive(live_server: LiveServers) -> None:
     url = live_server(demo_app()) + "/mcp"
     argv = ["call", url, "count", "--arg", "n=3", "--arg", "delay=0.3", "--log-level", "info"]

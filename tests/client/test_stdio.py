@@ -12,6 +12,8 @@ import pytest
 
 from genmcp.client import Client, ClientError, RPCError
 
+pytestmark = pytest.mark.long  # real stdio server processes, about 8 s (make test-long)
+
 TESTS = Path(__file__).resolve().parents[1]
 COMMAND = [sys.executable, "-m", "genmcp", "run", "demo_tools:suite", "--transport", "stdio"]
 ENV = {"GENMCP_SECRET_KEY": "s" * 40}

@@ -250,6 +250,7 @@ def test_every_public_name_is_in_the_reference_with_its_signature(site: Path) ->
 
 
 @pytest.mark.timeout(180)
+@pytest.mark.long  # about 8 s (a real browser): make test-long
 def test_the_site_works_in_a_headless_browser(site: Path, live_server: Any) -> None:
     from starlette.staticfiles import StaticFiles
 

@@ -70,7 +70,7 @@ def test_make_run_and_make_test_do_what_the_readme_says() -> None:
         "mypy",
         "python -m pytest -q tests/layout",  # the layout checks, reported apart
         # the rest: PYTEST_XDIST, and PYTEST_MARKS (the `long` tests are make test-long's)
-        'python -m pytest --ignore=tests/layout -n 2 --dist loadfile -m "not long" ',
+        'python -m pytest --ignore=tests/layout -n 3 --dist loadfile -m "not long" ',
     ]
     assert "strict = true" in (ROOT / "pyproject.toml").read_text()
     assert examples.load("app").app is not None

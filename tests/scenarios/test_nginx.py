@@ -27,6 +27,8 @@ from support.redis_topology import TOPOLOGY_ENV, OwnCluster, admins
 from support.sse import SSEEvent, SSEParser
 from support.topology import Nginx, Processes, require_nginx
 
+pytestmark = pytest.mark.long  # three processes behind nginx, about 9 s (make test-long)
+
 MODERN: Final = "2026-07-28"
 
 

@@ -41,6 +41,8 @@ from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.server import LiveServer, LiveServers
 
+pytestmark = pytest.mark.long  # two processes on Redis, about 11 s (make test-long)
+
 SECRET: Final = "scale-out-test-secret-key-0123456789abcdef"
 NOTES: Final = StaticResource(uri="test://notes", name="notes", text="n")
 OTHER: Final = StaticResource(uri="test://other", name="other", text="o")

@@ -22,6 +22,8 @@ import mcp_types
 import pytest
 from mcp import Client, StdioServerParameters
 
+pytestmark = pytest.mark.long  # real stdio server processes, about 17 s (make test-long)
+
 TESTS = Path(__file__).resolve().parents[1]
 CAPS = {"elicitation": {}}
 

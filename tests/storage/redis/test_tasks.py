@@ -31,6 +31,8 @@ from genmcp.storage import TaskEnd, TaskStore
 from genmcp.storage.memory import MemoryTaskStore
 from support.client import Exchange, ModernClient
 
+pytestmark = pytest.mark.long  # processes killed within a lease, about 10 s (make test-long)
+
 HERE: Final = Path(__file__).resolve().parent
 TASKS: Final = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
 SECRET: Final = "redis-tasks-test-secret-0123456789abcdefghij"
