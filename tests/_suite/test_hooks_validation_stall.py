@@ -25,6 +25,8 @@ from genmcp.transports.fastapi import mcp_router
 from support.client import ModernClient
 from support.server import LiveServer
 
+pytestmark = pytest.mark.long  # timing budgets of 200k-value inputs, about 6 s (make test-long)
+
 STALL_LIMIT_S: Final = 0.05
 ATTEMPTS: Final = 3
 """A stall the code causes shows in every attempt; one caused by the machine's other load

@@ -23,6 +23,8 @@ from mcp import Client, StdioServerParameters
 
 from tests.cli.test_main import free_port, serving, wait_until_served
 
+pytestmark = pytest.mark.long  # the CLI session of the docs, run, about 6 s (make test-long)
+
 ROOT = Path(__file__).resolve().parents[2]
 TESTING = ROOT / "docs" / "guides" / "testing.md"
 CLI = ROOT / "docs" / "guides" / "cli.md"

@@ -23,6 +23,8 @@ from support import examples
 from support.browser import HOST_PAGE, check_ext_apps, run_host
 from support.server import LiveServers
 
+pytestmark = pytest.mark.long  # a real browser, about 8 s (make test-long)
+
 apps = examples.load("apps")
 
 #: Messages of the app bridge and the ext-apps schema definition each must match.

@@ -29,6 +29,8 @@ from genmcp.transports.sse import Unlogged
 from support.redis_server import OwnRedis, require_redis_server
 from support.topology import Processes
 
+pytestmark = pytest.mark.long  # a Redis killed and restarted, about 6 s (make test-long)
+
 ACCEPT: Final = "application/json, text/event-stream"
 TICKS: Final = 10
 

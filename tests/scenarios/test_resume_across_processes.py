@@ -27,6 +27,8 @@ from support.legacy_http import EventReader, all_sse_events, open_session, sse_e
 from support.redis_server import OwnRedis, require_redis_server
 from support.topology import Processes
 
+pytestmark = pytest.mark.long  # processes killed mid-stream, about 7 s (make test-long)
+
 
 @pytest.fixture(scope="module")
 def processes() -> Iterator[Processes]:

@@ -28,6 +28,8 @@ from support.legacy_client import LegacyClient, LegacyReply
 from support.redis_server import OwnRedis, require_redis_server
 from support.server import LiveServers
 
+pytestmark = pytest.mark.long  # a Redis stopped and hung, about 5 s (make test-long)
+
 SECRET: Final = "fault-test-secret-key-0123456789abcdef0123"
 BOUND_S: Final = 1.0  # the promise: a definite answer within a second
 

@@ -29,6 +29,8 @@ from support.legacy_client import LegacyClient
 from support.server import LiveServers
 from support.topology import Processes
 
+pytestmark = pytest.mark.long  # two processes on one Redis, about 7 s (make test-long)
+
 SUPPORT: Final = Path(__file__).resolve().parents[1] / "support"
 SCALING_OUT: Final = Path(__file__).resolve().parents[2] / "docs" / "guides" / "scaling-out.md"
 SECRET: Final = "redis-url-test-secret-key-0123456789abcdef"

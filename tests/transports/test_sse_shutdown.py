@@ -17,6 +17,8 @@ import pytest
 from genmcp.client import Client, ClientError
 from support.client import ModernClient
 
+pytestmark = pytest.mark.long  # servers SIGTERMed mid-stream, about 7 s (make test-long)
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
