@@ -77,6 +77,16 @@ def live_server() -> Iterator[LiveServers]:
         servers.stop_all()
 
 
+@pytest.fixture(scope="module")
+def live() -> Iterator[LiveServers]:
+    """Servers shared by one module's tests (started once; stopped after its last test)."""
+    servers = LiveServers()
+    try:
+        yield servers
+    finally:
+        servers.stop_all()
+
+
 @pytest.fixture
 async def modern_client(live_server: LiveServers) -> AsyncIterator[Callable[..., ModernClient]]:
     # Depends on live_server only so that clients close before the servers stop.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Final
 
 import pytest
@@ -32,15 +32,6 @@ UPSTREAM = Suite(
 )
 UPSTREAM.interest.watch(lambda uri, held: None)  # counted only while watched: the test watches
 ERAS: Final = (None, "2025-11-25")
-
-
-@pytest.fixture(scope="module")
-def live() -> Iterator[LiveServers]:
-    servers = LiveServers()
-    try:
-        yield servers
-    finally:
-        servers.stop_all()
 
 
 @pytest.fixture(scope="module")

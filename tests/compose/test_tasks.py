@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -100,15 +99,6 @@ UPSTREAM = Suite(
     task_options=TaskOptions(poll_interval_ms=50),
     task_store=STORE,
 )
-
-
-@pytest.fixture(scope="module")
-def live() -> Iterator[LiveServers]:
-    servers = LiveServers()
-    try:
-        yield servers
-    finally:
-        servers.stop_all()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import pytest
@@ -61,15 +61,6 @@ def require_bearer(authorization: Annotated[str | None, Header()] = None) -> dic
     if authorization != "Bearer t1":
         raise HTTPException(401, "Bearer t1 required")
     return {"principal": "t1"}
-
-
-@pytest.fixture(scope="module")
-def live() -> Iterator[LiveServers]:
-    servers = LiveServers()
-    try:
-        yield servers
-    finally:
-        servers.stop_all()
 
 
 @pytest.fixture(scope="module")
