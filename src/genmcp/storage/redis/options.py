@@ -117,7 +117,7 @@ class RedisOptions:
                 **options,
             )
         asked = {"socket_connect_timeout": self.connect_timeout_s}
-        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+        sentinel = Sentinel(  # type: ignore[no-untyped-call, unused-ignore]  # typed from redis 8.2
             topology.nodes, sentinel_kwargs={**asked, "socket_timeout": 1.0}
         )
         master: aioredis.Redis = sentinel.master_for(
