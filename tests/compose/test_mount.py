@@ -169,7 +169,7 @@ async def test_the_inner_suites_changes_reach_the_outer_listeners() -> None:
 def test_only_a_remote_mount_loads_the_client_and_httpx() -> None:
     code = (
         "import sys, genmcp\n"
-        "heavy = ('httpx', 'genmcp.client', 'genmcp.compose.remote')\n"
+        "heavy = ('httpx', 'genmcp.client', 'genmcp.compose.remote', 'genmcp.compose.upstream')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
         "genmcp.Mount(url='http://127.0.0.1:9/mcp')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
@@ -177,4 +177,6 @@ def test_only_a_remote_mount_loads_the_client_and_httpx() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     plain, remote = done.stdout.splitlines()
     assert plain == "[]", f"import genmcp loaded {plain}"
-    assert remote == "['genmcp.client', 'genmcp.compose.remote', 'httpx']"
+    assert remote == (
+        "['genmcp.client', 'genmcp.compose.remote', 'genmcp.compose.upstream', 'httpx']"
+    )

@@ -14,9 +14,10 @@ listeners hear ``list_changed``; ``resource_updated`` and ``resource_list_change
 inner reach the outer's subscribers.
 
 ``Mount(url=...)`` mounts a remote server instead, and ``Mount(command=[...])`` a stdio
-server (a process of its own), through ``genmcp.compose.remote``, imported by the first such
-mount: it brings genmcp's client and httpx (a third of ``import genmcp``), which a server
-without remote mounts never needs.
+server (a process of its own), through ``genmcp.compose.upstream`` (the pooled client) and
+``genmcp.compose.remote`` (the proxy entries), imported by the first such mount: they bring
+genmcp's client and httpx (a third of ``import genmcp``), which a server without remote mounts
+never needs.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from genmcp.suite import Suite
 if TYPE_CHECKING:
     import httpx
 
-    from genmcp.compose.remote import Upstream
+    from genmcp.compose.upstream import Upstream
 
 __all__ = ["NAMESPACE", "Mount", "renamed"]
 
@@ -66,7 +67,7 @@ class Mount:
     Args:
         suite: the Suite to mount in-process (it keeps working on its own, too).
         url: instead, a remote MCP endpoint: its tools and prompts, through one pooled
-            ``genmcp.Client`` (``genmcp.compose.remote``).
+            ``genmcp.Client`` (``genmcp.compose.upstream``, ``genmcp.compose.remote``).
         command: instead, a stdio MCP server: the command that starts it, as a list
             (``["python", "-m", "weather"]``); one process, started with the outer Suite,
             serves every call (``env=`` and ``cwd=`` for it).
@@ -121,12 +122,13 @@ class Mount:
         self.upstream: Upstream | None = None
         target = url if url is not None else None if command is None else list(command)
         if target is not None:
-            from genmcp.compose.remote import Upstream
+            from genmcp.compose.remote import PROXIES
+            from genmcp.compose.upstream import Upstream
 
             self.upstream = Upstream(
-                target, prefix=self.prefix, timeout_s=timeout_s, failures=failures,
-                cooldown_s=cooldown_s, token=token, headers=headers, http=http,
-                resources=resources, protocol=protocol, env=env, cwd=cwd,
+                target, proxies=PROXIES, prefix=self.prefix, timeout_s=timeout_s,
+                failures=failures, cooldown_s=cooldown_s, token=token, headers=headers,
+                http=http, resources=resources, protocol=protocol, env=env, cwd=cwd,
             )  # fmt: skip
 
     def __repr__(self) -> str:

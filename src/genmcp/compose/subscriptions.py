@@ -43,7 +43,7 @@ class UpstreamSubscriptions:
     """The upstream subscriptions of one remote mount (see the module docstring).
 
     Args:
-        upstream: the mount's ``remote.Upstream`` (its client, url and breaker).
+        upstream: the mount's ``upstream.Upstream`` (its client, url and breaker).
         owns: whether the outer Suite routes a URI to the mount's repository.
     """
 

@@ -88,7 +88,7 @@ async def follow_upstream(
     upstream: Any, task_id: str, created: Mapping[str, Any], asker: TaskAsker
 ) -> TaskEnd:
     """Follow the upstream task ``task_id`` (see the module docstring) until it ends;
-    ``upstream`` is the mount's ``remote.Upstream`` (its client, ``down``, ``background``)."""
+    ``upstream`` is the mount's ``upstream.Upstream`` (its client, ``down``, ``background``)."""
     record: Mapping[str, Any] = created
     asked: set[str] = set()
     noted: str | None = None
