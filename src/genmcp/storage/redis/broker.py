@@ -48,7 +48,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "genmcp.storage.redis needs the redis package: pip install 'genmcp[redis]'"
     ) from exc
 
-from genmcp.storage.memory import QueuedSubscription
+from genmcp.storage.memory.broker import QueuedSubscription
 from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry, encode, ttl_ms

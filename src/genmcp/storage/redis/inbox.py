@@ -21,7 +21,7 @@ from typing import Any, Final
 from redis.exceptions import RedisError
 
 from genmcp.storage import InboxFull
-from genmcp.storage.memory import INBOX_SIZE
+from genmcp.storage.memory.broker import INBOX_SIZE
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.registry import encode, ttl_ms
 from genmcp.storage.redis.topology import Client

@@ -1,0 +1,82 @@
+"""The in-process broker (``storage.memory.broker``): its own rules.
+
+The behaviour every broker shares is the contract (tests/storage/test_contract.py); these
+are the memory broker's: bounded subscriber queues and inboxes, topics forgotten with their
+last subscriber, the bounded event logs, and the latest catalog change per key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from genmcp.storage import InboxFull
+from genmcp.storage.memory import INBOX_SIZE, MemoryBroker
+from genmcp.storage.memory import QUEUE_SIZE as SUBSCRIPTION_QUEUE
+
+
+async def test_a_full_subscription_drops_what_it_cannot_hold_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    broker = MemoryBroker()
+    subscription = broker.subscribe("t")
+    with caplog.at_level(logging.WARNING, logger="genmcp"):
+        for n in range(SUBSCRIPTION_QUEUE + 5):
+            await broker.publish("t", n)
+    received = [await subscription.receive() for _ in range(SUBSCRIPTION_QUEUE)]
+    assert received == [("t", n) for n in range(SUBSCRIPTION_QUEUE)]
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(subscription.receive(), 0.05)
+    assert sum("message dropped" in r.getMessage() for r in caplog.records) == 5
+
+
+async def test_topics_are_forgotten_when_their_last_subscriber_closes() -> None:
+    broker = MemoryBroker()
+    one, two = broker.subscribe("a", "b"), broker.subscribe("b")
+    assert broker.topics == 2
+    one.close()
+    one.close()  # closing twice is harmless
+    assert broker.topics == 1
+    await broker.publish("a", "nobody listens")
+    await broker.aclose()
+    assert broker.topics == 0 and two.closed
+
+
+async def test_inboxes_deliver_to_open_addresses_only_and_refuse_when_full() -> None:
+    broker = MemoryBroker()
+    assert not await broker.deliver("nowhere", "x")
+    inbox = broker.open_inbox("a-1")
+    assert await broker.is_alive("a-1")
+    for n in range(INBOX_SIZE):
+        assert await broker.deliver("a-1", n)
+    with pytest.raises(InboxFull, match="a-1"):
+        await broker.deliver("a-1", "one too many")
+    assert await inbox.receive() == 0
+    newer = broker.open_inbox("a-1")
+    inbox.close()  # the older inbox of the address no longer owns it
+    assert await broker.is_alive("a-1")
+    newer.close()
+    assert not await broker.is_alive("a-1")
+
+
+async def test_an_event_log_keeps_its_newest_maxlen_entries() -> None:
+    broker = MemoryBroker()
+    assert await broker.last("log") is None
+    ids = [await broker.append("log", {"n": str(n)}, maxlen=3, ttl_s=60) for n in range(5)]
+    assert await broker.last("log") == ids[-1]
+    assert await broker.read_after("log", "0-0") == [(ids[n], {"n": str(n)}) for n in (2, 3, 4)]
+    assert await broker.read_after("log", ids[3]) == [(ids[4], {"n": "4"})]
+    assert await broker.read_after("other", "0-0") == []
+
+
+async def test_catalog_changes_keep_the_latest_per_key_in_version_order() -> None:
+    broker = MemoryBroker()
+    assert await broker.record_change("tool:a", {"op": "add"}) == 1
+    assert await broker.record_change("tool:b", {"op": "add"}) == 2
+    assert await broker.record_change("tool:a", {"op": "remove"}) == 3
+    assert await broker.changes() == [
+        {"op": "add", "version": 2},
+        {"op": "remove", "version": 3},
+    ]
