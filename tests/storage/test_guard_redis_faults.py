@@ -212,6 +212,8 @@ async def test_get_streams_of_sessions_redis_lost_are_closed_at_the_next_change(
                 )  # each stream ends: none keeps receiving changes for a session that is gone
             finally:
                 changing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await changing
         assert all(end.messages == [] for end in ends), [end.messages for end in ends]
         assert (await settled(clients[0])).status == 404  # the client initializes again
     finally:
