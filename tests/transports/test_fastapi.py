@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from starlette.routing import Route
 
 from genmcp import HTTPOptions, Suite, mcp_router
@@ -162,3 +162,98 @@ async def test_a_wrong_path_under_the_mount_is_a_json_404_naming_the_endpoint(
     served = [r for r in app.routes if getattr(r, "name", "") == WRONG_PATH_NAME]
     assert [r.path for r in served] == ["/api/mcp/{wrong:genmcp_wrong_path}"]  # type: ignore[attr-defined]
     assert app.routes[-1] is served[0]  # matched last: the app's own routes come first
+
+
+MCP_HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": VERSION,
+    "mcp-method": "tools/list",
+}
+
+
+def _list_body() -> bytes:
+    meta = call_message("any", {}, 1)["params"]["_meta"]
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                       "params": {"_meta": meta}}).encode()  # fmt: skip
+
+
+def _lazy_includes(app: FastAPI) -> list[Any]:
+    return [r for r in app.routes if getattr(r, "original_router", None) is not None]
+
+
+@pytest.mark.parametrize("catch_all", [False, True], ids=["plain", "catch-all"])
+async def test_a_raw_router_becomes_the_apps_own_routes_at_start_up_precedence_kept(
+    catch_all: bool, live_server: LiveServers
+) -> None:
+    """At start-up the lazy include of a raw router is replaced by its two routes (FastAPI
+    would match them twice a request), moved ahead of plain routes that cannot match their
+    paths (FastAPI's docs, ``/health``) but not of one that can (``/{page}``): every
+    request is answered by the route that answered it before."""
+    app = FastAPI()
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        return {"ok": "health"}
+
+    if catch_all:
+
+        @app.get("/{page}")
+        def page(page: str) -> dict[str, str]:
+            return {"page": page}
+
+    router = mcp_router(suite=suite())
+    app.include_router(router, prefix="/mcp")
+
+    @app.post("/mcp")
+    def shadowed() -> dict[str, str]:  # after the include: never reached, then or now
+        return {"ok": "shadowed"}
+
+    assert len(_lazy_includes(app)) == 1  # FastAPI's lazy include, before start-up
+    base = live_server(app)
+    assert _lazy_includes(app) == []
+    paths = [getattr(r, "path", None) for r in app.routes]
+    ahead = ["/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/health", "/{page}"]
+    first = [*ahead, "/mcp", "/mcp/"] if catch_all else ["/mcp", "/mcp/", *ahead[:-1]]
+    assert paths[: len(first)] == first, paths
+    flat = [r for r in app.routes if getattr(r, "endpoint", None) is router.endpoint]
+    assert [type(r) for r in flat] == [Route, Route]
+    assert app.url_path_for(flat[0].name) == "/mcp"  # type: ignore[attr-defined]
+    async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+        for at in ("/mcp", "/mcp/"):
+            listed = await http.post(at, content=_list_body(), headers=MCP_HEADERS)
+            assert listed.status_code == 200 and listed.json()["result"]["tools"] == [], at
+        got = await http.get("/mcp")  # the catch-all, declared first, wins a GET
+        assert got.json() == {"page": "mcp"} if catch_all else got.status_code == 400
+        assert (await http.get("/health")).json() == {"ok": "health"}
+        assert (await http.get("/mcp/sse")).status_code == 404  # the wrong-path help still
+        assert (await http.get("/openapi.json")).status_code == 200
+    live_server.last.stop()
+    live_server(app)  # a second start-up finds the routes in place: nothing is added twice
+    assert [getattr(r, "path", None) for r in app.routes] == paths
+
+
+@pytest.mark.parametrize("shape", ["auth", "max_body_size", "nested"])
+async def test_an_include_the_app_cannot_take_over_stays_an_include_and_serves(
+    shape: str, live_server: LiveServers
+) -> None:
+    """An API route (an auth dependency), an include's own ``max_body_size`` and a router
+    nested in another are left to FastAPI: the include stays, and still serves MCP."""
+    app = FastAPI()
+    if shape == "auth":
+        app.include_router(mcp_router(suite=suite(), auth=lambda: {"p": 1}), prefix="/mcp")
+    elif shape == "max_body_size":
+        app.include_router(mcp_router(suite=suite()), prefix="/mcp", max_body_size=400)
+    else:
+        outer = APIRouter()
+        outer.include_router(mcp_router(suite=suite()), prefix="/mcp")
+        app.include_router(outer, prefix="/api")
+    base = live_server(app)
+    assert len(_lazy_includes(app)) == 1
+    url = base + ("/api/mcp" if shape == "nested" else "/mcp")
+    async with httpx.AsyncClient(timeout=10) as http:
+        listed = await http.post(url, content=_list_body(), headers=MCP_HEADERS)
+        assert listed.status_code == 200 and listed.json()["result"]["tools"] == [], listed.text
+        if shape == "max_body_size":  # FastAPI's own limit, as before
+            large = await http.post(url, content=_list_body() + b" " * 400, headers=MCP_HEADERS)
+            assert large.status_code == 413

@@ -94,7 +94,8 @@ def _closing(
     suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool, stores: RedisStores | None = None
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """A lifespan that runs the startup checks (``startup``), adds the wrong-path help
-    (:func:`_help_wrong_paths`), starts the Suite (its shared catalog), freezes the start-up
+    (:func:`_help_wrong_paths`), puts the raw route in the app (:func:`_flatten_include`),
+    starts the Suite (its shared catalog), freezes the start-up
     objects (``gcfreeze``) and, at shutdown, ends its live calls and listen streams, closes
     the auth's clients (``auth.aclose``, if it has one), then the Redis parts ``redis_url=``
     built."""
@@ -103,6 +104,7 @@ def _closing(
     async def lifespan(app: Any) -> AsyncIterator[None]:
         check_at_startup(app, endpoint)
         _help_wrong_paths(app, endpoint)
+        _flatten_include(app, endpoint)
         await suite.start()  # scale-out: the shared catalog, before the first request
         if freeze_gc:
             freeze_startup_objects()
@@ -268,6 +270,64 @@ def _help_wrong_paths(app: Any, endpoint: MCPEndpoint) -> None:
             route = Route(wrong, _wrong_path, name=WRONG_PATH_NAME, include_in_schema=False,
                           methods=_ANY_METHOD)  # fmt: skip
             routes.append(route)
+
+
+def _flatten_include(app: Any, endpoint: MCPEndpoint) -> None:
+    """Replace the app's include of ``endpoint``'s raw router by the router's routes.
+
+    Recent FastAPI (0.165 here) keeps an included router lazy: each request to it matches
+    the router's routes twice (once to choose the include, once inside it) and reads its
+    route version twice, about 8 µs of a 60 µs in-process call. A raw MCP router holds
+    only the endpoint's own Starlette routes, with nothing of FastAPI's to apply, so the
+    app can match them itself. They go where the include was, moved ahead only of plain
+    routes that can never match their paths (FastAPI's ``/docs`` and ``/openapi.json``
+    among them), so which route answers a request is unchanged. An include with its own
+    ``max_body_size``, nested in another router, or holding API routes (auth
+    dependencies) stays as it is."""
+    routes = getattr(getattr(app, "router", None), "routes", None)
+    if not isinstance(routes, list):
+        return
+    for index in reversed(range(len(routes))):
+        flat = _flat_routes(routes[index], endpoint)
+        if flat is None:
+            continue
+        del routes[index]
+        paths = {route.path for route in flat}
+        at = index
+        while at and _never_matches(routes[at - 1], paths):
+            at -= 1
+        routes[at:at] = flat
+    changed = getattr(app.router, "_mark_routes_changed", None)  # FastAPI's route cache
+    if callable(changed):
+        changed()
+
+
+def _flat_routes(include: Any, endpoint: MCPEndpoint) -> list[Route] | None:
+    """The routes that serve ``include`` (FastAPI's lazy include of an ``MCPRouter`` of
+    ``endpoint``) as the app's own, or None when it must stay an include."""
+    router = getattr(include, "original_router", None)
+    context = getattr(include, "include_context", None)
+    if not isinstance(router, MCPRouter) or router.endpoint is not endpoint or context is None:
+        return None
+    prefix = getattr(context, "prefix", None)
+    if not isinstance(prefix, str) or getattr(context, "max_body_size", None) is not None:
+        return None
+    if getattr(router, "_low_priority_routes", None) or not router.routes:
+        return None
+    flat = []
+    for route in router.routes:
+        if type(route) is not Route or route.endpoint is not endpoint:  # an API route
+            return None
+        path = prefix + route.path
+        if not path.startswith("/"):
+            return None
+        flat.append(Route(path, endpoint, name=ROUTE_NAME, include_in_schema=False))
+    return flat
+
+
+def _never_matches(route: Any, paths: set[str]) -> bool:
+    """Whether ``route`` is a plain route (no path parameters) at none of ``paths``."""
+    return isinstance(route, Route) and not route.param_convertors and route.path not in paths
 
 
 async def _wrong_path(request: HTTPRequest) -> HTTPResponse:
