@@ -144,6 +144,15 @@ bench-curves: $(DEV_STAMP)
 	python3 bench/curves.py report
 	$(BENCH_VENVS)/plot/bin/python bench/curves.py plot
 
+# Instructions per tools/call of each bench server's whole process (uvicorn included) under
+# callgrind, both eras: the same on a busy machine, where wrk's req/s are not (issue 35); ~15 min.
+# Knobs: INSTRUCTIONS_ARGS='--servers genmcp,genmcp_base --modes legacy'.
+INSTRUCTIONS_ARGS ?=
+.PHONY: bench-instructions
+bench-instructions:
+	BENCH_VENVS=$(BENCH_VENVS) bash bench/setup.sh starlette fastapi mcp genmcp
+	BENCH_VENVS=$(BENCH_VENVS) python3 bench/server_instructions.py $(INSTRUCTIONS_ARGS)
+
 # tools/call through genmcp's proxy and FastMCP's over real HTTP, one upstream, same run
 # (issue 31) -> bench/RESULTS.md "Over real HTTP"; ~8 min. Knobs: PROXY_ARGS='--rows direct,genmcp'.
 PROXY_ARGS ?=

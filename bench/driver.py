@@ -64,6 +64,16 @@ SERVERS: dict[str, dict[str, Any]] = {
         "label": "bare Starlette route (ceiling)",
         "legacy": True,
     },
+    # the same route answering tools/list from a page encoded once (only the id spliced in, as
+    # genmcp does): what serving those bytes costs uvicorn and the kernel, the list's floor
+    "starlette_cached": {
+        "venv": "starlette",
+        "script": "starlette_server.py",
+        "port": 8109,
+        "label": "bare Starlette route, tools/list encoded once",
+        "legacy": True,
+        "env": {"CACHED_LIST": "1"},
+    },
     "fastapi": {
         "venv": "fastapi",
         "script": "fastapi_server.py",

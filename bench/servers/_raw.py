@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import uuid
 
 import _common as C
@@ -42,6 +43,20 @@ def text_result(text: str, modern: bool) -> dict:
         result["resultType"] = "complete"
         result["_meta"] = MODERN_META
     return result
+
+
+CACHED_LIST = os.environ.get("CACHED_LIST") == "1"
+_LIST_PAGES: dict[bool, tuple[bytes, bytes]] = {}
+
+
+def _cached_list(rid, modern: bool) -> bytes:
+    """The tools/list response with its result encoded once: only the id is new."""
+    if modern not in _LIST_PAGES:
+        result = {"tools": TOOLS, "resultType": "complete"} if modern else {"tools": TOOLS}
+        head, _, tail = response(0, result).partition(b'"id":0')
+        _LIST_PAGES[modern] = (head + b'"id":', tail)
+    head, tail = _LIST_PAGES[modern]
+    return b"".join((head, json.dumps(rid).encode(), tail))
 
 
 def response(rid, result: dict) -> bytes:
@@ -103,6 +118,8 @@ def handle(body: bytes, protocol_version: str | None):
             None,
         )
     if method == "tools/list":
+        if CACHED_LIST:  # the page encoded once, the id spliced in (the floor of a cached page)
+            return 200, _cached_list(rid, modern), None
         result = {"tools": TOOLS, "resultType": "complete"} if modern else {"tools": TOOLS}
         return 200, response(rid, result), None
     if method == "initialize":

@@ -79,6 +79,7 @@ def test_headers_are_found_by_lower_case_name_and_the_last_repeat_wins() -> None
     assert HeaderView([(b"x-l", "café".encode("latin-1"))])["x-l"] == "café"
     with pytest.raises(KeyError):
         headers["absent"]
+    assert "x-a" in headers and "absent" not in headers and 1 not in headers  # no KeyError
 
 
 @pytest.mark.parametrize(

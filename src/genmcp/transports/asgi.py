@@ -57,15 +57,18 @@ DRAIN_MAX_S: Final = 5.0
 """Longest a refusal waits for the unread request body before closing."""
 
 
-_KEYS: Final[dict[str, bytes]] = {}
-"""Header names looked up so far, encoded once (a server asks for a handful)."""
+class _Keys(dict[str, bytes]):
+    """Header names looked up so far, encoded once (a server asks for a handful): a miss
+    encodes the name, and keeps it while there are fewer than 256."""
+
+    def __missing__(self, name: str) -> bytes:
+        key = name.encode("latin-1")
+        if len(self) < 256:
+            self[name] = key
+        return key
 
 
-def _key(name: str) -> bytes:
-    key = name.encode("latin-1")
-    if len(_KEYS) < 256:
-        _KEYS[name] = key
-    return key
+_KEYS: Final = _Keys()
 
 
 class HeaderView(Mapping[str, str]):
@@ -81,12 +84,14 @@ class HeaderView(Mapping[str, str]):
         self._raw: dict[bytes, bytes] = dict(raw)
 
     def __getitem__(self, name: str) -> str:
-        return self._raw[_key(name)].decode("latin-1")
+        return self._raw[_KEYS[name]].decode("latin-1")
 
     def get(self, name: str, default: Any = None) -> Any:  # the hot path: no KeyError
-        key = _KEYS.get(name)
-        value = self._raw.get(_key(name) if key is None else key)
+        value = self._raw.get(_KEYS[name])
         return default if value is None else value.decode("latin-1")
+
+    def __contains__(self, name: object) -> bool:  # Mapping's would raise and catch KeyError
+        return isinstance(name, str) and _KEYS[name] in self._raw
 
     def __iter__(self) -> Iterator[str]:
         return (name.decode("latin-1") for name in self._raw)
