@@ -489,6 +489,8 @@ def load_env(
 def phase(srv: Server, o: argparse.Namespace, conc: int, env: dict[str, str], prep=None) -> dict:
     """Warm-up then measured wrk run at one concurrency, with idle waits around both."""
     extra = prep(conc) if prep else {}
+    if o.accept_encoding:
+        extra = {**extra, "BENCH_ACCEPT_ENCODING": o.accept_encoding}
     if o.warmup > 0:
         run_wrk(srv.port, conc, o.warmup, o.client_cpu, {**env, **extra})
         srv.settle()
@@ -1485,6 +1487,12 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--client-cpu", default="1")
     r.add_argument("--results", default=str(BENCH / "results"))
     r.add_argument("--run-id", default=None, help="reuse a run directory (add servers to it)")
+    r.add_argument(
+        "--accept-encoding",
+        default=None,
+        metavar="VALUE",
+        help='send this Accept-Encoding with every wrk request (httpx sends "gzip, deflate")',
+    )
     r.add_argument(
         "--env",
         action="append",

@@ -10,6 +10,8 @@
 --   BENCH_EXPECT    a substring every good body contains, default "result"
 --   BENCH_VERSION   legacy: the negotiated MCP-Protocol-Version, default 2025-11-25
 --   BENCH_SESSIONS  legacy: comma-separated Mcp-Session-Id values, one per wrk thread
+--   BENCH_ACCEPT_ENCODING  an Accept-Encoding header (httpx sends "gzip, deflate"); a gzip
+--                   body is good when it is gzip (wrk does not inflate it to check BENCH_EXPECT)
 -- A response is bad when its status is not 200, it lacks BENCH_EXPECT, or it says
 -- "isError":true. done() prints one line: BENCHJSON {...}.
 
@@ -30,6 +32,7 @@ local cfg = {
   params = env("BENCH_PARAMS", nil),
   expect = env("BENCH_EXPECT", '"result"'),
   version = env("BENCH_VERSION", "2025-11-25"),
+  accept_encoding = env("BENCH_ACCEPT_ENCODING", nil),
 }
 
 if cfg.args_file ~= nil then
@@ -68,6 +71,7 @@ function init(argv)
   local h = wrk.headers
   h["Content-Type"] = "application/json"
   h["Accept"] = "application/json, text/event-stream"
+  if cfg.accept_encoding ~= nil then h["Accept-Encoding"] = cfg.accept_encoding end
   local params = {}
   if cfg.method == "tools/call" then
     params[#params + 1] = '"name":' .. json_string(cfg.tool)
@@ -97,9 +101,14 @@ function request()
 end
 
 function response(status, headers, body)
+  local gzipped = headers["Content-Encoding"] == "gzip" or headers["content-encoding"] == "gzip"
   local ok = status == 200 and body ~= nil
-    and string.find(body, cfg.expect, 1, true) ~= nil
-    and string.find(body, '"isError":true', 1, true) == nil
+  if ok and gzipped then
+    ok = string.sub(body, 1, 2) == "\31\139"
+  elseif ok then
+    ok = string.find(body, cfg.expect, 1, true) ~= nil
+      and string.find(body, '"isError":true', 1, true) == nil
+  end
   if not ok then
     bad = bad + 1
     if status ~= 200 then non200 = non200 + 1 end

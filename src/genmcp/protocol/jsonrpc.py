@@ -290,11 +290,13 @@ class EncodedResult(dict[str, Any]):
     again; anything that changes the result must build a new dict (translations do).
     """
 
-    __slots__ = ("encoded",)
+    __slots__ = ("deflated", "encoded")
 
     def __init__(self, result: dict[str, Any]) -> None:
         super().__init__(result)
         self.encoded = encode(result)
+        self.deflated: tuple[bytes, int, int] | None = None
+        """The HTTP transport's gzip form (``transports.gzip``), made on first need."""
 
 
 def encode(obj: Any) -> bytes:

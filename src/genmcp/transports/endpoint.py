@@ -261,7 +261,7 @@ class MCPEndpoint:
             call = await suite.handle(message, assigns, context=context, local=refusal(exc))
         else:
             call = await suite.handle(message, assigns, meta, context=context)
-        await respond(Relay(call), exchange.receive, exchange.send, self._streams)
+        await respond(Relay(call), exchange.receive, exchange.send, self._streams, headers=headers)
 
     async def _legacy_post(
         self, legacy: LegacyServer, message: JSONRPCMessage, exchange: _Exchange

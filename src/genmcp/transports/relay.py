@@ -21,12 +21,14 @@ Framework-free (ASGI messages only).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from genmcp._suite.relay import MODERN, Codec, LegacyCodec, ModernCodec, Relay
 from genmcp.errors import retry_after
 from genmcp.events import Answer, Ended
+from genmcp.protocol.jsonrpc import EncodedResult
 from genmcp.transports.asgi import Receive, Send, send_json
+from genmcp.transports.gzip import send_page
 from genmcp.transports.http import response_headers, response_status
 from genmcp.transports.sse import SSEStream, StreamLog, StreamOptions, send_empty_stream
 
@@ -42,10 +44,12 @@ async def respond(
     legacy: bool = False,
     extra: Sequence[tuple[str, str]] = (),
     journal: Callable[[], StreamLog] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> None:
     """Write one Call: JSON when it ends before it sends anything, else an SSE stream
     (``journal`` makes, once it streams, the log that names its events and may end it early:
-    a resumable legacy stream)."""
+    a resumable legacy stream). With the request's ``headers``, a cached list page goes
+    gzip-compressed to a client that accepts it (``transports.gzip``)."""
     if relay.call.response_headers:  # what the middleware adds (quota fields)
         extra = (*extra, *relay.call.response_headers)
     event = relay.poll()  # the one first-event step: inline, as it runs on every request
@@ -67,7 +71,10 @@ async def respond(
     if type(event) is not Answer:
         await send_empty_stream(send)  # cancelled before anything was sent
     elif event.reason is None:  # the hot path: a result, 200
-        await send_json(send, event.response, 200, extra)
+        if headers is not None and type(event.response.get("result")) is EncodedResult:
+            await send_page(send, event.response, headers.get("accept-encoding"), extra)
+        else:
+            await send_json(send, event.response, 200, extra)
     else:
         extra = (  # Retry-After: storage down (503), rate limited (429)
             *extra,
