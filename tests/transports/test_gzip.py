@@ -17,6 +17,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from mcp import Client
+from starlette.middleware.gzip import GZipMiddleware
 
 from genmcp import Result, Tool, call_tool_result, mcp_router
 from genmcp.protocol.jsonrpc import EncodedResult, result_response
@@ -154,3 +155,24 @@ async def test_the_official_sdk_client_lists_a_gzipped_catalog(live_server: Live
     assert names == [f"echo_{i:03d}" for i in range(150)]  # pages of 100 and of 50
     lists = wire.posts("tools/list")
     assert [x.response_headers.get("content-encoding") for x in lists] == ["gzip", "gzip"]
+
+
+async def test_an_apps_own_gzip_middleware_leaves_the_page_as_it_is(
+    live_server: LiveServers,
+) -> None:
+    """Starlette's ``GZipMiddleware`` passes a response with a ``Content-Encoding`` through:
+    the page is compressed once, not twice, and a tool result is compressed by it alone."""
+    app = app_with_tools(90)
+    app.add_middleware(GZipMiddleware, minimum_size=10)
+    url = live_server(app) + "/mcp"
+    body, headers = list_request(3)
+    async with httpx.AsyncClient(timeout=10) as http:
+        listed = await http.post(url, content=body, headers=headers)
+        call = call_message("echo_002", {"text": "hi " * 20}, 4)
+        answer = await http.post(url, json=call, headers={**headers, "mcp-method": "tools/call",
+                                                          "mcp-name": "echo_002"})  # fmt: skip
+    assert listed.headers["content-encoding"] == "gzip"
+    assert listed.headers["vary"] == "accept-encoding"
+    assert listed.json()["id"] == 3 and len(listed.json()["result"]["tools"]) == 90
+    assert answer.headers["content-encoding"] == "gzip"  # the middleware's own
+    assert answer.json()["result"]["content"][0]["text"] == "hi " * 20

@@ -7,8 +7,8 @@ accepting gzip asks for it, and each response is that cached deflate stream with
 appended as one stored block: ``{"jsonrpc":"2.0","result":<page>`` compressed once, then
 ``,"id":<id>}`` as it is. The gzip trailer's CRC-32 continues from the cached part's over
 those few bytes, so a response costs a header, a few bytes and a copy of the compressed
-page (about a tenth of the plain one). The id is the last member of the object: JSON-RPC
-members have no order.
+page (the bench's 1,000-tool page: 6.9 KB for 139 KB). The id is the object's last member:
+JSON-RPC members have no order.
 
 Only a 200 answer whose result is an ``EncodedResult`` of at least :data:`MIN_BYTES` goes
 this way; ``Content-Encoding: gzip`` and ``Vary: Accept-Encoding`` say so. An app's own
