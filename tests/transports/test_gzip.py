@@ -8,6 +8,7 @@ does not accept gzip.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import zlib
@@ -21,7 +22,13 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from genmcp import Result, Tool, call_tool_result, mcp_router
 from genmcp.protocol.jsonrpc import EncodedResult, result_response
-from genmcp.transports.gzip import MIN_BYTES, accepts_gzip, gzip_page_response
+from genmcp.transports.gzip import (
+    MIN_BYTES,
+    THREAD_BYTES,
+    accepts_gzip,
+    gzip_page_response,
+    send_page,
+)
 from support.oauth import VERSION, call_message
 from support.recorder import Recorder
 from support.server import LiveServers
@@ -176,3 +183,33 @@ async def test_an_apps_own_gzip_middleware_leaves_the_page_as_it_is(
     assert listed.json()["id"] == 3 and len(listed.json()["result"]["tools"]) == 90
     assert answer.headers["content-encoding"] == "gzip"  # the middleware's own
     assert answer.json()["result"]["content"][0]["text"] == "hi " * 20
+
+
+async def test_a_page_over_a_megabyte_is_deflated_off_the_event_loop() -> None:
+    """The first gzip answer of a big page deflates it in a worker thread: the loop goes on
+    running other work meanwhile (a ticker counts its turns), and the body is right."""
+    big = EncodedResult({"tools": [{"name": f"t{i}", "description": f"{i} " * 40}
+                                   for i in range(60000)]})  # fmt: skip
+    assert len(big.encoded) > THREAD_BYTES
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0)
+            ticks += 1
+
+    counting = asyncio.create_task(ticker())
+    try:
+        await send_page(send, result_response(5, big), "gzip", ())
+    finally:
+        counting.cancel()
+    assert ticks > 10, ticks  # inline, the ticker would not have run at all
+    headers = dict(sent[0]["headers"])
+    assert headers[b"content-encoding"] == b"gzip"
+    assert json.loads(gzip.decompress(sent[1]["body"]))["result"] == dict(big)

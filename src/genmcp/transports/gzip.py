@@ -17,6 +17,7 @@ this way; ``Content-Encoding: gzip`` and ``Vary: Accept-Encoding`` say so. An ap
 
 from __future__ import annotations
 
+import asyncio
 import struct
 import zlib
 from collections.abc import Sequence
@@ -29,6 +30,9 @@ __all__ = ["MIN_BYTES", "accepts_gzip", "gzip_page_response", "send_page"]
 
 MIN_BYTES: Final = 1400
 """The smallest page sent compressed (about one TCP segment: below it nothing is saved)."""
+THREAD_BYTES: Final = 1024 * 1024
+"""A page larger than this is deflated in a worker thread (tens of milliseconds and more),
+so the event loop goes on serving meanwhile; a smaller one takes a few at most, inline."""
 
 _HEADER: Final = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # gzip, deflate, no mtime, OS unknown
 _HEAD: Final = b'{"jsonrpc":"2.0","result":'
@@ -87,9 +91,14 @@ async def send_page(
     accept_encoding: str | None,
     extra: Sequence[tuple[str, str]],
 ) -> None:
-    """Send the 200 ``response`` whose result is a cached page: gzip-compressed when the
-    client accepts it and the page is worth it, else as plain JSON."""
-    body = gzip_page_response(response) if accepts_gzip(accept_encoding) else None
+    """Send the 200 ``response`` whose result is a cached page (an ``EncodedResult``):
+    gzip-compressed when the client accepts it and the page is worth it, else plain JSON."""
+    body = None
+    if accepts_gzip(accept_encoding):
+        page: EncodedResult = response["result"]
+        if page.deflated is None and len(page.encoded) > THREAD_BYTES:
+            await asyncio.to_thread(_deflated, page)  # two at once: the same bytes, either kept
+        body = gzip_page_response(response)
     if body is None:
         await send_json(send, response, 200, extra)
         return
