@@ -195,10 +195,20 @@ async def read_body(receive: Receive, headers: Mapping[str, str], limit: int) ->
 
 
 async def send_json(
-    send: Send, message: Any, status: int, extra: Sequence[tuple[str, str]] = ()
+    send: Send,
+    message: Any,
+    status: int,
+    extra: Sequence[tuple[str, str]] = (),
+    encoded: tuple[bytes, Sequence[tuple[bytes, bytes]]] | None = None,
 ) -> None:
-    body = encode(message)
-    headers = [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]
+    """Send ``message`` as JSON, or ``encoded``: its bytes already made, with their
+    ``Content-Encoding`` headers (``transports.gzip``)."""
+    if encoded is None:
+        body = encode(message)
+        headers = [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]
+    else:
+        body = encoded[0]
+        headers = [*JSON_HEADERS, *encoded[1], (b"content-length", str(len(body)).encode())]
     if extra:
         headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from genmcp.protocol.jsonrpc import EncodedResult, encode
-from genmcp.transports.asgi import JSON_HEADERS, Send, send_json
+from genmcp.transports.asgi import Send, send_json
 
-__all__ = ["MIN_BYTES", "accepts_gzip", "gzip_page_response", "send_page"]
+__all__ = ["MIN_BYTES", "THREAD_BYTES", "accepts_gzip", "gzip_page_response", "send_page"]
 
 MIN_BYTES: Final = 1400
 """The smallest page sent compressed (about one TCP segment: below it nothing is saved)."""
@@ -36,6 +36,7 @@ so the event loop goes on serving meanwhile; a smaller one takes a few at most, 
 
 _HEADER: Final = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # gzip, deflate, no mtime, OS unknown
 _HEAD: Final = b'{"jsonrpc":"2.0","result":'
+_GZIP: Final = ((b"content-encoding", b"gzip"), (b"vary", b"accept-encoding"))
 
 
 def accepts_gzip(value: str | None) -> bool:
@@ -99,15 +100,4 @@ async def send_page(
         if page.deflated is None and len(page.encoded) > THREAD_BYTES:
             await asyncio.to_thread(_deflated, page)  # two at once: the same bytes, either kept
         body = gzip_page_response(response)
-    if body is None:
-        await send_json(send, response, 200, extra)
-        return
-    headers = [
-        *JSON_HEADERS,
-        (b"content-encoding", b"gzip"),
-        (b"vary", b"accept-encoding"),
-        (b"content-length", str(len(body)).encode()),
-        *((name.encode("latin-1"), value.encode("latin-1")) for name, value in extra),
-    ]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await send_json(send, response, 200, extra, None if body is None else (body, _GZIP))
