@@ -28,6 +28,7 @@ WEB: Final = frozenset({"fastapi", "starlette", "sse_starlette"})
 WEB_MODULES: Final = frozenset(
     {
         "genmcp.transports.fastapi",
+        "genmcp.transports.compat",
         "genmcp.transports.endpoint",
         "genmcp.transports.depends",
         "genmcp.transports.tenants",

@@ -33,6 +33,7 @@ from starlette.types import Receive, Scope, Send
 from genmcp.compose import Mount
 from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.auth import Auth, as_auth
+from genmcp.transports.compat import routes_changed
 from genmcp.transports.depends import remember_auth
 from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 from genmcp.transports.gcfreeze import freeze_startup_objects
@@ -296,9 +297,7 @@ def _flatten_include(app: Any, endpoint: MCPEndpoint) -> None:
         while at and _never_matches(routes[at - 1], paths):
             at -= 1
         routes[at:at] = flat
-    changed = getattr(app.router, "_mark_routes_changed", None)  # FastAPI's route cache
-    if callable(changed):
-        changed()
+    routes_changed(app.router)
 
 
 def _flat_routes(include: Any, endpoint: MCPEndpoint) -> list[Route] | None:
