@@ -2,12 +2,14 @@
 
 The class is what ``class X(Tool, ...)`` would be, written for you: ``name=`` the function's
 name, ``description=`` its docstring, ``input_schema=`` the pydantic model of its arguments
-(``functions.signature``), ``output_schema=`` its return annotation when that is a pydantic
-model, and a ``call`` that passes the validated arguments, the injected ``Channel``,
-``ToolRequest`` and FastAPI dependencies by keyword. An ``async def`` is awaited on the loop
-(cancelled when the client leaves); a plain ``def`` runs in a worker thread, its dependencies
-resolved on the loop first. What the function returns is a tool's return: ``str``, a
-pydantic model, a ``dict``, or an outcome (``Result``, ``InputRequired``, ``Error``).
+(``functions.signature``), ``output_schema=`` its return annotation (``functions.returns``:
+a pydantic model, ``list[Ticket]``, ``int`` ...; an ``output_schema=`` option wins), and a
+``call`` that passes the validated arguments, the injected ``Channel``, ``ToolRequest`` and
+FastAPI dependencies by keyword. An ``async def`` is awaited on the loop (cancelled when the
+client leaves); a plain ``def`` runs in a worker thread, its dependencies resolved on the loop
+first. What the function returns is a tool's return: ``str``, a pydantic model, a ``dict``,
+a value of its annotated type (structured, ``{"result": ...}`` unless an object), or an
+outcome (``Result``, ``InputRequired``, ``Error``).
 
 The class form stays the foundation: streaming (``Stream`` with ``handle_message``), a
 provider ``arg``, your own ``validate_request`` are written as classes.
@@ -18,9 +20,11 @@ Imports genmcp's tool behaviour and the signature reader; never a web framework.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Callable
 from typing import Any, overload
 
+from genmcp.functions.returns import Returns, read_returns
 from genmcp.functions.signature import (
     Function,
     Signature,
@@ -65,7 +69,8 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
 
     Raises:
         TypeError: the signature cannot be served (``*args``, an unresolved annotation, a
-            type pydantic cannot describe), or ``input_schema=`` was given.
+            type pydantic cannot describe, a return annotation that cannot be a JSON Schema,
+            a generator function), or ``input_schema=`` was given.
     """
     if fn is None:
         return lambda function: tool(function, **options)
@@ -76,10 +81,17 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
         )
     signature = read_signature(fn, request_type=ToolRequest)
     options = {**describe(fn), **options}
-    options.setdefault("output_schema", returns_model(fn))
+    returns = None if "output_schema" in options else read_returns(fn)  # the option wins
+    if returns is not None:
+        options["output_schema"] = returns.schema
+    else:
+        options.setdefault("output_schema", returns_model(fn))
     if signature.model is not None:
         options["input_schema"] = signature.model
-    return make_class(fn, {"call": _call(fn, signature)}, Tool, options)
+    call = _call(fn, signature)
+    if returns is not None:
+        call = _returning(call, returns, options["name"])
+    return make_class(fn, {"call": call}, Tool, options)
 
 
 def _call(fn: Function, signature: Signature) -> Function:
@@ -114,3 +126,19 @@ def _call(fn: Function, signature: Signature) -> Function:
             return fn(**bind(request.arguments, request, channel))
 
     return call
+
+
+def _returning(call: Function, returns: Returns, name: str) -> Function:
+    """``call`` with its value made the result its return annotation says (``returns``)."""
+    answer = returns.answer
+    if inspect.iscoroutinefunction(call):
+
+        async def returning(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
+            return answer(await call(self, request, channel, arg), name)
+
+        return returning
+
+    def returning_in_thread(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
+        return answer(call(self, request, channel, arg), name)
+
+    return returning_in_thread
