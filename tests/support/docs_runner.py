@@ -55,7 +55,7 @@ def child(job: dict[str, object], out: int) -> None:
     try:
         source, name = str(job["code"]), str(job["name"])
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
-        code = compile(source, name, "exec")
+        code = compile(source, name, "exec", dont_inherit=True)  # a script: no __future__ of ours
         exec(code, {"__name__": "__main__", "__file__": str(job["name"])})
     except SystemExit as stop:
         status = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
