@@ -62,7 +62,8 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
             object (as a FastAPI body).
         options: any ``Tool`` class option (``name``, ``title``, ``description``,
             ``annotations``, ``output_schema``, ``scopes``, ``error_results`` ...) but
-            ``input_schema``, which the signature gives.
+            ``input_schema``, which the signature gives; ``output_schema=`` wins over the
+            return annotation (which is then not read).
 
     Returns:
         The ``Tool`` subclass, named after the function; ``cls.__wrapped__`` is ``fn``.
