@@ -7,14 +7,21 @@ class options of each tool: its name from the operation id, its title from the s
 its description from the docstring (else the summary), its annotations from the method,
 its input schema from the parameters and body, its output schema from ``response_model``.
 
-The schemas come from the OpenAPI document FastAPI builds for the app (computed here,
-never cached on the app, so ``/openapi.json`` is left as it was).
+The operations come from the OpenAPI document FastAPI builds for the app (computed here,
+never cached on the app, so ``/openapi.json`` is left as it was): FastAPI builds it through
+included routers on every release, so each operation's path, method, operation id, tags and
+schemas are those ``app.openapi()`` shows. The served route behind each one (its path
+convertors, response model and class) is found through ``compat.served_routes``. A call
+goes through the app itself, so the include's dependencies run as for an HTTP client.
+Mounted apps are not entered (their routes have their own document); a selection that
+names only their operations is refused with the way to reach them.
 
 Imports FastAPI and Starlette.
 """
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
 import typing
@@ -27,6 +34,7 @@ from fastapi.datastructures import DefaultPlaceholder
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 from starlette.responses import FileResponse, StreamingResponse
+from starlette.routing import Mount
 
 from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
 from genmcp.routes_as_tools.exchange import MAX_RESPONSE_BYTES
@@ -37,6 +45,7 @@ from genmcp.routes_as_tools.tool import (
     annotations_for,
     tool_class,
 )
+from genmcp.transports.compat import served_routes
 
 __all__ = ["SELECTION", "Selection", "route_tools"]
 
@@ -45,6 +54,14 @@ _STREAMING: Final = (StreamingResponse, FileResponse)
 _STREAMING_PACKAGES: Final = frozenset({"sse_starlette"})
 """Packages whose responses all stream (sse-starlette's event source: it is not imported
 here, the one SSE writer is ``transports.sse``)."""
+_STREAMING_MEDIA: Final = frozenset(
+    {"text/event-stream", "application/jsonl", "application/x-ndjson"}
+)
+"""Media types of a documented success response that streams (read when only the document
+describes a route)."""
+_LISTED: Final = 20
+"""How many of the app's operation ids an unknown-id error lists."""
+_MOUNT_DEPTH: Final = 3
 SELECTION: Final = frozenset(
     {
         "operations",
@@ -120,7 +137,11 @@ def route_tools(
     max_response_bytes: int = MAX_RESPONSE_BYTES,
     forward_headers: Iterable[str] = ("authorization",),
 ) -> list[type[RouteTool]]:
-    """Tool classes for the selected routes of ``app``, in route order.
+    """Tool classes for the selected routes of ``app``, in the order of its OpenAPI document.
+
+    Every route the app serves is a candidate, included routers too (with the include's
+    prefix, tags and dependencies, as ``app.openapi()`` describes them); the routes of a
+    mounted app (``app.mount``) are not: call ``route_tools`` on that app.
 
     Args:
         app: the FastAPI app whose routes the tools call (in-process, through ASGI).
@@ -143,7 +164,9 @@ def route_tools(
 
     Raises:
         BuildError: a selected route cannot be a tool (the message names it and says why),
-            an operation id in ``operations`` matches no route, or two tools share a name.
+            an operation id in ``operations`` matches no route (the message lists the
+            app's ids and the closest one), a selection names only routes of a mounted app,
+            or two tools share a name.
     """
     selection = Selection(
         _set(operations),
@@ -168,12 +191,13 @@ def route_tools(
     forwarded = tuple(name.lower() for name in forward_headers)
     made: list[type[RouteTool]] = []
     seen: dict[str, str] = {}
-    known: set[str] = set()
-    for route, method, operation in _operations(app, document):
+    served, mounts = _served(app)
+    found: dict[str, str] = {}
+    for path, method, operation in _operations(document):
         operation_id = str(operation["operationId"])
-        known.add(operation_id)
-        label = f"route {method} {route.path_format} ({operation_id})"
-        if not selection.wants(operation_id, _tags(route), route.path_format, method):
+        found.setdefault(operation_id, path)
+        label = f"route {method} {path} ({operation_id})"
+        if not selection.wants(operation_id, _tags(operation), path, method):
             continue
         name = (names or {}).get(operation_id, operation_id)
         if not _TOOL_NAME.match(name):
@@ -181,17 +205,16 @@ def route_tools(
         if name in seen:
             raise BuildError(f"{label} and {seen[name]} would both be the tool {name!r}")
         seen[name] = label
-        _refuse_streaming(route, label)
+        route = served.get((path, method))
+        template, status, modelled = _served_as(route, operation, path, label)
         arguments = Arguments.read(operation, components, label=label, headers=headers)
         output, wrapped = (
-            output_schema(operation, route.status_code or 200, components)
-            if route.response_model is not None
-            else (None, False)
+            output_schema(operation, status, components) if modelled else (None, False)
         )
         spec = RouteSpec(
             app,
             method,
-            route.path,
+            template,
             arguments,
             output is not None,
             wrapped,
@@ -200,29 +223,140 @@ def route_tools(
             forwarded,
         )
         made.append(tool_class(spec, _options(name, operation, method, arguments, output), name))
-    missing = (selection.operations or frozenset()) - known
-    if missing:
-        raise BuildError(f"no selected route has the operation id(s) {sorted(missing)}")
+    _check_found(selection, found, mounts)
     return made
 
 
-def _operations(
-    app: FastAPI, document: Mapping[str, Any]
-) -> Iterator[tuple[APIRoute, str, Mapping[str, Any]]]:
-    for route in app.routes:
-        if not isinstance(route, APIRoute) or not route.include_in_schema:
-            continue
-        methods = sorted(route.methods or ())
-        for method in methods:
-            if method == "HEAD" and "GET" in methods:
+def _served(app: FastAPI) -> tuple[dict[tuple[str, str], Any], list[tuple[str, Any]]]:
+    """The API routes the app serves by ``(path template, method)``, and its mounts.
+
+    Through included routers, lazy or copied (``compat.served_routes``), each with its
+    include's prefix and defaults; mounted sub-applications are listed, not entered.
+    """
+    routes: dict[tuple[str, str], Any] = {}
+    mounts: list[tuple[str, Any]] = []
+    for defined, served in served_routes(app.routes):
+        if isinstance(defined, APIRoute):
+            for method in served.methods or ():
+                routes.setdefault((served.path_format, method), served)
+        elif isinstance(defined, Mount):
+            mounts.append((str(served.path), defined.app))
+    return routes, mounts
+
+
+def _operations(document: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """``(path template, METHOD, operation)`` of each operation in the OpenAPI document.
+
+    A HEAD that only mirrors the GET of the same route (one operation id) is left out.
+    """
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            if not isinstance(operation, Mapping) or "operationId" not in operation:
                 continue
-            operation = document["paths"].get(route.path_format, {}).get(method.lower())
-            if operation is not None:
-                yield route, method, operation
+            twin = item.get("get")
+            mirror = isinstance(twin, Mapping) and twin.get("operationId") == operation[
+                "operationId"
+            ]
+            if method == "head" and mirror:
+                continue
+            yield path, method.upper(), operation
 
 
-def _tags(route: APIRoute) -> set[str]:
-    return {str(getattr(tag, "value", tag)) for tag in route.tags or ()}
+def _served_as(
+    route: Any, operation: Mapping[str, Any], path: str, label: str
+) -> tuple[str, int, bool]:
+    """The path template with convertors, the success status, and whether a response model
+    is declared: from the served route, else (a route ``compat.served_routes`` could not
+    reach) from the document alone, where a path convertor reads as a plain parameter."""
+    if route is not None:
+        _refuse_streaming(route, label)
+        return str(route.path), int(route.status_code or 200), route.response_model is not None
+    responses = operation.get("responses", {})
+    status = min((int(code) for code in responses if str(code)[:1] == "2"), default=200)
+    content = responses.get(str(status), {}).get("content", {})
+    if not content.keys().isdisjoint(_STREAMING_MEDIA):
+        raise BuildError(
+            f"{label} answers with a stream, which a tool result cannot carry; leave it out "
+            "with exclude_operations="
+        )
+    modelled = bool(content.get("application/json", {}).get("schema"))
+    return path, status, modelled
+
+
+def _check_found(
+    selection: Selection, found: Mapping[str, str], mounts: list[tuple[str, Any]]
+) -> None:
+    """Refuse operation ids, and path patterns, that select nothing here: name the mounted
+    app holding one, else the closest operation id, and list the ids the app has."""
+    missing = sorted((selection.operations or frozenset()) - found.keys())
+    mounted = _mounted(mounts) if missing or selection.paths else []
+    reasons: list[str] = []
+    for wanted in missing:
+        where = next((m for m in mounted if m.operation_id == wanted), None)
+        close = difflib.get_close_matches(wanted, list(found), n=1)
+        if where is not None:
+            reasons.append(where.why(repr(wanted)))
+        elif close:
+            reasons.append(f"{wanted!r}: did you mean {close[0]!r}?")
+        else:
+            reasons.append(f"{wanted!r}: none is close")
+    for pattern in selection.paths or ():
+        if any(fnmatch.fnmatchcase(path, pattern) for path in found.values()):
+            continue
+        where = next((m for m in mounted if fnmatch.fnmatchcase(m.path, pattern)), None)
+        if where is not None:
+            reasons.append(where.why(f"the path pattern {pattern!r} selects nothing here: it"))
+    if not reasons:
+        return
+    ids = list(found)
+    listed = ", ".join(ids[:_LISTED]) or "none"
+    if len(ids) > _LISTED:
+        listed += f" and {len(ids) - _LISTED} more"
+    head = f"no selected route has the operation id(s) {missing}; " if missing else ""
+    raise BuildError(f"{head}{'; '.join(reasons)}; the app's operation ids: {listed}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Mounted:
+    """One operation of an app mounted in the app (``app.mount``): route_tools does not
+    enter it, since its routes answer below the mount and keep their own OpenAPI document."""
+
+    mount: str
+    method: str
+    path: str
+    operation_id: str
+
+    def why(self, what: str) -> str:
+        return (
+            f"{what} is {self.method} {self.path} ({self.operation_id}) in the app mounted at "
+            f"{self.mount}, which route_tools does not enter: call route_tools(sub_app, ...) "
+            "on that mounted app itself (its tools then call it directly)"
+        )
+
+
+def _mounted(mounts: list[tuple[str, Any]], depth: int = 0) -> list[_Mounted]:
+    """The operations of the mounted apps (mounts within them too, a few levels deep)."""
+    found: list[_Mounted] = []
+    for prefix, mounted in mounts:
+        routes = getattr(mounted, "routes", None)
+        if not isinstance(routes, list) or depth > _MOUNT_DEPTH:
+            continue
+        try:
+            document = get_openapi(title="mounted", version="0", routes=routes)
+        except Exception:  # an app FastAPI cannot describe has no operation ids to offer
+            document = {}
+        for path, method, operation in _operations(document):
+            found.append(_Mounted(prefix, method, prefix + path, str(operation["operationId"])))
+        inner = [(prefix + str(s.path), d.app) for d, s in served_routes(routes)
+                 if isinstance(d, Mount)]
+        found.extend(_mounted(inner, depth + 1))
+    return found
+
+
+
+
+def _tags(operation: Mapping[str, Any]) -> set[str]:
+    return {str(tag) for tag in operation.get("tags", ())}
 
 
 def _streams(response_class: type) -> bool:
@@ -233,7 +367,7 @@ def _streams(response_class: type) -> bool:
     return not packages.isdisjoint(_STREAMING_PACKAGES)
 
 
-def _refuse_streaming(route: APIRoute, label: str) -> None:
+def _refuse_streaming(route: Any, label: str) -> None:
     response_class = route.response_class
     if isinstance(response_class, DefaultPlaceholder):
         response_class = response_class.value
