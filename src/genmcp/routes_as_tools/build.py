@@ -57,8 +57,11 @@ here, the one SSE writer is ``transports.sse``)."""
 _STREAMING_MEDIA: Final = frozenset(
     {"text/event-stream", "application/jsonl", "application/x-ndjson"}
 )
-"""Media types of a documented success response that streams (read when only the document
-describes a route)."""
+"""Media types of a documented success response that streams. Read when only the document
+describes a route, with a success response naming no media type at all: the response class
+of a stream or a file has none (a bare ``Response`` neither, and is refused with them)."""
+_EMPTY: Final = frozenset({204, 205, 304})
+"""Statuses whose response has no body (and no media type in the document)."""
 _LISTED: Final = 20
 """How many of the app's operation ids an unknown-id error lists."""
 _MOUNT_DEPTH: Final = 3
@@ -274,10 +277,10 @@ def _served_as(
     responses = operation.get("responses", {})
     status = min((int(code) for code in responses if str(code)[:1] == "2"), default=200)
     content = responses.get(str(status), {}).get("content", {})
-    if not content.keys().isdisjoint(_STREAMING_MEDIA):
+    if not content.keys().isdisjoint(_STREAMING_MEDIA) or (not content and status not in _EMPTY):
         raise BuildError(
-            f"{label} answers with a stream, which a tool result cannot carry; leave it out "
-            "with exclude_operations="
+            f"{label} may answer with a stream or a file (its document names no JSON or text "
+            "response), which a tool result cannot carry; leave it out with exclude_operations="
         )
     modelled = bool(content.get("application/json", {}).get("schema"))
     return path, status, modelled
