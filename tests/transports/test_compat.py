@@ -19,7 +19,7 @@ from genmcp.routes_as_tools import BuildError, RouteTool, route_tools, routes_ro
 from genmcp.testing import MCPTestClient
 from genmcp.transports import compat
 from genmcp.transports.compat import routes_changed, served_routes
-from tests.routes_as_tools.test_build_routers import BLUE, make_app
+from tests.routes_as_tools.test_table import BLUE, make_app
 
 
 def _late() -> str:

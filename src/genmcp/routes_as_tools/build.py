@@ -8,34 +8,29 @@ its description from the docstring (else the summary), its annotations from the 
 its input schema from the parameters and body, its output schema from ``response_model``.
 
 The operations come from the OpenAPI document FastAPI builds for the app (computed here,
-never cached on the app, so ``/openapi.json`` is left as it was): FastAPI builds it through
-included routers on every release, so each operation's path, method, operation id, tags and
-schemas are those ``app.openapi()`` shows. The served route behind each one (its path
-convertors, response model and class) is found through ``compat.served_routes``. A call
-goes through the app itself, so the include's dependencies run as for an HTTP client.
-Mounted apps are not entered (their routes have their own document); a selection that
-names only their operations is refused with the way to reach them.
+never cached on the app, so ``/openapi.json`` is left as it was), included routers and all:
+each tool's path, method, operation id, tags and schemas are those ``app.openapi()`` shows
+(``table`` reads the document, the served routes and the mounts). A call goes through the
+app itself, so an include's dependencies run as for an HTTP client.
 
 Imports FastAPI and Starlette.
 """
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import re
 import typing
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from fastapi import FastAPI
 from fastapi.datastructures import DefaultPlaceholder
 from fastapi.openapi.utils import get_openapi
-from fastapi.routing import APIRoute
 from starlette.responses import FileResponse, StreamingResponse
-from starlette.routing import Mount
 
+from genmcp.routes_as_tools import table
 from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
 from genmcp.routes_as_tools.exchange import MAX_RESPONSE_BYTES
 from genmcp.routes_as_tools.tool import (
@@ -45,7 +40,6 @@ from genmcp.routes_as_tools.tool import (
     annotations_for,
     tool_class,
 )
-from genmcp.transports.compat import served_routes
 
 __all__ = ["SELECTION", "Selection", "route_tools"]
 
@@ -62,9 +56,6 @@ describes a route, with a success response naming no media type at all: the resp
 of a stream or a file has none (a bare ``Response`` neither, and is refused with them)."""
 _EMPTY: Final = frozenset({204, 205, 304})
 """Statuses whose response has no body (and no media type in the document)."""
-_LISTED: Final = 20
-"""How many of the app's operation ids an unknown-id error lists."""
-_MOUNT_DEPTH: Final = 3
 SELECTION: Final = frozenset(
     {
         "operations",
@@ -194,9 +185,9 @@ def route_tools(
     forwarded = tuple(name.lower() for name in forward_headers)
     made: list[type[RouteTool]] = []
     seen: dict[str, str] = {}
-    served, mounts = _served(app)
+    served, mounts = table.served(app)
     found: dict[str, str] = {}
-    for path, method, operation in _operations(document):
+    for path, method, operation in table.operations(document):
         operation_id = str(operation["operationId"])
         found.setdefault(operation_id, path)
         label = f"route {method} {path} ({operation_id})"
@@ -226,43 +217,8 @@ def route_tools(
             forwarded,
         )
         made.append(tool_class(spec, _options(name, operation, method, arguments, output), name))
-    _check_found(selection, found, mounts)
+    table.check_found(selection.operations, selection.paths, found, mounts)
     return made
-
-
-def _served(app: FastAPI) -> tuple[dict[tuple[str, str], Any], list[tuple[str, Any]]]:
-    """The API routes the app serves by ``(path template, method)``, and its mounts.
-
-    Through included routers, lazy or copied (``compat.served_routes``), each with its
-    include's prefix and defaults; mounted sub-applications are listed, not entered.
-    """
-    routes: dict[tuple[str, str], Any] = {}
-    mounts: list[tuple[str, Any]] = []
-    for defined, served in served_routes(app.routes):
-        if isinstance(defined, APIRoute):
-            for method in served.methods or ():
-                routes.setdefault((served.path_format, method), served)
-        elif isinstance(defined, Mount):
-            mounts.append((str(served.path), defined.app))
-    return routes, mounts
-
-
-def _operations(document: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
-    """``(path template, METHOD, operation)`` of each operation in the OpenAPI document.
-
-    A HEAD that only mirrors the GET of the same route (one operation id) is left out.
-    """
-    for path, item in document.get("paths", {}).items():
-        for method, operation in item.items():
-            if not isinstance(operation, Mapping) or "operationId" not in operation:
-                continue
-            twin = item.get("get")
-            mirror = isinstance(twin, Mapping) and twin.get("operationId") == operation[
-                "operationId"
-            ]
-            if method == "head" and mirror:
-                continue
-            yield path, method.upper(), operation
 
 
 def _served_as(
@@ -284,78 +240,6 @@ def _served_as(
         )
     modelled = bool(content.get("application/json", {}).get("schema"))
     return path, status, modelled
-
-
-def _check_found(
-    selection: Selection, found: Mapping[str, str], mounts: list[tuple[str, Any]]
-) -> None:
-    """Refuse operation ids, and path patterns, that select nothing here: name the mounted
-    app holding one, else the closest operation id, and list the ids the app has."""
-    missing = sorted((selection.operations or frozenset()) - found.keys())
-    mounted = _mounted(mounts) if missing or selection.paths else []
-    reasons: list[str] = []
-    for wanted in missing:
-        where = next((m for m in mounted if m.operation_id == wanted), None)
-        close = difflib.get_close_matches(wanted, list(found), n=1)
-        if where is not None:
-            reasons.append(where.why(repr(wanted)))
-        elif close:
-            reasons.append(f"{wanted!r}: did you mean {close[0]!r}?")
-        else:
-            reasons.append(f"{wanted!r}: none is close")
-    for pattern in selection.paths or ():
-        if any(fnmatch.fnmatchcase(path, pattern) for path in found.values()):
-            continue
-        where = next((m for m in mounted if fnmatch.fnmatchcase(m.path, pattern)), None)
-        if where is not None:
-            reasons.append(where.why(f"the path pattern {pattern!r} selects nothing here: it"))
-    if not reasons:
-        return
-    ids = list(found)
-    listed = ", ".join(ids[:_LISTED]) or "none"
-    if len(ids) > _LISTED:
-        listed += f" and {len(ids) - _LISTED} more"
-    head = f"no selected route has the operation id(s) {missing}; " if missing else ""
-    raise BuildError(f"{head}{'; '.join(reasons)}; the app's operation ids: {listed}")
-
-
-@dataclass(frozen=True, slots=True)
-class _Mounted:
-    """One operation of an app mounted in the app (``app.mount``): route_tools does not
-    enter it, since its routes answer below the mount and keep their own OpenAPI document."""
-
-    mount: str
-    method: str
-    path: str
-    operation_id: str
-
-    def why(self, what: str) -> str:
-        return (
-            f"{what} is {self.method} {self.path} ({self.operation_id}) in the app mounted at "
-            f"{self.mount}, which route_tools does not enter: call route_tools(sub_app, ...) "
-            "on that mounted app itself (its tools then call it directly)"
-        )
-
-
-def _mounted(mounts: list[tuple[str, Any]], depth: int = 0) -> list[_Mounted]:
-    """The operations of the mounted apps (mounts within them too, a few levels deep)."""
-    found: list[_Mounted] = []
-    for prefix, mounted in mounts:
-        routes = getattr(mounted, "routes", None)
-        if not isinstance(routes, list) or depth > _MOUNT_DEPTH:
-            continue
-        try:
-            document = get_openapi(title="mounted", version="0", routes=routes)
-        except Exception:  # an app FastAPI cannot describe has no operation ids to offer
-            document = {}
-        for path, method, operation in _operations(document):
-            found.append(_Mounted(prefix, method, prefix + path, str(operation["operationId"])))
-        inner = [(prefix + str(s.path), d.app) for d, s in served_routes(routes)
-                 if isinstance(d, Mount)]
-        found.extend(_mounted(inner, depth + 1))
-    return found
-
-
 
 
 def _tags(operation: Mapping[str, Any]) -> set[str]:

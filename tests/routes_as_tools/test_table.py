@@ -1,5 +1,5 @@
-"""``route_tools`` on an app built of routers: includes (nested), their prefix, tags and
-dependencies, operation ids as ``app.openapi()`` shows them, and mounted apps.
+"""``routes_as_tools.table`` through ``route_tools``: an app built of routers; includes (nested)
+with their prefix, tags and dependencies; operation ids as ``app.openapi()`` shows them; mounts.
 
 FastAPI 0.16x keeps an include lazy (one route standing for the included router); earlier
 releases copy the routes in. Either way the tools are the operations ``app.openapi()``
