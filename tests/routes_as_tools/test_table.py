@@ -42,6 +42,11 @@ def by_name(route: APIRoute) -> str:
     return f"reports_{route.name}"
 
 
+async def audit(request: Request) -> None:
+    """The include's dependency (``app.include_router(api, dependencies=...)``)."""
+    request.app.state.audited.append(request.url.path)
+
+
 def make_app() -> FastAPI:
     """``/api`` (router dependency ``team``) includes ``/tickets`` (tags); a mounted app."""
     tickets = APIRouter(prefix="/tickets", tags=["tickets"])
@@ -76,9 +81,17 @@ def make_app() -> FastAPI:
     async def weekly() -> str:
         return "weekly"
 
+    internal = APIRouter(prefix="/internal")
+
+    @internal.get("/stats", operation_id="stats")
+    async def stats() -> str:
+        return "stats"
+
     app = FastAPI()
-    app.include_router(api, prefix="/api")
+    app.state.audited = []
+    app.include_router(api, prefix="/api", dependencies=[Depends(audit)])
     app.include_router(reports)
+    app.include_router(internal, include_in_schema=False)
     mounted = FastAPI()
 
     @mounted.get("/status", operation_id="legacy_status")
@@ -134,9 +147,37 @@ def test_selection_sees_the_include_prefix_and_tags(
     assert names(route_tools(APP, **selection)) == expected
 
 
-def test_a_route_left_out_of_the_schema_is_not_a_tool() -> None:
-    with pytest.raises(BuildError, match=r"\['hidden'\]"):
-        route_tools(APP, operations=["hidden"])
+@pytest.mark.parametrize("hidden", ["hidden", "stats"], ids=["route", "include"])
+def test_a_route_left_out_of_the_schema_is_not_a_tool(hidden: str) -> None:
+    with pytest.raises(BuildError, match=rf"\['{hidden}'\]"):
+        route_tools(APP, operations=[hidden])
+
+
+def generated(route: APIRoute) -> str:
+    return f"gen_{route.name}_{sorted(route.methods)[0].lower()}"
+
+
+@pytest.mark.parametrize("level", ["app", "router", "include"])
+def test_generated_operation_ids_are_those_of_app_openapi(level: str) -> None:
+    app = FastAPI(**({"generate_unique_id_function": generated} if level == "app" else {}))
+    router = APIRouter(
+        prefix="/r", **({"generate_unique_id_function": generated} if level == "router" else {})
+    )
+
+    @router.get("/one/{x}")
+    async def one(x: int) -> int:
+        return x
+
+    @router.post("/two")
+    async def two() -> int:
+        return 2
+
+    outer = APIRouter()
+    extra = {"generate_unique_id_function": generated} if level == "include" else {}
+    outer.include_router(router, prefix="/in", **extra)
+    app.include_router(outer, prefix="/out")
+    ids = {op["operationId"] for item in app.openapi()["paths"].values() for op in item.values()}
+    assert names(route_tools(app)) == sorted(ids) == ["gen_one_get", "gen_two_post"]
 
 
 def served() -> FastAPI:
@@ -163,6 +204,8 @@ async def test_a_call_runs_the_include_prefix_and_the_router_dependency(version:
         refused = await client.call_tool("get_ticket", {"tid": 7})
     assert refused.is_error
     assert json.loads(refused.content[0]["text"]) == {"status": 403, "detail": "team blue only"}
+    audited = ["/api/tickets/7", "/api/tickets", "/api/tickets/7/files/logs/a.txt"]
+    assert app.state.audited == [*audited, "/api/tickets/7"]  # the include's dependency ran
 
 
 def test_an_id_in_a_mounted_app_says_route_tools_does_not_enter_it() -> None:
