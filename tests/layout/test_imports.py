@@ -46,6 +46,9 @@ WEB_EXCEPTIONS: Final[dict[str, str]] = {
     "genmcp.auth.front.wire": "the front's bounded request bodies, forms and error answers",
     "genmcp.routes_as_tools": "routes_router builds an MCPRouter around a FastAPI app's routes",
     "genmcp.routes_as_tools.build": "route_tools reads a FastAPI app's routes and OpenAPI document",
+    "genmcp.routes_as_tools.table": (
+        "route_tools reads the routes an app serves through its includes, and its mounts"
+    ),
     "genmcp.routes_as_tools.credentials": (
         "forward_credentials and mcp_caller are FastAPI dependencies"
     ),

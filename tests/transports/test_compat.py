@@ -6,11 +6,20 @@ the internal taken away (the fallback path is correct).
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+import json
+from typing import Any
+
+import pytest
+from fastapi import APIRouter, FastAPI
 from fastapi.routing import APIRoute
+from sse_starlette import EventSourceResponse
 from starlette.routing import Route
 
-from genmcp.transports.compat import routes_changed
+from genmcp.routes_as_tools import BuildError, RouteTool, route_tools, routes_router
+from genmcp.testing import MCPTestClient
+from genmcp.transports import compat
+from genmcp.transports.compat import routes_changed, served_routes
+from tests.routes_as_tools.test_table import BLUE, make_app
 
 
 def _late() -> str:
@@ -32,3 +41,57 @@ def test_a_router_without_a_route_cache_is_left_alone() -> None:
 
     routes_changed(Plain())
     assert Plain.routes == []
+
+
+# -- route tables: served_routes ------------------------------------------------------------
+
+
+def _options(tools: list[type[RouteTool]]) -> list[tuple[Any, ...]]:
+    keys = ("name", "description", "input_schema", "output_schema", "annotations")
+    return [tuple(tool().option(key) for key in keys) for tool in tools]
+
+
+def test_the_routes_an_app_serves_include_its_included_routers() -> None:
+    served = {
+        (sorted(route.methods)[0], route.path)
+        for defined, route in served_routes(make_app().routes)
+        if isinstance(defined, APIRoute)
+    }
+    assert {("GET", "/api/tickets/{tid}/files/{name:path}"), ("GET", "/api/ping"),
+            ("GET", "/reports/weekly"), ("POST", "/api/tickets")} <= served
+
+
+async def test_without_the_walk_route_tools_reads_included_routes_from_the_document(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = make_app()
+    walked = _options(route_tools(app))
+    monkeypatch.setattr(compat, "_ROUTE_CONTEXTS", None)  # a release without the walk
+    assert _options(route_tools(app)) == walked
+    app.include_router(routes_router(app, server_name="t", server_version="1",
+                                     forward_headers=["x-team"], tags=["read"]),
+                       prefix="/mcp")
+    async with MCPTestClient(app, headers=BLUE) as client:
+        read = await client.call_tool("get_ticket", {"tid": 7})
+    async with MCPTestClient(app) as client:
+        refused = await client.call_tool("get_ticket", {"tid": 7})
+    assert read.result["structuredContent"] == {"id": 7, "path": "/api/tickets/7"}
+    assert json.loads(refused.content[0]["text"]) == {"status": 403, "detail": "team blue only"}
+
+
+def test_without_the_walk_a_documented_stream_is_still_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    router = APIRouter(prefix="/feed")
+
+    @router.get("/events", response_class=EventSourceResponse, operation_id="events")
+    async def events() -> EventSourceResponse:
+        return EventSourceResponse(iter([]))
+
+    app = FastAPI()
+    app.include_router(router)
+    with pytest.raises(BuildError, match=r"GET /feed/events \(events\).*(stream|EventSource)"):
+        route_tools(app)
+    monkeypatch.setattr(compat, "_ROUTE_CONTEXTS", None)
+    with pytest.raises(BuildError, match=r"GET /feed/events \(events\).*(stream|EventSource)"):
+        route_tools(app)

@@ -15,7 +15,8 @@ runs the route through the app's own ASGI stack (no socket): middleware, excepti
 handlers and the route's dependencies (auth, DB sessions, rate limits) run as for an HTTP
 client, with the MCP request's ``Authorization`` header. See docs/guides/routes-as-tools.md.
 
-Modules: ``build`` (selection and tool classes), ``arguments`` (schemas and placement),
+Modules: ``build`` (selection and tool classes), ``table`` (the operations the app serves,
+through included routers; its mounts), ``arguments`` (schemas and placement),
 ``exchange`` (the in-process ASGI call), ``replies`` (response -> result), ``credentials``
 (what the MCP request forwards), ``tool`` (``RouteTool``). The package is not named
 ``route_tools``: importing it would then replace the lazy ``genmcp.route_tools`` function

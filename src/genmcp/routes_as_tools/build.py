@@ -7,8 +7,11 @@ class options of each tool: its name from the operation id, its title from the s
 its description from the docstring (else the summary), its annotations from the method,
 its input schema from the parameters and body, its output schema from ``response_model``.
 
-The schemas come from the OpenAPI document FastAPI builds for the app (computed here,
-never cached on the app, so ``/openapi.json`` is left as it was).
+The operations come from the OpenAPI document FastAPI builds for the app (computed here,
+never cached on the app, so ``/openapi.json`` is left as it was), included routers and all:
+each tool's path, method, operation id, tags and schemas are those ``app.openapi()`` shows
+(``table`` reads the document, the served routes and the mounts). A call goes through the
+app itself, so an include's dependencies run as for an HTTP client.
 
 Imports FastAPI and Starlette.
 """
@@ -18,16 +21,16 @@ from __future__ import annotations
 import fnmatch
 import re
 import typing
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from fastapi import FastAPI
 from fastapi.datastructures import DefaultPlaceholder
 from fastapi.openapi.utils import get_openapi
-from fastapi.routing import APIRoute
 from starlette.responses import FileResponse, StreamingResponse
 
+from genmcp.routes_as_tools import table
 from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
 from genmcp.routes_as_tools.exchange import MAX_RESPONSE_BYTES
 from genmcp.routes_as_tools.tool import (
@@ -45,6 +48,14 @@ _STREAMING: Final = (StreamingResponse, FileResponse)
 _STREAMING_PACKAGES: Final = frozenset({"sse_starlette"})
 """Packages whose responses all stream (sse-starlette's event source: it is not imported
 here, the one SSE writer is ``transports.sse``)."""
+_STREAMING_MEDIA: Final = frozenset(
+    {"text/event-stream", "application/jsonl", "application/x-ndjson"}
+)
+"""Media types of a documented success response that streams. Read when only the document
+describes a route, with a success response naming no media type at all: the response class
+of a stream or a file has none (a bare ``Response`` neither, and is refused with them)."""
+_EMPTY: Final = frozenset({204, 205, 304})
+"""Statuses whose response has no body (and no media type in the document)."""
 SELECTION: Final = frozenset(
     {
         "operations",
@@ -120,7 +131,11 @@ def route_tools(
     max_response_bytes: int = MAX_RESPONSE_BYTES,
     forward_headers: Iterable[str] = ("authorization",),
 ) -> list[type[RouteTool]]:
-    """Tool classes for the selected routes of ``app``, in route order.
+    """Tool classes for the selected routes of ``app``, in the order of its OpenAPI document.
+
+    Every route the app serves is a candidate, included routers too (with the include's
+    prefix, tags and dependencies, as ``app.openapi()`` describes them); the routes of a
+    mounted app (``app.mount``) are not: call ``route_tools`` on that app.
 
     Args:
         app: the FastAPI app whose routes the tools call (in-process, through ASGI).
@@ -143,7 +158,9 @@ def route_tools(
 
     Raises:
         BuildError: a selected route cannot be a tool (the message names it and says why),
-            an operation id in ``operations`` matches no route, or two tools share a name.
+            an operation id in ``operations`` matches no route (the message lists the
+            app's ids and the closest one), a selection names only routes of a mounted app,
+            or two tools share a name.
     """
     selection = Selection(
         _set(operations),
@@ -168,12 +185,13 @@ def route_tools(
     forwarded = tuple(name.lower() for name in forward_headers)
     made: list[type[RouteTool]] = []
     seen: dict[str, str] = {}
-    known: set[str] = set()
-    for route, method, operation in _operations(app, document):
+    served, mounts = table.served(app)
+    found: dict[str, str] = {}
+    for path, method, operation in table.operations(document):
         operation_id = str(operation["operationId"])
-        known.add(operation_id)
-        label = f"route {method} {route.path_format} ({operation_id})"
-        if not selection.wants(operation_id, _tags(route), route.path_format, method):
+        found.setdefault(operation_id, path)
+        label = f"route {method} {path} ({operation_id})"
+        if not selection.wants(operation_id, _tags(operation), path, method):
             continue
         name = (names or {}).get(operation_id, operation_id)
         if not _TOOL_NAME.match(name):
@@ -181,17 +199,16 @@ def route_tools(
         if name in seen:
             raise BuildError(f"{label} and {seen[name]} would both be the tool {name!r}")
         seen[name] = label
-        _refuse_streaming(route, label)
+        route = served.get((path, method))
+        template, status, modelled = _served_as(route, operation, path, label)
         arguments = Arguments.read(operation, components, label=label, headers=headers)
         output, wrapped = (
-            output_schema(operation, route.status_code or 200, components)
-            if route.response_model is not None
-            else (None, False)
+            output_schema(operation, status, components) if modelled else (None, False)
         )
         spec = RouteSpec(
             app,
             method,
-            route.path,
+            template,
             arguments,
             output is not None,
             wrapped,
@@ -200,29 +217,33 @@ def route_tools(
             forwarded,
         )
         made.append(tool_class(spec, _options(name, operation, method, arguments, output), name))
-    missing = (selection.operations or frozenset()) - known
-    if missing:
-        raise BuildError(f"no selected route has the operation id(s) {sorted(missing)}")
+    table.check_found(selection.operations, selection.paths, found, mounts)
     return made
 
 
-def _operations(
-    app: FastAPI, document: Mapping[str, Any]
-) -> Iterator[tuple[APIRoute, str, Mapping[str, Any]]]:
-    for route in app.routes:
-        if not isinstance(route, APIRoute) or not route.include_in_schema:
-            continue
-        methods = sorted(route.methods or ())
-        for method in methods:
-            if method == "HEAD" and "GET" in methods:
-                continue
-            operation = document["paths"].get(route.path_format, {}).get(method.lower())
-            if operation is not None:
-                yield route, method, operation
+def _served_as(
+    route: Any, operation: Mapping[str, Any], path: str, label: str
+) -> tuple[str, int, bool]:
+    """The path template with convertors, the success status, and whether a response model
+    is declared: from the served route, else (a route ``compat.served_routes`` could not
+    reach) from the document alone, where a path convertor reads as a plain parameter."""
+    if route is not None:
+        _refuse_streaming(route, label)
+        return str(route.path), int(route.status_code or 200), route.response_model is not None
+    responses = operation.get("responses", {})
+    status = min((int(code) for code in responses if str(code)[:1] == "2"), default=200)
+    content = responses.get(str(status), {}).get("content", {})
+    if not content.keys().isdisjoint(_STREAMING_MEDIA) or (not content and status not in _EMPTY):
+        raise BuildError(
+            f"{label} may answer with a stream or a file (its document names no JSON or text "
+            "response), which a tool result cannot carry; leave it out with exclude_operations="
+        )
+    modelled = bool(content.get("application/json", {}).get("schema"))
+    return path, status, modelled
 
 
-def _tags(route: APIRoute) -> set[str]:
-    return {str(getattr(tag, "value", tag)) for tag in route.tags or ()}
+def _tags(operation: Mapping[str, Any]) -> set[str]:
+    return {str(tag) for tag in operation.get("tags", ())}
 
 
 def _streams(response_class: type) -> bool:
@@ -233,7 +254,7 @@ def _streams(response_class: type) -> bool:
     return not packages.isdisjoint(_STREAMING_PACKAGES)
 
 
-def _refuse_streaming(route: APIRoute, label: str) -> None:
+def _refuse_streaming(route: Any, label: str) -> None:
     response_class = route.response_class
     if isinstance(response_class, DefaultPlaceholder):
         response_class = response_class.value

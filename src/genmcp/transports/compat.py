@@ -10,9 +10,12 @@ Outside this module genmcp uses only FastAPI's and Starlette's public API.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-__all__ = ["routes_changed"]
+import fastapi.routing
+
+__all__ = ["routes_changed", "served_routes"]
 
 
 # -- route tables ---------------------------------------------------------------------------
@@ -31,6 +34,34 @@ def routes_changed(router: Any) -> None:
     changed = getattr(router, "_mark_routes_changed", None)
     if callable(changed):
         changed()
+
+
+_ROUTE_CONTEXTS: Callable[[Sequence[Any]], Iterable[Any]] | None = getattr(
+    fastapi.routing, "iter_route_contexts", None
+)
+"""FastAPI 0.16x's walk of a route list through its lazy includes (undocumented)."""
+
+
+def served_routes(routes: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
+    """``(defined, served)`` for each route ``routes`` serve, through FastAPI's includes.
+
+    ``defined`` is the route object as declared (an ``APIRoute``, a ``Mount``...); ``served``
+    answers ``path``, ``path_format``, ``methods``, ``response_model``, ``status_code``,
+    ``response_class`` and ``endpoint`` as the app serves it (the include's prefix, tags and
+    defaults applied). FastAPI 0.16x keeps an include lazy, one route object for the whole
+    included router, and walks it with ``fastapi.routing.iter_route_contexts`` (checked on
+    0.165.0). Earlier releases (checked on 0.115.14 and 0.135.0) copy the included routes into
+    the list, merged: there each route serves as defined. Without the function a lazy include
+    is not entered here; ``route_tools`` then reads its operations from the OpenAPI document
+    alone, which FastAPI builds through includes on every release.
+    """
+    walk = _ROUTE_CONTEXTS
+    if walk is None:
+        for route in routes:
+            yield route, route
+        return
+    for context in walk(routes):
+        yield getattr(context, "original_route", context), context
 
 
 # -- dependencies ---------------------------------------------------------------------------
