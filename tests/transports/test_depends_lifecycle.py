@@ -525,3 +525,20 @@ async def test_an_async_sqlalchemy_session_per_call(version: str, tmp_path: Any)
         assert not any(session.in_transaction() for session in OPENED)  # closed
     finally:
         await engine.dispose()
+
+
+@pytest.mark.parametrize("name", ["stuck", "stuck_class"])
+async def test_a_call_cancelled_in_a_2025_session_still_tears_down_in_its_task(name: str) -> None:
+    app = served(stuck, StuckClass)
+    async with MCPTestClient(app, protocol_version="2025-11-25") as client:
+        body = client.build("tools/call", {"name": name, "arguments": {}}, id="stuck-1")
+        pending = await client.send(body, wait=False)
+        await asyncio.wait_for(STARTED.wait(), client.timeout)
+        cancel = {"requestId": "stuck-1", "reason": "user"}
+        notification = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}
+        notified = await client.send(notification)
+        await notified.aclose()
+        await client.wait_idle()
+        await pending.aclose()
+    assert ("caught", "agen", "CancelledError") in LOG
+    _assert_one_task()
