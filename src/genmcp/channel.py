@@ -345,7 +345,7 @@ class Channel:
         headers apply, as FastAPI applies them to a route. The value is cached for the call
         (``use_cache=False`` opts out); a ``yield`` dependency is torn down in the call's
         task once the hook's outcome is decided, before the answer is sent, the hook's
-        exception thrown into it (see ``guides/dependencies``). Raises ``RuntimeError`` when
+        exception thrown into it (docs: guides/fastapi.md). Raises ``RuntimeError`` when
         no app serves the request.
         """
         dependencies = self._dependencies
