@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final, final
 
-from genmcp.context import AppContext, AppState, current
+from genmcp.context import AppContext, AppState, Dependencies, current
 from genmcp.errors import missing_capability
 from genmcp.events import STREAM_START, Event, Interim, StreamStart
 from genmcp.protocol.jsonrpc import notification
@@ -269,6 +269,7 @@ class Channel:
     __slots__ = (
         "_closed",
         "_context",
+        "_dependencies",
         "_log_floor",
         "_outbox",
         "_progress_token",
@@ -294,6 +295,7 @@ class Channel:
         self._outbox = outbox
         self._closed = False
         self._context: AppContext = current()  # what the transport bound around this request
+        self._dependencies: Dependencies | None = None  # what channel.resolve opened
         self._progress_token = meta.get("progressToken")
         level = meta.get(META_LOG_LEVEL)
         self._log_floor = _SEVERITY.get(level) if isinstance(level, str) else None
@@ -337,13 +339,33 @@ class Channel:
         return self._context.http_request
 
     async def resolve(self, dependency: Any) -> Any:
-        """Resolve a FastAPI dependency (``get_db`` or ``Depends(get_db)``) for this request.
+        """Resolve a FastAPI dependency (``get_db`` or ``Depends(get_db)``) for this call.
 
-        Sub-dependencies, ``app.dependency_overrides`` and the request's headers apply; the
-        value is cached for the request and a ``yield`` dependency is cleaned up after the
-        response. Raises ``RuntimeError`` when no app serves the request.
+        Sub-dependencies, ``app.dependency_overrides``, ``Security`` scopes and the request's
+        headers apply, as FastAPI applies them to a route. The value is cached for the call
+        (``use_cache=False`` opts out); a ``yield`` dependency is torn down in the call's
+        task once the hook's outcome is decided, before the answer is sent, the hook's
+        exception thrown into it (docs: guides/fastapi.md). Raises ``RuntimeError`` when
+        no app serves the request.
         """
-        return await self._context.resolve(dependency)
+        dependencies = self._dependencies
+        if dependencies is None:
+            dependencies = self._dependencies = Dependencies()
+        return await self._context.resolve(dependency, dependencies)
+
+    def _open_dependencies(self) -> Dependencies | None:
+        """Give ``resolve`` fresh dependencies (one hook invocation's); the ones it replaced."""
+        outer, self._dependencies = self._dependencies, Dependencies()
+        return outer
+
+    async def _close_dependencies(
+        self, error: BaseException | None, outer: Dependencies | None = None
+    ) -> None:
+        """Tear down what ``resolve`` opened (``error``: the hook's exception), then put back
+        ``outer``; raises what a teardown raised."""
+        dependencies, self._dependencies = self._dependencies, outer
+        if dependencies is not None:
+            await dependencies.close(error)
 
     def send_notification(self, method: str, params: dict[str, Any] | None = None) -> bool:
         """Send a notification about this request on its response stream."""

@@ -8,8 +8,12 @@ a hook reads it as ``channel.app``, ``channel.state``, ``channel.http_request`` 
 * ``state`` (:class:`AppState`) looks a name up in the lifespan state first (what the app's
   lifespan yielded, per the ASGI lifespan ``state`` extension), then in ``app.state``.
 * ``resolve`` runs a dependency through the transport's solver (FastAPI's ``Depends``
-  machinery for HTTP, see ``transports.depends``), cached for the request and cleaned up
-  (``yield`` dependencies) when the request ended: calls never share a resolved value.
+  machinery for HTTP, see ``transports.depends``) into a :class:`Dependencies`: the cache and
+  the cleanups of one hook invocation (a function hook's) or one Call (``channel.resolve`` in
+  a class hook). Whoever opened it closes it, in the task that resolved into it, once the
+  hook's outcome is decided: ``yield`` dependencies are set up and torn down in the same
+  task (FastAPI's async-generator dependencies hold an anyio cancel scope, which must be),
+  and calls never share a resolved value.
 
 A request with no app (a Suite driven directly) gets :data:`NO_CONTEXT`, whose every read
 says how to get one. Imports contextvars and contextlib only; never a web framework.
@@ -22,10 +26,59 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar, Token
 from typing import Any, Final
 
-__all__ = ["NO_CONTEXT", "AppContext", "AppState", "Solver", "bind", "current", "unbind"]
+__all__ = [
+    "NO_CONTEXT",
+    "AppContext",
+    "AppState",
+    "Dependencies",
+    "Solver",
+    "bind",
+    "current",
+    "unbind",
+]
 
-Solver = Callable[[Any, "AppContext"], Awaitable[Any]]
-"""``solve(dependency, context)``: the resolved value (the transport's dependency machinery)."""
+Solver = Callable[[Any, "AppContext", "Dependencies"], Awaitable[Any]]
+"""``solve(dependency, context, dependencies)``: the resolved value (the transport's dependency
+machinery), cached in ``dependencies`` and its cleanup waiting on ``dependencies.stack``."""
+
+
+class Dependencies:
+    """What one hook invocation (or one Call) resolved: the cache and the ``yield`` cleanups.
+
+    ``cache`` is the solver's (FastAPI's per-request cache, here per invocation); ``stack``
+    holds the cleanups, made on first use; ``solver_state`` is the solver's own (the ASGI
+    scope it solves with, made once). :meth:`close` runs the cleanups, last resolved first,
+    in the calling task, which must be the one that resolved.
+    """
+
+    __slots__ = ("_stack", "cache", "solver_state")
+
+    def __init__(self) -> None:
+        self.cache: dict[Any, Any] = {}
+        self.solver_state: Any = None
+        self._stack: contextlib.AsyncExitStack | None = None
+
+    @property
+    def stack(self) -> contextlib.AsyncExitStack:
+        """Where resolved ``yield`` dependencies wait for their cleanup (made on first use)."""
+        if self._stack is None:
+            self._stack = contextlib.AsyncExitStack()
+        return self._stack
+
+    async def close(self, error: BaseException | None = None) -> None:
+        """Run every cleanup, ``error`` (the hook's exception) thrown into each generator.
+
+        Raises what a cleanup raised other than ``error`` itself (the teardown failed); a
+        generator that swallows ``error`` does not change the hook's outcome, the caller
+        re-raises it.
+        """
+        stack, self._stack = self._stack, None
+        self.cache.clear()
+        if stack is not None:
+            if error is None:
+                await stack.aclose()
+            else:
+                await stack.__aexit__(type(error), error, error.__traceback__)
 
 
 class AppState:
@@ -88,21 +141,13 @@ class AppState:
 class AppContext:
     """The app around one request: ``app``, ``state``, ``http_request`` and a dependency solver.
 
-    Built by a transport per request; ``aclose`` ends what ``resolve`` opened. Given a
-    ``scope`` (an HTTP request), ``state`` and ``http_request`` are built on first use: most
-    calls never read them, and the request path stays cheap.
+    Built by a transport per request; what ``resolve`` opens lives in the ``Dependencies``
+    given to it (per hook invocation or per Call, never per request). Given a ``scope`` (an
+    HTTP request), ``state`` and ``http_request`` are built on first use: most calls never
+    read them, and the request path stays cheap.
     """
 
-    __slots__ = (
-        "_cache",
-        "_http_request",
-        "_request_of",
-        "_scope",
-        "_solver",
-        "_stack",
-        "_state",
-        "app",
-    )
+    __slots__ = ("_http_request", "_request_of", "_scope", "_solver", "_state", "app")
 
     def __init__(
         self,
@@ -119,8 +164,6 @@ class AppContext:
         self._http_request = http_request
         self._scope, self._request_of = scope, request_of
         self._solver = solver
-        self._cache: dict[Any, Any] | None = None
-        self._stack: contextlib.AsyncExitStack | None = None
 
     @property
     def state(self) -> AppState:
@@ -137,40 +180,16 @@ class AppContext:
             self._http_request = self._request_of(self._scope)
         return self._http_request
 
-    @property
-    def opened(self) -> bool:
-        """True when ``resolve`` left something for ``aclose`` to end."""
-        return self._stack is not None
-
-    @property
-    def cache(self) -> dict[Any, Any]:
-        """The request's dependency cache (the solver's; made on first use)."""
-        if self._cache is None:
-            self._cache = {}
-        return self._cache
-
-    @property
-    def exit_stack(self) -> contextlib.AsyncExitStack:
-        """Where resolved ``yield`` dependencies wait for their cleanup (made on first use)."""
-        if self._stack is None:
-            self._stack = contextlib.AsyncExitStack()
-        return self._stack
-
-    async def resolve(self, dependency: Any) -> Any:
-        """Resolve ``dependency`` (a callable or ``Depends(...)``) for this request."""
+    async def resolve(self, dependency: Any, dependencies: Dependencies) -> Any:
+        """Resolve ``dependency`` (a callable or ``Depends(...)``) for this request, cached in
+        ``dependencies`` and cleaned up when they are closed."""
         if self._solver is None:
             raise RuntimeError(
                 "channel.resolve needs an app: serve the Suite through mcp_router(...) "
                 "(or MCPTestClient(app), genmcp run app:app); a Suite driven directly has "
                 "no FastAPI request to resolve dependencies with"
             )
-        return await self._solver(dependency, self)
-
-    async def aclose(self) -> None:
-        """Run the cleanup of every ``yield`` dependency resolved for this request."""
-        stack, self._stack = self._stack, None
-        if stack is not None:
-            await stack.aclose()
+        return await self._solver(dependency, self, dependencies)
 
 
 NO_CONTEXT: Final = AppContext()

@@ -158,9 +158,19 @@ async def anything() -> Any:
     return {"free": True}
 
 
+@make_tool
+async def maybe_text() -> str | None:
+    return "plain"
+
+
+@make_tool
+async def text_or_any() -> str | Any:
+    return "plain"
+
+
 TOOLS = [
     search, pair, by_title, find, count, ratio, flag, tags, tree, point, ids, confirmed, wrong,
-    wrong_item, as_result, given, text, untyped, model, anything,
+    wrong_item, as_result, given, text, untyped, model, anything, maybe_text, text_or_any,
 ]  # fmt: skip
 
 
@@ -212,7 +222,7 @@ async def test_the_listing_advertises_object_output_schemas() -> None:
     assert listed["ids"] == wrapped({"type": "array", "items": {"type": "integer"}, "title": "Ids"})
     assert listed["given"] == {"type": "object", "properties": {"port": {"type": "integer"}}}
     assert listed["model"]["required"] == ["id", "title"]  # a model: as ever
-    for unchanged in ("text", "untyped", "anything"):
+    for unchanged in ("text", "untyped", "anything", "maybe_text", "text_or_any"):
         assert listed[unchanged] is None
     for schema in listed.values():
         if schema is not None:

@@ -9,16 +9,18 @@ does. Path arguments arrive decoded in ``scope["path"]`` and encoded in ``raw_pa
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import pytest
-from fastapi import FastAPI, Header, HTTPException, Request
+from fastapi import Depends, FastAPI, Header, HTTPException, Request
 
 from genmcp import Suite, mcp_router
 from genmcp.routes_as_tools import route_tools, routes_router
+from genmcp.testing import MCPTestClient
 from genmcp.transports.legacy import LegacyServer
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
@@ -168,3 +170,42 @@ async def test_routes_router_takes_a_suite_and_a_legacy_server(live: LiveServers
         routes_router(
             make_app(), suite=Suite(server_name="s", server_version="1"), tools=route_tools(app)
         )
+
+
+ROUTE_DEPENDENCY: list[tuple[str, Any]] = []
+
+
+async def _route_session() -> AsyncIterator[str]:
+    ROUTE_DEPENDENCY.append(("setup", asyncio.current_task()))
+    try:
+        yield "session"
+    except HTTPException as exc:
+        ROUTE_DEPENDENCY.append(("caught", exc.status_code))
+        raise
+    finally:
+        ROUTE_DEPENDENCY.append(("teardown", asyncio.current_task()))
+
+
+@pytest.mark.parametrize("version", ["2026-07-28", "2025-11-25"])
+async def test_a_routes_yield_dependency_runs_in_the_calls_task(version: str) -> None:
+    """Issue 45: the route runs in-process in the call's task, its yield dependency too."""
+    app = FastAPI()
+
+    @app.get("/stock/{item}", operation_id="stock")
+    async def stock(item: str, session: Annotated[str, Depends(_route_session)]) -> str:
+        if item == "gone":
+            raise HTTPException(404, "no such item")
+        return f"{item} via {session}"
+
+    app.include_router(
+        mcp_router(server_name="r", server_version="1", tools=route_tools(app)), prefix="/mcp"
+    )
+    ROUTE_DEPENDENCY.clear()
+    async with MCPTestClient(app, protocol_version=version) as client:
+        saw = await client.call_tool("stock", {"item": "saw"})
+        assert json.loads(saw.text) == {"result": "saw via session"}
+        assert (await client.call_tool("stock", {"item": "gone"})).is_error
+    setups = [task for kind, task in ROUTE_DEPENDENCY if kind == "setup"]
+    teardowns = [task for kind, task in ROUTE_DEPENDENCY if kind == "teardown"]
+    assert len(setups) == 2 and setups == teardowns
+    assert ("caught", 404) in ROUTE_DEPENDENCY

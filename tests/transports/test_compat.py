@@ -6,19 +6,24 @@ the internal taken away (the fallback path is correct).
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
+from fastapi.dependencies.utils import get_dependant, solve_dependencies
 from fastapi.routing import APIRoute
 from sse_starlette import EventSourceResponse
+from starlette.requests import Request
 from starlette.routing import Route
 
 from genmcp.routes_as_tools import BuildError, RouteTool, route_tools, routes_router
 from genmcp.testing import MCPTestClient
 from genmcp.transports import compat
-from genmcp.transports.compat import routes_changed, served_routes
+from genmcp.transports.compat import dependency_scope, routes_changed, served_routes, solve_keywords
 from tests.routes_as_tools.test_table import BLUE, make_app
 
 
@@ -95,3 +100,56 @@ def test_without_the_walk_a_documented_stream_is_still_refused(
     monkeypatch.setattr(compat, "_ROUTE_CONTEXTS", None)
     with pytest.raises(BuildError, match=r"GET /feed/events \(events\).*(stream|EventSource)"):
         route_tools(app)
+# -- dependencies -----------------------------------------------------------------------
+
+LOG: list[tuple[str, Any]] = []
+
+
+async def _session() -> AsyncIterator[str]:
+    LOG.append(("setup", asyncio.current_task()))
+    yield "session"
+    LOG.append(("teardown", asyncio.current_task()))
+
+
+async def test_a_yield_dependency_solved_with_the_scope_and_keywords_ends_on_the_stack() -> None:
+    LOG.clear()
+
+    def root(value: str = Depends(_session)) -> str:
+        return value
+
+    route_scope = {"type": "http", "headers": [], "query_string": b"", "path": "/", "app": None}
+    route_scope["fastapi_async_cleanup_scopes"] = {}  # the enclosing route's: not ours
+    async with AsyncExitStack() as stack:
+        scope = dependency_scope(route_scope, stack)
+        keywords = {"async_exit_stack": stack, "embed_body_fields": False}
+        taken = solve_keywords(solve_dependencies)
+        solved = await solve_dependencies(
+            request=Request(scope),
+            dependant=get_dependant(path="", call=root),
+            dependency_cache={},
+            **{name: value for name, value in keywords.items() if name in taken},
+        )
+        assert solved.values == {"value": "session"} and len(LOG) == 1
+    assert [kind for kind, _ in LOG] == ["setup", "teardown"]  # on our stack, as it closed
+    assert LOG[0][1] is LOG[1][1] is asyncio.current_task()
+    assert scope["fastapi_inner_astack"] is scope["fastapi_function_astack"] is stack
+    assert route_scope["fastapi_async_cleanup_scopes"] == {}  # the original is left alone
+    assert "fastapi_inner_astack" not in route_scope
+
+
+def test_the_solver_keywords_are_those_the_release_takes() -> None:
+    assert solve_keywords(solve_dependencies) == {"async_exit_stack", "embed_body_fields"}
+
+    async def early(*, request: Any, dependant: Any, async_exit_stack: Any) -> None: ...
+
+    async def later(*, request: Any, dependant: Any, dependency_cache: Any = None) -> None: ...
+
+    assert solve_keywords(early) == {"async_exit_stack"}  # before embed_body_fields
+    assert solve_keywords(later) == frozenset()  # a release that dropped both
+
+    class Opaque:  # a solver whose signature cannot be read: pass what every release took
+        __signature__ = "unreadable"
+
+        def __call__(self, **given: Any) -> None: ...
+
+    assert solve_keywords(Opaque()) == {"async_exit_stack", "embed_body_fields"}

@@ -301,10 +301,14 @@ class Call:
             final = await self._drive()
             if final is not None:
                 self._answer(final)
-        except asyncio.CancelledError:
-            pass  # abandoned: what it had to say was said when it was left
-        except Exception:
+        except asyncio.CancelledError as exc:
+            # abandoned: what it had to say was said when it was left
+            if self.channel._dependencies is not None:
+                await self._teardown_after(exc)
+        except Exception as exc:
             log.exception("%s: the call itself failed", self._job.label)
+            if self.channel._dependencies is not None:
+                await self._teardown_after(exc)
         finally:
             if self.phase is not Phase.DONE:
                 self._wound_down()
@@ -335,6 +339,8 @@ class Call:
             if isinstance(outcome, Stream):
                 await self._close_stream(state)
                 return None
+            if self.channel._dependencies is not None:  # channel.resolve in a class hook
+                outcome = await self._teardown(outcome)
             final = self._final(self._job, outcome)
             if self._asker is None or not _needs_input(final) or not lifecycle.live(self):
                 return final
@@ -352,7 +358,27 @@ class Call:
             await self._job.close(self.channel, state)
         except Exception:
             log.exception("%s: handle_close() raised", self._job.label)
+        if self.channel._dependencies is not None:
+            await self._teardown_after(None)
         self._move(Trigger.CLOSED)
+
+    async def _teardown(self, outcome: Any) -> Any:
+        """Tear down the dependencies the Call's hooks resolved with ``channel.resolve``, in
+        the Call's task, the hook's exception (when ``outcome`` is one) thrown in; the
+        outcome, or what a teardown raised instead (the answer becomes an error)."""
+        try:
+            await self.channel._close_dependencies(
+                outcome if isinstance(outcome, BaseException) else None
+            )
+        except Exception as exc:
+            return exc
+        return outcome
+
+    async def _teardown_after(self, error: BaseException | None) -> None:
+        """Tear down with no answer to change: a teardown failure is logged."""
+        failed = await self._teardown(error)
+        if failed is not error:
+            log.error("%s: a dependency's teardown raised", self._job.label, exc_info=failed)
 
     async def _round(self, final: Answer, rounds: int, asker: Asker) -> Answer | None:
         """One legacy input round; the Answer that ends the call, or None to run again."""

@@ -12,7 +12,6 @@ Imports genmcp's signature reader; never a web framework.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -56,11 +55,9 @@ class Completers:
             return []
         fn, signature = found
         named = {"value": value, "context": context, "argument": argument}
-        kwargs = await signature.resolve(signature.bind(None, None, channel, **named), channel)
-        if signature.is_async:
-            values: Completion = await fn(**kwargs)
-        else:
-            values = await asyncio.to_thread(fn, **kwargs)
+        values: Completion = await signature.call(
+            fn, signature.bind(None, None, channel, **named), channel
+        )
         return values
 
     def hook(self) -> Callable[..., Any]:

@@ -14,7 +14,6 @@ Imports genmcp's prompt behaviour and the signature reader; never a web framewor
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any, overload
 
@@ -103,10 +102,7 @@ def _get(fn: Function, signature: Signature) -> Function:
     async def get(self: Prompt, request: PromptRequest, channel: Channel, arg: Any) -> Any:
         kwargs = signature.bind(None, request, channel)
         kwargs.update(request.arguments)
-        kwargs = await signature.resolve(kwargs, channel)
-        if signature.is_async:
-            return await fn(**kwargs)
-        return await asyncio.to_thread(fn, **kwargs)
+        return await signature.call(fn, kwargs, channel)
 
     return get
 

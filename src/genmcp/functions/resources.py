@@ -17,7 +17,6 @@ Imports genmcp's resource behaviour and the signature reader; never a web framew
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -100,10 +99,7 @@ def _read(fn: Function, signature: Signature) -> Function:
             values = signature.validate(request.params)
         except InvalidArguments as exc:
             return ResourceNotFound(f"Resource not found: {request.uri} ({exc.describe()})")
-        kwargs = await signature.resolve(signature.bind(values, request, channel), channel)
-        if signature.is_async:
-            return await fn(**kwargs)
-        return await asyncio.to_thread(fn, **kwargs)
+        return await signature.call(fn, signature.bind(values, request, channel), channel)
 
     return read
 

@@ -5,7 +5,8 @@ outcome members of a union (``-> list[Ticket] | InputRequired``: an outcome pass
 gives:
 
 - nothing new for no annotation, ``Any``, ``object``, ``None``, ``dict`` or ``dict[str, Any]``
-  (a dict may be a whole ``CallToolResult``), ``str`` (a text block) and a pydantic model (the
+  (a dict may be a whole ``CallToolResult``), ``str`` (a text block), a union with ``Any``,
+  ``object`` or ``str`` among its members (``-> str | None``) and a pydantic model (the
   model is the output schema, ``signature.returns_model``): the return is converted as a
   ``Tool``'s always was;
 - a :class:`Returns` for any other type pydantic can describe. Its ``schema`` is the output
@@ -151,6 +152,10 @@ def _as_today(annotation: Any) -> bool:
     base = _base(annotation)
     if base in _UNTYPED or base is str:
         return True
+    if typing.get_origin(base) is typing.Union or isinstance(base, types.UnionType):
+        members = [_base(member) for member in typing.get_args(base)]
+        if any(member in _UNTYPED[:2] or member is str for member in members):
+            return True  # "-> str | Any", "-> str | None": any value, or text, as before
     if isinstance(base, type) and issubclass(base, BaseModel):
         return not issubclass(base, RootModel)  # a RootModel's schema need not be an object
     if base in _MAPPINGS:

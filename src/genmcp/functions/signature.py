@@ -24,6 +24,7 @@ by its class, ``fastapi.params.Depends``, without importing FastAPI).
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import types
 import typing
@@ -43,6 +44,7 @@ __all__ = [
     "Signature",
     "dependency_of",
     "describe",
+    "in_thread",
     "invalid",
     "make_class",
     "read_signature",
@@ -97,10 +99,31 @@ class Signature:
         return kwargs
 
     async def resolve(self, kwargs: dict[str, Any], channel: Channel) -> dict[str, Any]:
-        """``kwargs`` with every dependency resolved for this request."""
+        """``kwargs`` with every dependency resolved for this call (``channel.resolve``)."""
         for name, marker in self.dependencies.items():
             kwargs[name] = await channel.resolve(marker)
         return kwargs
+
+    async def call(self, fn: Function, kwargs: dict[str, Any], channel: Channel) -> Any:
+        """``fn(**kwargs)`` with its dependencies resolved, as FastAPI runs an endpoint.
+
+        Without dependencies, just the call (awaited, or in a worker thread for a ``def``).
+        With them, the invocation gets its own cache and cleanups (``channel.resolve`` in
+        its body shares them), opened and torn down here, in the calling task: after ``fn``
+        returned or raised, its exception thrown into each ``yield`` dependency; a teardown
+        that raises fails the invocation with that exception.
+        """
+        if not self.dependencies:
+            return await fn(**kwargs) if self.is_async else await asyncio.to_thread(fn, **kwargs)
+        outer = channel._open_dependencies()
+        try:
+            kwargs = await self.resolve(kwargs, channel)
+            result = await fn(**kwargs) if self.is_async else await in_thread(fn, kwargs)
+        except BaseException as exc:
+            await channel._close_dependencies(exc, outer)
+            raise
+        await channel._close_dependencies(None, outer)
+        return result
 
     def validate(self, values: Mapping[str, Any]) -> Any:
         """The model instance of ``values`` (strings from a URI or prompt arguments are cast
@@ -111,6 +134,19 @@ class Signature:
             return self.model.model_validate(values)
         except ValidationError as exc:
             raise invalid(exc) from None
+
+
+async def in_thread(fn: Function, kwargs: dict[str, Any]) -> Any:
+    """``fn(**kwargs)`` in a worker thread; cancelled, it still waits for the thread to return,
+    so what ``fn`` was given (a dependency's session) is torn down only after it is done."""
+    worker = asyncio.ensure_future(asyncio.to_thread(fn, **kwargs))
+    try:
+        return await asyncio.shield(worker)
+    except asyncio.CancelledError:
+        await asyncio.wait([worker])
+        if not worker.cancelled():
+            worker.exception()  # retrieved: the call was cancelled, its outcome is moot
+        raise
 
 
 def invalid(exc: ValidationError) -> InvalidArguments:

@@ -19,7 +19,6 @@ Imports genmcp's tool behaviour and the signature reader; never a web framework.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable
 from typing import Any, overload
@@ -97,8 +96,10 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
 
 def _call(fn: Function, signature: Signature) -> Function:
     """The ``call`` hook: async for an ``async def`` or a ``def`` with dependencies (run in
-    a thread after they are resolved), a plain ``def`` (genmcp's thread) otherwise."""
-    bind, resolve = signature.bind, signature.resolve
+    a thread after they are resolved), a plain ``def`` (genmcp's thread) otherwise. Only a
+    function with dependencies pays for them (``Signature.call``: a cache and cleanups per
+    invocation)."""
+    bind, invoke = signature.bind, signature.call
     plain = not (signature.injected or signature.dependencies or signature.single)
     if signature.is_async and plain and signature.model is not None:
 
@@ -110,16 +111,10 @@ def _call(fn: Function, signature: Signature) -> Function:
         async def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
             return await fn(**bind(request.arguments, request, channel))
 
-    elif signature.is_async:
+    elif signature.dependencies:  # set up and torn down around the call, in its task
 
         async def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
-            return await fn(**await resolve(bind(request.arguments, request, channel), channel))
-
-    elif signature.dependencies:
-
-        async def call(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
-            kwargs = await resolve(bind(request.arguments, request, channel), channel)
-            return await asyncio.to_thread(fn, **kwargs)
+            return await invoke(fn, bind(request.arguments, request, channel), channel)
 
     else:
 

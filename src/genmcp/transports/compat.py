@@ -10,12 +10,14 @@ Outside this module genmcp uses only FastAPI's and Starlette's public API.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AsyncExitStack
 from typing import Any
 
 import fastapi.routing
 
-__all__ = ["routes_changed", "served_routes"]
+__all__ = ["dependency_scope", "routes_changed", "served_routes", "solve_keywords"]
 
 
 # -- route tables ---------------------------------------------------------------------------
@@ -67,7 +69,49 @@ def served_routes(routes: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
 # -- dependencies ---------------------------------------------------------------------------
 #
 # How a dependency is solved for a call the way FastAPI solves it for a request.
+# ``fastapi.dependencies.utils.solve_dependencies`` is FastAPI's internal solver (no public
+# API solves a dependency outside a route); ``transports.depends`` calls it with what
+# these two entries give.
 #
+
+_STACK_KEYS = ("fastapi_inner_astack", "fastapi_function_astack")
+
+
+def dependency_scope(scope: Mapping[str, Any], stack: AsyncExitStack) -> dict[str, Any]:
+    """A copy of the ASGI ``scope`` whose ``yield`` dependencies end on ``stack``.
+
+    FastAPI 0.121 and later (checked on 0.135.0 and 0.165.0) take the exit stacks of
+    ``yield`` dependencies from the scope keys ``fastapi_inner_astack`` (request scope) and
+    ``fastapi_function_astack`` (``Depends(scope="function")``), and keep the anyio cancel
+    scope of async-generator dependencies under ``fastapi_async_cleanup_scopes``; both
+    stacks are the call's one ``stack``. Earlier releases (checked on 0.115.14) read no key
+    and take the stack as the ``async_exit_stack`` argument (:func:`solve_keywords`): the
+    keys are then unused. A copy per set of dependencies, so the cleanup scope FastAPI
+    files in it is theirs.
+    """
+    copied = {**scope}
+    copied.pop("fastapi_async_cleanup_scopes", None)  # the route's own, if any
+    for key in _STACK_KEYS:
+        copied[key] = stack
+    return copied
+
+
+_SOLVE_KEYWORDS = frozenset({"async_exit_stack", "embed_body_fields"})
+
+
+def solve_keywords(solve: Callable[..., Any]) -> frozenset[str]:
+    """Which of ``async_exit_stack`` and ``embed_body_fields`` this FastAPI's
+    ``solve_dependencies`` takes (read once, at import).
+
+    ``async_exit_stack`` is where 0.115 files the cleanups (0.165.0 still requires it and
+    ignores it); ``embed_body_fields`` came in 0.113. Each is passed only when the signature
+    names it (checked on 0.115.14, 0.135.0, 0.165.0): a release without one still solves.
+    Without a readable signature, both are passed (what every release since 0.113 takes).
+    """
+    try:
+        return _SOLVE_KEYWORDS & set(inspect.signature(solve).parameters)
+    except (TypeError, ValueError):
+        return _SOLVE_KEYWORDS
 
 
 # -- application state ----------------------------------------------------------------------

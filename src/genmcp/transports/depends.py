@@ -4,17 +4,20 @@ requests and of stdio, and the solver behind ``await channel.resolve(dependency)
 * ``http_context(scope)``: the context of one HTTP request (``scope["app"]``, the lifespan
   state in ``scope["state"]``, a Starlette ``Request``), bound by the endpoint.
 * ``solve``: FastAPI's own dependency machinery (``get_dependant``/``solve_dependencies``):
-  sub-dependencies, ``app.dependency_overrides``, header/query/cookie parameters and
-  ``yield`` dependencies, cached per request and cleaned up when the request ended. A
+  sub-dependencies, ``app.dependency_overrides``, ``Security`` scopes, header/query/cookie
+  parameters and ``yield`` dependencies, cached in the given ``Dependencies`` (one hook
+  invocation's, or one Call's) and cleaned up when whoever opened them closes them, in the
+  task that resolved (what differs between FastAPI releases: ``transports.compat``). A
   dependency's ``HTTPException``, or a parameter the request lacks, is a JSON-RPC error the
   client can read; the request body was read by MCP, so ``Body`` parameters are refused.
 * ``local_request(app, state, headers)``: the stand-in request of a process with no HTTP
   (stdio): the app, its lifespan state and the headers given on the command line.
 * ``run_auth(auth, context)``: an endpoint's auth dependency run once for stdio.
 * ``remember_auth(scope, auth, value)``: the route's auth result, handed to ``solve`` so a
-  dependency using ``Depends(auth)`` reuses it: the first ``solve`` of the request seeds the
-  cache by solving ``auth`` once more with FastAPI overriding it by the known value, so FastAPI
-  files it under its own cache key (which is internal) and never calls ``auth`` again.
+  dependency using ``Depends(auth)`` reuses it: the first ``solve`` into a set of
+  ``Dependencies`` seeds their cache by solving ``auth`` once more with FastAPI overriding it
+  by the known value, so FastAPI files it under its own cache key (which is internal) and
+  never calls ``auth`` again.
 
 A web module (imports FastAPI and Starlette).
 """
@@ -31,14 +34,16 @@ from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response as HTTPResponse
 from starlette.types import Scope
 
-from genmcp.context import AppContext, AppState
+from genmcp.context import AppContext, AppState, Dependencies
 from genmcp.errors import MCPError
+from genmcp.transports.compat import dependency_scope, solve_keywords
 
 __all__ = ["http_context", "local_request", "remember_auth", "run_auth", "solve"]
 
 _AUTH_KEY = "genmcp.solved_auth"
 
 _dependants: dict[Any, Dependant] = {}
+_KEYWORDS = solve_keywords(solve_dependencies)
 
 
 def _dependant_of(dependency: Any) -> Dependant:
@@ -67,27 +72,30 @@ def _dependant_of(dependency: Any) -> Dependant:
     return dependant
 
 
-async def solve(dependency: Any, context: AppContext) -> Any:
-    """``dependency`` resolved with the request of ``context`` (cached, cleaned up later)."""
+async def solve(dependency: Any, context: AppContext, dependencies: Dependencies) -> Any:
+    """``dependency`` resolved with the request of ``context``, cached in ``dependencies``
+    and its cleanup on their stack (run when they are closed)."""
     request = context.http_request
     if not isinstance(request, HTTPRequest):
         raise RuntimeError("channel.resolve needs an HTTP request (or stdio's stand-in)")
     dependant = _dependant_of(dependency)
-    stack = context.exit_stack  # the call's: yield dependencies end when the call ended
-    scope = {**request.scope, "fastapi_inner_astack": stack, "fastapi_function_astack": stack}
-    seed = request.scope.pop(_AUTH_KEY, None)
-    if seed is not None:
-        await _seed(seed, context, HTTPRequest(scope, request.receive))
+    cache = dependencies.cache
+    solving = dependencies.solver_state
+    if solving is None:  # the first solve into these dependencies
+        scope = dependency_scope(request.scope, dependencies.stack)
+        solving = dependencies.solver_state = HTTPRequest(scope, request.receive)
+        seed = request.scope.get(_AUTH_KEY)
+        if seed is not None:
+            await _seed(seed, context, dependencies, solving)
     try:
         solved = await solve_dependencies(
-            request=HTTPRequest(scope, request.receive),
+            request=solving,
             dependant=dependant,
             dependency_overrides_provider=context.app
             if hasattr(context.app, "dependency_overrides")
             else None,
-            dependency_cache=context.cache,
-            async_exit_stack=stack,
-            embed_body_fields=False,
+            dependency_cache=cache,
+            **_keywords(dependencies),
         )
     except HTTPException as exc:
         raise _refusal(dependant, exc) from None
@@ -102,8 +110,18 @@ async def solve(dependency: Any, context: AppContext) -> Any:
             f"({'; '.join(problems)})",
             {"errors": problems},
         )
-    context.cache.update(solved.dependency_cache)
+    cache.update(solved.dependency_cache)
     return solved.values["value"]
+
+
+def _keywords(dependencies: Dependencies) -> dict[str, Any]:
+    """What this FastAPI's ``solve_dependencies`` takes besides the request and cache."""
+    given: dict[str, Any] = {}
+    if "async_exit_stack" in _KEYWORDS:
+        given["async_exit_stack"] = dependencies.stack
+    if "embed_body_fields" in _KEYWORDS:
+        given["embed_body_fields"] = False
+    return given
 
 
 def remember_auth(scope: Scope, auth: Callable[..., Any], value: Any) -> None:
@@ -118,17 +136,21 @@ class _Known:
         self.dependency_overrides = {auth: lambda: value}
 
 
-async def _seed(seed: tuple[Callable[..., Any], Any], context: AppContext, request: Any) -> None:
+async def _seed(
+    seed: tuple[Callable[..., Any], Any],
+    context: AppContext,
+    dependencies: Dependencies,
+    request: HTTPRequest,
+) -> None:
     auth, value = seed
     solved = await solve_dependencies(
         request=request,
         dependant=_dependant_of(auth),
         dependency_overrides_provider=_Known(auth, value),
-        dependency_cache=context.cache,
-        async_exit_stack=context.exit_stack,
-        embed_body_fields=False,
+        dependency_cache=dependencies.cache,
+        **_keywords(dependencies),
     )
-    context.cache.update(solved.dependency_cache)
+    dependencies.cache.update(solved.dependency_cache)
 
 
 def _name(dependant: Dependant) -> str:
@@ -188,12 +210,16 @@ def local_context(app: Any, state: Mapping[str, Any] | None, request: HTTPReques
 async def run_auth(auth: Callable[..., Any], context: AppContext) -> Mapping[str, Any]:
     """Run an endpoint's auth dependency once (stdio); its value as ``channel.assigns``.
 
+    A ``yield`` auth dependency is torn down before this returns, in this task.
     Raises ``PermissionError`` with the refusal when the dependency refuses.
     """
+    dependencies = Dependencies()
     try:
-        value = await solve(auth, context)
+        value = await solve(auth, context, dependencies)
     except MCPError as exc:
+        await dependencies.close(exc)
         raise PermissionError(exc.message) from None
+    await dependencies.close()
     if isinstance(value, HTTPResponse):
         raise PermissionError(
             f"the auth dependency answered HTTP {value.status_code} (a challenge)"

@@ -135,7 +135,7 @@ class MCPEndpoint:
 
         The request's app context (``channel.app`` / ``.state`` / ``.resolve``, see
         ``genmcp.context``) is bound for its whole answer; yield dependencies resolved by the
-        call end after it.
+        call end in the call's task, before its answer.
         """
         context = http_context(scope)
         token = bind(context)
@@ -164,8 +164,6 @@ class MCPEndpoint:
                 await self._dispatch(body, exchange)
         finally:
             unbind(token)
-            if context.opened:
-                await context.aclose()
 
     async def _body(self, exchange: _Exchange) -> bytes | None:
         """The request body; None when it was answered instead (over the cap, too slow)."""

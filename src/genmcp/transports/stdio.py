@@ -288,9 +288,8 @@ class StdioServer:
             if self._calls.get(request.id) is asyncio.current_task():
                 del self._calls[request.id]
                 self._relays.pop(request.id, None)
-            if context is not None and token is not None:
-                unbind(token)
-                await context.aclose()  # the call's yield dependencies end here
+            if token is not None:
+                unbind(token)  # the call's yield dependencies ended in its task
 
     async def _relay(self, request: Request) -> Relay | None:
         """The relay of the Suite's Call (modern) or the legacy session's; None: no answer."""

@@ -116,5 +116,3 @@ async def _authenticate(
             "stdio --header 'Authorization: Bearer TOKEN', or name the principal with "
             '--assigns \'{"principal": "me"}\''
         ) from None
-    finally:
-        await context.aclose()
