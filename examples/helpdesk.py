@@ -38,8 +38,12 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Securit
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer, SecurityScopes
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import String, select
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import StaticPool
 
@@ -59,6 +63,7 @@ USERS: Final[dict[str, tuple[str, frozenset[str]]]] = {
 # -- the database -----------------------------------------------------------------------------
 
 
+# --8<-- [start:database]
 class Base(DeclarativeBase):
     """The tables of the service."""
 
@@ -75,7 +80,7 @@ class TicketRow(Base):
 
 def make_engine(url: str = DATABASE_URL) -> AsyncEngine:
     """An engine for ``url``; an in-memory SQLite keeps one connection, shared."""
-    if url.startswith("sqlite") and ":memory:" in url or url.endswith("://"):
+    if url.startswith("sqlite") and (":memory:" in url or url.endswith("://")):
         return create_async_engine(url, poolclass=StaticPool)
     return create_async_engine(url)
 
@@ -104,11 +109,13 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
 
 
 Session = Annotated[AsyncSession, Depends(get_session)]
+# --8<-- [end:database]
 
 
 # -- who calls --------------------------------------------------------------------------------
 
 
+# --8<-- [start:users]
 class User(BaseModel):
     """The caller, as ``current_user`` found it."""
 
@@ -145,11 +152,13 @@ def _lookup(token: str) -> tuple[str, frozenset[str]] | None:
 
 Reader = Annotated[User, Security(current_user, scopes=["tickets:read"])]
 Writer = Annotated[User, Security(current_user, scopes=["tickets:write"])]
+# --8<-- [end:users]
 
 
 # -- the routes -------------------------------------------------------------------------------
 
 
+# --8<-- [start:routes]
 class NewTicket(BaseModel):
     """What ``open_ticket`` takes."""
 
@@ -211,11 +220,13 @@ app.include_router(api)
 async def health() -> dict[str, str]:
     """Liveness."""
     return {"status": "ok"}
+# --8<-- [end:routes]
 
 
 # -- MCP --------------------------------------------------------------------------------------
 
 
+# --8<-- [start:mcp]
 @tool(annotations={"readOnlyHint": True})
 async def search_tickets(query: str, session: Session, user: Reader) -> list[Ticket]:
     """Tickets whose title contains the query (case-insensitive), oldest first."""
@@ -245,3 +256,4 @@ app.include_router(
     ),
     prefix="/mcp",
 )
+# --8<-- [end:mcp]
