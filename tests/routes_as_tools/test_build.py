@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import pytest
 from fastapi import Cookie, Depends, FastAPI, Form, Header
 from fastapi.responses import FileResponse, StreamingResponse
+from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 
@@ -196,3 +197,24 @@ async def test_an_oversized_response_is_a_502_result() -> None:
     assert call.is_error
     assert json.loads(call.content[0]["text"]) == {
         "status": 502, "detail": "the route's response exceeds 1000 bytes"}
+
+
+class Node(BaseModel):
+    name: str
+    children: list[Node] = []
+
+
+async def test_a_list_of_a_recursive_model_keeps_its_definitions_at_the_root() -> None:
+    app = FastAPI()
+
+    @app.get("/tree", operation_id="tree")
+    async def tree() -> list[Node]:
+        return [Node(name="a", children=[Node(name="b")])]
+
+    [made] = route_tools(app)
+    schema = made().option("output_schema")
+    assert set(schema["$defs"]) == {"Node"} and "$defs" not in schema["properties"]["result"]
+    async with MCPTestClient(Suite(server_name="t", server_version="1", tools=[made])) as client:
+        result = await client.call_tool("tree", {})
+    Draft202012Validator(schema).validate(result.structured)  # every reference resolves
+    assert result.structured["result"][0]["children"][0]["name"] == "b"

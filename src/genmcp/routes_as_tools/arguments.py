@@ -224,5 +224,8 @@ def output_schema(
     schema = self_contained(media["schema"], components)
     if schema.get("type") == "object" and "anyOf" not in schema:
         return schema, False
+    defs = schema.pop("$defs", None)  # hoisted: "#/$defs/X" resolves at the root only
     wrapped = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    if defs:
+        wrapped["$defs"] = defs
     return wrapped, True
