@@ -62,8 +62,8 @@ def plain_include(route: Any) -> tuple[Any, str] | None:
     found = included(route)
     if found is None:
         return None
-    context = getattr(route, "include_context", None)
-    if not hasattr(context, "max_body_size") or context.max_body_size is not None:
+    limit = getattr(getattr(route, "include_context", None), "max_body_size", False)
+    if limit is not None:  # a limit of its own, or no way to read it: not plain
         return None
     low = getattr(found[0], "_low_priority_routes", None)
     if not isinstance(low, list) or low:
