@@ -56,8 +56,8 @@ for cell in $cells; do
     versions=$("$venv/bin/python" -c 'import sys, fastapi, starlette, pydantic, uvicorn
 from importlib.metadata import version
 print(f"Python {sys.version.split()[0]}, FastAPI {fastapi.__version__}, Starlette "
-      f"{starlette.__version__}, pydantic {pydantic.VERSION}, uvicorn {uvicorn.__version__}, "
-      f"sse-starlette {version(\"sse-starlette\")}")')
+      f"{starlette.__version__}, pydantic {pydantic.VERSION}, uvicorn {uvicorn.__version__},",
+      "sse-starlette", version("sse-starlette"))')
     echo "==> matrix $cell: $versions"
     # shellcheck disable=SC2086
     if eval "\"$venv/bin/python\" -m pytest -q $args $tests"; then
