@@ -7,13 +7,17 @@
 #   mid     Python 3.12, FastAPI 0.135.0 (includes still copied, Starlette 1.x)
 #   newest  Python 3.13, the newest FastAPI and Starlette
 #
-# MATRIX_CELLS='floor newest' runs some; MATRIX_TESTS and MATRIX_ARGS change what runs.
+# MATRIX_CELLS='floor newest' runs some; MATRIX_TESTS replaces the tests, MATRIX_ARGS adds
+# pytest options.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 cells=${MATRIX_CELLS:-floor mid newest}
-tests=${MATRIX_TESTS:-tests/transports tests/functions tests/routes_as_tools tests/testing tests/examples tests/test_context.py}
-args=${MATRIX_ARGS:--n 2 --dist loadfile -m "not long" --ignore=tests/examples/test_apps_browser.py}
+read -r -a tests <<< "${MATRIX_TESTS:-tests/transports tests/functions tests/routes_as_tools \
+tests/testing tests/examples tests/test_context.py}"
+# two workers, whole files each; the browser test needs chromium and npm, which CI's matrix skips
+args=(-n 2 --dist loadfile -m "not long" --ignore=tests/examples/test_apps_browser.py)
+read -r -a extra <<< "${MATRIX_ARGS:-}"
 
 python_for() {  # the first interpreter of version $1 found: on PATH, then pyenv's
     local p
@@ -59,8 +63,7 @@ print(f"Python {sys.version.split()[0]}, FastAPI {fastapi.__version__}, Starlett
       f"{starlette.__version__}, pydantic {pydantic.VERSION}, uvicorn {uvicorn.__version__},",
       "sse-starlette", version("sse-starlette"))')
     echo "==> matrix $cell: $versions"
-    # shellcheck disable=SC2086
-    if eval "\"$venv/bin/python\" -m pytest -q $args $tests"; then
+    if "$venv/bin/python" -m pytest -q "${args[@]}" "${extra[@]}" "${tests[@]}"; then
         echo "==> matrix $cell: passed in $((SECONDS - started))s"
     else
         echo "==> matrix $cell: FAILED in $((SECONDS - started))s"
