@@ -44,6 +44,7 @@ help:
 	@echo "make test-long  the long tests make test leaves out (load and fault runs; CI runs them)"
 	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow, PYTEST_XDIST= for one process"
 	@echo "make pytest-312 pytest on Python 3.12 in .venv312 (eager call tasks); PY312= to pick it"
+	@echo "make matrix     the FastAPI-facing tests on the declared range: floor, 0.135, newest"
 	@echo "make fuzz       the long fuzz run: FUZZ_COUNT=10000 hostile requests, both eras"
 	@echo "make rolling    a rolling restart of 3 processes behind nginx under load: no call lost"
 	@echo "make rolling-cluster  the same on a 3-master Redis Cluster"
@@ -116,6 +117,14 @@ pytest-312:
 	@test -n "$(PY312)" || { echo "pytest-312: no Python 3.12 found; set PY312=/path/to/python3.12"; exit 1; }
 	$(MAKE) pytest PYTHON=$(PY312) VENV=.venv312 \
 		PYTEST_ARGS="$(foreach d,$(PYTEST_312_SKIP),--ignore=tests/$(d)) $(PYTEST_ARGS)"
+
+# The tested range of pyproject.toml (issue 45): the FastAPI-facing tests and the examples on
+# Python 3.11 with every web dependency at its floor, 3.12 with FastAPI 0.135.0 and 3.13 with
+# the newest releases, each in its venv under .venv-matrix/ (scripts/matrix.sh; MATRIX_CELLS=
+# to pick). About 4 minutes on two cores once the venvs exist.
+.PHONY: matrix
+matrix:
+	bash scripts/matrix.sh
 
 # bench: and conformance: are added by their owners below.
 

@@ -22,7 +22,7 @@ says how to get one. Imports contextvars and contextlib only; never a web framew
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar, Token
 from typing import Any, Final
 
@@ -93,10 +93,12 @@ class AppState:
     def _lookup(self, name: str) -> tuple[bool, Any]:
         if name in self._lifespan:
             return True, self._lifespan[name]
-        stored = getattr(self._app_state, "_state", None)  # starlette's State keeps a dict
-        if isinstance(stored, Mapping) and name in stored:
-            return True, stored[name]
-        return False, None
+        if self._app_state is None or name.startswith("__"):
+            return False, None
+        try:  # app.state: attribute access is what Starlette's State promises
+            return True, getattr(self._app_state, name)
+        except AttributeError:
+            return False, None
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -129,7 +131,8 @@ class AppState:
         )
 
     def _missing(self, name: str) -> str:
-        known = sorted({*self._lifespan, *(getattr(self._app_state, "_state", None) or {})})
+        named = self._app_state if isinstance(self._app_state, Iterable) else ()
+        known = sorted({*self._lifespan, *named})  # Starlette 0.46's State cannot list its names
         return (
             f"no {name!r} in the app's lifespan state or app.state "
             f"(known: {', '.join(known) or 'none'}); yield {{{name!r}: ...}} from the app's "

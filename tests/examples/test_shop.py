@@ -9,6 +9,7 @@ runs the lifespan and the auth dependency, or refuses saying how to give credent
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -165,11 +166,12 @@ async def test_without_the_lifespan_the_state_is_missing() -> None:
 
 
 async def test_a_failing_lifespan_is_raised_with_its_message() -> None:
+    @contextlib.asynccontextmanager
     async def broken(app: FastAPI) -> AsyncIterator[None]:
         raise RuntimeError("no database at db:5432")
         yield
 
-    app = FastAPI(lifespan=broken)  # type: ignore[arg-type]
+    app = FastAPI(lifespan=broken)
     app.include_router(mcp_router(server_name="x", server_version="1"), prefix="/mcp")
     with pytest.raises(LifespanError, match="no database at db:5432"):
         async with MCPTestClient(app):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-from fastapi import FastAPI, Header, HTTPException
+from fastapi import APIRouter, FastAPI, Header, HTTPException
 
 from demo_tools import Stats, make_suite
 from genmcp import (
@@ -452,3 +452,30 @@ async def test_task_methods_carry_the_task_id_as_mcp_name(kind: str) -> None:
         for method, params in (("tasks/update", {"inputResponses": {}}), ("tasks/cancel", {})):
             reply = await client.request(method, {"taskId": task_id, **params})
             assert reply.status == 200 and reply.unwrap()["resultType"] == "complete", method
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["included", "nested"])
+async def test_the_suite_behind_an_auth_dependency_route_is_found(nested: bool) -> None:
+    """With an auth dependency the MCP route is an API route whose handler is a function of
+    genmcp's; FastAPI 0.115 and 0.135 copy it into the app on include (0.16x keeps the include
+    lazy): the Suite is found either way, so ``wait_idle`` needs no ``suite=``."""
+    stats = Stats()
+    suite = make_suite(stats)
+
+    def user(authorization: str = Header("")) -> dict[str, str]:
+        return {"principal": authorization.removeprefix("Bearer ")}
+
+    router = mcp_router(suite=suite, auth=user)
+    app = FastAPI()
+    if nested:
+        outer = APIRouter()
+        outer.include_router(router, prefix="/mcp")
+        app.include_router(outer)
+    else:
+        app.include_router(router, prefix="/mcp")
+    async with MCPTestClient(app, headers={"authorization": "Bearer ann"}) as client:
+        assert client.suite is suite
+        answer = await client.call_tool("echo", {"value": "hi"})
+        assert answer.structured == {"value": "hi"}
+        await client.wait_idle()
+        assert client.live_workers == 0

@@ -20,10 +20,19 @@ from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.routing import Route
 
+from genmcp import Suite, mcp_router
 from genmcp.routes_as_tools import BuildError, RouteTool, route_tools, routes_router
 from genmcp.testing import MCPTestClient
 from genmcp.transports import compat
-from genmcp.transports.compat import dependency_scope, routes_changed, served_routes, solve_keywords
+from genmcp.transports.compat import (
+    dependency_scope,
+    included,
+    plain_include,
+    routes_changed,
+    served_routes,
+    solve_keywords,
+)
+from genmcp.transports.stdio import suite_of
 from tests.routes_as_tools.test_table import BLUE, make_app
 
 
@@ -153,3 +162,48 @@ def test_the_solver_keywords_are_those_the_release_takes() -> None:
         def __call__(self, **given: Any) -> None: ...
 
     assert solve_keywords(Opaque()) == {"async_exit_stack", "embed_body_fields"}
+def _app_with(router: APIRouter, **options: Any) -> FastAPI:
+    app = FastAPI()
+    app.include_router(router, prefix="/mcp", **options)
+    return app
+
+
+def test_an_include_is_read_where_fastapi_keeps_it_lazy_and_the_copy_elsewhere() -> None:
+    router = mcp_router(suite=Suite(server_name="s", server_version="1"))
+    app = _app_with(router)
+    found = [included(route) for route in app.routes if included(route) is not None]
+    copied = [r for r in app.routes if getattr(r, "endpoint", None) is router.endpoint]
+    # 0.16x: one lazy include, its router and prefix; 0.115 and 0.135: the routes copied
+    assert found in ([(router, "/mcp")], []) and bool(found) is not bool(copied)
+    assert [plain_include(route) for route in app.routes if included(route)] == found
+    assert suite_of(app) is router.suite
+
+
+def test_an_include_whose_internals_are_gone_is_no_include() -> None:
+    class Changed:  # a lazy include of a later release, its attributes renamed
+        path = "/mcp"
+        router = APIRouter()
+
+    assert included(Changed()) is None and plain_include(Changed()) is None
+
+
+def test_an_include_with_parts_it_cannot_read_is_not_plain() -> None:
+    class Context:
+        prefix = "/mcp"  # and no max_body_size: a release that renamed it
+
+    class Router:  # a router of a release that keeps no low-priority routes apart
+        routes: list[Route] = []
+
+    class Include:
+        original_router = Router()
+        include_context = Context()
+
+    assert included(Include()) == (Include.original_router, "/mcp")
+    assert plain_include(Include()) is None
+    Context.max_body_size = None  # type: ignore[attr-defined]
+    assert plain_include(Include()) is None  # the router's low-priority routes: unreadable
+    Include.original_router._low_priority_routes = []  # type: ignore[attr-defined]
+    assert plain_include(Include()) == (Include.original_router, "/mcp")
+    Include.original_router._low_priority_routes = [APIRoute("/x", _late)]  # type: ignore[attr-defined]
+    assert plain_include(Include()) is None
+

@@ -161,6 +161,11 @@ class OAuthResource:
             return HTTPResponse(encode(body), status, headers=dict(headers), media_type=_JSON)
         return found
 
+    # FastAPI 0.115 (checked on 0.115.14) reads a dependency instance's string annotations in
+    # no namespace (an instance has no __globals__), so ``request`` would be a query
+    # parameter; the annotation itself, not its name, is read alike by every release.
+    __call__.__annotations__["request"] = HTTPRequest
+
     async def asgi_check(self, scope: Scope, suite: Suite) -> Mapping[str, Any] | Refusal:
         """In the raw endpoint: the caller's assigns, or the challenge to send.
 

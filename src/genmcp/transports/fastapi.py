@@ -33,7 +33,7 @@ from starlette.types import Receive, Scope, Send
 from genmcp.compose import Mount
 from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.auth import Auth, as_auth
-from genmcp.transports.compat import routes_changed
+from genmcp.transports.compat import plain_include, routes_changed
 from genmcp.transports.depends import remember_auth
 from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 from genmcp.transports.gcfreeze import freeze_startup_objects
@@ -303,14 +303,11 @@ def _flatten_include(app: Any, endpoint: MCPEndpoint) -> None:
 def _flat_routes(include: Any, endpoint: MCPEndpoint) -> list[Route] | None:
     """The routes that serve ``include`` (FastAPI's lazy include of an ``MCPRouter`` of
     ``endpoint``) as the app's own, or None when it must stay an include."""
-    router = getattr(include, "original_router", None)
-    context = getattr(include, "include_context", None)
-    if not isinstance(router, MCPRouter) or router.endpoint is not endpoint or context is None:
+    plain = plain_include(include)  # transports.compat: None on FastAPI without lazy includes
+    if plain is None:
         return None
-    prefix = getattr(context, "prefix", None)
-    if not isinstance(prefix, str) or getattr(context, "max_body_size", None) is not None:
-        return None
-    if getattr(router, "_low_priority_routes", None) or not router.routes:
+    router, prefix = plain
+    if not isinstance(router, MCPRouter) or router.endpoint is not endpoint or not router.routes:
         return None
     flat = []
     for route in router.routes:

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
+from genmcp.transports.compat import included
 from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 
 __all__ = ["check_at_startup", "duplicate_mounts", "mcp_paths", "workers_likely"]
@@ -39,11 +40,11 @@ def mcp_paths(
 ) -> Iterator[tuple[str, Any]]:
     """``(full path, endpoint)`` of every MCP route, through includes and mounts."""
     for route in routes:
-        inner = getattr(route, "original_router", None)  # FastAPI's lazy include
-        if inner is not None and depth < 8:
-            context = getattr(route, "include_context", None)
-            more = getattr(context, "prefix", "") or ""
-            yield from mcp_paths(getattr(inner, "routes", ()), prefix + more, depth + 1)
+        include = included(route)  # FastAPI's lazy include (transports.compat)
+        if include is not None:
+            if depth < 8:
+                inner, more = include
+                yield from mcp_paths(getattr(inner, "routes", ()), prefix + more, depth + 1)
             continue
         endpoint, path = _endpoint_of(route), getattr(route, "path", None)
         if endpoint is not None and isinstance(path, str):

@@ -56,6 +56,8 @@ from genmcp.protocol.jsonrpc import (
 from genmcp.protocol.methods import CANCELLED, INITIALIZE
 from genmcp.protocol.versions import Era
 from genmcp.suite import Suite
+from genmcp.transports.compat import included
+from genmcp.transports.endpoint import ENDPOINTS
 from genmcp.transports.http import MAX_BODY_BYTES
 from genmcp.transports.legacy import LegacyServer
 
@@ -74,7 +76,9 @@ _CHUNK: Final = 65536
 def suite_of(target: Any, _depth: int = 0) -> Suite | None:
     """The Suite behind ``target``: a Suite, an ``MCPRouter``, or an app that mounts one.
 
-    Routes are searched (through mounts and included routers) for the MCP endpoint; None
+    Routes are searched (through mounts and included routers) for the MCP endpoint, found
+    by its route's handler in ``ENDPOINTS`` (a raw route's endpoint, or the function of the
+    API route that runs its auth dependency, wherever FastAPI copied that route); None
     when no single Suite is found.
     """
     if isinstance(target, Suite):
@@ -82,12 +86,18 @@ def suite_of(target: Any, _depth: int = 0) -> Suite | None:
     found = getattr(target, "suite", None)
     if isinstance(found, Suite):
         return found
+    endpoint = ENDPOINTS.get(target)
+    if endpoint is not None:
+        return endpoint.suite
     if _depth > 4:
         return None
     suites = set()
     for route in getattr(target, "routes", None) or ():
-        for name in ("endpoint", "app", "original_router"):  # a route, a mount, an include
-            inner = getattr(route, name, None)
+        include = included(route)
+        inner_targets = (include[0],) if include else (
+            getattr(route, "endpoint", None), getattr(route, "app", None)  # a route, a mount
+        )
+        for inner in inner_targets:
             if inner is not None and inner is not target:
                 suite = suite_of(inner, _depth + 1)
                 if suite is not None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from genmcp.context import AppContext
 from genmcp.suite import Suite
+from genmcp.transports.compat import included
 from genmcp.transports.depends import local_context, local_request, run_auth
 from genmcp.transports.endpoint import ENDPOINTS
 from genmcp.transports.fastapi import MCPRouter, mcp_app
@@ -59,14 +60,15 @@ def mcp_of(target: Any, _depth: int = 0) -> list[tuple[Suite, Any]]:
         return []
     found: list[tuple[Suite, Any]] = []
     for route in getattr(target, "routes", None) or ():
-        for name in ("original_router", "endpoint", "app"):  # an include, a route, a mount
-            inner = getattr(route, name, None)
+        include = included(route)
+        inner_targets = (include[0],) if include else (
+            getattr(route, "endpoint", None), getattr(route, "app", None)  # a route, a mount
+        )
+        for inner in inner_targets:
             if inner is not None and inner is not target:
                 for pair in mcp_of(inner, _depth + 1):
                     if pair not in found:
                         found.append(pair)
-                if found and name == "original_router":
-                    break
     return found
 
 

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `make matrix`: the FastAPI-facing tests and the examples on each release pyproject.toml
+# declares a range for, one venv per cell under .venv-matrix/<cell> (kept between runs and
+# rebuilt when pyproject.toml or the cell's pins change).
+#
+#   floor   Python 3.11, every web dependency at its declared floor (scripts/matrix-floor.txt)
+#   mid     Python 3.12, FastAPI 0.135.0 (includes still copied, Starlette 1.x)
+#   newest  Python 3.13, the newest FastAPI and Starlette
+#
+# MATRIX_CELLS='floor newest' runs some; MATRIX_TESTS replaces the tests, MATRIX_ARGS adds
+# pytest options.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+cells=${MATRIX_CELLS:-floor mid newest}
+read -r -a tests <<< "${MATRIX_TESTS:-tests/transports tests/functions tests/routes_as_tools \
+tests/testing tests/examples tests/test_context.py}"
+# two workers, whole files each; the browser test needs chromium and npm, which CI's matrix skips
+args=(-n 2 --dist loadfile -m "not long" --ignore=tests/examples/test_apps_browser.py)
+read -r -a extra <<< "${MATRIX_ARGS:-}"
+
+python_for() {  # the first interpreter of version $1 found: on PATH, then pyenv's
+    local p
+    for p in "python$1" /root/.pyenv/versions/"$1"*/bin/python "/usr/bin/python$1"; do
+        if "$p" -c "import sys; assert sys.version_info[:2] == tuple(map(int, '$1'.split('.')))" \
+            2>/dev/null; then command -v "$p" || echo "$p"; return; fi
+    done
+    echo "matrix: no Python $1 found" >&2; return 1
+}
+
+pins_for() {  # what pip installs besides -e '.[dev]'
+    case $1 in
+        floor) echo "-c scripts/matrix-floor.txt fastapi" ;;
+        mid) echo "fastapi==0.135.0" ;;
+        newest) echo "--upgrade fastapi starlette" ;;
+    esac
+}
+
+version_for() {
+    case $1 in floor) echo 3.11 ;; mid) echo 3.12 ;; newest) echo 3.13 ;; esac
+}
+
+failed=()
+for cell in $cells; do
+    venv=.venv-matrix/$cell
+    pins=$(pins_for "$cell")
+    stamp="$venv/.stamp"
+    want="$(cat pyproject.toml scripts/matrix-floor.txt | cksum) $pins"
+    started=$SECONDS
+    if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+        py=$(python_for "$(version_for "$cell")")
+        echo "==> matrix $cell: building $venv with $py"
+        rm -rf "$venv"
+        "$py" -m venv "$venv"
+        # shellcheck disable=SC2086  # the pins are words
+        "$venv/bin/python" -m pip install --disable-pip-version-check --no-input --quiet \
+            $pins -e '.[dev]'
+        echo "$want" > "$stamp"
+    fi
+    versions=$("$venv/bin/python" -c 'import sys, fastapi, starlette, pydantic, uvicorn
+from importlib.metadata import version
+print(f"Python {sys.version.split()[0]}, FastAPI {fastapi.__version__}, Starlette "
+      f"{starlette.__version__}, pydantic {pydantic.VERSION}, uvicorn {uvicorn.__version__},",
+      "sse-starlette", version("sse-starlette"))')
+    echo "==> matrix $cell: $versions"
+    if "$venv/bin/python" -m pytest -q "${args[@]}" "${extra[@]}" "${tests[@]}"; then
+        echo "==> matrix $cell: passed in $((SECONDS - started))s"
+    else
+        echo "==> matrix $cell: FAILED in $((SECONDS - started))s"
+        failed+=("$cell")
+    fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "matrix: failed: ${failed[*]}"
+    exit 1
+fi
