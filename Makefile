@@ -119,9 +119,9 @@ pytest-312:
 		PYTEST_ARGS="$(foreach d,$(PYTEST_312_SKIP),--ignore=tests/$(d)) $(PYTEST_ARGS)"
 
 # The tested range of pyproject.toml (issue 45): the FastAPI-facing tests and the examples on
-# Python 3.11 with every web dependency at its floor, 3.12 with FastAPI 0.135.0 and 3.13 with
-# the newest releases, each in its venv under .venv-matrix/ (scripts/matrix.sh; MATRIX_CELLS=
-# to pick). About 4 minutes on two cores once the venvs exist.
+# Python 3.11 and 3.13 with every web dependency at its floor, 3.12 with FastAPI 0.135.0 and
+# 3.13 with the newest releases, each in its venv under ~/.cache/genmcp-matrix (scripts/matrix.sh;
+# MATRIX_CELLS= to pick). About 3 minutes on two cores once the venvs exist.
 .PHONY: matrix
 matrix:
 	bash scripts/matrix.sh

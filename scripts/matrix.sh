@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # `make matrix`: the FastAPI-facing tests and the examples on each release pyproject.toml
-# declares a range for, one venv per cell under .venv-matrix/<cell> (kept between runs and
-# rebuilt when pyproject.toml or the cell's pins change).
+# declares a range for, one venv per cell under $MATRIX_VENVS/<cell> (default
+# ~/.cache/genmcp-matrix: outside the checkout, so CI's fresh clones on one machine reuse them;
+# rebuilt when pyproject.toml or the cell's pins change; genmcp itself is installed editable
+# from this checkout on every run, a few seconds).
 #
-#   floor   Python 3.11, every web dependency at its declared floor (scripts/matrix-floor.txt)
-#   mid     Python 3.12, FastAPI 0.135.0 (includes still copied, Starlette 1.x)
-#   newest  Python 3.13, the newest FastAPI and Starlette
+#   floor      Python 3.11, every web dependency at its declared floor (scripts/matrix-floor.txt)
+#   floor-313  Python 3.13, the same floors
+#   mid        Python 3.12, FastAPI 0.135.0 (includes still copied, Starlette 1.x)
+#   newest     Python 3.13, the newest FastAPI and Starlette
+#
+# The newest FastAPI on Python 3.11 is `make test` itself (and 3.12 `make pytest-312`).
 #
 # MATRIX_CELLS='floor newest' runs some; MATRIX_TESTS replaces the tests, MATRIX_ARGS adds
 # pytest options.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-cells=${MATRIX_CELLS:-floor mid newest}
+cells=${MATRIX_CELLS:-floor floor-313 mid newest}
+venvs=${MATRIX_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/genmcp-matrix}
 read -r -a tests <<< "${MATRIX_TESTS:-tests/transports tests/functions tests/routes_as_tools \
 tests/testing tests/examples tests/test_context.py}"
 # two workers, whole files each; the browser test needs chromium and npm, which CI's matrix skips
@@ -30,19 +36,19 @@ python_for() {  # the first interpreter of version $1 found: on PATH, then pyenv
 
 pins_for() {  # what pip installs besides -e '.[dev]'
     case $1 in
-        floor) echo "-c scripts/matrix-floor.txt fastapi" ;;
+        floor | floor-313) echo "-c scripts/matrix-floor.txt fastapi" ;;
         mid) echo "fastapi==0.135.0" ;;
         newest) echo "--upgrade fastapi starlette" ;;
     esac
 }
 
 version_for() {
-    case $1 in floor) echo 3.11 ;; mid) echo 3.12 ;; newest) echo 3.13 ;; esac
+    case $1 in floor) echo 3.11 ;; mid) echo 3.12 ;; floor-313 | newest) echo 3.13 ;; esac
 }
 
 failed=()
 for cell in $cells; do
-    venv=.venv-matrix/$cell
+    venv=$venvs/$cell
     pins=$(pins_for "$cell")
     stamp="$venv/.stamp"
     want="$(cat pyproject.toml scripts/matrix-floor.txt | cksum) $pins"
@@ -56,6 +62,9 @@ for cell in $cells; do
         "$venv/bin/python" -m pip install --disable-pip-version-check --no-input --quiet \
             $pins -e '.[dev]'
         echo "$want" > "$stamp"
+    else  # kept from an earlier run, perhaps of another checkout: genmcp from this one
+        "$venv/bin/python" -m pip install --disable-pip-version-check --no-input --quiet \
+            --no-deps -e .
     fi
     versions=$("$venv/bin/python" -c 'import sys, fastapi, starlette, pydantic, uvicorn
 from importlib.metadata import version
