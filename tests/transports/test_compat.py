@@ -20,11 +20,12 @@ from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.routing import Route
 
-from genmcp import Suite, mcp_router
+from genmcp import Suite, mcp_app, mcp_router, tool
 from genmcp.routes_as_tools import BuildError, RouteTool, route_tools, routes_router
 from genmcp.testing import MCPTestClient
 from genmcp.transports import compat
 from genmcp.transports.compat import (
+    clear_stale_exit,
     dependency_scope,
     included,
     plain_include,
@@ -207,3 +208,39 @@ def test_an_include_with_parts_it_cannot_read_is_not_plain() -> None:
     Include.original_router._low_priority_routes = [APIRoute("/x", _late)]  # type: ignore[attr-defined]
     assert plain_include(Include()) is None
 
+
+
+# -- server exit: clear_stale_exit ----------------------------------------------------------
+
+
+@tool
+async def compat_echo(text: str) -> str:
+    """Says it back."""
+    return text
+
+
+async def test_a_starting_server_forgets_the_exit_of_one_that_stopped_before() -> None:
+    from sse_starlette.sse import AppStatus
+
+    suite = Suite(server_name="t", server_version="1", tools=[compat_echo])
+    AppStatus.should_exit = True  # what a stopped server of this process leaves behind
+    try:
+        async with MCPTestClient(mcp_app(suite)) as client:
+            assert AppStatus.should_exit is False
+            async with client.listen(tools=True) as changes:
+                suite.remove_tool("compat_echo")
+                assert (await changes.next())["method"] == "notifications/tools/list_changed"
+    finally:
+        AppStatus.should_exit = False
+
+
+def test_nothing_is_cleared_before_sse_starlette_is_loaded_or_without_its_flag() -> None:
+    import sys
+
+    loaded = sys.modules.pop("sse_starlette.sse", None)
+    try:
+        clear_stale_exit()  # never imported: nothing to clear, nothing imported
+        assert "sse_starlette.sse" not in sys.modules
+    finally:
+        if loaded is not None:
+            sys.modules["sse_starlette.sse"] = loaded

@@ -11,6 +11,7 @@ Outside this module genmcp uses only FastAPI's and Starlette's public API.
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import fastapi.routing
 
 __all__ = [
+    "clear_stale_exit",
     "dependency_scope",
     "included",
     "plain_include",
@@ -161,3 +163,26 @@ def solve_keywords(solve: Callable[..., Any]) -> frozenset[str]:
 #
 # How ``app.state`` and the lifespan state are read.
 #
+
+
+# -- server exit ----------------------------------------------------------------------------
+#
+# How a stream learns that the server is stopping (sse-starlette's watch of uvicorn).
+#
+
+
+def clear_stale_exit() -> None:
+    """Forget an exit sse-starlette remembers from a server of this process that stopped.
+
+    sse-starlette keeps uvicorn's exit signal in ``AppStatus.should_exit``, a class attribute
+    shared by the whole process, and ends every stream at once while it is set (checked on
+    3.0.0 and 3.7.1). Once one server of a process has stopped (a test's live server, an app
+    that embeds and restarts one), every later stream of that process would end as it opened.
+    A server that is starting has no exit pending, so its lifespan clears the flag. Before
+    the first stream sse-starlette is not imported and there is nothing to clear; without the
+    attribute nothing is done.
+    """
+    module = sys.modules.get("sse_starlette.sse")
+    status = getattr(module, "AppStatus", None)
+    if getattr(status, "should_exit", False) is True:
+        status.should_exit = False  # type: ignore[union-attr]

@@ -33,7 +33,7 @@ from starlette.types import Receive, Scope, Send
 from genmcp.compose import Mount
 from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.auth import Auth, as_auth
-from genmcp.transports.compat import plain_include, routes_changed
+from genmcp.transports.compat import clear_stale_exit, plain_include, routes_changed
 from genmcp.transports.depends import remember_auth
 from genmcp.transports.endpoint import ENDPOINTS, MCPEndpoint
 from genmcp.transports.gcfreeze import freeze_startup_objects
@@ -103,6 +103,7 @@ def _closing(
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         check_at_startup(app, endpoint)
+        clear_stale_exit()  # a server that starts has no exit pending
         _help_wrong_paths(app, endpoint)
         _flatten_include(app, endpoint)
         await suite.start()  # scale-out: the shared catalog, before the first request
