@@ -1,9 +1,10 @@
 """transports.endpoint: a body over ``STEPPED_BODY_BYTES`` is decoded in steps, off the hot loop.
 
 A 3.6 MB body of 200,000 keys POSTed to a real uvicorn server: a ticker on the server's own
-loop measures the loop's lag while the body is decoded, against the lag of the same body
-parsed at once (``protocol.jsonrpc.parse``, the path of a small body) on that loop, measured in the same test (no wall-clock budget: a
-loaded machine stretches both); the request is still answered as before (here: an unknown tool, -32602). The decoder's
+loop measures the loop's lag while the body is decoded, against its lag while the same body is
+parsed at once (``protocol.jsonrpc.parse``, a small body's path) on that loop in the same
+attempt (no wall-clock budget: a loaded machine stretches both); the request is still
+answered as before (here: an unknown tool, -32602). The decoder's
 correctness is tests/protocol/test_json_steps.py.
 """
 
