@@ -54,7 +54,7 @@ GUIDES: Final = {
     "getting-started", "tools", "channel", "input-rounds", "resources-prompts", "apps",
     "fastapi", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks", "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
-    "skills", "registry",
+    "skills", "registry", "releasing",
     "client", "composition", "tenancy",
     "from-fastmcp", "from-sdk",
     "troubleshooting",
@@ -98,7 +98,7 @@ def test_every_page_is_in_the_nav_once() -> None:
 
 def test_the_guides_have_code_to_run() -> None:
     pages = {block.page for block in RUN}
-    prose = {"lifecycle", "performance", "quality", "troubleshooting"}  # tables, no code
+    prose = {"lifecycle", "performance", "quality", "releasing", "troubleshooting"}  # no code
     wanted = {f"guides/{guide}.md" for guide in GUIDES - prose}
     assert wanted - pages == set()
 
