@@ -2,7 +2,8 @@
 #
 # The virtualenv lives in $(VENV). Installs are stamped inside it and redone only when
 # pyproject.toml changes (or the venv is gone): .run-stamp for `pip install -e .`,
-# .dev-stamp for `pip install -e '.[dev]'` (which also satisfies .run-stamp).
+# .dev-stamp for `pip install -e '.[dev]'` (which also satisfies .run-stamp), .build-stamp for
+# PyPA's `build` alone (what `make dist` needs; genmcp itself is not installed for it).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -31,6 +32,7 @@ VENV_PYTHON := $(BIN)/python
 PIP := $(VENV_PYTHON) -m pip --disable-pip-version-check --no-input --quiet
 RUN_STAMP := $(VENV)/.run-stamp
 DEV_STAMP := $(VENV)/.dev-stamp
+BUILD_STAMP := $(VENV)/.build-stamp
 
 # A failed recipe leaves no half-made stamp or venv marker behind.
 .DELETE_ON_ERROR:
@@ -51,6 +53,8 @@ help:
 	@echo "make scale-cluster   legacy tools/call per core, 3-master Redis Cluster vs one node (same run)"
 	@echo "make scale-sessions  the load run: 100,000 legacy sessions through 3 processes on Redis"
 	@echo "make docs       build the documentation site into site/ (strict)"
+	@echo "make dist       build the sdist and the wheel into dist/ (PyPA build, hatchling)"
+	@echo "make wheel-smoke  install the built wheel in a fresh venv, serve examples/app.py, call it"
 	@echo "make clean      remove $(VENV) and the tool caches"
 
 $(VENV_PYTHON):
@@ -67,6 +71,11 @@ $(DEV_STAMP): pyproject.toml | $(VENV_PYTHON)
 	@echo "==> installing genmcp with the dev extra into $(VENV)"
 	$(PIP) install -e '.[dev]'
 	@touch $@ $(RUN_STAMP)
+
+$(BUILD_STAMP): | $(VENV_PYTHON)
+	@echo "==> installing PyPA build into $(VENV)"
+	$(PIP) install 'build>=1.2'
+	@touch $@
 
 venv: $(RUN_STAMP)
 dev: $(DEV_STAMP)
@@ -125,6 +134,20 @@ pytest-312:
 .PHONY: matrix
 matrix:
 	bash scripts/matrix.sh
+
+# The sdist and the wheel, as an index would serve them (docs/guides/releasing.md). `build`
+# makes the sdist first and the wheel from it (hatchling, in an isolated env), so a file the
+# sdist lacks breaks the wheel here rather than on a user's machine.
+.PHONY: dist wheel-smoke
+dist: $(BUILD_STAMP)
+	rm -f dist/genmcp-*
+	$(VENV_PYTHON) -m build --outdir dist .
+
+# The wheel installed as a user installs it (a fresh venv in a temp dir, not editable, the
+# checkout off sys.path), examples/app.py served by that venv's uvicorn, tools/list and
+# tools/call over HTTP and the genmcp command against it (scripts/wheel_smoke.py; ~35 s).
+wheel-smoke: dist
+	$(VENV_PYTHON) scripts/wheel_smoke.py
 
 # bench: and conformance: are added by their owners below.
 

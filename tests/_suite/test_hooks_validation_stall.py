@@ -2,7 +2,9 @@
 
 Each hostile case validates on the server's loop through ``checked_request`` (what the
 worker awaits before ``call``) while the test sends ``tools/list`` to the same server one
-after another; the slowest answer is the stall. Arguments are decoded already: the JSON
+after another; the slowest answer is the stall. No wall-clock budget: the stall is judged
+against the same validation's own duration, measured in the same run (a loaded machine
+stretches both), and by how many answers came while it ran. Arguments are decoded already: the JSON
 decoding of a multi-megabyte body is the transport's, measured in bench/validation/stall.py.
 The harness itself is checked: the same validation run synchronously on the loop (what the
 worker did before) shows up as a stall.
@@ -14,6 +16,7 @@ import asyncio
 import gc
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import pytest
@@ -25,9 +28,13 @@ from genmcp.transports.fastapi import mcp_router
 from support.client import ModernClient
 from support.server import LiveServer
 
-pytestmark = pytest.mark.long  # timing budgets of 200k-value inputs, about 6 s (make test-long)
+pytestmark = pytest.mark.long  # 200k-value inputs validated for their whole budget, about 6 s
 
-STALL_LIMIT_S: Final = 0.05
+PIECES: Final = 3
+"""The loop answers at least this many times while a validation runs, and no answer waits
+more than this fraction (1/PIECES) of the validation: the work is cut into pieces, whatever
+the machine's speed (idle: 14-32 pieces; both cores under a CPU hog: 4-10). Run inline on
+the loop, one answer waits for nearly all of it (under 2)."""
 ATTEMPTS: Final = 3
 """A stall the code causes shows in every attempt; one caused by the machine's other load
 does not: the best of a few attempts is judged."""
@@ -83,23 +90,39 @@ def tool_for(schema: dict[str, Any]) -> type[Tool]:
     return Hostile
 
 
-async def slowest_answer_while(
-    client: ModernClient, server: LiveServer, job: Any
-) -> tuple[float, Any, float]:
-    """(slowest tools/list answer, the job's outcome, the job's duration) while it runs."""
+@dataclass
+class Stalls:
+    """What the loop did for the test's client while a job ran on it."""
+
+    slowest: float  # the slowest tools/list answer (s)
+    answered: int  # tools/list answered while the job ran
+    took: float  # the job's duration (s), measured in the same run
+    outcome: Any
+
+    def pieces(self) -> float:
+        """How many times the slowest answer fits in the job: 1 when it waited for all of it."""
+        return self.took / self.slowest if self.slowest else float("inf")
+
+    def chunked(self) -> bool:
+        return self.answered >= PIECES and self.pieces() >= PIECES
+
+
+async def slowest_answer_while(client: ModernClient, server: LiveServer, job: Any) -> Stalls:
+    """The tools/list answers while ``job`` runs on the server's loop, one after another."""
     started = time.perf_counter()
     running = asyncio.wrap_future(server.submit(job))
-    slowest = 0.0
+    slowest, answered = 0.0, 0
     while not running.done():
         begin = time.perf_counter()
         reply = await client.request("tools/list", {}, validate=False)
         assert reply.result["tools"][0]["name"] == "hostile"
         slowest = max(slowest, time.perf_counter() - begin)
+        answered += 1
     try:
         outcome: Any = await running
     except InvalidArguments as exc:
         outcome = exc
-    return slowest, outcome, time.perf_counter() - started
+    return Stalls(slowest, answered, time.perf_counter() - started, outcome)
 
 
 @pytest.fixture
@@ -116,7 +139,7 @@ def serve(live_server: Any, modern_client: Any) -> Callable[[type[Tool]], Any]:
     return start
 
 
-@pytest.mark.exclusive  # a 50 ms stall budget: another xdist worker's load would break it
+@pytest.mark.exclusive  # less noise; the judgement is a ratio, load stretches both sides
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 async def test_a_hostile_validation_never_stalls_the_loop(case: str, serve: Any) -> None:
@@ -124,21 +147,26 @@ async def test_a_hostile_validation_never_stalls_the_loop(case: str, serve: Any)
     client, server, tool = serve(tool_for(schema))
     await client.request("tools/list", {}, validate=False)  # connection warm
     request = ToolRequest("hostile", {"x": make()})
-    slowest = float("inf")
+    best: Stalls | None = None
     for _attempt in range(ATTEMPTS):  # another job on a shared machine can hold the CPU
         gc.collect()  # the collection that building 200k values sets off is not validation's
-        measured, outcome, took = await slowest_answer_while(
-            client, server, checked_request(tool, request, None)
-        )
-        slowest = min(slowest, measured)
-        if slowest < STALL_LIMIT_S:
+        seen = await slowest_answer_while(client, server, checked_request(tool, request, None))
+        if best is None or seen.pieces() > best.pieces():
+            best = seen
+        if best.chunked():
             break
+    assert best is not None
+    outcome = best.outcome
     verdict = outcome.describe() if isinstance(outcome, InvalidArguments) else "valid"
-    print(f"{case}: slowest tools/list {slowest * 1000:.1f} ms during {took * 1000:.0f} ms")
+    print(f"{case}: slowest tools/list {best.slowest * 1000:.1f} ms of {best.answered} "
+          f"during {best.took * 1000:.0f} ms ({best.pieces():.0f} pieces)")  # fmt: skip
     print(f"  {verdict[:150]}")
     assert isinstance(outcome, InvalidArguments | ToolRequest)
     assert "could not be validated" not in verdict
-    assert slowest < STALL_LIMIT_S, f"{case}: the loop stalled {slowest * 1000:.0f} ms"
+    assert best.chunked(), (
+        f"{case}: {best.answered} answers during {best.took * 1000:.0f} ms, "
+        f"one waited {best.slowest * 1000:.0f} ms"
+    )
 
 
 @pytest.mark.timeout(20)
@@ -152,6 +180,6 @@ async def test_the_harness_sees_a_validation_run_on_the_loop(serve: Any) -> None
         await asyncio.sleep(0.02)  # a first tools/list is under way
         return tool.validate_request(request, None)
 
-    slowest, outcome, _ = await slowest_answer_while(client, server, on_the_loop())
-    assert isinstance(outcome, InvalidArguments | ToolRequest)
-    assert slowest > 2 * STALL_LIMIT_S
+    seen = await slowest_answer_while(client, server, on_the_loop())
+    assert isinstance(seen.outcome, InvalidArguments | ToolRequest)
+    assert not seen.chunked() and seen.pieces() < 2, seen  # one answer waited for most of it

@@ -54,7 +54,7 @@ GUIDES: Final = {
     "getting-started", "tools", "channel", "input-rounds", "resources-prompts", "apps",
     "fastapi", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks", "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
-    "skills", "registry",
+    "skills", "registry", "releasing",
     "client", "composition", "tenancy",
     "from-fastmcp", "from-sdk",
     "troubleshooting", "versions",
@@ -98,7 +98,9 @@ def test_every_page_is_in_the_nav_once() -> None:
 
 def test_the_guides_have_code_to_run() -> None:
     pages = {block.page for block in RUN}
-    prose = {"lifecycle", "performance", "quality", "troubleshooting", "versions"}  # no code
+    prose = {  # no code
+        "lifecycle", "performance", "quality", "releasing", "troubleshooting", "versions"
+    }
     wanted = {f"guides/{guide}.md" for guide in GUIDES - prose}
     assert wanted - pages == set()
 

@@ -98,16 +98,54 @@ def test_the_readme_links_into_every_docs_page() -> None:
     assert set(named) <= targets and {"docs", "fuzz", "bench", "conformance"} <= set(named)
 
 
-def test_the_install_lines_name_this_package_and_its_extras() -> None:
+def block(name: str) -> str:
+    """The ``--8<-- [start:name]`` block of README.md (docs pages include it by that name)."""
+    found = re.search(rf"\[start:{name}\] -->\n```bash\n(.*?)```", README.read_text(), re.S)
+    assert found, f"no {name} block in README.md"
+    return found[1]
+
+
+def test_the_install_lines_install_this_checkout_and_its_extras() -> None:
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"\[start:install\] -->\n```bash\n(.*?)```", text, re.S)
-    assert block, "no install block in README.md"
-    named = re.findall(r"pip install '?([a-z0-9_-]+)(?:\[([a-z0-9_,-]+)\])?'?", block[1])
-    assert named and all(package == project["name"] for package, _ in named)
-    extras = {extra for _, given in named for extra in given.split(",") if extra}
-    assert extras and extras <= set(project["optional-dependencies"]), extras
+    commands = [line.split("#")[0].strip() for line in block("install").splitlines()]
+    # genmcp is not on the index: every line installs this checkout, none names the index
+    named = [re.fullmatch(r"pip install (?:\.|'\.\[([a-z0-9_,-]+)\]')", c) for c in commands]
+    assert commands and all(named), commands
+    extras = {extra for match in named if match and match[1] for extra in match[1].split(",")}
+    assert extras == set(project["optional-dependencies"]) - {"dev", "docs"}, extras
     getting_started = (ROOT / "docs" / "guides" / "getting-started.md").read_text(encoding="utf-8")
     assert '--8<-- "README.md:install"' in getting_started  # the same lines, shown there
+    assert '--8<-- "README.md:wheel"' in getting_started
+
+
+def test_the_wheel_lines_name_what_make_dist_builds() -> None:
+    import tomllib
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "version"
+    ]
+    commands = [line.split("#")[0].strip() for line in block("wheel").splitlines()]
+    assert commands == [
+        "make dist",
+        "pip install dist/genmcp-*.whl",
+        f"pip install 'dist/genmcp-{version}-py3-none-any.whl[redis]'",
+    ]
+    build = dry_run("dist")
+    assert "-m build --outdir dist ." in build  # the sdist, then the wheel, into dist/
+    assert "scripts/wheel_smoke.py" in dry_run("wheel-smoke")
+    assert "make wheel-smoke" in (ROOT / ".ci" / "run").read_text()  # CI installs the wheel
+
+
+def test_the_readme_says_genmcp_is_not_on_the_index_yet() -> None:
+    text = README.read_text()
+    install = text[text.index("## Install") : text.index("## Quick start")]
+    assert "not on the package index yet" in install
+    assert "Once genmcp is published (it is not yet" in install
+    # only the pages that say it is not there yet name the index's bare `pip install genmcp`
+    pages = [README, *(ROOT / "docs").rglob("*.md")]
+    told = {p.name for p in pages if re.search(r"`pip install\s+genmcp`", p.read_text())}
+    assert told == {"README.md", "getting-started.md", "releasing.md"}, told
+    releasing = (ROOT / "docs" / "guides" / "releasing.md").read_text()
+    assert "not published yet" in releasing

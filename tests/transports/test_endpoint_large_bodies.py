@@ -1,8 +1,10 @@
 """transports.endpoint: a body over ``STEPPED_BODY_BYTES`` is decoded in steps, off the hot loop.
 
 A 3.6 MB body of 200,000 keys POSTed to a real uvicorn server: a ticker on the server's own
-loop measures the loop's lag while the body is decoded (``json.loads`` held it 112-125 ms);
-the request is still answered as before (here: an unknown tool, -32602). The decoder's
+loop measures the loop's lag while the body is decoded, against its lag while the same body is
+parsed at once (``protocol.jsonrpc.parse``, a small body's path) on that loop in the same
+attempt (no wall-clock budget: a loaded machine stretches both); the request is still
+answered as before (here: an unknown tool, -32602). The decoder's
 correctness is tests/protocol/test_json_steps.py.
 """
 
@@ -19,10 +21,13 @@ import pytest
 from fastapi import FastAPI
 
 from genmcp import mcp_router
+from genmcp.protocol.jsonrpc import parse
 from genmcp.transports.endpoint import STEPPED_BODY_BYTES
 from support.server import LiveServer, LiveServers
 
-LAG_LIMIT_S: Final = 0.05
+SHARE: Final = 0.5
+"""The stepped decode's worst lag is under this share of the lag of one inline ``parse`` of the
+same body in the same attempt (measured: 0.09-0.22; the request parsed inline: 0.64)."""
 ATTEMPTS: Final = 3
 META: Final = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -55,7 +60,7 @@ async def ticker(stop: asyncio.Event) -> float:
     return worst
 
 
-@pytest.mark.exclusive  # a 50 ms lag budget: another xdist worker's load would break it
+@pytest.mark.exclusive  # less noise; the judgement is a ratio, load stretches both sides
 @pytest.mark.timeout(60)
 async def test_a_large_body_never_stalls_the_loop(live_server: LiveServers) -> None:
     app = FastAPI()
@@ -63,7 +68,7 @@ async def test_a_large_body_never_stalls_the_loop(live_server: LiveServers) -> N
     server: LiveServer = live_server.start(app)
     body = big_body()
     assert 3_500_000 < len(body) < 4_000_000 and len(body) > STEPPED_BODY_BYTES
-    best = float("inf")
+    best, lagged, inline = float("inf"), 0.0, 0.0
     async with httpx.AsyncClient(timeout=30) as http:
         await http.post(server.url + "/mcp", content=b"{}", headers=HEADERS)  # warm
         for _attempt in range(ATTEMPTS):  # the machine's other load shows in one, not all
@@ -72,14 +77,33 @@ async def test_a_large_body_never_stalls_the_loop(live_server: LiveServers) -> N
             lag = asyncio.wrap_future(server.submit(ticker(stop)))
             reply = await http.post(server.url + "/mcp", content=body, headers=HEADERS)
             server.loop.call_soon_threadsafe(stop.set)
-            best = min(best, await lag)
+            stepped = await lag
             error = reply.json()["error"]
             assert reply.status_code == 200 and error["code"] == -32602, reply.text
             assert "nowhere" in error["message"]
-            if best < LAG_LIMIT_S:
+            baseline = await lag_of_inline_parse(server, body)  # the same attempt's yardstick
+            if stepped / baseline < best:
+                best, lagged, inline = stepped / baseline, stepped, baseline
+            if best < SHARE:
                 break
-    print(f"3.6 MB body of 200k keys: loop lag {best * 1000:.1f} ms")
-    assert best < LAG_LIMIT_S, f"the loop stalled {best * 1000:.0f} ms"
+    print(f"3.6 MB body of 200k keys: loop lag {lagged * 1000:.1f} ms, "
+          f"{inline * 1000:.1f} ms with parse on the loop")  # fmt: skip
+    assert best < SHARE, f"the loop stalled {lagged * 1000:.0f} ms, inline {inline * 1000:.0f}"
+
+
+async def lag_of_inline_parse(server: LiveServer, body: bytes) -> float:
+    """The yardstick: the ticker's lag while the same body is parsed at once on the loop."""
+    gc.collect()
+    stop: Any = await server.run_in_loop(_event())
+    lag = asyncio.wrap_future(server.submit(ticker(stop)))
+
+    async def decode_inline() -> None:
+        await asyncio.sleep(0.01)  # the ticker is ticking
+        parse(body)  # what the endpoint does with a body under STEPPED_BODY_BYTES
+        stop.set()
+
+    await asyncio.wrap_future(server.submit(decode_inline()))
+    return await lag
 
 
 async def _event() -> asyncio.Event:
