@@ -200,3 +200,32 @@ async def test_the_in_process_test_client_runs_the_chain(caplog: pytest.LogCaptu
         await client.call_tool("add", {"a": 1, "b": 1})
     assert log == ["r:tool:add", "r>tools/call:modern", "r<tools/call"]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_skill_request_s_target_is_its_uri_as_auth_reads_it() -> None:
+    """``skills/get`` and ``resources/directory/read`` name a URI: middleware sees it, as the
+    OAuth resource does when it checks the skill's scopes (issue 46: middleware saw None)."""
+    from collections.abc import Mapping
+
+    from genmcp import Skill
+    from genmcp.testing import MCPTestClient
+
+    class Gen(Skill, prefix="mem", scheme="docs"):
+        def files(self, arg: Any) -> Mapping[str, bytes]:
+            return {"SKILL.md": b"---\nname: gen\ndescription: A skill.\n---\n# Gen\n"}
+
+    seen: list[tuple[str, str | None]] = []
+
+    async def targets(request: MCPRequest, call_next: Next) -> Call:
+        seen.append((request.method, request.target))
+        return await call_next(request)
+
+    suite = Suite(server_name="s", server_version="1", skills=[Gen], middleware=[targets])
+    async with MCPTestClient(suite) as client:
+        got = await client.request("skills/get", {"uri": "docs://mem/gen/SKILL.md"})
+        listed = await client.request("resources/directory/read", {"uri": "docs://mem/gen"})
+    assert got.unwrap() and listed.unwrap()
+    assert seen == [
+        ("skills/get", "docs://mem/gen/SKILL.md"),
+        ("resources/directory/read", "docs://mem/gen"),
+    ]

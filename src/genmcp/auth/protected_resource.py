@@ -45,13 +45,7 @@ from genmcp.auth.scopes import (
 )
 from genmcp.auth.tokens import InvalidToken, TokenVerifier, audience_matches
 from genmcp.protocol.jsonrpc import Request, encode
-from genmcp.protocol.methods import (
-    PROMPTS_GET,
-    RESOURCES_DIRECTORY_READ,
-    RESOURCES_READ,
-    SKILLS_GET,
-    TOOLS_CALL,
-)
+from genmcp.protocol.methods import METHODS
 from genmcp.storage.owner import OWNER, anonymous
 from genmcp.transports.auth import MessageCheck, Refusal, RequestCheck
 
@@ -61,16 +55,16 @@ if TYPE_CHECKING:
 __all__ = ["OAuthResource", "Refusal"]
 
 _TOKEN68: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-_TARGET: Final = {
-    TOOLS_CALL: "name",
-    PROMPTS_GET: "name",
-    RESOURCES_READ: "uri",
-    SKILLS_GET: "uri",  # the Skills extension: a skill's scopes, by its SKILL.md URI
-    RESOURCES_DIRECTORY_READ: "uri",
+_TARGET: Final[Mapping[str, str]] = {
+    name: method.target
+    for name, method in METHODS.items()
+    if method.scoped and method.target is not None
 }
+"""Method -> the params key of the target whose scopes it needs (``Method.scoped``)."""
 _NO_STORE: Final = {"cache-control": "no-store"}
 _JSON: Final = "application/json"
-_NAMED: Final = frozenset({TOOLS_CALL, PROMPTS_GET})
+_NAMED: Final = frozenset(name for name, method in METHODS.items() if method.scoped_by_header)
+"""Methods whose target's scopes the ``Mcp-Method`` / ``Mcp-Name`` headers name pre-auth."""
 
 
 class OAuthResource:

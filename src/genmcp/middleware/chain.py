@@ -32,17 +32,7 @@ from genmcp._suite.job import Asker
 from genmcp.errors import CallbackReturnError, MCPError, internal_error
 from genmcp.events import Answer, Ended, Ending, Event, Interim
 from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response
-from genmcp.protocol.methods import (
-    PROMPTS_GET,
-    PROMPTS_LIST,
-    RESOURCES_LIST,
-    RESOURCES_READ,
-    RESOURCES_SUBSCRIBE,
-    RESOURCES_TEMPLATES_LIST,
-    RESOURCES_UNSUBSCRIBE,
-    TOOLS_CALL,
-    TOOLS_LIST,
-)
+from genmcp.protocol.methods import METHODS, Hook
 from genmcp.protocol.versions import Era
 
 __all__ = [
@@ -141,7 +131,8 @@ class MCPRequest:
 
     @property
     def target(self) -> str | None:
-        """The tool or prompt name, or the resource URI, the request is about."""
+        """The tool or prompt name, or the resource URI, the request is about (the param its
+        method's record names: ``Method.target``)."""
         key = _TARGETS.get(self.request.method)
         value = None if key is None else self.request.params.get(key)
         return value if isinstance(value, str) else None
@@ -170,13 +161,10 @@ class MCPRequest:
         return Call.answered(self.request, Answer(response, error.reason))
 
 
-_TARGETS: Final = {
-    TOOLS_CALL: "name",
-    PROMPTS_GET: "name",
-    RESOURCES_READ: "uri",
-    RESOURCES_SUBSCRIBE: "uri",
-    RESOURCES_UNSUBSCRIBE: "uri",
+_TARGETS: Final[Mapping[str, str]] = {
+    name: method.target for name, method in METHODS.items() if method.target is not None
 }
+"""Method -> the params key of its target (the records, read once at import)."""
 
 Next = Callable[[MCPRequest], Awaitable[Call]]
 """What a middleware calls to run the rest of the chain."""
@@ -220,15 +208,10 @@ class Middleware:
         """A legacy session ended (DELETE, or the stdio client left) after ``duration_s``."""
 
 
-_HOOKS: Final = {
-    TOOLS_CALL: "on_call_tool",
-    TOOLS_LIST: "on_list",
-    PROMPTS_LIST: "on_list",
-    RESOURCES_LIST: "on_list",
-    RESOURCES_TEMPLATES_LIST: "on_list",
-    RESOURCES_READ: "on_read_resource",
-    PROMPTS_GET: "on_get_prompt",
+_HOOKS: Final[Mapping[str, Hook]] = {
+    name: method.hook for name, method in METHODS.items() if method.hook is not None
 }
+"""Method -> its :class:`Middleware` hook (the records, read once at import)."""
 
 Route = Callable[[Request, Mapping[str, Any], Any, "Asker | None"], Awaitable[Call]]
 Local = Callable[[Request], Awaitable[Answer]]

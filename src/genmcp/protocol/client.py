@@ -19,14 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from genmcp.protocol.methods import (
-    PROMPTS_GET,
-    RESOURCES_READ,
-    TASKS_CANCEL,
-    TASKS_GET,
-    TASKS_UPDATE,
-    TOOLS_CALL,
-)
+from genmcp.protocol.methods import METHODS, TOOLS_CALL
 from genmcp.protocol.versions import (
     LATEST,
     META_CLIENT_CAPABILITIES,
@@ -54,14 +47,10 @@ Message = dict[str, Any]
 PROTOCOL_VERSION: Final = LATEST
 CLI_INFO: Final[Mapping[str, str]] = {"name": "genmcp-cli", "version": "0"}
 ACCEPT: Final = "application/json, text/event-stream"
-NAME_PARAMS: Final = {
-    TOOLS_CALL: "name",
-    PROMPTS_GET: "name",
-    RESOURCES_READ: "uri",
-    TASKS_GET: "taskId",  # a task's Mcp-Name is its id (tasks extension)
-    TASKS_UPDATE: "taskId",
-    TASKS_CANCEL: "taskId",
+NAME_PARAMS: Final[Mapping[str, str]] = {
+    name: method.mcp_name for name, method in METHODS.items() if method.mcp_name is not None
 }
+"""Method -> the params key its ``Mcp-Name`` header carries (``Method.mcp_name``)."""
 _B64_PREFIX: Final = "=?base64?"
 _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 """An RFC 9110 token: what an ``x-mcp-header`` name must be."""

@@ -11,12 +11,20 @@ is the same after ``notifications/`` (``notifications/tools/list_changed`` ->
 ``TOOLS_LIST_CHANGED``, ``notifications/tasks`` -> ``TASKS``). ``tests/protocol/test_methods.py``
 holds the rule and checks the list against the official schemas.
 
-Pure data: imports nothing but ``typing``.
+What genmcp knows of each method is written once, in its :class:`Method` record (``METHODS``):
+the params key naming its target, the ``Mcp-Name`` header rule, the middleware hook, the
+scopes checked, who sends it. The tables of the middleware chain, the HTTP header checks, the
+client's headers and the OAuth resource are read from the records at import, so they cannot
+drift apart; the sets below (``REQUESTS`` ...) are views of the records too.
+
+Pure data: imports nothing but ``dataclasses``, ``types`` and ``typing``.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final, Literal, final
 
 __all__ = [
     "CANCELLED",
@@ -28,6 +36,7 @@ __all__ = [
     "LEGACY_ONLY",
     "LOGGING_SET_LEVEL",
     "MESSAGE",
+    "METHODS",
     "NOTIFICATIONS",
     "PING",
     "PROGRESS",
@@ -63,6 +72,8 @@ __all__ = [
     "TOOLS_CALL",
     "TOOLS_LIST",
     "TOOLS_LIST_CHANGED",
+    "Hook",
+    "Method",
 ]
 
 # -- requests a client sends ------------------------------------------------------------
@@ -134,58 +145,121 @@ TASKS_STATUS: Final = "notifications/tasks/status"
 ELICITATION_COMPLETE: Final = "notifications/elicitation/complete"
 """The 2025 revisions: a URL elicitation finished."""
 
-# -- sets -------------------------------------------------------------------------------
+# -- one record per method --------------------------------------------------------------
 
-SERVER_REQUESTS: Final = frozenset({ELICITATION_CREATE, SAMPLING_CREATE_MESSAGE, ROOTS_LIST})
+Hook = Literal["on_call_tool", "on_list", "on_read_resource", "on_get_prompt"]
+"""The per-method hooks of ``genmcp.middleware.Middleware``."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Method:
+    """Everything genmcp's tables know of one JSON-RPC method, written once.
+
+    Attributes:
+        name: the method (``tools/call``).
+        target: the params key naming the tool or prompt (``name``) or the resource
+            (``uri``) the request is about: ``MCPRequest.target`` in middleware; None for none.
+        mcp_name: the params key whose value the 2026-07-28 HTTP transport repeats in the
+            ``Mcp-Name`` header (a client sends it, a server checks it); None: no header.
+        hook: the ``Middleware`` hook it runs (None: ``on_request`` only).
+        scoped: its target declares OAuth scopes the caller must hold, checked by the
+            transport before the Suite runs (``OAuthResource.authorize_message``).
+        scoped_by_header: the scopes of its target can be named from the ``Mcp-Method`` /
+            ``Mcp-Name`` headers before the body is read (a name lookup, no URI parsing),
+            so every challenge lists them.
+        from_server: a request a server sends a client (a tool's input requests).
+        legacy_only: a 2025 session's handshake or state: 2026-07-28 has no such method.
+        notification: a notification (no id, no response); else a request.
+    """
+
+    name: str
+    target: Literal["name", "uri"] | None = None
+    mcp_name: Literal["name", "uri", "taskId"] | None = None
+    hook: Hook | None = None
+    scoped: bool = False
+    scoped_by_header: bool = False
+    from_server: bool = False
+    legacy_only: bool = False
+    notification: bool = False
+
+
+def _named(name: str, hook: Hook) -> Method:
+    """A request about a tool or prompt by its name (``tools/call``, ``prompts/get``)."""
+    return Method(
+        name, target="name", mcp_name="name", hook=hook, scoped=True, scoped_by_header=True
+    )
+
+
+def _task(name: str) -> Method:
+    """A Tasks extension request about one task: its ``Mcp-Name`` is the task id."""
+    return Method(name, mcp_name="taskId")
+
+
+_RECORDS: Final = (
+    # requests a client sends
+    Method(SERVER_DISCOVER),
+    Method(TOOLS_LIST, hook="on_list"),
+    _named(TOOLS_CALL, "on_call_tool"),
+    Method(PROMPTS_LIST, hook="on_list"),
+    _named(PROMPTS_GET, "on_get_prompt"),
+    Method(RESOURCES_LIST, hook="on_list"),
+    Method(RESOURCES_TEMPLATES_LIST, hook="on_list"),
+    # resources/read: its scopes need the URI parsed (a repository's parse_uri): not pre-auth
+    Method(RESOURCES_READ, target="uri", mcp_name="uri", hook="on_read_resource", scoped=True),
+    Method(COMPLETION_COMPLETE),
+    Method(SUBSCRIPTIONS_LISTEN),
+    Method(SKILLS_LIST),
+    Method(SKILLS_GET, target="uri", scoped=True),  # a skill, by its SKILL.md URI
+    Method(RESOURCES_DIRECTORY_READ, target="uri", scoped=True),
+    _task(TASKS_GET),
+    _task(TASKS_UPDATE),
+    _task(TASKS_CANCEL),
+    Method(TASKS_RESULT),
+    Method(TASKS_LIST),
+    Method(INITIALIZE, legacy_only=True),
+    Method(PING, legacy_only=True),
+    Method(LOGGING_SET_LEVEL, legacy_only=True),
+    # the session layer answers these; no scopes are checked for a subscription
+    Method(RESOURCES_SUBSCRIBE, target="uri", legacy_only=True),
+    Method(RESOURCES_UNSUBSCRIBE, target="uri", legacy_only=True),
+    # requests a server sends
+    Method(ELICITATION_CREATE, from_server=True),
+    Method(SAMPLING_CREATE_MESSAGE, from_server=True),
+    Method(ROOTS_LIST, from_server=True),
+    # notifications
+    *(
+        Method(name, notification=True)
+        for name in (
+            PROGRESS,
+            MESSAGE,
+            CANCELLED,
+            INITIALIZED,
+            TOOLS_LIST_CHANGED,
+            PROMPTS_LIST_CHANGED,
+            RESOURCES_LIST_CHANGED,
+            RESOURCES_UPDATED,
+            ROOTS_LIST_CHANGED,
+            SUBSCRIPTIONS_ACKNOWLEDGED,
+            TASKS,
+            TASKS_STATUS,
+            ELICITATION_COMPLETE,
+        )
+    ),
+)
+
+METHODS: Final[MappingProxyType[str, Method]] = MappingProxyType(
+    {record.name: record for record in _RECORDS}
+)
+"""Every method's record, by name (read-only)."""
+
+# -- sets (views of the records) ---------------------------------------------------------
+
+SERVER_REQUESTS: Final = frozenset(name for name, m in METHODS.items() if m.from_server)
 """The requests a server sends a client (a tool's input requests)."""
-REQUESTS: Final = frozenset(
-    {
-        SERVER_DISCOVER,
-        TOOLS_LIST,
-        TOOLS_CALL,
-        PROMPTS_LIST,
-        PROMPTS_GET,
-        RESOURCES_LIST,
-        RESOURCES_TEMPLATES_LIST,
-        RESOURCES_READ,
-        COMPLETION_COMPLETE,
-        SUBSCRIPTIONS_LISTEN,
-        SKILLS_LIST,
-        SKILLS_GET,
-        RESOURCES_DIRECTORY_READ,
-        TASKS_GET,
-        TASKS_UPDATE,
-        TASKS_CANCEL,
-        TASKS_RESULT,
-        TASKS_LIST,
-        INITIALIZE,
-        PING,
-        LOGGING_SET_LEVEL,
-        RESOURCES_SUBSCRIBE,
-        RESOURCES_UNSUBSCRIBE,
-        *SERVER_REQUESTS,
-    }
-)
+REQUESTS: Final = frozenset(name for name, m in METHODS.items() if not m.notification)
 """Every request name above, whoever sends it."""
-LEGACY_ONLY: Final = frozenset(
-    {INITIALIZE, PING, LOGGING_SET_LEVEL, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE}
-)
+LEGACY_ONLY: Final = frozenset(name for name, m in METHODS.items() if m.legacy_only)
 """The requests only the 2025 revisions have (a session's handshake and its state)."""
-NOTIFICATIONS: Final = frozenset(
-    {
-        PROGRESS,
-        MESSAGE,
-        CANCELLED,
-        INITIALIZED,
-        TOOLS_LIST_CHANGED,
-        PROMPTS_LIST_CHANGED,
-        RESOURCES_LIST_CHANGED,
-        RESOURCES_UPDATED,
-        ROOTS_LIST_CHANGED,
-        SUBSCRIPTIONS_ACKNOWLEDGED,
-        TASKS,
-        TASKS_STATUS,
-        ELICITATION_COMPLETE,
-    }
-)
+NOTIFICATIONS: Final = frozenset(name for name, m in METHODS.items() if m.notification)
 """Every notification name above."""

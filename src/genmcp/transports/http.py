@@ -32,14 +32,7 @@ from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.meta import META_PROTOCOL_VERSION, check_meta, meta_of, request_version
-from genmcp.protocol.methods import (
-    PROMPTS_GET,
-    RESOURCES_READ,
-    TASKS_CANCEL,
-    TASKS_GET,
-    TASKS_UPDATE,
-    TOOLS_CALL,
-)
+from genmcp.protocol.methods import METHODS, TOOLS_CALL
 
 log = logging.getLogger("genmcp")
 _REFUSALS_LOGGED: set[str] = set()
@@ -65,12 +58,10 @@ LOCAL_HOSTS: Final = ("127.0.0.1", "localhost", "::1")
 _B64_PREFIX: Final = "=?base64?"
 _B64_SUFFIX: Final = "?="
 _DECIMAL: Final = re.compile(r"-?[0-9]+")
-_NAME_HEADERS: Final = {
-    TOOLS_CALL: "name",
-    PROMPTS_GET: "name",
-    RESOURCES_READ: "uri",
-    **dict.fromkeys((TASKS_GET, TASKS_UPDATE, TASKS_CANCEL), "taskId"),  # Tasks extension
+_NAME_HEADERS: Final[Mapping[str, str]] = {
+    name: method.mcp_name for name, method in METHODS.items() if method.mcp_name is not None
 }
+"""Method -> the params key its ``Mcp-Name`` header repeats (``Method.mcp_name``)."""
 
 
 # RFC 3986 authority without userinfo: an IP-literal or a reg-name of letters, digits, "-", "."
