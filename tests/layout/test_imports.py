@@ -161,7 +161,7 @@ def test_the_reader_sees_every_kind_of_import() -> None:
     }
 
 
-# -- the architecture: layers, cycles, no private package ---------------------------------
+# -- the architecture: layers, cycles, no private package -----------------------------------
 
 LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.errors", "genmcp.events", "genmcp.sealing"),
