@@ -13,8 +13,11 @@ Layers, lowest first (a module imports only from its own layer or below;
     functions                   @tool, @prompt, @resource: a function as a behaviour class
     channel                     Channel, Mailbox, Outbox
     storage/, visibility        Broker and SessionRegistry: memory, Redis; who sees what
-    _suite/                     private machinery: the Call and its phase table, catalogs,
-                                outcome -> result, listen, mail
+    call/                       the request in flight: Call, its phase table, Job, the relay
+    catalogs/                   one catalog per feature with its handlers; outcome -> result
+    tasks/                      TaskService: tools/call outliving its request; the task watch
+    sync/                       the change feed and listen, the change log, one catalog
+                                across processes, worker mail
     middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
     suite                       routing, capabilities, the live Calls

@@ -1,6 +1,6 @@
 """The Channel: what a hook holds to talk back to the client during one request.
 
-A Channel is built for each request in flight (``genmcp._suite.call.Call``) and lent to the
+A Channel is built for each request in flight (``genmcp.call.Call``) and lent to the
 behaviour's hooks (they never construct one). It carries the request's read-only ``meta``
 and the ``assigns`` auth put there, its :class:`Mailbox`, and sends progress, logs and
 notifications as typed events (``genmcp.events``) on the request's :class:`Outbox`, which

@@ -1,7 +1,7 @@
 """What a request in flight emits, as typed events: the one contract of every transport.
 
-A Call (``genmcp._suite.call``) puts these on its Outbox in order; the relay
-(``genmcp._suite.relay``) reads them, passes them through the codec of the request's
+A Call (``genmcp.call.call``) puts these on its Outbox in order; the relay
+(``genmcp.call.relay``) reads them, passes them through the codec of the request's
 protocol era, and each transport writes them its own way (JSON or SSE, stdio lines, the
 in-process test client). Nothing follows an ``Answer`` or an ``Ended``.
 

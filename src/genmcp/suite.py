@@ -1,10 +1,10 @@
 """The Suite: serves tools, prompts and resources over MCP, whatever the transport.
 
 It routes a request to its method handler and derives the capabilities from what is
-configured. Every request comes back as a ``Call`` (``genmcp._suite.call``), answered at once
+configured. Every request comes back as a ``Call`` (``genmcp.call``), answered at once
 or running its job; the transport drains it through the relay. The work per feature lives in
-its catalog (``genmcp._suite``: ``tools``, ``prompts``, ``resources``, ``completion``,
-``listen``, ``tasks``), and each catalog exposes the handlers of its methods: the method
+its catalog (``genmcp.catalogs``: ``tools``, ``prompts``, ``resources``, ``completion``;
+``sync.listen``, ``tasks``), and each catalog exposes the handlers of its methods: the method
 table (method name -> handler) is data built from them, plus ``server/discover``, which is
 the Suite's own. Changes of the served set are published on the broker, for listen and
 legacy session streams. No transport, no HTTP status: errors are ``MCPError`` reasons in an
@@ -19,21 +19,15 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from genmcp._suite.apps import is_view, served_extensions, serves_view
-from genmcp._suite.call import Call
-from genmcp._suite.catalog_sync import SharedCatalog, Watcher
-from genmcp._suite.change_log import ChangeLog
-from genmcp._suite.completion import completion_handlers
-from genmcp._suite.interest import Interest
-from genmcp._suite.job import Asker, Handler, Handlers, Job, Response
-from genmcp._suite.listen import ChangeFeed, Seen, listen_handlers
-from genmcp._suite.mail import MailRelay
-from genmcp._suite.prompts import PromptCatalog, PromptEntry, PromptProvider
-from genmcp._suite.request_state import RequestStates, principal_of
-from genmcp._suite.resources import ResourceCatalog, ResourceProvider
-from genmcp._suite.skills import SkillCatalog, SkillGroup, SkillProvider
-from genmcp._suite.tasks import TaskService
-from genmcp._suite.tools import ToolCatalog, ToolEntry, ToolProvider
+from genmcp.call.call import Call
+from genmcp.call.job import Asker, Handler, Handlers, Job, Response
+from genmcp.catalogs.apps import is_view, served_extensions, serves_view
+from genmcp.catalogs.completion import completion_handlers
+from genmcp.catalogs.prompts import PromptCatalog, PromptEntry, PromptProvider
+from genmcp.catalogs.request_state import RequestStates, principal_of
+from genmcp.catalogs.resources import ResourceCatalog, ResourceProvider
+from genmcp.catalogs.skills import SkillCatalog, SkillGroup, SkillProvider
+from genmcp.catalogs.tools import ToolCatalog, ToolEntry, ToolProvider
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, TransportContext, run_chain
@@ -58,6 +52,12 @@ from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker, TaskOptions, TaskStore
 from genmcp.storage.memory import MemoryBroker
+from genmcp.sync.catalog import SharedCatalog, Watcher
+from genmcp.sync.change_log import ChangeLog
+from genmcp.sync.interest import Interest
+from genmcp.sync.listen import ChangeFeed, Seen, listen_handlers
+from genmcp.sync.mail import MailRelay
+from genmcp.tasks.service import TaskService
 from genmcp.visibility import Decide, Visibility, as_visibility
 
 __all__ = ["Mountable", "Suite", "ToolEntry", "ToolProvider", "principal_of"]
@@ -227,7 +227,7 @@ class Suite:
 
     def add_tool(self, provider: ToolProvider, *, local: bool = False) -> ToolEntry:
         """Serve one more tool (and its ``view=``); a name already served raises ``ValueError``.
-        With a shared broker every process serves it (``_suite.catalog_sync``), unless
+        With a shared broker every process serves it (``sync.catalog``), unless
         ``local``."""
         entry: ToolEntry = self._catalog.add("tool", provider, local=local)
         if entry.view is not None:
@@ -441,7 +441,7 @@ class Suite:
 
     async def post(self, worker_id: str, message: Any) -> bool:
         """Post ``message`` to the tool call ``worker_id`` here, or through a shared broker to
-        the process that runs it (``genmcp._suite.mail``). False when the worker is known gone
+        the process that runs it (``genmcp.sync.mail``). False when the worker is known gone
         (ended here, or its process is dead); ``storage.InboxFull`` when its process's inbox
         is full; ``StorageUnavailable`` when the shared store is unreachable."""
         return await self._mail.post(worker_id, message)

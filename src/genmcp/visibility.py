@@ -13,7 +13,7 @@ Decisions are cached: the set of hidden names of a catalog is computed once per 
 kept until the catalog changes or ``ttl_s`` passes. A policy that reads anything else of
 the request (a header, the time of day) gives its own ``key``, or ``key=None`` to decide on
 every request. A hidden set is a ``frozenset`` of names, which the list pages are keyed by
-(``_suite.listing.PageSets``): the cached path of a request is one key, two dict lookups.
+(``catalogs.listing.PageSets``): the cached path of a request is one key, two dict lookups.
 
 Pure: no asyncio, no web framework; imports only genmcp's behaviour base, ``Caller`` and owner keys.
 """

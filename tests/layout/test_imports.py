@@ -1,4 +1,4 @@
-"""Imports follow the layers (DESIGN.md §1): purity, the web framework, cycles, the private parts.
+"""Imports follow the layers (DESIGN.md §1): purity, the web framework, cycles, no private package.
 
 Each check is one test that lists every offender. An exception to a rule is listed below with
 its reason, and fails once it is no longer needed.
@@ -9,18 +9,14 @@ from __future__ import annotations
 from typing import Final
 
 from tests.layout.sources import (
-    ROOT,
     SRC,
     Module,
     from_genmcp,
     imports_of,
     names,
-    read,
     top_levels,
     under,
 )
-
-LAYOUT: Final = "tests/layout"
 
 WEB: Final = frozenset({"fastapi", "starlette", "sse_starlette"})
 """The web framework; only the FastAPI adapter may import it."""
@@ -165,7 +161,7 @@ def test_the_reader_sees_every_kind_of_import() -> None:
     }
 
 
-# -- the architecture: layers, cycles, the private machinery ------------------------------
+# -- the architecture: layers, cycles, no private package -----------------------------------
 
 LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.errors", "genmcp.events", "genmcp.sealing"),
@@ -177,7 +173,10 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps", "genmcp.skills",
      "genmcp.functions"),
     ("genmcp.storage", "genmcp.visibility"),
-    ("genmcp._suite",),
+    ("genmcp.call",),
+    ("genmcp.catalogs",),
+    ("genmcp.tasks",),
+    ("genmcp.sync",),
     ("genmcp.middleware",),
     ("genmcp.suite",),
     ("genmcp.compose",),
@@ -277,25 +276,15 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-PRIVATE: Final = "genmcp._suite"
-PRIVATE_TESTS: Final = "tests/_suite"
-"""The tests of the private machinery (tests/_suite/, its mirror) are its only users outside
-the package (and these checks, which read it)."""
-
-
-def test_nothing_outside_the_package_imports_the_private_machinery() -> None:
-    root = ROOT
-    users = []
-    for folder in ("tests", "examples", "bench"):
-        for path in sorted((root / folder).rglob("*.py")):
-            if path.is_relative_to(root / PRIVATE_TESTS) or path.is_relative_to(root / LAYOUT):
-                continue
-            module = read(path)
-            if "_suite" not in module.text:  # no import of it can be spelled without the name
-                continue
-            if any(t == PRIVATE or t.startswith(PRIVATE + ".") for t in imports_of(module)):
-                users.append(str(path.relative_to(root)))
-    assert users == []
+def test_no_module_or_package_is_private() -> None:
+    """The interior is split by concept into public packages (``call``, ``catalogs``,
+    ``tasks``, ``sync``: issue 46), never hidden in one private package the rest imports."""
+    private = sorted(
+        name
+        for name in names()
+        if any(part.startswith("_") and not part.startswith("__") for part in name.split("."))
+    )
+    assert private == []
 
 
 def test_the_public_behaviours_sit_on_top_of_the_package() -> None:

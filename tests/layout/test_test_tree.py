@@ -7,7 +7,7 @@ Modelled on gen_mcp's ``check-test-naming``. A folder of ``tests/`` either mirro
 ``test_<module>_<topic>.py`` when one module's tests are split by topic. So a module renamed
 or removed leaves no orphan test file behind, and a test file says where its code lives.
 
-Coverage: of the modules of the six core packages, at least ``MIN_COVERAGE`` have their own
+Coverage: of the modules of the core packages (``CORE``), at least ``MIN_COVERAGE`` have their own
 ``test_<module>.py``; every module without one is listed in ``UNMIRRORED`` with the reason.
 Each exception fails once it is no longer needed.
 """
@@ -46,7 +46,7 @@ NAMING_EXEMPT: Final[dict[str, str]] = {
         "storage/__init__.py, run against each implementation"
     ),
     "tests/auth/test_oauth_eras.py": "OAuth in both eras: auth/ with the transports (scenario)",
-    "tests/auth/test_oauth_lists.py": "scopes filtering the list results: auth/ with _suite/",
+    "tests/auth/test_oauth_lists.py": "scopes filtering the list results: auth/ with catalogs/",
     "tests/auth/test_oauth_matrix.py": "the OAuth matrix over real servers (scenario)",
     "tests/auth/test_oauth_sdk.py": "the official SDK's OAuth client end to end (e2e)",
     "tests/routes_as_tools/test_routes_router_live.py": (
@@ -55,7 +55,9 @@ NAMING_EXEMPT: Final[dict[str, str]] = {
 }
 """Test files in a mirror folder that name no module of it, each with its reason."""
 
-CORE: Final = ("_suite", "transports", "protocol", "schema", "storage", "auth")
+CORE: Final = (
+    "call", "catalogs", "tasks", "sync", "transports", "protocol", "schema", "storage", "auth"
+)
 
 MIN_COVERAGE: Final = 0.80
 """The share of core modules with their own test file (the issue's mark)."""
@@ -79,7 +81,7 @@ def _free(folder: Path) -> bool:
 def mirror_of(folder: Path) -> Path | None:
     """The package of src/genmcp a folder of tests/ mirrors (None: it mirrors none)."""
     source = PACKAGE.joinpath(*folder.relative_to(TESTS).parts)
-    return source if any(source.glob("*.py")) else None  # _suite/ is a namespace package
+    return source if any(source.glob("*.py")) else None
 
 
 def module_names(package: Path) -> set[str]:
@@ -106,7 +108,7 @@ def test_every_folder_mirrors_a_package_or_is_a_free_folder() -> None:
 
 
 def test_every_folder_of_tests_is_a_package() -> None:
-    """Mirrored names repeat (tests/_suite/test_tasks.py, tests/storage/redis/test_tasks.py):
+    """Mirrored names repeat (tests/tasks/test_service.py, tests/storage/redis/test_tasks.py):
     pytest's default import mode keeps them apart only inside packages."""
     missing = [
         _rel(folder)
@@ -155,7 +157,7 @@ def dotted(module: Path) -> str:
 
 
 def coverage() -> tuple[int, int, list[str]]:
-    """(covered, total, the uncovered modules) over the six core packages."""
+    """(covered, total, the uncovered modules) over the core packages."""
     modules = core_modules()
     uncovered = [dotted(m) for m in modules if not mirror_test(m).is_file()]
     return len(modules) - len(uncovered), len(modules), uncovered

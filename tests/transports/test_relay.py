@@ -1,4 +1,4 @@
-"""transports.relay: the HTTP writer's one JSON-or-SSE choice (the reader: tests/_suite).
+"""transports.relay: the HTTP writer's one JSON-or-SSE choice (the reader: tests/call).
 
 ``respond`` is read over a real uvicorn server with httpx: a call that answers at once and
 one that answers after a wait without sending anything are both JSON; one that sends first,

@@ -37,7 +37,7 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from genmcp._suite.tools import Followed
+from genmcp.catalogs.tools import Followed
 from genmcp.channel import Channel
 from genmcp.compose.pending import Pending
 from genmcp.compose.tasks import follow_upstream

@@ -36,7 +36,7 @@ from genmcp.protocol.meta import META_SERVER_INFO
 from genmcp.storage import TaskEnd
 
 if TYPE_CHECKING:
-    from genmcp._suite.tasks import TaskAsker
+    from genmcp.tasks.service import TaskAsker
 
 __all__ = ["follow_upstream"]
 

@@ -15,7 +15,7 @@ disconnected. The chain is the one seam of every request: HTTP, stdio and the te
 both eras; legacy session methods (``initialize``, ``ping``, ``logging/setLevel``,
 ``resources/(un)subscribe``) run through it too, answered by the session layer innermost.
 
-Imports asyncio and genmcp's core and ``_suite`` machinery; never a web framework.
+Imports asyncio, genmcp's core and the request in flight (``genmcp.call``); no web framework.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, final
 
-from genmcp._suite.call import Call
-from genmcp._suite.job import Asker
+from genmcp.call import Call
+from genmcp.call.job import Asker
 from genmcp.errors import CallbackReturnError, MCPError, internal_error
 from genmcp.events import Answer, Ended, Ending, Event, Interim
 from genmcp.protocol.jsonrpc import Request, RequestId, error_response, result_response

@@ -4,7 +4,7 @@
 ``skill``: the ``Skill`` and ``SkillRepo`` behaviours; ``folder``: reading skill directories
 on disk within the extension's limits; ``frontmatter``: a ``SKILL.md``'s YAML frontmatter as
 JSON; ``content``: one skill built once (entry, files, directory tree). The Suite serves them
-through ``genmcp._suite.skills``.
+through ``genmcp.catalogs.skills``.
 """
 
 from genmcp.skills.skill import Skill, SkillRepo

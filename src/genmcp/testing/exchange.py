@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from genmcp._suite.relay import Relay
+from genmcp.call.relay import Relay
 from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer, Interim
 from genmcp.middleware.chain import TransportContext

@@ -21,7 +21,7 @@ from typing import Any, Final, NamedTuple
 
 from starlette.types import Receive, Scope, Send
 
-from genmcp._suite.relay import Relay
+from genmcp.call.relay import Relay
 from genmcp.context import bind, unbind
 from genmcp.errors import MCPError, http_status, retry_after
 from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal

@@ -11,7 +11,7 @@ anything else (a notification, a server request, ``channel.start_stream()``) ope
 stream, which the SSE writer then writes to its end. The HTTP status of a JSON answer is
 chosen from its reason here (``transports.http.response_status``, ``errors.retry_after``).
 
-The relay's reader lives below the transports (``genmcp._suite.relay``, so the task service
+The relay's reader lives below the transports (``genmcp.call.relay``, so the task service
 reads through it too); this module is its public face: :class:`Relay` and the codecs are
 re-exported here for tests, benches and other readers outside the package.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
-from genmcp._suite.relay import MODERN, Codec, LegacyCodec, ModernCodec, Relay
+from genmcp.call.relay import MODERN, Codec, LegacyCodec, ModernCodec, Relay
 from genmcp.errors import retry_after
 from genmcp.events import Answer, Ended
 from genmcp.protocol.jsonrpc import EncodedResult

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
-from genmcp._suite.relay import Relay
+from genmcp.call.relay import Relay
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import encode
 from genmcp.transports.asgi import Receive, Send, disconnected

@@ -39,7 +39,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, BinaryIO, Final
 
-from genmcp._suite.relay import Relay
+from genmcp.call.relay import Relay
 from genmcp.context import AppContext, bind, unbind
 from genmcp.errors import MCPError
 from genmcp.events import Answer, Interim

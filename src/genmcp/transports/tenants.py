@@ -4,7 +4,7 @@ A SaaS server gives each customer (tenant) its own catalog: the tools every tena
 plus those added at runtime for that tenant only. :class:`Tenants` holds one Suite per
 tenant, built on first use by your ``build(tenant, **shared)``, on one shared broker seen
 through a ``storage.scoped.ScopedBroker``: a tenant's runtime ``add_tool`` reaches that
-tenant's Suite on every process (the shared catalog, ``_suite.catalog_sync``) and that
+tenant's Suite on every process (the shared catalog, ``sync.catalog``) and that
 tenant's listen streams only. Each tenant's Suite seals with its own audience, so a cursor,
 ``requestState`` or session id of one tenant opens nothing of another's.
 

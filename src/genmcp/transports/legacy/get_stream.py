@@ -8,7 +8,7 @@ ends too when the session is deleted, and when a change finds its session gone f
 registry (the registry lost its data: a Redis restarted empty; one lookup per change, not
 per request), so that the client learns it and initializes again.
 
-Resumable. The stream is a cursor over the Suite's change log (``_suite.change_log``, in
+Resumable. The stream is a cursor over the Suite's change log (``sync.change_log``, in
 the event log: a Redis Stream with ``MAXLEN ~`` and a TTL when shared), and each event's SSE
 id names its entry: ``get~<entry>`` (``get`` names no POST stream: theirs are base64url
 JSON, ``legacy.resume``). A 2025-11-25 stream opens with a priming event (the id of the
@@ -34,13 +34,13 @@ import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
-from genmcp._suite.change_log import LOGGED, ChangeLog, Entry
-from genmcp._suite.listen import CHANGES, SeenFilter
 from genmcp.protocol import legacy
 from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.methods import RESOURCES_UPDATED
 from genmcp.storage import Broker, SessionRegistry, Subscription
 from genmcp.storage.guard import StorageUnavailable
+from genmcp.sync.change_log import LOGGED, ChangeLog, Entry
+from genmcp.sync.listen import CHANGES, SeenFilter
 from genmcp.transports.legacy.rounds import end_topic
 
 __all__ = ["SessionStream", "get_topic", "list_notices", "parse_get_event_id"]

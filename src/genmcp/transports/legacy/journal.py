@@ -45,7 +45,7 @@ from genmcp.transports.legacy.resume import log_key, stream_of
 from genmcp.transports.sse import Unlogged, priming
 
 if TYPE_CHECKING:
-    from genmcp._suite.relay import Relay
+    from genmcp.call.relay import Relay
     from genmcp.transports.sse import ShutdownHub
 
 __all__ = ["Journal", "polled_logged"]

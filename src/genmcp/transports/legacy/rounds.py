@@ -5,7 +5,7 @@
 A tool written for 2026-07-28 answers a request that needs user input, an LLM sample or the
 client's roots with ``InputRequired(requests, state)``; the Suite turns that into an
 ``input_required`` result with a sealed ``requestState``. A modern client retries by itself.
-For a legacy (2025) session the Call retries on the client's behalf (``genmcp._suite.call``),
+For a legacy (2025) session the Call retries on the client's behalf (``genmcp.call.call``),
 asking through :class:`InputRounds`:
 
 1. each nested request goes out as a server-initiated JSON-RPC request, shaped for the

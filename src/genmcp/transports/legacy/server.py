@@ -41,10 +41,8 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, Final, NamedTuple
 
-from genmcp._suite.call import Call
-from genmcp._suite.change_log import ChangeLog
-from genmcp._suite.listen import SeenFilter
-from genmcp._suite.relay import MODERN, Codec, LegacyCodec
+from genmcp.call.call import Call
+from genmcp.call.relay import MODERN, Codec, LegacyCodec
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal, session_ended
@@ -72,6 +70,8 @@ from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
 from genmcp.suite import Suite, principal_of
+from genmcp.sync.change_log import ChangeLog
+from genmcp.sync.listen import SeenFilter
 from genmcp.transports.legacy.answers import fail_waiters
 from genmcp.transports.legacy.get_stream import SessionStream, list_notices
 from genmcp.transports.legacy.journal import Journal

@@ -34,7 +34,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final, final
 
-from genmcp._suite.call import Call
+from genmcp.call.call import Call
 from genmcp.protocol.jsonrpc import RequestId
 from genmcp.storage import Broker, Subscription
 

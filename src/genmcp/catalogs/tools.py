@@ -1,0 +1,380 @@
+"""The tools a Suite serves, and its ``tools/list`` and ``tools/call`` methods.
+
+A :class:`ToolEntry` is what the Suite builds once per served tool: the instance, its
+provider ``arg``, the compiled input and output validators, the ``tools/list`` descriptor and
+the ``x-mcp-header`` parameters the HTTP transport checks against ``Mcp-Param-*`` headers.
+Building it runs the tool's metadata hooks once, so a misconfigured tool fails when the Suite
+is built, not at the first call.
+
+:class:`ToolCatalog` holds the entries and answers ``tools/list`` (pages built once per
+change, sealed cursors, merged cache hints) and ``tools/call``: it checks the request and
+makes the :class:`ToolJob` a Call runs (``call``, then ``handle_message`` per mailbox message
+while streaming, ``handle_close`` when the client leaves), whose outcomes become the result
+through ``hooks.py``. Its ``handlers`` are the two methods, for the Suite's method table.
+
+Imports genmcp's core modules; never a web framework.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from genmcp.apps import AppView
+from genmcp.call.job import Handlers, Job
+from genmcp.catalogs.hooks import (
+    arguments_of,
+    call_hook,
+    checked,
+    checked_request,
+    completed,
+    converted,
+    debugging,
+    descriptor,
+    error_result,
+    instantiate,
+    is_async_hook,
+    name_of,
+    result_of,
+    watched,
+)
+from genmcp.catalogs.listing import Catalog
+from genmcp.errors import CallbackReturnError
+from genmcp.outcomes import CacheControl, Error, InputDeclined, InputRequired, Result, Stream
+from genmcp.protocol import v2607
+from genmcp.protocol.jsonrpc import Request
+from genmcp.protocol.methods import TOOLS_CALL, TOOLS_LIST
+from genmcp.protocol.tasks import TASK_SUPPORT, declares_tasks, tasks_required
+from genmcp.schema import (
+    ArgumentValidator,
+    InvalidArguments,
+    advertised_schema,
+    compile_schema,
+    merge_options,
+)
+from genmcp.schema.lint import lint_tool_schema
+from genmcp.tool import Tool, ToolRequest, with_arguments
+
+if TYPE_CHECKING:
+    from genmcp.channel import Channel
+
+__all__ = ["Followed", "ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
+
+log = logging.getLogger("genmcp")
+
+
+class Followed:
+    """The outcome of a call that a task of this Suite continues, the work running elsewhere
+    (a remote mount's upstream task, ``TaskService.follow``): answered with the task's
+    ``CreateTaskResult`` as it is."""
+
+    __slots__ = ("created",)
+
+    def __init__(self, created: dict[str, Any]) -> None:
+        self.created = created
+
+
+_OUTCOMES: Final = (Result, Stream, Error, InputRequired)
+_TAKEN: Final = (*_OUTCOMES, Followed)
+"""What ``call`` may return: the public outcomes, and the remote mount's ``Followed``."""
+
+ToolProvider = type[Tool] | tuple[type[Tool], Any]
+"""A tool class, or ``(ToolClass, arg)``; ``arg`` reaches every hook."""
+
+
+class ToolEntry:
+    """One served tool: the instance, its provider ``arg`` and what was built from them once."""
+
+    __slots__ = (
+        "arg",
+        "call_is_async",
+        "descriptor",
+        "error_results",
+        "header_params",
+        "label",
+        "name",
+        "output",
+        "owner",
+        "task_support",
+        "tool",
+        "validator",
+        "view",
+    )
+
+    def __init__(
+        self, cls: type[Tool], arg: Any, schema_options: Mapping[str, Any] | None = None
+    ) -> None:
+        self.tool, self.arg = instantiate(cls, Tool), arg
+        self.owner = cls.__qualname__
+        self.name = checked_name(name_of(self.tool, self.owner, arg), self.owner)
+        self.label = f"tool {self.name!r}"
+        self.call_is_async = is_async_hook(self.tool, "call")
+        self.error_results = bool(self.tool.option("error_results"))
+        schema = self.tool.input_schema(arg)
+        # the Suite's schema_options, then the tool's own, key by key
+        options = merge_options(schema_options, self.tool.schema_options(arg), owner=self.owner)
+        self.validator: ArgumentValidator | None = None  # the generated validate_request's
+        if type(self.tool).validate_request is Tool.validate_request:
+            self.validator = compile_schema(schema, owner=self.owner, options=options)
+            self.tool.__dict__["_genmcp_validator"] = self.validator
+            advertised = self.validator.advertised
+        else:  # the tool validates itself: the schema only describes it
+            advertised = advertised_schema(schema, owner=self.owner)
+        lint_tool_schema(advertised, owner=self.owner, which="input_schema")
+        output = self.tool.output_schema(arg)
+        self.output: ArgumentValidator | None = (
+            None if output is None else compile_schema(output, owner=self.owner, options=options)
+        )
+        self.task_support = self.tool.task_support(arg)
+        if self.task_support not in TASK_SUPPORT:
+            raise ValueError(
+                f"{self.owner}: task_support must be one of {sorted(TASK_SUPPORT)}, "
+                f"not {self.task_support!r}"
+            )
+        if self.output is not None:
+            lint_tool_schema(self.output.advertised, owner=self.owner, which="output_schema")
+        self.descriptor = self._describe(advertised)
+        self.header_params = _header_params(advertised)
+        view = self.tool.option("view")  # an AppView class the Suite serves with the tool
+        self.view: type[AppView] | None = view if _is_view(view) else None
+
+    @property
+    def behaviour(self) -> Tool:
+        """The tool instance (its ``visible`` hook)."""
+        return self.tool
+
+    def cache_control(self) -> CacheControl:
+        """The tool's cache hint for ``tools/list``."""
+        return self.tool.cache_control(self.arg)
+
+    def required_scopes(self) -> tuple[str, ...]:
+        """The scopes a caller needs to see and call the tool (auth)."""
+        return self.tool.required_scopes(self.arg)
+
+    def _describe(self, input_schema: dict[str, Any]) -> dict[str, Any]:
+        own = {"inputSchema": input_schema}
+        if self.output is not None:
+            own["outputSchema"] = self.output.advertised
+        described = descriptor(
+            self.tool, self.arg, self.name, own, ("annotations", "icons", "_meta")
+        )
+        ui = self.tool.ui(self.arg)
+        if ui:  # MCP Apps: _meta.ui links the tool to its view
+            meta = described.setdefault("_meta", {})
+            meta["ui"] = {**meta.get("ui", {}), **ui}
+        return described
+
+
+TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+"""The spec's tool name (a SHOULD): 1 to 128 of ``A-Za-z0-9_-.``."""
+_NAME_FIX: Final = "MCP tool names are 1 to 128 of A-Z a-z 0-9 _ - . (e.g. name='get_weather')"
+
+
+def checked_name(name: str, owner: str) -> str:
+    """``name`` when it follows the spec's pattern. A name longer than 128 characters or
+    holding a space, a control character or ``/`` (which clients and hosts refuse) is a
+    ``ValueError`` naming ``owner``; any other character outside the pattern (non-ASCII:
+    it travels base64-encoded in ``Mcp-Name``) is a warning."""
+    if TOOL_NAME.fullmatch(name) is not None:
+        return name
+    bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "_.-"))})
+    if len(name) > 128 or any(c.isspace() or not c.isprintable() or c == "/" for c in bad):
+        what = f"has {', '.join(map(repr, bad))}" if bad else "is longer than 128 characters"
+        raise ValueError(f"{owner}: the tool name {name!r} {what}; {_NAME_FIX}")
+    log.warning(
+        "%s: the tool name %r has %s; %s", owner, name, ", ".join(map(repr, bad)), _NAME_FIX
+    )
+    return name
+
+
+def _is_view(view: Any) -> bool:
+    return isinstance(view, type) and issubclass(view, AppView)
+
+
+def _header_params(schema: dict[str, Any]) -> dict[str, str]:
+    """Argument name -> ``x-mcp-header`` name, for root properties that declare one."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return {}
+    found: dict[str, str] = {}
+    for prop, spec in properties.items():
+        if isinstance(spec, dict) and isinstance(spec.get("x-mcp-header"), str):
+            found[prop] = spec["x-mcp-header"]
+    return found
+
+
+class ToolCatalog(Catalog[ToolEntry]):
+    """The tools a Suite serves, ``tools/list``, and the job of each ``tools/call``.
+
+    Args:
+        schema_options: the Suite's schema build options, under each tool's own.
+        served: what every catalog is built with (``listing.Served``).
+    """
+
+    def __init__(self, *, schema_options: Mapping[str, Any] | None = None, **served: Any) -> None:
+        self.schema_options = schema_options
+        super().__init__(kind="tool", method=TOOLS_LIST, key="tools", make=self._entry, **served)
+
+    def _entry(self, cls: Any, arg: Any) -> ToolEntry:
+        return ToolEntry(cls, arg, self.schema_options)
+
+    def handlers(self, on_call: Callable[[], None] | None = None) -> Handlers:
+        """``tools/list`` and ``tools/call``; ``on_call``, when given, runs before each call's
+        job is made (a Suite with a shared broker starts its mail relay: from the first call
+        on, posts from other processes reach its workers). Without it ``tools/call`` is
+        ``job`` itself: the hot path makes no extra call."""
+        if on_call is None:
+            return {TOOLS_LIST: self.list_visible, TOOLS_CALL: self.job}
+        started = on_call
+
+        def call(request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> ToolJob:
+            started()
+            return self.job(request, meta, assigns)
+
+        return {TOOLS_LIST: self.list_visible, TOOLS_CALL: call}
+
+    @property
+    def serves_tasks(self) -> bool:
+        """True when some tool supports tasks (the Suite then advertises the extension)."""
+        return any(entry.task_support != "none" for entry in self.entries.values())
+
+    def header_params(self, name: Any) -> Mapping[str, str]:
+        """The ``x-mcp-header`` parameters of the tool ``name`` (none for an unknown tool)."""
+        entry = self.entries.get(name) if isinstance(name, str) else None
+        return {} if entry is None else entry.header_params
+
+    def job(self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]) -> ToolJob:
+        """Check one ``tools/call`` and make the job that answers it."""
+        params = request.params
+        entry = self.requested(params, TOOLS_CALL, assigns, meta)  # hidden: as unknown
+        name, arguments = entry.name, arguments_of(params, TOOLS_CALL)
+        if entry.task_support == "required" and not declares_tasks(meta):
+            raise tasks_required()  # before any hook runs
+        responses, state, binding = self.states.retry(params, assigns, name, arguments)
+        tool_request = ToolRequest(name, arguments, meta, responses, state)
+        return ToolJob(self, entry, tool_request, binding)
+
+    def complete(self, entry: ToolEntry, result: Any) -> dict[str, Any]:
+        """A tool's ``Result`` checked (shape, output schema) and completed."""
+        if not isinstance(result, dict) or not isinstance(result.get("content"), list):
+            raise CallbackReturnError(
+                "tool",
+                entry.name,
+                "call",
+                result,
+                "Result(call_tool_result(...)): a CallToolResult dict with a content list",
+            )
+        if entry.output is None or result.get("isError"):
+            return completed(result, self._result_meta)
+        if "structuredContent" not in result:
+            raise CallbackReturnError(
+                "tool",
+                entry.name,
+                "call",
+                result,
+                "a result with structuredContent, since the tool declares output_schema "
+                "(call_tool_result(structured=...), or return the pydantic model)",
+            )
+        try:
+            entry.output.validate(result["structuredContent"])
+        except InvalidArguments as exc:
+            raise CallbackReturnError(
+                "tool",
+                entry.name,
+                "call",
+                result["structuredContent"],
+                f"structuredContent matching the output schema ({exc.describe()})",
+            ) from None
+        return completed(result, self._result_meta)
+
+
+class ToolJob(Job):
+    """One ``tools/call``: validation, ``call``, then the stream hooks (see the module)."""
+
+    __slots__ = (
+        "_binding",
+        "_catalog",
+        "_entry",
+        "_request",
+        "cancellable",
+        "label",
+        "task_capable",
+    )
+
+    def __init__(
+        self,
+        catalog: ToolCatalog,
+        entry: ToolEntry,
+        request: ToolRequest,
+        binding: Callable[[], str],
+    ) -> None:
+        self._catalog, self._entry, self._request, self._binding = catalog, entry, request, binding
+        self.label = entry.label
+        self.cancellable = entry.call_is_async
+        self.task_capable = entry.task_support != "none"  # ``wants_task`` decides per call
+
+    def wants_task(self) -> bool:
+        """True when the tool supports tasks and wants this call to run as one."""
+        entry = self._entry
+        if entry.task_support == "none":
+            return False
+        return bool(entry.tool.wants_task(self._request, entry.arg))
+
+    async def start(self, channel: Channel) -> Any:
+        entry = self._entry
+        request = self._request
+        validator = entry.validator
+        done, arguments = (
+            (False, None) if validator is None else validator.inline(request.arguments)
+        )
+        if done:  # the common call: validated at once on the loop
+            request = with_arguments(request, arguments)
+        else:  # the tool's own validate_request, or a costly validation: off the loop
+            request = await checked_request(entry.tool, request, entry.arg)
+        if entry.call_is_async:  # the hot path: one await, no thread
+            coro = entry.tool.call(request, channel, entry.arg)
+            if debugging():
+                coro = watched(coro, f"{entry.owner}.call() ({entry.label})")
+            outcome = await coro
+            if type(outcome) in _TAKEN:
+                return outcome
+            return checked("tool", entry.name, "call", converted(outcome), _OUTCOMES)
+        return await self._invoke("call", request, channel, entry.arg)
+
+    async def message(self, message: Any, channel: Channel, state: Any) -> Any:
+        return await self._invoke("handle_message", message, channel, state, self._entry.arg)
+
+    async def close(self, channel: Channel, state: Any) -> None:
+        await call_hook(self._entry.tool, "handle_close", channel, state, self._entry.arg)
+
+    async def _invoke(self, hook: str, *args: Any) -> Any:
+        outcome = await call_hook(self._entry.tool, hook, *args)
+        return checked("tool", self._entry.name, hook, converted(outcome), _OUTCOMES)
+
+    def result(self, outcome: Any) -> dict[str, Any]:
+        entry = self._entry
+        if isinstance(outcome, InvalidArguments):
+            message = f"Invalid arguments for tool {entry.name!r}: {outcome.describe()}"
+            return self._catalog.complete(entry, v2607.call_tool_result(error=message))
+        if type(outcome) is Result:  # the hot path
+            return self._catalog.complete(entry, outcome.result)
+        if type(outcome) is Followed:
+            return outcome.created
+        if isinstance(outcome, InputDeclined):  # request.input(Model): the user said no
+            return self._catalog.complete(entry, v2607.call_tool_result(error=outcome.message))
+        if isinstance(outcome, BaseException):
+            answer = error_result(outcome) if entry.error_results else None
+            if answer is None:
+                raise outcome
+            log.warning("%s raised; answered as an isError result", entry.label, exc_info=outcome)
+            return self._catalog.complete(entry, answer)
+        return result_of(
+            outcome,
+            complete=lambda result: self._catalog.complete(entry, result),
+            states=self._catalog.states,
+            meta=self._request.meta,
+            # the binding is needed only to seal InputRequired: computed then, not per call
+            binding=self._binding,
+        )

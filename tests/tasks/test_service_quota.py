@@ -1,0 +1,101 @@
+"""tasks.service with TaskQuota: one hostile owner floods a real server with task creations.
+
+The default quota holds: of 300 creations of long tasks by one owner (c=16, real HTTP),
+``live_per_owner`` are taken, every other one is a 429 ``task_quota`` (-32029, ``Retry-After``,
+``data.limit``), the server's live asyncio tasks stay bounded, and another owner's task is
+created and keeps running. bench/task_flood.py measures 10,000 (RSS, asyncio tasks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any, Final
+
+import httpx
+from fastapi import FastAPI, Request
+
+from genmcp import (
+    Channel,
+    Result,
+    Suite,
+    TaskQuota,
+    Tool,
+    ToolRequest,
+    call_tool_result,
+    mcp_router,
+)
+from support.server import LiveServer, LiveServers
+
+EXT: Final = "io.modelcontextprotocol/tasks"
+META: Final = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXT: {}}},
+    "io.modelcontextprotocol/clientInfo": {"name": "flood", "version": "0"},
+}
+HEADERS: Final = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": "nap",
+}
+
+
+class Nap(Tool, name="nap", description="Sleeps two minutes.", task_support="optional"):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
+        await asyncio.sleep(120)
+        return Result(call_tool_result(text="rested"))
+
+
+def user(request: Request) -> dict[str, Any]:
+    return {"principal": request.headers.get("x-user", "mallory")}
+
+
+def body(i: int) -> dict[str, Any]:
+    params = {"name": "nap", "arguments": {}, "_meta": META}
+    return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}
+
+
+async def test_a_flood_of_creations_by_one_owner_is_held_to_its_quota(
+    live_server: LiveServers,
+) -> None:
+    suite = Suite(server_name="flood", server_version="1", tools=[Nap])
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite, auth=user), prefix="/mcp")
+    server: LiveServer = live_server.start(app)
+    url = server.url + "/mcp"
+
+    async def loop_tasks() -> int:
+        return len(asyncio.all_tasks())
+
+    before = await server.run_in_loop(loop_tasks())
+    outcomes: Counter[Any] = Counter()
+    retry_after: set[str] = set()
+    slots = asyncio.Semaphore(16)
+    async with httpx.AsyncClient(timeout=30) as http:
+
+        async def create(i: int) -> None:
+            async with slots:
+                reply = await http.post(url, json=body(i), headers=HEADERS)
+            answer = reply.json()
+            if "result" in answer:
+                outcomes[answer["result"]["resultType"]] += 1
+            else:
+                error = answer["error"]
+                outcomes[(reply.status_code, error["code"], error["data"]["limit"])] += 1
+                retry_after.add(reply.headers.get("retry-after", ""))
+
+        await asyncio.gather(*(create(i) for i in range(300)))
+        quota = TaskQuota()
+        assert outcomes == {
+            "task": quota.live_per_owner,
+            (429, -32029, "live_per_owner"): 300 - quota.live_per_owner,
+        }
+        assert retry_after == {"1"}
+        during = await server.run_in_loop(loop_tasks())
+        # a runner and a lease keeper per live task, plus the server's own few
+        assert during - before <= 3 * quota.live_per_owner + 8, (before, during)
+        other = await http.post(url, json=body(0), headers={**HEADERS, "x-user": "bob"})
+        assert other.json()["result"]["resultType"] == "task", other.text
+        assert suite.tasks.running == quota.live_per_owner + 1
