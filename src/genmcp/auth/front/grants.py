@@ -4,12 +4,12 @@ refresh tokens, and the upstream tokens behind them.
 Every record expires; pending sign-ins are bounded (``max_pending`` started within their
 life: more are refused, none evicted), and in memory every table is bounded too. A code is
 used once: a second use is refused and revokes every token issued from it (RFC 6749 §4.1.2,
-OAuth 2.1). A refresh token is rotated: each use returns a new one, and a used one presented again revokes
-its whole family; so does :meth:`GrantStore.revoke` (RFC 7009), which the access tokens'
-verifier also honours. Upstream tokens are kept encrypted (Fernet: a key made at start-up,
-or given to every process that shares the store) and are never sent to the MCP client. PKCE
-is S256 only (:func:`pkce_matches`). The records live in a ``genmcp.storage.RecordStore`` as
-JSON.
+OAuth 2.1). A refresh token is rotated: each use returns a new one, and a used one presented
+again revokes its whole family; so does :meth:`GrantStore.revoke` (RFC 7009), which the
+access tokens' verifier also honours. Upstream tokens are kept encrypted (Fernet: a key made
+at start-up, or given to every process that shares the store) and are never sent to the MCP
+client. PKCE is S256 only (:func:`pkce_matches`). The records live in a
+``genmcp.storage.RecordStore`` as JSON.
 
 Pure: no asyncio, no web framework, no HTTP client.
 """
