@@ -71,6 +71,10 @@ async def test_consent_from_another_browser_is_refused(served: Any) -> None:
         elsewhere = await victim.get(f"{FRONT}/oauth/callback", params={"state": state,
                                                                          "code": "stolen"})
         assert elsewhere.status_code == 400 and "location" not in elsewhere.headers
+        # and spends nothing: the browser that approved still finishes (here, a bad code)
+        own = await attacker.get(f"{FRONT}/oauth/callback", params={"state": state,
+                                                                   "code": "stolen"})
+        assert own.status_code == 302 and str(own.headers["location"]).startswith(CLIENT_REDIRECT)
 
 
 async def test_a_denial_goes_back_to_the_client(served: Any) -> None:
