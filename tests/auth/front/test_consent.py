@@ -25,7 +25,8 @@ async def test_a_consent_is_answered_once_from_its_browser() -> None:
     consents = Consents()
     one, two = await consents.ask(ASKED, "app"), await consents.ask(ASKED, "app")
     assert await consents.answer(one.consent_id, two.browser) is None  # another browser
-    assert await consents.answer(one.consent_id, one.browser) is None  # that refusal used it up
+    assert await consents.answer(one.consent_id, one.browser) == one  # that try spent nothing
+    assert await consents.answer(one.consent_id, one.browser) is None  # used once
     assert await consents.answer(two.consent_id, None) is None
     three = await consents.ask(ASKED, None)
     assert await consents.answer(three.consent_id, three.browser) == three
@@ -62,14 +63,18 @@ async def test_consent_from_another_browser_is_refused(served: Any) -> None:
         # the attacker makes the victim's browser post the attacker's consent id
         forged = await approve(victim, page)
         assert forged.status_code == 400 and "location" not in forged.headers
-        # and the consent id is spent: the attacker's own browser cannot use it either
-        assert (await approve(attacker, page)).status_code == 400
+        # the forged post spent nothing: the consent is still its own browser's to answer
+        assert (await approve(attacker, page)).status_code == 303
         # an approved sign-in's callback only completes in the browser that approved it
         approved = await approve(attacker, await attacker.get(_authorize_url(client_id)))
         state = httpx.URL(approved.headers["location"]).params["state"]
         elsewhere = await victim.get(f"{FRONT}/oauth/callback", params={"state": state,
                                                                          "code": "stolen"})
         assert elsewhere.status_code == 400 and "location" not in elsewhere.headers
+        # and spends nothing: the browser that approved still finishes (here, a bad code)
+        own = await attacker.get(f"{FRONT}/oauth/callback", params={"state": state,
+                                                                   "code": "stolen"})
+        assert own.status_code == 302 and str(own.headers["location"]).startswith(CLIENT_REDIRECT)
 
 
 async def test_a_denial_goes_back_to_the_client(served: Any) -> None:

@@ -130,7 +130,7 @@ async def test_redirect_uris_match_exactly_and_never_open_a_redirect(served: Any
         unknown = await http.get(_authorize_url("nobody", redirect_uri="https://evil.example"))
         assert unknown.status_code == 400 and "location" not in unknown.headers
         for uri in ("http://evil.example/cb", "javascript:alert(1)", "https://a.example/#f",
-                    "https://user@a.example/cb", "/relative"):
+                    "https://user@a.example/cb", "/relative", "https://a.example/c\r\nb"):
             refused = await http.post(f"{FRONT}/register", json={"redirect_uris": [uri]})
             assert refused.status_code == 400, uri
             assert refused.json()["error"] == "invalid_redirect_uri"
@@ -140,6 +140,27 @@ async def test_redirect_uris_match_exactly_and_never_open_a_redirect(served: Any
         assert mismatch.status_code == 400 and mismatch.json()["error"] == "invalid_grant"
         stray = await http.get(f"{FRONT}/oauth/callback?code=x&state=forged")
         assert stray.status_code == 400 and "location" not in stray.headers
+
+
+async def test_repeated_parameters_are_refused(served: Any) -> None:
+    async with httpx.AsyncClient(trust_env=False) as http:
+        client_id = (await _register(http))["client_id"]
+        url = httpx.URL(_authorize_url(client_id))
+        twice = {"redirect_uri": "http://127.0.0.1:9/other", "client_id": "other",
+                 "state": "st-2", "code_challenge": "y" * 43, "scope": "notes:write"}  # fmt: skip
+        for name, value in twice.items():
+            response = await http.get(url.copy_add_param(name, value))
+            if name in ("redirect_uri", "client_id"):  # nowhere trusted to send it back
+                assert response.status_code == 400 and "location" not in response.headers
+                assert f"{name} is repeated" in response.text
+            else:
+                back = httpx.URL(response.headers["location"])
+                assert back.params["error"] == "invalid_request", name
+                assert f"{name} is repeated" in back.params["error_description"]
+        duplicate = b'{"redirect_uris": ["https://a.example/cb"], "redirect_uris": []}'
+        registered = await http.post(f"{FRONT}/register", content=duplicate)
+        assert registered.status_code == 400
+        assert registered.json()["error_description"] == "redirect_uris is repeated"
 
 
 async def test_another_resource_is_refused(served: Any) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from cryptography.fernet import Fernet
 
 from genmcp.auth.front.grants import Authorization, GrantStore, pkce_challenge, pkce_matches
+from genmcp.auth.front.limits import Throttled
 from genmcp.storage.memory import MemoryRecordStore
 
 VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -80,5 +82,8 @@ async def test_codes_expire_and_tables_are_bounded() -> None:
     code = await store.issue_code(ASKED, "alice", {})
     await asyncio.sleep(0.1)
     assert await store.redeem_code(code) is None
-    states = [await store.begin(ASKED, "v") for _ in range(20)]
-    assert await store.resume(states[0]) is None and await store.resume(states[-1]) is not None
+    states = [await store.begin(ASKED, "v") for _ in range(5)]
+    with pytest.raises(Throttled) as full:  # a sixth is refused: none of the five is evicted
+        await store.begin(ASKED, "v")
+    assert full.value.status == 503 and full.value.retry_after >= 1
+    assert all([await store.resume(state) is not None for state in states])

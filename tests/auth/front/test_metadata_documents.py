@@ -13,6 +13,8 @@ import asyncio
 import datetime
 import ipaddress
 import ssl
+import threading
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,9 +26,11 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from fastapi import FastAPI
+from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 
 from genmcp.auth.front import MetadataDocuments, RegistrationError
+from genmcp.auth.front.metadata_documents import reached
 from genmcp.client import Client
 from genmcp.client.oauth import OAuth
 from support.authorization_server import AuthorizationServer, free_port
@@ -59,8 +63,25 @@ def _certificate(folder: Path) -> tuple[Path, Path]:
     return cert, pem
 
 
+HITS: Counter[str] = Counter()
+"""The requests the document server received, by path."""
+GATES: dict[str, threading.Event] = {}
+"""`/held/{gate}/...` answers once its gate is set."""
+
+
 def _documents_app(base: str) -> FastAPI:
     app = FastAPI()
+
+    @app.middleware("http")
+    async def count(request: Request, call_next: Any) -> Response:
+        HITS[request.url.path] += 1
+        answer: Response = await call_next(request)
+        return answer
+
+    @app.get("/held/{gate}/{name}")  # its client_id: the URL it was fetched at
+    async def held(request: Request, gate: str) -> Response:
+        await asyncio.to_thread(GATES.setdefault(gate, threading.Event()).wait, 30)
+        return JSONResponse({**document(""), "client_id": str(request.url)})
 
     def document(path: str, **overrides: Any) -> dict[str, Any]:
         return {"client_id": f"{base}{path}", "client_name": "cimd client",
@@ -136,7 +157,10 @@ async def test_only_https_urls_with_a_path(url: str) -> None:
 @pytest.mark.parametrize("url", [
     "https://127.0.0.1/c.json", "https://10.0.0.1/c.json", "https://192.168.1.1/c.json",
     "https://169.254.169.254/latest/meta-data", "https://[::1]/c.json", "https://localhost/c.json",
-    "https://100.64.0.1/c.json",
+    "https://100.64.0.1/c.json", "https://[64:ff9b::7f00:1]/c.json",
+    "https://[64:ff9b::a9fe:a9fe]/latest/meta-data", "https://[64:ff9b:1::808:808]/c.json",
+    "https://[2002:a00:1::1]/c.json", "https://[::a00:1]/c.json", "https://[::ffff:a00:1]/c.json",
+    "https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/c.json",
 ])  # fmt: skip
 async def test_private_and_loopback_addresses_are_refused(url: str) -> None:
     with pytest.raises(RegistrationError, match="not public"):
@@ -193,3 +217,81 @@ async def test_a_metadata_document_client_signs_in_through_the_front(
                                params={"client_id": "http://example.com/c.json"})  # fmt: skip
     assert private.status_code == 400 and "location" not in private.headers
     assert plain.status_code == 400 and "not https" in plain.text
+
+
+@pytest.mark.parametrize(("address", "to"), [
+    ("64:ff9b::a00:1", "10.0.0.1"), ("64:ff9b::808:808", "8.8.8.8"), ("2002:7f00:1::", "127.0.0.1"),
+    ("::10.0.0.1", "10.0.0.1"), ("::ffff:169.254.169.254", "169.254.169.254"),
+    ("2001:0:4136:e378:8000:63bf:f5ff:fffe", "10.0.0.1"), ("64:ff9b:1::a00:1", None),
+    ("2606:4700::1111", "2606:4700::1111"), ("::1", "::1"), ("8.8.4.4", "8.8.4.4"),
+])  # fmt: skip
+def test_an_ipv6_address_is_judged_by_the_ipv4_address_it_carries(
+    address: str, to: str | None
+) -> None:
+    expected = None if to is None else ipaddress.ip_address(to)
+    assert reached(ipaddress.ip_address(address)) == expected
+
+
+async def _arrived(path: str, count: int) -> None:
+    """Wait until the document server has received ``count`` requests for ``path``."""
+    for _ in range(1000):
+        if HITS[path] >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{HITS[path]} requests for {path}, not {count}")
+
+
+async def test_concurrent_lookups_of_one_url_share_one_fetch(documents_server: Any) -> None:
+    base, cert = documents_server
+    documents, path = _loopback(cert), "/held/one/client.json"
+    lookups = [asyncio.create_task(documents.client(base + path)) for _ in range(50)]
+    await _arrived(path, 1)
+    await asyncio.sleep(0.3)  # time for any other fetch to arrive too
+    GATES["one"].set()
+    clients = await asyncio.gather(*lookups)
+    assert HITS[path] == 1 and {c.client_id for c in clients} == {base + path}
+
+
+async def test_a_failed_fetch_is_remembered(documents_server: Any) -> None:
+    base, cert = documents_server
+    documents = _loopback(cert, failure_ttl_s=60)
+    for _ in range(20):
+        with pytest.raises(RegistrationError, match="answered 404"):
+            await documents.client(f"{base}/gone.json")
+    assert HITS["/gone.json"] == 1
+    quick = _loopback(cert, failure_ttl_s=0)
+    for _ in range(3):
+        with pytest.raises(RegistrationError, match="answered 404"):
+            await quick.client(f"{base}/gone-too.json")
+    assert HITS["/gone-too.json"] == 3  # remembered for failure_ttl_s only
+
+
+async def test_fetches_at_once_are_bounded_per_host_and_in_all(documents_server: Any) -> None:
+    base, cert = documents_server
+    documents = _loopback(cert, max_fetches_per_host=3, max_fetches=4)
+    by_ip = base.replace("localhost", "127.0.0.1")  # another host name, the same server
+    urls = [f"{base}/held/many/{n}.json" for n in range(10)]
+    urls += [f"{by_ip}/held/many/ip-{n}.json" for n in range(5)]
+    lookups = [asyncio.create_task(documents.client(url)) for url in urls]
+    await asyncio.sleep(0)
+    refused = [task for task in lookups if task.done()]  # refused at once, not queued
+    assert len(refused) == 11
+    for task in refused:
+        error = task.exception()
+        assert isinstance(error, RegistrationError) and error.status == 503
+        assert error.error == "temporarily_unavailable"
+    await _arrived_all("/held/many/", 4)
+    await asyncio.sleep(0.3)
+    GATES["many"].set()
+    answers = await asyncio.gather(*lookups, return_exceptions=True)
+    fetched = sum(hits for path, hits in HITS.items() if path.startswith("/held/many/"))
+    assert fetched == 4 and sum(not isinstance(a, BaseException) for a in answers) == 4
+    assert (await documents.client(urls[-1])).client_id == urls[-1]  # room again
+
+
+async def _arrived_all(prefix: str, count: int) -> None:
+    for _ in range(1000):
+        if sum(hits for path, hits in HITS.items() if path.startswith(prefix)) >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"fewer than {count} requests under {prefix}")

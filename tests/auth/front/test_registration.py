@@ -21,6 +21,8 @@ def test_https_and_loopback_http_are_accepted(uri: str) -> None:
 @pytest.mark.parametrize("uri", [
     "http://app.example/cb", "http://127.0.0.1.evil.example/cb", "javascript:alert(1)",
     "https://app.example/cb#x", "https://me@app.example/cb", "/cb", "", 7, "https://" + "a" * 3000,
+    "https://app.example/cb\r\nSet-Cookie: x=1", "https://app.example/c\tb",
+    "https://app.exa\nmple/cb", "https://app.example/c b", "https://app.example/c\x7fb",
 ])  # fmt: skip
 def test_other_redirect_uris_are_refused(uri: object) -> None:
     with pytest.raises(RegistrationError) as refused:
@@ -59,4 +61,19 @@ async def test_a_flood_is_bounded_and_registrations_expire() -> None:
     await asyncio.sleep(0.25)
     assert await registry.get(clients[0].client_id) is None
     await registry.register(GOOD)  # the expired ones freed their places
+    await registry.register(GOOD)
+
+
+async def test_a_registration_never_used_lives_an_hour_a_used_one_its_full_life() -> None:
+    registry = ClientRegistry(max_clients=2, ttl_s=60.0, unused_ttl_s=0.2)
+    used, unused = await registry.register(GOOD), await registry.register(GOOD)
+    with pytest.raises(RegistrationError):  # two unused at once: the bound
+        await registry.register(GOOD)
+    assert await registry.keep(used.client_id) and await registry.keep(used.client_id)
+    await asyncio.sleep(0.25)
+    assert await registry.get(unused.client_id) is None  # never used: gone
+    kept = await registry.get(used.client_id)
+    assert kept is not None and kept.expires_at > used.expires_at + 50
+    assert not await registry.keep(unused.client_id)
+    await registry.register(GOOD)  # the unused ones freed their places within their short life
     await registry.register(GOOD)

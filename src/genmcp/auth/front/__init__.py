@@ -21,8 +21,9 @@ PKCE), ``issuer`` (the front's JWT access tokens and their verifier), ``upstream
 provider: discovery on first use, code exchange, the user from its verified ID token or
 userinfo), ``id_token`` (OpenID Core ID token checks), ``github`` (the GitHub preset: OAuth
 without OpenID), ``token_endpoint`` (``/token``, ``/revoke``: also the logout), ``wire``
-(bounded bodies, forms, errors, 503 when the store is down), ``front``
-(``AuthorizationFront``: the other routes). The records live in a
+(bounded bodies, forms, errors, 503 when the store is down), ``limits`` (``FrontLimits``:
+what one source, one client and everyone may start; floods are refused, never evicting),
+``front`` (``AuthorizationFront``: the other routes). The records live in a
 ``genmcp.storage.RecordStore``: memory by default, ``RedisRecordStore`` for several processes.
 Needs the ``auth`` extra.
 """
@@ -32,6 +33,7 @@ from __future__ import annotations
 from genmcp.auth.front.front import AuthorizationFront
 from genmcp.auth.front.github import GitHub
 from genmcp.auth.front.id_token import InvalidIdToken
+from genmcp.auth.front.limits import FrontLimits
 from genmcp.auth.front.metadata_documents import MetadataDocuments
 from genmcp.auth.front.registration import ClientRegistry, RegistrationError
 from genmcp.auth.front.upstream import Upstream, UpstreamError
@@ -39,6 +41,7 @@ from genmcp.auth.front.upstream import Upstream, UpstreamError
 __all__ = [
     "AuthorizationFront",
     "ClientRegistry",
+    "FrontLimits",
     "GitHub",
     "InvalidIdToken",
     "MetadataDocuments",

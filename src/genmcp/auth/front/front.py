@@ -18,6 +18,12 @@ signs in at the upstream provider, whose tokens stay here. Routes (at the root o
 - ``/token`` and ``/revoke``: ``token_endpoint.TokenEndpoint``;
 - ``/jwks``: the public key of the access tokens.
 
+Each OAuth parameter comes once (RFC 6749 §3.1; only ``resource`` may repeat, RFC 8707): a
+repeated ``client_id`` or ``redirect_uri`` is a 400 page, another an ``invalid_request``.
+Floods are bounded per source address, per client and in all (``limits.FrontLimits``): the
+flooder gets 429 (or everyone 503 when the store-wide bound is reached) with
+``Retry-After``, and no one's pending sign-in is evicted.
+
 :meth:`AuthorizationFront.resource_server` builds the ``OAuthResource`` that accepts its tokens.
 """
 
@@ -40,6 +46,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from genmcp.auth.front.consent import Consent, Consents, consent_page
 from genmcp.auth.front.grants import Authorization, GrantStore, pkce_challenge
 from genmcp.auth.front.issuer import TokenIssuer
+from genmcp.auth.front.limits import FrontLimits, Gate, Throttled, source_key
 from genmcp.auth.front.metadata_documents import MetadataDocuments, is_metadata_url
 from genmcp.auth.front.registration import ClientRegistry, RegisteredClient, RegistrationError
 from genmcp.auth.front.token_endpoint import TokenEndpoint
@@ -56,6 +63,7 @@ from genmcp.auth.front.wire import (
 from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.tokens import canonical_uri
 from genmcp.storage import RecordStore
+from genmcp.storage.buckets import Buckets, MemoryBuckets
 from genmcp.storage.memory import MemoryRecordStore
 
 __all__ = ["AuthorizationFront"]
@@ -65,6 +73,7 @@ log = logging.getLogger("genmcp.auth.front")
 CALLBACK: Final = "/oauth/callback"
 CONSENT: Final = "/authorize/consent"
 _COOKIE: Final = "genmcp_consent"
+_REPEATABLE: Final = frozenset({"resource"})
 _PAGE_HEADERS: Final = {
     "x-frame-options": "DENY",
     "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
@@ -97,6 +106,12 @@ class AuthorizationFront:
         registry, grants: the client table and the grant memory (built on ``store`` when None).
         documents: how ``client_id`` URLs (Client ID Metadata Documents) are fetched.
         consent_page: renders the consent page (default :func:`consent.consent_page`).
+        limits: the abuse bounds (:class:`limits.FrontLimits`: per source address, per
+            client, in all).
+        buckets: where the per-source and per-client tokens are counted (this process by
+            default; ``genmcp.storage.redis.RedisBuckets`` for one budget across processes).
+        source: the request's source key (default: the connection's address, an IPv6
+            one's /64; behind a proxy, the client's address it forwards).
     """
 
     def __init__(
@@ -116,6 +131,9 @@ class AuthorizationFront:
         grants: GrantStore | None = None,
         documents: MetadataDocuments | None = None,
         consent_page: Callable[[Consent, str], str] = consent_page,
+        limits: FrontLimits | None = None,
+        buckets: Buckets | None = None,
+        source: Callable[[Request], str] | None = None,
     ) -> None:
         self.issuer = issuer.rstrip("/")
         self.upstream, self.resource = upstream, resource
@@ -127,11 +145,16 @@ class AuthorizationFront:
         self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s, key=signing_key)
         self.store = store if store is not None else MemoryRecordStore()
         self.registry = registry if registry is not None else ClientRegistry(store=self.store)
+        self.limits = limits if limits is not None else FrontLimits()
+        self.gate = Gate(self.limits, buckets if buckets is not None else MemoryBuckets())
+        self.source = source if source is not None else _connection_source
         self.grants = (grants if grants is not None
-                       else GrantStore(store=self.store, key=token_key))  # fmt: skip
+                       else GrantStore(store=self.store, key=token_key,
+                                       max_pending=self.limits.max_pending))  # fmt: skip
         self.documents = documents if documents is not None else MetadataDocuments()
         self.callback_url = self.issuer + CALLBACK
-        self.consents, self.consent_page = Consents(store=self.store), consent_page
+        self.consents = Consents(store=self.store, max_pending=self.limits.max_pending)
+        self.consent_page = consent_page
         self.token_endpoint = TokenEndpoint(self.grants, self.tokens, self._lookup,
                                             upstream.revoke)  # fmt: skip
         self._path = urlsplit(self.issuer).path
@@ -195,11 +218,19 @@ class AuthorizationFront:
         return JSONResponse(self.tokens.jwks(), headers={"cache-control": "max-age=300"})
 
     async def _register(self, request: Request) -> Response:
+        try:
+            await self.gate.register(self.source(request))
+        except Throttled as exc:
+            log.info("registration refused: %s", exc.description)
+            return _retry_later(oauth_error("temporarily_unavailable", exc.description,
+                                            exc.status), exc)  # fmt: skip
         body = await read_body(request)
         if body is None:
             return oauth_error("invalid_client_metadata", "the registration request is too large")
         try:
-            metadata = json.loads(body)
+            metadata = json.loads(body, object_pairs_hook=_once)
+        except _Repeated as exc:
+            return oauth_error("invalid_client_metadata", f"{exc} is repeated")
         except ValueError:
             return oauth_error("invalid_client_metadata", "the body is not JSON")
         if not isinstance(metadata, dict):
@@ -216,10 +247,17 @@ class AuthorizationFront:
 
     async def _authorize(self, request: Request) -> Response:
         query = request.query_params
+        repeated = _repeated(query.multi_items())
+        if repeated & {"client_id", "redirect_uri"}:
+            return page(400, "Repeated parameter",
+                        f"{min(repeated & {'client_id', 'redirect_uri'})} is repeated.")
         try:
             client = await self._lookup(query.get("client_id", ""))
         except RegistrationError as exc:
             log.info("authorize refused: %s", exc.description)
+            if exc.status == 503:
+                return _retry_later(page(503, "Try again", exc.description), Throttled(
+                    503, exc.description, 5))  # fmt: skip
             return page(400, "Unusable client", exc.description)
         if client is None:
             return page(400, "Unknown client", "This client_id is not registered (or expired).")
@@ -234,13 +272,20 @@ class AuthorizationFront:
             log.info("authorize refused for %s: %s", client.client_id, error)
             return self._redirect(redirect_uri, state, error=error, error_description=description)
 
+        if repeated:
+            return back("invalid_request", f"{min(repeated)} is repeated")
         try:
             challenge, scope = self._check_request(query)
         except Refused as exc:
             return back(exc.error, exc.description)
         asked = Authorization(client.client_id, redirect_uri, challenge, state, scope,
                               self.resource)  # fmt: skip
-        consent = await self.consents.ask(asked, client.client_name)
+        try:
+            await self.gate.sign_in(self.source(request), client.client_id)
+            consent = await self.consents.ask(asked, client.client_name)
+        except Throttled as exc:
+            log.info("authorize refused for %s: %s", client.client_id, exc.description)
+            return _retry_later(page(exc.status, "Try again later", exc.description), exc)
         document = self.consent_page(consent, self._path + CONSENT)
         response = HTMLResponse(document, headers={**NO_STORE, **_PAGE_HEADERS})
         response.set_cookie(_COOKIE, consent.browser, max_age=int(self.consents.ttl_s),
@@ -265,7 +310,11 @@ class AuthorizationFront:
                                   error="access_denied", error_description="the user denied")
         verifier = secrets.token_urlsafe(48)
         nonce = secrets.token_urlsafe(24) if self.upstream.openid else None
-        upstream_state = await self.grants.begin(asked, verifier, consent.browser, nonce)
+        try:
+            upstream_state = await self.grants.begin(asked, verifier, consent.browser, nonce)
+        except Throttled as exc:
+            log.info("sign-in refused for %s: %s", asked.client_id, exc.description)
+            return _retry_later(page(exc.status, "Try again later", exc.description), exc)
         try:
             url = await self.upstream.authorization_url(
                 state=upstream_state, redirect_uri=self.callback_url,
@@ -302,17 +351,24 @@ class AuthorizationFront:
 
     async def _callback(self, request: Request) -> Response:
         query = request.query_params
-        pending = await self.grants.resume(query.get("state", ""))
+        repeated = _repeated(query.multi_items())
+        if repeated:
+            return page(400, "Repeated parameter", f"{min(repeated)} is repeated.")
+        state = query.get("state", "")
+        pending = await self.grants.pending(state)
         if pending is None:
             return page(400, "Unknown or expired sign-in",
                          "Start again from your application.")  # fmt: skip
         asked = pending.request
         cookie = request.cookies.get(_COOKIE)
         if pending.browser is not None and not (
-            cookie and hmac.compare_digest(cookie, pending.browser)
-        ):
+            cookie and hmac.compare_digest(cookie.encode(), pending.browser.encode())
+        ):  # refused without spending it: another browser cannot end the user's sign-in
             log.info("callback refused: not the browser that approved client %s", asked.client_id)
             return page(400, "Another browser", "Finish signing in in the browser you started in.")
+        if await self.grants.resume(state) is None:  # used meanwhile (or just expired)
+            return page(400, "Unknown or expired sign-in",
+                         "Start again from your application.")  # fmt: skip
         if "error" in query or not query.get("code"):
             log.info("upstream refused the sign-in: %s", query.get("error", "no code"))
             return self._redirect(asked.redirect_uri, asked.state, error="access_denied",
@@ -330,6 +386,8 @@ class AuthorizationFront:
         if granted != asked.scope:
             log.info("upstream did not grant %s: not granted", set(asked.scope) - set(granted))
         code = await self.grants.issue_code(replace(asked, scope=granted), subject, tokens)
+        if not is_metadata_url(asked.client_id):
+            await self.registry.keep(asked.client_id)  # used: it now lasts its full life
         log.info("signed in %s for client %s", subject, asked.client_id)
         return self._redirect(asked.redirect_uri, asked.state, code=code)
 
@@ -361,6 +419,41 @@ class AuthorizationFront:
         if is_metadata_url(client_id):
             return await self.documents.client(client_id)
         return await self.registry.get(client_id)
+
+
+def _connection_source(request: Request) -> str:
+    """The default source key: the connection's address (an IPv6 one's /64)."""
+    return source_key(request.client.host if request.client is not None else None)
+
+
+def _repeated(items: Iterable[tuple[str, str]]) -> set[str]:
+    """The parameters that come more than once (but those allowed to, RFC 8707)."""
+    seen: set[str] = set()
+    repeated = set()
+    for name, _ in items:
+        if name in seen and name not in _REPEATABLE:
+            repeated.add(name)
+        seen.add(name)
+    return repeated
+
+
+class _Repeated(ValueError):
+    """A JSON object names a member twice (the message names it)."""
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose members are each named once (``json.loads`` keeps the last)."""
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        names = [name for name, _ in pairs]
+        raise _Repeated(next(name for name in names if names.count(name) > 1))
+    return members
+
+
+def _retry_later(response: Response, throttled: Throttled) -> Response:
+    """``response`` with the ``Retry-After`` of ``throttled``."""
+    response.headers["retry-after"] = str(throttled.retry_after)
+    return response
 
 
 def _check_rules(

@@ -1,15 +1,15 @@
 """What the front remembers between the steps of a grant: pending authorizations, codes,
 refresh tokens, and the upstream tokens behind them.
 
-Every record expires; in memory every table is bounded too (in Redis, registrations are, and
-the rest by their lifetimes: rate-limit ``/authorize`` at the proxy). A code is used once: a
-second use is refused and revokes every token issued from it (RFC 6749 §4.1.2, OAuth 2.1). A
-refresh token is rotated: each use returns a new one, and a used one presented again revokes
-its whole family; so does :meth:`GrantStore.revoke` (RFC 7009), which the access tokens'
-verifier also honours. Upstream tokens are kept encrypted (Fernet: a key made at start-up,
-or given to every process that shares the store) and are never sent to the MCP client. PKCE
-is S256 only (:func:`pkce_matches`). The records live in a ``genmcp.storage.RecordStore`` as
-JSON.
+Every record expires; pending sign-ins are bounded (``max_pending`` started within their
+life: more are refused, none evicted), and in memory every table is bounded too. A code is
+used once: a second use is refused and revokes every token issued from it (RFC 6749 §4.1.2,
+OAuth 2.1). A refresh token is rotated: each use returns a new one, and a used one presented
+again revokes its whole family; so does :meth:`GrantStore.revoke` (RFC 7009), which the
+access tokens' verifier also honours. Upstream tokens are kept encrypted (Fernet: a key made
+at start-up, or given to every process that shares the store) and are never sent to the MCP
+client. PKCE is S256 only (:func:`pkce_matches`). The records live in a
+``genmcp.storage.RecordStore`` as JSON.
 
 Pure: no asyncio, no web framework, no HTTP client.
 """
@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from cryptography.fernet import Fernet
 
+from genmcp.auth.front.limits import Throttled, room
 from genmcp.storage import RecordStore
 from genmcp.storage.memory import MemoryRecordStore
 
@@ -106,6 +107,9 @@ class GrantStore:
         code_ttl_s: how long an authorization code may wait for its exchange.
         refresh_ttl_s: how long a refresh token lasts.
         max_entries: the bound of each table of the default in-memory store.
+        max_pending: pending sign-ins started within ``pending_ttl_s``, at most (default
+            ``max_entries``; fewer when an in-memory ``store`` holds fewer): more are
+            :class:`Throttled` (503), none evicted.
         store: where the records live (``MemoryRecordStore(max_entries=...)`` when None).
         key: the Fernet key the upstream tokens are encrypted with (a new one when None:
             every process sharing ``store`` needs the same key).
@@ -120,10 +124,12 @@ class GrantStore:
         max_entries: int = 10_000,
         store: RecordStore | None = None,
         key: bytes | str | None = None,
+        max_pending: int | None = None,
     ) -> None:
         self.pending_ttl_s, self.code_ttl_s = pending_ttl_s, code_ttl_s
         self.refresh_ttl_s, self.max_entries = refresh_ttl_s, max_entries
         self.store = store if store is not None else MemoryRecordStore(max_entries=max_entries)
+        self.max_pending = room(self.store, max_entries if max_pending is None else max_pending)
         self._fernet = Fernet(key if key is not None else Fernet.generate_key())
 
     # -- pending authorizations -------------------------------------------------------------
@@ -135,12 +141,22 @@ class GrantStore:
         browser: str | None = None,
         nonce: str | None = None,
     ) -> str:
-        """Remember ``request``; the upstream ``state`` that names it."""
+        """Remember ``request``; the upstream ``state`` that names it (:class:`Throttled`
+        when ``max_pending`` are in progress)."""
         state = secrets.token_urlsafe(32)
+        if not await self.store.admit("pending", state, self.pending_ttl_s, self.max_pending):
+            raise Throttled(503, "too many sign-ins in progress: retry later",
+                            min(self.pending_ttl_s, 60.0))  # fmt: skip
         pending = Pending(request, upstream_verifier, time.time() + self.pending_ttl_s, browser,
                           nonce)  # fmt: skip
         await self.store.put("pending", state, _pending_record(pending), self.pending_ttl_s)
         return state
+
+    async def pending(self, state: str) -> Pending | None:
+        """The pending authorization of upstream ``state``, left in place (to check its
+        browser before :meth:`resume` spends it)."""
+        record = await self.store.get("pending", state) if state else None
+        return None if record is None else _live(_pending_of(record))
 
     async def resume(self, state: str) -> Pending | None:
         """The pending authorization of upstream ``state`` (once), or None."""

@@ -1,12 +1,15 @@
 """Dynamic client registration (RFC 7591) for the authorization-server front.
 
 :class:`ClientRegistry` keeps the registered public clients in a ``genmcp.storage.RecordStore``
-(in memory by default, shared in Redis): at most ``max_clients`` at once, each for ``ttl_s`` (a
-flood of registrations fills the table and is then refused with 429, it never grows memory),
-and checks their metadata: redirect URIs are
-``https``, or ``http`` on a loopback host (the MCP authorization spec), absolute, without a
-fragment or user info; the front only knows public clients (``token_endpoint_auth_method``
-``none``) of the authorization-code grant.
+(in memory by default, shared in Redis). A registration never used lives ``unused_ttl_s``
+(an hour); the first sign-in through it (:meth:`ClientRegistry.keep`) makes it last ``ttl_s``
+(a week). At most ``max_clients`` of each kind live at once: a flood is refused with 429
+and never grows memory, and what it took frees itself within the hour (the front also
+limits registrations per source address, ``limits.FrontLimits``). The registry checks the
+metadata: redirect URIs are ``https``, or ``http`` on a loopback host (the MCP authorization
+spec), absolute, without a fragment, user info, white space or control characters; the
+front only knows public clients (``token_endpoint_auth_method`` ``none``) of the
+authorization-code grant.
 
 Pure: no asyncio, no web framework, no HTTP client.
 """
@@ -20,6 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from genmcp.auth.front.limits import room
 from genmcp.storage import RecordStore
 from genmcp.storage.memory import MemoryRecordStore
 
@@ -70,6 +74,10 @@ def check_redirect_uri(uri: object) -> str:
     """``uri`` when it is an acceptable redirect URI; :class:`RegistrationError` otherwise."""
     if not isinstance(uri, str) or not uri or len(uri) > MAX_FIELD:
         raise RegistrationError("invalid_redirect_uri", "a redirect URI must be a short string")
+    if any(c <= " " or c == "\x7f" for c in uri):  # urlsplit drops tabs and line breaks
+        raise RegistrationError(
+            "invalid_redirect_uri", f"{uri!r} has white space or a control character"
+        )
     parts = urlsplit(uri)
     if parts.fragment or "#" in uri:
         raise RegistrationError("invalid_redirect_uri", f"{uri!r} has a fragment")
@@ -90,8 +98,11 @@ class ClientRegistry:
     """Registered clients, bounded in number and in time.
 
     Args:
-        max_clients: live registrations held at once; more are refused (429) until some expire.
-        ttl_s: how long a registration lasts.
+        max_clients: registrations never used held at once, and as many used ones; more are
+            refused (429) until some expire (fewer when an in-memory ``store`` holds fewer
+            than twice as many records).
+        ttl_s: how long a registration lasts once used (:meth:`keep`).
+        unused_ttl_s: how long a registration lasts until it is used.
         store: where they live (one process's memory when None).
     """
 
@@ -100,10 +111,12 @@ class ClientRegistry:
         *,
         max_clients: int = 1000,
         ttl_s: float = 7 * 24 * 3600.0,
+        unused_ttl_s: float = 3600.0,
         store: RecordStore | None = None,
     ) -> None:
-        self.max_clients, self.ttl_s = max_clients, ttl_s
-        self.store = store if store is not None else MemoryRecordStore(max_entries=max_clients)
+        self.ttl_s, self.unused_ttl_s = ttl_s, min(unused_ttl_s, ttl_s)
+        self.store = store if store is not None else MemoryRecordStore(max_entries=2 * max_clients)
+        self.max_clients = max(1, room(self.store, 2 * max_clients) // 2)
 
     async def register(self, metadata: Mapping[str, Any]) -> RegisteredClient:
         """Check ``metadata`` (a registration request) and register a new client."""
@@ -137,20 +150,36 @@ class ClientRegistry:
             grant_types=tuple(dict.fromkeys(grants)),
             client_name=name,
             issued_at=int(now),
-            expires_at=now + self.ttl_s,
+            expires_at=now + self.unused_ttl_s,
         )
-        if not await self.store.admit("client", client.client_id, self.ttl_s, self.max_clients):
+        ttl_s = self.unused_ttl_s
+        if not await self.store.admit("client", client.client_id, ttl_s, self.max_clients):
             raise RegistrationError(
                 "temporarily_unavailable", "too many registrations: try again later", 429
             )
-        await self.store.put("client", client.client_id, asdict(client), self.ttl_s)
+        await self.store.put("client", client.client_id, {**asdict(client), "kept": False}, ttl_s)
         return client
+
+    async def keep(self, client_id: str) -> bool:
+        """The client was used (a user signed in through it): make a registration never
+        used before last ``ttl_s`` from now. False when it is gone, or the used ones are
+        at ``max_clients`` (it then keeps its short life)."""
+        record = await self.store.get("client", client_id)
+        if not isinstance(record, dict) or record.get("kept", True):
+            return isinstance(record, dict)
+        if not await self.store.admit("client:kept", client_id, self.ttl_s, self.max_clients):
+            return False
+        expires_at = time.time() + self.ttl_s
+        await self.store.put("client", client_id, {**record, "kept": True,
+                                                   "expires_at": expires_at}, self.ttl_s)
+        return True
 
     async def get(self, client_id: str) -> RegisteredClient | None:
         """The live client ``client_id``, or None (unknown or expired)."""
         record = await self.store.get("client", client_id)
         if not isinstance(record, dict):
             return None
-        client = RegisteredClient(**{**record, "redirect_uris": tuple(record["redirect_uris"]),
+        fields = {name: value for name, value in record.items() if name != "kept"}
+        client = RegisteredClient(**{**fields, "redirect_uris": tuple(record["redirect_uris"]),
                                      "grant_types": tuple(record["grant_types"])})  # fmt: skip
         return client if client.expires_at > time.time() else None

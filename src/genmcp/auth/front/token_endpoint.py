@@ -107,6 +107,8 @@ class TokenEndpoint:
         try:
             client = await self.lookup(fields.get("client_id", ""))
         except RegistrationError as exc:
+            if exc.status == 503:  # too many metadata documents being fetched: not the client's
+                raise Refused("temporarily_unavailable", exc.description, 503) from None
             raise Refused("invalid_client", exc.description, 401) from None
         if client is None:
             raise Refused("invalid_client", "unknown client_id", 401)

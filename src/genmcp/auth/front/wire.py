@@ -77,9 +77,10 @@ async def read_form(request: Request) -> dict[str, str]:
 
 
 def oauth_error(error: str, description: str, status: int = 400) -> Response:
-    """The RFC 6749 §5.2 error answer (never cached)."""
+    """The RFC 6749 §5.2 error answer (never cached; a 503 says to retry in a second)."""
+    headers = {**NO_STORE, "retry-after": "1"} if status == 503 else NO_STORE
     return JSONResponse({"error": error, "error_description": description},
-                        status_code=status, headers=NO_STORE)  # fmt: skip
+                        status_code=status, headers=headers)  # fmt: skip
 
 
 def page(status: int, title: str, text: str) -> Response:
@@ -100,8 +101,6 @@ def guarded(
             return await endpoint(*args, **kwargs)
         except StorageUnavailable as exc:
             log.warning("the front's store is unavailable: %s", exc.store)
-            answer = oauth_error("temporarily_unavailable", "storage is unavailable: retry", 503)
-            answer.headers["retry-after"] = "1"
-            return answer
+            return oauth_error("temporarily_unavailable", "storage is unavailable: retry", 503)
 
     return route
