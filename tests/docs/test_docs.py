@@ -52,7 +52,8 @@ PUBLIC_MODULES: Final = (
 
 GUIDES: Final = {
     "getting-started", "tools", "channel", "input-rounds", "resources-prompts", "apps",
-    "fastapi", "fastapi-patterns", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks", "middleware",
+    "fastapi", "fastapi-patterns", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks",
+    "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
     "skills", "registry", "releasing",
     "client", "composition", "tenancy",
