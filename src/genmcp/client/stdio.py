@@ -11,7 +11,8 @@ Cancelling the task that awaits ``send`` writes ``notifications/cancelled`` for 
 stdio cancel in both eras). ``aclose`` closes stdin and waits for the process (then
 terminates it). The server's stderr is inherited unless told otherwise. A line longer than
 ``max_message_bytes`` ends the reading (what follows it cannot be trusted to be a message):
-the requests in flight fail with ``MessageTooLarge``, later ones find the process gone.
+the process is stopped, the requests in flight fail with ``MessageTooLarge`` and later ones
+find it gone.
 """
 
 from __future__ import annotations
@@ -176,6 +177,9 @@ class StdioWire:
             reason = (f"it wrote a line longer than the client's {self.max_message_bytes} "
                       "bytes (ClientLimits(max_message_bytes=...) changes it)")  # fmt: skip
             failure = MessageTooLarge
+            if self._process is not None:  # nothing it writes can be read any more
+                with contextlib.suppress(ProcessLookupError):
+                    self._process.terminate()
         finally:
             code = None
             if self._process is not None:
