@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from genmcp.protocol.client import (
+    EventTooLarge,
     SSEParser,
     as_object,
     build_request,
@@ -164,3 +165,27 @@ def test_task_methods_name_their_task_in_mcp_name() -> None:
     message = build_request("tasks/get", {"taskId": "t-1"}, 1, version="2026-07-28",
                             capabilities={})  # fmt: skip
     assert request_headers(message)["mcp-name"] == "t-1"
+
+
+def test_the_sse_parser_searches_each_byte_once() -> None:
+    # issue 48: it re-scanned its whole buffer per chunk, quadratic in an event's size
+    parser, chunk, chunks = SSEParser(), b"x" * 1000, 2000
+    assert parser.feed(b"data: ") == []
+    for _ in range(chunks):
+        assert parser.feed(chunk) == []
+    assert parser.feed(b"\n\n") == ["x" * 1000 * chunks]
+    assert parser.scanned == len(b"data: ") + 1000 * chunks + 2
+
+
+def test_an_sse_event_over_max_event_raises_as_soon_as_it_passes() -> None:
+    parser, fed = SSEParser(max_event=10_000), 0
+    assert parser.feed(b"data: small\n\n") == ["small"]
+    with pytest.raises(EventTooLarge, match="longer than 10000 bytes"):
+        for _ in range(50):  # 50,000 bytes on offer, never one event's end
+            parser.feed(b"data: " + b"x" * 994 + b"\n")
+            fed += 1000
+    assert fed == 10_000  # the eleventh line passed the bound: nothing after it was read
+    one_line = SSEParser(max_event=10_000)
+    with pytest.raises(EventTooLarge):
+        for _ in range(50):
+            one_line.feed(b"x" * 1000)  # one line that never ends counts too

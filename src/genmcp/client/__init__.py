@@ -8,7 +8,9 @@
 * ``listen``: ``Subscription``, the change notifications as an async iterator;
 * ``exchange``: ``Handlers`` (a call's callbacks) and what arrives during a request;
 * ``inputs``: answering elicitation, sampling and roots; ``session``: a 2025 session;
-* ``http``, ``stdio``: the two wires; ``errors``: ``ClientError``, ``RPCError``;
+* ``http``, ``stdio``: the two wires; ``errors``: ``ClientError``, ``RPCError`` and the
+  bounds crossed (``LimitExceeded``: ``MessageTooLarge``, ``ListingTooLong``,
+  ``DeadlineExceeded``; ``ResponseMismatch``); ``limits``: ``ClientLimits``;
 * ``oauth``: ``OAuth``, MCP authorization as a client (an ``httpx.Auth``);
 * ``assertions``: ``PrivateKeyJWT`` (client key), ``JWTBearer`` (workload identity) and
   ``IdentityAssertion`` (enterprise-managed) for ``OAuth``; ``dpop``: ``DPoP``, bound tokens;
@@ -22,22 +24,37 @@ from __future__ import annotations
 from genmcp.client.assertions import IdentityAssertion, JWTBearer, PrivateKeyJWT
 from genmcp.client.client import Client
 from genmcp.client.dpop import DPoP
-from genmcp.client.errors import ClientError, RPCError
+from genmcp.client.errors import (
+    ClientError,
+    DeadlineExceeded,
+    LimitExceeded,
+    ListingTooLong,
+    MessageTooLarge,
+    ResponseMismatch,
+    RPCError,
+)
 from genmcp.client.exchange import Handlers
 from genmcp.client.jws import SigningKey
+from genmcp.client.limits import ClientLimits
 from genmcp.client.listen import Subscription
 from genmcp.client.oauth import OAuth, follow_redirect
 
 __all__ = [
     "Client",
     "ClientError",
+    "ClientLimits",
     "DPoP",
+    "DeadlineExceeded",
     "Handlers",
     "IdentityAssertion",
     "JWTBearer",
+    "LimitExceeded",
+    "ListingTooLong",
+    "MessageTooLarge",
     "OAuth",
     "PrivateKeyJWT",
     "RPCError",
+    "ResponseMismatch",
     "SigningKey",
     "Subscription",
     "follow_redirect",

@@ -10,6 +10,10 @@ the client's; a 2026-07-28 ``input_required`` result is answered and retried (MR
 2025 server's requests on the stream are answered the same way, by the same callbacks.
 Cancelling the awaiting task cancels the request on the server: the stream is closed
 (2026-07-28 HTTP) or ``notifications/cancelled`` is sent (2025, stdio).
+
+What a server may send is bounded (``limits=ClientLimits(...)``, ``genmcp.client.limits``):
+the size of a message, the pages and items of a listing, the time of a call; each bound
+crossed raises its ``LimitExceeded``, and the call is cancelled on the server.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from typing import Any, Final
 import httpx
 
 from genmcp.client.connection import Connection, Listener
-from genmcp.client.errors import ClientError, RPCError
+from genmcp.client.errors import ClientError, ListingTooLong, RPCError
 from genmcp.client.exchange import Handlers, answer_all
 from genmcp.client.http import HTTPWire
 from genmcp.client.inputs import InputHandler, Inputs, RootsSource
+from genmcp.client.limits import DEFAULT_LIMITS, ClientLimits, within
 from genmcp.client.listen import Subscription
 from genmcp.client.session import LegacySession
 from genmcp.client.stdio import StdioWire
@@ -67,6 +72,9 @@ class Client:
         auth: an ``httpx.Auth`` (an OAuth flow) instead of ``token``.
         http: an ``httpx.AsyncClient`` to share (the client makes its own pool otherwise).
         timeout: seconds a connect or a read may take (HTTP).
+        limits: what the server may send and how long a call may take
+            (``ClientLimits``: ``max_message_bytes`` 32 MiB, ``max_pages`` 1000,
+            ``max_items`` 100,000, ``deadline_s`` 300 s by default).
         protocol: ``"2026-07-28"`` or a 2025 revision to skip the probe; None probes.
         elicitation, sampling, roots: what answers the server's requests (each declares its
             capability); ``roots`` may be a list of ``{"uri", "name"}``.
@@ -98,6 +106,7 @@ class Client:
         log_level: str | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        limits: ClientLimits = DEFAULT_LIMITS,
     ) -> None:
         if protocol is not None and protocol != LATEST and protocol not in LEGACY_VERSIONS:
             known = ", ".join((LATEST, *LEGACY_VERSIONS))
@@ -107,9 +116,13 @@ class Client:
             parts = httpx.URL(target) if "://" in target else None
             if parts is None or parts.scheme not in ("http", "https") or not parts.host:
                 raise ClientError(f"not an http(s) URL: {target!r}")
-            wire = HTTPWire(target, http=http, timeout=timeout, auth=auth)
+            wire = HTTPWire(target, http=http, timeout=timeout, auth=auth,
+                            max_message_bytes=limits.max_message_bytes)  # fmt: skip
         else:
-            wire = StdioWire(list(target), env=env, cwd=cwd)
+            wire = StdioWire(list(target), env=env, cwd=cwd,
+                             max_message_bytes=limits.max_message_bytes)  # fmt: skip
+        self.limits = limits
+        """The bounds the server is held to."""
         self.url = wire.url
         """The URL, or the stdio command as one line: what messages name."""
         self.inputs = Inputs(elicitation, sampling, roots)
@@ -123,6 +136,7 @@ class Client:
             defaults=self.defaults,
             token=token,
             headers=headers,
+            limits=limits,
         )
         """The wire, the era and the session: what sends each request."""
         self.log_level = log_level
@@ -304,17 +318,36 @@ class Client:
         return dict(result or {})
 
     async def list_all(self, method: str, key: str) -> list[dict[str, Any]]:
-        """Every item of a list method, following ``nextCursor`` to the last page."""
+        """Every item of a list method, following ``nextCursor`` to the last page.
+
+        One call: the deadline holds for every page together; more than ``max_pages``
+        pages or ``max_items`` items is ``ListingTooLong`` (an endless ``nextCursor``)."""
+        limits = self.limits
         items: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
-        while True:
-            found = await self.page(method, cursor)
-            items.extend(found.get(key) or [])
-            cursor = found.get("nextCursor")
-            if not isinstance(cursor, str) or cursor in seen:
-                return items
-            seen.add(cursor)
+        async with within(limits.deadline_s, self.url, f"{method} (every page)"):
+            for _ in range(limits.max_pages):
+                found = await self.page(method, cursor)
+                page = found.get(key) or []
+                if len(items) + len(page) > limits.max_items:
+                    raise ListingTooLong(
+                        f"{self.url} listed more than the client's {limits.max_items} items "
+                        f"in {method} (ClientLimits(max_items=...) changes it)",
+                        "max_items",
+                        limits.max_items,
+                    )
+                items.extend(page)
+                cursor = found.get("nextCursor")
+                if not isinstance(cursor, str) or cursor in seen:
+                    return items
+                seen.add(cursor)
+        raise ListingTooLong(
+            f"{self.url} had more than the client's {limits.max_pages} pages in {method}: "
+            "its nextCursor never ends (ClientLimits(max_pages=...) changes it)",
+            "max_pages",
+            limits.max_pages,
+        )
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool, minus those whose ``x-mcp-header`` annotations break the rules."""

@@ -30,6 +30,7 @@ from genmcp.client.errors import ClientError, RPCError
 from genmcp.client.exchange import Handlers, Sink
 from genmcp.client.http import HTTPWire, Reply
 from genmcp.client.inputs import Inputs, resolve
+from genmcp.client.limits import DEFAULT_LIMITS, ClientLimits, within
 from genmcp.client.session import LegacySession, initialize_request
 from genmcp.client.stdio import StdioWire
 from genmcp.protocol.client import Message, build_request, is_modern_error, request_headers
@@ -69,8 +70,10 @@ class Connection:
         defaults: Handlers,
         token: str | Callable[[], Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        limits: ClientLimits = DEFAULT_LIMITS,
     ) -> None:
         self.wire, self.url = wire, wire.url
+        self.limits = limits
         self.protocol = protocol
         self.capabilities, self.client_info = dict(capabilities), dict(client_info)
         self.inputs, self.defaults = inputs, defaults
@@ -120,8 +123,31 @@ class Connection:
         capabilities: Mapping[str, Any] | None = None,
         header_params: Mapping[str, str] | None = None,
     ) -> Reply:
-        """Send one request in the era; the reply (its ``message`` holds result or error)."""
+        """Send one request in the era; the reply (its ``message`` holds result or error).
+
+        Under the deadline (``ClientLimits.deadline_s``), except ``subscriptions/listen``."""
         await self.ensure_era()
+        deadline = None if method == SUBSCRIPTIONS_LISTEN else self.limits.deadline_s
+        async with within(deadline, self.url, method) as clock:
+            return await self._send(
+                method, params, handlers, clock.paused, progress=progress,
+                log_level=log_level, meta=meta, capabilities=capabilities,
+                header_params=header_params,
+            )  # fmt: skip
+
+    async def _send(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        handlers: Handlers,
+        pause: Callable[[], contextlib.AbstractAsyncContextManager[None]],
+        *,
+        progress: bool,
+        log_level: str | None,
+        meta: Mapping[str, Any] | None,
+        capabilities: Mapping[str, Any] | None,
+        header_params: Mapping[str, str] | None,
+    ) -> Reply:
         request_id = next(self._ids)
         token = f"progress-{request_id}" if progress else None
         session = self.session
@@ -141,7 +167,7 @@ class Connection:
                 meta=meta,
             )  # fmt: skip
             headers = request_headers(message, header_params)
-        sink = Sink(handlers, self.inputs, self.reply, self.unrouted)
+        sink = Sink(handlers, self.inputs, self.reply, self.unrouted, pause)
         try:
             if isinstance(self.wire, StdioWire):
                 return await self.wire.send(message, None, sink)
@@ -164,7 +190,8 @@ class Connection:
             await self.wire.post(message)
             return
         headers = self.session.headers() if self.session is not None else request_headers(message)
-        await self.wire.send(message, await self.http_headers(headers))
+        async with within(self.limits.deadline_s, self.url, "a reply"):
+            await self.wire.send(message, await self.http_headers(headers))
 
     async def _claimable(self, request_id: int, sending: Awaitable[Reply]) -> Reply:
         """A session request's reply: from its own stream, or the GET stream's, first come."""
@@ -216,7 +243,7 @@ class Connection:
         """Learn the era (once): the probe, a session, or what ``protocol`` said."""
         if self.era is not None:
             return
-        async with self._connecting:
+        async with self._connecting, within(self.limits.deadline_s, self.url, "connecting"):
             if self.era is not None:
                 return
             if self.protocol in LEGACY_VERSIONS:

@@ -5,6 +5,11 @@
   HTTP status when there was one; ``www_authenticate`` the challenge of a 401/403.
 * ``RPCError(ClientError)``: the server answered with a JSON-RPC error; ``code``,
   ``message`` and ``data`` are the error's, unchanged, so a proxy can pass it on as it is.
+* A bound of ``ClientLimits`` (``genmcp.client.limits``) crossed: ``MessageTooLarge`` (a
+  response, an SSE event or a stdio line over ``max_message_bytes``), ``ListingTooLong``
+  (more pages or items than ``max_pages``/``max_items``), ``DeadlineExceeded`` (the call
+  outlived ``deadline_s``); each ``LimitExceeded``, whose ``limit`` names the setting.
+* ``ResponseMismatch``: the answer to a request was not its response (another id).
 
 Messages are for a person: they name the URL or the command, and say what to do when the
 fix is on the caller's side. Imports nothing from genmcp.
@@ -15,7 +20,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ClientError", "RPCError"]
+__all__ = [
+    "ClientError",
+    "DeadlineExceeded",
+    "LimitExceeded",
+    "ListingTooLong",
+    "MessageTooLarge",
+    "RPCError",
+    "ResponseMismatch",
+]
 
 
 class ClientError(Exception):
@@ -64,3 +77,30 @@ class RPCError(ClientError):
         if self.data is not None:
             error["data"] = self.data
         return error
+
+
+class LimitExceeded(ClientError):
+    """The server crossed one of the client's bounds; ``limit`` names the ``ClientLimits``
+    setting (``"max_message_bytes"``...) and ``value`` its value."""
+
+    def __init__(self, message: str, limit: str, value: float) -> None:
+        super().__init__(message)
+        self.limit, self.value = limit, value
+
+
+class MessageTooLarge(LimitExceeded):
+    """A response body, an SSE event or a stdio line longer than ``max_message_bytes``."""
+
+
+class ListingTooLong(LimitExceeded):
+    """A listing that went on past ``max_pages`` pages or ``max_items`` items."""
+
+
+class DeadlineExceeded(LimitExceeded):
+    """A call (every page of a listing, every resumption of a stream) that outlived
+    ``deadline_s``: a server that drips, or never ends its stream."""
+
+
+class ResponseMismatch(ClientError):
+    """The server answered a request with a message that is not its response (another
+    request's id): taking it as the result would hand one caller another's answer."""

@@ -6,12 +6,14 @@ and ``on_input`` for what the server asks (a proxy forwards all of them to its o
 (change notifications that are not about the request go to the client's listeners), and
 answers a 2025 server's requests (``elicitation/create``, ``sampling/createMessage``,
 ``roots/list``, ``ping``) through ``on_input`` or the client's ``Inputs``, writing the
-response back with ``reply``. :func:`answer_all` does the same for a 2026-07-28
-``input_required`` result's ``inputRequests``.
+response back with ``reply`` (the call's deadline stopped while the callbacks answer).
+:func:`answer_all` does the same for a 2026-07-28 ``input_required`` result's
+``inputRequests``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -98,8 +100,11 @@ class Sink:
         inputs: Inputs,
         reply: Callable[[Message], Awaitable[None]],
         elsewhere: Callable[[Message], Awaitable[None]] | None = None,
+        pause: Callable[[], contextlib.AbstractAsyncContextManager[None]] | None = None,
     ) -> None:
         self.handlers, self.inputs, self.reply, self.elsewhere = handlers, inputs, reply, elsewhere
+        self.pause = pause or contextlib.nullcontext
+        """What the answering of a server request runs in: the call's deadline stops."""
 
     async def __call__(self, message: Message) -> None:
         if "id" in message:
@@ -133,7 +138,8 @@ class Sink:
         request = {"method": message.get("method"), "params": message.get("params") or {}}
         response: Message = {"jsonrpc": "2.0", "id": message.get("id")}
         try:
-            response["result"] = await answer_one(request, self.handlers, self.inputs)
+            async with self.pause():
+                response["result"] = await answer_one(request, self.handlers, self.inputs)
         except RPCError as exc:
             response["error"] = exc.to_error()
         except Exception:

@@ -11,7 +11,10 @@ messages) until it ends.
 
 Cancelling the task that awaits ``send`` closes the response: in 2026-07-28 that is the
 cancel signal the server acts on. Failures become ``ClientError`` with a message that names
-the URL (refused, unresolvable, timed out, an HTTP page that is not MCP).
+the URL (refused, unresolvable, timed out, an HTTP page that is not MCP). A body or an SSE
+event over ``max_message_bytes`` is ``MessageTooLarge``, raised as soon as the bytes read
+pass it (the rest is never read); a JSON answer to a request that is not its response
+(another id) is ``ResponseMismatch``.
 """
 
 from __future__ import annotations
@@ -25,10 +28,11 @@ from typing import Any, Final
 
 import httpx
 
-from genmcp.client.errors import ClientError
+from genmcp.client.errors import ClientError, MessageTooLarge, ResponseMismatch
+from genmcp.client.limits import DEFAULT_LIMITS
 from genmcp.client.transport import PlainTransport
 from genmcp.client.transport import available as transport_available
-from genmcp.protocol.client import Message, SSEParser
+from genmcp.protocol.client import EventTooLarge, Message, SSEParser
 from genmcp.protocol.jsonrpc import encode
 
 __all__ = ["HTTPWire", "OnMessage", "Reply"]
@@ -63,8 +67,12 @@ class HTTPWire:
         http: httpx.AsyncClient | None = None,
         timeout: float = 60.0,
         auth: httpx.Auth | None = None,
+        max_message_bytes: int = DEFAULT_LIMITS.max_message_bytes,
     ) -> None:
         self.url, self.timeout, self.auth = url, timeout, auth
+        self.max_message_bytes = max_message_bytes
+        self.received = 0
+        """Body bytes read so far, every response together (what a bound is checked on)."""
         self._owned = http is None
         self._plain: PlainTransport | None = None
         if http is None:
@@ -95,7 +103,7 @@ class HTTPWire:
                 if response.status_code == 202:
                     return Reply(202, response.headers, None)
                 if _is_sse(response):
-                    parser = SSEParser()
+                    parser = SSEParser(self.max_message_bytes)
                     found = await self._read_sse(response, parser, message.get("id"), on_message)
                     if found is None and resume is not None and parser.last_id is not None:
                         await response.aclose()
@@ -106,7 +114,9 @@ class HTTPWire:
                     if found is None:
                         raise ClientError(f"{self.url} ended its stream without a response")
                     return Reply(response.status_code, response.headers, found)
-                return Reply(response.status_code, response.headers, await self._json(response))
+                found = await self._json(response)
+                _answers(self.url, message, found, response.status_code)
+                return Reply(response.status_code, response.headers, found)
             finally:
                 await response.aclose()
 
@@ -129,7 +139,8 @@ class HTTPWire:
                 on_open(response.status_code)
             try:
                 if response.status_code == 200 and _is_sse(response):
-                    await self._read_sse(response, SSEParser(), GET_STREAM, on_message)
+                    parser = SSEParser(self.max_message_bytes)
+                    await self._read_sse(response, parser, GET_STREAM, on_message)
                 return response.status_code
             finally:
                 await response.aclose()
@@ -157,15 +168,19 @@ class HTTPWire:
         on_message: OnMessage | None,
     ) -> Message | None:
         """Hand over each message until the response to ``request_id`` (returned)."""
-        async for chunk in response.aiter_raw():
-            for data in parser.feed(chunk):
+        try:
+            async for chunk in response.aiter_raw():
+                self.received += len(chunk)
+                for data in parser.feed(chunk):
+                    found = await self._dispatch(data, request_id, on_message)
+                    if found is not None:
+                        return found
+            for data in parser.feed(b"", final=True):
                 found = await self._dispatch(data, request_id, on_message)
                 if found is not None:
                     return found
-        for data in parser.feed(b"", final=True):
-            found = await self._dispatch(data, request_id, on_message)
-            if found is not None:
-                return found
+        except EventTooLarge:
+            raise self._too_large("an SSE event") from None
         return None
 
     async def _dispatch(
@@ -180,7 +195,7 @@ class HTTPWire:
         if not isinstance(message, dict):
             raise ClientError(f"{self.url} sent an SSE event that is not a JSON-RPC message")
         if "method" not in message and ("result" in message or "error" in message):
-            if request_id is None or message.get("id") == request_id:
+            if request_id is None or _same_id(message.get("id"), request_id):
                 return message
             if request_id is GET_STREAM and on_message is not None:
                 await on_message(message)  # a response on a GET stream: its request claims it
@@ -212,7 +227,7 @@ class HTTPWire:
         return None
 
     async def _json(self, response: httpx.Response) -> Message:
-        body = await response.aread()
+        body = await self._body(response)
         try:
             decoded = json.loads(body)
         except ValueError:
@@ -227,6 +242,28 @@ class HTTPWire:
             + hint,
             status=response.status_code,
             www_authenticate=response.headers.get("www-authenticate"),
+        )
+
+    async def _body(self, response: httpx.Response) -> bytes:
+        """The whole body, read until it passes ``max_message_bytes`` (then an error)."""
+        limit = self.max_message_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise self._too_large(f"a body of {int(declared)} bytes")
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            self.received += len(chunk)
+            body += chunk
+            if len(body) > limit:
+                raise self._too_large("a body")
+        return bytes(body)
+
+    def _too_large(self, what: str) -> MessageTooLarge:
+        return MessageTooLarge(
+            f"{self.url} sent {what} longer than the client's {self.max_message_bytes} "
+            "bytes (ClientLimits(max_message_bytes=...) changes it)",
+            "max_message_bytes",
+            self.max_message_bytes,
         )
 
     async def _open(
@@ -297,6 +334,28 @@ def _chain(exc: BaseException) -> Any:
         seen.add(id(current))
         yield current
         current = current.__cause__ or current.__context__
+
+
+def _same_id(found: Any, sent: Any) -> bool:
+    """The same JSON-RPC id: equal and of one type (``true`` is not ``1``)."""
+    return type(found) is type(sent) and found == sent
+
+
+def _answers(url: str, sent: Message, found: Message, status: int) -> None:
+    """``ResponseMismatch`` unless ``found`` answers the request ``sent`` (its id; an error
+    may also carry a null id, or come on an HTTP error status: a transport-level refusal)."""
+    if "method" not in sent or "id" not in sent:
+        return  # a notification or a response of ours: no answer is expected
+    is_response = "method" not in found and ("result" in found or "error" in found)
+    found_id = found.get("id")
+    if is_response and _same_id(found_id, sent["id"]):
+        return
+    if is_response and "error" in found and (found_id is None or status >= 400):
+        return
+    what = f"the response to {found_id!r}" if is_response else "a message that is no response"
+    raise ResponseMismatch(
+        f"{url} answered {sent.get('method')} (id {sent['id']!r}) with {what}: not taken"
+    )
 
 
 def _is_sse(response: httpx.Response) -> bool:

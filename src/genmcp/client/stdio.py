@@ -9,7 +9,10 @@ or none), everything else to ``unrouted``.
 
 Cancelling the task that awaits ``send`` writes ``notifications/cancelled`` for it (the
 stdio cancel in both eras). ``aclose`` closes stdin and waits for the process (then
-terminates it). The server's stderr is inherited unless told otherwise.
+terminates it). The server's stderr is inherited unless told otherwise. A line longer than
+``max_message_bytes`` ends the reading (what follows it cannot be trusted to be a message):
+the process is stopped, the requests in flight fail with ``MessageTooLarge`` and later ones
+find it gone.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from genmcp.client.errors import ClientError
+from genmcp.client.errors import ClientError, MessageTooLarge
 from genmcp.client.http import OnMessage, Reply
+from genmcp.client.limits import DEFAULT_LIMITS
 from genmcp.client.session import LegacySession
 from genmcp.protocol.client import Message, as_object
 from genmcp.protocol.methods import MESSAGE, SUBSCRIPTIONS_LISTEN
@@ -31,7 +35,6 @@ from genmcp.protocol.versions import META_SUBSCRIPTION_ID
 
 __all__ = ["StdioWire"]
 
-LINE_LIMIT: Final = 16 * 1024 * 1024
 EXIT_WAIT: Final = 5.0
 
 
@@ -53,6 +56,7 @@ class StdioWire:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         stderr: int | None = None,
+        max_message_bytes: int = DEFAULT_LIMITS.max_message_bytes,
     ) -> None:
         if not command:
             raise ValueError("a stdio command needs at least the program to run")
@@ -60,6 +64,7 @@ class StdioWire:
         self.url = " ".join(self.command)
         self.env = None if env is None else {**os.environ, **env}
         self.cwd, self.stderr = cwd, stderr
+        self.max_message_bytes = max_message_bytes
         self.unrouted: OnMessage | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -80,7 +85,7 @@ class StdioWire:
                 stderr=self.stderr,
                 env=self.env,
                 cwd=self.cwd,
-                limit=LINE_LIMIT,
+                limit=self.max_message_bytes,
             )
         except OSError as exc:
             raise ClientError(f"cannot start {self.url!r}: {exc.strerror or exc}") from None
@@ -159,6 +164,7 @@ class StdioWire:
         assert self._process is not None and self._process.stdout is not None
         stdout = self._process.stdout
         reason = "its stdout ended"
+        failure: type[ClientError] = ClientError
         try:
             while line := await stdout.readline():
                 try:
@@ -168,7 +174,12 @@ class StdioWire:
                 if isinstance(message, dict):
                     await self._route(message)
         except (ValueError, asyncio.LimitOverrunError):
-            reason = f"it wrote a line longer than {LINE_LIMIT} bytes"
+            reason = (f"it wrote a line longer than the client's {self.max_message_bytes} "
+                      "bytes (ClientLimits(max_message_bytes=...) changes it)")  # fmt: skip
+            failure = MessageTooLarge
+            if self._process is not None:  # nothing it writes can be read any more
+                with contextlib.suppress(ProcessLookupError):
+                    self._process.terminate()
         finally:
             code = None
             if self._process is not None:
@@ -179,7 +190,14 @@ class StdioWire:
                 self._closed += f", exit status {code}"
             for pending in self._pending.values():
                 if not pending.future.done():
-                    pending.future.set_exception(ClientError(f"{self.url!r}: {self._closed}"))
+                    message = f"{self.url!r}: {self._closed}"
+                    if failure is MessageTooLarge:
+                        error: ClientError = MessageTooLarge(
+                            message, "max_message_bytes", self.max_message_bytes
+                        )
+                    else:
+                        error = ClientError(message)
+                    pending.future.set_exception(error)
 
     async def _route(self, message: Message) -> None:
         if "method" not in message:

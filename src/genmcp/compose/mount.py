@@ -33,6 +33,7 @@ from genmcp.suite import Suite
 if TYPE_CHECKING:
     import httpx
 
+    from genmcp.client import ClientLimits
     from genmcp.compose.upstream import Upstream
 
 __all__ = ["NAMESPACE", "Mount", "renamed"]
@@ -81,6 +82,9 @@ class Mount:
             repository that claims every URI (proxy mode: ``mcp_router(proxy=URL)``).
         protocol: (remote) the upstream's revision (``"2026-07-28"``, ``"2025-11-25"``...)
             instead of probing it.
+        limits: (remote) what the upstream may send and how long a call may take
+            (``genmcp.client.ClientLimits``; its defaults when None): an upstream crossing
+            one fails the call as if it were down.
     """
 
     __slots__ = ("namespace", "prefix", "suite", "upstream")
@@ -102,6 +106,7 @@ class Mount:
         protocol: str | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        limits: ClientLimits | None = None,
     ) -> None:
         if [suite, url, command].count(None) != 2:
             raise TypeError(
@@ -122,6 +127,7 @@ class Mount:
         self.upstream: Upstream | None = None
         target = url if url is not None else None if command is None else list(command)
         if target is not None:
+            from genmcp.client.limits import DEFAULT_LIMITS
             from genmcp.compose.remote import PROXIES
             from genmcp.compose.upstream import Upstream
 
@@ -129,6 +135,7 @@ class Mount:
                 target, proxies=PROXIES, prefix=self.prefix, timeout_s=timeout_s,
                 failures=failures, cooldown_s=cooldown_s, token=token, headers=headers,
                 http=http, resources=resources, protocol=protocol, env=env, cwd=cwd,
+                limits=limits or DEFAULT_LIMITS,
             )  # fmt: skip
 
     def __repr__(self) -> str:

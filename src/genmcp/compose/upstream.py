@@ -9,7 +9,11 @@ proxy entries (``genmcp.compose.remote``). Every upstream request goes through
 
 An upstream that cannot be reached answers its tools' calls with a -32603 error naming it;
 after ``failures`` failures in a row the :class:`Breaker` opens and calls are refused at once
-for ``cooldown_s`` (no wait on a dead server), then one call tries again.
+for ``cooldown_s`` (no wait on a dead server), then one call tries again. An upstream that
+crosses one of the client's bounds (``ClientLimits``: an answer too large, a listing without
+end, a call past its deadline, an answer with another request's id) fails the same way (its
+error's ``data`` names the ``limit``; a deadline is -32001, a request timeout); one that does so
+while the outer Suite starts leaves it unlisted and counts as down: the outer starts anyway.
 
 Imports genmcp's client (and so httpx), ``compose.pending`` and ``compose.subscriptions``;
 never ``compose.remote``, which imports this module: its proxy entries come in as
@@ -26,10 +30,18 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from genmcp.client import Client, ClientError, RPCError
+from genmcp.client import (
+    Client,
+    ClientError,
+    ClientLimits,
+    DeadlineExceeded,
+    LimitExceeded,
+    RPCError,
+)
+from genmcp.client.limits import DEFAULT_LIMITS
 from genmcp.compose.pending import PendingCalls
 from genmcp.compose.subscriptions import UpstreamSubscriptions
-from genmcp.errors import MISSING_CAPABILITY, MCPError
+from genmcp.errors import MISSING_CAPABILITY, REQUEST_TIMEOUT, MCPError
 from genmcp.outcomes import Error
 from genmcp.prompt import Prompt
 from genmcp.protocol.methods import (
@@ -120,6 +132,7 @@ class Upstream:
         resources: serve the upstream's resources too (proxy mode).
         protocol: the upstream's revision instead of probing it.
         env, cwd: a stdio server's extra environment and working directory.
+        limits: the bounds the upstream is held to (the ``Client``'s).
     """
 
     def __init__(
@@ -138,6 +151,7 @@ class Upstream:
         protocol: str | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        limits: ClientLimits = DEFAULT_LIMITS,
     ) -> None:
         self.proxies, self.prefix, self.timeout_s = proxies, prefix, timeout_s
         self.target = target if isinstance(target, str) else list(target)
@@ -145,7 +159,7 @@ class Upstream:
         self.templates: list[dict[str, Any]] | None = None  # served by the proxies' repo
         self.client = Client(
             target, token=token, headers=headers, http=http, timeout=timeout_s,
-            protocol=protocol, capabilities=RELAYED, env=env, cwd=cwd,
+            protocol=protocol, capabilities=RELAYED, env=env, cwd=cwd, limits=limits,
         )  # fmt: skip
         self.url = self.client.url
         """The URL, or the stdio command as one line: what messages and logs name."""
@@ -205,6 +219,7 @@ class Upstream:
         try:
             await self.refresh(suite)
         except (ClientError, OSError) as exc:
+            self.breaker.failed()  # down (or misbehaving) from the start
             log.warning("mount %s: not listed yet (%s); retrying in the background", self.url, exc)
         self._follow = asyncio.create_task(self._changes(suite), name=f"mount {self.url}")
 
@@ -292,7 +307,12 @@ class Upstream:
             why = f"it failed {self.breaker.threshold} times in a row; next try in {wait:.0f} s"
         else:
             why = str(exc) or type(exc).__name__
-        return Error(f"upstream {self.url} is unavailable: {why}", INTERNAL, {"upstream": self.url})
+        data: dict[str, Any] = {"upstream": self.url}
+        code = INTERNAL
+        if isinstance(exc, LimitExceeded):
+            data["limit"] = exc.limit
+            code = REQUEST_TIMEOUT if isinstance(exc, DeadlineExceeded) else INTERNAL
+        return Error(f"upstream {self.url} is unavailable: {why}", code, data)
 
     async def send(self, call: Any) -> Any:
         """Run one upstream request (``call`` makes the coroutine); errors become outcomes."""

@@ -3,7 +3,8 @@
 * ``build_request``: a 2026-07-28 JSON-RPC request with its ``params._meta``.
 * ``request_headers``: the Streamable HTTP headers a request needs (``MCP-Protocol-Version``,
   ``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``), values encoded as the spec says.
-* ``SSEParser``: the ``data`` of server-sent events, fed chunk by chunk.
+* ``SSEParser``: the ``data`` of server-sent events, fed chunk by chunk (linear; an event
+  over ``max_event`` bytes raises ``EventTooLarge``).
 * ``header_problem``: why a listed tool's ``x-mcp-header`` annotations break the rules
   (clients drop such a tool); ``is_modern_error``: an error only a 2026-07-28 server sends.
 
@@ -14,7 +15,6 @@ no asyncio; imports genmcp's protocol modules only.
 from __future__ import annotations
 
 import base64
-import codecs
 import re
 from collections.abc import Mapping
 from typing import Any, Final
@@ -32,6 +32,7 @@ __all__ = [
     "ACCEPT",
     "CLI_INFO",
     "PROTOCOL_VERSION",
+    "EventTooLarge",
     "Message",
     "SSEParser",
     "as_object",
@@ -184,35 +185,79 @@ def request_headers(message: Any, params: Mapping[str, str] | None = None) -> di
     return headers
 
 
+class EventTooLarge(ValueError):
+    """An SSE event (its data, or one line of it still open) over the parser's ``max_event``."""
+
+
 class SSEParser:
     """Collects the ``data`` of each complete server-sent event; comments are skipped.
 
     ``last_id`` is the last event id seen (what a client resumes from, ``Last-Event-ID``),
     ``retry_ms`` the last ``retry`` field (how long to wait before resuming), or None.
+
+    Linear in its input: each byte is searched once for its line's end (``scanned`` counts
+    them), a line is decoded when it ends, an event joined when a blank line ends it. With
+    ``max_event``, an event whose data (with the line still open) passes that many bytes
+    raises ``EventTooLarge`` as soon as it does: nothing more of it is held.
     """
 
-    def __init__(self) -> None:
-        self._decoder = codecs.getincrementaldecoder("utf-8")()
-        self._buffer = ""
+    def __init__(self, max_event: int | None = None) -> None:
+        self.max_event = max_event
         self.last_id: str | None = None
         self.retry_ms: int | None = None
+        self.scanned = 0
+        """Bytes searched for a line's end so far (each byte fed once)."""
+        self._open: list[bytes] = []  # the pieces of the line not ended yet
+        self._open_size = 0
+        self._data: list[str] = []  # the event's data lines so far
+        self._size = 0  # their bytes
+        self._id: str | None = None  # the event's id field, kept when it ends
 
     def feed(self, chunk: bytes, final: bool = False) -> list[str]:
         """Add bytes; return the data of the events they completed."""
-        self._buffer = (self._buffer + self._decoder.decode(chunk, final)).replace("\r\n", "\n")
-        if final and self._buffer and not self._buffer.endswith("\n\n"):
-            self._buffer += "\n\n"
-        events = []
-        while "\n\n" in self._buffer:
-            block, self._buffer = self._buffer.split("\n\n", 1)
-            for line in block.split("\n"):
-                if line.startswith("id:") and "\0" not in line:
-                    self.last_id = line[3:].removeprefix(" ")
-                elif line.startswith("retry:") and line[6:].strip().isdigit():
-                    self.retry_ms = int(line[6:].strip())
-            data = [
-                line[5:].removeprefix(" ") for line in block.split("\n") if line.startswith("data:")
-            ]
+        events: list[str] = []
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            self.scanned += end + 1 - start
+            piece = chunk[start:end]
+            start = end + 1
+            if self._open:
+                self._open.append(piece)
+                piece = b"".join(self._open)
+                self._open, self._open_size = [], 0
+            self._line(piece.removesuffix(b"\r"), events)
+        self.scanned += len(chunk) - start
+        if start < len(chunk):
+            self._open.append(chunk[start:])
+            self._open_size += len(chunk) - start
+            self._check()
+        if final:
+            if self._open:
+                piece, self._open, self._open_size = b"".join(self._open), [], 0
+                self._line(piece.removesuffix(b"\r"), events)
+            self._line(b"", events)
+        return events
+
+    def _line(self, raw: bytes, events: list[str]) -> None:
+        """One complete line: a field of the event, or the blank line that ends it."""
+        if not raw:
+            if self._id is not None:
+                self.last_id, self._id = self._id, None
+            data, self._data, self._size = self._data, [], 0
             if data and any(data):  # "data:" alone: a priming event (an id to resume from)
                 events.append("\n".join(data))
-        return events
+            return
+        line = raw.decode(errors="replace")
+        if line.startswith("data:"):
+            self._data.append(line[5:].removeprefix(" "))
+            self._size += len(raw)
+            self._check()
+        elif line.startswith("id:") and "\0" not in line:
+            self._id = line[3:].removeprefix(" ")
+        elif line.startswith("retry:") and line[6:].strip().isdigit():
+            self.retry_ms = int(line[6:].strip())
+
+    def _check(self) -> None:
+        if self.max_event is not None and self._size + self._open_size > self.max_event:
+            self._open, self._data = [], []
+            raise EventTooLarge(f"an SSE event longer than {self.max_event} bytes")
