@@ -375,7 +375,7 @@ class RedisTaskStore:
         if not isinstance(refused, list) and max_live > 0:
             every = [self._prefix + "tasks:live"]
             held = int(refused) - 1  # the owner's live tasks before this one
-            shared = [task_id, ttl_ms, max_live, held, quota.crowded_per_owner]
+            shared: list[str | int] = [task_id, ttl_ms, max_live, held, quota.crowded_per_owner]
             refused = await self._run(lambda: self._all_quota(keys=every, args=shared))
             if isinstance(refused, list):  # give the owner's place and token back
                 rate = per_window * 1000 / window_ms
