@@ -18,11 +18,11 @@ import pytest
 from fastapi import FastAPI
 
 from genmcp import mcp_router
-from genmcp.auth import IntrospectionVerifier, InvalidToken, OAuthResource
+from genmcp.auth import IntrospectionVerifier, InvalidToken, OAuthResource, VerifierBusy
 from support.authorization_server import AuthorizationServer
 from support.documents import Documents
 from support.examples import load
-from support.oauth import OPAQUE_RESOURCE, call, challenge
+from support.oauth import OPAQUE_RESOURCE, VERSION, call, call_message, challenge
 from support.server import LiveServers
 
 
@@ -61,6 +61,86 @@ async def test_opaque_tokens_are_introspected_and_cached(
     unknown = await call(url, "whoami", headers={"authorization": "Bearer no-such-token"})
     assert unknown.status_code == 401 and challenge(unknown)["error"] == "invalid_token"
     assert verifier.requests == 2
+
+
+async def test_a_flood_from_one_address_leaves_the_others_their_tokens(
+    authorization_server: AuthorizationServer, live_server: LiveServers
+) -> None:
+    """Issue 48, finding 5: made-up tokens from 127.0.0.1 spend that address's budget (5 a
+    second), never the shared one (20): the fresh real tokens of 127.0.0.2 are all accepted,
+    and the flood's refusals are 503 with Retry-After, never ``invalid_token``."""
+    async with httpx.AsyncClient() as client:
+        discovery = await client.get(
+            authorization_server.issuer + "/.well-known/openid-configuration"
+        )
+    verifier = IntrospectionVerifier(
+        discovery.json()["introspection_endpoint"],
+        client_id="resource-server",
+        client_secret="rs-secret",
+        issuer=authorization_server.issuer,
+        max_rate=20,
+        max_rate_per_source=5,
+    )
+    MADE.append(verifier)
+    resource = OAuthResource(
+        resource=OPAQUE_RESOURCE,
+        authorization_servers=[authorization_server.issuer],
+        verifier=verifier,
+        required_scopes=["mcp:tools"],
+    )
+    app = FastAPI()
+    tools = [load("protected_app").WhoAmI]
+    app.include_router(
+        mcp_router(server_name="o", server_version="1", tools=tools, auth=resource), prefix="/mcp"
+    )
+    url = live_server(app)
+    honest_tokens = [
+        authorization_server.token(OPAQUE_RESOURCE, "mcp:tools", client="bob") for _ in range(5)
+    ]
+    flooded: list[httpx.Response] = []
+    done, flooding = asyncio.Event(), asyncio.Event()
+
+    async def flooder(worker: int) -> None:  # 127.0.0.1: made-up tokens until honest is done
+        async with httpx.AsyncClient(timeout=10) as client:
+            for i in range(200):
+                if done.is_set():
+                    return
+                headers = {**_HEADERS, "authorization": f"Bearer made-up-{worker}-{i}"}
+                message = call_message("whoami", {}, 1)
+                flooded.append(await client.post(url + "/mcp", headers=headers, json=message))
+                if len(flooded) >= 40:  # the shared bucket (20) is long spent without the fix
+                    flooding.set()
+
+    async def honest() -> list[int]:  # 127.0.0.2: five fresh real tokens, one at a time
+        statuses = []
+        transport = httpx.AsyncHTTPTransport(local_address="127.0.0.2")
+        async with httpx.AsyncClient(transport=transport, timeout=10) as client:
+            await flooding.wait()
+            for token in honest_tokens:
+                headers = {**_HEADERS, "authorization": f"Bearer {token}"}
+                message = call_message("whoami", {}, 1)
+                reply = await client.post(url + "/mcp", headers=headers, json=message)
+                statuses.append(reply.status_code)
+        done.set()
+        return statuses
+
+    *_, statuses = await asyncio.gather(*(flooder(w) for w in range(8)), honest())
+    assert statuses == [200] * 5
+    busy = [reply for reply in flooded if reply.status_code == 503]
+    refused = [reply for reply in flooded if reply.status_code == 401]
+    assert len(busy) + len(refused) == len(flooded) and busy
+    assert all(int(reply.headers["retry-after"]) >= 1 for reply in busy)
+    assert all("retry" not in challenge(reply).get("error_description", "") for reply in refused)
+    assert len(refused) + 5 == verifier.requests  # every 401 was introspected, the 503s not
+    assert verifier.refused == len(busy)
+
+
+_HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": VERSION,
+    "mcp-method": "tools/call",
+    "mcp-name": "whoami",
+}
 
 
 # -- against an introspection endpoint that says what a test needs ----------------------------
@@ -255,7 +335,7 @@ async def test_random_tokens_are_bounded_by_the_rate_on_pooled_connections(
     refusals: list[str] = []
 
     async def one(i: int) -> None:
-        with pytest.raises(InvalidToken) as caught:
+        with pytest.raises((InvalidToken, VerifierBusy)) as caught:
             await verifier.verify(f"random-{i}-{time.monotonic_ns()}")
         refusals.append(str(caught.value))
 
@@ -268,7 +348,7 @@ async def test_random_tokens_are_bounded_by_the_rate_on_pooled_connections(
     assert len(documents.seen) == verifier.requests <= bound
     assert connections(documents) <= verifier.max_in_flight
     assert verifier.refused == 500 - verifier.requests
-    assert sum("retry in a moment" in why for why in refusals) == verifier.refused
+    assert sum("retry later" in why for why in refusals) == verifier.refused
     await asyncio.sleep(0.1)  # the bucket refills: a token is introspected again
     answer(documents, sub="alice")
     assert (await verifier.verify("real")).subject == "alice"
@@ -295,3 +375,33 @@ async def test_the_router_closes_the_verifiers_pool(
     pool = verifier._client
     server.stop()
     assert pool.is_closed and verifier._client is None
+
+
+async def test_a_token_of_another_shape_costs_no_request_and_no_budget(
+    documents: Documents,
+) -> None:
+    """``token_shape``: 1,000 made-up tokens of the wrong shape are refused without a request
+    and leave the whole budget (max_rate 5) to the tokens of the AS's shape."""
+    answer(documents, sub="alice")
+    verifier = introspector(documents, max_rate=5, token_shape=r"at_[A-Za-z0-9]{16}")
+    for i in range(1_000):
+        with pytest.raises(InvalidToken, match="shape"):
+            await verifier.verify(f"made-up-{i}")
+    assert (len(documents.seen), verifier.misshapen, verifier.refused) == (0, 1_000, 0)
+    found = [await verifier.verify(f"at_{i:016d}") for i in range(5)]
+    assert {token.subject for token in found} == {"alice"} and len(documents.seen) == 5
+
+
+async def test_over_budget_is_busy_not_invalid(documents: Documents) -> None:
+    """Past the rate bound a token is not judged: ``VerifierBusy`` (503 at the resource)."""
+    documents.answers[ENDPOINT] = (200, {"active": False})
+    verifier = introspector(documents, max_rate=3)
+    outcomes = []
+    for i in range(10):
+        try:
+            await verifier.verify(f"t-{i}")
+        except (InvalidToken, VerifierBusy) as exc:
+            outcomes.append(type(exc).__name__)
+    assert outcomes.count("InvalidToken") == len(documents.seen) == verifier.requests
+    assert outcomes.count("VerifierBusy") == verifier.refused == 10 - verifier.requests
+    assert verifier.refused >= 1

@@ -48,6 +48,10 @@ def test_the_uvicorn_command_parses() -> None:
     context = command.make_context("uvicorn", argv[1:])
     assert (context.params["app"], context.params["app_dir"]) == ("app:app", "examples")
     assert (PAGE.parents[2] / "examples" / "app.py").is_file()
+    protocol = importlib.import_module("uvicorn.importer").import_from_string(
+        context.params["http"]
+    )
+    assert protocol is importlib.import_module("genmcp.transports.heads").BoundedHeads
 
 
 class Slow(Tool, name="slow", description="Reports progress, then holds the call a while."):

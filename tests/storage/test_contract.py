@@ -577,6 +577,32 @@ async def test_all_owners_live_tasks_are_capped(task_store: Any) -> None:
     await new_task(task_store, "c", quota)
 
 
+async def test_filling_max_live_takes_a_thousand_owners_not_63(task_store: Any) -> None:
+    """Issue 48, finding 14: with the default quota (32 per owner, 2,000 live), owners that
+    each take all they can fill the lower half at 32 apiece, then the upper half one apiece
+    (``crowded_per_owner``): filling the cap takes 31 + 1 + 1,000 owners (before: 63), and
+    until then a newcomer is served."""
+    from genmcp.storage import TaskQuota, TaskQuotaExceeded
+
+    quota = TaskQuota()
+    held: list[int] = []
+    while True:
+        owner, count = f"owner-{len(held)}", 0
+        try:
+            while count < quota.live_per_owner:
+                await new_task(task_store, owner, quota)
+                count += 1
+        except TaskQuotaExceeded as exc:
+            assert exc.limit in ("fair_share", "max_live")
+            if exc.limit == "max_live":
+                held.append(count)
+                break
+        held.append(count)
+    assert sum(held) == quota.max_live
+    assert held[:31] == [32] * 31 and held[31] == 1_000 - 31 * 32
+    assert held[32:] == [1] * 1_000 and len(held) == 1_032
+
+
 async def test_a_lost_lease_frees_the_owners_place(task_store: Any) -> None:
     from genmcp.protocol.tasks import new_record, new_task_id
     from genmcp.storage import TaskQuota

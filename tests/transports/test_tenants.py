@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator, MutableMapping
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 
@@ -209,3 +210,55 @@ async def test_a_build_that_is_no_suite_fails_naming_it() -> None:
         await tenants.open("acme")
     with pytest.raises(LookupError):
         await tenants.open("globex")
+
+
+class GoodTokenAuth(ClaimAuth):
+    """An Auth that lets in ``Bearer good`` only (the tenant comes from the path)."""
+
+    async def check(self, scope: MutableMapping[str, Any], suite: Suite) -> Any:
+        found = await super().check(scope, suite)
+        if isinstance(found, tuple) or found["claims"]["tenant"] == "good":
+            return found
+        body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "bad"}}
+        return body, 401, [("www-authenticate", 'Bearer error="invalid_token"')]
+
+
+async def test_bad_tokens_build_no_suite_whatever_known_accepts(servers: LiveServers) -> None:
+    """Issue 48, finding 9: with ``known`` accepting every name, 300 requests with bad tokens
+    to 300 tenant names build no Suite (before: one each, kept for good); the one good
+    token builds its tenant's."""
+    made: list[str] = []
+
+    def counted(tenant: str, **shared: Any) -> Suite:
+        made.append(tenant)
+        return build(tenant, **shared)
+
+    tenants = Tenants(counted, known=lambda tenant: True)
+    base = servers(app_of(tenants, auth=GoodTokenAuth()))
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+    }
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}
+    async with httpx.AsyncClient(timeout=10) as client:
+        statuses = set()
+        for i in range(300):
+            reply = await client.post(
+                f"{base}/t/name-{i}/mcp", json=message, headers={**MODERN, **BAD}
+            )
+            statuses.add(reply.status_code)
+        assert statuses == {401}
+        assert (len(made), len(tenants.built())) == (0, 0)
+        good = {**MODERN, "authorization": "Bearer good"}
+        reply = await client.post(f"{base}/t/acme/mcp", json=message, headers=good)
+        assert reply.status_code == 200, reply.text
+    assert (made, list(tenants.built())) == (["acme"], ["acme"])
+
+
+BAD = {"authorization": "Bearer bad"}
+MODERN = {
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/list",
+}

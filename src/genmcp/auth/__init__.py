@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any
 from genmcp.auth.challenges import Challenge
 from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.scopes import ScopeHierarchy, implications, may_use, scope_challenge
-from genmcp.auth.tokens import AccessToken, InvalidToken, TokenVerifier, audience_matches
+from genmcp.auth.tokens import (
+    AccessToken,
+    InvalidToken,
+    TokenVerifier,
+    VerifierBusy,
+    audience_matches,
+)
 from genmcp.transports.auth import Auth, DependencyAuth
 
 if TYPE_CHECKING:
@@ -51,6 +57,7 @@ __all__ = [
     "OAuthResource",
     "ScopeHierarchy",
     "TokenVerifier",
+    "VerifierBusy",
     "audience_matches",
     "implications",
     "may_use",

@@ -12,9 +12,17 @@ flood on to the authorization server:
 - answers are cached under a SHA-256 digest of the token (never the token itself): an
   active one for at most ``cache_s`` and never past the token's ``exp``, an inactive one
   for ``negative_cache_s``; at most ``max_cached`` of each;
-- at most ``max_rate`` introspection requests per second (a token bucket of ``max_rate``):
-  past that an unknown token is refused at once (401 ``invalid_token``, "retry") without a
-  request, so the authorization server never sees more than that from this process.
+- at most ``max_rate`` introspection requests per second (a token bucket of ``max_rate``),
+  and at most ``max_rate_per_source`` of them for one source (the client address the
+  resource passes in ``tokens.SOURCE``; the ``max_sources`` most recent kept): past either,
+  an unknown token is not checked now: :class:`~genmcp.auth.tokens.VerifierBusy`, which the
+  resource answers 503 with ``Retry-After`` (never ``invalid_token``: the token may be
+  good). One flooding address spends its own budget first, so the others keep
+  ``max_rate - max_rate_per_source`` per second; the authorization server never sees more
+  than ``max_rate`` per second from this process;
+- ``token_shape`` (a regular expression the AS's tokens always match, optional): a token
+  of another shape is refused (``invalid_token``) without a request and without spending
+  any budget, so made-up tokens of the wrong shape cost nothing.
 
 ``exp`` must be a number (RFC 7662 §2.2): an answer whose ``exp`` is anything else is
 refused. The audience comes from the answer's ``aud`` and is checked by the resource.
@@ -27,13 +35,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import re
 import time
 from collections import OrderedDict
 from typing import Any
 
 import httpx
 
-from genmcp.auth.tokens import AccessToken, InvalidToken, scopes_of
+from genmcp.auth.tokens import SOURCE, AccessToken, InvalidToken, VerifierBusy, scopes_of
+from genmcp.storage.buckets import MemoryBuckets
 
 __all__ = ["IntrospectionVerifier"]
 
@@ -53,6 +63,12 @@ class IntrospectionVerifier:
         negative_cache_s: how long an inactive answer is reused (0: never cached).
         max_cached: answers kept at most, active and inactive each (the oldest go first).
         max_rate: introspection requests per second at most (and as a burst); 0: no bound.
+        max_rate_per_source: introspection requests per second (and burst) for one source
+            (client address); 0: no per-source bound.
+        max_sources: sources whose budgets are remembered (the least recent forgotten:
+            a forgotten source starts with a full budget).
+        token_shape: a regular expression every token of the AS matches (``fullmatch``);
+            a token that does not is refused without a request. None: any token.
         max_in_flight: introspection requests (and pooled connections) at once.
     """
 
@@ -68,15 +84,21 @@ class IntrospectionVerifier:
         negative_cache_s: float = 5.0,
         max_cached: int = 10_000,
         max_rate: float = 50.0,
+        max_rate_per_source: float = 10.0,
+        max_sources: int = 10_000,
+        token_shape: str | re.Pattern[str] | None = None,
         max_in_flight: int = 16,
     ) -> None:
         self.endpoint, self.issuer = endpoint, issuer
         self._auth = httpx.BasicAuth(client_id, client_secret)
         self.timeout_s, self.cache_s, self.max_cached = timeout_s, cache_s, max_cached
         self.negative_cache_s, self.max_rate = negative_cache_s, max_rate
-        self.max_in_flight = max_in_flight
+        self.max_in_flight, self.max_rate_per_source = max_in_flight, max_rate_per_source
+        self.shape = re.compile(token_shape) if isinstance(token_shape, str) else token_shape
         self.requests = 0
-        self.refused = 0  # unknown tokens refused by the rate bound, without a request
+        self.refused = 0  # unknown tokens not checked (a rate bound), without a request
+        self.misshapen = 0  # tokens refused for their shape, without a request
+        self._sources = MemoryBuckets(max_keys=max_sources)
         self._cache: OrderedDict[bytes, tuple[float, AccessToken]] = OrderedDict()
         self._inactive: OrderedDict[bytes, tuple[float, str]] = OrderedDict()
         self._flights: dict[bytes, asyncio.Task[AccessToken]] = {}
@@ -86,6 +108,9 @@ class IntrospectionVerifier:
 
     async def verify(self, token: str) -> AccessToken:
         """The token as the AS describes it; :class:`InvalidToken` when it is not active."""
+        if self.shape is not None and self.shape.fullmatch(token) is None:
+            self.misshapen += 1  # not one the AS issues: no request, no budget spent
+            raise InvalidToken("the token is not of the authorization server's shape")
         key = hashlib.sha256(token.encode()).digest()
         now = time.time()
         cached = self._cache.get(key)
@@ -96,6 +121,7 @@ class IntrospectionVerifier:
             raise InvalidToken(refused[1])
         flight = self._flights.get(key)
         if flight is None:  # the one request for this token; later callers wait for it
+            self._budget(SOURCE.get())
             flight = asyncio.get_running_loop().create_task(self._check(key, token))
             self._flights[key] = flight
             flight.add_done_callback(lambda done: self._landed(key, done))
@@ -106,13 +132,27 @@ class IntrospectionVerifier:
         if not flight.cancelled():
             flight.exception()  # retrieved, even when every caller had gone
 
-    async def _check(self, key: bytes, token: str) -> AccessToken:
+    def _budget(self, source: str | None) -> None:
+        """Spend one introspection of ``source``'s budget, then of the shared one; else
+        :class:`VerifierBusy` (the source's first: a flooder never reaches the shared one)."""
+        rate = self.max_rate_per_source
+        if source is not None and rate > 0:
+            taken = self._sources.take_now(source, rate, max(1, round(rate)))
+            if not taken.ok:
+                self.refused += 1
+                raise VerifierBusy(
+                    "too many tokens to introspect from this address right now: retry later",
+                    taken.wait_s,
+                )
         if not self._take():
             self.refused += 1
-            raise InvalidToken(
+            raise VerifierBusy(
                 "too many tokens to introspect right now (the authorization server is "
-                "protected by a rate bound): retry in a moment"
+                "protected by a rate bound): retry later",
+                1 / self.max_rate,
             )
+
+    async def _check(self, key: bytes, token: str) -> AccessToken:
         answer = await self._introspect(token)
         now = time.time()
         try:

@@ -10,7 +10,9 @@ against the configured resource URI and the resource-wide scopes, and either ret
 caller's assigns (principal, scopes, client id, claims: never the token) or answers the
 request itself with the RFC 6750 challenge: 401 without ``error`` when no bearer token was
 sent, 401 ``invalid_token``, 403 ``insufficient_scope``, 400 ``invalid_request`` for two
-``Authorization`` headers or a malformed bearer value. In the endpoint, the challenges of a
+``Authorization`` headers or a malformed bearer value, 503 with ``Retry-After`` when the
+verifier could not check the token now (``VerifierBusy``: a rate bound; the verifier sees
+the client address in ``tokens.SOURCE``). In the endpoint, the challenges of a
 2026-07-28 ``tools/call`` or ``prompts/get`` also name the scopes of the tool or prompt its
 ``Mcp-Method`` / ``Mcp-Name`` headers announce (a client asks for everything at once; a
 lying header only changes what a refusal advertises). The transport then calls
@@ -25,6 +27,7 @@ The one module of ``genmcp.auth`` that imports the web framework.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -43,7 +46,8 @@ from genmcp.auth.scopes import (
     merge_scopes,
     scope_challenge,
 )
-from genmcp.auth.tokens import InvalidToken, TokenVerifier, audience_matches
+from genmcp.auth.tokens import SOURCE, InvalidToken, TokenVerifier, VerifierBusy, audience_matches
+from genmcp.errors import RATE_LIMITED
 from genmcp.protocol.jsonrpc import Request, encode
 from genmcp.protocol.methods import METHODS
 from genmcp.storage.owner import OWNER, anonymous
@@ -149,7 +153,12 @@ class OAuthResource:
 
     async def __call__(self, request: HTTPRequest) -> Any:
         """As a FastAPI dependency: the caller's assigns, or the challenge response."""
-        found = await self.authenticate(request.headers.getlist("authorization"))
+        client = request.client
+        bound = SOURCE.set(None if client is None else client.host)
+        try:
+            found = await self.authenticate(request.headers.getlist("authorization"))
+        finally:
+            SOURCE.reset(bound)
         if isinstance(found, tuple):
             body, status, headers = found
             return HTTPResponse(encode(body), status, headers=dict(headers), media_type=_JSON)
@@ -179,7 +188,12 @@ class OAuthResource:
         needed: tuple[str, ...] = ()
         if method in _NAMED and name is not None:
             needed = suite.required_scopes(method, name)
-        return await self.authenticate(values, needed)
+        client = scope.get("client")
+        bound = SOURCE.set(str(client[0]) if client else None)  # the verifier's budget key
+        try:
+            return await self.authenticate(values, needed)
+        finally:
+            SOURCE.reset(bound)
 
     async def authenticate(
         self, authorization: list[str], scopes: Iterable[str] = ()
@@ -197,6 +211,8 @@ class OAuthResource:
             access = await self.verifier.verify(found)
         except InvalidToken as exc:
             return self._refusal(Challenge("invalid_token", wanted, self.metadata_url, str(exc)))
+        except VerifierBusy as exc:  # not the token's fault: 503, retry (never invalid_token)
+            return _busy(exc)
         if not audience_matches(
             access.audience, self.resource, accept_parent=self.accept_parent_audience
         ):
@@ -275,3 +291,15 @@ class OAuthResource:
             router.add_api_route(path, document, methods=["GET"], include_in_schema=False)
             router.add_api_route(path, preflight, methods=["OPTIONS"], include_in_schema=False)
         return router
+
+
+def _busy(exc: VerifierBusy) -> Refusal:
+    """503 with ``Retry-After`` (whole seconds, at least 1): the token was not checked."""
+    wait = max(1, math.ceil(exc.retry_after_s))
+    error = {
+        "code": RATE_LIMITED,
+        "message": f"Service unavailable: {exc}",
+        "data": {"retryAfter": wait},
+    }
+    headers = [("retry-after", str(wait)), *_NO_STORE.items()]
+    return {"jsonrpc": "2.0", "error": error}, 503, headers

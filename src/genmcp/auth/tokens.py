@@ -14,6 +14,7 @@ only, as RFC 6749 §3.3 defines them: a tab or a Unicode space is part of a scop
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
@@ -21,9 +22,11 @@ from urllib.parse import urlsplit, urlunsplit
 from genmcp.storage.owner import OWNER, owner_key
 
 __all__ = [
+    "SOURCE",
     "AccessToken",
     "InvalidToken",
     "TokenVerifier",
+    "VerifierBusy",
     "audience_matches",
     "canonical_uri",
     "scopes_of",
@@ -34,6 +37,24 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 class InvalidToken(Exception):
     """The bearer token is not acceptable; the message is safe to send (never the token)."""
+
+
+class VerifierBusy(Exception):
+    """The token could not be checked now (a bound of the verifier, not the token's fault):
+    the resource answers 503 with ``Retry-After``, never ``invalid_token``.
+
+    Attributes:
+        retry_after_s: when checking again may succeed (an estimate, at least 1 s on the wire).
+    """
+
+    def __init__(self, message: str, retry_after_s: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+SOURCE: ContextVar[str | None] = ContextVar("genmcp_token_source", default=None)
+"""Where the token being verified came from (the client address, as the ASGI server saw it),
+set by ``OAuthResource`` around ``verify``: a verifier may budget its work per source."""
 
 
 @dataclass(frozen=True, slots=True)

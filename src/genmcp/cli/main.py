@@ -143,6 +143,9 @@ def _run(args: argparse.Namespace) -> int:
     target = load_target(args.target, args.app_dir)
     app = as_app(target, args.path)  # fails early, also with --reload
     loop, http = fast_stack()
+    from genmcp.transports.heads import protocol_for
+
+    protocol = protocol_for(http)
     where = f"MCP at http://{args.host}:{args.port}{args.path}" if app is not target else "serving"
     print(f"genmcp: {where} ({loop}, {http})", file=sys.stderr)
     if args.reload:
@@ -155,10 +158,10 @@ def _run(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             loop=loop,
-            http=http,
+            http=protocol,
         )
     else:
-        uvicorn.run(app, host=args.host, port=args.port, loop=loop, http=http)
+        uvicorn.run(app, host=args.host, port=args.port, loop=loop, http=protocol)
     return 0
 
 

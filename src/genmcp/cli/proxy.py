@@ -94,7 +94,9 @@ def register(
         loop, http = stack()
         where = f"http://{args.host}:{args.port}{args.path}"
         print(f"genmcp: proxy of {args.url} at {where} ({loop}, {http})", file=sys.stderr)
-        uvicorn.run(app, host=args.host, port=args.port, loop=loop, http=http)
+        from genmcp.transports.heads import protocol_for
+
+        uvicorn.run(app, host=args.host, port=args.port, loop=loop, http=protocol_for(http))
         return 0
 
     sub.set_defaults(handler=handler)

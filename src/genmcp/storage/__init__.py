@@ -238,15 +238,27 @@ class TaskQuota:
             rate limits' arithmetic).
         window_s: the seconds that bucket takes to refill.
         max_live: non-terminal tasks of all owners at once (per store).
+        crowded_per_owner: the fair share: once half of ``max_live`` is taken, an owner
+            holding this many live tasks gets no more (``"fair_share"``) until the store is
+            below half again. The upper half of ``max_live`` thus goes ``crowded_per_owner``
+            at most to each owner: filling it takes at least
+            ``max_live / 2 / crowded_per_owner`` owners (1,000 with the defaults, where
+            ``max_live / live_per_owner`` = 63 filled all of it before). 0: no fair share.
     """
 
     live_per_owner: int = 32
     created_per_window: int = 256
     window_s: float = 60.0
     max_live: int = 2_000
+    crowded_per_owner: int = 1
 
     def __post_init__(self) -> None:
-        counts = (self.live_per_owner, self.created_per_window, self.max_live)
+        counts = (
+            self.live_per_owner,
+            self.created_per_window,
+            self.max_live,
+            self.crowded_per_owner,
+        )
         if min(counts) < 0 or not self.window_s > 0:
             raise ValueError("a TaskQuota needs counts >= 0 (0: no limit) and window_s > 0")
 
@@ -255,8 +267,9 @@ class TaskQuotaExceeded(Exception):
     """``TaskStore.create`` refused a task: a limit of its ``TaskQuota`` (or the store's room).
 
     Attributes:
-        limit: ``"live_per_owner"``, ``"created_per_window"``, ``"max_live"`` or
-            ``"max_tasks"`` (the store holds only live tasks and is full).
+        limit: ``"live_per_owner"``, ``"created_per_window"``, ``"max_live"``,
+            ``"fair_share"`` (``crowded_per_owner``) or ``"max_tasks"`` (the store holds only
+            live tasks and is full).
         retry_after_s: when trying again may succeed (an estimate).
     """
 

@@ -181,6 +181,7 @@ _QUOTA_FIX: Final = {
     "live_per_owner": "you have too many tasks running: wait for one to end or cancel one",
     "created_per_window": "you created too many tasks lately",
     "max_live": "the server runs as many tasks as it takes",
+    "fair_share": "the server is busy and you hold your share of its tasks",
     "max_tasks": "the task store is full of running tasks",
 }
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any, Final, NamedTuple
 
 from starlette.types import Receive, Scope, Send
@@ -285,6 +286,7 @@ class MCPEndpoint:
             legacy=True,
             extra=extra,
             journal=answer.journal,
+            ended=partial(legacy.ended, message, token, version, exchange.assigns),
         )
 
 

@@ -21,10 +21,10 @@ Framework-free (ASGI messages only).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from genmcp.call.relay import MODERN, Codec, LegacyCodec, ModernCodec, Relay
-from genmcp.errors import retry_after
+from genmcp.errors import http_status, retry_after
 from genmcp.events import Answer, Ended
 from genmcp.protocol.jsonrpc import EncodedResult
 from genmcp.transports.asgi import Receive, Send, send_json
@@ -45,11 +45,15 @@ async def respond(
     extra: Sequence[tuple[str, str]] = (),
     journal: Callable[[], StreamLog] | None = None,
     headers: Mapping[str, str] | None = None,
+    ended: Callable[[], Awaitable[Answer | None]] | None = None,
 ) -> None:
     """Write one Call: JSON when it ends before it sends anything, else an SSE stream
     (``journal`` makes, once it streams, the log that names its events and may end it early:
     a resumable legacy stream). With the request's ``headers``, a cached list page goes
-    gzip-compressed to a client that accepts it (``transports.gzip``)."""
+    gzip-compressed to a client that accepts it (``transports.gzip``). A Call that ends
+    with no response before it sent anything is an empty stream, unless ``ended()`` gives
+    the answer to send instead, with its reason's status (a legacy call whose session ended:
+    404, which a 2025 client reads as "session gone")."""
     if relay.call.response_headers:  # what the middleware adds (quota fields)
         extra = (*extra, *relay.call.response_headers)
     event = relay.poll()  # the one first-event step: inline, as it runs on every request
@@ -68,6 +72,11 @@ async def respond(
                 return
         finally:
             stream.release()
+    if type(event) is not Answer and ended is not None:
+        instead = await ended()
+        if instead is not None:  # its own status: a legacy 404 says "session gone"
+            await send_json(send, instead.response, http_status(instead.reason), extra)
+            return
     if type(event) is not Answer:
         await send_empty_stream(send)  # cancelled before anything was sent
     elif event.reason is None:  # the hot path: a result, 200

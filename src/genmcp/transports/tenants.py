@@ -13,8 +13,11 @@ from the path (``/t/{tenant}/mcp``: :func:`tenant_from_path`), a header
 (:func:`tenant_from_header`) or the verified token (:func:`tenant_from_claim`); the request
 is then served by that tenant's endpoint with ``assigns["tenant"]`` set (visibility policies
 read it as ``caller.tenant``). A tenant that is not ``known`` is a 404, before any Suite is
-built for it. The Origin/Host guard runs first, then auth (when the tenant is in the path or
-a header, against that tenant's Suite: its tools' scopes go into the challenge).
+built for it. The Origin/Host guard runs first, then auth; a tenant's Suite is built only for
+an authenticated caller (with ``auth``), so requests with bad tokens build none whatever
+``known`` accepts. Auth runs against the tenant's Suite when it is built already (its tools'
+scopes go into the challenge), else against a Suite that serves nothing (the challenge names
+the resource-wide scopes; the tool's own come with the 403 once the caller is in).
 
 With ``transports/fastapi.py``, a module that imports Starlette and FastAPI.
 """
@@ -132,6 +135,10 @@ class Tenants:
         """True when ``tenant`` is served (a well-formed id the ``known`` check accepts)."""
         return SCOPE.fullmatch(tenant) is not None and bool(self._known(tenant))
 
+    def get(self, tenant: str) -> Suite | None:
+        """The Suite of ``tenant`` if it was built in this process, else None (none is built)."""
+        return self._suites.get(tenant)
+
     def built(self) -> dict[str, Suite]:
         """The Suites built so far in this process, by tenant."""
         return dict(self._suites)
@@ -212,9 +219,10 @@ class TenantsEndpoint:
         assigns: Mapping[str, Any] = {}
         check = None if self.auth is None else self.auth.request_check
         if check is not None:
-            known = tenant is not None and self.tenants.known(tenant)
-            suite = await self.tenants.open(tenant) if known and tenant else self._front.suite
-            found = await check(scope, suite)
+            # a Suite already built names its tools' scopes in the challenge; none is built
+            # before the caller is authenticated (a made-up tenant name costs nothing)
+            built = None if tenant is None else self.tenants.get(tenant)
+            found = await check(scope, self._front.suite if built is None else built)
             if isinstance(found, tuple):
                 body, status, extra = found
                 await send_refusal(send, receive, headers, body, status, extra)

@@ -103,6 +103,10 @@ class MemoryTaskStore:
                 raise TaskQuotaExceeded("live_per_owner", 1.0)
             if quota.max_live and self._live_count >= quota.max_live:
                 raise TaskQuotaExceeded("max_live", 1.0)
+            share = quota.crowded_per_owner
+            if share and quota.max_live and 2 * self._live_count >= quota.max_live:
+                if len(live) >= share:  # crowded: the upper half goes a few to each owner
+                    raise TaskQuotaExceeded("fair_share", 1.0)
         if len(self._entries) >= self._max:
             while len(self._entries) >= self._max and self._ended:  # terminal records only
                 self._drop(next(iter(self._ended)))

@@ -18,7 +18,8 @@ expired ones trimmed as a script runs) and ``<prefix>tasks:{<who>}:rate`` (the o
 creation bucket: a token bucket of ``created_per_window`` refilled over ``window_s``, taken
 from by the rate limits' Lua, ``storage.redis.buckets.TAKE_LUA``) in one script (``who``: a
 digest of the record's ``principal``), then, when ``max_live`` is set,
-``<prefix>tasks:live`` (everyone's live ids) in another; a refusal there gives the owner's
+``<prefix>tasks:live`` (everyone's live ids) in another, with the owner's count from the first
+(``crowded_per_owner``, the fair share of a half-full store); a refusal there gives the owner's
 place and token back. A task that ends (finished, or its
 lease lost) leaves both sets in the command after the script that ended it: if that command
 is lost, the id leaves when its expiry passes (a quota counts it until then). A task is never
@@ -114,7 +115,7 @@ if burst > 0 then
 end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return 1
+return redis.call('ZCARD', KEYS[1])
 """
 
 _GIVE_BACK: Final = """
@@ -126,11 +127,17 @@ return 1
 """
 
 _ALL: Final = """
--- KEYS: every owner's live set. ARGV: the task id, its TTL (ms), max_live.
+-- KEYS: every owner's live set. ARGV: the task id, its TTL (ms), max_live, the owner's
+-- live tasks before this one, crowded_per_owner.
 local now = now_ms()
 local ttl = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return {'max_live', 1000} end
+local live, most = redis.call('ZCARD', KEYS[1]), tonumber(ARGV[3])
+if live >= most then return {'max_live', 1000} end
+local share = tonumber(ARGV[5])
+if share > 0 and 2 * live >= most and tonumber(ARGV[4]) >= share then
+  return {'fair_share', 1000}
+end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1
@@ -367,9 +374,9 @@ class RedisTaskStore:
         refused = await self._run(lambda: self._owner_quota(keys=[live, made], args=args))
         if not isinstance(refused, list) and max_live > 0:
             every = [self._prefix + "tasks:live"]
-            refused = await self._run(
-                lambda: self._all_quota(keys=every, args=[task_id, ttl_ms, max_live])
-            )
+            held = int(refused) - 1  # the owner's live tasks before this one
+            shared: list[str | int] = [task_id, ttl_ms, max_live, held, quota.crowded_per_owner]
+            refused = await self._run(lambda: self._all_quota(keys=every, args=shared))
             if isinstance(refused, list):  # give the owner's place and token back
                 rate = per_window * 1000 / window_ms
                 back: list[str | float] = [task_id, rate, per_window]

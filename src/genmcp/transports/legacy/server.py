@@ -53,6 +53,7 @@ from genmcp.protocol.jsonrpc import (
     Request,
     RequestId,
     Response,
+    error_response,
     result_response,
 )
 from genmcp.protocol.meta import check_meta
@@ -260,6 +261,27 @@ class LegacyServer:
         except MCPError as exc:
             call = await self.suite.handle(message, assigns, context=context, local=refusal(exc))
             return LegacyAnswer(call, MODERN)
+
+    async def ended(
+        self,
+        message: Request | Notification | Response,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+    ) -> Answer | None:
+        """The answer for a request stopped with no response: ``session_not_found`` (404)
+        when its session ended meanwhile (a DELETE, on any process), so the client never
+        gets an empty stream it cannot tell from a network failure; None for a request its
+        client cancelled (no response, as the spec says)."""
+        if not isinstance(message, Request) or message.method == INITIALIZE:
+            return None
+        try:
+            await self.session(token, version, assigns)
+        except MCPError as exc:
+            return Answer(error_response(message.id, exc), exc.reason)
+        except StorageUnavailable:
+            return None  # cannot tell: the empty stream, as before
+        return None
 
     async def unusable(
         self,
