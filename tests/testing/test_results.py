@@ -60,7 +60,10 @@ def test_unwrap_reads_the_error_member_as_the_client_does() -> None:
         reply.unwrap()
     failure = caught.value
     assert (failure.code, failure.message, failure.data, failure.status) == (
-        -32602, "bad", {"why": "x"}, 400
+        -32602,
+        "bad",
+        {"why": "x"},
+        400,
     )
     assert failure.notifications == [note] and failure.notifications is not reply.notifications
     assert failure.to_error() == error
