@@ -69,7 +69,7 @@ def main() -> int:
                 print(f"proxied.py: the upstream did not answer at {upstream_url}", file=sys.stderr)
                 return 1
             time.sleep(0.1)
-        from genmcp.cli.main import main as genmcp
+        from genmcp.cli.program import main as genmcp
 
         argv = ["proxy", upstream_url, "--port", str(args.port)]
         if args.protocol:

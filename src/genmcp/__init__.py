@@ -8,7 +8,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     schema/                     the schema engine: compile, keywords, RE2 patterns, $ref, fast path
     client/                     Client: an async MCP client (HTTP or stdio, either era)
     outcomes, behaviour         Result, Stream, Error, ...; the class-options base
-    tool, prompt, resource,     the public behaviours (apps: AppView, an MCP Apps view;
+    tools, prompts, resources,  the public behaviours (apps: AppView, an MCP Apps view;
     apps, skills/               skills: Skill, SkillRepo, the Skills extension)
     functions                   @tool, @prompt, @resource: a function as a behaviour class
     channel                     Channel, Mailbox, Outbox
@@ -46,7 +46,7 @@ from genmcp.middleware.chain import CallEnd, MCPRequest, Middleware, TransportCo
 from genmcp.middleware.observe import AccessLog, Timing
 from genmcp.middleware.ratelimit import Limit, RateLimit
 from genmcp.outcomes import Error, InputDeclined, InputRequired, ResourceNotFound, Result, Stream
-from genmcp.prompt import Prompt, PromptRequest
+from genmcp.prompts import Prompt, PromptRequest
 from genmcp.protocol.prompts import (
     assistant_message,
     complete_result,
@@ -72,12 +72,12 @@ from genmcp.protocol.v2607 import (
     resource_link,
     text,
 )
-from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
+from genmcp.resources import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
 from genmcp.skills import Skill, SkillRepo
 from genmcp.storage import TaskOptions, TaskQuota
 from genmcp.suite import Suite
-from genmcp.tool import Tool, ToolRequest
+from genmcp.tools import Tool, ToolRequest
 from genmcp.transports.options import HTTPOptions
 from genmcp.visibility import Item, Visibility
 

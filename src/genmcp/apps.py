@@ -31,7 +31,7 @@ from genmcp.outcomes import CacheControl, Result
 from genmcp.protocol.apps import APP_MIME_TYPE, check_ui_uri, resource_ui_meta
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.resources import read_resource_result, resource_item, text_contents
-from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest
+from genmcp.resources import ListPage, ReadOutcome, ResourceRepo, ResourceRequest
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel

@@ -5,10 +5,96 @@ the HTTP status, JSON-RPC code and default message taken from the MCP
 2026-07-28 specification (and its legacy session mode). Layers raise
 ``MCPError(reason, ...)``; only transports turn it into bytes.
 
-The exception tree::
+The exception tree: every exception class genmcp defines, under its base, with the module it
+lives in (``[module]``, under ``genmcp.``), when it is raised and what becomes of it.
+``tests/layout/test_exceptions.py`` holds it complete: a class missing here, or drawn under
+another base or in another module, fails it. ``_Private`` ones never leave their module::
 
-    MCPError                 a protocol error with reason, code, data
-    CallbackReturnError      a behaviour's hook returned something undocumented (server bug)
+    Exception
+    ├── MCPError  [errors]
+    │   │   any failure answered with a JSON-RPC error: ``reason`` fixes code, HTTP status and
+    │   │   ``client_fault`` (``REASONS``); raised anywhere, made bytes only by a transport
+    │   ├── EnvelopeError  [protocol.jsonrpc]
+    │   │       bytes that are not one JSON-RPC message (-32700, -32600); keeps the id if read
+    │   ├── InputDeclined  [outcomes]
+    │   │       ``request.input(Model)``: the user declined; an ``isError`` result in a tool,
+    │   │       ``input_refused`` in a prompt or a resource
+    │   └── StorageUnavailable  [storage.guard]
+    │           shared storage down, hung or refusing: 503 with ``Retry-After``
+    ├── SealError  [sealing]
+    │       a token failed to unseal (malformed, tampered, expired, audience); the catalogs
+    │       answer -32602 (bad cursor, bad requestState), a session id 404
+    ├── InvalidArguments  [schema.compile]
+    │       tool arguments fail the input schema: an ``isError`` result listing the failures
+    ├── OverBudget  [schema.clock]
+    │       validation ran past its time budget; ``schema.compile`` answers it as invalid
+    ├── Unchecked  [schema.regex]
+    │       a string a limit kept from a pattern; it ends the validation error's message
+    ├── TimedOut  [schema.sandbox]
+    │       a pattern search in the sandbox passed its deadline (its child killed)
+    ├── _Unsupported  [schema.fastcheck]
+    │       the fast path cannot decide a schema: the full engine takes it
+    ├── _NotPlain  [schema.re2syntax]
+    │       a pattern outside the plain subset: RE2 itself must judge it
+    ├── InboxFull  [storage]
+    │       a worker's inbox is at its bound (``Suite.post``, worker mail): retry later
+    ├── TaskQuotaExceeded  [storage]
+    │       ``TaskStore.create`` refused a task (a ``TaskQuota`` limit): ``task_quota``, 429
+    ├── ClientError  [client.errors]
+    │   │   ``genmcp.client``: the server cannot be reached or understood (refused, timeout,
+    │   │   an HTTP error page, a stream ended without a response)
+    │   └── RPCError  [client.errors]
+    │       │   the server answered with a JSON-RPC error (``code``, ``message``, ``data``)
+    │       └── RPCError  [testing.results]
+    │               ``MCPTestClient``'s: the client's, with the notifications seen before it
+    ├── _Stale  [client.transport]
+    │       a pooled connection closed before any byte of the response: sent again
+    ├── UpstreamDown  [compose.upstream]
+    │       exported, never raised: a down upstream answers an ``Error`` (``Upstream.down``)
+    ├── InvalidToken  [auth.tokens]
+    │       a bearer token is not acceptable: 401 with a ``WWW-Authenticate`` challenge
+    ├── InvalidIdToken  [auth.front.id_token]
+    │       the upstream provider's ID token fails a check: the login fails
+    ├── UpstreamError  [auth.front.upstream]
+    │       the authorization front's upstream provider could not be used
+    ├── RegistrationError  [auth.front.registration]
+    │       a refused client registration: its RFC 7591 error code and HTTP status
+    ├── Refused  [auth.front.wire]
+    │       a front request refused with an RFC 6749 error code, description and status
+    ├── Throttled  [auth.front.limits]
+    │       a front request over a bound: 429 (a source, a client) or 503, ``Retry-After``
+    ├── _TooLarge  [routes_as_tools.exchange]
+    │       raised into an app whose response outgrows the cap of a route tool
+    ├── InstallError  [cli.install]
+    │       ``genmcp install``: a target the client cannot run, a config that is not JSON
+    ├── UsageError  [cli.program]
+    │       the command line: a mistake in what the user asked (exit status 2)
+    ├── _Declined  [cli.form]
+    │       the terminal form: the user declined (the elicitation answer ``decline``)
+    ├── Unlogged  [transports.sse]
+    │       a resumable stream's log refused an event: the response ends, the log follows
+    ├── TypeError
+    │   └── CallbackReturnError  [errors]
+    │           a behaviour's hook returned what its contract does not allow (a server bug;
+    │           the message names the kind, the name, the hook and the value)
+    ├── ValueError
+    │   ├── WeakKeyError  [sealing]
+    │   │       a secret key too short to sign tokens: raised when the server is built
+    │   ├── BuildError  [routes_as_tools.arguments]
+    │   │       a selected route cannot become a tool (the message names it): at build time
+    │   └── _Repeated  [auth.front.front]
+    │           a JSON object of a front request names a member twice: refused
+    ├── RuntimeError
+    │   ├── LifecycleError  [call.lifecycle]
+    │   │       a Call moved by a trigger its phase does not allow (a genmcp bug)
+    │   └── LifespanError  [transports.lifespan]
+    │           the app's lifespan failed to start or to stop (stdio, the command line)
+    ├── TimeoutError
+    │   └── SendTimeout  [transports.sse]
+    │           a streamed event not taken within ``send_timeout_s``: the reader is gone
+    └── PermissionError
+        └── AuthRequired  [transports.stdio_app]
+                the endpoint's auth dependency refused stdio's stand-in request
 
 The core raises and returns reasons only; a transport asks :func:`http_status` for the HTTP
 status of a reason, at the edge. Imports nothing from the rest of genmcp.

@@ -3,8 +3,8 @@
 GenMCP's tagged tuples as classes: ``{:result, r}`` is ``Result(r)``, ``{:stream, state}`` is
 ``Stream(state)``, ``{:error, reason}`` is ``Error(message)``, ``{:input_required, requests,
 state}`` is ``InputRequired(requests, state)``. ``ResourceNotFound`` is a resource read's own.
-Which hook may return which is the behaviour's contract (``tool.py``, ``prompt.py``,
-``resource.py``); anything else raises ``CallbackReturnError`` naming the hook.
+Which hook may return which is the behaviour's contract (``tools.py``, ``prompts.py``,
+``resources.py``); anything else raises ``CallbackReturnError`` naming the hook.
 
 :func:`typed_input` reads one answer of the client as a pydantic model (what
 ``request.input(Model)`` returns), raising :class:`InputDeclined` when the user said no.

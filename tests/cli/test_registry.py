@@ -1,6 +1,6 @@
 """`genmcp registry`: server.json and a draft Server Card from a Suite, on the command line.
 
-The command runs as users run it (`genmcp.cli.main.main`) on examples/everything_server.py;
+The command runs as users run it (`genmcp.cli.program.main`) on examples/everything_server.py;
 what it writes validates against the registry's schema (tests/support/registry).
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from genmcp.cli.main import main
+from genmcp.cli.program import main
 from genmcp.cli.registry import server_json_of, suite_of
 from support import examples
 from support.registry import server_card_errors, server_json_errors

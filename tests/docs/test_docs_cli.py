@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.cli.test_main import free_port, serving, wait_until_served
+from tests.cli.test_program import free_port, serving, wait_until_served
 
 pytestmark = pytest.mark.long  # the CLI session of the docs, run, about 6 s (make test-long)
 

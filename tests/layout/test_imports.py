@@ -170,7 +170,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.client",),
     ("genmcp.context",),
     ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel", "genmcp.caller"),
-    ("genmcp.tool", "genmcp.prompt", "genmcp.resource", "genmcp.apps", "genmcp.skills",
+    ("genmcp.tools", "genmcp.prompts", "genmcp.resources", "genmcp.apps", "genmcp.skills",
      "genmcp.functions"),
     ("genmcp.storage", "genmcp.visibility"),
     ("genmcp.call",),
@@ -289,5 +289,5 @@ def test_no_module_or_package_is_private() -> None:
 
 def test_the_public_behaviours_sit_on_top_of_the_package() -> None:
     tops = {path.stem for path in (SRC / "genmcp").glob("*.py")}
-    assert {"tool", "prompt", "resource", "channel", "suite", "errors"} <= tops
+    assert {"tools", "prompts", "resources", "channel", "suite", "errors"} <= tops
     assert not {"worker", "oneshot", "subscriptions", "tool_catalog", "mail"} & tops

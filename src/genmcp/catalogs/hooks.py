@@ -54,12 +54,12 @@ from genmcp.behaviour import Behaviour
 from genmcp.catalogs.request_state import RequestStates
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import Error, InputRequired, ResourceNotFound, Result
-from genmcp.prompt import Prompt
+from genmcp.prompts import Prompt
 from genmcp.protocol.content import call_tool_result
 from genmcp.protocol.icons import checked_icons
-from genmcp.resource import ResourceRepo
+from genmcp.resources import ResourceRepo
 from genmcp.schema.offload import validate_off_loop
-from genmcp.tool import Tool, ToolRequest, input_validator, with_arguments
+from genmcp.tools import Tool, ToolRequest, input_validator, with_arguments
 
 __all__ = [
     "RESULT_KEYS",

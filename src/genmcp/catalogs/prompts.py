@@ -33,7 +33,7 @@ from genmcp.catalogs.hooks import (
 from genmcp.catalogs.listing import Catalog
 from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputRequired, Result
-from genmcp.prompt import Prompt, PromptRequest
+from genmcp.prompts import Prompt, PromptRequest
 from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.methods import PROMPTS_GET, PROMPTS_LIST
 from genmcp.protocol.prompts import (

@@ -50,7 +50,7 @@ from genmcp.protocol.methods import RESOURCES_LIST, RESOURCES_READ, RESOURCES_TE
 from genmcp.protocol.prompts import as_complete_result, complete_result
 from genmcp.protocol.resources import blob_contents, read_resource_result, text_contents
 from genmcp.protocol.uri_template import UriTemplate
-from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest, StaticResource
+from genmcp.resources import ListPage, ReadOutcome, ResourceRepo, ResourceRequest, StaticResource
 from genmcp.sealing import digest
 from genmcp.storage.owner import owner_of
 

@@ -33,7 +33,7 @@ from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.methods import RESOURCES_DIRECTORY_READ, SKILLS_GET, SKILLS_LIST
 from genmcp.protocol.resources import read_resource_result
 from genmcp.protocol.skills import SKILLS_EXTENSION, server_settings
-from genmcp.resource import ListPage, ReadOutcome, ResourceRepo, ResourceRequest
+from genmcp.resources import ListPage, ReadOutcome, ResourceRepo, ResourceRequest
 from genmcp.skills.content import SkillContent, SkillFile, build_skill
 from genmcp.skills.skill import Skill, SkillRepo
 

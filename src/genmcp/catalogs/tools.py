@@ -55,7 +55,7 @@ from genmcp.schema import (
     merge_options,
 )
 from genmcp.schema.lint import lint_tool_schema
-from genmcp.tool import Tool, ToolRequest, with_arguments
+from genmcp.tools import Tool, ToolRequest, with_arguments
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel

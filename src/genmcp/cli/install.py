@@ -55,7 +55,7 @@ MIN_DISTINCT: Final = 8
 """Fewest distinct characters in a secret key ``install`` accepts (``aaaa...`` is no key)."""
 _CHECK: Final = (
     "import sys\n"
-    "from genmcp.cli.main import UsageError, load_target\n"
+    "from genmcp.cli.program import UsageError, load_target\n"
     "from genmcp.transports.stdio import require_suite\n"
     "try:\n"
     "    require_suite(load_target(sys.argv[1], sys.argv[2]))\n"

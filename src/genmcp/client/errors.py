@@ -18,7 +18,7 @@ fix is on the caller's side. Imports nothing from genmcp.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 __all__ = [
     "ClientError",
@@ -58,7 +58,7 @@ class RPCError(ClientError):
         self.data = data
 
     @classmethod
-    def from_error(cls, error: Any, *, status: int | None = None) -> RPCError:
+    def from_error(cls, error: Any, *, status: int | None = None) -> Self:
         """The exception for a response's ``error`` member (a malformed one included)."""
         if not isinstance(error, Mapping):
             return cls(-32603, f"malformed JSON-RPC error {error!r}", status=status)

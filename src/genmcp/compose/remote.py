@@ -50,12 +50,12 @@ from genmcp.compose.upstream import (  # re-exported: the upstream connection li
 )
 from genmcp.errors import INVALID_PARAMS
 from genmcp.outcomes import Error, InputRequired, Result
-from genmcp.prompt import Prompt, PromptRequest
+from genmcp.prompts import Prompt, PromptRequest
 from genmcp.protocol.meta import META_SERVER_INFO
 from genmcp.protocol.methods import MESSAGE, PROGRESS, PROMPTS_GET, RESOURCES_LIST, RESOURCES_READ
 from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
-from genmcp.resource import ResourceRepo, ResourceRequest
-from genmcp.tool import Tool, ToolRequest
+from genmcp.resources import ResourceRepo, ResourceRequest
+from genmcp.tools import Tool, ToolRequest
 
 __all__ = [
     "PROXIES",

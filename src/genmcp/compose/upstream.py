@@ -43,7 +43,7 @@ from genmcp.compose.pending import PendingCalls
 from genmcp.compose.subscriptions import UpstreamSubscriptions
 from genmcp.errors import MISSING_CAPABILITY, REQUEST_TIMEOUT, MCPError
 from genmcp.outcomes import Error
-from genmcp.prompt import Prompt
+from genmcp.prompts import Prompt
 from genmcp.protocol.methods import (
     PROMPTS_LIST_CHANGED,
     RESOURCES_LIST_CHANGED,
@@ -51,8 +51,8 @@ from genmcp.protocol.methods import (
     TOOLS_LIST_CHANGED,
 )
 from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
-from genmcp.resource import ResourceRepo
-from genmcp.tool import Tool
+from genmcp.resources import ResourceRepo
+from genmcp.tools import Tool
 
 if TYPE_CHECKING:
     import httpx

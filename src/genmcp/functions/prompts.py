@@ -22,7 +22,7 @@ from pydantic.fields import FieldInfo
 from genmcp.channel import Channel
 from genmcp.functions.completion import Completers
 from genmcp.functions.signature import Function, Signature, describe, make_class, read_signature
-from genmcp.prompt import Prompt, PromptRequest
+from genmcp.prompts import Prompt, PromptRequest
 
 __all__ = ["prompt"]
 

@@ -33,7 +33,7 @@ from genmcp.functions.signature import (
 from genmcp.outcomes import ResourceNotFound
 from genmcp.protocol.resources import resource_item
 from genmcp.protocol.uri_template import UriTemplate
-from genmcp.resource import ListPage, ResourceRepo, ResourceRequest
+from genmcp.resources import ListPage, ResourceRepo, ResourceRequest
 from genmcp.schema import InvalidArguments
 
 __all__ = ["resource"]

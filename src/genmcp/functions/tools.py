@@ -32,7 +32,7 @@ from genmcp.functions.signature import (
     read_signature,
     returns_model,
 )
-from genmcp.tool import Tool, ToolRequest
+from genmcp.tools import Tool, ToolRequest
 
 __all__ = ["tool"]
 

@@ -29,7 +29,7 @@ from genmcp.routes_as_tools.arguments import Arguments
 from genmcp.routes_as_tools.credentials import FORWARDED, SCOPE_KEY, Forwarded, caller_of
 from genmcp.routes_as_tools.exchange import MAX_RESPONSE_BYTES, ASGIApp, Origin, Reply, exchange
 from genmcp.routes_as_tools.replies import error_result, report_result, success_result
-from genmcp.tool import Tool, ToolRequest
+from genmcp.tools import Tool, ToolRequest
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel

@@ -42,7 +42,7 @@ from typing import Any, Final, Protocol, final, runtime_checkable
 from genmcp.catalogs.resources import RepoEntry
 from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.methods import PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED
-from genmcp.resource import StaticResource
+from genmcp.resources import StaticResource
 from genmcp.storage import Broker, Subscription
 from genmcp.sync.listen import ChangeFeed
 

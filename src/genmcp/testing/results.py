@@ -2,18 +2,21 @@
 
 * ``Reply``: one request's response, HTTP status and notifications (errors included).
 * ``CallResult``: a ``tools/call`` outcome with the notifications and input rounds seen.
-* ``RPCError``: raised for a JSON-RPC error response.
+* ``RPCError``: raised for a JSON-RPC error response: ``genmcp.client.RPCError`` (one
+  exception for "the server answered with a JSON-RPC error", whichever client asked) that
+  also carries the notifications seen before it.
 * ``accept``, ``decline``, ``cancel``: ``ElicitResult`` values to answer input requests.
 
-Plain data; imports nothing from genmcp but the method names.
+Plain data; imports nothing from genmcp but the method names and the client's error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from genmcp.client.errors import RPCError as ClientRPCError
 from genmcp.protocol.methods import MESSAGE, PROGRESS
 
 __all__ = ["CallResult", "RPCError", "Reply", "accept", "cancel", "decline"]
@@ -39,21 +42,23 @@ def cancel() -> dict[str, Any]:
     return {"action": "cancel"}
 
 
-class RPCError(Exception):
-    """Raised when the server answers with a JSON-RPC error.
-
-    Attributes:
-        code, message, data: the ``error`` member. status: the HTTP status it came with.
-        notifications: the notifications seen before it.
+class RPCError(ClientRPCError):
+    """Raised when the server answers with a JSON-RPC error: ``genmcp.client.RPCError``, so
+    ``code``, ``message``, ``data``, ``status`` and ``str()`` are the same whichever client
+    asked, plus ``notifications``: what the server sent on the request before the error.
     """
 
-    def __init__(self, error: Mapping[str, Any], status: int, notifications: list[Message]):
-        self.code: int = error.get("code", 0)
-        self.message: str = str(error.get("message", ""))
-        self.data: Any = error.get("data")
-        self.status = status
-        self.notifications = notifications
-        super().__init__(f"({self.code}) {self.message}")
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        status: int | None = None,
+        notifications: Sequence[Message] = (),
+    ) -> None:
+        super().__init__(code, message, data, status=status)
+        self.notifications: list[Message] = list(notifications)
 
 
 @dataclass
@@ -80,7 +85,9 @@ class Reply:
         if self.response is None:
             raise AssertionError(f"no response (status {self.status})")
         if self.error is not None:
-            raise RPCError(self.error, self.status, self.notifications)
+            failure = RPCError.from_error(self.error, status=self.status)
+            failure.notifications = list(self.notifications)
+            raise failure
         return self.result
 
 

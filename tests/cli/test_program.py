@@ -1,6 +1,6 @@
 """The `genmcp` command line: `run`, `list` and `call` against real servers.
 
-`list`/`call` run in-process through `cli.main` (fast) against a `live_server`, and as real
+`list`/`call` run in-process through `cli.program` (fast) against a `live_server`, and as real
 subprocesses where the process matters (progress printed as it arrives, import errors
 without tracebacks, `genmcp run` serving over HTTP, the console script).
 """

@@ -151,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.reload:
         os.environ[_APP_ENV] = json.dumps([args.target, args.path, args.app_dir])
         uvicorn.run(
-            "genmcp.cli.main:reload_app",
+            "genmcp.cli.program:reload_app",
             factory=True,
             reload=True,
             reload_dirs=[os.path.abspath(args.app_dir)],
