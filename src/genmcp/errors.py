@@ -43,14 +43,27 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     ├── ClientError  [client.errors]
     │   │   ``genmcp.client``: the server cannot be reached or understood (refused, timeout,
     │   │   an HTTP error page, a stream ended without a response)
-    │   └── RPCError  [client.errors]
-    │       │   the server answered with a JSON-RPC error (``code``, ``message``, ``data``)
-    │       └── RPCError  [testing.results]
-    │               ``MCPTestClient``'s: the client's, with the notifications seen before it
+    │   ├── RPCError  [client.errors]
+    │   │   │   the server answered with a JSON-RPC error (``code``, ``message``, ``data``)
+    │   │   └── RPCError  [testing.results]
+    │   │           ``MCPTestClient``'s: the client's, with the notifications seen before it
+    │   ├── LimitExceeded  [client.errors]
+    │   │   │   a server sent past one of the client's ``ClientLimits`` (``limit``, ``value``)
+    │   │   ├── MessageTooLarge  [client.errors]
+    │   │   │       a response body, SSE event or stdio line over ``max_message_bytes``
+    │   │   ├── ListingTooLong  [client.errors]
+    │   │   │       a listing past ``max_pages`` pages or ``max_items`` items
+    │   │   └── DeadlineExceeded  [client.errors]
+    │   │           a call still unanswered at ``deadline_s``: it is cancelled upstream
+    │   └── ResponseMismatch  [client.errors]
+    │           a JSON answer whose id is another request's
     ├── _Stale  [client.transport]
     │       a pooled connection closed before any byte of the response: sent again
     ├── UpstreamDown  [compose.upstream]
     │       exported, never raised: a down upstream answers an ``Error`` (``Upstream.down``)
+    ├── VerifierBusy  [auth.tokens]
+    │       the verifier is over its introspection budget: 503 with ``Retry-After``, never
+    │       ``invalid_token`` for a token it did not check
     ├── InvalidToken  [auth.tokens]
     │       a bearer token is not acceptable: 401 with a ``WWW-Authenticate`` challenge
     ├── InvalidIdToken  [auth.front.id_token]
@@ -82,8 +95,10 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │   │       a secret key too short to sign tokens: raised when the server is built
     │   ├── BuildError  [routes_as_tools.arguments]
     │   │       a selected route cannot become a tool (the message names it): at build time
-    │   └── _Repeated  [auth.front.front]
-    │           a JSON object of a front request names a member twice: refused
+    │   ├── _Repeated  [auth.front.front]
+    │   │       a JSON object of a front request names a member twice: refused
+    │   └── EventTooLarge  [protocol.client]
+    │           an SSE event grew past the parser's bound (the client's ``MessageTooLarge``)
     ├── RuntimeError
     │   ├── LifecycleError  [call.lifecycle]
     │   │       a Call moved by a trigger its phase does not allow (a genmcp bug)
