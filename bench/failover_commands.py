@@ -18,10 +18,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from support.redis_topology import OwnSentinel, admins  # noqa: E402
-
-from genmcp.storage import TaskEnd  # noqa: E402
-from genmcp.storage.redis import RedisOptions, RedisSessionRegistry, RedisTaskStore  # noqa: E402
+from genmcp.storage import TaskEnd
+from genmcp.storage.redis import RedisOptions, RedisSessionRegistry, RedisTaskStore
+from support.redis_topology import OwnSentinel, admins
 
 N = 200
 IGNORED = ("info", "ping", "hello", "client|setinfo", "subscribe", "psync", "replconf")
