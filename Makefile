@@ -313,6 +313,7 @@ test-cluster: $(DEV_STAMP)
 	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q -k "not memory" \
 		tests/storage/test_contract.py tests/storage/redis/test_topology.py \
 		tests/storage/redis/test_topology_reshard.py
+	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q tests/storage/redis/test_failover.py
 	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q -k "not memory" \
 		tests/storage/test_contract.py
 

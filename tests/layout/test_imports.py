@@ -84,6 +84,7 @@ REDIS_MODULES: Final = frozenset(
         "genmcp.storage.redis.batch",
         "genmcp.storage.redis.broker",
         "genmcp.storage.redis.buckets",
+        "genmcp.storage.redis.failover",
         "genmcp.storage.redis.inbox",
         "genmcp.storage.redis.options",
         "genmcp.storage.redis.records",

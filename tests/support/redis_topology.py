@@ -262,19 +262,23 @@ class OwnCluster(_Topology):
 
 
 class OwnSentinel(_Topology):
-    """A master, one replica, and one Sentinel (quorum 1) watching them as ``service``."""
+    """A master, one replica, and ``sentinels`` Sentinels (quorum: a majority) watching them
+    as ``service``."""
 
-    def __init__(self, service: str = "genmcp") -> None:
+    def __init__(self, service: str = "genmcp", sentinels: int = 1) -> None:
         super().__init__()
         self.service = service
+        self.count = sentinels
         self.master: _Node | None = None
         self.replica: _Node | None = None
         self.sentinel: _Node | None = None
+        self.sentinels: list[_Node] = []
 
     @property
     def url(self) -> str:
-        assert self.sentinel is not None
-        return f"redis+sentinel://127.0.0.1:{self.sentinel.port}/{self.service}/0"
+        assert self.sentinels
+        listed = ",".join(f"127.0.0.1:{s.port}" for s in self.sentinels)
+        return f"redis+sentinel://{listed}/{self.service}/0"
 
     def start(self) -> OwnSentinel:
         self.master = self._start()
@@ -284,25 +288,42 @@ class OwnSentinel(_Topology):
             lambda: "master_link_status:up" in _ask(self.replica.port, "INFO", "replication"),  # type: ignore[union-attr]
             "the replica to sync",
         )
+        quorum = self.count // 2 + 1
         conf = [
-            f"sentinel monitor {self.service} 127.0.0.1 {self.master.port} 1",
+            f"sentinel monitor {self.service} 127.0.0.1 {self.master.port} {quorum}",
             f"sentinel down-after-milliseconds {self.service} {NODE_TIMEOUT_MS}",
             f"sentinel failover-timeout {self.service} 5000",
             f"sentinel parallel-syncs {self.service} 1",
         ]
-        self.sentinel = self._start(*conf, sentinel=True)
+        self.sentinels = [self._start(*conf, sentinel=True) for _ in range(self.count)]
+        self.sentinel = self.sentinels[0]
         _wait(lambda: self.master_port() == self.master.port, "the sentinel to see the master")  # type: ignore[union-attr]
-        _wait(
-            lambda: "slaves=1" in _ask(self.sentinel.port, "INFO", "sentinel"),  # type: ignore[union-attr]
-            "the sentinel to see the replica",
-        )
+        for sentinel in self.sentinels:
+            _wait(
+                lambda s=sentinel: (  # type: ignore[misc]
+                    "slaves=1" in (info := _ask(s.port, "INFO", "sentinel"))
+                    and f"sentinels={self.count}" in info
+                ),
+                "every sentinel to see the replica and the others",
+            )
         return self
+
+    def failover(self) -> None:
+        """A planned failover: ``SENTINEL FAILOVER`` (the replica promoted, the master demoted
+        when Sentinel gets to it)."""
+        assert self.sentinel is not None
+        reply = _ask(self.sentinel.port, "SENTINEL", "FAILOVER", self.service)
+        assert reply.startswith("+OK"), reply
 
     def master_port(self) -> int | None:
         assert self.sentinel is not None
         reply = _ask(self.sentinel.port, "SENTINEL", "get-master-addr-by-name", self.service)
         lines = [line for line in reply.splitlines() if line and line[0] not in "*$"]
         return int(lines[1]) if len(lines) >= 2 and lines[1].isdigit() else None
+
+    def info(self, port: int) -> str:
+        """``INFO replication`` of the node on ``port`` ('' when it does not answer)."""
+        return _ask(port, "INFO", "replication")
 
     def kill_master(self) -> int:
         """SIGKILL the current master; its port."""

@@ -130,6 +130,7 @@ class RedisInboxes:
         self.inbox_ttl_s = heartbeat_ttl_s * 6
         self.breaker = options.breaker()
         self._deliver = client.register_script(_DELIVER)
+        self._ack = options.acknowledged(client)  # mail is acknowledged once replicated
         self._reader: Client | None = None
         self._open: dict[str, RedisInbox] = {}
         self._forgetting: set[asyncio.Task[None]] = set()
@@ -154,7 +155,7 @@ class RedisInboxes:
     async def deliver(self, address: str, message: Any) -> bool:
         keys = [self.inbox_key(address), self.alive_key(address)]
         args: list[str | int] = [encode(message), self.max_messages, ttl_ms(self.inbox_ttl_s)]
-        outcome = await self.breaker.run(lambda: self._deliver(keys=keys, args=args))
+        outcome = await self.breaker.run(lambda: self._ack.eval(self._deliver, keys, args))
         if outcome == -1:
             raise InboxFull(f"inbox {address} is full ({self.max_messages} messages)")
         return bool(outcome == 1)

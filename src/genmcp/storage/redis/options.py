@@ -21,6 +21,9 @@ field                      default  what it bounds
                                     CPU starvation (``guard.Breaker``)
 ``cooldown_s``             0.5      failing fast after a failure before probing again
 ``block_s``                1.0      one blocking read of an inbox (its client waits 2 s more)
+``replicas``               None     replicas a durable write waits for (``WAIT``): None is 1
+                                    under Sentinel, 0 (no ``WAIT``) otherwise
+``replica_timeout_s``      0.3      how long ``WAIT`` waits for them (then 503, not acked)
 =========================  =======  ==========================================================
 
 A process uses three clients: the request path (``client``), one pub/sub connection (taken
@@ -31,7 +34,8 @@ whose socket timeout exceeds its blocking reads). Requires the ``redis`` package
 ``rediss://``, ``unix://``) for one server, ``redis+cluster://h1:p1,h2:p2`` for a Redis Cluster
 (a ``RedisCluster`` from any reachable node of the list; MOVED/ASK followed by the client), and
 ``redis+sentinel://h1:p1,h2:p2/<service>/<db>`` for a master that Sentinel names (asked again
-after a failover). The same settings apply to all three; the breaker bounds every operation.
+after a failover, at once: ``storage.redis.failover`` follows ``+switch-master``). The same
+settings apply to all three; the breaker bounds every operation.
 On a cluster ``max_connections`` is the most commands in flight at once (redis-py's cluster
 pools raise past it instead of waiting: genmcp's client waits at a gate of that size).
 """
@@ -50,6 +54,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import RedisClusterException, RedisError
 
 from genmcp.storage.guard import Breaker
+from genmcp.storage.redis.failover import Acknowledged, SentinelPool, replicas_wanted
 from genmcp.storage.redis.topology import NODE_OPTIONS, Client, Topology, parse_url
 
 __all__ = ["RedisOptions"]
@@ -68,10 +73,15 @@ class RedisOptions:
     deadline_s: float = 0.8
     cooldown_s: float = 0.5
     block_s: float = 1.0
+    replicas: int | None = None
+    replica_timeout_s: float = 0.3
 
     def __post_init__(self) -> None:
-        if min(self.connect_timeout_s, self.socket_timeout_s, self.deadline_s, self.block_s) <= 0:
+        timeouts = (self.connect_timeout_s, self.socket_timeout_s, self.deadline_s, self.block_s)
+        if min(*timeouts, self.replica_timeout_s) <= 0:
             raise ValueError("RedisOptions timeouts must be > 0")
+        if self.replicas is not None and self.replicas < 0:
+            raise ValueError("RedisOptions: replicas >= 0 (or None)")
         if self.retries < 0 or self.max_connections < 2:
             raise ValueError("RedisOptions: retries >= 0 and max_connections >= 2")
 
@@ -123,7 +133,7 @@ class RedisOptions:
         master: aioredis.Redis = sentinel.master_for(
             topology.service,
             redis_class=_SentinelMaster,
-            connection_pool_class=_BlockingSentinelPool,
+            connection_pool_class=SentinelPool,
             max_connections=self.max_connections,
             timeout=self.pool_timeout_s,
             **options,
@@ -166,14 +176,15 @@ class RedisOptions:
         )
         return aioredis.Redis.from_pool(pool)
 
+    def acknowledged(self, client: Client) -> Acknowledged:
+        """Durable writes on ``client``: acknowledged once ``replicas`` replicas have them."""
+        timeout_ms = max(1, round(self.replica_timeout_s * 1000))
+        return Acknowledged(client, replicas_wanted(client, self.replicas), timeout_ms)
+
     def breaker(self, store: str = "redis") -> Breaker:
         """A breaker with these options' deadline and cooldown, for Redis failures."""
         failures = (RedisError, RedisClusterException)
         return Breaker(store, failures, deadline_s=self.deadline_s, cooldown_s=self.cooldown_s)
-
-
-class _BlockingSentinelPool(SentinelConnectionPool, aioredis.BlockingConnectionPool):
-    """Sentinel's master lookup on a blocking pool: the 65th concurrent command waits."""
 
 
 class _GatedCluster(RedisCluster):
@@ -219,6 +230,8 @@ class _SentinelMaster(aioredis.Redis):
     async def aclose(self, close_connection_pool: bool | None = None) -> None:
         await super().aclose(close_connection_pool)
         pool = self.connection_pool
+        if isinstance(pool, SentinelPool):
+            await pool.stop()
         if isinstance(pool, SentinelConnectionPool):
             for sentinel in pool.sentinel_manager.sentinels:
                 await sentinel.aclose()

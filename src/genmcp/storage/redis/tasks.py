@@ -83,7 +83,9 @@ local function now_ms()
 end
 """
 
-_COMMON: Final = _CLOCK + """
+_COMMON: Final = (
+    _CLOCK
+    + """
 local TERMINAL = {completed = true, failed = true, cancelled = true}
 local function clear_io(key)
   for _, f in ipairs(redis.call('HKEYS', key)) do
@@ -98,6 +100,7 @@ local function moved()
 end
 local status = redis.call('HGET', KEYS[1], 'status')
 """
+)
 
 _OWNER: Final = """
 -- KEYS: the owner's live set, its creation bucket. ARGV: the task id, its TTL (ms),
@@ -299,6 +302,7 @@ class RedisTaskStore:
         self.breaker = Breaker(
             "redis", _UNAVAILABLE, deadline_s=options.deadline_s, cooldown_s=options.cooldown_s
         )
+        self._ack = options.acknowledged(client)  # create, transitions, result: replicated
         script = client.register_script
         self._owner_quota = script(_CLOCK + TAKE_LUA + _OWNER)
         self._give_back = script(TAKE_LUA + _GIVE_BACK)
@@ -359,7 +363,7 @@ class RedisTaskStore:
             await self._count(task_id, record.get("principal"), ttl_ms, quota)
         key = self.key(task_id)
         args = [_json(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
-        await self._run(lambda: self._create(keys=[key], args=args))
+        await self._run(lambda: self._ack.eval(self._create, [key], args))
 
     def _quota_keys(self, principal: Any) -> tuple[str, str]:
         """The owner's live set and creation bucket (one hash tag: one cluster slot)."""
@@ -419,14 +423,14 @@ class RedisTaskStore:
     ) -> dict[str, Any] | None:
         args = [updated_at, *_pairs(requests)]
         key = self.key(task_id)
-        return _record(await self._run(lambda: self._ask(keys=[key], args=args)))
+        return _record(await self._run(lambda: self._ack.eval(self._ask, [key], args)))
 
     async def answer(
         self, task_id: str, responses: Mapping[str, Any], updated_at: str
     ) -> dict[str, Any] | None:
         args = [updated_at, *_pairs(responses)]
         key = self.key(task_id)
-        return _record(await self._run(lambda: self._answer(keys=[key], args=args)))
+        return _record(await self._run(lambda: self._ack.eval(self._answer, [key], args)))
 
     async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
         wanted = list(keys)
@@ -439,7 +443,7 @@ class RedisTaskStore:
     async def note(self, task_id: str, message: str, updated_at: str) -> dict[str, Any] | None:
         key = self.key(task_id)
         args = [message, updated_at]
-        return _record(await self._run(lambda: self._note(keys=[key], args=args)))
+        return _record(await self._run(lambda: self._ack.eval(self._note, [key], args)))
 
     async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
         args = [
@@ -450,9 +454,9 @@ class RedisTaskStore:
             end.message or "",
         ]
         key = self.key(task_id)
-        return await self._ended(await self._run(lambda: self._finish(keys=[key], args=args)))
+        return await self._ended(await self._run(lambda: self._ack.eval(self._finish, [key], args)))
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
         key = self.key(task_id)
-        status = await self._run(lambda: self._renew(keys=[key], args=[lease_ms]))
+        status = await self._run(lambda: self._ack.eval(self._renew, [key], [lease_ms]))
         return None if status is None else _text(status)
