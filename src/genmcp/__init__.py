@@ -78,14 +78,13 @@ from genmcp.skills import Skill, SkillRepo
 from genmcp.storage import TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
-from genmcp.transports.options import HTTPOptions
+from genmcp.transports.http.options import HTTPOptions
 from genmcp.visibility import Item, Visibility
 
 if TYPE_CHECKING:
     from genmcp.client import Client
-    from genmcp.routes_as_tools import route_tools, routes_router
-    from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
-    from genmcp.transports.tenants import (
+    from genmcp.fastapi.router import MCPRouter, mcp_app, mcp_router
+    from genmcp.fastapi.tenants import (
         TenantRequest,
         Tenants,
         tenant_from_claim,
@@ -93,20 +92,21 @@ if TYPE_CHECKING:
         tenant_from_path,
         tenants_router,
     )
+    from genmcp.routes_as_tools import route_tools, routes_router
 
 _LAZY = {
     "Client": "genmcp.client",
-    "MCPRouter": "genmcp.transports.fastapi",
-    "mcp_app": "genmcp.transports.fastapi",
-    "mcp_router": "genmcp.transports.fastapi",
+    "MCPRouter": "genmcp.fastapi.router",
+    "mcp_app": "genmcp.fastapi.router",
+    "mcp_router": "genmcp.fastapi.router",
     "route_tools": "genmcp.routes_as_tools",
     "routes_router": "genmcp.routes_as_tools",
-    "TenantRequest": "genmcp.transports.tenants",
-    "Tenants": "genmcp.transports.tenants",
-    "tenant_from_claim": "genmcp.transports.tenants",
-    "tenant_from_header": "genmcp.transports.tenants",
-    "tenant_from_path": "genmcp.transports.tenants",
-    "tenants_router": "genmcp.transports.tenants",
+    "TenantRequest": "genmcp.fastapi.tenants",
+    "Tenants": "genmcp.fastapi.tenants",
+    "tenant_from_claim": "genmcp.fastapi.tenants",
+    "tenant_from_header": "genmcp.fastapi.tenants",
+    "tenant_from_path": "genmcp.fastapi.tenants",
+    "tenants_router": "genmcp.fastapi.tenants",
 }
 
 __version__ = "0.1.0"

@@ -46,13 +46,14 @@ PUBLIC_MODULES: Final = (
     "genmcp.scaleout",
     "genmcp.fastapi",
     "genmcp.transports.stdio",
-    "genmcp.transports.legacy",
+    "genmcp.sessions",
 )
 """Every module a user imports from; the reference must show each name of its ``__all__``."""
 
 GUIDES: Final = {
     "getting-started", "tools", "channel", "input-rounds", "resources-prompts", "apps",
-    "fastapi", "fastapi-patterns", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks", "middleware",
+    "fastapi", "fastapi-patterns", "routes-as-tools", "auth", "legacy", "lifecycle", "tasks",
+    "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
     "skills", "registry", "releasing",
     "client", "composition", "tenancy",

@@ -39,7 +39,7 @@ def proxy_app(
     """The FastAPI app serving ``url`` at ``path`` (both eras); ``protocol`` fixes the
     upstream's revision instead of probing it."""
     from genmcp.compose.mount import Mount
-    from genmcp.transports.fastapi import mcp_app, mcp_router
+    from genmcp.fastapi.router import mcp_app, mcp_router
 
     mount = Mount(
         url=url, resources=True, timeout_s=timeout_s, token=token, headers=headers,
