@@ -22,7 +22,9 @@ Layers, lowest first (a module imports only from its own layer or below;
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
     suite                       routing, capabilities, the live Calls
     compose/                    Mount: another Suite's catalog served under a namespace
-    transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
+    sessions/                   the 2025 session engine (legacy sessions), for HTTP and stdio
+    transports/                 the HTTP wire (rules, ASGI, the relay's SSE writer); stdio
+    fastapi/                    the FastAPI adapter: mcp_router, the endpoint, dependencies
     testing/, cli,              the in-process test client; the command line; routes as tools
     routes_as_tools/
 
