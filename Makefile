@@ -82,7 +82,7 @@ dev: $(DEV_STAMP)
 
 run: $(RUN_STAMP)
 	@echo "==> serving $(APP_DIR)/$(APP) on http://$(HOST):$(PORT) (MCP at /mcp)"
-	$(VENV_PYTHON) -m uvicorn --app-dir $(APP_DIR) $(APP) --host $(HOST) --port $(PORT) --http genmcp.transports.heads:BoundedHeads
+	$(VENV_PYTHON) -m uvicorn --app-dir $(APP_DIR) $(APP) --host $(HOST) --port $(PORT) --http genmcp.transports.http.heads:BoundedHeads
 
 # One recipe, not prerequisites, so the steps run in order and stop at the first failure
 # even under `make -j`.

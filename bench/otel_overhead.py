@@ -39,7 +39,7 @@ from genmcp import Suite, mcp_router
 from genmcp.middleware import Call, MCPRequest, Next
 from genmcp.middleware.telemetry import Telemetry
 from genmcp.protocol.jsonrpc import Request
-from genmcp.transports.relay import Relay
+from genmcp.transports.http.relay import Relay
 from support.server import LiveServer
 
 VERSION = "2026-07-28"

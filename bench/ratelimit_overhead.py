@@ -45,7 +45,7 @@ from genmcp.middleware import Call, MCPRequest, Next
 from genmcp.protocol.jsonrpc import Request
 from genmcp.storage.redis import RedisBuckets
 from genmcp.storage.redis.batch import ScriptBatch
-from genmcp.transports.relay import Relay
+from genmcp.transports.http.relay import Relay
 from support.server import LiveServer
 
 VERSION = "2026-07-28"

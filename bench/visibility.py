@@ -33,7 +33,7 @@ os.environ.setdefault("GENMCP_SECRET_KEY", "bench-" + "k" * 40)
 from inproc import headers_of, one_call  # noqa: E402
 
 from genmcp import Caller, Item, Result, Suite, Tool, Visibility, call_tool_result  # noqa: E402
-from genmcp.transports.endpoint import MCPEndpoint  # noqa: E402
+from genmcp.fastapi.endpoint import MCPEndpoint  # noqa: E402
 
 ADMIN_ONLY = frozenset(f"admin_{n}" for n in range(5))
 ASSIGNS = {"principal": "bench-user", "roles": ("member",)}

@@ -73,7 +73,7 @@ from genmcp import (
     text_contents,
     user_message,
 )
-from genmcp.transports.legacy import LegacyServer
+from genmcp.sessions import LegacyServer
 
 # --------------------------------------------------------------------------- media
 

@@ -162,7 +162,7 @@ UNKNOWN_TOKEN: Final = {
 
 @dataclass(frozen=True, slots=True)
 class DemoTokens:
-    """An ``Auth`` (``genmcp.transports.auth``): an optional bearer token from ``TOKENS``."""
+    """An ``Auth`` (``genmcp.transports.http.auth``): an optional bearer token from ``TOKENS``."""
 
     async def check(self, scope: MutableMapping[str, Any], suite: Suite) -> Any:
         """The request check: the caller's assigns, or a 401."""

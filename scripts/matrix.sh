@@ -19,8 +19,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 cells=${MATRIX_CELLS:-floor floor-313 mid newest}
 venvs=${MATRIX_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/genmcp-matrix}
-read -r -a tests <<< "${MATRIX_TESTS:-tests/transports tests/functions tests/routes_as_tools \
-tests/testing tests/examples tests/test_context.py}"
+read -r -a tests <<< "${MATRIX_TESTS:-tests/transports tests/sessions tests/fastapi tests/functions \
+tests/routes_as_tools tests/testing tests/examples tests/test_context.py}"
 # two workers, whole files each; the browser test needs chromium and npm, which CI's matrix skips
 args=(-n 2 --dist loadfile -m "not long" --ignore=tests/examples/test_apps_browser.py)
 read -r -a extra <<< "${MATRIX_ARGS:-}"

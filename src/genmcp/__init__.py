@@ -22,7 +22,9 @@ Layers, lowest first (a module imports only from its own layer or below;
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
     suite                       routing, capabilities, the live Calls
     compose/                    Mount: another Suite's catalog served under a namespace
-    transports/                 the relay, HTTP rules, ASGI, FastAPI, stdio, legacy sessions
+    sessions/                   the 2025 session engine (legacy sessions), for HTTP and stdio
+    transports/                 the HTTP wire (rules, ASGI, the relay's SSE writer); stdio
+    fastapi/                    the FastAPI adapter: mcp_router, the endpoint, dependencies
     testing/, cli,              the in-process test client; the command line; routes as tools
     routes_as_tools/
 
@@ -78,14 +80,13 @@ from genmcp.skills import Skill, SkillRepo
 from genmcp.storage import TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tools import Tool, ToolRequest
-from genmcp.transports.options import HTTPOptions
+from genmcp.transports.http.options import HTTPOptions
 from genmcp.visibility import Item, Visibility
 
 if TYPE_CHECKING:
     from genmcp.client import Client
-    from genmcp.routes_as_tools import route_tools, routes_router
-    from genmcp.transports.fastapi import MCPRouter, mcp_app, mcp_router
-    from genmcp.transports.tenants import (
+    from genmcp.fastapi.router import MCPRouter, mcp_app, mcp_router
+    from genmcp.fastapi.tenants import (
         TenantRequest,
         Tenants,
         tenant_from_claim,
@@ -93,20 +94,21 @@ if TYPE_CHECKING:
         tenant_from_path,
         tenants_router,
     )
+    from genmcp.routes_as_tools import route_tools, routes_router
 
 _LAZY = {
     "Client": "genmcp.client",
-    "MCPRouter": "genmcp.transports.fastapi",
-    "mcp_app": "genmcp.transports.fastapi",
-    "mcp_router": "genmcp.transports.fastapi",
+    "MCPRouter": "genmcp.fastapi.router",
+    "mcp_app": "genmcp.fastapi.router",
+    "mcp_router": "genmcp.fastapi.router",
     "route_tools": "genmcp.routes_as_tools",
     "routes_router": "genmcp.routes_as_tools",
-    "TenantRequest": "genmcp.transports.tenants",
-    "Tenants": "genmcp.transports.tenants",
-    "tenant_from_claim": "genmcp.transports.tenants",
-    "tenant_from_header": "genmcp.transports.tenants",
-    "tenant_from_path": "genmcp.transports.tenants",
-    "tenants_router": "genmcp.transports.tenants",
+    "TenantRequest": "genmcp.fastapi.tenants",
+    "Tenants": "genmcp.fastapi.tenants",
+    "tenant_from_claim": "genmcp.fastapi.tenants",
+    "tenant_from_header": "genmcp.fastapi.tenants",
+    "tenant_from_path": "genmcp.fastapi.tenants",
+    "tenants_router": "genmcp.fastapi.tenants",
 }
 
 __version__ = "0.1.0"

@@ -16,7 +16,7 @@ from typing import Any, Final, final
 __all__ = ["TENANT", "Caller"]
 
 TENANT: Final = "tenant"
-"""The assigns key holding the caller's tenant (set by ``genmcp.transports.tenants``)."""
+"""The assigns key holding the caller's tenant (set by ``genmcp.fastapi.tenants``)."""
 
 
 @final

@@ -61,7 +61,7 @@ CLOSE_STREAM: Final = StreamStart()
 The core knows no "close the stream" event: every reader takes this for a stream start (the
 stream opens, or stays open) except the one transport that can end a response and resume it
 later, a 2025-11-25 session's POST stream, which tells it apart by identity
-(``event is CLOSE_STREAM``, in ``transports.legacy.journal``) and ends the response there."""
+(``event is CLOSE_STREAM``, in ``sessions.journal``) and ends the response there."""
 WAKE: Final = object()
 """What ``Mailbox.receive`` returns when the mailbox closed under a waiting receiver."""
 
@@ -420,7 +420,7 @@ class Channel:
         with no response in it; the call runs on, and what it sends from now on, its
         response included, goes to the session's event log. The client reconnects (after
         the stream's ``retry:`` delay) with ``GET`` and ``Last-Event-ID``, on any process,
-        and gets it (``transports.legacy.resume``; ``genmcp.testing`` resumes the same way).
+        and gets it (``sessions.resume``; ``genmcp.testing`` resumes the same way).
         Elsewhere (2026-07-28 requests, older revisions, stdio, a Suite driven directly) the
         stream stays open, as after :meth:`start_stream`, and the response comes on it. A
         closed call runs until it answers, is cancelled (``notifications/cancelled``,

@@ -8,7 +8,7 @@ a hook reads it as ``channel.app``, ``channel.state``, ``channel.http_request`` 
 * ``state`` (:class:`AppState`) looks a name up in the lifespan state first (what the app's
   lifespan yielded, per the ASGI lifespan ``state`` extension), then in ``app.state``.
 * ``resolve`` runs a dependency through the transport's solver (FastAPI's ``Depends``
-  machinery for HTTP, see ``transports.depends``) into a :class:`Dependencies`: the cache and
+  machinery for HTTP, see ``fastapi.depends``) into a :class:`Dependencies`: the cache and
   the cleanups of one hook invocation (a function hook's) or one Call (``channel.resolve`` in
   a class hook). Whoever opened it closes it, in the task that resolved into it, once the
   hook's outcome is decided: ``yield`` dependencies are set up and torn down in the same

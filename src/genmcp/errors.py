@@ -84,8 +84,12 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │       the command line: a mistake in what the user asked (exit status 2)
     ├── _Declined  [cli.form]
     │       the terminal form: the user declined (the elicitation answer ``decline``)
-    ├── Unlogged  [transports.sse]
+    ├── Unlogged  [sessions.stream_log]
     │       a resumable stream's log refused an event: the response ends, the log follows
+    ├── ConnectionError
+    │   │   redis-py's (``redis.exceptions.ConnectionError``): a Redis store's retries take it
+    │   └── NotReplicated  [storage.redis.failover]
+    │           a write no replica acknowledged in time: not acknowledged (503, retried)
     ├── TypeError
     │   └── CallbackReturnError  [errors]
     │           a behaviour's hook returned what its contract does not allow (a server bug;
@@ -102,13 +106,13 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     ├── RuntimeError
     │   ├── LifecycleError  [call.lifecycle]
     │   │       a Call moved by a trigger its phase does not allow (a genmcp bug)
-    │   └── LifespanError  [transports.lifespan]
+    │   └── LifespanError  [fastapi.lifespan]
     │           the app's lifespan failed to start or to stop (stdio, the command line)
     ├── TimeoutError
-    │   └── SendTimeout  [transports.sse]
+    │   └── SendTimeout  [transports.http.sse]
     │           a streamed event not taken within ``send_timeout_s``: the reader is gone
     └── PermissionError
-        └── AuthRequired  [transports.stdio_app]
+        └── AuthRequired  [fastapi.stdio_app]
                 the endpoint's auth dependency refused stdio's stand-in request
 
 The core raises and returns reasons only; a transport asks :func:`http_status` for the HTTP

@@ -11,7 +11,7 @@ in-process test client). Nothing follows an ``Answer`` or an ``Ended``.
   keepalives flow while slow work runs.
   ``channel.close_stream()`` puts one too (its own instance, ``channel.CLOSE_STREAM``): the
   2025-11-25 transport, which can end a response and resume it later, tells that one apart
-  by identity (``transports.legacy.journal``); to every other reader it is a stream start.
+  by identity (``sessions.journal``); to every other reader it is a stream start.
 - :class:`Answer`: the JSON-RPC response. ``reason`` names the failure of an error response
   (a key of ``errors.REASONS``); only a transport turns it into an HTTP status.
 - :class:`Ended`: the request ended without a response (cancelled by the client or its

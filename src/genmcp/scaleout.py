@@ -10,11 +10,11 @@ process: ``RateLimit(store=RedisBuckets.from_url(url))``), plus the outcomes a c
 or hung: HTTP 503 at the edge). See docs/guides/scaling-out.md.
 """
 
+from genmcp.sessions import LegacyServer
 from genmcp.storage import InboxFull
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.redis.broker import RedisBroker, RedisOptions, RedisSessionRegistry
 from genmcp.storage.redis.buckets import RedisBuckets
-from genmcp.transports.legacy import LegacyServer
 
 __all__ = [
     "InboxFull",

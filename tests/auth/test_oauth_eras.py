@@ -196,7 +196,7 @@ async def test_the_raw_endpoint_and_the_api_route_answer_alike(
     from fastapi import Depends
     from starlette.routing import Route
 
-    from genmcp.transports.stdio_app import mcp_of
+    from genmcp.fastapi.stdio_app import mcp_of
 
     def resource() -> OAuthResource:
         return OAuthResource(

@@ -1,4 +1,4 @@
-"""``OAuthResource`` as an ``Auth`` (``genmcp.auth.protected_resource``, ``transports.auth``).
+"""``OAuthResource`` as an ``Auth`` (``genmcp.auth.protected_resource``, ``transports.http.auth``).
 
 Against the real authorization server of ``conftest`` and its real tokens: the request
 check answers before the body is read, the message check refuses a tool that needs more
@@ -22,7 +22,7 @@ from genmcp import Suite, mcp_router
 from genmcp.auth import Auth, DependencyAuth, JWTVerifier, OAuthResource
 from genmcp.protocol.jsonrpc import Request as JSONRPCRequest
 from genmcp.routes_as_tools import forward_credentials
-from genmcp.transports.auth import as_auth
+from genmcp.transports.http.auth import as_auth
 from support.authorization_server import AuthorizationServer
 from support.examples import load
 from support.oauth import RESOURCE, call, challenge

@@ -26,10 +26,10 @@ from genmcp.call.lifecycle import Phase
 from genmcp.errors import TOOL_CRASH_HINT
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import Request
+from genmcp.sessions.rounds import ASKED, Asking, InputRounds, outstanding, reply_topic
+from genmcp.sessions.sessions import Session
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
-from genmcp.transports.legacy.rounds import ASKED, Asking, InputRounds, outstanding, reply_topic
-from genmcp.transports.legacy.sessions import Session
-from genmcp.transports.relay import Relay
+from genmcp.transports.http.relay import Relay
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

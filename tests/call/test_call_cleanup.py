@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from genmcp import Result, Tool, call_tool_result, mcp_router
-from genmcp.transports.fastapi import MCPRouter
+from genmcp.fastapi.router import MCPRouter
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]}
 MODERN, LEGACY = "2026-07-28", "2025-11-25"

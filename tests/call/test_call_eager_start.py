@@ -16,7 +16,7 @@ from genmcp.call.call import Call
 from genmcp.call.lifecycle import Phase
 from genmcp.events import Answer, Ended
 from genmcp.protocol.jsonrpc import Request
-from genmcp.transports.relay import Relay
+from genmcp.transports.http.relay import Relay
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
 EAGER = sys.version_info >= (3, 12)

@@ -24,7 +24,7 @@ from fastapi import FastAPI
 
 from genmcp import Channel, InvalidArguments, Result, Tool, ToolRequest, call_tool_result
 from genmcp.catalogs.hooks import checked_request
-from genmcp.transports.fastapi import mcp_router
+from genmcp.fastapi.router import mcp_router
 from support.client import ModernClient
 from support.server import LiveServer
 

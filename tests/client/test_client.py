@@ -15,7 +15,7 @@ import pytest
 
 from demo_tools import Stats, make_suite
 from genmcp.client import Client, ClientError, RPCError
-from genmcp.transports.fastapi import mcp_app
+from genmcp.fastapi.router import mcp_app
 from support.examples import load
 from support.server import LiveServers
 

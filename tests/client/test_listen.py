@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from genmcp.client import Client
-from genmcp.transports.fastapi import mcp_app
+from genmcp.fastapi.router import mcp_app
 from support.examples import load
 from support.server import LiveServers
 

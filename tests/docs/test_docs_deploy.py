@@ -51,7 +51,7 @@ def test_the_uvicorn_command_parses() -> None:
     protocol = importlib.import_module("uvicorn.importer").import_from_string(
         context.params["http"]
     )
-    assert protocol is importlib.import_module("genmcp.transports.heads").BoundedHeads
+    assert protocol is importlib.import_module("genmcp.transports.http.heads").BoundedHeads
 
 
 class Slow(Tool, name="slow", description="Reports progress, then holds the call a while."):

@@ -174,7 +174,7 @@ def test_importing_a_package_keeps_the_lazy_names_it_serves() -> None:
     """A subpackage named like a lazy name would replace it once imported
     (``genmcp.route_tools``, the function, by the package): none is so named."""
     code = (
-        "import genmcp.routes_as_tools, genmcp.transports.fastapi, genmcp\n"
+        "import genmcp.routes_as_tools, genmcp.fastapi.router, genmcp\n"
         "print(all(callable(getattr(genmcp, name)) for name in genmcp._LAZY))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)

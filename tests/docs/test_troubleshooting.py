@@ -18,10 +18,10 @@ from fastapi import FastAPI
 from genmcp import Suite, Tool, mcp_router
 from genmcp.cli.install import weak_key
 from genmcp.errors import TOOL_CRASH_HINT, CallbackReturnError
+from genmcp.fastapi.lifespan import LifespanError
+from genmcp.sessions.server import FOREIGN_SESSION
+from genmcp.sessions.session_ids import UNKNOWN_KEY
 from genmcp.testing import MCPTestClient
-from genmcp.transports.legacy.server import FOREIGN_SESSION
-from genmcp.transports.legacy.session_ids import UNKNOWN_KEY
-from genmcp.transports.lifespan import LifespanError
 
 PAGE: Final = (Path(__file__).resolve().parents[2] / "docs/guides/troubleshooting.md").read_text(
     encoding="utf-8"

@@ -23,8 +23,8 @@ import pytest
 from fastapi import Depends, FastAPI, Header
 
 from genmcp import Result, Suite, Tool, call_tool_result, mcp_router
+from genmcp.fastapi.lifespan import LifespanError
 from genmcp.testing import MCPTestClient, RPCError, accept
-from genmcp.transports.lifespan import LifespanError
 from support import examples
 from support.server import LiveServers
 

@@ -1,7 +1,7 @@
 """Regression tests for what the fuzz harness found (each names its finding).
 
 Finding F1 (seed c0f5f9c0, case 1655): a 2026-07-28 client that hangs up while a tool call
-has sent nothing yet made `first_event` (transports/asgi.py) raise `InvalidStateError`
+has sent nothing yet made `first_event` (transports/http/asgi.py) raise `InvalidStateError`
 ("Result is not set"): a cancelled but not yet finished task was read as done. uvicorn
 logged "Exception in ASGI application" for every such disconnect.
 

@@ -3,7 +3,7 @@
 Compared with ``json.loads`` on fixed and seeded random documents (every step size), then
 on malformed text, the decoder's own hooks (NaN, out-of-range floats) and the depth limit;
 ``jsonrpc.parse_in_steps`` answers like ``jsonrpc.parse``. Its loop lag over real HTTP:
-tests/transports/test_endpoint_large_bodies.py.
+tests/fastapi/test_endpoint_large_bodies.py.
 """
 
 from __future__ import annotations

@@ -315,7 +315,7 @@ async def test_the_middleware_hooks_are_the_records() -> None:
 def _preflight_error(method: str, headers: dict[str, str]) -> str | None:
     from genmcp.errors import MCPError
     from genmcp.protocol.jsonrpc import Request
-    from genmcp.transports.http import modern_preflight
+    from genmcp.transports.http.rules import modern_preflight
 
     base = {"mcp-protocol-version": "2026-07-28", "mcp-method": method}
     try:

@@ -20,8 +20,8 @@ from fastapi import Depends, FastAPI, Header, HTTPException, Request
 
 from genmcp import Suite, mcp_router
 from genmcp.routes_as_tools import route_tools, routes_router
+from genmcp.sessions import LegacyServer
 from genmcp.testing import MCPTestClient
-from genmcp.transports.legacy import LegacyServer
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.server import LiveServers

@@ -22,10 +22,10 @@ from typing import Any, Final
 import httpx
 import pytest
 
+from genmcp.sessions.journal import Journal
+from genmcp.sessions.resume import log_key, stream_of
+from genmcp.sessions.stream_log import Unlogged
 from genmcp.storage.redis import RedisBroker
-from genmcp.transports.legacy.journal import Journal
-from genmcp.transports.legacy.resume import log_key, stream_of
-from genmcp.transports.sse import Unlogged
 from support.redis_server import OwnRedis, require_redis_server
 from support.topology import Processes
 

@@ -36,7 +36,7 @@ from genmcp import (
     elicit_request,
     mcp_router,
 )
-from genmcp.transports.legacy import LegacyServer
+from genmcp.sessions import LegacyServer
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.server import LiveServer, LiveServers

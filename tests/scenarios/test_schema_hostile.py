@@ -17,8 +17,8 @@ import pytest
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result
-from genmcp.transports.fastapi import mcp_router
-from genmcp.transports.http import MAX_BODY_BYTES
+from genmcp.fastapi.router import mcp_router
+from genmcp.transports.http.rules import MAX_BODY_BYTES
 from support.client import ModernClient
 
 PARSE_ERROR = -32700

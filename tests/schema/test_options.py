@@ -21,9 +21,9 @@ import pytest
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result
+from genmcp.fastapi.router import mcp_router
 from genmcp.schema import SchemaOptions, merge_options
 from genmcp.schema.options import DEFAULT_DIALECT
-from genmcp.transports.fastapi import mcp_router
 from support.client import ModernClient
 
 SKU = re.compile(r"[A-Z]{3}-\d{4}")

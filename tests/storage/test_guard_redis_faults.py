@@ -22,7 +22,7 @@ from fastapi import FastAPI
 
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result, mcp_router
 from genmcp.errors import INTERNAL_ERROR
-from genmcp.transports.legacy import LegacyServer
+from genmcp.sessions import LegacyServer
 from support.client import ModernClient
 from support.legacy_client import LegacyClient, LegacyReply
 from support.redis_server import OwnRedis, require_redis_server

@@ -8,7 +8,7 @@ from genmcp.errors import http_status
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request
 from genmcp.suite import Suite
-from genmcp.transports.relay import Relay
+from genmcp.transports.http.relay import Relay
 
 
 async def answer_of(

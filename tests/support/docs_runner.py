@@ -38,7 +38,7 @@ PRELOAD = (
     # back "validation stopped after 0.5 s: the arguments are too large"
     "genmcp.schema.engine",
     "genmcp.testing",
-    "genmcp.transports.fastapi",
+    "genmcp.fastapi.router",
     "mcp",
     "mcp.client.streamable_http",
     "uvicorn",

@@ -1,5 +1,5 @@
 """The streaming example's tools behind a router that drains streams for 1 s at shutdown
-(tests/transports/test_sse_shutdown.py: a call longer than the drain is stopped)."""
+(tests/transports/http/test_sse_shutdown.py: a call longer than the drain is stopped)."""
 
 from __future__ import annotations
 

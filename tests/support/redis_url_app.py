@@ -1,4 +1,4 @@
-"""The app ``tests/transports/test_redis_url.py`` runs in several uvicorn processes.
+"""The app ``tests/fastapi/test_redis_url.py`` runs in several uvicorn processes.
 
 Scale-out in one option: ``mcp_router(..., redis_url=...)`` when ``TEST_REDIS_URL`` is set,
 else nothing but the ``GENMCP_REDIS_URL`` environment variable. ``TEST_PREFIX`` is the

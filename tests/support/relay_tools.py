@@ -1,6 +1,6 @@
 """The tools the relay's tests drive: they answer at once, after a silent wait, after a log,
 after starting their stream, or with a rate-limit error (tests/call/test_relay.py for the
-reader, tests/transports/test_relay.py for the HTTP writer)."""
+reader, tests/transports/http/test_relay.py for the HTTP writer)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request
 from genmcp.storage.memory import MemoryBroker
 from genmcp.sync.mail import address_of
-from genmcp.transports.relay import Relay
+from genmcp.transports.http.relay import Relay
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -13,7 +13,7 @@
     app.include_router(mcp_router(..., auth=resource), prefix="/mcp")
     app.include_router(resource.metadata_router())
 
-``OAuthResource`` is an ``Auth`` (``genmcp.transports.auth``): the protocol ``auth=`` takes,
+``OAuthResource`` is an ``Auth`` (``genmcp.transports.http.auth``): the protocol ``auth=`` takes,
 a token check before the body, a check of each parsed request and the FastAPI dependency
 stdio runs; a plain FastAPI dependency is wrapped as a ``DependencyAuth``.
 
@@ -40,7 +40,7 @@ from genmcp.auth.tokens import (
     VerifierBusy,
     audience_matches,
 )
-from genmcp.transports.auth import Auth, DependencyAuth
+from genmcp.transports.http.auth import Auth, DependencyAuth
 
 if TYPE_CHECKING:
     from genmcp.auth.introspection import IntrospectionVerifier

@@ -1,6 +1,6 @@
 """``OAuthResource``: an MCP endpoint as an OAuth 2.1 protected resource.
 
-It is an ``Auth`` (``transports.auth``): ``mcp_router(..., auth=resource)`` runs
+It is an ``Auth`` (``transports.http.auth``): ``mcp_router(..., auth=resource)`` runs
 :meth:`OAuthResource.asgi_check` inside the raw MCP endpoint (no FastAPI dependency route);
 with more ``dependencies=`` (or wrapped, as by ``forward_credentials``) it is the endpoint's
 FastAPI dependency (``__call__``), and the one stdio runs. For every
@@ -51,7 +51,7 @@ from genmcp.errors import RATE_LIMITED
 from genmcp.protocol.jsonrpc import Request, encode
 from genmcp.protocol.methods import METHODS
 from genmcp.storage.owner import OWNER, anonymous
-from genmcp.transports.auth import MessageCheck, Refusal, RequestCheck
+from genmcp.transports.http.auth import MessageCheck, Refusal, RequestCheck
 
 if TYPE_CHECKING:
     from genmcp.suite import Suite

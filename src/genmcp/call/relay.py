@@ -1,14 +1,14 @@
 """The relay's reader: a Call's events, in order, through the codec of its era.
 
 Every reader of a request in flight reads it the same way, ``async for event in Relay(call,
-codec)``, and writes each event to its sink: the HTTP transport (``transports.relay``: JSON
+codec)``, and writes each event to its sink: the HTTP transport (``transports.http.relay``: JSON
 or an SSE stream), stdio (one line per message), the in-process test client
 (``testing.exchange``) and the task service (``tasks.service``: into the task's record). The
 relay takes the Call's typed events (``genmcp.events``) in order, passes each through the
 codec, and stops after the ``Answer`` or ``Ended``. :meth:`Relay.poll` takes the next event
 without waiting: the HTTP writer's one first-event step polls, lets the Call take its first
 step, and polls again, and decides JSON or stream from what it got
-(``transports.relay.respond``). ``close()`` is the reader going away: the Call is
+(``transports.http.relay.respond``). ``close()`` is the reader going away: the Call is
 disconnected (cancelled, or ``handle_close`` while streaming) unless it had already ended.
 
 A codec per era:

@@ -100,8 +100,8 @@ def load_target(spec: str, app_dir: str = ".") -> Any:
 
 def as_app(target: Any, path: str = DEFAULT_PATH) -> Any:
     """An ASGI app for ``target``: a Suite or router mounted at ``path``, or the app itself."""
+    from genmcp.fastapi.router import MCPRouter, mcp_app
     from genmcp.suite import Suite
-    from genmcp.transports.fastapi import MCPRouter, mcp_app
 
     if isinstance(target, Suite | MCPRouter):
         return mcp_app(target, path=path)
@@ -118,9 +118,9 @@ def reload_app() -> Any:
 
 def _run(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
-        from genmcp.transports.lifespan import LifespanError
+        from genmcp.fastapi.lifespan import LifespanError
+        from genmcp.fastapi.stdio_app import AuthRequired
         from genmcp.transports.stdio import require_suite, run_stdio
-        from genmcp.transports.stdio_app import AuthRequired
 
         if args.reload:
             raise UsageError("--reload works with --transport http only")
@@ -143,7 +143,7 @@ def _run(args: argparse.Namespace) -> int:
     target = load_target(args.target, args.app_dir)
     app = as_app(target, args.path)  # fails early, also with --reload
     loop, http = fast_stack()
-    from genmcp.transports.heads import protocol_for
+    from genmcp.transports.http.heads import protocol_for
 
     protocol = protocol_for(http)
     where = f"MCP at http://{args.host}:{args.port}{args.path}" if app is not target else "serving"

@@ -39,7 +39,7 @@ def proxy_app(
     """The FastAPI app serving ``url`` at ``path`` (both eras); ``protocol`` fixes the
     upstream's revision instead of probing it."""
     from genmcp.compose.mount import Mount
-    from genmcp.transports.fastapi import mcp_app, mcp_router
+    from genmcp.fastapi.router import mcp_app, mcp_router
 
     mount = Mount(
         url=url, resources=True, timeout_s=timeout_s, token=token, headers=headers,
@@ -94,7 +94,7 @@ def register(
         loop, http = stack()
         where = f"http://{args.host}:{args.port}{args.path}"
         print(f"genmcp: proxy of {args.url} at {where} ({loop}, {http})", file=sys.stderr)
-        from genmcp.transports.heads import protocol_for
+        from genmcp.transports.http.heads import protocol_for
 
         uvicorn.run(app, host=args.host, port=args.port, loop=loop, http=protocol_for(http))
         return 0

@@ -3,7 +3,7 @@
 ``genmcp registry server-json APP`` writes the ``server.json`` the MCP registry publishes
 (name, version, description, title, icons, the remote endpoint, packages where given);
 ``genmcp registry card APP --draft`` prints a Server Card per the current SEP-2127 draft
-(to serve one, mount ``genmcp.transports.server_card.server_card_app``). ``APP`` is
+(to serve one, mount ``genmcp.fastapi.server_card.server_card_app``). ``APP`` is
 ``MODULE:ATTR`` naming a Suite or an MCP router. :func:`server_json_of` is the same as a
 function, for a release script.
 

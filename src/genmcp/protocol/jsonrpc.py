@@ -296,7 +296,7 @@ class EncodedResult(dict[str, Any]):
         super().__init__(result)
         self.encoded = encode(result)
         self.deflated: tuple[bytes, int, int] | None = None
-        """The HTTP transport's gzip form (``transports.gzip``), made on first need."""
+        """The HTTP transport's gzip form (``transports.http.gzip``), made on first need."""
 
 
 def encode(obj: Any) -> bytes:

@@ -47,7 +47,7 @@ _TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _STREAMING: Final = (StreamingResponse, FileResponse)
 _STREAMING_PACKAGES: Final = frozenset({"sse_starlette"})
 """Packages whose responses all stream (sse-starlette's event source: it is not imported
-here, the one SSE writer is ``transports.sse``)."""
+here, the one SSE writer is ``transports.http.sse``)."""
 _STREAMING_MEDIA: Final = frozenset(
     {"text/event-stream", "application/jsonl", "application/x-ndjson"}
 )

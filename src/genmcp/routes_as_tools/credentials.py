@@ -1,7 +1,7 @@
 """The MCP caller's credentials, carried from the MCP request into each route call.
 
 Owns :func:`forward_credentials`, the auth of an MCP router serving route tools (a FastAPI
-dependency, as a ``transports.auth.DependencyAuth``): on every MCP HTTP request (both
+dependency, as a ``transports.http.auth.DependencyAuth``): on every MCP HTTP request (both
 eras) it records the headers to forward (``Authorization`` by default), the ``Host``,
 the client and server addresses and the lifespan ``state`` as a :class:`Forwarded` under
 a private key of ``channel.assigns``, next to what the wrapped ``auth`` dependency returned
@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from genmcp.routes_as_tools.exchange import Origin
-from genmcp.transports.auth import Auth, DependencyAuth, as_auth
+from genmcp.transports.http.auth import Auth, DependencyAuth, as_auth
 
 __all__ = [
     "FORWARDED",

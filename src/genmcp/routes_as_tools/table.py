@@ -23,8 +23,8 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 from starlette.routing import Mount
 
+from genmcp.fastapi.compat import served_routes
 from genmcp.routes_as_tools.arguments import BuildError
-from genmcp.transports.compat import served_routes
 
 __all__ = ["check_found", "operations", "served"]
 

@@ -1,6 +1,6 @@
 """``ScopedBroker``: one tenant's own view of a broker every tenant shares.
 
-Per-tenant catalogs (``genmcp.transports.tenants``) give each tenant a Suite of its own, and
+Per-tenant catalogs (``genmcp.fastapi.tenants``) give each tenant a Suite of its own, and
 a Suite publishes on fixed topics (``genmcp.changes``, ``genmcp.catalog`` ...) and logs its
 catalog changes under fixed keys. On one shared broker those would mix the tenants: tenant
 A's runtime tool would reach tenant B's processes and streams. A ``ScopedBroker`` prefixes

@@ -5,7 +5,7 @@ updates). Any process may publish a change, and while a client is away no proces
 listening for its session, so nothing could log the changes per session: the Suite logs each
 change once, as it publishes it, in one bounded, expiring log beside the per-request logs
 (``storage.EventLog`` key :data:`KEY`: a Redis Stream with ``MAXLEN ~`` and a TTL when
-shared). A GET stream is a cursor over that log (``transports.legacy.get_stream``): an
+shared). A GET stream is a cursor over that log (``sessions.get_stream``): an
 event's SSE id names its entry, and the session's filter (the URIs it subscribed to) and
 translation apply as it is read. The legacy server turns the log on (``Suite.log_changes``);
 a Suite that serves only 2026-07-28 logs nothing.

@@ -14,6 +14,8 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final, Self
 
+from genmcp.fastapi.lifespan import lifespan as run_lifespan
+from genmcp.fastapi.router import MCPRouter, mcp_app
 from genmcp.protocol import methods
 from genmcp.protocol.client import Message, build_request, header_params, request_headers
 from genmcp.protocol.versions import LATEST
@@ -37,8 +39,6 @@ from genmcp.testing.session import (
     is_legacy,
     open_session,
 )
-from genmcp.transports.fastapi import MCPRouter, mcp_app
-from genmcp.transports.lifespan import lifespan as run_lifespan
 from genmcp.transports.stdio import suite_of
 
 __all__ = ["DEFAULT_CAPABILITIES", "Answers", "MCPTestClient", "OpenCall", "ProgressCallback"]

@@ -14,7 +14,7 @@ is not JSON gets -32700, one that is not a JSON-RPC request -32600 (a line over
 ``max_line_bytes`` too).
 
 A first message ``initialize`` makes the process a legacy (2025) session, served by
-``transports.legacy.LegacyServer`` as over HTTP (the process is the session): ``ping``,
+``sessions.LegacyServer`` as over HTTP (the process is the session): ``ping``,
 ``logging/setLevel``, results translated for the negotiated revision, and a tool's
 ``InputRequired`` sent as server-initiated requests whose answers come back on stdin.
 After any other first message, ``initialize`` is refused with -32022.
@@ -37,7 +37,7 @@ import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, Protocol
 
 from genmcp.call.relay import Relay
 from genmcp.context import AppContext, bind, unbind
@@ -55,11 +55,9 @@ from genmcp.protocol.jsonrpc import (
 )
 from genmcp.protocol.methods import CANCELLED, INITIALIZE
 from genmcp.protocol.versions import Era
+from genmcp.sessions import LegacyServer
 from genmcp.suite import Suite
-from genmcp.transports.compat import included
-from genmcp.transports.endpoint import ENDPOINTS
-from genmcp.transports.http import MAX_BODY_BYTES
-from genmcp.transports.legacy import LegacyServer
+from genmcp.transports.http.rules import MAX_BODY_BYTES
 
 __all__ = ["StdioServer", "run_stdio", "serve_stdio", "suite_of"]
 
@@ -73,36 +71,66 @@ _READ_AHEAD: Final = 64
 _CHUNK: Final = 65536
 
 
-def suite_of(target: Any, _depth: int = 0) -> Suite | None:
+class HostedApp(Protocol):
+    """What an app host gives stdio to serve: the Suite, the assigns, a context per call."""
+
+    @property
+    def suite(self) -> Suite: ...
+
+    @property
+    def assigns(self) -> Mapping[str, Any]: ...
+
+    @property
+    def context(self) -> Callable[[], AppContext]: ...
+
+
+class AppHost(Protocol):
+    """Serves an app (anything but a Suite) over stdio: finds its Suite, runs its lifespan
+    and auth around serving. The FastAPI adapter is the one (``genmcp.fastapi.stdio_app``);
+    ``genmcp.fastapi`` registers it on import (:func:`host_apps`), so stdio never imports the
+    adapter above it, and an app that serves MCP was built with the adapter, so it is there."""
+
+    def suite_of(self, target: Any) -> Suite | None:
+        """The one Suite ``target`` serves, or None."""
+        ...
+
+    def hosted(
+        self,
+        target: Any,
+        *,
+        headers: Mapping[str, str] | None = None,
+        assigns: Mapping[str, Any] | None = None,
+    ) -> contextlib.AbstractAsyncContextManager[HostedApp]:
+        """Run ``target``'s lifespan and auth; yields what to serve."""
+        ...
+
+
+_HOSTS: list[AppHost] = []
+
+
+def host_apps(host: AppHost) -> None:
+    """Serve apps through ``host`` (the FastAPI adapter registers itself once, on import)."""
+    if host not in _HOSTS:
+        _HOSTS.append(host)
+
+
+def suite_of(target: Any) -> Suite | None:
     """The Suite behind ``target``: a Suite, an ``MCPRouter``, or an app that mounts one.
 
-    Routes are searched (through mounts and included routers) for the MCP endpoint, found
-    by its route's handler in ``ENDPOINTS`` (a raw route's endpoint, or the function of the
-    API route that runs its auth dependency, wherever FastAPI copied that route); None
-    when no single Suite is found.
+    An app's routes are searched by the app host (``genmcp.fastapi.stdio_app.suite_of``:
+    through mounts and included routers, for the MCP endpoint); None when no single Suite
+    is found.
     """
     if isinstance(target, Suite):
         return target
     found = getattr(target, "suite", None)
     if isinstance(found, Suite):
         return found
-    endpoint = ENDPOINTS.get(target)
-    if endpoint is not None:
-        return endpoint.suite
-    if _depth > 4:
-        return None
-    suites = set()
-    for route in getattr(target, "routes", None) or ():
-        include = included(route)
-        inner_targets = (include[0],) if include else (
-            getattr(route, "endpoint", None), getattr(route, "app", None)  # a route, a mount
-        )
-        for inner in inner_targets:
-            if inner is not None and inner is not target:
-                suite = suite_of(inner, _depth + 1)
-                if suite is not None:
-                    suites.add(suite)
-    return suites.pop() if len(suites) == 1 else None
+    for host in _HOSTS:
+        suite = host.suite_of(target)
+        if suite is not None:
+            return suite
+    return None
 
 
 class StdioServer:
@@ -119,7 +147,7 @@ class StdioServer:
         legacy: serve a client whose first message is ``initialize`` (True), with a
             configured ``LegacyServer``, or refuse it (False).
         context: makes the app context of each request (``channel.app``, ``.state``,
-            ``.resolve``; ``transports.stdio_app``); None: hooks see no app.
+            ``.resolve``; ``genmcp.fastapi.stdio_app``); None: hooks see no app.
     """
 
     def __init__(
@@ -390,7 +418,7 @@ async def serve_stdio(
     """Serve ``target`` (a Suite, an ``MCPRouter`` or an app mounting one) over stdio.
 
     ``options`` are those of ``StdioServer``, plus ``headers=`` for an app's auth dependency
-    (see ``transports.stdio_app``). A router or an app runs its lifespan around serving.
+    (see ``genmcp.fastapi.stdio_app``). A router or an app runs its lifespan around serving.
     Returns at EOF once every worker ended.
     """
     reader = stdin if stdin is not None else sys.stdin.buffer
@@ -410,9 +438,10 @@ async def _served(
             raise TypeError("headers= feed an app's auth dependency; a Suite takes assigns=")
         yield target, options
         return
-    from genmcp.transports.stdio_app import hosted
-
-    async with hosted(target, headers=headers, assigns=options.pop("assigns", None)) as app:
+    if not _HOSTS:
+        require_suite(target)  # no adapter imported: nothing can serve an app's Suite
+    hosted = _HOSTS[0].hosted(target, headers=headers, assigns=options.pop("assigns", None))
+    async with hosted as app:
         yield app.suite, {**options, "assigns": app.assigns, "context": app.context}
 
 

@@ -1,0 +1,412 @@
+"""``mcp_router(...)``: MCP Streamable HTTP as a FastAPI ``APIRouter``.
+
+``app.include_router(mcp_router(...), prefix="/mcp")`` serves MCP at ``/mcp``.
+Without auth or dependencies the endpoint is a raw ASGI route inside the
+router, so FastAPI's per-endpoint machinery costs nothing; so it is with an
+``OAuthResource`` alone (or another ``transports.http.auth.Auth`` with a request check: it runs
+inside the endpoint). With a plain auth dependency or other dependencies it is an ordinary
+API route whose auth dependency's return value becomes ``channel.assigns``.
+
+The endpoint itself (``fastapi.endpoint.MCPEndpoint``) serves both eras and
+writes each Call as JSON or SSE; this module builds the router around it, its
+lifespan (which shuts the Suite's live calls down) and ``mcp_app``.
+
+With ``fastapi/endpoint.py``, the only modules that import Starlette and FastAPI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from fastapi import APIRouter, Depends, FastAPI, params
+from fastapi.routing import APIRoute
+from starlette.convertors import Convertor, register_url_convertor
+from starlette.requests import Request as HTTPRequest
+from starlette.responses import JSONResponse
+from starlette.responses import Response as HTTPResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from genmcp.compose import Mount
+from genmcp.fastapi.compat import clear_stale_exit, plain_include, routes_changed
+from genmcp.fastapi.depends import remember_auth
+from genmcp.fastapi.endpoint import ENDPOINTS, MCPEndpoint
+from genmcp.fastapi.gcfreeze import freeze_startup_objects
+from genmcp.fastapi.redis_url import RedisStores, redis_url_of, refuse_long_form
+from genmcp.fastapi.startup import check_at_startup, mcp_paths
+from genmcp.sessions import LegacyServer
+from genmcp.sessions.journal import polled_logged
+from genmcp.suite import Suite, ToolProvider
+from genmcp.transports.http.auth import Auth, as_auth
+from genmcp.transports.http.options import OPTION_NAMES, HTTPOptions
+
+if TYPE_CHECKING:
+    from genmcp.storage.redis import RedisOptions
+
+__all__ = ["HTTPOptions", "MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
+
+
+WRONG_PATHS: Final = ("mcp", "mcp/", "sse", "sse/", "messages", "messages/")
+"""Paths under the MCP mount that other frameworks' clients try (FastMCP's ``/mcp/mcp``
+trap, the 2024 SSE transport's ``/sse`` and ``/messages``): a 404 there says where the
+endpoint is (one route per MCP path, added to the app at start-up, matched last)."""
+WRONG_PATH_NAME: Final = "mcp: a wrong path (a JSON 404 naming the endpoint)"
+"""The name of those routes."""
+_ANY_METHOD: Final = ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
+
+
+class _WrongPath(Convertor[str]):
+    """The path convertor matching one of :data:`WRONG_PATHS` (and nothing else)."""
+
+    regex = "|".join(re.escape(wrong) for wrong in sorted(WRONG_PATHS, key=len, reverse=True))
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("genmcp_wrong_path", _WrongPath())
+ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
+"""The MCP route's name. FastAPI names it in "Prefix and path cannot be both empty (path
+operation: ...)" when the router is included without a prefix, so the name says the fix."""
+
+
+class MCPRouter(APIRouter):
+    """An ``APIRouter`` serving MCP; ``router.suite`` is the Suite behind it.
+
+    ``auth`` is the FastAPI dependency of the ``auth`` given to ``mcp_router`` (None
+    without; an ``OAuthResource`` itself), which stdio runs once
+    (``genmcp run --transport stdio --header ...``).
+    """
+
+    suite: Suite
+    endpoint: MCPEndpoint
+    auth: Callable[..., Any] | None = None
+    redis: RedisStores | None = None
+    """The Redis parts ``redis_url=`` built (closed by the router's lifespan), else None."""
+
+
+def _closing(
+    suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool, stores: RedisStores | None = None
+) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    """A lifespan that runs the startup checks (``startup``), adds the wrong-path help
+    (:func:`_help_wrong_paths`), puts the raw routes in the app (:func:`_flatten_include`),
+    starts the Suite (its shared catalog), freezes the start-up objects (``gcfreeze``) and,
+    at shutdown, ends its live calls and listen streams, closes the auth's clients
+    (``auth.aclose``, if it has one), then the Redis parts ``redis_url=`` built."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        check_at_startup(app, endpoint)
+        clear_stale_exit()  # a server that starts has no exit pending
+        _help_wrong_paths(app, endpoint)
+        _flatten_include(app, endpoint)
+        await suite.start()  # scale-out: the shared catalog, before the first request
+        if freeze_gc:
+            freeze_startup_objects()
+        try:
+            yield
+        finally:
+            await suite.aclose()
+            close_auth = getattr(endpoint.auth, "aclose", None)  # e.g. a verifier's pool
+            if close_auth is not None:
+                await close_auth()
+            if endpoint.legacy is not None:  # scale-out: its one signal subscription
+                await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
+                endpoint.legacy.close()
+            if stores is not None:
+                await stores.aclose()
+
+    return lifespan
+
+
+class _Delegate(HTTPResponse):
+    """A response that hands the raw ASGI exchange to the MCP endpoint."""
+
+    def __init__(self, endpoint: MCPEndpoint, assigns: Mapping[str, Any]) -> None:
+        self._endpoint, self._assigns = endpoint, assigns
+        self.background = None  # FastAPI reads it after the endpoint returns
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._endpoint.serve(scope, receive, send, self._assigns, guarded=True)
+
+
+def _as_assigns(value: Any) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return value
+    return {"principal": value}
+
+
+def _no_auth() -> None:
+    return None
+
+
+def mcp_router(
+    *,
+    server_name: str | None = None,
+    server_version: str | None = None,
+    tools: Iterable[ToolProvider] = (),
+    suite: Suite | None = None,
+    auth: Auth | Callable[..., Any] | None = None,
+    dependencies: Sequence[params.Depends] | None = None,
+    path: str = "",
+    legacy: bool | LegacyServer = True,
+    freeze_gc: bool = True,
+    options: HTTPOptions | None = None,
+    proxy: str | None = None,
+    redis_url: str | None = None,
+    redis_prefix: str = "genmcp:",
+    redis_options: RedisOptions | None = None,
+    **keywords: Any,
+) -> MCPRouter:
+    """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
+
+    Args:
+        server_name: ``serverInfo.name`` (unless ``suite`` is given).
+        server_version: ``serverInfo.version`` (unless ``suite`` is given).
+        tools: tool classes or ``(ToolClass, arg)`` pairs.
+        suite: an existing Suite to serve instead of building one.
+        auth: who may call: ``genmcp.auth.OAuthResource`` (or another ``Auth``), or a
+            FastAPI dependency whose return value (a mapping, or any value stored as
+            ``{"principal": value}``) becomes ``channel.assigns``; a Starlette
+            ``Response`` answers the request instead (a challenge). It runs after the
+            Origin/Host checks.
+        dependencies: more FastAPI dependencies for the endpoint.
+        path: the route path inside the router (``""`` with a prefix).
+        legacy: serve 2025 session clients on the same endpoint (True, the default), not
+            (False: 2026-07-28 only; GET and DELETE answer 405), or with a configured
+            ``LegacyServer`` (session registry, broker, session lifetime, ...).
+        freeze_gc: at the first start-up in the process, ``gc.collect()`` then
+            ``gc.freeze()``, so full collections skip the start-up objects (the largest part
+            of the tail latency under load; ``fastapi.gcfreeze``); False leaves the
+            collector alone.
+        options: the endpoint's :class:`HTTPOptions` (hosts, origins, body cap and
+            timeout, keepalive, send timeout, shutdown grace), as one object.
+        proxy: serve the remote MCP server at this URL (either era) in both eras: its
+            tools, prompts and resources through one pooled client, a ``Mount(url=proxy,
+            resources=True)`` under no namespace (docs/guides/composition.md).
+        redis_url: scale out over this Redis (default: ``GENMCP_REDIS_URL``, when the
+            router builds its Suite): the router builds the broker, the session registry,
+            the task store and the legacy server on one client and closes them in its
+            lifespan (``fastapi.redis_url``; ``genmcp[redis]``); a ``RateLimit`` of
+            ``middleware=`` given no store keeps its buckets there.
+        redis_prefix: the prefix of every Redis key and channel (apps sharing a Redis
+            each take their own; the processes of one app share it).
+        redis_options: the ``RedisOptions`` of that client (timeouts, pool, retries).
+        **keywords: each field of :class:`HTTPOptions` by name (``allowed_hosts=[...]``,
+            ``keepalive_s=5``; not together with ``options``); the rest go to ``Suite``
+            (page_size, secret_key, instructions, ...).
+    """
+    options = _http_options(options, keywords)  # takes the HTTP options out of keywords
+    url = redis_url_of(redis_url, own_suite=suite is None)
+    stores: RedisStores | None = None
+    if url is not None:
+        refuse_long_form(keywords, legacy, suite)
+    if proxy is not None:
+        if suite is not None:
+            raise TypeError("mcp_router(proxy=URL) builds its own Suite: give no suite=")
+        mounts = [*keywords.pop("mounts", ()), Mount(url=proxy, resources=True)]
+        keywords["mounts"] = mounts
+        server_name = server_name or "genmcp-proxy"
+        server_version = server_version or "1"
+    if suite is None:
+        if server_name is None or server_version is None:
+            raise TypeError("mcp_router needs server_name and server_version (or suite=...)")
+        if url is not None:
+            stores = RedisStores.connect(url, prefix=redis_prefix, options=redis_options)
+            keywords.update(broker=stores.broker, task_store=stores.task_store)
+            stores.share_limits(keywords.get("middleware", ()))
+        suite = Suite(
+            server_name=server_name, server_version=server_version, tools=tools, **keywords
+        )
+    elif keywords or tools:
+        raise TypeError("give tools and Suite options to the Suite, not with suite=...")
+    if isinstance(legacy, LegacyServer) and legacy.suite is not suite:
+        raise TypeError("the LegacyServer given as legacy= must serve the router's Suite")
+    checks = as_auth(auth)
+    # raw: the endpoint is the route (no FastAPI machinery); else an API route runs the
+    # auth dependency and the other dependencies first
+    raw = not dependencies and (checks is None or checks.request_check is not None)
+    sessions = legacy if isinstance(legacy, LegacyServer) else None
+    if legacy and sessions is None:
+        sessions = LegacyServer(suite, registry=None if stores is None else stores.registry)
+    endpoint = MCPEndpoint(suite, options, legacy=sessions, auth=checks, auth_by_route=not raw)
+    router = MCPRouter(lifespan=_closing(suite, endpoint, freeze_gc, stores))
+    router.suite, router.endpoint, router.redis = suite, endpoint, stores
+    router.auth = None if checks is None else checks.dependency
+    for at in (path, path + "/") if not path.endswith("/") else (path,):  # no 307 for "/mcp/"
+        if raw:
+            route = Route(at or "/", endpoint, name=ROUTE_NAME, include_in_schema=False)
+            route.path = at  # FastAPI joins the include prefix with this path
+            router.routes.append(route)
+        else:
+            deps = list(dependencies or ())
+            dependency = _no_auth if checks is None else checks.dependency
+            _add_dependent_route(router, endpoint, dependency, deps, at)
+    return router
+
+
+def _help_wrong_paths(app: Any, endpoint: MCPEndpoint) -> None:
+    """Append to ``app``'s own routes, last, one route per path ``endpoint`` is served at:
+    the known wrong paths under it (:data:`WRONG_PATHS`) answer a JSON 404 naming it.
+
+    Done at start-up, on the app, not in the router: FastAPI walks an included router's
+    routes on every request (each route more costs every call), and a route the app
+    matches last costs a request nothing unless nothing else matched."""
+    routes = getattr(getattr(app, "router", None), "routes", None)
+    if not isinstance(routes, list):
+        return
+    known = {getattr(r, "path", None) for r in routes if getattr(r, "name", "") == WRONG_PATH_NAME}
+    for at, served in mcp_paths(routes):
+        wrong = at.rstrip("/") + "/{wrong:genmcp_wrong_path}"
+        if served is endpoint and not at.endswith("/") and wrong not in known:
+            known.add(wrong)
+            route = Route(wrong, _wrong_path, name=WRONG_PATH_NAME, include_in_schema=False,
+                          methods=_ANY_METHOD)  # fmt: skip
+            routes.append(route)
+
+
+def _flatten_include(app: Any, endpoint: MCPEndpoint) -> None:
+    """Replace the app's include of ``endpoint``'s raw router by the router's routes.
+
+    Recent FastAPI (0.165 here) keeps an included router lazy: each request to it matches
+    the router's routes twice (once to choose the include, once inside it) and reads its
+    route version twice: a fifth of an in-process call (58.6 µs, 47.0 without). A raw MCP
+    router holds only the endpoint's own Starlette routes, with nothing of FastAPI's to
+    apply, so the app can match them itself. They go where the include was, moved ahead
+    only of plain routes that can never match their paths (FastAPI's ``/docs`` and
+    ``/openapi.json`` among them), so which route answers a request is unchanged. An
+    include with its own ``max_body_size``, nested in another router, or holding API
+    routes (auth dependencies) stays as it is."""
+    routes = getattr(getattr(app, "router", None), "routes", None)
+    if not isinstance(routes, list):
+        return
+    for index in reversed(range(len(routes))):
+        flat = _flat_routes(routes[index], endpoint)
+        if flat is None:
+            continue
+        del routes[index]
+        paths = {route.path for route in flat}
+        at = index
+        while at and _never_matches(routes[at - 1], paths):
+            at -= 1
+        routes[at:at] = flat
+    routes_changed(app.router)
+
+
+def _flat_routes(include: Any, endpoint: MCPEndpoint) -> list[Route] | None:
+    """The routes that serve ``include`` (FastAPI's lazy include of an ``MCPRouter`` of
+    ``endpoint``) as the app's own, or None when it must stay an include."""
+    plain = plain_include(include)  # fastapi.compat: None on FastAPI without lazy includes
+    if plain is None:
+        return None
+    router, prefix = plain
+    if not isinstance(router, MCPRouter) or router.endpoint is not endpoint or not router.routes:
+        return None
+    flat = []
+    for route in router.routes:
+        if type(route) is not Route or route.endpoint is not endpoint:  # an API route
+            return None
+        path = prefix + route.path
+        if not path.startswith("/"):
+            return None
+        flat.append(Route(path, endpoint, name=ROUTE_NAME, include_in_schema=False))
+    return flat
+
+
+def _never_matches(route: Any, paths: set[str]) -> bool:
+    """Whether ``route`` is a plain route (no path parameters) at none of ``paths``."""
+    return isinstance(route, Route) and not route.param_convertors and route.path not in paths
+
+
+async def _wrong_path(request: HTTPRequest) -> HTTPResponse:
+    """A JSON 404 for a known wrong path under the mount, naming the endpoint's path."""
+    at = request.url.path
+    endpoint = at.removesuffix("/" + str(request.path_params.get("wrong", ""))) or "/"
+    message = (
+        f"Not found: no MCP endpoint at {at}; this server's MCP endpoint is {endpoint} "
+        "(Streamable HTTP: POST there; 2025 session clients also GET and DELETE it). "
+        "Point the client at that URL."
+    )
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    return JSONResponse(body, status_code=404)
+
+
+def _http_options(options: HTTPOptions | None, keywords: dict[str, Any]) -> HTTPOptions:
+    """``options``, or the ``HTTPOptions`` named in ``keywords`` (popped from it)."""
+    named = {name: keywords.pop(name) for name in OPTION_NAMES & keywords.keys()}
+    if options is None:
+        return HTTPOptions(**named)
+    if named:
+        given = ", ".join(sorted(named))
+        raise TypeError(f"give the HTTP options in options= or as keywords, not both ({given})")
+    if not isinstance(options, HTTPOptions):
+        raise TypeError(f"options= takes an HTTPOptions, not {options!r}")
+    return options
+
+
+class _GuardedRoute(APIRoute):
+    """The MCP route with dependencies: the Origin/Host guard runs first, in raw ASGI.
+
+    So a refusal is the endpoint's own (JSON-RPC body, ``Connection: close``, bounded
+    drain), identical with and without auth, and no dependency runs for a refused request;
+    a method the route does not take is the endpoint's 405 too. Made per router
+    (``mcp_endpoint`` on the class: FastAPI may rebuild the route from its class).
+    """
+
+    mcp_endpoint: MCPEndpoint
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        endpoint = self.mcp_endpoint
+        if scope["type"] == "http":
+            if await endpoint.refuse_unguarded(scope, receive, send):
+                return
+            if scope["method"] not in (self.methods or ()):
+                await endpoint.serve(scope, receive, send, {}, guarded=True)
+                return
+        await super().handle(scope, receive, send)
+
+
+def _add_dependent_route(
+    router: APIRouter,
+    endpoint: MCPEndpoint,
+    auth: Callable[..., Any],
+    dependencies: list[params.Depends],
+    path: str,
+) -> None:
+    async def mcp(request: HTTPRequest, assigns: Any = Depends(auth)) -> HTTPResponse:
+        if isinstance(assigns, HTTPResponse):  # auth: the dependency answered (a challenge)
+            return assigns
+        if auth is not _no_auth:  # a tool's Depends(auth) reuses this run
+            remember_auth(request.scope, auth, assigns)
+        return _Delegate(endpoint, _as_assigns(assigns))
+
+    ENDPOINTS.add(mcp, endpoint)  # stdio and the start-up checks find the endpoint by its route
+    router.add_api_route(
+        path,
+        mcp,
+        methods=["POST", "GET", "DELETE"],
+        dependencies=dependencies,
+        include_in_schema=False,
+        name=ROUTE_NAME,
+        route_class_override=type("MCPRoute", (_GuardedRoute,), {"mcp_endpoint": endpoint}),
+    )
+
+
+def mcp_app(target: Suite | MCPRouter, *, path: str = "/mcp", title: str | None = None) -> FastAPI:
+    """A FastAPI app serving ``target`` (a Suite or an MCPRouter) at ``path``.
+
+    For serving a Suite on its own (``genmcp run``, tests); to add MCP to an existing app,
+    include ``mcp_router(...)`` in it instead.
+    """
+    router = mcp_router(suite=target) if isinstance(target, Suite) else target
+    app = FastAPI(title=title or f"genmcp: {router.suite.server_info['name']}")
+    app.include_router(router, prefix=path)
+    return app

@@ -1,0 +1,479 @@
+"""Legacy session mode (2025-11-25, 2025-06-18, 2025-03-26) over Streamable HTTP.
+
+``LegacyServer`` answers what the era rules (``protocol.versions.era_of``) send to the
+legacy side, with no web framework and no HTTP: the transport hands it parsed messages with
+the session id and version it was sent (HTTP headers, or the stdio process's own session)
+and writes back the protocol outcome it returns: a :class:`LegacyAnswer` (a Call to relay
+with its codec, or nothing to answer), a :class:`SessionStream`, or an ``MCPError`` raised
+for a session fault (the transport picks its status from the error table).
+
+Sessions. ``initialize`` negotiates the version and answers with an ``Mcp-Session-Id`` that
+is a sealed token (``suite.sealer``, purpose ``"session"``) holding the version, the
+client's capabilities and clientInfo, a random key, and a digest of the principal: any
+process with the same secret can serve the session, and no table is needed. What a token
+cannot say lives behind ``storage.SessionRegistry`` (ended sessions, the log level) and
+``storage.Broker`` (cancellations, answers to server requests, the GET stream). A session id
+also holds the registry's epoch when it began: a registry that lost its data since (Redis
+restarted empty) refuses it, so an ended session never comes back. A request costs one
+registry round trip (``SessionRegistry.lookup``); cancellations travel on one subscription
+per process (``legacy.signals``). Shared storage down or hung: ``StorageUnavailable``
+(``storage_unavailable``, HTTP 503 with ``Retry-After``) within its deadline.
+
+Session rules, per the 2025 revisions (the statuses are the HTTP transport's): a request
+other than ``initialize`` without a session id is ``session_required`` (400); an unknown,
+tampered, expired, ended or other user's session id is ``session_not_found`` (404); a
+version that differs from the negotiated one is ``invalid_request`` (400; absent: the
+negotiated version is assumed); notifications and responses are accepted (202); ``delete``
+ends the session (then 404); ``stream`` opens the session's notification stream (a newer
+one replaces an open one). A request id already in flight in the session is refused. A body
+that did not parse goes to ``unusable``: an answer in it that cannot be used fails the server
+request waiting for it at once (``legacy.answers``), never leaving it to ``answer_timeout_s``.
+
+Imports asyncio and genmcp's core; never a web framework.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from functools import partial
+from typing import Any, Final, NamedTuple
+
+from genmcp.call.call import Call
+from genmcp.call.relay import MODERN, Codec, LegacyCodec
+from genmcp.errors import MCPError
+from genmcp.events import Answer
+from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal, session_ended
+from genmcp.protocol import legacy
+from genmcp.protocol.jsonrpc import (
+    EnvelopeError,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    error_response,
+    result_response,
+)
+from genmcp.protocol.meta import check_meta
+from genmcp.protocol.methods import (
+    CANCELLED,
+    INITIALIZE,
+    LOGGING_SET_LEVEL,
+    PING,
+    RESOURCES_SUBSCRIBE,
+    RESOURCES_UNSUBSCRIBE,
+    TOOLS_CALL,
+)
+from genmcp.protocol.versions import LEGACY_VERSIONS, SSE_POLLING, Era, at_least
+from genmcp.sessions.answers import fail_waiters
+from genmcp.sessions.get_stream import SessionStream, list_notices
+from genmcp.sessions.journal import Journal
+from genmcp.sessions.resume import ResumedStream, parse_event_id, resumable
+from genmcp.sessions.rounds import Asking, InputRounds, end_topic, reply_topic
+from genmcp.sessions.session_ids import MAX_SESSION_ID_CHARS, SESSION, SessionIds
+from genmcp.sessions.sessions import Session
+from genmcp.sessions.signals import CallSignals
+from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
+from genmcp.storage.guard import StorageUnavailable
+from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
+from genmcp.suite import Suite, principal_of
+from genmcp.sync.change_log import ChangeLog
+from genmcp.sync.listen import SeenFilter
+
+__all__ = [
+    "MAX_SESSION_ID_CHARS",
+    "SESSION",
+    "LegacyAnswer",
+    "LegacyServer",
+    "Session",
+    "SessionStream",
+]
+
+log = logging.getLogger("genmcp")
+
+_LOG_LEVEL: Final = "log_level"
+FOREIGN_SESSION: Final = (
+    "it was begun by another process of this server, and this one keeps 2025 sessions in "
+    "its own memory: with several workers, share one session store, mcp_router(..., "
+    "redis_url=...) or GENMCP_REDIS_URL (docs/guides/scaling-out.md), or run one worker"
+)
+"""Why a verified session id is unknown here when sessions live in memory, and the fix."""
+_RESOURCES: Final = "resources"
+
+
+class LegacyAnswer(NamedTuple):  # a tuple: made by tuple's own __new__ on every request
+    """What a legacy POST comes to: a Call to relay with ``codec``, or nothing to answer.
+
+    Attributes:
+        call: the request's Call; None for an accepted notification or client response.
+        codec: how the Call's events are written for the session (its revision).
+        session_id: the new session's id, after ``initialize``.
+        journal: makes the log of a streamed answer, for ``Last-Event-ID`` resumption
+            (called once the answer streams: most calls answer as JSON).
+    """
+
+    call: Call | None = None
+    codec: Codec = MODERN
+    session_id: str | None = None
+    journal: Callable[[], Journal] | None = None
+
+
+ACCEPTED: Final = LegacyAnswer()
+
+
+class LegacyServer:
+    """Serves legacy sessions for one Suite.
+
+    Args:
+        suite: the Suite behind the endpoint.
+        registry: per-session state (default: in this process's memory).
+        broker: publish/subscribe between requests (default: the Suite's broker, where it
+            publishes change notifications).
+        session_max_age_s: how long a session id stays valid after ``initialize``.
+        answer_timeout_s: how long a call waits for the client's answers to its server
+            requests (a human may be filling in a form); then it ends with -32001.
+        max_input_rounds: how many input rounds one request may take.
+        event_log: where streamed answers (``legacy.resume``) and the Suite's changes, which
+            GET streams resume from (``legacy.get_stream``), are logged (default: the broker,
+            when it is an ``EventLog``, as genmcp's are).
+        stream_maxlen: events kept per stream, and changes kept (about).
+        stream_ttl_s: how long a stream's events (and the changes) are kept after the last.
+        stream_retry_ms: the ``retry:`` delay a 2025-11-25 stream is primed with: how long
+            its client waits before it resumes a stream the server closed (SSE polling,
+            ``channel.close_stream()``).
+    """
+
+    def __init__(
+        self,
+        suite: Suite,
+        *,
+        registry: SessionRegistry | None = None,
+        broker: Broker | None = None,
+        session_max_age_s: float = 86_400.0,
+        answer_timeout_s: float = 600.0,
+        max_input_rounds: int = 16,
+        event_log: EventLog | None = None,
+        stream_maxlen: int = 1000,
+        stream_ttl_s: float = 3600.0,
+        stream_retry_ms: int = 1000,
+    ) -> None:
+        if min(session_max_age_s, answer_timeout_s, max_input_rounds) <= 0 or stream_retry_ms < 0:
+            raise ValueError(
+                "session_max_age_s, answer_timeout_s and max_input_rounds must be > 0, "
+                "stream_retry_ms >= 0"
+            )
+        self.suite = suite
+        self.registry: SessionRegistry = MemorySessionRegistry() if registry is None else registry
+        broker = getattr(suite, "broker", None) if broker is None else broker
+        self.broker: Broker = MemoryBroker() if broker is None else broker
+        self.session_max_age_s, self.answer_timeout_s = session_max_age_s, answer_timeout_s
+        self.max_input_rounds = max_input_rounds
+        self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
+        self._asking = Asking(self.broker, self.registry, max_input_rounds, answer_timeout_s)
+        logs = self.broker if isinstance(self.broker, EventLog) else None
+        self.events = logs if event_log is None else event_log
+        self.ids = SessionIds(suite.sealer)  # sealed session ids, verified once each
+        self.stream_maxlen, self.stream_ttl_s = stream_maxlen, stream_ttl_s
+        self.changes = None  # the Suite's change log: GET streams resume from it
+        if self.events is not None:
+            self.changes = ChangeLog(self.events, maxlen=stream_maxlen, ttl_s=stream_ttl_s)
+            suite.log_changes(self.changes)
+        self.stream_retry_ms = stream_retry_ms
+        self._told_foreign = False  # a foreign session is logged once, not per request
+
+    def close(self) -> None:
+        """Drop the process's signal subscription (at shutdown)."""
+        self.signals.close()
+
+    # -- sessions -----------------------------------------------------------------
+
+    async def session(
+        self, token: str | None, version: str | None, assigns: Mapping[str, Any]
+    ) -> Session:
+        """The session ``token`` names, sent with protocol ``version`` (None: not said).
+
+        Raises ``session_required`` without a token, ``session_not_found`` when it is not
+        (or no more) ours, ``invalid_request`` for another version than the negotiated one.
+        """
+        if token is None:
+            raise MCPError("session_required", "Bad Request: Mcp-Session-Id header is required")
+        session = self.ids.verify(token, principal_of(assigns), self.session_max_age_s)
+        state = await self.registry.lookup(session.key, session.epoch, (_LOG_LEVEL,))
+        if state is None:  # ended, or begun before the session store lost its data
+            raise await self._not_found(session)
+        if state[_LOG_LEVEL] is not None:
+            session = replace(session, log_level=state[_LOG_LEVEL])
+        if version is not None and version != session.version:
+            raise MCPError(
+                "invalid_request",
+                f"Bad Request: MCP-Protocol-Version {version!r} is not the session's "
+                f"negotiated version {session.version!r}",
+            )
+        return session
+
+    async def _not_found(self, session: Session) -> MCPError:
+        """``session_not_found`` for a session the registry does not hold; when the id
+        verified but names another process's in-memory registry (several workers, no shared
+        store), the message says the fix and the server log says it once."""
+        registry = self.registry
+        if not isinstance(registry, MemorySessionRegistry):
+            return MCPError("session_not_found", "Session not found")
+        if session.epoch == await registry.epoch(self.session_max_age_s):
+            return MCPError("session_not_found", "Session not found")  # ended here
+        if not self._told_foreign:
+            self._told_foreign = True
+            log.warning("a 2025 session was refused (logged once): %s", FOREIGN_SESSION)
+        return MCPError("session_not_found", f"Session not found: {FOREIGN_SESSION}")
+
+    # -- what a client sends ---------------------------------------------------------
+
+    async def post(
+        self,
+        message: Request | Notification | Response,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+        context: TransportContext = NO_CONTEXT,
+    ) -> LegacyAnswer:
+        """Answer one legacy message sent with session ``token`` and ``version``.
+
+        Raises ``MCPError`` for a session fault (no, unknown or ended session, wrong version).
+        Every request runs through the Suite's middleware chain, with ``context``.
+        """
+        if isinstance(message, Request) and message.method == INITIALIZE:
+            return await self._initialize(message, assigns, context.replace(era=Era.LEGACY))
+        session = await self.session(token, version, assigns)
+        if self.suite.middleware:  # only middleware reads it (the hot path skips the copy)
+            context = context.in_session(session.key, session.version)
+        if isinstance(message, Response):
+            answer = {"result": message.result, "error": message.error}  # JSON, for any broker
+            await self.broker.publish(reply_topic(session.key, message.id), answer)
+            return ACCEPTED
+        if isinstance(message, Notification):
+            await self._notification(session, message)
+            return ACCEPTED
+        try:
+            return await self._request(session, message, assigns, context)
+        except StorageUnavailable:
+            raise  # the edge answers 503 with Retry-After
+        except MCPError as exc:
+            call = await self.suite.handle(message, assigns, context=context, local=refusal(exc))
+            return LegacyAnswer(call, MODERN)
+
+    async def ended(
+        self,
+        message: Request | Notification | Response,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+    ) -> Answer | None:
+        """The answer for a request stopped with no response: ``session_not_found`` (404)
+        when its session ended meanwhile (a DELETE, on any process), so the client never
+        gets an empty stream it cannot tell from a network failure; None for a request its
+        client cancelled (no response, as the spec says)."""
+        if not isinstance(message, Request) or message.method == INITIALIZE:
+            return None
+        try:
+            await self.session(token, version, assigns)
+        except MCPError as exc:
+            return Answer(error_response(message.id, exc), exc.reason)
+        except StorageUnavailable:
+            return None  # cannot tell: the empty stream, as before
+        return None
+
+    async def unusable(
+        self,
+        body: bytes | str,
+        failure: EnvelopeError,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+    ) -> EnvelopeError:
+        """The error for a body sent with session ``token`` that did not parse (``failure``).
+
+        An answer in it that a waiting server request cannot use fails that request at once
+        (``legacy.answers``). Without a valid session, or with a modern version, ``failure``.
+        """
+        if token is None or (version is not None and version not in LEGACY_VERSIONS):
+            return failure
+        try:
+            session = await self.session(token, version, assigns)
+            return await fail_waiters(self.registry, self.broker, session.key, body, failure)
+        except MCPError:  # a session fault (or storage down) leaves the parse error to answer
+            return failure
+
+    async def delete(
+        self,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+        context: TransportContext = NO_CONTEXT,
+    ) -> None:
+        """End the session: its id is unknown from now on; its streams and calls stop."""
+        session = await self.session(token, version, assigns)
+        await self.registry.end(session.key, session.ttl_s)
+        self.suite.interest.release(session.key)  # its subscriptions end with it
+        await self.signals.end(session.key)
+        await self.broker.publish(end_topic(session.key), "ended")
+        context = context.replace(
+            era=Era.LEGACY, session_id=session.key, protocol_version=session.version
+        )
+        lived = time.time() - (session.expires_at - self.session_max_age_s)
+        session_ended(self.suite.middleware, context, max(lived, 0.0))
+
+    async def stream(
+        self,
+        token: str | None,
+        version: str | None,
+        assigns: Mapping[str, Any],
+        last_event_id: str | None = None,
+    ) -> SessionStream | ResumedStream:
+        """Open the session's notification stream; a newer one of the same session replaces it.
+
+        With the ``Last-Event-ID`` of one of this session's POST streams, resume that stream
+        instead (``legacy.resume``); with one of its GET stream, resume that from the change
+        log (``legacy.get_stream``); an id that is not one of ours, or names a stream this
+        session never had (another session's), opens the plain stream, nothing replayed.
+        """
+        session = await self.session(token, version, assigns)
+        event = parse_event_id(last_event_id)
+        if event is not None and self.events is not None:
+            if not await resumable(self.events, session.key, event):
+                return await self._plain_stream(session, None, assigns)
+            liveness = self.broker if isinstance(self.broker, Inboxes) else None
+            local = self.suite.mail_address()
+            return ResumedStream(self.events, liveness, session.key, event, local)
+        return await self._plain_stream(session, last_event_id, assigns)
+
+    async def _plain_stream(
+        self, session: Session, last_event_id: str | None, assigns: Mapping[str, Any]
+    ) -> SessionStream:
+        polled = at_least(session.version, SSE_POLLING)
+        return await SessionStream.open(
+            self.broker,
+            self.registry,
+            session.key,
+            session.version,
+            changes=self.changes,
+            last_event_id=last_event_id,
+            retry_ms=self.stream_retry_ms if polled else None,
+            lists=list_notices(self.suite.capabilities),
+            epoch=session.epoch,
+            seen=SeenFilter(self.suite.seen_lists, assigns),
+        )
+
+    # -- messages -------------------------------------------------------------------
+
+    async def _initialize(
+        self, request: Request, assigns: Mapping[str, Any], context: TransportContext
+    ) -> LegacyAnswer:
+        made: list[str] = []
+
+        async def initialize(sent: Request) -> Answer:
+            version, capabilities, client_info = legacy.initialize_params(sent.params)
+            epoch = await self.registry.epoch(self.session_max_age_s)
+            who = principal_of(assigns)
+            made.append(self.ids.new(version, capabilities, client_info, who, epoch))
+            suite = self.suite
+            result = legacy.initialize_result(
+                version, suite.server_info, suite.capabilities, suite.instructions
+            )
+            return Answer(result_response(sent.id, result))
+
+        call = await self.suite.handle(request, assigns, context=context, local=initialize)
+        return LegacyAnswer(call, MODERN, made[0] if made else None)
+
+    async def _notification(self, session: Session, message: Notification) -> None:
+        if message.method != CANCELLED:
+            return  # initialized, roots/list_changed, progress: nothing to do
+        request_id = message.params.get("requestId")
+        if isinstance(request_id, str) or (
+            isinstance(request_id, int) and not isinstance(request_id, bool)
+        ):
+            await self.signals.cancel(session.key, request_id)
+
+    async def _request(
+        self,
+        session: Session,
+        request: Request,
+        assigns: Mapping[str, Any],
+        context: TransportContext,
+    ) -> LegacyAnswer:
+        method = request.method
+        if method != TOOLS_CALL:  # the hot path: a tools/call is none of these
+            if method in (PING, LOGGING_SET_LEVEL) or (
+                method in (RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE)
+                and "resources" in self.suite.capabilities
+            ):
+
+                async def answer(sent: Request) -> Answer:  # the session answers, in the chain
+                    return await self._session_method(session, sent)
+
+                call = await self.suite.handle(request, assigns, context=context, local=answer)
+                return LegacyAnswer(call, MODERN)
+            if method in legacy.LEGACY_METHODS or legacy.is_modern_only(method):
+                raise MCPError("method_not_found", f"Method not found: {method}")
+        if self.signals.running(session.key, request.id):
+            raise MCPError(
+                "duplicate_request_id",
+                f"Invalid Request: request id {request.id!r} is already in flight in this "
+                "session; use a new id for each request",
+            )
+        if not self.signals.listening:  # this process's first call: stoppable from its start
+            await self.signals.listen()
+        params = legacy.modern_params(
+            request.params,
+            modern_version=self.suite.supported_versions[0],
+            capabilities=session.modern_capabilities,
+            client_info=session.client_info,
+            level=session.log_level,
+        )
+        meta = params["_meta"]
+        check_meta(meta)
+        rounds = InputRounds(self._asking, session, method)
+        call = await self.suite.handle(
+            Request(request.id, method, params), assigns, meta, asker=rounds, context=context
+        )
+        journal = None
+        if call.task is not None:  # in flight: cancellable through the session, id reserved
+            self.signals.track(session.key, request.id, call)
+            if self.events is not None:  # its events are logged if it streams: made then
+                journal = partial(self._journal, session, request.id)
+        return LegacyAnswer(call, LegacyCodec(method, session.version), journal=journal)
+
+    def _journal(self, session: Session, request_id: RequestId) -> Journal:
+        """The log of one streamed answer (most calls answer as JSON and never need one)."""
+        assert self.events is not None
+        polled = at_least(session.version, SSE_POLLING)
+        return Journal(
+            self.events,
+            session.key,
+            request_id,
+            self.suite.mail_address(),
+            maxlen=self.stream_maxlen,
+            ttl_s=self.stream_ttl_s,
+            retry_ms=self.stream_retry_ms if polled else None,
+        )
+
+    async def _session_method(self, session: Session, request: Request) -> Answer:
+        """``ping``, ``logging/setLevel``, ``resources/(un)subscribe``: the session answers."""
+        if request.method == LOGGING_SET_LEVEL:
+            level = legacy.log_level(request.params)
+            await self.registry.put(session.key, _LOG_LEVEL, level, session.ttl_s)
+        elif request.method != PING:
+            await self._subscribe(session, request.method, request.params)
+        return Answer(result_response(request.id, {}))
+
+    async def _subscribe(self, session: Session, method: str, params: Mapping[str, Any]) -> None:
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise MCPError("invalid_params", f"Invalid params: {method} needs params.uri")
+        # One atomic update per URI: concurrent (un)subscribes, on any process, lose nothing.
+        if method == RESOURCES_SUBSCRIBE:
+            await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
+            self.suite.interest.hold(session.key, (uri,), ttl_s=session.ttl_s)
+        else:
+            await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
+            self.suite.interest.release(session.key, (uri,))

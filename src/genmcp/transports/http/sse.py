@@ -1,0 +1,400 @@
+"""The one SSE writer: every ``text/event-stream`` response genmcp sends.
+
+Two kinds of stream, one writer (framing, keepalives, send timeout, disconnect, shutdown):
+
+- :meth:`SSEStream.write`: a Call's events from the relay (a streamed ``tools/call``, or any
+  Call that sends before it answers), the response last. ``transports.http.relay`` opens it
+  once it has chosen a stream over JSON.
+- :func:`write_feed`: ``(id, message)`` pairs from a source that is no Call (a legacy
+  session's GET stream, or the replay of a resumed POST stream), until the source ends.
+
+What both do, as sse-starlette's response class did for the GET stream, at a fraction of
+its cost per response (no task group of four tasks, no cancel scope per send):
+
+- each event is ``[id: <id>]`` ``data: <json>`` then a blank line (``\\n`` separators); a
+  priming event (SSE polling, 2025-11-25) is an id, ``retry:`` and empty data;
+- a keepalive comment (``: ping - <UTC time>``) every ``keepalive_s``, from one timer;
+- a send that takes longer than ``send_timeout_s`` is a reader gone: the Call (if any) is
+  disconnected and :class:`SendTimeout` raised;
+- the client going away (``http.disconnect``, watched by one task) disconnects the Call;
+- server shutdown (one watcher per event loop, fed by the endpoint's exit signal): a Call is
+  shut down, so its shutdown answer is the last event, and after ``shutdown_grace_s`` the
+  stream is cut; a feed ends at once.
+
+A resumable stream (a 2025 session's journal) gives the writer a :class:`StreamLog`
+(``sessions.stream_log``): it names each event (its SSE id), primes the stream, and
+may end the response early while the Call runs on (``channel.close_stream()``, or an event
+it cannot log on a stream that named earlier ones: :class:`Unlogged`), logging the rest
+itself. The writer knows nothing of the 2025 revisions beyond that protocol.
+
+Framework-free (ASGI messages only); imports the relay's reader, never a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from genmcp.call.relay import Relay
+from genmcp.events import Answer, Ended, Event, Interim
+from genmcp.protocol.jsonrpc import encode
+from genmcp.sessions.stream_log import StreamLog, Unlogged, priming
+from genmcp.transports.http.asgi import Receive, Send, disconnected
+
+__all__ = [
+    "SSE_RAW_HEADERS",
+    "SSEStream",
+    "SendTimeout",
+    "ShutdownHub",
+    "StreamOptions",
+    "send_empty_stream",
+    "write_feed",
+]
+
+log = logging.getLogger("genmcp")
+
+SSE_RAW_HEADERS: Final = (
+    (b"x-accel-buffering", b"no"),
+    (b"cache-control", b"no-store"),
+)
+"""The stream's own headers; extra ones (a legacy session id) follow, then the framing."""
+_TAIL: Final = (
+    (b"connection", b"keep-alive"),
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+)
+_END: Final = {"type": "http.response.body", "body": b"", "more_body": False}
+
+
+class SendTimeout(TimeoutError):
+    """A streamed event was not accepted within ``send_timeout_s``: the reader is gone."""
+
+
+class ShutdownHub:
+    """Tells every open stream of one event loop that the server stops (one watcher task)."""
+
+    def __init__(self, exit_signal: Callable[[], Awaitable[None]]) -> None:
+        self._exit_signal = exit_signal
+        self._streams: set[Callable[[], None]] = set()
+        self._watcher: asyncio.Task[None] | None = None
+
+    def join(self, on_stop: Callable[[], None]) -> None:
+        """Call ``on_stop`` (on the loop) when the server stops; ``leave`` when done."""
+        self._streams.add(on_stop)
+        watcher = self._watcher
+        if watcher is None or watcher.done() or watcher.get_loop() is not _loop():
+            self._watcher = _loop().create_task(self._watch(), name="genmcp:sse-shutdown")
+
+    def leave(self, on_stop: Callable[[], None]) -> None:
+        self._streams.discard(on_stop)
+
+    async def _watch(self) -> None:
+        await self._exit_signal()
+        for on_stop in list(self._streams):
+            on_stop()
+
+
+@dataclass(frozen=True, slots=True)
+class StreamOptions:
+    """How an endpoint's streams are written (``mcp_router`` documents each option)."""
+
+    keepalive_s: float
+    send_timeout_s: float | None
+    shutdown_grace_s: float
+    hub: ShutdownHub
+    drain_s: float = 0.0
+    """At shutdown, how long a call that drains (``Call.drains``) may run on to its answer."""
+
+
+def _loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
+
+
+async def send_empty_stream(send: Send) -> None:
+    """An empty stream: a Call cancelled before it sent anything."""
+    headers = [(b"content-length", b"0"), (b"content-type", b"text/event-stream")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def _open(send: Send, extra: Sequence[tuple[str, str]]) -> None:
+    headers = [*SSE_RAW_HEADERS]
+    headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in extra]
+    headers += _TAIL
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+
+
+def _event(event_id: str | None, message: Any) -> bytes:
+    data = b"data: " + encode(message) + b"\n\n"
+    return data if event_id is None else b"id: " + event_id.encode() + b"\n" + data
+
+
+def _ping() -> bytes:
+    return f": ping - {datetime.now(UTC)}\n\n".encode()
+
+
+async def _send(send: Send, chunk: bytes, limit_s: float | None, relay: Relay | None) -> None:
+    message = {"type": "http.response.body", "body": chunk, "more_body": True}
+    if limit_s is None:
+        await send(message)
+        return
+    try:
+        async with asyncio.timeout(limit_s):
+            await send(message)
+    except TimeoutError:
+        if relay is not None:
+            relay.close()
+        raise SendTimeout(f"an SSE event took over {limit_s} s to send") from None
+
+
+class SSEStream:
+    """One Call's SSE response: ``first()`` (if needed), then ``write()``; ``release()`` last.
+
+    Built before the first event is known (``transports.http.relay``), so the same disconnect
+    watch covers the wait for it and the stream.
+    """
+
+    __slots__ = (
+        "_gone_task",
+        "cancelled",
+        "cut",
+        "detached",
+        "draining",
+        "gone",
+        "grace",
+        "options",
+        "ping_due",
+        "ping_timer",
+        "receive",
+        "relay",
+        "send",
+        "stop_now",
+        "wake",
+    )
+
+    def __init__(self, relay: Relay, receive: Receive, send: Send, options: StreamOptions) -> None:
+        self.relay, self.receive, self.send, self.options = relay, receive, send, options
+        self.wake = relay.call.outbox.wake
+        self.gone = self.cut = self.ping_due = self.stop_now = False
+        self.detached = False  # the response ended early, the Call runs on (SSE polling)
+        self.cancelled = False  # the Call ended with no response
+        self.ping_timer: asyncio.TimerHandle | None = None
+        self.grace: asyncio.TimerHandle | None = None
+        self.draining: asyncio.TimerHandle | None = None  # shutdown came: the call runs on
+        gone = _loop().create_task(disconnected(receive), name="genmcp:sse-disconnect")
+        gone.add_done_callback(self._on_gone)
+        self._gone_task = gone
+
+    async def first(self) -> Event | None:
+        """The Call's first event, awaited; None when the client left first."""
+        relay = self.relay
+        while not self.gone:
+            event = await relay.wake_or_next()
+            if event is not None:
+                return event
+        return None
+
+    async def write(
+        self, event: Event, extra: Sequence[tuple[str, str]], journal: StreamLog | None
+    ) -> None:
+        """Stream the Call from ``event`` (its first, not a final one) to its end."""
+        await _open(self.send, extra)
+        hub = self.options.hub
+        hub.join(self._on_stop)  # from here on, shutdown gives the Call's last answer
+        try:
+            prime = None if journal is None else await journal.prime()
+            if prime is not None:
+                await _send(self.send, prime, self.options.send_timeout_s, self.relay)
+            await self._events(event, journal)
+        finally:
+            hub.leave(self._on_stop)
+            for timer in (self.ping_timer, self.grace, self.draining):
+                if timer is not None:
+                    timer.cancel()
+            if journal is not None and not self.detached:
+                journal.unfinished(cancelled=self.cancelled)  # resumers learn it ended
+        if self.detached and journal is not None:
+            journal.follow(self.relay, hub)
+
+    def release(self) -> None:
+        """Stop watching the client; disconnect the Call unless it runs on (detached)."""
+        self._gone_task.remove_done_callback(self._on_gone)
+        self._gone_task.cancel()
+        if not self.detached:
+            self.relay.close()
+
+    async def _events(self, event: Event | None, journal: StreamLog | None) -> None:
+        """The stream's body: each event, keepalives, the shutdown answer; the end if it ends."""
+        relay, send, options = self.relay, self.send, self.options
+        limit_s, keepalive_s = options.send_timeout_s, options.keepalive_s
+        loop = _loop()
+        if keepalive_s > 0:
+            self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
+        while True:
+            if event is not None:
+                if journal is not None and journal.closes(event) and not self.gone:
+                    self.detached = True  # before the end is sent: leaving is no disconnect
+                    await send(_END)
+                    return
+                try:
+                    chunk = await _chunk(event, journal)
+                except Unlogged:
+                    self.detached = True  # resumable: the client reconnects with its last id
+                    await send(_END)
+                    return
+                if chunk is not None:
+                    await _send(send, chunk, limit_s, relay)
+                self.cancelled = type(event) is Ended
+                if relay.done:
+                    await send(_END)
+                    return
+            if self.gone or self.cut:
+                return
+            if self.ping_due:
+                self.ping_due = False
+                await _send(send, _ping(), limit_s, relay)
+                self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
+            if self.stop_now:
+                self.stop_now = False
+                if self.draining is None and options.drain_s > 0 and relay.call.drains:
+                    # the server stops: the call may still answer by itself, for drain_s
+                    self.draining = loop.call_later(options.drain_s, self._on_stop)
+                else:
+                    relay.call.shutdown()  # its shutdown answer comes next
+                    self.grace = loop.call_later(options.shutdown_grace_s, self._on_cut)
+            event = await relay.wake_or_next()
+
+    def _on_gone(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and not self.detached:
+            self.gone = True
+            self.relay.close()  # the Call is disconnected at once, as the reader left
+            self.wake()
+
+    def _on_ping(self) -> None:
+        self.ping_due = True
+        self.wake()
+
+    def _on_stop(self) -> None:
+        self.stop_now = True
+        self.wake()
+
+    def _on_cut(self) -> None:
+        self.cut = True
+        self.wake()
+
+
+async def _chunk(event: Event, journal: StreamLog | None) -> bytes | None:
+    if type(event) is Interim:
+        message, final = event.message, False
+    elif type(event) is Answer:
+        message, final = event.response, True
+    else:
+        return None  # a stream start: the stream is open already
+    if journal is None:
+        return _event(None, message)
+    return _event(await journal.name(message, final=final), message)
+
+
+_DONE: Final = object()
+
+
+async def write_feed(
+    pairs: AsyncIterator[tuple[str | None, Any]],
+    receive: Receive,
+    send: Send,
+    options: StreamOptions,
+    *,
+    retry_ms: int,
+) -> None:
+    """Stream ``(id, message)`` pairs (message None: a priming event) until they end, the
+    client leaves or the server stops. Raises :class:`SendTimeout` for a reader gone."""
+    feed = _Feed()
+    loop = _loop()
+    gone = loop.create_task(disconnected(receive), name="genmcp:sse-disconnect")
+    gone.add_done_callback(feed.on_gone)
+    options.hub.join(feed.on_stop)
+    keepalive_s, limit_s = options.keepalive_s, options.send_timeout_s
+    pending: asyncio.Future[Any] | None = None
+    try:
+        await _open(send, ())
+        if keepalive_s > 0:
+            feed.ping_timer = loop.call_later(keepalive_s, feed.on_ping)
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(anext(pairs, _DONE))
+            await feed.until(pending)
+            if feed.gone:
+                return
+            if feed.stopped:
+                await send(_END)
+                return
+            if feed.ping_due:
+                feed.ping_due = False
+                await _send(send, _ping(), limit_s, None)
+                feed.ping_timer = loop.call_later(keepalive_s, feed.on_ping)
+            if pending.done():
+                pair, pending = pending.result(), None
+                if pair is _DONE:
+                    await send(_END)
+                    return
+                event_id, message = pair
+                chunk = (
+                    priming(event_id, retry_ms) if message is None else _event(event_id, message)
+                )
+                await _send(send, chunk, limit_s, None)
+    finally:
+        if pending is not None:
+            pending.cancel()
+        gone.remove_done_callback(feed.on_gone)
+        gone.cancel()
+        options.hub.leave(feed.on_stop)
+        if feed.ping_timer is not None:
+            feed.ping_timer.cancel()
+
+
+def _pair(event_id: str | None, message: Any, retry_ms: int) -> bytes:
+    if message is None and event_id is not None:
+        return priming(event_id, retry_ms)
+    return _event(event_id, message)
+
+
+class _Feed:
+    """What the timers, the disconnect watch and the shutdown hub tell a feed's writer."""
+
+    __slots__ = ("gone", "ping_due", "ping_timer", "stopped", "woken")
+
+    def __init__(self) -> None:
+        self.gone = self.ping_due = self.stopped = False
+        self.ping_timer: asyncio.TimerHandle | None = None
+        self.woken: asyncio.Future[None] | None = None
+
+    async def until(self, pending: asyncio.Future[Any]) -> None:
+        """Wait for the next pair or a wake (a timer, the client leaving, shutdown)."""
+        if self.gone or self.stopped or self.ping_due:
+            return
+        woken = self.woken = _loop().create_future()
+        try:
+            await asyncio.wait((pending, woken), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.woken = None
+            woken.cancel()
+
+    def _wake(self) -> None:
+        if self.woken is not None and not self.woken.done():
+            self.woken.set_result(None)
+
+    def on_gone(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled():
+            self.gone = True
+            self._wake()
+
+    def on_ping(self) -> None:
+        self.ping_due = True
+        self._wake()
+
+    def on_stop(self) -> None:
+        self.stopped = True
+        self._wake()

@@ -1,0 +1,277 @@
+"""``mcp_router`` (``fastapi/router.py``) and the ``HTTPOptions`` it takes.
+
+The HTTP options and their defaults are defined once, in ``HTTPOptions``: ``mcp_router``'s
+keywords and ``options=`` build the same endpoint, a bad value fails when the router is
+built with the option's name, and the options given are the ones a real server enforces.
+Without auth the endpoint is the route itself and calls no auth hook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+from typing import Any, Final
+
+import httpx
+import pytest
+from fastapi import APIRouter, FastAPI
+from starlette.routing import Route
+
+from genmcp import HTTPOptions, Suite, mcp_router
+from genmcp.fastapi import HTTPOptions as FastAPIHTTPOptions
+from genmcp.fastapi.compat import included
+from genmcp.fastapi.endpoint import MCPEndpoint
+from genmcp.fastapi.router import WRONG_PATH_NAME
+from genmcp.transports.http.options import OPTION_NAMES
+from support.oauth import VERSION, call_message
+from support.server import LiveServers
+
+OPTIONS = {
+    "allowed_hosts",
+    "allowed_origins",
+    "max_body_bytes",
+    "body_timeout_s",
+    "keepalive_s",
+    "send_timeout_s",
+    "drain_s",
+    "shutdown_grace_s",
+}
+
+SOME: dict[str, Any] = {
+    "allowed_hosts": ["MCP.Example.com", "::1"],
+    "allowed_origins": ["https://app.example"],
+    "max_body_bytes": 2048,
+    "body_timeout_s": 3.5,
+    "keepalive_s": 0,
+    "send_timeout_s": None,
+    "drain_s": 4.0,
+    "shutdown_grace_s": 0.25,
+}
+
+
+def suite() -> Suite:
+    return Suite(server_name="s", server_version="1")
+
+
+def test_the_options_and_their_defaults_are_defined_once() -> None:
+    assert OPTION_NAMES == OPTIONS == {field.name for field in dataclasses.fields(HTTPOptions)}
+    assert FastAPIHTTPOptions is HTTPOptions
+    assert not OPTIONS & set(inspect.signature(mcp_router).parameters)  # not written again
+    assert not OPTIONS & set(inspect.signature(MCPEndpoint).parameters)
+    defaults = HTTPOptions()
+    assert mcp_router(suite=suite()).endpoint.options == defaults
+    assert MCPEndpoint(suite()).options == defaults
+
+
+def test_keywords_and_options_build_the_same_endpoint() -> None:
+    by_keywords = mcp_router(suite=suite(), **SOME).endpoint.options
+    by_object = mcp_router(suite=suite(), options=HTTPOptions(**SOME)).endpoint.options
+    assert by_keywords == by_object == HTTPOptions(**SOME)
+    one = mcp_router(server_name="a", server_version="1", keepalive_s=5, page_size=7)
+    assert one.endpoint.options == HTTPOptions(keepalive_s=5)  # the rest went to the Suite
+    assert one.suite.page_size == 7
+
+
+def test_options_and_keywords_together_are_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"not both \(keepalive_s, max_body_bytes\)"):
+        mcp_router(suite=suite(), options=HTTPOptions(), keepalive_s=1, max_body_bytes=9)
+    with pytest.raises(TypeError, match="options= takes an HTTPOptions"):
+        mcp_router(suite=suite(), options={"keepalive_s": 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="give tools and Suite options to the Suite"):
+        mcp_router(suite=suite(), keepalive_s=1, page_size=3)  # HTTP options are fine here
+    with pytest.raises(TypeError, match="keepalive"):  # a misspelt option reaches Suite
+        mcp_router(server_name="a", server_version="1", keepalive=1)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "error", "says"),
+    [
+        ("allowed_hosts", ["localhost:8000"], ValueError, "without a port"),
+        ("max_body_bytes", 0, ValueError, "max_body_bytes must be at least 1"),
+        ("keepalive_s", "15", TypeError, "keepalive_s must be a number of seconds"),
+    ],
+)
+def test_a_bad_keyword_fails_when_the_router_is_built_naming_the_option(
+    option: str, value: Any, error: type[Exception], says: str
+) -> None:
+    """Every check is ``HTTPOptions``'s (tests/transports/http/test_options.py): the keywords
+    reach it unchanged."""
+    with pytest.raises(error, match=says):
+        mcp_router(suite=suite(), **{option: value})
+
+
+def test_without_auth_the_endpoint_is_the_route_and_calls_no_hook() -> None:
+    router = mcp_router(suite=suite(), path="/x")
+    assert [type(route) for route in router.routes] == [Route, Route]  # "/x" and "/x/"
+    assert all(route.endpoint is router.endpoint for route in router.routes)  # type: ignore[attr-defined]
+    endpoint = router.endpoint
+    assert (endpoint.auth, endpoint.authenticate, endpoint.authorize) == (None, None, None)
+    assert router.auth is None
+
+
+@pytest.mark.parametrize("given", ["keywords", "options"])
+async def test_a_real_server_enforces_the_options_given(
+    given: str, live_server: LiveServers
+) -> None:
+    chosen: dict[str, Any] = {"max_body_bytes": 300, "allowed_hosts": ["127.0.0.1"]}
+    options = chosen if given == "keywords" else {"options": HTTPOptions(**chosen)}
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite(), **options), prefix="/mcp")
+    url = live_server(app) + "/mcp"
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": VERSION,
+        "mcp-method": "tools/list",
+    }
+    meta = call_message("any", {}, 1)["params"]["_meta"]
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                       "params": {"_meta": meta}}).encode()  # fmt: skip
+    async with httpx.AsyncClient(timeout=10) as client:
+        small = await client.post(url, content=ping, headers=headers)
+        large = await client.post(url, content=ping + b" " * 300, headers=headers)
+        elsewhere = await client.post(url, content=ping, headers={**headers, "host": "localhost"})
+    assert small.status_code == 200 and small.json()["result"]["tools"] == [], small.text
+    assert large.status_code == 413 and "300 bytes" in large.json()["error"]["message"]
+    assert elsewhere.status_code == 421  # localhost is a default host, not one given here
+
+
+@pytest.mark.parametrize("auth", [None, lambda: {"principal": "p"}], ids=["raw", "auth"])
+async def test_a_wrong_path_under_the_mount_is_a_json_404_naming_the_endpoint(
+    live_server: LiveServers, auth: Any
+) -> None:
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite(), auth=auth), prefix="/api/mcp")
+
+    @app.get("/api/mcp/admin")
+    def admin() -> dict[str, int]:
+        return {"ok": 1}
+
+    base = live_server(app)
+    async with httpx.AsyncClient(base_url=base) as http:
+        for wrong in ("/api/mcp/mcp", "/api/mcp/mcp/", "/api/mcp/sse", "/api/mcp/messages/"):
+            for send in (http.post, http.get):
+                reply = await send(wrong)
+                assert reply.status_code == 404, (wrong, reply.text)
+                error = reply.json()["error"]
+                assert f"no MCP endpoint at {wrong}" in error["message"]
+                assert "this server's MCP endpoint is /api/mcp " in error["message"]
+        assert (await http.get("/api/mcp/admin")).json() == {"ok": 1}  # the app's own routes
+        assert (await http.get("/api/mcp/mcpx")).status_code == 404  # only the known ones
+        assert (await http.get("/api/mcp/mcpx")).json() == {"detail": "Not Found"}
+    served = [r for r in app.routes if getattr(r, "name", "") == WRONG_PATH_NAME]
+    assert [r.path for r in served] == ["/api/mcp/{wrong:genmcp_wrong_path}"]  # type: ignore[attr-defined]
+    assert app.routes[-1] is served[0]  # matched last: the app's own routes come first
+
+
+MCP_HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": VERSION,
+    "mcp-method": "tools/list",
+}
+
+
+def _list_body() -> bytes:
+    meta = call_message("any", {}, 1)["params"]["_meta"]
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                       "params": {"_meta": meta}}).encode()  # fmt: skip
+
+
+def _lazy_includes(app: FastAPI) -> list[Any]:
+    return [r for r in app.routes if included(r) is not None]
+
+
+def _includes_lazily() -> bool:
+    """FastAPI 0.16x keeps an include lazy; 0.115 and 0.135 copy the router's routes."""
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite()), prefix="/mcp")
+    return bool(_lazy_includes(app))
+
+
+LAZY: Final = _includes_lazily()
+_INCLUDE_PARAMETERS: Final = inspect.signature(FastAPI.include_router).parameters
+BODY_LIMIT_ON_INCLUDE: Final = "max_body_size" in _INCLUDE_PARAMETERS
+
+
+@pytest.mark.parametrize("catch_all", [False, True], ids=["plain", "catch-all"])
+async def test_a_raw_router_becomes_the_apps_own_routes_at_start_up_precedence_kept(
+    catch_all: bool, live_server: LiveServers
+) -> None:
+    """At start-up the lazy include of a raw router is replaced by its two routes (FastAPI
+    would match them twice a request), moved ahead of plain routes that cannot match their
+    paths (FastAPI's docs, ``/health``) but not of one that can (``/{page}``): every
+    request is answered by the route that answered it before."""
+    app = FastAPI()
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        return {"ok": "health"}
+
+    if catch_all:
+
+        @app.get("/{page}")
+        def page(page: str) -> dict[str, str]:
+            return {"page": page}
+
+    router = mcp_router(suite=suite())
+    app.include_router(router, prefix="/mcp")
+
+    @app.post("/mcp")
+    def shadowed() -> dict[str, str]:  # after the include: never reached, then or now
+        return {"ok": "shadowed"}
+
+    assert len(_lazy_includes(app)) == LAZY  # FastAPI's lazy include, before start-up
+    base = live_server(app)
+    assert _lazy_includes(app) == []
+    paths = [getattr(r, "path", None) for r in app.routes]
+    ahead = ["/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/health", "/{page}"]
+    if catch_all or not LAZY:  # behind what can match them; or copied where included
+        first = [*ahead[: None if catch_all else -1], "/mcp", "/mcp/"]
+    else:
+        first = ["/mcp", "/mcp/", *ahead[:-1]]
+    assert paths[: len(first)] == first, paths
+    flat = [r for r in app.routes if getattr(r, "endpoint", None) is router.endpoint]
+    assert [type(r) for r in flat] == [Route, Route]
+    assert app.url_path_for(flat[0].name) == "/mcp"  # type: ignore[attr-defined]
+    async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+        for at in ("/mcp", "/mcp/"):
+            listed = await http.post(at, content=_list_body(), headers=MCP_HEADERS)
+            assert listed.status_code == 200 and listed.json()["result"]["tools"] == [], at
+        got = await http.get("/mcp")  # the catch-all, declared first, wins a GET
+        assert got.json() == {"page": "mcp"} if catch_all else got.status_code == 400
+        assert (await http.get("/health")).json() == {"ok": "health"}
+        assert (await http.get("/mcp/sse")).status_code == 404  # the wrong-path help still
+        assert (await http.get("/openapi.json")).status_code == 200
+    live_server.last.stop()
+    live_server(app)  # a second start-up finds the routes in place: nothing is added twice
+    assert [getattr(r, "path", None) for r in app.routes] == paths
+
+
+@pytest.mark.parametrize("shape", ["auth", "max_body_size", "nested"])
+async def test_an_include_the_app_cannot_take_over_stays_an_include_and_serves(
+    shape: str, live_server: LiveServers
+) -> None:
+    """An API route (an auth dependency), an include's own ``max_body_size`` and a router
+    nested in another are left to FastAPI: the include stays, and still serves MCP."""
+    if shape == "max_body_size" and not BODY_LIMIT_ON_INCLUDE:
+        pytest.skip("this FastAPI's include_router takes no max_body_size")
+    app = FastAPI()
+    if shape == "auth":
+        app.include_router(mcp_router(suite=suite(), auth=lambda: {"p": 1}), prefix="/mcp")
+    elif shape == "max_body_size":
+        app.include_router(mcp_router(suite=suite()), prefix="/mcp", max_body_size=400)
+    else:
+        outer = APIRouter()
+        outer.include_router(mcp_router(suite=suite()), prefix="/mcp")
+        app.include_router(outer, prefix="/api")
+    base = live_server(app)
+    assert len(_lazy_includes(app)) == LAZY
+    url = base + ("/api/mcp" if shape == "nested" else "/mcp")
+    async with httpx.AsyncClient(timeout=10) as http:
+        listed = await http.post(url, content=_list_body(), headers=MCP_HEADERS)
+        assert listed.status_code == 200 and listed.json()["result"]["tools"] == [], listed.text
+        if shape == "max_body_size":  # FastAPI's own limit, as before
+            large = await http.post(url, content=_list_body() + b" " * 400, headers=MCP_HEADERS)
+            assert large.status_code == 413
