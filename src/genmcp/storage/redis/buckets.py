@@ -69,14 +69,7 @@ def bucket_tag(key: str) -> str:
 
 
 class RedisBuckets(RedisPart):
-    """``Buckets`` in Redis (see the module docstring).
-
-    Args:
-        client: a ``redis.asyncio.Redis`` or ``RedisCluster`` (left open by ``aclose``);
-            make it with ``RedisOptions().client(url)`` for the documented timeouts and pool.
-        prefix: prefix of every key; the processes of one app share it.
-        options: the breaker's deadline and cooldown (``RedisOptions`` defaults).
-    """
+    """``Buckets`` in Redis (see the module docstring). Args: ``RedisPart``'s."""
 
     def __init__(
         self,

@@ -59,14 +59,7 @@ def _split(raw: bytes | str) -> tuple[str, Any]:
 
 
 class RedisRecordStore(RedisPart):
-    """``RecordStore`` in Redis.
-
-    Args:
-        client: a ``redis.asyncio.Redis`` or ``RedisCluster`` (left open by ``aclose``);
-            make it with ``RedisOptions().client(url)`` for the documented timeouts and pool.
-        prefix: prefix of every key.
-        options: deadline and breaker settings (``RedisOptions`` defaults).
-    """
+    """``RecordStore`` in Redis. Args: ``RedisPart``'s."""
 
     def __init__(
         self,

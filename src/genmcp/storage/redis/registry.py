@@ -117,14 +117,7 @@ def encode(value: Any) -> str:
 
 
 class RedisSessionRegistry(RedisPart):
-    """``SessionRegistry`` in Redis.
-
-    Args:
-        client: a ``redis.asyncio.Redis`` (left open by ``aclose``); make it with
-            ``RedisOptions().client(url)`` for the documented timeouts and pool.
-        prefix: prefix of every key.
-        options: deadline and breaker settings (``RedisOptions`` defaults).
-    """
+    """``SessionRegistry`` in Redis. Args: ``RedisPart``'s."""
 
     def __init__(
         self,

@@ -271,13 +271,7 @@ def _pairs(values: Mapping[str, Any]) -> list[str]:
 
 
 class RedisTaskStore(RedisPart):
-    """``TaskStore`` in Redis (see the module docstring).
-
-    Args:
-        client: a ``redis.asyncio.Redis`` (left open by ``aclose``).
-        prefix: prefix of every key; processes of one app share it.
-        options: the breaker's deadline and cooldown (``RedisOptions`` defaults).
-    """
+    """``TaskStore`` in Redis (see the module docstring). Args: ``RedisPart``'s."""
 
     def __init__(
         self,
