@@ -12,7 +12,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     apps, skills/               skills: Skill, SkillRepo, the Skills extension)
     functions                   @tool, @prompt, @resource: a function as a behaviour class
     channel                     Channel, Mailbox, Outbox
-    storage/, visibility        Broker and SessionRegistry: memory, Redis; who sees what
+    storage/, visibility        Broker, SessionRegistry, Stores: memory, Redis; who sees what
     call/                       the request in flight: Call, its phase table, Job, the relay
     catalogs/                   one catalog per feature with its handlers; outcome -> result
     tasks/                      TaskService: tools/call outliving its request; the task watch
@@ -75,7 +75,7 @@ from genmcp.protocol.v2607 import (
 from genmcp.resource import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
 from genmcp.skills import Skill, SkillRepo
-from genmcp.storage import TaskOptions, TaskQuota
+from genmcp.storage import Stores, TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tool import Tool, ToolRequest
 from genmcp.transports.options import HTTPOptions
@@ -142,6 +142,7 @@ __all__ = [
     "Skill",
     "SkillRepo",
     "StaticResource",
+    "Stores",
     "Stream",
     "Suite",
     "TaskOptions",
