@@ -21,8 +21,8 @@ from typing import Any, Final
 import pytest
 
 from genmcp import Suite, mcp_router
-from genmcp.transports.legacy import LegacyServer
 from genmcp.storage.redis import RedisStores
+from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.redis_url import ENV_REDIS_URL, redis_url_of
 from genmcp.transports.startup import mcp_paths
 from support.client import ModernClient
