@@ -348,15 +348,9 @@ async def test_aclose_closes_subscriptions_ends_tasks_and_connections(backend: B
 
 
 def connected_clients(backend: Backend, name: str) -> int:
-    from support.redis_topology import admins
+    from support.redis_topology import connections_named
 
-    count = 0
-    for client in admins(backend.url or ""):  # every master of a cluster
-        try:
-            count += sum(1 for entry in client.client_list() if entry.get("name") == name)
-        finally:
-            client.close()
-    return count
+    return connections_named(backend.url or "", name)  # on every master of a cluster
 
 
 # -- Redis only ----------------------------------------------------------------------------

@@ -42,7 +42,12 @@ from genmcp.transports.gcfreeze import freeze_startup_objects
 from genmcp.transports.legacy import LegacyServer
 from genmcp.transports.legacy.journal import polled_logged
 from genmcp.transports.options import OPTION_NAMES, HTTPOptions
-from genmcp.transports.redis_url import redis_stores, redis_url_of, refuse_long_form
+from genmcp.transports.redis_url import (
+    parts_given,
+    redis_stores,
+    redis_url_of,
+    refuse_long_form,
+)
 from genmcp.transports.startup import check_at_startup, mcp_paths
 
 if TYPE_CHECKING:
@@ -301,9 +306,7 @@ def _refuse_with_stores(
             "task_store=stores.tasks) and the legacy server with LegacyServer(suite, "
             "registry=stores.registry)"
         )
-    given = [name for name in ("broker", "task_store") if keywords.get(name) is not None]
-    if not isinstance(legacy, bool):
-        given.append("legacy=LegacyServer(...)")
+    given = parts_given(keywords, legacy)
     if given:
         raise TypeError(
             f"stores= gives the broker, session registry and task store: drop "

@@ -43,6 +43,15 @@ def redis_url_of(given: str | None, *, own_suite: bool) -> str | None:
     return os.environ.get(ENV_REDIS_URL, "").strip() or None
 
 
+def parts_given(keywords: dict[str, Any], legacy: object) -> list[str]:
+    """The storage parts given one by one (``broker=``, ``task_store=``, a ``LegacyServer``):
+    what ``redis_url=`` and ``stores=`` give, so never with them."""
+    given = [name for name in _LONG_FORM if keywords.get(name) is not None]
+    if not isinstance(legacy, bool):
+        given.append("legacy=LegacyServer(...)")
+    return given
+
+
 def refuse_long_form(keywords: dict[str, Any], legacy: object, suite: object) -> None:
     """A ``TypeError`` when ``redis_url`` comes with the parts it builds."""
     if suite is not None:
@@ -50,9 +59,7 @@ def refuse_long_form(keywords: dict[str, Any], legacy: object, suite: object) ->
             "redis_url= builds the Suite's broker and task store: give it without suite=..., "
             "or build the Redis parts yourself (docs/guides/scaling-out.md, the long form)"
         )
-    given = [name for name in _LONG_FORM if keywords.get(name) is not None]
-    if not isinstance(legacy, bool):
-        given.append("legacy=LegacyServer(...)")
+    given = parts_given(keywords, legacy)
     if given:
         raise TypeError(
             f"redis_url= builds the broker, session registry and task store: drop "

@@ -22,7 +22,7 @@ from genmcp.storage.redis import (
     RedisTaskStore,
 )
 from genmcp.storage.redis.part import RedisPart
-from support.redis_topology import admins
+from support.redis_topology import connections_named as connections
 
 USE: Final[dict[type[RedisPart], Callable[[Any], Awaitable[object]]]] = {
     RedisBroker: lambda part: part.publish("t", 1),
@@ -31,16 +31,6 @@ USE: Final[dict[type[RedisPart], Callable[[Any], Awaitable[object]]]] = {
     RedisBuckets: lambda part: part.take("k", 1.0, 1),
     RedisRecordStore: lambda part: part.get("kind", "k"),
 }
-
-
-def connections(url: str, name: str) -> int:
-    count = 0
-    for client in admins(url):
-        try:
-            count += sum(1 for entry in client.client_list() if entry.get("name") == name)
-        finally:
-            client.close()
-    return count
 
 
 @pytest.mark.parametrize("kind", list(USE), ids=lambda kind: kind.__name__)

@@ -12,17 +12,7 @@ import uuid
 
 from genmcp.storage import Stores
 from genmcp.storage.redis import RedisOptions, RedisStores
-from support.redis_topology import admins
-
-
-def names_connected(url: str, name: str) -> int:
-    count = 0
-    for client in admins(url):
-        try:
-            count += sum(1 for entry in client.client_list() if entry.get("name") == name)
-        finally:
-            client.close()
-    return count
+from support.redis_topology import connections_named as names_connected
 
 
 async def test_the_parts_share_one_client_and_its_options(
