@@ -12,7 +12,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     apps, skills/               skills: Skill, SkillRepo, the Skills extension)
     functions                   @tool, @prompt, @resource: a function as a behaviour class
     channel                     Channel, Mailbox, Outbox
-    storage/, visibility        Broker and SessionRegistry: memory, Redis; who sees what
+    storage/, visibility        Broker, SessionRegistry, Stores: memory, Redis; who sees what
     call/                       the request in flight: Call, its phase table, Job, the relay
     catalogs/                   one catalog per feature with its handlers; outcome -> result
     tasks/                      TaskService: tools/call outliving its request; the task watch
@@ -77,7 +77,7 @@ from genmcp.protocol.v2607 import (
 from genmcp.resources import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
 from genmcp.skills import Skill, SkillRepo
-from genmcp.storage import TaskOptions, TaskQuota
+from genmcp.storage import Stores, TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tools import Tool, ToolRequest
 from genmcp.transports.http.options import HTTPOptions
@@ -144,6 +144,7 @@ __all__ = [
     "Skill",
     "SkillRepo",
     "StaticResource",
+    "Stores",
     "Stream",
     "Suite",
     "TaskOptions",

@@ -21,9 +21,10 @@ from typing import Any, Final
 import pytest
 
 from genmcp import Suite, mcp_router
-from genmcp.fastapi.redis_url import ENV_REDIS_URL, RedisStores, redis_url_of
+from genmcp.fastapi.redis_url import ENV_REDIS_URL, redis_url_of
 from genmcp.fastapi.startup import mcp_paths
 from genmcp.sessions import LegacyServer
+from genmcp.storage.redis import RedisStores
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.server import LiveServers
@@ -142,7 +143,7 @@ async def test_the_option_refuses_the_parts_it_builds() -> None:
         mcp_router(suite=suite, redis_url=url)
     with pytest.raises(TypeError, match="drop legacy=LegacyServer"):
         mcp_router(server_name="s", server_version="1", legacy=LegacyServer(suite), redis_url=url)
-    stores = RedisStores.connect(url, prefix="x:")
+    stores = RedisStores.from_url(url, prefix="x:")
     try:
         with pytest.raises(TypeError, match="drop broker"):
             mcp_router(server_name="s", server_version="1", broker=stores.broker, redis_url=url)

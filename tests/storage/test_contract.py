@@ -1,8 +1,10 @@
 """One contract for every `genmcp.storage` implementation: memory, and Redis (a real one).
 
-Each test takes `backend`, parametrized over the implementations. `backend.broker()` and
-`backend.registry()` give handles on one shared store: for memory always the same object,
-for Redis a new client each time, as two processes of one app would have. The Redis
+Each test takes `backend`, parametrized over the bundles (`genmcp.storage.Stores`:
+`MemoryStores`, `RedisStores`), and takes each store from a bundle: `backend.stores()` gives
+a bundle on one shared store (for memory always the same one, for Redis a new one on its own
+client each time, as two processes of one app would have); `backend.broker()`,
+`backend.registry()` and `backend.tasks()` are the store of a new bundle. The Redis
 params skip when no Redis answers, and fail instead when `CI` is set (see tests/conftest.py).
 """
 
@@ -18,8 +20,9 @@ from typing import Any, Final
 
 import pytest
 
-from genmcp.storage import Broker, SessionRegistry, Subscription
-from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
+from genmcp.storage import Broker, SessionRegistry, Stores, Subscription, TaskStore
+from genmcp.storage.buckets import Buckets
+from genmcp.storage.memory import MemoryStores
 
 WAIT: Final = 5.0
 QUIET: Final = 0.1
@@ -42,40 +45,38 @@ JSON_VALUES: Final[list[Any]] = [
 
 
 class Backend:
-    """Makes handles on one shared store, closes them all at teardown."""
+    """Makes bundles on one shared store, closes them all at teardown."""
 
     def __init__(self, name: str, url: str | None = None, prefix: str | None = None) -> None:
         self.name, self.url, self.prefix = name, url, prefix
-        self.brokers: list[Any] = []
-        self.registries: list[Any] = []
+        self.bundles: list[Stores] = []
         self.client_names: list[str] = []
-        self._memory_broker = MemoryBroker()
-        self._memory_registry = MemorySessionRegistry()
+        self._memory = MemoryStores()
 
-    def broker(self) -> Any:
+    def stores(self) -> Any:
+        """A bundle: the memory one, or new Redis stores on their own (named) client."""
         if self.name == "memory":
-            return self._memory_broker
-        from genmcp.storage.redis import RedisBroker
+            return self._memory
+        from genmcp.storage.redis import RedisStores
 
         name = f"genmcp-test-{uuid.uuid4().hex[:12]}"
         self.client_names.append(name)
-        broker = RedisBroker.from_url(self.url or "", prefix=self.prefix or "", client_name=name)
-        self.brokers.append(broker)
-        return broker
+        made = RedisStores.from_url(self.url or "", prefix=self.prefix or "", client_name=name)
+        self.bundles.append(made)
+        return made
+
+    def broker(self) -> Any:
+        return self.stores().broker
 
     def registry(self) -> Any:
-        if self.name == "memory":
-            return self._memory_registry
-        from genmcp.storage.redis import RedisSessionRegistry
+        return self.stores().registry
 
-        registry = RedisSessionRegistry.from_url(self.url or "", prefix=self.prefix or "")
-        self.registries.append(registry)
-        return registry
+    def tasks(self) -> Any:
+        return self.stores().tasks
 
     async def aclose(self) -> None:
-        await self._memory_broker.aclose()
-        for handle in [*self.brokers, *self.registries]:
-            await handle.aclose()
+        for bundle in [self._memory, *self.bundles]:
+            await bundle.aclose()
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -115,10 +116,20 @@ async def subscribed(broker: Broker, *topics: str) -> Subscription:
 
 
 async def test_implementations_satisfy_the_protocols(backend: Backend) -> None:
-    assert isinstance(backend.registry(), SessionRegistry)
-    broker = backend.broker()
-    assert isinstance(broker, Broker)
-    assert isinstance(await subscribed(broker, "t"), Subscription)
+    stores = backend.stores()
+    assert isinstance(stores, Stores)
+    assert isinstance(stores.registry, SessionRegistry)
+    assert isinstance(stores.tasks, TaskStore)
+    assert isinstance(stores.buckets, Buckets)
+    assert isinstance(stores.broker, Broker)
+    assert isinstance(await subscribed(stores.broker, "t"), Subscription)
+
+
+async def test_the_buckets_of_every_bundle_are_one_budget(backend: Backend) -> None:
+    handles, key = [backend.stores().buckets for _ in range(3)], f"rl-{session()}"
+    taken = [await handles[n % 3].take(key, 0.001, 4) for n in range(6)]
+    assert [each.ok for each in taken] == [True] * 4 + [False] * 2
+    assert (await handles[0].take(f"rl-{session()}", 0.001, 4)).ok  # another key: full
 
 
 @pytest.mark.parametrize("value", JSON_VALUES, ids=repr)
@@ -319,7 +330,8 @@ async def test_concurrent_publishers_reach_concurrent_subscribers(backend: Backe
 
 
 async def test_aclose_closes_subscriptions_ends_tasks_and_connections(backend: Backend) -> None:
-    broker = backend.broker()
+    stores = backend.stores()
+    broker = stores.broker
     subscriptions = [await subscribed(broker, "t", f"u{n}") for n in range(3)]
     await broker.publish("t", 1)
     assert all([await receive(s) == ("t", 1) for s in subscriptions])
@@ -330,19 +342,15 @@ async def test_aclose_closes_subscriptions_ends_tasks_and_connections(backend: B
     if backend.name == "redis":
         with pytest.raises(RuntimeError, match="closed"):
             broker.subscribe("t")
+    await stores.aclose()  # the bundle: its parts, then the client they share
+    if backend.name == "redis":
         assert connected_clients(backend, backend.client_names[0]) == 0
 
 
 def connected_clients(backend: Backend, name: str) -> int:
-    from support.redis_topology import admins
+    from support.redis_topology import connections_named
 
-    count = 0
-    for client in admins(backend.url or ""):  # every master of a cluster
-        try:
-            count += sum(1 for entry in client.client_list() if entry.get("name") == name)
-        finally:
-            client.close()
-    return count
+    return connections_named(backend.url or "", name)  # on every master of a cluster
 
 
 # -- Redis only ----------------------------------------------------------------------------
@@ -503,22 +511,9 @@ async def test_an_event_log_keeps_order_and_its_bound(backend: Backend) -> None:
 LOST: Final = {"code": -32603, "message": "lease lost"}
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def task_store(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
-    from genmcp.storage.memory import MemoryTaskStore
-
-    if request.param == "memory":
-        yield MemoryTaskStore()
-        return
-    from genmcp.storage.redis.tasks import RedisTaskStore
-
-    store = RedisTaskStore.from_url(
-        request.getfixturevalue("redis_url"), prefix=request.getfixturevalue("redis_prefix")
-    )
-    try:
-        yield store
-    finally:
-        await store.aclose()
+@pytest.fixture
+def task_store(backend: Backend) -> Any:
+    return backend.tasks()
 
 
 async def new_task(store: Any, principal: str | None, quota: Any = None) -> str:

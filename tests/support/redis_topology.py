@@ -364,6 +364,17 @@ def admins(url: str) -> list[Any]:
     return [redis.Redis(host=host, port=port, db=topology.connection.get("db", 0))]
 
 
+def connections_named(url: str, name: str) -> int:
+    """How many connections named ``name`` (``client_name``) every master of ``url`` has."""
+    count = 0
+    for client in admins(url):
+        try:
+            count += sum(1 for entry in client.client_list() if entry.get("name") == name)
+        finally:
+            client.close()
+    return count
+
+
 def delete_prefix(url: str, prefix: str) -> None:
     """Delete every key under ``prefix`` on every master of ``url``."""
     for client in admins(url):

@@ -35,16 +35,18 @@ from genmcp.fastapi.compat import clear_stale_exit, plain_include, routes_change
 from genmcp.fastapi.depends import remember_auth
 from genmcp.fastapi.endpoint import ENDPOINTS, MCPEndpoint
 from genmcp.fastapi.gcfreeze import freeze_startup_objects
-from genmcp.fastapi.redis_url import RedisStores, redis_url_of, refuse_long_form
+from genmcp.fastapi.redis_url import parts_given, redis_stores, redis_url_of, refuse_long_form
 from genmcp.fastapi.startup import check_at_startup, mcp_paths
+from genmcp.middleware.ratelimit import share_buckets
 from genmcp.sessions import LegacyServer
 from genmcp.sessions.journal import polled_logged
+from genmcp.storage import Stores
 from genmcp.suite import Suite, ToolProvider
 from genmcp.transports.http.auth import Auth, as_auth
 from genmcp.transports.http.options import OPTION_NAMES, HTTPOptions
 
 if TYPE_CHECKING:
-    from genmcp.storage.redis import RedisOptions
+    from genmcp.storage.redis import RedisOptions, RedisStores
 
 __all__ = ["HTTPOptions", "MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
 
@@ -87,18 +89,22 @@ class MCPRouter(APIRouter):
     suite: Suite
     endpoint: MCPEndpoint
     auth: Callable[..., Any] | None = None
+    stores: Stores | None = None
+    """The storage bundle the router wired in (``stores=``, or the one ``redis_url=`` built),
+    else None."""
     redis: RedisStores | None = None
     """The Redis parts ``redis_url=`` built (closed by the router's lifespan), else None."""
 
 
 def _closing(
-    suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool, stores: RedisStores | None = None
+    suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool, owned: Stores | None = None
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """A lifespan that runs the startup checks (``startup``), adds the wrong-path help
     (:func:`_help_wrong_paths`), puts the raw routes in the app (:func:`_flatten_include`),
     starts the Suite (its shared catalog), freezes the start-up objects (``gcfreeze``) and,
     at shutdown, ends its live calls and listen streams, closes the auth's clients
-    (``auth.aclose``, if it has one), then the Redis parts ``redis_url=`` built."""
+    (``auth.aclose``, if it has one), then the storage bundle the router built (``owned``:
+    ``redis_url=``'s; never a ``stores=`` given, which stays its maker's to close)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -119,8 +125,8 @@ def _closing(
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
                 await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
                 endpoint.legacy.close()
-            if stores is not None:
-                await stores.aclose()
+            if owned is not None:
+                await owned.aclose()
 
     return lifespan
 
@@ -164,6 +170,7 @@ def mcp_router(
     redis_url: str | None = None,
     redis_prefix: str = "genmcp:",
     redis_options: RedisOptions | None = None,
+    stores: Stores | None = None,
     **keywords: Any,
 ) -> MCPRouter:
     """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
@@ -193,22 +200,26 @@ def mcp_router(
             tools, prompts and resources through one pooled client, a ``Mount(url=proxy,
             resources=True)`` under no namespace (docs/guides/composition.md).
         redis_url: scale out over this Redis (default: ``GENMCP_REDIS_URL``, when the
-            router builds its Suite): the router builds the broker, the session registry,
-            the task store and the legacy server on one client and closes them in its
-            lifespan (``fastapi.redis_url``; ``genmcp[redis]``); a ``RateLimit`` of
-            ``middleware=`` given no store keeps its buckets there.
+            router builds its Suite): the router builds ``RedisStores`` (broker, session
+            registry, task store, buckets on one client), wires them in as it does
+            ``stores=`` and closes them in its lifespan (``fastapi.redis_url``;
+            ``genmcp[redis]``).
         redis_prefix: the prefix of every Redis key and channel (apps sharing a Redis
             each take their own; the processes of one app share it).
         redis_options: the ``RedisOptions`` of that client (timeouts, pool, retries).
+        stores: any storage backend's bundle (``genmcp.storage.Stores``: ``MemoryStores``,
+            ``RedisStores``, your own): its broker and task store go to the Suite the router
+            builds, its registry to the legacy server, its buckets to every ``RateLimit``
+            of ``middleware=`` given no store. Yours to close (after the app stopped): the
+            router closes only what it built. Not with ``redis_url=`` (which builds
+            ``RedisStores`` and passes them here), ``suite=`` or the parts it gives.
         **keywords: each field of :class:`HTTPOptions` by name (``allowed_hosts=[...]``,
             ``keepalive_s=5``; not together with ``options``); the rest go to ``Suite``
             (page_size, secret_key, instructions, ...).
     """
     options = _http_options(options, keywords)  # takes the HTTP options out of keywords
-    url = redis_url_of(redis_url, own_suite=suite is None)
-    stores: RedisStores | None = None
-    if url is not None:
-        refuse_long_form(keywords, legacy, suite)
+    redis = (redis_url, redis_prefix, redis_options)
+    stores, owned = _storage(stores, redis, suite, keywords, legacy)
     if proxy is not None:
         if suite is not None:
             raise TypeError("mcp_router(proxy=URL) builds its own Suite: give no suite=")
@@ -219,10 +230,9 @@ def mcp_router(
     if suite is None:
         if server_name is None or server_version is None:
             raise TypeError("mcp_router needs server_name and server_version (or suite=...)")
-        if url is not None:
-            stores = RedisStores.connect(url, prefix=redis_prefix, options=redis_options)
-            keywords.update(broker=stores.broker, task_store=stores.task_store)
-            stores.share_limits(keywords.get("middleware", ()))
+        if stores is not None:
+            keywords.update(broker=stores.broker, task_store=stores.tasks)
+            share_buckets(keywords.get("middleware", ()), stores.buckets)
         suite = Suite(
             server_name=server_name, server_version=server_version, tools=tools, **keywords
         )
@@ -238,8 +248,8 @@ def mcp_router(
     if legacy and sessions is None:
         sessions = LegacyServer(suite, registry=None if stores is None else stores.registry)
     endpoint = MCPEndpoint(suite, options, legacy=sessions, auth=checks, auth_by_route=not raw)
-    router = MCPRouter(lifespan=_closing(suite, endpoint, freeze_gc, stores))
-    router.suite, router.endpoint, router.redis = suite, endpoint, stores
+    router = MCPRouter(lifespan=_closing(suite, endpoint, freeze_gc, owned))
+    router.suite, router.endpoint, router.stores, router.redis = suite, endpoint, stores, owned
     router.auth = None if checks is None else checks.dependency
     for at in (path, path + "/") if not path.endswith("/") else (path,):  # no 307 for "/mcp/"
         if raw:
@@ -251,6 +261,52 @@ def mcp_router(
             dependency = _no_auth if checks is None else checks.dependency
             _add_dependent_route(router, endpoint, dependency, deps, at)
     return router
+
+
+def _storage(
+    stores: Stores | None,
+    redis: tuple[str | None, str, RedisOptions | None],
+    suite: Suite | None,
+    keywords: dict[str, Any],
+    legacy: object,
+) -> tuple[Stores | None, RedisStores | None]:
+    """The storage bundle the router wires in, and the one it built (and closes): ``stores``
+    as given, else ``RedisStores`` for ``redis_url=`` (or ``GENMCP_REDIS_URL`` when the
+    router builds its Suite): one path for both. Refuses a mix first."""
+    url, prefix, options = redis
+    if stores is not None:
+        _refuse_with_stores(url, suite, keywords, legacy)
+        return stores, None
+    url = redis_url_of(url, own_suite=suite is None)
+    if url is None:
+        return None, None
+    refuse_long_form(keywords, legacy, suite)
+    owned = redis_stores(url, prefix=prefix, options=options)
+    return owned, owned
+
+
+def _refuse_with_stores(
+    redis_url: str | None, suite: Suite | None, keywords: dict[str, Any], legacy: object
+) -> None:
+    """A ``TypeError`` saying the fix when ``stores=`` comes with what also gives storage."""
+    if redis_url is not None:
+        raise TypeError(
+            "give stores= or redis_url=, not both: redis_url= builds RedisStores and passes "
+            "them as stores= (stores=RedisStores.from_url(url) to build them yourself)"
+        )
+    if suite is not None:
+        raise TypeError(
+            "stores= wires the broker and task store into the Suite the router builds: give "
+            "it without suite=..., or build the Suite with Suite(broker=stores.broker, "
+            "task_store=stores.tasks) and the legacy server with LegacyServer(suite, "
+            "registry=stores.registry)"
+        )
+    given = parts_given(keywords, legacy)
+    if given:
+        raise TypeError(
+            f"stores= gives the broker, session registry and task store: drop "
+            f"{', '.join(given)}, or drop stores="
+        )
 
 
 def _help_wrong_paths(app: Any, endpoint: MCPEndpoint) -> None:

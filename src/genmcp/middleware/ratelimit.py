@@ -13,7 +13,8 @@ take from that tool's bucket only. ``key`` picks the bucket: the principal, a te
 header, anything of the request (:func:`assigns_key`). The buckets live in ``store``
 (``storage.buckets``): this process's memory by default, or ``RedisBuckets`` so that every
 process of the app takes from one budget (one Redis round trip per limited request; a
-limit given no store takes the Redis of ``mcp_router(redis_url=...)``). A
+limit given no store takes the buckets of ``mcp_router(stores=...)``, or of its
+``redis_url=``). A
 Redis that is down or hung fails the limit *closed*: the request is answered
 ``storage_unavailable`` (HTTP 503, ``Retry-After``) within the store's deadline;
 ``fail_open=True`` limits with this process's own buckets meanwhile instead.
@@ -32,7 +33,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, final
 
@@ -43,7 +44,7 @@ from genmcp.storage.buckets import MAX_KEYS, Buckets, MemoryBuckets, Taken
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.owner import owner_of
 
-__all__ = ["Limit", "RateLimit", "assigns_key", "principal_key", "rate_limited"]
+__all__ = ["Limit", "RateLimit", "assigns_key", "principal_key", "rate_limited", "share_buckets"]
 
 log = logging.getLogger("genmcp")
 
@@ -107,8 +108,8 @@ class RateLimit(Middleware):
         key: the bucket a request takes from: a string, or None for the shared anonymous
             bucket (default: :func:`principal_key`; :func:`assigns_key` for another entry).
         store: where the buckets live (default: ``MemoryBuckets``, this process, unless
-            ``mcp_router(redis_url=...)`` gives it its Redis; ``RedisBuckets``: every
-            process shares them).
+            ``mcp_router(stores=...)`` or ``redis_url=`` gives it the bundle's;
+            ``RedisBuckets``: every process shares them).
         name: the policy's name: separates this limit's buckets from another's in a shared
             store, and names it in the quota headers (``A-Za-z0-9_.:/-``).
         headers: add ``RateLimit-Policy`` and ``RateLimit`` to limited HTTP answers.
@@ -203,7 +204,7 @@ class RateLimit(Middleware):
 
     def adopt(self, store: Buckets) -> bool:
         """Keep the buckets in ``store`` from now on, if this limit was given no store (what
-        ``mcp_router(redis_url=...)`` does with the Redis it scales out on); True if so."""
+        ``mcp_router(stores=...)`` does with the bundle's buckets); True if so."""
         if self.store is not self.local:
             return False
         self.store = store
@@ -216,6 +217,13 @@ class RateLimit(Middleware):
         if limit is None:
             return None
         return self.local.peek(bucket_key(self.name, tool, key), limit.rate, limit.burst)
+
+
+def share_buckets(middleware: Iterable[object], store: Buckets) -> None:
+    """Every ``RateLimit`` of ``middleware`` given no store takes from ``store`` (``adopt``)."""
+    for link in middleware:
+        if isinstance(link, RateLimit):
+            link.adopt(store)
 
 
 def bucket_key(name: str, scope: str | None, key: str | None) -> str:

@@ -22,6 +22,10 @@ shared implementation stores and carries them as JSON, and hands back equal copi
   a spent marker, so a replay is recognised): what an OAuth authorization server
   (``genmcp.auth.front``) keeps between the steps of a grant.
 
+* ``Stores``: one backend's broker, session registry, task store and rate-limit buckets as
+  one bundle, closed together: what ``mcp_router(stores=...)`` wires in
+  (``memory.MemoryStores``, ``redis.RedisStores``, or your own backend's).
+
 * ``Inboxes`` (optional, offered by both brokers): one inbox per Suite (per process), for
   mail to a worker. A post goes to the one inbox its worker id names, never to every process;
   the inbox is bounded (``InboxFull``); a post to an address whose owner is not alive (no
@@ -36,7 +40,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from genmcp.storage.buckets import Buckets
 
 __all__ = [
     "Broker",
@@ -46,6 +53,7 @@ __all__ = [
     "Inboxes",
     "RecordStore",
     "SessionRegistry",
+    "Stores",
     "Subscription",
     "TaskEnd",
     "TaskOptions",
@@ -442,4 +450,46 @@ class RecordStore(Protocol):
     async def admit(self, kind: str, key: str, ttl_s: float, limit: int) -> bool:
         """Reserve a place of ``kind`` for ``key`` during ``ttl_s``, if fewer than ``limit``
         are live."""
+        ...
+
+
+@runtime_checkable
+class Stores(Protocol):
+    """One storage backend's parts as a bundle: what ``mcp_router(stores=...)`` wires in.
+
+    The router gives ``broker`` and ``tasks`` to the Suite it builds, ``registry`` to its
+    ``LegacyServer``, and ``buckets`` to every ``RateLimit`` of ``middleware=`` given no
+    store of its own. ``aclose`` releases the whole bundle (connections, background tasks);
+    whoever built the bundle calls it, after the servers using it stopped.
+
+    ``memory.MemoryStores`` is the in-process bundle (the parts a Suite, a LegacyServer and
+    a RateLimit make for themselves when given none), ``redis.RedisStores`` the Redis one.
+    Another backend implements the four interfaces and bundles them the same way: a
+    dataclass with these four fields and an ``aclose`` is enough. The parts of one bundle
+    should share one store (and its connection) so that the processes given equal bundles
+    act as one server.
+    """
+
+    @property
+    def broker(self) -> Broker:
+        """Publish/subscribe, worker mail, the shared catalog (the Suite's)."""
+        ...
+
+    @property
+    def registry(self) -> SessionRegistry:
+        """Legacy (2025) sessions' state (the LegacyServer's)."""
+        ...
+
+    @property
+    def tasks(self) -> TaskStore:
+        """The Tasks extension's records (the Suite's)."""
+        ...
+
+    @property
+    def buckets(self) -> Buckets:
+        """The token buckets of rate limits given no store of their own."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the bundle holds (its parts, then their shared connection)."""
         ...

@@ -8,6 +8,9 @@
 - ``redis.tasks``: ``RedisTaskStore`` (the Tasks extension's records, leases);
 - ``redis.buckets``: ``RedisBuckets`` (token buckets every process takes from: rate limits);
 - ``redis.records``: ``RedisRecordStore`` (an OAuth authorization server's records);
+- ``redis.stores``: ``RedisStores`` (broker, registry, task store, buckets on one client:
+  ``mcp_router(stores=RedisStores.from_url(url))``);
+- ``redis.part``: ``RedisPart``, what every store has (a client it borrows or owns);
 - ``redis.options``: ``RedisOptions`` (how genmcp builds its clients: timeouts, retries);
 - ``redis.batch``: Lua scripts run by SHA, batched per event loop step.
 
@@ -19,8 +22,10 @@ from __future__ import annotations
 from genmcp.storage.redis.broker import RedisBroker, RedisSubscription
 from genmcp.storage.redis.buckets import RedisBuckets
 from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.part import DEFAULT_PREFIX
 from genmcp.storage.redis.records import RedisRecordStore
-from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry
+from genmcp.storage.redis.registry import RedisSessionRegistry
+from genmcp.storage.redis.stores import RedisStores
 from genmcp.storage.redis.tasks import RedisTaskStore
 
 __all__ = [
@@ -30,6 +35,7 @@ __all__ = [
     "RedisOptions",
     "RedisRecordStore",
     "RedisSessionRegistry",
+    "RedisStores",
     "RedisSubscription",
     "RedisTaskStore",
 ]

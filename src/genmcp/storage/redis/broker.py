@@ -35,7 +35,7 @@ import itertools
 import json
 import logging
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, Self
 
 try:
     from redis import asyncio as aioredis
@@ -51,7 +51,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from genmcp.storage.memory.broker import QueuedSubscription
 from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
 from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.registry import DEFAULT_PREFIX, RedisSessionRegistry, encode, ttl_ms
+from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart, close_client
+from genmcp.storage.redis.registry import RedisSessionRegistry, encode, ttl_ms
 from genmcp.storage.redis.topology import NODE_OPTIONS, Client
 
 __all__ = [
@@ -82,11 +83,6 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-async def _aclose(closeable: Any) -> None:
-    """``aclose()`` a client or pub/sub object (redis 5.0.0 only has ``close()``)."""
-    await (getattr(closeable, "aclose", None) or closeable.close)()
-
-
 class RedisSubscription(QueuedSubscription["RedisBroker"]):
     """Messages published to the topics one subscriber asked for, in order."""
 
@@ -106,7 +102,7 @@ class _Topic:
         self.confirmed = asyncio.Event()
 
 
-class RedisBroker:
+class RedisBroker(RedisPart):
     """``Broker`` over Redis pub/sub.
 
     Args:
@@ -129,14 +125,10 @@ class RedisBroker:
         ready_timeout_s: float = 5.0,
         options: RedisOptions | None = None,
     ) -> None:
-        self._client = client
+        super().__init__(client, prefix=prefix, options=options)
         self._node_turn = 0  # which cluster node the pub/sub connection tries next
         self._node_client: aioredis.Redis | None = None
-        self.options = RedisOptions() if options is None else options
-        self.breaker = self.options.breaker()
-        self._prefix = prefix
         self._ready_timeout_s = ready_timeout_s
-        self._owns_client = False
         self._pubsub = self._new_pubsub()
         self._topics: dict[str, _Topic] = {}
         self._unconfirmed: dict[str, int] = {}  # SUBSCRIBE sent per channel, not yet confirmed
@@ -196,7 +188,7 @@ class RedisBroker:
         for closing in (old, old_client):
             if closing is not None:
                 try:
-                    await _aclose(closing)
+                    await close_client(closing)
                 except _FAILURES:
                     pass
         for topic in self._topics:
@@ -274,13 +266,10 @@ class RedisBroker:
         ready_timeout_s: float = 5.0,
         options: RedisOptions | None = None,
         **connection: Any,
-    ) -> RedisBroker:
-        """A broker on its own client for ``url``, made with ``options`` (and
-        ``connection`` options such as ``client_name``)."""
-        options = RedisOptions() if options is None else options
-        client = options.client(url, **connection)
-        broker = cls(client, prefix=prefix, ready_timeout_s=ready_timeout_s, options=options)
-        broker._owns_client = True
+    ) -> Self:
+        """A broker on its own client for ``url`` (``RedisPart.from_url``)."""
+        broker = super().from_url(url, prefix=prefix, options=options, **connection)
+        broker._ready_timeout_s = ready_timeout_s
         return broker
 
     @property
@@ -329,13 +318,12 @@ class RedisBroker:
         # and closing the pub/sub connection fails a read that is still waiting.
         pending = (await asyncio.wait(tasks, timeout=1.0))[1] if tasks else set()
         await self.inboxes.aclose()
-        await _aclose(self._pubsub)
+        await close_client(self._pubsub)
         if self._node_client is not None:
-            await _aclose(self._node_client)
+            await close_client(self._node_client)
         if pending and (await asyncio.wait(pending, timeout=1.0))[1]:
             log.warning("RedisBroker: a pub/sub task did not end at aclose")
-        if self._owns_client:
-            await _aclose(self._client)
+        await super().aclose()  # the client, if from_url made it
 
     # -- local bookkeeping ------------------------------------------------------------
 

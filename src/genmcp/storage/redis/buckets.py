@@ -21,16 +21,16 @@ counts ``TaskQuota``'s creations with it. Requires the ``redis`` package (``genm
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Final
+from typing import Final
 
 from genmcp.storage.buckets import Taken
 from genmcp.storage.redis.batch import ScriptBatch
 from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
 from genmcp.storage.redis.topology import Client
 
 __all__ = ["DEFAULT_PREFIX", "TAKE_LUA", "RedisBuckets"]
 
-DEFAULT_PREFIX: Final = "genmcp:"
 
 TAKE_LUA: Final = """
 -- take(key, rate per s, burst, cost) -> wait in s (0: taken), tokens left
@@ -68,15 +68,8 @@ def bucket_tag(key: str) -> str:
     return "{" + hashlib.sha256(key.encode()).hexdigest()[:32] + "}"
 
 
-class RedisBuckets:
-    """``Buckets`` in Redis (see the module docstring).
-
-    Args:
-        client: a ``redis.asyncio.Redis`` or ``RedisCluster`` (left open by ``aclose``);
-            make it with ``RedisOptions().client(url)`` for the documented timeouts and pool.
-        prefix: prefix of every key; the processes of one app share it.
-        options: the breaker's deadline and cooldown (``RedisOptions`` defaults).
-    """
+class RedisBuckets(RedisPart):
+    """``Buckets`` in Redis (see the module docstring). Args: ``RedisPart``'s."""
 
     def __init__(
         self,
@@ -85,32 +78,8 @@ class RedisBuckets:
         prefix: str = DEFAULT_PREFIX,
         options: RedisOptions | None = None,
     ) -> None:
-        self._client, self._prefix = client, prefix
-        self._owns_client = False
-        self.options = RedisOptions() if options is None else options
-        self.breaker = self.options.breaker()
+        super().__init__(client, prefix=prefix, options=options)
         self._take = ScriptBatch(client, _TAKE, self.breaker)
-
-    @classmethod
-    def from_url(
-        cls,
-        url: str,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-        **connection: Any,
-    ) -> RedisBuckets:
-        """Buckets on their own client for ``url``, made with ``options`` (and
-        ``connection`` options such as ``client_name``)."""
-        options = RedisOptions() if options is None else options
-        buckets = cls(options.client(url, **connection), prefix=prefix, options=options)
-        buckets._owns_client = True
-        return buckets
-
-    async def aclose(self) -> None:
-        """Close the client if ``from_url`` made it."""
-        if self._owns_client:
-            await self._client.aclose()
 
     def key(self, key: str) -> str:
         """The Redis key of the bucket ``key``."""

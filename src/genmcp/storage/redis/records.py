@@ -17,7 +17,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.registry import DEFAULT_PREFIX, encode, ttl_ms
+from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
+from genmcp.storage.redis.registry import encode, ttl_ms
 from genmcp.storage.redis.topology import Client
 
 __all__ = ["RedisRecordStore"]
@@ -57,15 +58,8 @@ def _split(raw: bytes | str) -> tuple[str, Any]:
     return tag, json.loads(body)
 
 
-class RedisRecordStore:
-    """``RecordStore`` in Redis.
-
-    Args:
-        client: a ``redis.asyncio.Redis`` or ``RedisCluster`` (left open by ``aclose``);
-            make it with ``RedisOptions().client(url)`` for the documented timeouts and pool.
-        prefix: prefix of every key.
-        options: deadline and breaker settings (``RedisOptions`` defaults).
-    """
+class RedisRecordStore(RedisPart):
+    """``RecordStore`` in Redis. Args: ``RedisPart``'s."""
 
     def __init__(
         self,
@@ -74,31 +68,9 @@ class RedisRecordStore:
         prefix: str = DEFAULT_PREFIX,
         options: RedisOptions | None = None,
     ) -> None:
-        self._client, self._prefix, self._owns_client = client, prefix, False
-        self.options = RedisOptions() if options is None else options
-        self.breaker = self.options.breaker()
+        super().__init__(client, prefix=prefix, options=options)
         self._take = client.register_script(_TAKE)
         self._admit = client.register_script(_ADMIT)
-
-    @classmethod
-    def from_url(
-        cls,
-        url: str,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-        **connection: Any,
-    ) -> RedisRecordStore:
-        """A store on its own client for ``url``, made with ``options``."""
-        options = RedisOptions() if options is None else options
-        store = cls(options.client(url, **connection), prefix=prefix, options=options)
-        store._owns_client = True
-        return store
-
-    async def aclose(self) -> None:
-        """Close the client if ``from_url`` made it."""
-        if self._owns_client:
-            await self._client.aclose()
 
     def _key(self, kind: str, key: str) -> str:
         return f"{self._prefix}oauth:{kind}:{{{key}}}"

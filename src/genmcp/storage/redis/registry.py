@@ -36,14 +36,13 @@ from typing import Any, Final, TypeVar
 
 from genmcp.storage.redis.batch import ScriptBatch
 from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
 from genmcp.storage.redis.topology import Client
 
 __all__ = ["BUCKETS", "DEFAULT_PREFIX", "RedisSessionRegistry"]
 
 T = TypeVar("T")
 
-DEFAULT_PREFIX: Final = "genmcp:"
-"""Prefix of every key and channel unless told otherwise."""
 BUCKETS: Final = 256
 """Hash-tag buckets of session keys: each is one cluster slot, with its copy of the epoch."""
 _VALUE: Final = "v:"
@@ -117,15 +116,8 @@ def encode(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-class RedisSessionRegistry:
-    """``SessionRegistry`` in Redis.
-
-    Args:
-        client: a ``redis.asyncio.Redis`` (left open by ``aclose``); make it with
-            ``RedisOptions().client(url)`` for the documented timeouts and pool.
-        prefix: prefix of every key.
-        options: deadline and breaker settings (``RedisOptions`` defaults).
-    """
+class RedisSessionRegistry(RedisPart):
+    """``SessionRegistry`` in Redis. Args: ``RedisPart``'s."""
 
     def __init__(
         self,
@@ -134,38 +126,13 @@ class RedisSessionRegistry:
         prefix: str = DEFAULT_PREFIX,
         options: RedisOptions | None = None,
     ) -> None:
-        self._client = client
-        self._prefix = prefix
-        self._owns_client = False
-        self.options = RedisOptions() if options is None else options
-        self.breaker = self.options.breaker()
+        super().__init__(client, prefix=prefix, options=options)
         self._lookup = ScriptBatch(client, _LOOKUP, self.breaker)  # a pipeline per loop turn
         self._epoch = client.register_script(_EPOCH)
         self._ready = client.register_script(_READY)
         self._rotate = client.register_script(_ROTATE)
         self._keep = ScriptBatch(client, _KEEP, self.breaker)
         self._copied: tuple[str, float] | None = None  # the epoch copied, until (monotonic)
-
-    @classmethod
-    def from_url(
-        cls,
-        url: str,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-        **connection: Any,
-    ) -> RedisSessionRegistry:
-        """A registry on its own client for ``url``, made with ``options`` (and
-        ``connection`` options such as ``client_name``)."""
-        options = RedisOptions() if options is None else options
-        registry = cls(options.client(url, **connection), prefix=prefix, options=options)
-        registry._owns_client = True
-        return registry
-
-    async def aclose(self) -> None:
-        """Close the client if ``from_url`` made it."""
-        if self._owns_client:
-            await self._client.aclose()
 
     def _fields(self, session: str) -> str:
         return f"{self._prefix}session:{bucket(session)}:{session}"

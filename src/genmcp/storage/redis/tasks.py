@@ -61,11 +61,11 @@ from genmcp.storage import TaskEnd, TaskQuota, TaskQuotaExceeded
 from genmcp.storage.guard import Breaker
 from genmcp.storage.redis.buckets import TAKE_LUA
 from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
 from genmcp.storage.redis.topology import Client
 
 __all__ = ["DEFAULT_PREFIX", "RedisTaskStore"]
 
-DEFAULT_PREFIX: Final = "genmcp:"
 _BASE_KEYS: Final = ("taskId", "principal", "createdAt", "ttlMs", "pollIntervalMs")
 _UNAVAILABLE: Final = (
     RedisConnectionError,
@@ -280,14 +280,8 @@ def _pairs(values: Mapping[str, Any]) -> list[str]:
     return flat
 
 
-class RedisTaskStore:
-    """``TaskStore`` in Redis (see the module docstring).
-
-    Args:
-        client: a ``redis.asyncio.Redis`` (left open by ``aclose``).
-        prefix: prefix of every key; processes of one app share it.
-        options: the breaker's deadline and cooldown (``RedisOptions`` defaults).
-    """
+class RedisTaskStore(RedisPart):
+    """``TaskStore`` in Redis (see the module docstring). Args: ``RedisPart``'s."""
 
     def __init__(
         self,
@@ -296,13 +290,12 @@ class RedisTaskStore:
         prefix: str = DEFAULT_PREFIX,
         options: RedisOptions | None = None,
     ) -> None:
-        self._client, self._prefix = client, prefix
-        self._owns_client = False
-        options = RedisOptions() if options is None else options
-        self.breaker = Breaker(
-            "redis", _UNAVAILABLE, deadline_s=options.deadline_s, cooldown_s=options.cooldown_s
+        super().__init__(client, prefix=prefix, options=options)
+        self.breaker = Breaker(  # only an unreachable Redis trips it, not a script error
+            "redis", _UNAVAILABLE, deadline_s=self.options.deadline_s,
+            cooldown_s=self.options.cooldown_s,
         )
-        self._ack = options.acknowledged(client)  # create, transitions, result: replicated
+        self._ack = self.options.acknowledged(client)  # create, transitions, result: replicated
         script = client.register_script
         self._owner_quota = script(_CLOCK + TAKE_LUA + _OWNER)
         self._give_back = script(TAKE_LUA + _GIVE_BACK)
@@ -316,30 +309,8 @@ class RedisTaskStore:
         self._finish = script(_COMMON + _FINISH)
         self._renew = script(_COMMON + _RENEW)
 
-    @classmethod
-    def from_url(
-        cls,
-        url: str,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-        **connection: Any,
-    ) -> RedisTaskStore:
-        """A store on its own client for ``url``, made with ``options`` (and ``connection``
-        options such as ``client_name``)."""
-        options = RedisOptions() if options is None else options
-        store = cls(options.client(url, **connection), prefix=prefix, options=options)
-        store._owns_client = True
-        return store
-
     async def _run(self, operation: Callable[[], Awaitable[T]]) -> T:
         return await self.breaker.run(operation)
-
-    async def aclose(self) -> None:
-        """Close the client if ``from_url`` made it."""
-        if self._owns_client:
-            close = getattr(self._client, "aclose", None) or self._client.close
-            await close()
 
     def key(self, task_id: str) -> str:
         """The Redis key of the task ``task_id``."""

@@ -1,0 +1,33 @@
+"""``MemoryStores``: the in-process parts as one ``Stores`` bundle.
+
+The same parts a Suite (``MemoryBroker``, ``MemoryTaskStore``), a ``LegacyServer``
+(``MemorySessionRegistry``) and a ``RateLimit`` (``MemoryBuckets``) make for themselves when
+given none, bundled: for tests, for one process that wants its parts in one place, and as
+what a custom bundle may wrap or start from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from genmcp.storage.buckets import MemoryBuckets
+from genmcp.storage.memory.broker import MemoryBroker
+from genmcp.storage.memory.registry import MemorySessionRegistry
+from genmcp.storage.memory.tasks import MemoryTaskStore
+
+__all__ = ["MemoryStores"]
+
+
+@dataclass(slots=True)
+class MemoryStores:
+    """The in-process ``Stores``: one process, one budget; nothing shared with another."""
+
+    broker: MemoryBroker = field(default_factory=MemoryBroker)
+    registry: MemorySessionRegistry = field(default_factory=MemorySessionRegistry)
+    tasks: MemoryTaskStore = field(default_factory=MemoryTaskStore)
+    buckets: MemoryBuckets = field(default_factory=MemoryBuckets)
+
+    async def aclose(self) -> None:
+        """Close the broker's subscriptions (the other parts hold nothing to release)."""
+        await self.broker.aclose()
+        await self.registry.aclose()

@@ -1,0 +1,70 @@
+"""``RedisPart``: what every Redis store has, a client (borrowed or its own) and a breaker.
+
+A store built on a client (``RedisTaskStore(client, prefix=...)``) borrows it: its ``aclose``
+leaves the client open for whoever made it (``RedisStores`` shares one client among all the
+stores of a process). One built by ``from_url`` makes its client with ``RedisOptions`` and
+closes it in its ``aclose``. The broker, the session registry, the task store, the buckets
+and the record store are parts; each adds its scripts to ``__init__`` and what else it holds
+to ``aclose``. Requires the ``redis`` package.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Self
+
+from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.topology import Client
+
+__all__ = ["DEFAULT_PREFIX", "RedisPart", "close_client"]
+
+DEFAULT_PREFIX: Final = "genmcp:"
+"""Prefix of every key and channel unless told otherwise."""
+
+
+async def close_client(closeable: Any) -> None:
+    """``aclose()`` a client or pub/sub object (redis 5.0.0 only has ``close()``)."""
+    await (getattr(closeable, "aclose", None) or closeable.close)()
+
+
+class RedisPart:
+    """A store on one Redis client, under one key prefix, behind one breaker.
+
+    Args:
+        client: a ``redis.asyncio.Redis`` or ``RedisCluster`` (left open by ``aclose``);
+            make it with ``RedisOptions().client(url)`` for the documented timeouts and pool.
+        prefix: prefix of every key; the processes of one app share it.
+        options: the breaker's deadline and cooldown (``RedisOptions`` defaults).
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        options: RedisOptions | None = None,
+    ) -> None:
+        self._client, self._prefix = client, prefix
+        self._owns_client = False
+        self.options = RedisOptions() if options is None else options
+        self.breaker = self.options.breaker()
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        options: RedisOptions | None = None,
+        **connection: Any,
+    ) -> Self:
+        """The store on its own client for ``url``, made with ``options`` (and
+        ``connection`` options such as ``client_name``); its ``aclose`` closes that client."""
+        options = RedisOptions() if options is None else options
+        part = cls(options.client(url, **connection), prefix=prefix, options=options)
+        part._owns_client = True
+        return part
+
+    async def aclose(self) -> None:
+        """Close the client if ``from_url`` made it."""
+        if self._owns_client:
+            await close_client(self._client)

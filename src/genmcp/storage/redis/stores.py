@@ -1,0 +1,67 @@
+"""``RedisStores``: the Redis parts of one process as one ``Stores`` bundle, on one client.
+
+``RedisStores.from_url(url, prefix=...)`` makes one request-path client with
+``RedisOptions`` (never redis-py's defaults) and the ``RedisBroker`` (pub/sub, worker mail,
+the shared catalog), the ``RedisSessionRegistry`` (2025 sessions), the ``RedisTaskStore``
+(Tasks) and the ``RedisBuckets`` (rate limits: one budget for all the processes) on it, all
+under one key prefix. The parts borrow the client; ``aclose`` ends the broker's tasks, then
+closes it. ``mcp_router(redis_url=...)`` is ``mcp_router(stores=RedisStores.from_url(...))``
+with the router closing the bundle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from genmcp.storage.redis.broker import RedisBroker
+from genmcp.storage.redis.buckets import RedisBuckets
+from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.part import DEFAULT_PREFIX, close_client
+from genmcp.storage.redis.registry import RedisSessionRegistry
+from genmcp.storage.redis.tasks import RedisTaskStore
+from genmcp.storage.redis.topology import Client
+
+__all__ = ["RedisStores"]
+
+
+@dataclass(slots=True)
+class RedisStores:
+    """The Redis ``Stores`` of one process: one client, a broker, a session registry, a task
+    store and the rate limits' buckets on it."""
+
+    client: Client
+    broker: RedisBroker
+    registry: RedisSessionRegistry
+    tasks: RedisTaskStore
+    buckets: RedisBuckets
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        options: RedisOptions | None = None,
+        **connection: Any,
+    ) -> RedisStores:
+        """The parts for ``url`` on one client made with ``options`` (and ``connection``
+        options such as ``client_name``). Nothing connects before the first command, so this
+        may run at import, in each worker process (never before a fork)."""
+        options = RedisOptions() if options is None else options
+        client = options.client(url, **connection)
+        return cls(
+            client,
+            RedisBroker(client, prefix=prefix, options=options),
+            RedisSessionRegistry(client, prefix=prefix, options=options),
+            RedisTaskStore(client, prefix=prefix, options=options),
+            RedisBuckets(client, prefix=prefix, options=options),
+        )
+
+    async def aclose(self) -> None:
+        """End the broker's tasks, then close the client (the parts borrow it)."""
+        try:
+            for part in (self.broker, self.registry, self.tasks, self.buckets):
+                await part.aclose()
+        finally:
+            await close_client(self.client)
