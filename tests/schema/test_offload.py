@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from pydantic import BaseModel
 
 from genmcp import schema
 from genmcp.schema import InvalidArguments, compile_schema, limits, merge_options
-from genmcp.schema.offload import GRACE_S, validate_off_loop
+from genmcp.schema.offload import validate_off_loop
 
 PLAIN = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
@@ -74,14 +73,19 @@ async def test_a_stuck_validation_is_answered_at_the_budget(
 ) -> None:
     monkeypatch.setattr(limits, "VALIDATION_BUDGET_S", 0.05)
     release = threading.Event()
-    validator = with_format(lambda value: release.wait(5))  # stuck in user code
-    started = time.monotonic()
+    returned: list[bool] = []
+
+    def stuck(value: object) -> bool:  # stuck in user code until released (or 30 s)
+        returned.append(release.wait(30))
+        return True
+
+    validator = with_format(stuck)
     try:
         with pytest.raises(InvalidArguments) as caught:
             await validate_off_loop(validator, {"v": "x"})
+        assert returned == []  # answered while the checker was still stuck: not waited for
     finally:
         release.set()
-    assert time.monotonic() - started < 0.05 + GRACE_S + 1.0
     assert [entry["type"] for entry in caught.value.errors] == ["budget"]
 
 

@@ -15,7 +15,7 @@ import gc
 import json
 import re
 import time
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from fastapi import FastAPI
@@ -204,33 +204,38 @@ class Lookahead(
     pass
 
 
-@pytest.mark.exclusive  # a 50 ms stall budget: another xdist worker's load would break it
-@pytest.mark.timeout(10)
+PIECES: Final = 5
+"""While the opted-in pattern runs out its budget, the loop answers at least this many
+``tools/list`` and the slowest answer is under 1/PIECES of the whole call, measured in the same
+run (a loaded machine stretches both): run in the server process, the search holds the GIL and
+one answer waits for nearly all of it."""
+
+
+@pytest.mark.exclusive  # less noise; the judgement is a ratio, load stretches both sides
+@pytest.mark.timeout(20)
 async def test_an_opted_in_pattern_runs_under_the_budget_without_stalling(
     client: ModernClient,
 ) -> None:
     assert await call(client, "lookahead", {"a": "aab"}) == (False, '{"a": "aab"}')
-    best = float("inf")
     for _attempt in range(3):  # the machine's other load shows in one attempt, not in all
         gc.collect()  # earlier tests' garbage: a full collection is not this test's stall
         started = time.perf_counter()
         hostile = asyncio.ensure_future(call(client, "lookahead", {"a": "a" * 200}))
-        slowest = 0.0
+        slowest, answered = 0.0, 0
         while not hostile.done():
             begin = time.perf_counter()
             await client.request("tools/list", {}, validate=False)
-            slowest = max(slowest, time.perf_counter() - begin)
+            slowest, answered = max(slowest, time.perf_counter() - begin), answered + 1
         failed, text = await hostile
         took = time.perf_counter() - started
-        best = min(best, slowest)
-        if best < 0.05 and took < 1.5:
+        if answered >= PIECES and slowest * PIECES < took:
             break
-    slowest = best
     print(
-        f"opted-in (?=a)a*...b on 200 chars: {took * 1000:.0f} ms, slowest {slowest * 1000:.1f} ms"
+        f"opted-in (?=a)a*...b on 200 chars: {took * 1000:.0f} ms, {answered} answers, "
+        f"slowest {slowest * 1000:.1f} ms"
     )
-    assert failed and "validation stopped after 0.5 s" in text
-    assert took < 1.5 and slowest < 0.05
+    assert failed and "validation stopped after 0.5 s" in text  # the budget ended it
+    assert answered >= PIECES and slowest * PIECES < took, (answered, slowest, took)
 
 
 # -- huge numbers ---------------------------------------------------------------------------------

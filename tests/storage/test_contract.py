@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any, Final
@@ -421,13 +420,11 @@ async def test_ready_fails_fast_with_storage_unavailable_when_redis_is_unreachab
     from genmcp.storage.redis import RedisBroker
 
     broker = RedisBroker.from_url(
-        "redis://127.0.0.1:1/0", ready_timeout_s=5, socket_connect_timeout=0.1
-    )  # the 5 s confirmation wait is not what bounds it: the breaker's deadline is
+        "redis://127.0.0.1:1/0", ready_timeout_s=60, socket_connect_timeout=0.1
+    )  # the 60 s confirmation wait is not what bounds it (WAIT would fail first): the breaker is
     try:
-        started = time.monotonic()
         with pytest.raises(StorageUnavailable, match="redis is unreachable"):
             await asyncio.wait_for(broker.subscribe("t").ready(), WAIT)
-        assert time.monotonic() - started < 1.0
         with pytest.raises(StorageUnavailable, match="failing"):  # the breaker is open
             await broker.subscribe("u").ready()
     finally:

@@ -255,14 +255,13 @@ async def test_eof_answers_quick_requests_then_ends_every_worker(server: StdioPr
     for _ in range(2):
         await child.receive()  # both workers are running
     await child.send(call(3, "count", {"n": 1, "delay": 0.1}))
-    started = asyncio.get_running_loop().time()
 
-    status, rest, stderr = await child.close()
+    status, rest, stderr = await child.close()  # within 5 s: the nap's 30 s never ran out
 
     assert status == 0
     assert [m.get("id") for m in rest] == [3]  # answered within the grace; 1 and 2 never
     assert "follow: handle_close" in stderr and "nap: cancelled" in stderr
-    assert asyncio.get_running_loop().time() - started < 3
+    assert "still running at exit" not in stderr  # every worker ended, none waited out
 
 
 async def test_sigterm_ends_every_call_and_exits_cleanly(server: StdioProcess) -> None:
@@ -363,16 +362,13 @@ async def test_a_legacy_answer_that_does_not_parse_fails_the_waiting_request(
     await server.response(0)
     await server.send(legacy_call(1, "confirm", {"question": "Go?"}))
     asked = await server.receive()
-    started = asyncio.get_running_loop().time()
     await server.send(b'{"jsonrpc": "2.0", "id": "' + asked["id"].encode() + b"\n")
     first, second = await server.receive(), await server.receive()
-    took = asyncio.get_running_loop().time() - started
     refused, answered = (first, second) if "id" not in first else (second, first)
     assert refused["error"]["code"] == -32700
     assert f'"{asked["id"]}" failed with this error' in refused["error"]["message"]
     assert answered["id"] == 1
-    assert answered["result"]["content"][0]["text"] == "not confirmed (cancel)"
-    assert took < 1.0
+    assert answered["result"]["content"][0]["text"] == "not confirmed (cancel)"  # not -32001
 
 
 async def sdk_settled(client: Client) -> Any:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import socket
-import time
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -154,12 +153,10 @@ def test_the_guard_answers_before_the_body_arrives(base: str, header: str, statu
         f"POST /mcp HTTP/1.1\r\n{host}{header.replace('{P}', port)}\r\n"
         "Content-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n"
     )
-    started = time.monotonic()
     with socket.create_connection(("127.0.0.1", int(port)), timeout=5) as sock:
         sock.sendall(head.encode())
-        answer = sock.recv(65536)
+        answer = sock.recv(65536)  # no body is ever sent: any answer came before it
     assert answer.startswith(f"HTTP/1.1 {status} ".encode()), answer[:80]
-    assert time.monotonic() - started < 1.0
 
 
 async def test_allowed_hosts_are_normalized_once(live_server: Any, modern_client: Any) -> None:
