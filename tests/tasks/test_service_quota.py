@@ -117,7 +117,7 @@ async def test_anonymous_clients_are_not_one_owner_only_the_global_cap_holds(
         app.include_router(mcp_router(suite=suite), prefix="/mcp")  # no auth
         url = live_server.start(app).url + "/mcp"
 
-        async def create(i: int) -> Any:
+        async def create(i: int, url: str = url) -> Any:
             async with httpx.AsyncClient(timeout=30) as http:  # a client of its own
                 answer = (await http.post(url, json=body(i), headers=HEADERS)).json()
             return answer["result"]["resultType"] if "result" in answer else answer["error"]
