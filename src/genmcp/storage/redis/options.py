@@ -21,6 +21,8 @@ field                      default  what it bounds
                                     CPU starvation (``guard.Breaker``)
 ``cooldown_s``             0.5      failing fast after a failure before probing again
 ``block_s``                1.0      one blocking read of an inbox (its client waits 2 s more)
+``allow_eviction``         False    start on a Redis whose ``maxmemory-policy`` evicts keys
+                                    (``storage.redis.eviction``: refused at start otherwise)
 =========================  =======  ==========================================================
 
 A process uses three clients: the request path (``client``), one pub/sub connection (taken
@@ -68,6 +70,7 @@ class RedisOptions:
     deadline_s: float = 0.8
     cooldown_s: float = 0.5
     block_s: float = 1.0
+    allow_eviction: bool = False
 
     def __post_init__(self) -> None:
         if min(self.connect_timeout_s, self.socket_timeout_s, self.deadline_s, self.block_s) <= 0:
