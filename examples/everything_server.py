@@ -837,13 +837,20 @@ class TriggerToolChange(
     name="test_trigger_tool_change",
     description="Adds test_dynamic_tool, or removes it when it is there.",
 ):
-    """``arg`` is the Suite itself; every change notifies the listening clients."""
+    """``arg`` is the Suite itself; every change notifies the listening clients once.
+
+    Read after write (docs/guides/scaling-out.md): the change is logged and published to the
+    other processes before the call answers, so a call to the new tool that lands on
+    another process right after it is served there."""
 
     async def call(self, request, channel, suite):
-        if suite.remove_tool("test_dynamic_tool"):
-            return Result(call_tool_result(text="Removed test_dynamic_tool."))
-        suite.add_tool(DynamicTool)
-        return Result(call_tool_result(text="Added test_dynamic_tool."))
+        removed = suite.remove_tool("test_dynamic_tool")
+        if not removed:
+            suite.add_tool(DynamicTool)
+        await suite.catalog_synced()
+        return Result(
+            call_tool_result(text=f"{'Removed' if removed else 'Added'} test_dynamic_tool.")
+        )
 
 
 class TriggerPromptChange(
@@ -852,10 +859,13 @@ class TriggerPromptChange(
     description="Adds test_dynamic_prompt, or removes it when it is there.",
 ):
     async def call(self, request, channel, suite):
-        if suite.remove_prompt("test_dynamic_prompt"):
-            return Result(call_tool_result(text="Removed test_dynamic_prompt."))
-        suite.add_prompt(DynamicPrompt)
-        return Result(call_tool_result(text="Added test_dynamic_prompt."))
+        removed = suite.remove_prompt("test_dynamic_prompt")
+        if not removed:
+            suite.add_prompt(DynamicPrompt)
+        await suite.catalog_synced()  # read after write, as above
+        return Result(
+            call_tool_result(text=f"{'Removed' if removed else 'Added'} test_dynamic_prompt.")
+        )
 
 
 # ------------------------------------------------------------------ tasks (SEP-2663)

@@ -106,6 +106,9 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     ├── RuntimeError
     │   ├── LifecycleError  [call.lifecycle]
     │   │       a Call moved by a trigger its phase does not allow (a genmcp bug)
+    │   ├── EvictionRefused  [storage.redis.eviction]
+    │   │       the Redis evicts keys (``maxmemory-policy``): refused at start-up, unless
+    │   │       ``RedisOptions(allow_eviction=True)``
     │   └── LifespanError  [fastapi.lifespan]
     │           the app's lifespan failed to start or to stop (stdio, the command line)
     ├── TimeoutError

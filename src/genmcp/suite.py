@@ -412,9 +412,13 @@ class Suite:
         return call is not None and call.mailbox.send(message)
 
     async def start(self) -> None:
-        """At server start (the router's lifespan): with a shared broker, follow the other
-        processes' runtime catalog changes and replay the ones made before we started."""
+        """At server start (the router's lifespan): the shared broker's own checks (a Redis
+        that evicts keys is refused: ``storage.redis.eviction``); with a shared broker, follow
+        the other processes' runtime catalog changes and replay the ones made before."""
         self._changes.bind(asyncio.get_running_loop())
+        start = getattr(self.broker, "start", None)  # a shared broker's checks (Redis: eviction)
+        if start is not None:
+            await start()
         await self._catalog.start()
         await self._get_ready()
 

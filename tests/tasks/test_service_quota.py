@@ -19,6 +19,7 @@ from genmcp import (
     Channel,
     Result,
     Suite,
+    TaskOptions,
     TaskQuota,
     Tool,
     ToolRequest,
@@ -99,3 +100,29 @@ async def test_a_flood_of_creations_by_one_owner_is_held_to_its_quota(
         other = await http.post(url, json=body(0), headers={**HEADERS, "x-user": "bob"})
         assert other.json()["result"]["resultType"] == "task", other.text
         assert suite.tasks.running == quota.live_per_owner + 1
+
+
+async def test_anonymous_clients_are_not_one_owner_only_the_global_cap_holds(
+    live_server: LiveServers,
+) -> None:
+    """Issue 47 item 6: without auth every caller's principal is None; 100 distinct clients
+    each creating one task are all served (32 were before: one owner's live_per_owner), and
+    ``max_live`` still bounds them all."""
+    outcomes: Counter[Any] = Counter()
+    for cap in (0, 40):
+        quota = TaskQuota(max_live=cap)
+        suite = Suite(server_name="anon", server_version="1", tools=[Nap],
+                      task_options=TaskOptions(quota=quota))  # fmt: skip
+        app = FastAPI()
+        app.include_router(mcp_router(suite=suite), prefix="/mcp")  # no auth
+        url = live_server.start(app).url + "/mcp"
+
+        async def create(i: int, url: str = url) -> Any:
+            async with httpx.AsyncClient(timeout=30) as http:  # a client of its own
+                answer = (await http.post(url, json=body(i), headers=HEADERS)).json()
+            return answer["result"]["resultType"] if "result" in answer else answer["error"]
+
+        for i in range(100):
+            reply = await create(i)
+            outcomes[cap, reply if isinstance(reply, str) else reply["data"]["limit"]] += 1
+    assert outcomes == {(0, "task"): 100, (40, "task"): 40, (40, "max_live"): 60}

@@ -236,8 +236,9 @@ class TaskQuota:
     """How many tasks a store takes (``TaskOptions.quota``): enforced by ``TaskStore.create``,
     atomically, and never by evicting a live task of anyone.
 
-    The owner is the record's ``principal`` (``storage.owner``; None, a server without auth,
-    is one owner). A value of 0 turns that limit off.
+    The owner is the record's ``principal`` (``storage.owner``). Anonymous callers (None, a
+    server without auth) are no owner: the per-owner limits do not apply to them (distinct
+    clients would share one budget), ``max_live`` does. A value of 0 turns that limit off.
 
     Attributes:
         live_per_owner: non-terminal tasks one owner may have at once.

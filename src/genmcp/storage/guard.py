@@ -126,7 +126,11 @@ class Breaker:
             result = await self._within_deadline(operation)
         except self.failures as exc:
             self._trip(exc)
-            cause = "no answer in time" if isinstance(exc, TimeoutError) else type(exc).__name__
+            cause = (
+                "no answer in time"
+                if isinstance(exc, TimeoutError)
+                else str(getattr(exc, "cause", "") or type(exc).__name__)
+            )
             raise StorageUnavailable(self.store, cause) from None
         if self._failing_since is not None:
             log.warning(

@@ -16,6 +16,11 @@ process asked for a tool or prompt it does not serve re-reads the log before it 
 change another process logged is served at once, whether or not its event arrived yet. The hot
 path (a served name) costs nothing more.
 
+One change, one ``list_changed``: removing what this process does not serve goes out (and
+notifies) only when the log says another process serves it (its event did not arrive here
+yet); otherwise nothing changed anywhere and nobody is told (a toggle that tries a removal
+before an add sent two notices per add).
+
 An event: ``{"format": 1, "origin", "version", "op": "add"|"remove", "kind": "tool"|
 "prompt"|"resource"|"skill", "key", "provider"}``. Changes made before the Suite serves (before its
 router's lifespan starts or its first request) are configuration: they stay local. What
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import importlib
 import json
 import logging
@@ -143,7 +149,7 @@ class CatalogSync:
         self._notify = notify
         self.origin = secrets.token_hex(6)
         self._applied: dict[str, int] = {}  # entry -> version applied here
-        self._queue: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self._queue: list[tuple[dict[str, Any], dict[str, Any], bool]] = []
         self._sender: asyncio.Task[None] | None = None
         self._start: asyncio.Future[None] | None = None
         self._sub: Subscription | None = None
@@ -155,12 +161,22 @@ class CatalogSync:
         return 0 if self._sub is None else 1
 
     def announce(
-        self, op: str, kind: str, key: str, spec: dict[str, Any] | None, notice: dict[str, Any]
+        self,
+        op: str,
+        kind: str,
+        key: str,
+        spec: dict[str, Any] | None,
+        notice: dict[str, Any],
+        *,
+        unsure: bool = False,
     ) -> None:
-        """Queue the event, then ``notice`` (the list_changed notification), on the loop."""
+        """Queue the event, then ``notice`` (the list_changed notification), on the loop.
+
+        ``unsure``: a removal of what this process did not serve; it goes out only if the
+        log says another process serves it (:meth:`_served_elsewhere`)."""
         event = {"format": FORMAT, "origin": self.origin, "op": op, "kind": kind, "key": key}
         event["provider"] = spec
-        self._queue.append((event, notice))
+        self._queue.append((event, notice, unsure))
         loop = asyncio.get_running_loop()
         if self._sender is None or self._sender.done():
             self._sender = loop.create_task(self._send(), name="genmcp:catalog")
@@ -220,9 +236,11 @@ class CatalogSync:
 
     async def _send(self) -> None:
         while self._queue:
-            event, notice = self._queue.pop(0)
+            event, notice, unsure = self._queue.pop(0)
             entry = f"{event['kind']}:{event['key']}"
             try:
+                if unsure and not await self._served_elsewhere(event):
+                    continue  # served nowhere: nothing changed, nobody is told
                 if isinstance(self._broker, CatalogLog):
                     event["version"] = await self._broker.record_change(entry, event)
                     self._applied[entry] = event["version"]
@@ -230,6 +248,28 @@ class CatalogSync:
                 await self._notify(notice)
             except Exception:
                 log.exception("announcing the catalog change %s failed", entry)
+
+    async def _served_elsewhere(self, event: dict[str, Any]) -> bool:
+        """Whether the entry of ``event`` (a removal of what this process did not serve) is
+        served by another process: the log's latest event for it is an ``add`` (applied here
+        first: then it is removed here too). True without a log, or when it is unreachable
+        (the removal goes out, as it would have)."""
+        if not isinstance(self._broker, CatalogLog):
+            return True
+        try:
+            events = await self._broker.changes()
+        except Exception:
+            log.warning("reading the catalog log failed: the removal goes out", exc_info=True)
+            return True
+        latest = None
+        for logged in events:  # in version order
+            self._receive(logged)
+            if logged.get("kind") == event["kind"] and logged.get("key") == event["key"]:
+                latest = logged
+        if latest is None or latest.get("op") != "add":
+            return False
+        self._apply("remove", event["kind"], event["key"], None)
+        return True
 
     async def _listen(self, subscription: Subscription) -> None:
         while True:
@@ -311,8 +351,8 @@ class SharedCatalog:
         """Stop serving ``key`` here, then on every process (unless ``local``)."""
         removed: bool = self._catalogs[kind].remove(key)
         travels = self._travels(local)
-        if removed or travels:  # another process may still serve it
-            self._changed("remove", kind, key, None, travels)
+        if removed or travels:  # another process may still serve it (the log tells)
+            self._changed("remove", kind, key, None, travels, unsure=not removed)
         if removed:
             self._watched("remove", kind, key, None)
         return removed
@@ -342,7 +382,14 @@ class SharedCatalog:
         return self._shared and not local and self.started and self._loop() is not None
 
     def _changed(
-        self, op: str, kind: str, key: str, spec: dict[str, Any] | None, travels: bool
+        self,
+        op: str,
+        kind: str,
+        key: str,
+        spec: dict[str, Any] | None,
+        travels: bool,
+        *,
+        unsure: bool = False,
     ) -> None:
         loop = self._loop()
         if not travels or loop is None:
@@ -353,10 +400,11 @@ class SharedCatalog:
             running = asyncio.get_running_loop()
         except RuntimeError:
             running = None
+        announce = functools.partial(self.sync.announce, unsure=unsure)
         if running is loop:
-            self.sync.announce(op, kind, key, spec, notice)
+            announce(op, kind, key, spec, notice)
         else:  # another thread (a webhook handler, a job): hand it to the server's loop
-            loop.call_soon_threadsafe(self.sync.announce, op, kind, key, spec, notice)
+            loop.call_soon_threadsafe(announce, op, kind, key, spec, notice)
 
     def _apply(self, op: str, kind: str, key: str, provider: Any) -> None:
         catalog = self._catalogs[kind]

@@ -39,6 +39,7 @@ Imports genmcp's protocol, storage and the Call; never a web framework.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
@@ -54,7 +55,7 @@ from genmcp.events import Answer, Ended
 from genmcp.protocol import tasks as task_wire
 from genmcp.protocol.jsonrpc import Request, result_response
 from genmcp.protocol.methods import TASKS_CANCEL, TASKS_GET, TASKS_UPDATE
-from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskQuotaExceeded, TaskStore
+from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskQuota, TaskQuotaExceeded, TaskStore
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryTaskStore
 from genmcp.tasks.watch import TaskWatch, announce
@@ -292,7 +293,7 @@ class TaskService:
         record = task_wire.new_record(task_id, principal, self.ttl_ms, self.poll_interval_ms)
         try:
             await self.store.create(
-                record, lease_ms=self.lease_ms, owner=self.owner, quota=self.quota
+                record, lease_ms=self.lease_ms, owner=self.owner, quota=self._quota_of(principal)
             )
         except StorageUnavailable:
             raise  # 503 with Retry-After: the client retries the call
@@ -306,6 +307,17 @@ class TaskService:
         running = _Running(loop.time() + self.ttl_ms / 1000)
         self._running[task_id] = running
         return record, running
+
+    def _quota_of(self, principal: str | None) -> TaskQuota:
+        """The quota a creation by ``principal`` counts against. Anonymous callers (no
+        principal: a server without auth) are not one owner: distinct clients cannot be told
+        apart (one address behind a proxy), so the per-owner limits (the fair share too) are
+        off for them and only ``max_live`` holds (``TaskQuota``)."""
+        if principal is not None:
+            return self.quota
+        return dataclasses.replace(
+            self.quota, live_per_owner=0, created_per_window=0, crowded_per_owner=0
+        )
 
     def run(self, request: Request, task: Opened, call: Call) -> Call:
         """Drain ``call`` into the task's record; the request's answer, a CreateTaskResult."""

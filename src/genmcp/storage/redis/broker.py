@@ -49,6 +49,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from genmcp.storage.memory.broker import QueuedSubscription
+from genmcp.storage.redis.eviction import check_eviction
 from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart, close_client
@@ -294,6 +295,11 @@ class RedisBroker(RedisPart):
                 self._write_commands(), name="genmcp:redis-broker:writer"
             )
         return subscription
+
+    async def start(self) -> None:
+        """At server start (``Suite.start``): refuse a Redis that evicts keys, unless
+        ``RedisOptions.allow_eviction`` (``storage.redis.eviction``)."""
+        await check_eviction(self._client, allow=self.options.allow_eviction)
 
     async def publish(self, topic: str, message: Any) -> None:
         data = encode(message)

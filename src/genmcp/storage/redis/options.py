@@ -24,6 +24,8 @@ field                      default  what it bounds
 ``replicas``               None     replicas a durable write waits for (``WAIT``): None is 1
                                     under Sentinel, 0 (no ``WAIT``) otherwise
 ``replica_timeout_s``      0.3      how long ``WAIT`` waits for them (then 503, not acked)
+``allow_eviction``         False    start on a Redis whose ``maxmemory-policy`` evicts keys
+                                    (``storage.redis.eviction``: refused at start otherwise)
 =========================  =======  ==========================================================
 
 A process uses three clients: the request path (``client``), one pub/sub connection (taken
@@ -75,6 +77,7 @@ class RedisOptions:
     block_s: float = 1.0
     replicas: int | None = None
     replica_timeout_s: float = 0.3
+    allow_eviction: bool = False
 
     def __post_init__(self) -> None:
         timeouts = (self.connect_timeout_s, self.socket_timeout_s, self.deadline_s, self.block_s)

@@ -32,9 +32,11 @@ pass through Lua as opaque strings: it never decodes them (cjson would turn ``[]
 
 Every operation runs under the store's breaker (``guard.Breaker``, ``RedisOptions``' deadline
 and cooldown): a down or hung Redis is ``StorageUnavailable`` within ``deadline_s`` (HTTP 503
-with ``Retry-After`` at the edge), never a wait of the client's socket timeout. Only a lost
-connection or a timeout trips it: an error Redis answers (``OOM``, a script error) passes
-through as itself, so that the caller can tell "retry later" from "this will never be stored".
+with ``Retry-After`` at the edge), never a wait of the client's socket timeout. A lost
+connection, a timeout or a refusal (``OOM``, ``NOREPLICAS``, ``READONLY``, ``MISCONF``...:
+``storage.redis.refusals``) trips it: a creation is then a 503, and a task's end is retried,
+never stored as a failure nor left to read "the process stopped". Any other error Redis
+answers (a script error) passes through as itself: "this will never be stored".
 
 Runs on the server's event loop. Requires the ``redis`` package (``genmcp[redis]``).
 """
@@ -62,6 +64,7 @@ from genmcp.storage.guard import Breaker
 from genmcp.storage.redis.buckets import TAKE_LUA
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
+from genmcp.storage.redis.refusals import WritesRefused, refusing
 from genmcp.storage.redis.topology import Client
 
 __all__ = ["DEFAULT_PREFIX", "RedisTaskStore"]
@@ -73,6 +76,7 @@ _UNAVAILABLE: Final = (
     ClusterDownError,  # a cluster without a master for the slot (failing over)
     TryAgainError,  # a slot migrating
     RedisClusterException,  # no node of the cluster reachable
+    WritesRefused,  # OOM, NOREPLICAS, READONLY, MISCONF...: retry later
 )
 T = TypeVar("T")
 
@@ -310,7 +314,7 @@ class RedisTaskStore(RedisPart):
         self._renew = script(_COMMON + _RENEW)
 
     async def _run(self, operation: Callable[[], Awaitable[T]]) -> T:
-        return await self.breaker.run(operation)
+        return await self.breaker.run(lambda: refusing(operation))
 
     def key(self, task_id: str) -> str:
         """The Redis key of the task ``task_id``."""
