@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 
 import pytest
 
@@ -80,3 +81,29 @@ async def test_catalog_changes_keep_the_latest_per_key_in_version_order() -> Non
         {"op": "add", "version": 2},
         {"op": "remove", "version": 3},
     ]
+
+
+async def test_a_subscription_is_fed_on_its_own_loop_when_another_loop_publishes() -> None:
+    # One app served by two loops of a process (a test kit beside a live server): the change
+    # is published on the other thread's loop. Put into the queue from that thread, the reader
+    # here would wait on until something else woke this loop; asyncio's debug mode makes that
+    # misuse certain to show (it refuses a wake-up scheduled from another thread).
+    asyncio.get_running_loop().set_debug(True)
+    broker = MemoryBroker()
+    subscription = broker.subscribe("t")
+    reader = asyncio.ensure_future(subscription.receive())
+    await asyncio.sleep(0)  # the reader waits on the queue
+    refused: list[BaseException] = []
+
+    def other_loop() -> None:
+        try:
+            asyncio.run(broker.publish("t", "from the other loop"))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assert below
+            refused.append(exc)
+
+    thread = threading.Thread(target=other_loop)
+    thread.start()
+    await asyncio.to_thread(thread.join)
+    assert refused == []
+    assert await asyncio.wait_for(reader, 5) == ("t", "from the other loop")
+    subscription.close()
