@@ -83,17 +83,14 @@ async def test_catalog_changes_keep_the_latest_per_key_in_version_order() -> Non
     ]
 
 
-async def test_a_subscription_is_fed_on_its_own_loop_when_another_loop_publishes() -> None:
-    # One app served by two loops of a process (a test kit beside a live server): the change
-    # is published on the other thread's loop. Put into the queue from that thread, the reader
-    # here would wait on until something else woke this loop; asyncio's debug mode makes that
-    # misuse certain to show (it refuses a wake-up scheduled from another thread).
-    asyncio.get_running_loop().set_debug(True)
-    broker = MemoryBroker()
-    subscription = broker.subscribe("t")
-    reader = asyncio.ensure_future(subscription.receive())
-    await asyncio.sleep(0)  # the reader waits on the queue
-    refused: list[BaseException] = []
+
+def test_a_subscription_is_fed_on_its_own_loop_when_another_loop_publishes() -> None:
+    # One app served by two loops of a process (a test kit beside a live server): a change is
+    # published on the other thread's loop while this one waits. Put into the queue from that
+    # thread, the reader would sleep on until something else woke this loop; asyncio's debug
+    # mode makes that certain to show: it refuses a wake-up scheduled from another thread.
+    # A loop of the test's own, so that a reader left hanging cannot hang the test's teardown.
+    broker, refused = MemoryBroker(), list[BaseException]()
 
     def other_loop() -> None:
         try:
@@ -101,9 +98,20 @@ async def test_a_subscription_is_fed_on_its_own_loop_when_another_loop_publishes
         except BaseException as exc:  # noqa: BLE001 - reported by the assert below
             refused.append(exc)
 
-    thread = threading.Thread(target=other_loop)
-    thread.start()
-    await asyncio.to_thread(thread.join)
+    async def listen() -> set[asyncio.Task[tuple[str, object]]]:
+        subscription = broker.subscribe("t")
+        reader = asyncio.ensure_future(subscription.receive())
+        await asyncio.sleep(0)  # the reader waits on the queue
+        threading.Thread(target=other_loop).start()
+        done, _ = await asyncio.wait({reader}, timeout=5)
+        subscription.close()
+        return done
+
+    loop = asyncio.new_event_loop()
+    loop.set_debug(True)
+    try:
+        done = loop.run_until_complete(listen())
+    finally:
+        loop.close()
     assert refused == []
-    assert await asyncio.wait_for(reader, 5) == ("t", "from the other loop")
-    subscription.close()
+    assert [task.result() for task in done] == [("t", "from the other loop")]
