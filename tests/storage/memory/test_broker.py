@@ -83,7 +83,6 @@ async def test_catalog_changes_keep_the_latest_per_key_in_version_order() -> Non
     ]
 
 
-
 def test_a_subscription_is_fed_on_its_own_loop_when_another_loop_publishes() -> None:
     # One app served by two loops of a process (a test kit beside a live server): a change is
     # published on the other thread's loop while this one waits. Put into the queue from that
@@ -95,7 +94,7 @@ def test_a_subscription_is_fed_on_its_own_loop_when_another_loop_publishes() -> 
     def other_loop() -> None:
         try:
             asyncio.run(broker.publish("t", "from the other loop"))
-        except BaseException as exc:  # noqa: BLE001 - reported by the assert below
+        except BaseException as exc:  # reported by the assert below
             refused.append(exc)
 
     async def listen() -> set[asyncio.Task[tuple[str, object]]]:
