@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 
 import pytest
 
@@ -80,3 +81,36 @@ async def test_catalog_changes_keep_the_latest_per_key_in_version_order() -> Non
         {"op": "add", "version": 2},
         {"op": "remove", "version": 3},
     ]
+
+
+def test_a_subscription_is_fed_on_its_own_loop_when_another_loop_publishes() -> None:
+    # One app served by two loops of a process (a test kit beside a live server): a change is
+    # published on the other thread's loop while this one waits. Put into the queue from that
+    # thread, the reader would sleep on until something else woke this loop; asyncio's debug
+    # mode makes that certain to show: it refuses a wake-up scheduled from another thread.
+    # A loop of the test's own, so that a reader left hanging cannot hang the test's teardown.
+    broker, refused = MemoryBroker(), list[BaseException]()
+
+    def other_loop() -> None:
+        try:
+            asyncio.run(broker.publish("t", "from the other loop"))
+        except BaseException as exc:  # reported by the assert below
+            refused.append(exc)
+
+    async def listen() -> set[asyncio.Task[tuple[str, object]]]:
+        subscription = broker.subscribe("t")
+        reader = asyncio.ensure_future(subscription.receive())
+        await asyncio.sleep(0)  # the reader waits on the queue
+        threading.Thread(target=other_loop).start()
+        done, _ = await asyncio.wait({reader}, timeout=5)
+        subscription.close()
+        return done
+
+    loop = asyncio.new_event_loop()
+    loop.set_debug(True)
+    try:
+        done = loop.run_until_complete(listen())
+    finally:
+        loop.close()
+    assert refused == []
+    assert [task.result() for task in done] == [("t", "from the other loop")]

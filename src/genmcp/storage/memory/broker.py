@@ -7,13 +7,17 @@ also offers ``Inboxes`` (a bounded queue per open address, ``MemoryInbox``; ``IN
 is Redis's default bound too), ``EventLog`` (the streamed legacy answers, in an
 ``Expiring`` map of at most ``MAX_LOGS`` logs) and the latest catalog change per key.
 Messages are kept and handed over as they are (no JSON copy): don't change them after.
-Runs on the server's event loop; not thread-safe, and need not be. From genmcp it imports
-the ``storage`` protocols (``InboxFull``) and ``memory.expiring``.
+Runs on the server's event loop and is not thread-safe, but for one thing: a subscription is
+fed on the loop it was made on. One app may be served by two loops of a process at once (a
+test kit beside a live server, two servers in threads): a change published on one loop must
+wake a stream listening on the other. From genmcp it imports the ``storage`` protocols
+(``InboxFull``) and ``memory.expiring``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any, Final, Generic, Protocol, TypeVar
 
@@ -52,15 +56,19 @@ class QueuedSubscription(Generic[B]):
     """A ``Subscription`` its broker feeds through a bounded queue (both brokers use it).
 
     The broker calls ``_deliver``; a full queue drops the message and logs it. ``ready``
-    returns at once: a broker that must wait for a server to confirm overrides it.
+    returns at once: a broker that must wait for a server to confirm overrides it. A
+    delivery from another thread's loop is handed to the subscription's own loop
+    (``call_soon_threadsafe``): put into the queue there, the reader waiting on it wakes;
+    put from the other thread, its loop could sleep on until something else woke it.
     """
 
-    __slots__ = ("_broker", "_queue", "_topics", "closed")
+    __slots__ = ("_broker", "_loop", "_queue", "_topics", "closed")
 
     def __init__(self, broker: B, topics: tuple[str, ...]) -> None:
         self._broker = broker
         self._topics = topics
         self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(QUEUE_SIZE)
+        self._loop = _running_loop()
         self.closed = False
 
     async def ready(self) -> None:
@@ -75,10 +83,26 @@ class QueuedSubscription(Generic[B]):
             self._broker._drop(self, self._topics)
 
     def _deliver(self, topic: str, message: Any) -> None:
+        loop = self._loop
+        if loop is None or loop is _running_loop():
+            self._put(topic, message)
+        elif not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # its loop closed meanwhile: nobody reads
+                loop.call_soon_threadsafe(self._put, topic, message)
+
+    def _put(self, topic: str, message: Any) -> None:
         try:
             self._queue.put_nowait((topic, message))
         except asyncio.QueueFull:
             log.warning("subscription to %s full (%d): message dropped", topic, QUEUE_SIZE)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """This thread's running loop, None outside one."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 Subscriber = QueuedSubscription["MemoryBroker"]
