@@ -2,7 +2,7 @@
 
 The corpus is what DESIGN §9 names: catastrophic regexes, `uniqueItems` over many objects,
 huge arrays, deep nesting, huge numbers and strings near the body cap, sent as a client
-would. `@pytest.mark.timeout(5)` is a hang guard, not a benchmark: before the hardening each
+would. `@pytest.mark.timeout(30)` is a hang guard, not a benchmark: before the hardening each
 of these cases ran for seconds to hours (bench/validation/). The same cases without HTTP sit
 beside the modules that answer them: tests/schema/test_regex.py, test_keywords.py,
 test_compile.py, and the decoding ones in tests/protocol/test_jsonrpc.py.
@@ -76,7 +76,7 @@ async def tool_error(client: ModernClient, arguments_json: str) -> str:
     return message
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 async def test_a_catastrophic_pattern_over_http_is_an_error_result(client: ModernClient) -> None:
     accepted = await client.request(
         "tools/call", {"name": "guarded", "arguments": {"word": "a" * 27}}
@@ -86,7 +86,7 @@ async def test_a_catastrophic_pattern_over_http_is_an_error_result(client: Moder
     assert "Invalid arguments for tool 'guarded'" in message and "does not match" in message
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 async def test_a_string_near_the_body_cap_is_answered(client: ModernClient) -> None:
     word = "a" * (MAX_BODY_BYTES - 1024) + "!"
     message = await tool_error(client, json.dumps({"word": word}))
@@ -97,14 +97,14 @@ async def test_a_string_near_the_body_cap_is_answered(client: ModernClient) -> N
     assert reply.status == 413
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 async def test_unique_items_over_http(client: ModernClient) -> None:
     things = [{"id": i, "name": f"n{i}"} for i in range(20_000)]
     message = await tool_error(client, json.dumps({"things": [*things, things[123]]}))
     assert "things: array has non-unique elements (items 123 and 20000 are equal)" in message
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 async def test_a_huge_array_is_refused_within_the_budget(client: ModernClient) -> None:
     numbers = "[" + ",".join(["1"] * 1_500_000) + "]"
     message = await tool_error(client, '{"numbers": ' + numbers + "}")
@@ -115,7 +115,7 @@ def deep_arguments(depth: int) -> str:
     return '{"tree": ' + nested(depth) + "}"
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 @pytest.mark.parametrize("depth", [62, 500])
 async def test_deep_bodies_are_a_precise_parse_error(client: ModernClient, depth: int) -> None:
     # arguments sit at depth 3 (envelope, params, arguments): 62 more is 65 in all
@@ -128,14 +128,14 @@ async def test_deep_bodies_are_a_precise_parse_error(client: ModernClient, depth
     }
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 async def test_nesting_at_the_limit_reaches_the_tool(client: ModernClient) -> None:
     text, headers = call_body(client, deep_arguments(61))
     reply = await client.raw_post(text, headers)
     assert reply.status == 200 and reply.result["content"][0]["text"] == "accepted"
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 @pytest.mark.parametrize("depth", [100_000, 1_000_000])
 async def test_very_deep_bodies_are_a_parse_error_not_a_500(
     client: ModernClient, depth: int
@@ -151,7 +151,7 @@ async def test_very_deep_bodies_are_a_parse_error_not_a_500(
     assert "nested deeper than 64" in response.json()["error"]["message"]
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 @pytest.mark.parametrize(
     ("number", "message"),
     [

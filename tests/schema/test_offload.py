@@ -67,7 +67,7 @@ async def test_large_arguments_validate_off_the_loop() -> None:
     assert await validate_off_loop(validator, numbers) == numbers
 
 
-@pytest.mark.timeout(10)
+@pytest.mark.timeout(30)
 async def test_a_stuck_validation_is_answered_at_the_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

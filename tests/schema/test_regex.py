@@ -2,7 +2,7 @@
 
 The cases of `pattern`, `patternProperties` and their ECMA-262 reading moved here from
 test_schema_hostile.py (DESIGN §9: catastrophic regexes answer fast, never hang;
-`@pytest.mark.timeout(5)` is a hang guard, not a benchmark), then the module's own parts.
+`@pytest.mark.timeout(30)` is a hang guard, not a benchmark), then the module's own parts.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ CATASTROPHIC = [
 ]
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 @pytest.mark.parametrize("pattern", CATASTROPHIC)
 @pytest.mark.parametrize("length", [27, 1_000_000])
 def test_catastrophic_patterns_answer_fast_on_long_input(pattern: str, length: int) -> None:
@@ -44,12 +44,12 @@ def test_catastrophic_patterns_answer_fast_on_long_input(pattern: str, length: i
     assert problem is not None and "does not match" in problem
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 def test_a_catastrophic_pattern_still_accepts_what_matches() -> None:
     assert validate(string_with(r"^(a|a)*$"), "a" * 100_000) is None
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 def test_pattern_properties_use_the_linear_engine() -> None:
     schema = {
         "type": "object",
@@ -63,7 +63,7 @@ def test_pattern_properties_use_the_linear_engine() -> None:
     assert problem is not None and "do not match any of the regexes" in problem
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 def test_additional_properties_with_a_dict_schema_check_unmatched_names() -> None:
     schema = {
         "type": "object",
@@ -113,7 +113,7 @@ def test_lookaround_patterns_run_on_short_strings() -> None:
     assert validate(schema, "admin1", backtracking_patterns=True) is not None
 
 
-@pytest.mark.timeout(5)
+@pytest.mark.timeout(30)
 def test_lookaround_patterns_refuse_long_strings_unchecked() -> None:
     schema = string_with(r"^(?=.*\d).*$")
     limit = schema_module.BACKTRACKING_MAX_CHARS

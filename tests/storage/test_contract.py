@@ -570,13 +570,14 @@ async def test_all_owners_live_tasks_are_capped(task_store: Any) -> None:
 
 
 async def test_filling_max_live_takes_a_thousand_owners_not_63(task_store: Any) -> None:
-    """Issue 48, finding 14: with the default quota (32 per owner, 2,000 live), owners that
-    each take all they can fill the lower half at 32 apiece, then the upper half one apiece
-    (``crowded_per_owner``): filling the cap takes 31 + 1 + 1,000 owners (before: 63), and
-    until then a newcomer is served."""
+    """Issue 48, finding 14: owners that each take all they can fill the lower half of
+    ``max_live`` at ``live_per_owner`` apiece, then the upper half one apiece
+    (``crowded_per_owner``). With the defaults (32 per owner, 2,000 live) filling the cap takes
+    31 + 1 + 1,000 owners (before: 63); here the same arithmetic on a tenth of the tasks (8 per
+    owner, 200 live: 12 + 1 + 100 owners, before: 25), and until then a newcomer is served."""
     from genmcp.storage import TaskQuota, TaskQuotaExceeded
 
-    quota = TaskQuota()
+    quota = TaskQuota(live_per_owner=8, max_live=200)
     held: list[int] = []
     while True:
         owner, count = f"owner-{len(held)}", 0
@@ -591,8 +592,8 @@ async def test_filling_max_live_takes_a_thousand_owners_not_63(task_store: Any) 
                 break
         held.append(count)
     assert sum(held) == quota.max_live
-    assert held[:31] == [32] * 31 and held[31] == 1_000 - 31 * 32
-    assert held[32:] == [1] * 1_000 and len(held) == 1_032
+    assert held[:12] == [8] * 12 and held[12] == 100 - 12 * 8
+    assert held[13:] == [1] * 100 and len(held) == 113
 
 
 async def test_a_lost_lease_frees_the_owners_place(task_store: Any) -> None:
