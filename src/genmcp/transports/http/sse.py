@@ -154,10 +154,11 @@ async def _send(send: Send, chunk: bytes, limit_s: float | None, relay: Relay | 
 class _Writer:
     """The one writer loop, and what the timers, the client and shutdown tell it.
 
-    A subclass gives the source: ``next_item()`` (its next item, or None when woken),
-    ``wake`` (makes a pending ``next_item()`` return None), ``_deliver(item)`` (write it; True
-    when the stream ended) and ``_stopping()`` (the server stops; True when the stream
+    A subclass gives the source: ``_source()`` (the awaitable maker of its next item, None
+    when woken), ``wake()`` (makes a pending one return None), ``_deliver(item)`` (write it;
+    True when the stream ended) and ``_stopping()`` (the server stops; True when the stream
     ended). Its caller joins the shutdown hub (``_on_stop``) before it opens the response.
+    No attribute refers back to the writer, so a feed's source is freed (and closed) with it.
     """
 
     __slots__ = (
@@ -166,7 +167,6 @@ class _Writer:
         "detached",
         "gone",
         "grace",
-        "next_item",
         "options",
         "ping_due",
         "ping_timer",
@@ -174,20 +174,12 @@ class _Writer:
         "relay",
         "send",
         "stop_now",
-        "wake",
     )
 
     def __init__(
-        self,
-        relay: Relay | None,
-        next_item: Callable[[], Awaitable[Any]],
-        wake: Callable[[], None],
-        receive: Receive,
-        send: Send,
-        options: StreamOptions,
+        self, relay: Relay | None, receive: Receive, send: Send, options: StreamOptions
     ) -> None:
-        self.relay, self.wake, self.receive, self.send = relay, wake, receive, send
-        self.next_item = next_item
+        self.relay, self.receive, self.send = relay, receive, send
         self.options = options
         self.gone = self.cut = self.ping_due = self.stop_now = False
         self.detached = False  # the response ended early, the Call runs on (SSE polling)
@@ -196,6 +188,12 @@ class _Writer:
         gone = _loop().create_task(disconnected(receive), name="genmcp:sse-disconnect")
         gone.add_done_callback(self._on_gone)
         self._gone_task = gone
+
+    def _source(self) -> Callable[[], Awaitable[Any]]:
+        raise NotImplementedError
+
+    def wake(self) -> None:
+        raise NotImplementedError
 
     async def _deliver(self, item: Any) -> bool:
         raise NotImplementedError
@@ -210,7 +208,7 @@ class _Writer:
         """The stream's body: each item, keepalives, shutdown; the end if it ends."""
         send, options, relay = self.send, self.options, self.relay
         limit_s, keepalive_s = options.send_timeout_s, options.keepalive_s
-        loop, next_item = _loop(), self.next_item
+        loop, next_item = _loop(), self._source()
         try:
             if keepalive_s > 0:
                 self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
@@ -266,10 +264,11 @@ class SSEStream(_Writer):
     watch covers the wait for it and the stream.
     """
 
-    __slots__ = ("_journal", "cancelled", "draining")
+    __slots__ = ("_journal", "cancelled", "draining", "wake")
 
     def __init__(self, relay: Relay, receive: Receive, send: Send, options: StreamOptions) -> None:
-        super().__init__(relay, relay.wake_or_next, relay.call.outbox.wake, receive, send, options)
+        super().__init__(relay, receive, send, options)
+        self.wake = relay.call.outbox.wake  # type: ignore[method-assign]
         self.cancelled = False  # the Call ended with no response
         self.draining: asyncio.TimerHandle | None = None  # shutdown came: the call runs on
         self._journal: StreamLog | None = None
@@ -314,6 +313,9 @@ class SSEStream(_Writer):
         relay = self.relay
         assert relay is not None
         return relay
+
+    def _source(self) -> Callable[[], Awaitable[Event | None]]:
+        return self._relay().wake_or_next
 
     async def _deliver(self, event: Event) -> bool:
         journal, send = self._journal, self.send
@@ -403,10 +405,13 @@ class _Feed(_Writer):
         send: Send,
         options: StreamOptions,
     ) -> None:
-        super().__init__(None, self._next_pair, self._wake, receive, send, options)
+        super().__init__(None, receive, send, options)
         self._pairs, self._retry_ms = pairs, retry_ms
         self._pending: asyncio.Future[Any] | None = None
         self._woken: asyncio.Future[None] | None = None
+
+    def _source(self) -> Callable[[], Awaitable[Any]]:
+        return self._next_pair
 
     async def _next_pair(self) -> Any:
         """The next pair, or None when woken first (the pair stays pending: a client gone or
@@ -440,7 +445,7 @@ class _Feed(_Writer):
         await self.send(_END)  # a feed ends at once
         return True
 
-    def _wake(self) -> None:
+    def wake(self) -> None:
         if self._woken is not None and not self._woken.done():
             self._woken.set_result(None)
 
