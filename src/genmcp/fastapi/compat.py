@@ -3,7 +3,8 @@
 Every entry below reaches past the public API of FastAPI or Starlette (a private attribute,
 an internal function, a scope key), or of the server under them (uvicorn's exit). Each says
 which versions it was checked on and what it does when the internal is gone or changed: a
-correct path, perhaps slower, never a crash. Each fallback has a test (``tests/fastapi/test_compat.py``) that takes the internal away.
+correct path, perhaps slower, never a crash. Each fallback has a test
+(``tests/fastapi/test_compat.py``) that takes the internal away.
 
 Outside this module genmcp uses only FastAPI's and Starlette's public API.
 """
