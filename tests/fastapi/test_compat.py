@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 from tests.routes_as_tools.test_table import BLUE, make_app
 
-from genmcp import Suite, mcp_app, mcp_router, tool
+from genmcp import Suite, mcp_router
 from genmcp.fastapi import compat
 from genmcp.fastapi.compat import (
     dependency_scope,
