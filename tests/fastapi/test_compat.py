@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
+import uvicorn
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.dependencies.utils import get_dependant, solve_dependencies
 from fastapi.routing import APIRoute
@@ -21,16 +23,17 @@ from starlette.requests import Request
 from starlette.routing import Route
 from tests.routes_as_tools.test_table import BLUE, make_app
 
-from genmcp import Suite, mcp_app, mcp_router, tool
+from genmcp import Suite, mcp_router
 from genmcp.fastapi import compat
 from genmcp.fastapi.compat import (
-    clear_stale_exit,
     dependency_scope,
     included,
     plain_include,
     routes_changed,
     served_routes,
+    server_exit,
     solve_keywords,
+    uvicorn_exiting,
 )
 from genmcp.routes_as_tools import BuildError, RouteTool, route_tools, routes_router
 from genmcp.testing import MCPTestClient
@@ -210,37 +213,60 @@ def test_an_include_with_parts_it_cannot_read_is_not_plain() -> None:
 
 
 
-# -- server exit: clear_stale_exit ----------------------------------------------------------
+# -- server exit: uvicorn_exiting, server_exit ----------------------------------------------
 
 
-@tool
-async def compat_echo(text: str) -> str:
-    """Says it back."""
-    return text
+def _uvicorn_server() -> uvicorn.Server:
+    return uvicorn.Server(uvicorn.Config(FastAPI()))
 
 
-async def test_a_starting_server_forgets_the_exit_of_one_that_stopped_before() -> None:
-    from sse_starlette.sse import AppStatus
+def _with_sigterm_handler(handler: Any) -> Any:
+    return signal.signal(signal.SIGTERM, handler)  # the tests run in the main thread
 
-    suite = Suite(server_name="t", server_version="1", tools=[compat_echo])
-    AppStatus.should_exit = True  # what a stopped server of this process leaves behind
+
+def test_the_exit_of_the_uvicorn_server_serving_is_seen_and_a_later_server_starts_clean() -> None:
+    stopped, started = _uvicorn_server(), _uvicorn_server()
+    previous = _with_sigterm_handler(stopped.handle_exit)  # as Server.capture_signals does
     try:
-        async with MCPTestClient(mcp_app(suite)) as client:
-            assert AppStatus.should_exit is False
-            async with client.listen(tools=True) as changes:
-                suite.remove_tool("compat_echo")
-                assert (await changes.next())["method"] == "notifications/tools/list_changed"
+        assert uvicorn_exiting() is False
+        stopped.handle_exit(signal.SIGTERM, None)  # what the SIGTERM calls
+        assert uvicorn_exiting() is True
+        _with_sigterm_handler(started.handle_exit)  # the next server of this process
+        assert uvicorn_exiting() is False  # no stale exit from the one that stopped
+        started.should_exit = True  # code that embeds uvicorn stops it so
+        assert uvicorn_exiting() is True
     finally:
-        AppStatus.should_exit = False
+        _with_sigterm_handler(previous)
 
 
-def test_nothing_is_cleared_before_sse_starlette_is_loaded_or_without_its_flag() -> None:
-    import sys
+def test_without_a_uvicorn_server_behind_the_signal_no_exit_is_seen() -> None:
+    class NotUvicorn:
+        should_exit = True
 
-    loaded = sys.modules.pop("sse_starlette.sse", None)
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            """Someone else's handler."""
+
+    previous = _with_sigterm_handler(signal.SIG_DFL)
     try:
-        clear_stale_exit()  # never imported: nothing to clear, nothing imported
-        assert "sse_starlette.sse" not in sys.modules
+        assert uvicorn_exiting() is False  # no server at all (another ASGI server, a thread)
+        _with_sigterm_handler(NotUvicorn().handle_exit)
+        assert uvicorn_exiting() is False  # a handler of something else: never read
     finally:
-        if loaded is not None:
-            sys.modules["sse_starlette.sse"] = loaded
+        _with_sigterm_handler(previous)
+
+
+async def test_every_waiter_of_one_loop_shares_one_watch_that_returns_at_the_exit() -> None:
+    server = _uvicorn_server()
+    previous = _with_sigterm_handler(server.handle_exit)
+    try:
+        waiters = [asyncio.ensure_future(server_exit()) for _ in range(3)]
+        await asyncio.sleep(compat.EXIT_POLL_S / 2)
+        assert not any(waiter.done() for waiter in waiters)
+        watches = [t for t in asyncio.all_tasks() if t.get_name() == "genmcp:server-exit"]
+        assert len(watches) == 1
+        waiters[0].cancel()  # one stream leaving does not stop the others' watch
+        server.handle_exit(signal.SIGTERM, None)
+        await asyncio.wait_for(asyncio.gather(*waiters[1:]), 5)  # a hang guard
+        await asyncio.wait_for(server_exit(), 5)  # a stream opened during the exit ends too
+    finally:
+        _with_sigterm_handler(previous)

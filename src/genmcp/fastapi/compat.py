@@ -1,31 +1,36 @@
 """The one place genmcp reads what FastAPI and Starlette do not promise.
 
 Every entry below reaches past the public API of FastAPI or Starlette (a private attribute,
-an internal function, a scope key). Each says which versions it was checked on and what it
-does when the internal is gone or changed: a correct path, perhaps slower, never a crash.
-Each fallback has a test (``tests/fastapi/test_compat.py``) that takes the internal away.
+an internal function, a scope key), or of the server under them (uvicorn's exit). Each says
+which versions it was checked on and what it does when the internal is gone or changed: a
+correct path, perhaps slower, never a crash. Each fallback has a test
+(``tests/fastapi/test_compat.py``) that takes the internal away.
 
 Outside this module genmcp uses only FastAPI's and Starlette's public API.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import Any, Final
 
 import fastapi.routing
 
 __all__ = [
-    "clear_stale_exit",
+    "EXIT_POLL_S",
     "dependency_scope",
     "included",
     "plain_include",
     "routes_changed",
     "served_routes",
+    "server_exit",
     "solve_keywords",
+    "uvicorn_exiting",
 ]
 
 
@@ -167,22 +172,47 @@ def solve_keywords(solve: Callable[..., Any]) -> frozenset[str]:
 
 # -- server exit ----------------------------------------------------------------------------
 #
-# How a stream learns that the server is stopping (sse-starlette's watch of uvicorn).
+# How a stream learns that the server is stopping: uvicorn's ``Server``, found through the
+# signal handler it installs. Not FastAPI's or Starlette's, but the same kind of reach.
 #
 
+EXIT_POLL_S: Final = 0.25
+"""How often the exit watch reads uvicorn's flag while streams are open."""
 
-def clear_stale_exit() -> None:
-    """Forget an exit sse-starlette remembers from a server of this process that stopped.
 
-    sse-starlette keeps uvicorn's exit signal in ``AppStatus.should_exit``, a class attribute
-    shared by the whole process, and ends every stream at once while it is set (checked on
-    3.0.0 and 3.7.1). Once one server of a process has stopped (a test's live server, an app
-    that embeds and restarts one), every later stream of that process would end as it opened.
-    A server that is starting has no exit pending, so its lifespan clears the flag. Before
-    the first stream sse-starlette is not imported and there is nothing to clear; without the
-    attribute nothing is done.
+def uvicorn_exiting() -> bool:
+    """Whether the uvicorn server of this process's main thread was asked to exit.
+
+    For as long as it serves, uvicorn installs its ``Server``'s bound ``handle_exit`` as the
+    SIGTERM and SIGINT handler (``Server.capture_signals``, main thread only), and sets the
+    server's ``should_exit`` on the signal, as does code that embeds it (checked on 0.31.1
+    and 0.55.0). The handler is read afresh each time, so a server that stopped is never
+    mistaken for one started after it. When it is not a uvicorn ``Server``'s (no uvicorn,
+    a server run in another thread, another ASGI server, a changed uvicorn): False, and
+    open streams end when the server's own graceful-shutdown timeout cancels them.
     """
-    module = sys.modules.get("sse_starlette.sse")
-    status = getattr(module, "AppStatus", None)
-    if getattr(status, "should_exit", False) is True:
-        status.should_exit = False  # type: ignore[union-attr]
+    module = sys.modules.get("uvicorn.server")
+    server_class = getattr(module, "Server", None)
+    server = getattr(signal.getsignal(signal.SIGTERM), "__self__", None)
+    if not isinstance(server_class, type) or not isinstance(server, server_class):
+        return False
+    return getattr(server, "should_exit", False) is True
+
+
+_watch: asyncio.Task[None] | None = None
+
+
+async def server_exit() -> None:
+    """Return once the server is asked to exit (:func:`uvicorn_exiting`, every
+    ``EXIT_POLL_S``): one watch per event loop, shared by every stream that awaits it."""
+    global _watch
+    loop = asyncio.get_running_loop()
+    watch = _watch
+    if watch is None or watch.done() or watch.get_loop() is not loop:
+        watch = _watch = loop.create_task(_poll_exit(), name="genmcp:server-exit")
+    await asyncio.shield(watch)
+
+
+async def _poll_exit() -> None:
+    while not uvicorn_exiting():  # noqa: ASYNC110 (a plain attribute: no event to wait on)
+        await asyncio.sleep(EXIT_POLL_S)

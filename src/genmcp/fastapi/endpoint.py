@@ -9,7 +9,7 @@ triple, headers and auth's assigns) handed from step to step. The status of a re
 session fault is chosen here, from its reason (``errors.http_status``).
 
 With ``fastapi/router.py`` (the router around it), the only modules that import
-Starlette; sse-starlette only for its uvicorn exit watch (``_exit_signal``).
+Starlette. Its streams learn that the server stops from ``compat.server_exit`` (uvicorn's).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from starlette.types import Receive, Scope, Send
 from genmcp.call.relay import Relay
 from genmcp.context import bind, unbind
 from genmcp.errors import MCPError, http_status, retry_after
+from genmcp.fastapi.compat import server_exit
 from genmcp.fastapi.depends import http_context
 from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal
 from genmcp.protocol.jsonrpc import (
@@ -99,7 +100,7 @@ class MCPEndpoint:
             options.keepalive_s,
             options.send_timeout_s,
             options.shutdown_grace_s,
-            ShutdownHub(_exit_signal),
+            ShutdownHub(server_exit),
             options.drain_s,
         )
         ENDPOINTS.add(self, self)  # stdio and the start-up checks find it by its route
@@ -331,16 +332,6 @@ class _Exchange(NamedTuple):
 
 ENDPOINTS: Final[Registry[MCPEndpoint]] = Registry()
 """The endpoint behind each route's ASGI handler (``transports.http.registry``)."""
-
-
-async def _exit_signal() -> None:
-    """Return when the server is asked to exit (sse-starlette's uvicorn watch, shared).
-
-    sse-starlette is imported here, by the first stream: a server that never streams never
-    loads it."""
-    from sse_starlette import sse
-
-    await sse.EventSourceResponse._listen_for_exit_signal()
 
 
 async def _refuse(

@@ -31,7 +31,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from genmcp.compose import Mount
-from genmcp.fastapi.compat import clear_stale_exit, plain_include, routes_changed
+from genmcp.fastapi.compat import plain_include, routes_changed
 from genmcp.fastapi.depends import remember_auth
 from genmcp.fastapi.endpoint import ENDPOINTS, MCPEndpoint
 from genmcp.fastapi.gcfreeze import freeze_startup_objects
@@ -109,7 +109,6 @@ def _closing(
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         check_at_startup(app, endpoint)
-        clear_stale_exit()  # a server that starts has no exit pending
         _help_wrong_paths(app, endpoint)
         _flatten_include(app, endpoint)
         await suite.start()  # scale-out: the shared catalog, before the first request

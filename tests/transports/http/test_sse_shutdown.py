@@ -1,10 +1,12 @@
 """A real server stopped (SIGTERM) while calls stream: a call that ends within the drain
 (``drain_s``) answers by itself, a longer one gets the shutdown error; new connections are
-refused from the signal on."""
+refused from the signal on; an open 2025 GET stream and a POST stream both end with their
+final events (genmcp's own watch of uvicorn's exit, ``fastapi.compat.server_exit``)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import socket
 import subprocess
@@ -12,10 +14,12 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from genmcp.client import Client, ClientError
 from support.client import ModernClient
+from support.sse import SSEComment, SSEEvent, SSEParser
 
 pytestmark = pytest.mark.long  # servers SIGTERMed mid-stream, about 7 s (make test-long)
 
@@ -104,6 +108,69 @@ async def test_a_streaming_call_longer_than_the_drain_gets_the_shutdown_error() 
         assert process.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises the signal
         assert "ASGI callable returned without completing response" not in err
         assert "Traceback" not in err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+LEGACY = "2025-11-25"
+
+
+async def _legacy_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
+    """Open a 2025-11-25 session; the headers of every later request in it."""
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
+    accept = {"accept": "application/json, text/event-stream"}
+    reply = await http.post(url, json=init, headers=accept)
+    assert reply.status_code == 200, reply.text
+    headers = {**accept, "mcp-protocol-version": LEGACY,
+               "mcp-session-id": reply.headers["mcp-session-id"]}  # fmt: skip
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await http.post(url, json=note, headers=headers)).status_code == 202
+    return headers
+
+
+async def _read_to_end(response: httpx.Response, seen: list[SSEEvent | SSEComment]) -> None:
+    """Read an SSE body to its end (a cut connection raises)."""
+    parser = SSEParser()
+    async for chunk in response.aiter_bytes():
+        seen += parser.feed(chunk)
+
+
+async def test_sigterm_ends_an_open_get_stream_and_a_post_stream_with_their_final_events() -> None:
+    port = free_port()
+    process = await start(port, "drain_app:app")  # drain_s=1.0, graceful shutdown 10 s
+    url = f"http://127.0.0.1:{port}/mcp"
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "watch_orders", "arguments": {"count": 5}}}  # fmt: skip
+    got: list[SSEEvent | SSEComment] = []
+    posted: list[SSEEvent | SSEComment] = []
+    try:
+        async with httpx.AsyncClient(timeout=15) as http:
+            headers = await _legacy_session(http, url)
+            async with (
+                http.stream("GET", url, headers=headers) as get,
+                http.stream("POST", url, json=call, headers=headers) as post,
+            ):
+                assert get.status_code == post.status_code == 200
+                assert post.headers["content-type"].startswith("text/event-stream")
+                await asyncio.sleep(0.3)  # both streams open, the watcher waits for orders
+                process.send_signal(signal.SIGTERM)
+                await asyncio.wait_for(  # a hang guard, not a budget: both end by themselves
+                    asyncio.gather(_read_to_end(get, got), _read_to_end(post, posted)), 9
+                )
+        # the GET stream ended cleanly (no cut body), carrying nothing but its priming
+        assert all(type(item) is SSEComment or not item.data for item in got), got
+        answers = [json.loads(e.data) for e in posted if type(e) is SSEEvent and e.data]
+        assert [a.get("id") for a in answers if "method" not in a] == [7]  # the last event
+        assert answers[-1]["error"]["code"] == -32000
+        assert "shutting down" in answers[-1]["error"]["message"]
+        _out, err = process.communicate(timeout=15)
+        assert process.returncode in (0, -signal.SIGTERM)
+        assert "Traceback" not in err
+        assert "Cancel 2 running task(s)" not in err  # nothing left for the timeout to cut
     finally:
         if process.poll() is None:
             process.kill()

@@ -1,6 +1,7 @@
 """The one SSE writer: every ``text/event-stream`` response genmcp sends.
 
-Two kinds of stream, one writer (framing, keepalives, send timeout, disconnect, shutdown):
+Two kinds of stream, one writer loop (``_Writer._run``: framing, keepalives, send timeout,
+disconnect, shutdown), each kind only a source of items for it:
 
 - :meth:`SSEStream.write`: a Call's events from the relay (a streamed ``tools/call``, or any
   Call that sends before it answers), the response last. ``transports.http.relay`` opens it
@@ -150,19 +151,20 @@ async def _send(send: Send, chunk: bytes, limit_s: float | None, relay: Relay | 
         raise SendTimeout(f"an SSE event took over {limit_s} s to send") from None
 
 
-class SSEStream:
-    """One Call's SSE response: ``first()`` (if needed), then ``write()``; ``release()`` last.
+class _Writer:
+    """The one writer loop, and what the timers, the client and shutdown tell it.
 
-    Built before the first event is known (``transports.http.relay``), so the same disconnect
-    watch covers the wait for it and the stream.
+    A subclass gives the source: ``_source()`` (the awaitable maker of its next item, None
+    when woken), ``wake()`` (makes a pending one return None), ``_deliver(item)`` (write it;
+    True when the stream ended) and ``_stopping()`` (the server stops; True when the stream
+    ended). Its caller joins the shutdown hub (``_on_stop``) before it opens the response.
+    No attribute refers back to the writer, so a feed's source is freed (and closed) with it.
     """
 
     __slots__ = (
         "_gone_task",
-        "cancelled",
         "cut",
         "detached",
-        "draining",
         "gone",
         "grace",
         "options",
@@ -172,105 +174,74 @@ class SSEStream:
         "relay",
         "send",
         "stop_now",
-        "wake",
     )
 
-    def __init__(self, relay: Relay, receive: Receive, send: Send, options: StreamOptions) -> None:
-        self.relay, self.receive, self.send, self.options = relay, receive, send, options
-        self.wake = relay.call.outbox.wake
+    def __init__(
+        self, relay: Relay | None, receive: Receive, send: Send, options: StreamOptions
+    ) -> None:
+        self.relay, self.receive, self.send = relay, receive, send
+        self.options = options
         self.gone = self.cut = self.ping_due = self.stop_now = False
         self.detached = False  # the response ended early, the Call runs on (SSE polling)
-        self.cancelled = False  # the Call ended with no response
         self.ping_timer: asyncio.TimerHandle | None = None
         self.grace: asyncio.TimerHandle | None = None
-        self.draining: asyncio.TimerHandle | None = None  # shutdown came: the call runs on
         gone = _loop().create_task(disconnected(receive), name="genmcp:sse-disconnect")
         gone.add_done_callback(self._on_gone)
         self._gone_task = gone
 
-    async def first(self) -> Event | None:
-        """The Call's first event, awaited; None when the client left first."""
-        relay = self.relay
-        while not self.gone:
-            event = await relay.wake_or_next()
-            if event is not None:
-                return event
-        return None
+    def _source(self) -> Callable[[], Awaitable[Any]]:
+        raise NotImplementedError
 
-    async def write(
-        self, event: Event, extra: Sequence[tuple[str, str]], journal: StreamLog | None
-    ) -> None:
-        """Stream the Call from ``event`` (its first, not a final one) to its end."""
-        await _open(self.send, extra)
-        hub = self.options.hub
-        hub.join(self._on_stop)  # from here on, shutdown gives the Call's last answer
+    def wake(self) -> None:
+        raise NotImplementedError
+
+    async def _deliver(self, item: Any) -> bool:
+        raise NotImplementedError
+
+    async def _stopping(self) -> bool:
+        raise NotImplementedError
+
+    def _left(self) -> None:
+        """The client went away (a Call is disconnected at once)."""
+
+    async def _run(self, item: Any) -> None:
+        """The stream's body: each item, keepalives, shutdown; the end if it ends."""
+        send, options, relay = self.send, self.options, self.relay
+        limit_s, keepalive_s = options.send_timeout_s, options.keepalive_s
+        loop, next_item = _loop(), self._source()
         try:
-            prime = None if journal is None else await journal.prime()
-            if prime is not None:
-                await _send(self.send, prime, self.options.send_timeout_s, self.relay)
-            await self._events(event, journal)
+            if keepalive_s > 0:
+                self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
+            while True:
+                if item is not None and await self._deliver(item):
+                    return
+                if self.gone or self.cut:
+                    return
+                if self.ping_due:
+                    self.ping_due = False
+                    await _send(send, _ping(), limit_s, relay)
+                    self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
+                if self.stop_now:
+                    self.stop_now = False
+                    if await self._stopping():
+                        return
+                item = await next_item()
         finally:
-            hub.leave(self._on_stop)
-            for timer in (self.ping_timer, self.grace, self.draining):
-                if timer is not None:
-                    timer.cancel()
-            if journal is not None and not self.detached:
-                journal.unfinished(cancelled=self.cancelled)  # resumers learn it ended
-        if self.detached and journal is not None:
-            journal.follow(self.relay, hub)
+            self._stop_timers()
 
-    def release(self) -> None:
-        """Stop watching the client; disconnect the Call unless it runs on (detached)."""
+    def _stop_timers(self) -> None:
+        for timer in (self.ping_timer, self.grace):
+            if timer is not None:
+                timer.cancel()
+
+    def _unwatch(self) -> None:
         self._gone_task.remove_done_callback(self._on_gone)
         self._gone_task.cancel()
-        if not self.detached:
-            self.relay.close()
-
-    async def _events(self, event: Event | None, journal: StreamLog | None) -> None:
-        """The stream's body: each event, keepalives, the shutdown answer; the end if it ends."""
-        relay, send, options = self.relay, self.send, self.options
-        limit_s, keepalive_s = options.send_timeout_s, options.keepalive_s
-        loop = _loop()
-        if keepalive_s > 0:
-            self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
-        while True:
-            if event is not None:
-                if journal is not None and journal.closes(event) and not self.gone:
-                    self.detached = True  # before the end is sent: leaving is no disconnect
-                    await send(_END)
-                    return
-                try:
-                    chunk = await _chunk(event, journal)
-                except Unlogged:
-                    self.detached = True  # resumable: the client reconnects with its last id
-                    await send(_END)
-                    return
-                if chunk is not None:
-                    await _send(send, chunk, limit_s, relay)
-                self.cancelled = type(event) is Ended
-                if relay.done:
-                    await send(_END)
-                    return
-            if self.gone or self.cut:
-                return
-            if self.ping_due:
-                self.ping_due = False
-                await _send(send, _ping(), limit_s, relay)
-                self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
-            if self.stop_now:
-                self.stop_now = False
-                if self.draining is None and options.drain_s > 0 and relay.call.drains:
-                    # the server stops: the call may still answer by itself, for drain_s
-                    self.draining = loop.call_later(options.drain_s, self._on_stop)
-                else:
-                    relay.call.shutdown()  # its shutdown answer comes next
-                    self.grace = loop.call_later(options.shutdown_grace_s, self._on_cut)
-            event = await relay.wake_or_next()
 
     def _on_gone(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and not self.detached:
             self.gone = True
-            self.relay.close()  # the Call is disconnected at once, as the reader left
+            self._left()
             self.wake()
 
     def _on_ping(self) -> None:
@@ -284,6 +255,105 @@ class SSEStream:
     def _on_cut(self) -> None:
         self.cut = True
         self.wake()
+
+
+class SSEStream(_Writer):
+    """One Call's SSE response: ``first()`` (if needed), then ``write()``; ``release()`` last.
+
+    Built before the first event is known (``transports.http.relay``), so the same disconnect
+    watch covers the wait for it and the stream.
+    """
+
+    __slots__ = ("_journal", "cancelled", "draining", "wake")
+
+    def __init__(self, relay: Relay, receive: Receive, send: Send, options: StreamOptions) -> None:
+        super().__init__(relay, receive, send, options)
+        self.wake = relay.call.outbox.wake  # type: ignore[method-assign]
+        self.cancelled = False  # the Call ended with no response
+        self.draining: asyncio.TimerHandle | None = None  # shutdown came: the call runs on
+        self._journal: StreamLog | None = None
+
+    async def first(self) -> Event | None:
+        """The Call's first event, awaited; None when the client left first."""
+        next_event = self._relay().wake_or_next
+        while not self.gone:
+            event = await next_event()
+            if event is not None:
+                return event
+        return None
+
+    async def write(
+        self, event: Event, extra: Sequence[tuple[str, str]], journal: StreamLog | None
+    ) -> None:
+        """Stream the Call from ``event`` (its first, not a final one) to its end."""
+        relay, options = self._relay(), self.options
+        await _open(self.send, extra)
+        self._journal = journal
+        options.hub.join(self._on_stop)  # from here on, shutdown gives the Call's last answer
+        try:
+            if journal is not None:
+                prime = await journal.prime()
+                if prime is not None:
+                    await _send(self.send, prime, options.send_timeout_s, relay)
+            await self._run(event)
+        finally:
+            options.hub.leave(self._on_stop)
+            if journal is not None and not self.detached:
+                journal.unfinished(cancelled=self.cancelled)  # resumers learn it ended
+        if self.detached and journal is not None:
+            journal.follow(relay, options.hub)
+
+    def release(self) -> None:
+        """Stop watching the client; disconnect the Call unless it runs on (detached)."""
+        self._unwatch()
+        if not self.detached:
+            self._relay().close()
+
+    def _relay(self) -> Relay:
+        relay = self.relay
+        assert relay is not None
+        return relay
+
+    def _source(self) -> Callable[[], Awaitable[Event | None]]:
+        return self._relay().wake_or_next
+
+    async def _deliver(self, event: Event) -> bool:
+        journal, send = self._journal, self.send
+        if journal is not None and journal.closes(event) and not self.gone:
+            self.detached = True  # before the end is sent: leaving is no disconnect
+            await send(_END)
+            return True
+        try:
+            chunk = await _chunk(event, journal)
+        except Unlogged:
+            self.detached = True  # resumable: the client reconnects with its last id
+            await send(_END)
+            return True
+        if chunk is not None:
+            await _send(send, chunk, self.options.send_timeout_s, self.relay)
+        self.cancelled = type(event) is Ended
+        if self._relay().done:
+            await send(_END)
+            return True
+        return False
+
+    async def _stopping(self) -> bool:
+        relay, options, loop = self._relay(), self.options, _loop()
+        if self.draining is None and options.drain_s > 0 and relay.call.drains:
+            # the server stops: the call may still answer by itself, for drain_s
+            self.draining = loop.call_later(options.drain_s, self._on_stop)
+        else:
+            relay.call.shutdown()  # its shutdown answer comes next
+            self.grace = loop.call_later(options.shutdown_grace_s, self._on_cut)
+        return False
+
+    def _left(self) -> None:
+        self._relay().close()  # the Call is disconnected at once, as the reader left
+
+    def _stop_timers(self) -> None:
+        super()._stop_timers()
+        if self.draining is not None:
+            self.draining.cancel()
 
 
 async def _chunk(event: Event, journal: StreamLog | None) -> bytes | None:
@@ -311,90 +381,76 @@ async def write_feed(
 ) -> None:
     """Stream ``(id, message)`` pairs (message None: a priming event) until they end, the
     client leaves or the server stops. Raises :class:`SendTimeout` for a reader gone."""
-    feed = _Feed()
-    loop = _loop()
-    gone = loop.create_task(disconnected(receive), name="genmcp:sse-disconnect")
-    gone.add_done_callback(feed.on_gone)
-    options.hub.join(feed.on_stop)
-    keepalive_s, limit_s = options.keepalive_s, options.send_timeout_s
-    pending: asyncio.Future[Any] | None = None
+    feed = _Feed(pairs, retry_ms, receive, send, options)
+    options.hub.join(feed._on_stop)
     try:
         await _open(send, ())
-        if keepalive_s > 0:
-            feed.ping_timer = loop.call_later(keepalive_s, feed.on_ping)
-        while True:
-            if pending is None:
-                pending = asyncio.ensure_future(anext(pairs, _DONE))
-            await feed.until(pending)
-            if feed.gone:
-                return
-            if feed.stopped:
-                await send(_END)
-                return
-            if feed.ping_due:
-                feed.ping_due = False
-                await _send(send, _ping(), limit_s, None)
-                feed.ping_timer = loop.call_later(keepalive_s, feed.on_ping)
-            if pending.done():
-                pair, pending = pending.result(), None
-                if pair is _DONE:
-                    await send(_END)
-                    return
-                event_id, message = pair
-                chunk = (
-                    priming(event_id, retry_ms) if message is None else _event(event_id, message)
-                )
-                await _send(send, chunk, limit_s, None)
+        await feed._run(None)
     finally:
-        if pending is not None:
-            pending.cancel()
-        gone.remove_done_callback(feed.on_gone)
-        gone.cancel()
-        options.hub.leave(feed.on_stop)
-        if feed.ping_timer is not None:
-            feed.ping_timer.cancel()
+        options.hub.leave(feed._on_stop)
+        feed.close()
 
 
-def _pair(event_id: str | None, message: Any, retry_ms: int) -> bytes:
-    if message is None and event_id is not None:
-        return priming(event_id, retry_ms)
-    return _event(event_id, message)
+class _Feed(_Writer):
+    """A feed's stream: the next pair is awaited in a future of its own, so a wake (a timer,
+    the client leaving, shutdown) can interrupt the wait without cancelling the source."""
 
+    __slots__ = ("_pairs", "_pending", "_retry_ms", "_woken")
 
-class _Feed:
-    """What the timers, the disconnect watch and the shutdown hub tell a feed's writer."""
+    def __init__(
+        self,
+        pairs: AsyncIterator[tuple[str | None, Any]],
+        retry_ms: int,
+        receive: Receive,
+        send: Send,
+        options: StreamOptions,
+    ) -> None:
+        super().__init__(None, receive, send, options)
+        self._pairs, self._retry_ms = pairs, retry_ms
+        self._pending: asyncio.Future[Any] | None = None
+        self._woken: asyncio.Future[None] | None = None
 
-    __slots__ = ("gone", "ping_due", "ping_timer", "stopped", "woken")
+    def _source(self) -> Callable[[], Awaitable[Any]]:
+        return self._next_pair
 
-    def __init__(self) -> None:
-        self.gone = self.ping_due = self.stopped = False
-        self.ping_timer: asyncio.TimerHandle | None = None
-        self.woken: asyncio.Future[None] | None = None
+    async def _next_pair(self) -> Any:
+        """The next pair, or None when woken first (the pair stays pending: a client gone or
+        a server stopping is heeded before a pair that is ready)."""
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = asyncio.ensure_future(anext(self._pairs, _DONE))
+        if not (self.gone or self.stop_now or self.ping_due):
+            woken = self._woken = _loop().create_future()
+            try:
+                await asyncio.wait((pending, woken), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                self._woken = None
+                woken.cancel()
+        if self.gone or self.stop_now or not pending.done():
+            return None
+        self._pending = None
+        return pending.result()
 
-    async def until(self, pending: asyncio.Future[Any]) -> None:
-        """Wait for the next pair or a wake (a timer, the client leaving, shutdown)."""
-        if self.gone or self.stopped or self.ping_due:
-            return
-        woken = self.woken = _loop().create_future()
-        try:
-            await asyncio.wait((pending, woken), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            self.woken = None
-            woken.cancel()
+    async def _deliver(self, pair: Any) -> bool:
+        if pair is _DONE:
+            await self.send(_END)
+            return True
+        event_id, message = pair
+        retry_ms = self._retry_ms
+        chunk = priming(event_id, retry_ms) if message is None else _event(event_id, message)
+        await _send(self.send, chunk, self.options.send_timeout_s, None)
+        return False
 
-    def _wake(self) -> None:
-        if self.woken is not None and not self.woken.done():
-            self.woken.set_result(None)
+    async def _stopping(self) -> bool:
+        await self.send(_END)  # a feed ends at once
+        return True
 
-    def on_gone(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled():
-            self.gone = True
-            self._wake()
+    def wake(self) -> None:
+        if self._woken is not None and not self._woken.done():
+            self._woken.set_result(None)
 
-    def on_ping(self) -> None:
-        self.ping_due = True
-        self._wake()
-
-    def on_stop(self) -> None:
-        self.stopped = True
-        self._wake()
+    def close(self) -> None:
+        """Stop waiting for the source and watching the client."""
+        if self._pending is not None:
+            self._pending.cancel()
+        self._unwatch()
