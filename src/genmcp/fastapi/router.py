@@ -119,9 +119,8 @@ def _closing(
             yield
         finally:
             await suite.aclose()
-            close_auth = getattr(endpoint.auth, "aclose", None)  # e.g. a verifier's pool
-            if close_auth is not None:
-                await close_auth()
+            if endpoint.auth is not None:
+                await endpoint.auth.aclose()  # e.g. a verifier's pool
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
                 await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
                 endpoint.legacy.close()
