@@ -24,7 +24,7 @@ from genmcp.call.job import Asker, Handler, Handlers, Job, Response
 from genmcp.catalogs.apps import is_view, served_extensions, serves_view
 from genmcp.catalogs.completion import completion_handlers
 from genmcp.catalogs.prompts import PromptCatalog, PromptEntry, PromptProvider
-from genmcp.catalogs.request_state import RequestStates, principal_of
+from genmcp.catalogs.request_state import RequestStates
 from genmcp.catalogs.resources import ResourceCatalog, ResourceProvider
 from genmcp.catalogs.skills import SkillCatalog, SkillGroup, SkillProvider
 from genmcp.catalogs.tools import ToolCatalog, ToolEntry, ToolProvider
@@ -34,7 +34,7 @@ from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, Transpo
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
-from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
+from genmcp.protocol.meta import check_meta, meta_of, request_version
 from genmcp.protocol.methods import (
     PROMPTS_GET,
     PROMPTS_LIST_CHANGED,
@@ -48,7 +48,7 @@ from genmcp.protocol.methods import (
     TOOLS_CALL,
     TOOLS_LIST_CHANGED,
 )
-from genmcp.protocol.versions import MODERN_VERSIONS
+from genmcp.protocol.versions import META_SERVER_INFO, MODERN_VERSIONS
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker, TaskOptions, TaskStore
 from genmcp.storage.memory import MemoryBroker
@@ -60,7 +60,7 @@ from genmcp.sync.mail import MailRelay
 from genmcp.tasks.service import TaskService
 from genmcp.visibility import Decide, Visibility, as_visibility
 
-__all__ = ["Mountable", "Suite", "ToolEntry", "ToolProvider", "principal_of"]
+__all__ = ["Mountable", "Suite"]
 
 log = logging.getLogger("genmcp")
 

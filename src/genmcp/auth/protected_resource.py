@@ -56,7 +56,7 @@ from genmcp.transports.http.auth import MessageCheck, Refusal, RequestCheck
 if TYPE_CHECKING:
     from genmcp.suite import Suite
 
-__all__ = ["OAuthResource", "Refusal"]
+__all__ = ["OAuthResource"]
 
 _TOKEN68: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 _TARGET: Final[Mapping[str, str]] = {

@@ -36,7 +36,6 @@ from genmcp.protocol.methods import METHODS, Hook
 from genmcp.protocol.versions import Era
 
 __all__ = [
-    "Call",
     "CallEnd",
     "Link",
     "MCPRequest",
