@@ -121,7 +121,6 @@ class RedisBroker(RedisPart):
         options: RedisOptions | None = None,
     ) -> None:
         super().__init__(client, prefix=prefix, options=options)
-        self._node_turn = 0  # which cluster node the pub/sub connection tries next
         self._node_client: aioredis.Redis | None = None
         self._ready_timeout_s = ready_timeout_s
         self._pubsub = self._new_pubsub()
