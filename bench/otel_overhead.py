@@ -36,10 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from demo_tools import make_suite
 from genmcp import Suite, mcp_router
+from genmcp.call.relay import Relay
 from genmcp.middleware import Call, MCPRequest, Next
 from genmcp.middleware.telemetry import Telemetry
 from genmcp.protocol.jsonrpc import Request
-from genmcp.transports.http.relay import Relay
 from support.server import LiveServer
 
 VERSION = "2026-07-28"
@@ -124,7 +124,9 @@ def main() -> None:
     base_local = statistics.median(local["bare"])
     base_remote = statistics.median(remote["bare"])
     print(f"tools/call add, {calls} in-process and {calls // 4} HTTP calls x {rounds} rounds")
-    print(f"{'variant':<15} {'in-process µs':>14} {'vs bare':>8} {'HTTP median µs':>15} {'vs bare':>8}")
+    print(
+        f"{'variant':<15} {'in-process µs':>14} {'vs bare':>8} {'HTTP median µs':>15} {'vs bare':>8}"
+    )
     for name in served:
         mid_local, mid_remote = statistics.median(local[name]), statistics.median(remote[name])
         print(

@@ -41,11 +41,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from demo_tools import make_suite
 from genmcp import Limit, RateLimit, Suite, mcp_router
+from genmcp.call.relay import Relay
 from genmcp.middleware import Call, MCPRequest, Next
 from genmcp.protocol.jsonrpc import Request
 from genmcp.storage.redis import RedisBuckets
 from genmcp.storage.redis.batch import ScriptBatch
-from genmcp.transports.http.relay import Relay
 from support.server import LiveServer
 
 VERSION = "2026-07-28"
@@ -79,15 +79,21 @@ def suites() -> dict[str, Suite]:
         "none": make_suite(),
         "pass-through": make_suite(middleware=[passing]),
         "memory": make_suite(middleware=[RateLimit(HUGE)]),
-        "redis": make_suite(middleware=[RateLimit(HUGE, store=RedisBuckets.from_url(URL, prefix=PREFIX))]),
+        "redis": make_suite(
+            middleware=[RateLimit(HUGE, store=RedisBuckets.from_url(URL, prefix=PREFIX))]
+        ),
         "redis+headers": make_suite(
-            middleware=[RateLimit(HUGE, store=RedisBuckets.from_url(URL, prefix=PREFIX), headers=True)]
+            middleware=[
+                RateLimit(HUGE, store=RedisBuckets.from_url(URL, prefix=PREFIX), headers=True)
+            ]
         ),
     }
 
 
 def request(index: int) -> Request:
-    return Request(index, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": META})
+    return Request(
+        index, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": META}
+    )
 
 
 async def in_process(suite: Suite, calls: int) -> tuple[float, float]:
@@ -189,11 +195,21 @@ def main() -> None:
     finally:
         for server in servers.values():
             server.stop()
-    base = {k: statistics.median(v["none"]) for k, v in (("cpu", cpu), ("wall", wall), ("http", remote))}
-    print(f"tools/call add, {calls} in-process and {calls // 4} HTTP calls x {rounds} rounds (medians)")
-    print(f"{'variant':<14} {'CPU µs':>8} {'vs none':>8} {'wall µs':>8} {'vs none':>8} {'HTTP µs':>8} {'vs none':>8}")
+    base = {
+        k: statistics.median(v["none"]) for k, v in (("cpu", cpu), ("wall", wall), ("http", remote))
+    }
+    print(
+        f"tools/call add, {calls} in-process and {calls // 4} HTTP calls x {rounds} rounds (medians)"
+    )
+    print(
+        f"{'variant':<14} {'CPU µs':>8} {'vs none':>8} {'wall µs':>8} {'vs none':>8} {'HTTP µs':>8} {'vs none':>8}"
+    )
     for name in names:
-        row = [statistics.median(cpu[name]), statistics.median(wall[name]), statistics.median(remote[name])]
+        row = [
+            statistics.median(cpu[name]),
+            statistics.median(wall[name]),
+            statistics.median(remote[name]),
+        ]
         cells = [f"{value:>8.1f} {(value / base[kind] - 1) * 100:>+7.1f}%"
                  for value, kind in zip(row, ("cpu", "wall", "http"), strict=True)]  # fmt: skip
         print(f"{name:<14} " + " ".join(cells))

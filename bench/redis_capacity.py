@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import httpx  # noqa: E402
-import redis  # noqa: E402
 
 from genmcp.storage.redis import RedisBroker  # noqa: E402
 from support.redis_server import OwnRedis  # noqa: E402
@@ -110,7 +109,11 @@ class Driver:
             "jsonrpc": "2.0",
             "id": 1,
             "method": "initialize",
-            "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+            "params": {
+                "protocolVersion": LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"},
+            },
         }
         reply = await self.post(init)
         sid = reply.headers["mcp-session-id"]
@@ -118,12 +121,22 @@ class Driver:
         return str(sid)
 
     async def call(self, session: str) -> None:
-        body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "pid", "arguments": {}}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "pid", "arguments": {}},
+        }
         reply = await self.post(body, session)
         assert reply.status_code == 200 and b'"result"' in reply.content, reply.content[:300]
 
     async def set_level(self, session: str) -> None:
-        body = {"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "info"}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "logging/setLevel",
+            "params": {"level": "info"},
+        }
         assert (await self.post(body, session)).status_code == 200
 
     async def task(self) -> None:
@@ -133,12 +146,29 @@ class Driver:
             "method": "tools/call",
             "params": {"name": "report", "arguments": {}, "_meta": modern_meta(TASKS)},
         }
-        reply = await self.post(body, None, **{"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "report"})
+        reply = await self.post(
+            body,
+            None,
+            **{
+                "mcp-protocol-version": "2026-07-28",
+                "mcp-method": "tools/call",
+                "mcp-name": "report",
+            },
+        )
         assert reply.status_code == 200, reply.content[:300]
 
     async def modern_call(self) -> None:
-        body = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "pid", "arguments": {}, "_meta": modern_meta({})}}
-        reply = await self.post(body, None, **{"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "pid"})
+        body = {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "tools/call",
+            "params": {"name": "pid", "arguments": {}, "_meta": modern_meta({})},
+        }
+        reply = await self.post(
+            body,
+            None,
+            **{"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "pid"},
+        )
         assert reply.status_code == 200, reply.content[:300]
 
 
@@ -167,7 +197,9 @@ def cpu_s() -> float:
     return total
 
 
-async def measure(url: str, name: str, count: int, run: Any, idle: dict[str, float], rows: list[dict[str, Any]]) -> None:
+async def measure(
+    url: str, name: str, count: int, run: Any, idle: dict[str, float], rows: list[dict[str, Any]]
+) -> None:
     before, calls_before, started = sample(url), by_command(url), time.monotonic()
     cpu_before = cpu_s()
     LATENCIES.clear()
@@ -206,22 +238,61 @@ async def workloads(url: str, bases: list[str], count: int, load: bool) -> list[
     async def open_sessions() -> None:
         sessions.extend(await gather_n(count, lambda _: driver.session()))
 
-    await measure(url, "legacy session (initialize + initialized)", count, open_sessions, idle, rows)
+    await measure(
+        url, "legacy session (initialize + initialized)", count, open_sessions, idle, rows
+    )
     if load:  # the load run: N sessions held, then one call each
-        await measure(url, "legacy tools/call", count, lambda: gather_n(count, lambda i: driver.call(sessions[i])), idle, rows)
+        await measure(
+            url,
+            "legacy tools/call",
+            count,
+            lambda: gather_n(count, lambda i: driver.call(sessions[i])),
+            idle,
+            rows,
+        )
         await driver.http.aclose()
         return rows
-    await measure(url, "legacy session with a log level", count, lambda: gather_n(count, lambda i: driver.set_level(sessions[i])), idle, rows)
-    await measure(url, "legacy tools/call", count, lambda: gather_n(count, lambda i: driver.call(sessions[i])), idle, rows)
-    await measure(url, "2026 tools/call", count, lambda: gather_n(count, lambda _: driver.modern_call()), idle, rows)
+    await measure(
+        url,
+        "legacy session with a log level",
+        count,
+        lambda: gather_n(count, lambda i: driver.set_level(sessions[i])),
+        idle,
+        rows,
+    )
+    await measure(
+        url,
+        "legacy tools/call",
+        count,
+        lambda: gather_n(count, lambda i: driver.call(sessions[i])),
+        idle,
+        rows,
+    )
+    await measure(
+        url,
+        "2026 tools/call",
+        count,
+        lambda: gather_n(count, lambda _: driver.modern_call()),
+        idle,
+        rows,
+    )
     tasks = max(1, count // 10)
-    await measure(url, "task (created, run, completed)", tasks, lambda: gather_n(tasks, lambda _: driver.task()), idle, rows)
+    await measure(
+        url,
+        "task (created, run, completed)",
+        tasks,
+        lambda: gather_n(tasks, lambda _: driver.task()),
+        idle,
+        rows,
+    )
     broker = RedisBroker.from_url(url, prefix=PREFIX)
     changes = max(1, count // 10)
 
     async def catalog() -> None:
         for n in range(changes):
-            await broker.record_change(f"tool:t{n}", {"kind": "tools", "name": f"t{n}", "op": "add"})
+            await broker.record_change(
+                f"tool:t{n}", {"kind": "tools", "name": f"t{n}", "op": "add"}
+            )
             await broker.publish("catalog", {"n": n})
 
     await measure(url, "catalog change (record + publish)", changes, catalog, idle, rows)
@@ -231,7 +302,11 @@ async def workloads(url: str, bases: list[str], count: int, load: bool) -> list[
 
     async def open_streams() -> None:
         async def one(index: int) -> None:
-            head = {"accept": "text/event-stream", "mcp-session-id": sessions[index], "mcp-protocol-version": LEGACY}
+            head = {
+                "accept": "text/event-stream",
+                "mcp-session-id": sessions[index],
+                "mcp-protocol-version": LEGACY,
+            }
             request = holder.build_request("GET", driver.base(), headers=head)
             response = await holder.send(request, stream=True)
             held.append(response)
@@ -264,7 +339,9 @@ def main() -> int:
         topology = OwnRedis(shutil.which("redis-server") or "/usr/bin/redis-server")
         topology.start()
     env = {"TEST_REDIS_URL": topology.url, "TEST_PREFIX": PREFIX, "GENMCP_SECRET_KEY": SECRET}
-    processes = Processes(args.processes, env, app="redis_url_app:app", app_dir=ROOT / "tests" / "support")
+    processes = Processes(
+        args.processes, env, app="redis_url_app:app", app_dir=ROOT / "tests" / "support"
+    )
     try:
         processes.start()
         PIDS.extend(processes.pid(i) for i in range(args.processes))

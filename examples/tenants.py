@@ -48,6 +48,7 @@ from genmcp import (
     call_tool_result,
     tenants_router,
 )
+from genmcp.auth import Auth
 from genmcp.middleware.chain import MCPRequest
 from genmcp.storage import Broker, SessionRegistry
 from genmcp.storage.buckets import Buckets
@@ -161,7 +162,7 @@ UNKNOWN_TOKEN: Final = {
 
 
 @dataclass(frozen=True, slots=True)
-class DemoTokens:
+class DemoTokens(Auth):
     """An ``Auth`` (``genmcp.transports.http.auth``): an optional bearer token from ``TOKENS``."""
 
     async def check(self, scope: MutableMapping[str, Any], suite: Suite) -> Any:

@@ -225,3 +225,18 @@ async def test_the_lists_show_only_what_the_caller_may_use() -> None:
     assert tools["result"]["tools"] == []
     assert [p["name"] for p in prompts["result"]["prompts"]] == ["hello"]
     assert [t["name"] for t in everyone["result"]["tools"]] == ["echo"]
+
+
+class Unstartable:
+    """A broker of the old contract: subscribe and publish, no ``start``."""
+
+    def subscribe(self, *topics: str) -> Any:
+        raise AssertionError("never called")
+
+    async def publish(self, topic: str, message: Any) -> None:
+        raise AssertionError("never called")
+
+
+def test_a_broker_without_start_is_refused_when_the_suite_is_built() -> None:
+    with pytest.raises(TypeError, match=r"storage.Broker \(subscribe, publish, start\)"):
+        Suite(server_name="s", server_version="1", broker=Unstartable())  # type: ignore[arg-type]

@@ -21,20 +21,31 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
-from support.redis_server import OwnRedis  # noqa: E402
-from support.topology import Processes  # noqa: E402
+from support.redis_server import OwnRedis
+from support.topology import Processes
 
 ACCEPT = "application/json, text/event-stream"
 
 
 async def initialize(http: httpx.AsyncClient, url: str) -> dict[str, str] | None:
-    body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "f", "version": "1"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "f", "version": "1"},
+        },
+    }
     reply = await http.post(url, json=body, headers={"Accept": ACCEPT})
     if reply.status_code != 200:
         return None
-    return {"Mcp-Session-Id": reply.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25",
-            "Accept": ACCEPT}
+    return {
+        "Mcp-Session-Id": reply.headers["mcp-session-id"],
+        "MCP-Protocol-Version": "2025-11-25",
+        "Accept": ACCEPT,
+    }
 
 
 async def main() -> None:
@@ -42,11 +53,17 @@ async def main() -> None:
     redis.start()
     procs = Processes(1, {"REDIS_URL": redis.url}).start()
     url = procs.urls()[0] + "/mcp"
-    modern_headers = {"Accept": ACCEPT, "MCP-Protocol-Version": "2026-07-28",
-                      "Mcp-Method": "tools/call", "Mcp-Name": "add"}
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "f", "version": "1"}}
+    modern_headers = {
+        "Accept": ACCEPT,
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "add",
+    }
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "f", "version": "1"},
+    }
     phases: dict[str, dict[str, Counter[int] | float]] = {}
     try:
         async with httpx.AsyncClient(timeout=10) as http:
@@ -55,8 +72,12 @@ async def main() -> None:
 
             async def tick(n: int) -> None:
                 nonlocal headers, first_ok
-                body = {"jsonrpc": "2.0", "id": n, "method": "tools/call",
-                        "params": {"name": "add", "arguments": {"a": 1, "b": 1}}}
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": n,
+                    "method": "tools/call",
+                    "params": {"name": "add", "arguments": {"a": 1, "b": 1}},
+                }
                 started = time.perf_counter()
                 if headers is None:
                     headers = await initialize(http, url)
@@ -67,9 +88,14 @@ async def main() -> None:
                     if status == 404:
                         headers = None
                 took = time.perf_counter() - started
-                modern = await http.post(url, json={**body, "params": {**body["params"], "_meta": meta}},
-                                         headers=modern_headers)
-                entry = phases.setdefault(phase, {"legacy": Counter(), "modern": Counter(), "max_s": 0.0})
+                modern = await http.post(
+                    url,
+                    json={**body, "params": {**body["params"], "_meta": meta}},
+                    headers=modern_headers,
+                )
+                entry = phases.setdefault(
+                    phase, {"legacy": Counter(), "modern": Counter(), "max_s": 0.0}
+                )
                 entry["legacy"][status] += 1  # type: ignore[index]
                 entry["modern"][modern.status_code] += 1  # type: ignore[index]
                 entry["max_s"] = max(entry["max_s"], took)  # type: ignore[type-var,assignment]
@@ -77,9 +103,13 @@ async def main() -> None:
                     first_ok = time.perf_counter() - back_at
 
             n = 0
-            for phase, seconds, action in (("up", 1.0, None), ("down", 2.0, redis.stop),
-                                           ("restarted-empty", 2.0, redis.start), ("hung", 2.0, redis.hang),
-                                           ("resumed", 1.5, redis.resume)):
+            for phase, seconds, action in (
+                ("up", 1.0, None),
+                ("down", 2.0, redis.stop),
+                ("restarted-empty", 2.0, redis.start),
+                ("hung", 2.0, redis.hang),
+                ("resumed", 1.5, redis.resume),
+            ):
                 if action is not None:
                     action()
                 if phase in ("restarted-empty", "resumed"):
@@ -95,8 +125,18 @@ async def main() -> None:
     finally:
         procs.stop()
         redis.close()
-    print(json.dumps({k: {kk: (dict(vv) if isinstance(vv, Counter) else round(vv, 3))
-                          for kk, vv in v.items()} for k, v in phases.items()}, indent=1))
+    print(
+        json.dumps(
+            {
+                k: {
+                    kk: (dict(vv) if isinstance(vv, Counter) else round(vv, 3))
+                    for kk, vv in v.items()
+                }
+                for k, v in phases.items()
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -38,14 +38,9 @@ from genmcp.context import AppContext, AppState, Dependencies, current
 from genmcp.errors import missing_capability
 from genmcp.events import STREAM_START, Event, Interim, StreamStart
 from genmcp.protocol.jsonrpc import notification
-from genmcp.protocol.meta import (
-    LOG_LEVELS,
-    META_CLIENT_CAPABILITIES,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
-    absent_capabilities,
-)
+from genmcp.protocol.meta import LOG_LEVELS, absent_capabilities
 from genmcp.protocol.methods import MESSAGE, PROGRESS
+from genmcp.protocol.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION
 
 __all__ = ["CLOSE_STREAM", "MAILBOX_CAPACITY", "OUTBOX_CAPACITY", "Channel", "Mailbox", "Outbox"]
 

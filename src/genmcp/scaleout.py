@@ -13,8 +13,10 @@ or hung: HTTP 503 at the edge). See docs/guides/scaling-out.md.
 from genmcp.sessions import LegacyServer
 from genmcp.storage import InboxFull
 from genmcp.storage.guard import StorageUnavailable
-from genmcp.storage.redis.broker import RedisBroker, RedisOptions, RedisSessionRegistry
+from genmcp.storage.redis.broker import RedisBroker
 from genmcp.storage.redis.buckets import RedisBuckets
+from genmcp.storage.redis.options import RedisOptions
+from genmcp.storage.redis.registry import RedisSessionRegistry
 
 __all__ = [
     "InboxFull",

@@ -24,7 +24,7 @@ from genmcp.call.job import Asker, Handler, Handlers, Job, Response
 from genmcp.catalogs.apps import is_view, served_extensions, serves_view
 from genmcp.catalogs.completion import completion_handlers
 from genmcp.catalogs.prompts import PromptCatalog, PromptEntry, PromptProvider
-from genmcp.catalogs.request_state import RequestStates, principal_of
+from genmcp.catalogs.request_state import RequestStates
 from genmcp.catalogs.resources import ResourceCatalog, ResourceProvider
 from genmcp.catalogs.skills import SkillCatalog, SkillGroup, SkillProvider
 from genmcp.catalogs.tools import ToolCatalog, ToolEntry, ToolProvider
@@ -34,7 +34,7 @@ from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, Transpo
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
-from genmcp.protocol.meta import META_SERVER_INFO, check_meta, meta_of, request_version
+from genmcp.protocol.meta import check_meta, meta_of, request_version
 from genmcp.protocol.methods import (
     PROMPTS_GET,
     PROMPTS_LIST_CHANGED,
@@ -48,7 +48,7 @@ from genmcp.protocol.methods import (
     TOOLS_CALL,
     TOOLS_LIST_CHANGED,
 )
-from genmcp.protocol.versions import MODERN_VERSIONS
+from genmcp.protocol.versions import META_SERVER_INFO, MODERN_VERSIONS
 from genmcp.sealing import Sealer
 from genmcp.storage import Broker, TaskOptions, TaskStore
 from genmcp.storage.memory import MemoryBroker
@@ -60,7 +60,7 @@ from genmcp.sync.mail import MailRelay
 from genmcp.tasks.service import TaskService
 from genmcp.visibility import Decide, Visibility, as_visibility
 
-__all__ = ["Mountable", "Suite", "ToolEntry", "ToolProvider", "principal_of"]
+__all__ = ["Mountable", "Suite"]
 
 log = logging.getLogger("genmcp")
 
@@ -79,9 +79,14 @@ class Mountable(Protocol):
     """What ``Suite(mounts=...)`` takes: ``genmcp.Mount`` (docs/guides/composition.md)."""
 
     def attach(self, suite: Suite) -> None:
-        """Serve the mounted catalog in ``suite``, and keep it in step from now on. A mount
-        may also have ``async start(suite)`` (awaited once, before the first request) and
-        ``async aclose()`` (at shutdown)."""
+        """Serve the mounted catalog in ``suite``, and keep it in step from now on."""
+
+    async def start(self, suite: Suite) -> None:
+        """Awaited once before ``suite`` answers its first request (a remote mount lists its
+        upstream); again after a restart."""
+
+    async def aclose(self) -> None:
+        """At shutdown: release what ``start`` opened."""
 
 
 class Suite:
@@ -157,6 +162,11 @@ class Suite:
         )
         self.discover_cache_control = discover_cache_control
         self.supported_versions: tuple[str, ...] = MODERN_VERSIONS
+        if broker is not None and not isinstance(broker, Broker):
+            raise TypeError(
+                f"Suite(broker=...) takes a genmcp.storage.Broker (subscribe, publish, start), "
+                f"not {broker!r}"
+            )
         self.broker: Broker = MemoryBroker() if broker is None else broker
         self._result_meta = {META_SERVER_INFO: self.server_info}
         states = RequestStates(self.sealer, self._result_meta)
@@ -197,9 +207,8 @@ class Suite:
         self._mounts = tuple(mounts)
         for mount in self._mounts:  # after the own catalog: a collision names the mount
             mount.attach(self)
-        self._ready = self._catalog.started and not any(
-            callable(getattr(mount, "start", None)) for mount in self._mounts
-        )  # else the first request (or the lifespan) awaits _get_ready
+        self._ready = self._catalog.started and not self._mounts
+        # else the first request (or the lifespan) awaits _get_ready
         self._readying: asyncio.Future[None] | None = None
         self._methods: Handlers = {
             SERVER_DISCOVER: self._discover,
@@ -416,9 +425,7 @@ class Suite:
         that evicts keys is refused: ``storage.redis.eviction``); with a shared broker, follow
         the other processes' runtime catalog changes and replay the ones made before."""
         self._changes.bind(asyncio.get_running_loop())
-        start = getattr(self.broker, "start", None)  # a shared broker's checks (Redis: eviction)
-        if start is not None:
-            await start()
+        await self.broker.start()  # a shared broker's checks (Redis: eviction)
         await self._catalog.start()
         await self._get_ready()
 
@@ -435,8 +442,7 @@ class Suite:
     async def _start_mounts(self) -> None:
         """Start the mounts side by side: a slow upstream (a stdio process starting, a
         connect timing out) does not delay the others."""
-        starts = [getattr(mount, "start", None) for mount in self._mounts]
-        await asyncio.gather(*(start(self) for start in starts if callable(start)))
+        await asyncio.gather(*(mount.start(self) for mount in self._mounts))
 
     def mail_address(self) -> str:
         """This Suite's mail address (worker ids name it); alive from now on (heartbeat)."""
@@ -456,10 +462,8 @@ class Suite:
         self._mail.close()
         self._catalog.sync.close()
         for mount in self._mounts:
-            close = getattr(mount, "aclose", None)
-            if callable(close):
-                await close()
-        if self._readying is not None and any(hasattr(m, "start") for m in self._mounts):
+            await mount.aclose()
+        if self._readying is not None and self._mounts:
             self._readying, self._ready = None, False  # a next lifespan starts them again
         await self.tasks.close()
         calls = [*self._workers.values(), *self._calls.values()]

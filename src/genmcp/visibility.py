@@ -30,7 +30,7 @@ from genmcp.behaviour import Behaviour
 from genmcp.caller import TENANT, Caller
 from genmcp.storage.owner import owner_of
 
-__all__ = ["Caller", "Decide", "Item", "Visibility", "as_visibility", "caller_key", "caller_of"]
+__all__ = ["Decide", "Item", "Visibility", "as_visibility", "caller_key", "caller_of"]
 
 _EMPTY: Final[frozenset[str]] = frozenset()
 _NO_META: Final[Mapping[str, Any]] = {}

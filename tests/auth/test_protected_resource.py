@@ -203,3 +203,19 @@ async def test_a_plain_dependency_is_a_dependency_auth_run_by_an_api_route(
     ]
     assert plain.status_code == 200  # no message check: the dependency's assigns suffice
     assert checked.status_code == 403  # the resource's check: write_note needs notes:write
+
+
+class NoClose:
+    """``verify`` alone: the resource could not close it at shutdown."""
+
+    async def verify(self, token: str) -> Any:
+        raise AssertionError("never called")
+
+
+def test_a_verifier_without_aclose_is_refused_when_the_resource_is_built() -> None:
+    with pytest.raises(TypeError, match=r"subclass genmcp\.auth\.TokenVerifier for its aclose"):
+        OAuthResource(
+            resource=RESOURCE,
+            authorization_servers=["https://as.example"],
+            verifier=NoClose(),  # type: ignore[arg-type]
+        )

@@ -102,6 +102,10 @@ class Verifiers:
             for iss in (ISSUER, OTHER_ISSUER)
         }
 
+    async def aclose(self) -> None:
+        for verifier in self.by_issuer.values():
+            await verifier.aclose()
+
     async def verify(self, token: str) -> AccessToken:
         issuer = jwt.decode(token, options={"verify_signature": False})["iss"]
         return await self.by_issuer[issuer].verify(token)

@@ -23,13 +23,13 @@ from genmcp import (
 )
 from genmcp.call.call import Call
 from genmcp.call.lifecycle import Phase
+from genmcp.call.relay import Relay
 from genmcp.errors import TOOL_CRASH_HINT
 from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import Request
 from genmcp.sessions.rounds import ASKED, Asking, InputRounds, outstanding, reply_topic
 from genmcp.sessions.sessions import Session
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
-from genmcp.transports.http.relay import Relay
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -14,9 +14,9 @@ import pytest
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result
 from genmcp.call.call import Call
 from genmcp.call.lifecycle import Phase
+from genmcp.call.relay import Relay
 from genmcp.events import Answer, Ended
 from genmcp.protocol.jsonrpc import Request
-from genmcp.transports.http.relay import Relay
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
 EAGER = sys.version_info >= (3, 12)

@@ -16,7 +16,7 @@ from fastapi import FastAPI, Header, HTTPException
 from genmcp import Suite, mcp_router
 from genmcp.fastapi.endpoint import MCPEndpoint
 from genmcp.fastapi.stdio_app import AuthRequired, hosted, mcp_of
-from genmcp.transports.http.auth import DependencyAuth
+from genmcp.transports.http.auth import Auth, DependencyAuth
 
 
 def suite(name: str = "s") -> Suite:
@@ -29,7 +29,7 @@ def bearer(authorization: str | None = Header(None)) -> dict[str, Any]:
     return {"principal": "alice"}
 
 
-class HeaderAuth:
+class HeaderAuth(Auth):
     """An ``Auth`` with a request check: its route is raw, stdio runs its dependency."""
 
     async def _check(self, scope: Any, suite: Suite) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from genmcp.fastapi.tenants import (
     tenants_router,
 )
 from genmcp.storage.redis import RedisBroker
+from genmcp.transports.http.auth import Auth
 from support.client import ModernClient
 from support.server import LiveServers
 
@@ -127,7 +128,7 @@ async def test_the_tenant_from_a_header(servers: LiveServers) -> None:
         assert missing.status == 404
 
 
-class ClaimAuth:
+class ClaimAuth(Auth):
     """An Auth whose token names the tenant: ``Bearer <tenant>``."""
 
     async def check(self, scope: MutableMapping[str, Any], suite: Suite) -> Any:

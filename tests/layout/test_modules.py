@@ -205,3 +205,43 @@ def test_the_long_module_report_lists_each_module_past_the_mark_longest_first() 
     sizes = {m.name: len(m.text.splitlines()) for m in modules()}
     assert {name for name, _ in report} == {n for n, lines in sizes.items() if lines > LONG_MODULE}
     assert len(long_modules(limit=0)) == len(modules())  # every module has a line
+
+
+FACES: Final = frozenset({"genmcp.protocol.v2607", "genmcp.scaleout"})
+"""Modules that are one import path for names defined elsewhere, by design (their docstrings
+say so); every package ``__init__`` is a face too."""
+
+
+def _own_names(tree: ast.Module) -> set[str]:
+    """What a module defines itself: functions, classes, assigned names (try-import fallbacks
+    count as its own)."""
+    own: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            own.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            own.add(node.id)
+        elif isinstance(node, ast.Try):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom | ast.Import):
+                    own.update(alias.asname or alias.name for alias in inner.names)
+    return own
+
+
+def _exported(tree: ast.Module) -> list[str]:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(_name(t) == "__all__" for t in node.targets):
+            return [e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant)]
+    return []
+
+
+def test_a_module_exports_only_its_own_definitions() -> None:
+    """No re-export shims: a name leaves ``__all__`` of the module it moved out of, and its
+    users import it from where it is defined; package faces (``__init__``) are exempt."""
+    shims = {
+        module.name: foreign
+        for module in modules()
+        if not module.is_package and module.name not in FACES
+        if (foreign := [n for n in _exported(module.tree) if n not in _own_names(module.tree)])
+    }
+    assert shims == {}

@@ -9,14 +9,12 @@ import pytest
 from genmcp.errors import MCPError
 from genmcp.protocol.meta import (
     LOG_LEVELS,
-    META_CLIENT_CAPABILITIES,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
     absent_capabilities,
     check_meta,
     meta_of,
     request_version,
 )
+from genmcp.protocol.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION
 
 
 def reason(call: Any) -> tuple[str, str]:

@@ -17,13 +17,13 @@ import json
 from typing import Any, Final
 
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result
+from genmcp.call.relay import Relay
 from genmcp.channel import CLOSE_STREAM
 from genmcp.events import STREAM_START
 from genmcp.protocol.jsonrpc import Request
 from genmcp.sessions.journal import Journal, polled_logged
 from genmcp.sessions.resume import log_key, stream_of
 from genmcp.storage.memory import MemoryBroker
-from genmcp.transports.http.relay import Relay
 from genmcp.transports.http.sse import ShutdownHub
 
 SESSION: Final = "s1"

@@ -11,10 +11,10 @@ import asyncio
 from typing import Any
 
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result
+from genmcp.call.relay import Relay
 from genmcp.protocol.jsonrpc import Request
 from genmcp.sessions.signals import CallSignals
 from genmcp.storage.memory import MemoryBroker
-from genmcp.transports.http.relay import Relay
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from genmcp.call.relay import Relay
 from genmcp.errors import http_status
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request
 from genmcp.suite import Suite
-from genmcp.transports.http.relay import Relay
 
 
 async def answer_of(

@@ -12,11 +12,11 @@ import asyncio
 from typing import Any
 
 from genmcp import Channel, Result, Stream, Suite, Tool, ToolRequest, call_tool_result
+from genmcp.call.relay import Relay
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request
 from genmcp.storage.memory import MemoryBroker
 from genmcp.sync.mail import address_of
-from genmcp.transports.http.relay import Relay
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

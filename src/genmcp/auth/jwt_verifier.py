@@ -74,6 +74,9 @@ class JWTVerifier:
             retry_s=jwks_retry_s,
         )
 
+    async def aclose(self) -> None:
+        """Nothing to release: each key-set fetch opens and closes its own client."""
+
     async def verify(self, token: str) -> AccessToken:
         """The verified token; :class:`InvalidToken` for anything not acceptable."""
         try:

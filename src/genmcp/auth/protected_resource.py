@@ -56,7 +56,7 @@ from genmcp.transports.http.auth import MessageCheck, Refusal, RequestCheck
 if TYPE_CHECKING:
     from genmcp.suite import Suite
 
-__all__ = ["OAuthResource", "Refusal"]
+__all__ = ["OAuthResource"]
 
 _TOKEN68: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 _TARGET: Final[Mapping[str, str]] = {
@@ -104,6 +104,11 @@ class OAuthResource:
         metadata_max_age_s: int = 3600,
     ) -> None:
         self.resource = resource
+        if not isinstance(verifier, TokenVerifier):
+            raise TypeError(
+                f"OAuthResource(verifier=...) takes a TokenVerifier (verify, aclose: subclass "
+                f"genmcp.auth.TokenVerifier for its aclose), not {verifier!r}"
+            )
         self.verifier = verifier
         self.required_scopes = merge_scopes(required_scopes)
         self.accept_parent_audience = accept_parent_audience
@@ -143,11 +148,9 @@ class OAuthResource:
         return self
 
     async def aclose(self) -> None:
-        """Close what the verifier holds open (its pooled HTTP client), if it has ``aclose``;
-        the router's lifespan calls it at shutdown."""
-        close = getattr(self.verifier, "aclose", None)
-        if close is not None:
-            await close()
+        """Close what the verifier holds open (its pooled HTTP client); the router's lifespan
+        calls it at shutdown."""
+        await self.verifier.aclose()
 
     # -- the token check ------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from genmcp.storage.owner import OWNER, owner_key
@@ -109,16 +109,23 @@ class AccessToken:
         }
 
 
+@runtime_checkable
 class TokenVerifier(Protocol):
     """Turns a raw bearer token into an :class:`AccessToken`; raises :class:`InvalidToken`.
 
     The resource checks the audience and scopes of what ``verify`` returns, so a verifier
-    only answers "is this token genuine and live, and what does it say".
+    only answers "is this token genuine and live, and what does it say". Subclass it to
+    inherit the no-op ``aclose``.
     """
 
     async def verify(self, token: str) -> AccessToken:
         """Verify ``token``; raise :class:`InvalidToken` when it is not acceptable."""
         ...
+
+    async def aclose(self) -> None:
+        """At shutdown (``OAuthResource.aclose``): release what the verifier holds open (a
+        pooled HTTP client)."""
+        return None
 
 
 def canonical_uri(uri: str) -> str:

@@ -29,7 +29,6 @@ from genmcp.visibility import Visibility
 __all__ = [
     "CURSOR",
     "CURSOR_MAX_AGE_S",
-    "CacheControl",
     "Catalog",
     "NamedEntry",
     "PageSets",

@@ -24,8 +24,8 @@ from typing import Any, Final
 from genmcp.errors import MCPError, missing_capability
 from genmcp.outcomes import InputRequired
 from genmcp.protocol import v2607
-from genmcp.protocol.meta import META_CLIENT_CAPABILITIES
 from genmcp.protocol.methods import ELICITATION_CREATE, ROOTS_LIST, SAMPLING_CREATE_MESSAGE
+from genmcp.protocol.versions import META_CLIENT_CAPABILITIES
 from genmcp.sealing import Sealer, SealError, digest
 from genmcp.storage.owner import owner_of
 

@@ -133,7 +133,7 @@ class HTTPClient:
         self.close()
 
     def __del__(self) -> None:
-        if getattr(self, "_runner", None) is None:
+        if self._runner is None:
             return
         try:
             asyncio.get_running_loop()

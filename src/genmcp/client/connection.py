@@ -174,7 +174,9 @@ class Connection:
             sent = await self.http_headers(headers)
             resume = sent if session is not None else None
             endless = method == SUBSCRIPTIONS_LISTEN
-            sending = self.wire.send(message, sent, sink, resume=resume, endless=endless)
+            sending = self.wire.send(
+                message, sent, sink, resume=resume, on_resume=sink.resuming, endless=endless
+            )
             if session is None:
                 return await sending
             return await self._claimable(request_id, sending)

@@ -92,10 +92,12 @@ class HTTPWire:
         on_message: OnMessage | None = None,
         *,
         resume: Mapping[str, str] | None = None,
+        on_resume: Callable[[], Awaitable[None]] | None = None,
         endless: bool = False,
     ) -> Reply:
         """POST ``message``; the reply. ``resume``: a 2025 session's headers (resumable);
-        ``endless``: no read timeout (a listen stream may stay quiet for long)."""
+        ``on_resume``: awaited before the stream is resumed; ``endless``: no read timeout (a
+        listen stream may stay quiet for long)."""
         with self._errors():
             body = encode(message)  # orjson where installed: the stdlib's took 0.1 ms a call
             response = await self._open("POST", headers, body, self._endless() if endless else None)
@@ -107,9 +109,8 @@ class HTTPWire:
                     found = await self._read_sse(response, parser, message.get("id"), on_message)
                     if found is None and resume is not None and parser.last_id is not None:
                         await response.aclose()
-                        resuming = getattr(on_message, "resuming", None)
-                        if resuming is not None:  # a Sink: its on_resume callback
-                            await resuming()
+                        if on_resume is not None:
+                            await on_resume()
                         found = await self._resume(parser, message.get("id"), resume, on_message)
                     if found is None:
                         raise ClientError(f"{self.url} ended its stream without a response")

@@ -43,29 +43,19 @@ from genmcp.compose.pending import Pending
 from genmcp.compose.tasks import follow_upstream
 from genmcp.compose.upstream import (  # re-exported: the upstream connection lived here
     INTERNAL,
-    Breaker,
     Proxies,
     Upstream,
-    UpstreamDown,
 )
 from genmcp.errors import INVALID_PARAMS
 from genmcp.outcomes import Error, InputRequired, Result
 from genmcp.prompts import Prompt, PromptRequest
-from genmcp.protocol.meta import META_SERVER_INFO
 from genmcp.protocol.methods import MESSAGE, PROGRESS, PROMPTS_GET, RESOURCES_LIST, RESOURCES_READ
 from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
+from genmcp.protocol.versions import META_SERVER_INFO
 from genmcp.resources import ResourceRepo, ResourceRequest
 from genmcp.tools import Tool, ToolRequest
 
-__all__ = [
-    "PROXIES",
-    "Breaker",
-    "ProxyPrompt",
-    "ProxyRepo",
-    "ProxyTool",
-    "Upstream",
-    "UpstreamDown",
-]
+__all__ = ["PROXIES", "ProxyPrompt", "ProxyRepo", "ProxyTool"]
 
 _STATE: Final = "upstream"
 """The key of the upstream's ``requestState`` inside the outer's sealed state."""

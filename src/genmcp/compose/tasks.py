@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.client import ClientError, RPCError
-from genmcp.protocol.meta import META_SERVER_INFO
+from genmcp.protocol.versions import META_SERVER_INFO
 from genmcp.storage import TaskEnd
 
 if TYPE_CHECKING:

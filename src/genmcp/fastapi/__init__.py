@@ -8,7 +8,9 @@ apps: it registers ``stdio_app`` there (stdio sits below the adapter and never i
 """
 
 from genmcp.fastapi import stdio_app
-from genmcp.fastapi.router import HTTPOptions, MCPEndpoint, MCPRouter, mcp_app, mcp_router
+from genmcp.fastapi.endpoint import MCPEndpoint
+from genmcp.fastapi.router import MCPRouter, mcp_app, mcp_router
+from genmcp.transports.http.options import HTTPOptions
 from genmcp.transports.stdio import host_apps
 
 host_apps(stdio_app)

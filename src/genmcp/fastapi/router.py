@@ -30,6 +30,7 @@ from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from genmcp.catalogs.tools import ToolProvider
 from genmcp.compose import Mount
 from genmcp.fastapi.compat import plain_include, routes_changed
 from genmcp.fastapi.depends import remember_auth
@@ -41,14 +42,14 @@ from genmcp.middleware.ratelimit import share_buckets
 from genmcp.sessions import LegacyServer
 from genmcp.sessions.journal import polled_logged
 from genmcp.storage import Stores
-from genmcp.suite import Suite, ToolProvider
+from genmcp.suite import Suite
 from genmcp.transports.http.auth import Auth, as_auth
 from genmcp.transports.http.options import OPTION_NAMES, HTTPOptions
 
 if TYPE_CHECKING:
     from genmcp.storage.redis import RedisOptions, RedisStores
 
-__all__ = ["HTTPOptions", "MCPEndpoint", "MCPRouter", "mcp_app", "mcp_router"]
+__all__ = ["MCPRouter", "mcp_app", "mcp_router"]
 
 
 WRONG_PATHS: Final = ("mcp", "mcp/", "sse", "sse/", "messages", "messages/")
@@ -118,9 +119,8 @@ def _closing(
             yield
         finally:
             await suite.aclose()
-            close_auth = getattr(endpoint.auth, "aclose", None)  # e.g. a verifier's pool
-            if close_auth is not None:
-                await close_auth()
+            if endpoint.auth is not None:
+                await endpoint.auth.aclose()  # e.g. a verifier's pool
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
                 await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
                 endpoint.legacy.close()

@@ -255,9 +255,8 @@ class TenantsEndpoint:
         for endpoint in endpoints:
             if endpoint.legacy is not None:
                 endpoint.legacy.close()
-        close_auth = getattr(self.auth, "aclose", None)
-        if close_auth is not None:
-            await close_auth()
+        if self.auth is not None:
+            await self.auth.aclose()
 
 
 def tenants_router(

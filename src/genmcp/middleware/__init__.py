@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from genmcp.call import Call
 from genmcp.middleware.chain import (
-    Call,
     CallEnd,
     Link,
     MCPRequest,

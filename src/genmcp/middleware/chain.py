@@ -36,7 +36,6 @@ from genmcp.protocol.methods import METHODS, Hook
 from genmcp.protocol.versions import Era
 
 __all__ = [
-    "Call",
     "CallEnd",
     "Link",
     "MCPRequest",
@@ -274,12 +273,12 @@ async def run_chain(
 
 
 def session_ended(chain: Sequence[Link], context: TransportContext, duration_s: float) -> None:
-    """Tell each middleware with ``on_session_end`` that a legacy session ended."""
+    """Tell each :class:`Middleware` of ``chain`` that a legacy session ended (a plain
+    callable has no session hook)."""
     for handler in chain:
-        hook = getattr(handler, "on_session_end", None)
-        if hook is not None:
+        if isinstance(handler, Middleware):
             try:
-                hook(context, duration_s)
+                handler.on_session_end(context, duration_s)
             except Exception:
                 log.exception("middleware %r failed on a session end", handler)
 

@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-from genmcp.middleware.chain import Call, CallEnd, MCPRequest, Middleware, Next, watch
+from genmcp.call import Call
+from genmcp.middleware.chain import CallEnd, MCPRequest, Middleware, Next, watch
 from genmcp.protocol.methods import PROMPTS_GET, TOOLS_CALL
 
 __all__ = [

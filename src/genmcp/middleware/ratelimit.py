@@ -37,8 +37,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, final
 
+from genmcp.call import Call
 from genmcp.errors import MCPError
-from genmcp.middleware.chain import Call, MCPRequest, Middleware, Next
+from genmcp.middleware.chain import MCPRequest, Middleware, Next
 from genmcp.protocol.methods import INITIALIZE, INITIALIZED, PING, TOOLS_CALL
 from genmcp.storage.buckets import MAX_KEYS, Buckets, MemoryBuckets, Taken
 from genmcp.storage.guard import StorageUnavailable

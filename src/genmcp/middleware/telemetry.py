@@ -47,9 +47,10 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
         "genmcp.middleware.telemetry needs the OpenTelemetry API: pip install 'genmcp[otel]'"
     ) from exc
 
+from genmcp.call import Call
 from genmcp.events import Answer, Ended, Ending, Event, Interim, StreamStart
-from genmcp.middleware.chain import Call, MCPRequest, Middleware, Next, TransportContext
-from genmcp.protocol.meta import META_PROTOCOL_VERSION
+from genmcp.middleware.chain import MCPRequest, Middleware, Next, TransportContext
+from genmcp.protocol.versions import META_PROTOCOL_VERSION
 
 __all__ = ["DURATION_BUCKETS", "Telemetry"]
 

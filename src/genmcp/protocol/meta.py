@@ -22,21 +22,10 @@ from genmcp.protocol.versions import (
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
-    META_SERVER_INFO,
     MODERN_VERSIONS,
 )
 
-__all__ = [  # the key names checked here (and serverInfo) travel with the checks
-    "LOG_LEVELS",
-    "META_CLIENT_CAPABILITIES",
-    "META_LOG_LEVEL",
-    "META_PROTOCOL_VERSION",
-    "META_SERVER_INFO",
-    "absent_capabilities",
-    "check_meta",
-    "meta_of",
-    "request_version",
-]
+__all__ = ["LOG_LEVELS", "absent_capabilities", "check_meta", "meta_of", "request_version"]
 
 LOG_LEVELS: Final[tuple[str, ...]] = (
     "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",

@@ -30,13 +30,14 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from genmcp.catalogs.tools import ToolProvider
 from genmcp.fastapi.router import MCPRouter, mcp_router
 from genmcp.routes_as_tools.arguments import BuildError
 from genmcp.routes_as_tools.build import SELECTION, route_tools
 from genmcp.routes_as_tools.credentials import Forwarded, forward_credentials, mcp_caller
 from genmcp.routes_as_tools.exchange import Reply
 from genmcp.routes_as_tools.tool import RouteSpec, RouteTool
-from genmcp.suite import Suite, ToolProvider
+from genmcp.suite import Suite
 from genmcp.transports.http.auth import Auth
 
 __all__ = [

@@ -29,23 +29,14 @@ import jsonschema.validators
 from jsonschema.exceptions import ValidationError as SchemaValidationError
 
 from genmcp.schema import sandbox, terse
-from genmcp.schema.clock import Budget, OverBudget, start_clock, stop_clock
+from genmcp.schema.clock import OverBudget
 from genmcp.schema.clock import check as _check_budget
 from genmcp.schema.clock import chunks as _chunks
 from genmcp.schema.clock import deadline as _deadline
 from genmcp.schema.clock import each as _on_the_clock_each
 from genmcp.schema.regex import Regex, Unchecked, compiles, regex
 
-__all__ = [
-    "Budget",
-    "Limits",
-    "OverBudget",
-    "format_checker",
-    "hardened",
-    "read_limits_from",
-    "start_clock",
-    "stop_clock",
-]
+__all__ = ["Limits", "format_checker", "hardened", "read_limits_from"]
 
 _T = TypeVar("_T")
 _SMALL_INT: Final = 2**60

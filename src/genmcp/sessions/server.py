@@ -43,6 +43,7 @@ from typing import Any, Final, NamedTuple
 
 from genmcp.call.call import Call
 from genmcp.call.relay import MODERN, Codec, LegacyCodec
+from genmcp.catalogs.request_state import principal_of
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware.chain import NO_CONTEXT, TransportContext, refusal, session_ended
@@ -72,24 +73,17 @@ from genmcp.sessions.get_stream import SessionStream, list_notices
 from genmcp.sessions.journal import Journal
 from genmcp.sessions.resume import ResumedStream, parse_event_id, resumable
 from genmcp.sessions.rounds import Asking, InputRounds, end_topic, reply_topic
-from genmcp.sessions.session_ids import MAX_SESSION_ID_CHARS, SESSION, SessionIds
+from genmcp.sessions.session_ids import SessionIds
 from genmcp.sessions.sessions import Session
 from genmcp.sessions.signals import CallSignals
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
-from genmcp.suite import Suite, principal_of
+from genmcp.suite import Suite
 from genmcp.sync.change_log import ChangeLog
 from genmcp.sync.listen import SeenFilter
 
-__all__ = [
-    "MAX_SESSION_ID_CHARS",
-    "SESSION",
-    "LegacyAnswer",
-    "LegacyServer",
-    "Session",
-    "SessionStream",
-]
+__all__ = ["LegacyAnswer", "LegacyServer"]
 
 log = logging.getLogger("genmcp")
 

@@ -168,6 +168,11 @@ class Broker(Protocol):
         """Deliver ``message`` to the current subscribers of ``topic``."""
         ...
 
+    async def start(self) -> None:
+        """At server start (``Suite.start``): the broker's own checks of its store (a Redis
+        that evicts keys is refused); nothing to do in one process."""
+        ...
+
 
 class InboxFull(Exception):
     """The target inbox holds its maximum of undelivered messages: retry later."""

@@ -69,6 +69,9 @@ class ScopedBroker:
     async def publish(self, topic: str, message: Any) -> None:
         await self._broker.publish(self._prefix + topic, message)
 
+    async def start(self) -> None:
+        """Nothing: the shared broker is the caller's to start, as to close."""
+
     # -- EventLog (legacy GET streams resume from the change log) ----------------------
 
     async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:

@@ -160,12 +160,8 @@ class TaskAsker:
 
     async def note(self, message: str) -> None:
         """Set the task's ``statusMessage`` while it runs (what it does now): stored, and
-        announced to its listen streams when it changed. A store without ``note`` (written
-        before it) keeps the message for the task's end only."""
-        note = getattr(self._service.store, "note", None)
-        if note is None:
-            return
-        moved = await note(self._task_id, message, task_wire.iso_now())
+        announced to its listen streams when it changed."""
+        moved = await self._service.store.note(self._task_id, message, task_wire.iso_now())
         if moved is not None:
             await announce(self._service.broker, moved)
 

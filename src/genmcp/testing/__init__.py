@@ -22,8 +22,9 @@ held open), ``params`` (what the requests carry), ``results`` (what calls return
 top layer: used by tests only, it may import anything in genmcp.
 """
 
-from genmcp.testing.client import DEFAULT_CAPABILITIES, MCPTestClient
+from genmcp.testing.client import MCPTestClient
 from genmcp.testing.opencall import Listener, OpenCall
+from genmcp.testing.params import DEFAULT_CAPABILITIES
 from genmcp.testing.results import CallResult, Reply, RPCError, accept, cancel, decline
 
 __all__ = [

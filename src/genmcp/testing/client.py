@@ -41,7 +41,7 @@ from genmcp.testing.session import (
 )
 from genmcp.transports.stdio import suite_of
 
-__all__ = ["DEFAULT_CAPABILITIES", "Answers", "MCPTestClient", "OpenCall", "ProgressCallback"]
+__all__ = ["MCPTestClient"]
 
 PROTOCOL_VERSION: Final = LATEST
 

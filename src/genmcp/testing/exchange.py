@@ -44,6 +44,8 @@ class Exchange(Protocol):
 
     status: int
     body: bytes
+    headers: Mapping[str, str]
+    """The response's headers (none in-process)."""
 
     async def start(self, body: bytes, *, wait: bool = True) -> None:
         """Send the request; with ``wait``, return once the reply began."""
@@ -70,6 +72,7 @@ class SuiteExchange:
     def __init__(self, suite: Suite, assigns: Mapping[str, Any]) -> None:
         self.status = 200
         self.body = b""
+        self.headers: Mapping[str, str] = {}
         self._suite, self._assigns = suite, assigns
         self._ready: deque[Message] = deque()
         self._relay: Relay | None = None
@@ -137,7 +140,7 @@ class ASGIExchange:
         self._resumed: ASGIExchange | None = None  # the GET that resumes a closed stream
         self.status = 0
         self.body = b""
-        self.headers: dict[str, str] = {}
+        self.headers: Mapping[str, str] = {}
         self._app, self._path = app, path
         self._headers = {"host": "localhost", **{k.lower(): v for k, v in headers.items()}}
         self._out: asyncio.Queue[Message | None] = asyncio.Queue()

@@ -99,7 +99,7 @@ async def open_session(session: LegacySession, send: Send, request_id: int, wait
     longest wait for its answer)."""
     exchange = await send(session.initialize(request_id))
     reply = await OpenCall(exchange, INITIALIZE, None, wait_s, callback(False)).reply()
-    session.opened(reply.unwrap(), getattr(exchange, "headers", {}).get("mcp-session-id"))
+    session.opened(reply.unwrap(), exchange.headers.get("mcp-session-id"))
     await (await send({"jsonrpc": "2.0", "method": INITIALIZED})).aclose()
 
 

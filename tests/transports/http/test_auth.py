@@ -30,8 +30,8 @@ def refuse_all(message: Request, assigns: Any, suite: Suite) -> Any:
     return {"jsonrpc": "2.0", "id": message.id, "error": {"code": -32600, "message": "no"}}, 403, []
 
 
-class Checked:
-    """An ``Auth`` with every part."""
+class Checked(Auth):
+    """An ``Auth`` with every part (``aclose``: the protocol's no-op)."""
 
     async def _check(self, scope: Any, suite: Suite) -> dict[str, Any]:
         return {"principal": "raw"}
@@ -49,6 +49,14 @@ class Checked:
         return principal
 
 
+class Unclosable:
+    """Three parts of an ``Auth``, no ``aclose``: the router could not close it."""
+
+    request_check = None
+    message_check = None
+    dependency = staticmethod(principal)
+
+
 def suite() -> Suite:
     return Suite(server_name="s", server_version="1")
 
@@ -64,6 +72,13 @@ def test_as_auth_keeps_an_auth_and_wraps_a_dependency() -> None:
     for wrong in ("Bearer x", 3, {"principal": "p"}):
         with pytest.raises(TypeError, match="auth= takes a FastAPI dependency or an Auth"):
             as_auth(wrong)  # type: ignore[arg-type]
+
+
+async def test_an_auth_without_aclose_is_refused_when_built_and_dependency_auth_closes() -> None:
+    with pytest.raises(TypeError, match=r"subclass genmcp\.auth\.Auth for its aclose"):
+        as_auth(Unclosable())  # type: ignore[arg-type]
+    assert await DependencyAuth(principal).aclose() is None
+    assert await Checked().aclose() is None
 
 
 @pytest.mark.parametrize(
@@ -101,7 +116,7 @@ class Secret(Tool, name="secret", description="Refused by the message check."):
         raise AssertionError("the message check refuses this tool before it runs")
 
 
-class Keyed:
+class Keyed(Auth):
     """The caller names itself in X-Who; the tool ``secret`` is refused per message."""
 
     async def _check(self, scope: Any, suite: Suite) -> Any:

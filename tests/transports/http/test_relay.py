@@ -17,8 +17,8 @@ import httpx
 from fastapi import FastAPI
 
 from genmcp import Suite, mcp_router
+from genmcp.call.relay import Relay
 from genmcp.protocol.jsonrpc import Request
-from genmcp.transports.http.relay import Relay
 from support.client import ModernClient
 from support.legacy_http import ACCEPT, open_session
 from support.relay_tools import META, TOOLS

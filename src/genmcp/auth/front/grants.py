@@ -43,9 +43,6 @@ __all__ = [
     "request_record",
 ]
 
-_T = TypeVar("_T")
-
-
 def pkce_challenge(verifier: str) -> str:
     """The S256 ``code_challenge`` of ``verifier`` (RFC 7636 §4.2)."""
     digest = hashlib.sha256(verifier.encode("ascii")).digest()
@@ -96,6 +93,9 @@ class Grant:
     upstream: bytes
     """The upstream tokens, encrypted."""
     expires_at: float
+
+
+_T = TypeVar("_T", Pending, Grant)
 
 
 class GrantStore:
@@ -268,6 +268,6 @@ def _grant_of(record: Mapping[str, Any]) -> Grant:
 
 
 def _live(record: _T | None) -> _T | None:
-    if record is None or getattr(record, "expires_at", 0.0) <= time.time():
+    if record is None or record.expires_at <= time.time():
         return None
     return record

@@ -199,6 +199,9 @@ class MemoryBroker:
         for subscription in tuple(self._topics.get(topic, ())):
             subscription._deliver(topic, message)
 
+    async def start(self) -> None:
+        """Nothing to check in one process."""
+
     async def aclose(self) -> None:
         """Close every open subscription (they receive nothing more)."""
         for subscribers in list(self._topics.values()):

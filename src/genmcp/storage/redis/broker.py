@@ -53,16 +53,10 @@ from genmcp.storage.redis.eviction import check_eviction
 from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart, close_client
-from genmcp.storage.redis.registry import RedisSessionRegistry, encode, ttl_ms
+from genmcp.storage.redis.registry import encode, ttl_ms
 from genmcp.storage.redis.topology import NODE_OPTIONS, Client
 
-__all__ = [
-    "DEFAULT_PREFIX",
-    "RedisBroker",
-    "RedisOptions",
-    "RedisSessionRegistry",
-    "RedisSubscription",
-]
+__all__ = ["RedisBroker", "RedisSubscription"]
 
 log = logging.getLogger("genmcp")
 
@@ -127,7 +121,6 @@ class RedisBroker(RedisPart):
         options: RedisOptions | None = None,
     ) -> None:
         super().__init__(client, prefix=prefix, options=options)
-        self._node_turn = 0  # which cluster node the pub/sub connection tries next
         self._node_client: aioredis.Redis | None = None
         self._ready_timeout_s = ready_timeout_s
         self._pubsub = self._new_pubsub()

@@ -29,7 +29,7 @@ from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
 from genmcp.storage.redis.topology import Client
 
-__all__ = ["DEFAULT_PREFIX", "TAKE_LUA", "RedisBuckets"]
+__all__ = ["TAKE_LUA", "RedisBuckets"]
 
 
 TAKE_LUA: Final = """

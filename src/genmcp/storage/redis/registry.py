@@ -39,7 +39,7 @@ from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
 from genmcp.storage.redis.topology import Client
 
-__all__ = ["BUCKETS", "DEFAULT_PREFIX", "RedisSessionRegistry"]
+__all__ = ["BUCKETS", "RedisSessionRegistry"]
 
 T = TypeVar("T")
 

@@ -67,7 +67,7 @@ from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
 from genmcp.storage.redis.refusals import WritesRefused, refusing
 from genmcp.storage.redis.topology import Client
 
-__all__ = ["DEFAULT_PREFIX", "RedisTaskStore"]
+__all__ = ["RedisTaskStore"]
 
 _BASE_KEYS: Final = ("taskId", "principal", "createdAt", "ttlMs", "pollIntervalMs")
 _UNAVAILABLE: Final = (
@@ -296,7 +296,9 @@ class RedisTaskStore(RedisPart):
     ) -> None:
         super().__init__(client, prefix=prefix, options=options)
         self.breaker = Breaker(  # only an unreachable Redis trips it, not a script error
-            "redis", _UNAVAILABLE, deadline_s=self.options.deadline_s,
+            "redis",
+            _UNAVAILABLE,
+            deadline_s=self.options.deadline_s,
             cooldown_s=self.options.cooldown_s,
         )
         self._ack = self.options.acknowledged(client)  # create, transitions, result: replicated

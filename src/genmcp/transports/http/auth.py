@@ -61,6 +61,11 @@ class Auth(Protocol):
         ``{"principal": value}``) is ``channel.assigns``; a Starlette ``Response`` answers
         the request instead."""
 
+    async def aclose(self) -> None:
+        """At shutdown (the router's lifespan): release what the auth holds open (a
+        verifier's pooled HTTP client). Subclass ``Auth`` to inherit this no-op."""
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class DependencyAuth:
@@ -81,11 +86,17 @@ class DependencyAuth:
         """None: a FastAPI dependency needs FastAPI's route, not the raw endpoint."""
         return None
 
+    async def aclose(self) -> None:
+        """Nothing to release: a dependency holds nothing open."""
+
 
 def as_auth(auth: Auth | Callable[..., Any] | None) -> Auth | None:
     """``auth`` as an ``Auth``: a plain FastAPI dependency becomes a ``DependencyAuth``."""
     if auth is None or isinstance(auth, Auth):
         return auth
     if not callable(auth):
-        raise TypeError(f"auth= takes a FastAPI dependency or an Auth, not {auth!r}")
+        raise TypeError(
+            f"auth= takes a FastAPI dependency or an Auth (request_check, message_check, "
+            f"dependency, aclose: subclass genmcp.auth.Auth for its aclose), not {auth!r}"
+        )
     return DependencyAuth(auth)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from genmcp.call.relay import MODERN, Codec, LegacyCodec, ModernCodec, Relay
+from genmcp.call.relay import Relay
 from genmcp.errors import http_status, retry_after
 from genmcp.events import Answer, Ended
 from genmcp.protocol.jsonrpc import EncodedResult
@@ -33,7 +33,7 @@ from genmcp.transports.http.gzip import send_page
 from genmcp.transports.http.rules import response_headers, response_status
 from genmcp.transports.http.sse import SSEStream, StreamOptions, send_empty_stream
 
-__all__ = ["MODERN", "Codec", "LegacyCodec", "ModernCodec", "Relay", "respond"]
+__all__ = ["respond"]
 
 
 async def respond(

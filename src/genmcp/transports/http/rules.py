@@ -31,8 +31,9 @@ from typing import Any, Final
 from genmcp.errors import MCPError, http_status
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request
-from genmcp.protocol.meta import META_PROTOCOL_VERSION, check_meta, meta_of, request_version
+from genmcp.protocol.meta import check_meta, meta_of, request_version
 from genmcp.protocol.methods import METHODS, TOOLS_CALL
+from genmcp.protocol.versions import META_PROTOCOL_VERSION
 
 log = logging.getLogger("genmcp")
 _REFUSALS_LOGGED: set[str] = set()
