@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -216,7 +215,6 @@ async def test_list_changed_upstream_is_followed(upstream: str) -> None:
     assert "weather_extra" in tools
 
 
-@pytest.mark.exclusive
 async def test_a_dead_upstream_answers_at_once_and_the_breaker_opens() -> None:
     server = LiveServer(mcp_app(UPSTREAM))
     url = server.start() + "/mcp"
@@ -226,15 +224,16 @@ async def test_a_dead_upstream_answers_at_once_and_the_breaker_opens() -> None:
         server.stop()
         errors = []
         for _ in range(3):
-            start = time.monotonic()
             with pytest.raises(RPCError) as down:
                 await client.call_tool("weather_get_forecast", {"city": "a"})
-            errors.append((down.value, time.monotonic() - start))
+            errors.append(down.value)
     await outer.aclose()
-    assert all(error.code == -32603 for error, _ in errors)
-    assert all(f"upstream {url} is unavailable" in error.message for error, _ in errors)
-    assert "2 times in a row; next try in 60 s" in errors[2][0].message
-    assert errors[2][1] < 1.0  # refused without a try (no connect, no timeout)
+    assert all(error.code == -32603 for error in errors)
+    assert all(f"upstream {url} is unavailable" in error.message for error in errors)
+    # the paths, no durations (issue 45): the first two tried and were refused (no timeout
+    # waited), the third was refused by the open breaker without a try
+    assert all(error.message.endswith("connection refused") for error in errors[:2])
+    assert "2 times in a row; next try in 60 s" in errors[2].message
 
 
 async def test_an_unreachable_upstream_does_not_stop_the_outer_server() -> None:
@@ -244,10 +243,8 @@ async def test_an_unreachable_upstream_does_not_stop_the_outer_server() -> None:
         tools=[Extra],
         mounts=[Mount(url="http://127.0.0.1:9/mcp", namespace="gone", timeout_s=1)],
     )
-    async with MCPTestClient(outer) as client:
-        start = time.monotonic()
-        tools = {tool["name"] for tool in await client.list_tools()}
-        assert time.monotonic() - start < 5
+    async with MCPTestClient(outer) as client:  # 30 s: a hang guard (the mount's timeout: 1 s)
+        tools = {tool["name"] for tool in await asyncio.wait_for(client.list_tools(), 30)}
     await outer.aclose()
     assert tools == {"extra"}
 

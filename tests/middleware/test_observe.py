@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -130,10 +131,13 @@ async def test_timing_keeps_per_operation_stats_and_warns_about_slow_requests(
     assert stats["tools/call add"].count == 2 and stats["tools/call add"].failures == 0
     assert stats["tools/call"].count == 2 and stats["tools/call"].failures == 2
     assert stats["tools/call boom"].failures == 1
-    assert 0.2 <= stats["tools/call nap"].max_s < 5
+    assert stats["tools/call nap"].max_s >= 0.2  # it slept that long
     assert stats["tools/call nap"].mean_s == stats["tools/call nap"].max_s
-    slow = [r for r in caplog.records if r.name == "genmcp.timing"]
-    assert len(slow) == 1 and "tools/call nap took" in slow[0].getMessage()
+    # a warning for each request over slow_s, judged by the durations the hook saw (a loaded
+    # machine may make another one slow too: no budget on the others, issue 45)
+    slow = [r.getMessage() for r in caplog.records if r.name == "genmcp.timing"]
+    assert len(slow) == sum(d > 0.1 for _, _, d in seen), (slow, seen)
+    assert any("tools/call nap took" in message for message in slow), slow
     assert [m for m, _, _ in seen].count("tools/call") == 6
 
 
@@ -146,14 +150,17 @@ async def test_rate_limit_per_principal_answers_429_with_retry_after(
     alice = modern_client(url, headers={"X-User": "alice"})
     bob = modern_client(url, headers={"X-User": "bob"})
     nap = {"name": "nap", "arguments": {"seconds": 0}}
+    started = time.monotonic()
     for _ in range(2):
         assert (await alice.request("tools/call", nap)).result["content"]
+    asked = time.monotonic()
     refused = await alice.request("tools/call", nap)
+    spent = time.monotonic() - started  # what refilled (2 a second) before the refusal
     assert refused.status == 429
     assert refused.headers["retry-after"] == "1"
     assert refused.error["code"] == RATE_LIMITED == -32029
     wait = refused.error["data"]["retryAfter"]
-    assert 0.3 < wait <= 0.5
+    assert 0.5 - spent <= wait <= 0.5  # half a second a token, less what came back meanwhile
     assert "retry in" in refused.error["message"]
     assert stats.started == 2  # the refused call never reached the tool
     assert (await bob.request("tools/call", nap)).status == 200  # another principal
@@ -161,8 +168,9 @@ async def test_rate_limit_per_principal_answers_429_with_retry_after(
     await asyncio.sleep(wait + 0.05)
     assert (await alice.request("tools/call", nap)).status == 200
     assert stats.started == 4
+    span = time.monotonic() - asked  # refilled since the refusal: at most 2 * span tokens
     remaining = limit.remaining("alice")
-    assert remaining is not None and 0 <= remaining < 1
+    assert remaining is not None and 0 <= remaining <= min(1.0, 2 * (span - wait) + 1e-6)
 
 
 async def test_rate_limit_per_tool_legacy_and_stdio(live_server: LiveServers) -> None:

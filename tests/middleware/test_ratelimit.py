@@ -4,7 +4,8 @@ The IETF draft's ``RateLimit-Policy`` / ``RateLimit`` fields on limited answers 
 (429 + ``Retry-After`` kept); two servers on one Redis (the guide's example, served twice)
 take from one budget, which a new legacy session does not refill; a limit given no store
 takes the Redis of ``mcp_router(redis_url=...)``; a Redis that is down or hung fails the
-limit closed (503 + ``Retry-After`` within a second, the tool never runs), or open to this
+limit closed (503 + ``Retry-After`` from the breaker: its deadline or the refusal, never a
+socket timeout; the tool never runs), or open to this
 process's own buckets with ``fail_open=True``. The multi-process form (3 processes behind
 nginx) is tests/scenarios/test_ratelimit_nginx.py.
 """
@@ -35,7 +36,6 @@ from support.legacy_http import ACCEPT
 from support.redis_server import OwnRedis, require_redis_server
 from support.server import LiveServers
 
-BOUND_S: Final = 1.0
 GUIDE: Final = Path(__file__).resolve().parents[2] / "docs/guides/middleware.md"
 LEGACY: Final = "2025-11-25"
 ADD: Final = {"name": "add", "arguments": {"a": 1, "b": 2}}
@@ -173,7 +173,6 @@ def as_json(reply: Any) -> Any:
     return reply.json() if isinstance(reply, httpx.Response) else reply.messages[-1]
 
 
-@pytest.mark.exclusive  # ≤ 1 s bounds: no other test's load
 async def test_a_down_or_hung_redis_fails_the_limit_closed(
     live_server: LiveServers, own_redis: OwnRedis
 ) -> None:
@@ -184,15 +183,16 @@ async def test_a_down_or_hung_redis_fails_the_limit_closed(
     nap = {"name": "nap", "arguments": {"seconds": 0}}
     async with ModernClient(url) as client:
         assert (await client.request("tools/call", nap)).status == 200
-        for fault in (own_redis.hang, own_redis.stop):
-            fault()  # hung: no answer at all; then down: the connection refused
-            started = time.monotonic()
+        # hung: no answer at all, cut by the breaker's deadline (a socket timeout would say
+        # TimeoutError, after 5 s); then down: the connection refused, answered at once
+        faults = ((own_redis.hang, "no answer in time"), (own_redis.stop, "ConnectionError"))
+        for fault, cause in faults:
+            fault()
             reply = await client.request("tools/call", nap)
-            took = time.monotonic() - started
             assert reply.status == 503 and reply.headers["retry-after"] == "1", reply.body
             assert reply.error["code"] == INTERNAL_ERROR
             assert reply.error["data"] == {"reason": "storage_unavailable", "store": "redis"}
-            assert took < BOUND_S, f"answered after {took:.2f} s"
+            assert f"redis is unreachable ({cause})" in reply.error["message"], reply.error
             if fault == own_redis.hang:
                 own_redis.resume()
             await asyncio.sleep(0.12)  # past the cooldown: the next one probes Redis again

@@ -178,10 +178,11 @@ async def test_held_events_are_dropped_and_said_after_the_logs_ttl(
         redis.stop()
         with pytest.raises(Unlogged):
             await journal.name(note(2), final=False)
-        started = time.monotonic()
+        # the TTL (1 s) bounds the retries: 10 s is a hang guard (no budget, issue 45) that
+        # only a settle retrying on past the TTL fails; the log says it gave up at the TTL
         await asyncio.wait_for(journal.settle(), 10)
-        assert time.monotonic() - started < 3  # the TTL (1 s) bounds the retries
-        assert "1 events of stream" in caplog.text and "dropped" in caplog.text
+        assert "event log unreachable for 1 s: 1 events of stream" in caplog.text
+        assert "dropped" in caplog.text
     finally:
         await broker.aclose()
         if redis.process is None:

@@ -276,6 +276,11 @@ async def collect(response: httpx.Response, into: list[dict[str, Any]]) -> None:
         into += [json.loads(e.data) for e in events if isinstance(e, SSEEvent) and e.data]
 
 
+def heard_since(before: list[int], seen: list[list[dict[str, Any]]]) -> Any:
+    """A check: every stream has more messages than it had in ``before``."""
+    return lambda: all(len(m) > n for n, m in zip(before, seen, strict=True))
+
+
 async def test_a_runtime_catalog_change_reaches_each_listening_stream_once(
     deployment: Deployment, http: httpx.AsyncClient
 ) -> None:
@@ -300,7 +305,8 @@ async def test_a_runtime_catalog_change_reaches_each_listening_stream_once(
                 assert response.status_code == 200
                 seen.append([])
                 readers.append(asyncio.create_task(collect(response, seen[-1])))
-        await asyncio.sleep(0.5)  # the priming events and the acknowledgements
+        # waited for, not slept on (issue 45): each listen stream's acknowledgement
+        await until(lambda: all(seen[n] for n in range(1, 6, 2)), 20)
         opened = [[message.get("method") for message in messages] for messages in seen]
         ack = "notifications/subscriptions/acknowledged"
         assert opened == [[], [ack]] * 3  # a priming event has no data
@@ -308,7 +314,10 @@ async def test_a_runtime_catalog_change_reaches_each_listening_stream_once(
         for change in (http.post(f"{admin}/once"), http.delete(admin)):
             before = [len(messages) for messages in seen]
             assert (await change).status_code == 200
-            await asyncio.sleep(1.5)
+            await until(heard_since(before, seen), 20)  # every stream, since the change
+            # a second notice for one change would come with the first: give it a moment
+            # (a late one is caught by the next change's check, or missed: never a flake)
+            await asyncio.sleep(0.3)
             after = (messages[n:] for n, messages in zip(before, seen, strict=True))
             methods = [[message["method"] for message in messages] for messages in after]
             assert methods == [[changed]] * 6, methods

@@ -8,9 +8,10 @@ that Redis while requests are in flight:
 - tasks finishing while Redis restarts on its data are all ``completed`` with their results
   (their ends are retried, their leases kept), never "the process stopped";
 - while Redis is down or hung, every storage-backed request (``tasks/get``, a task-mode
-  ``tools/call``, ``subscriptions/listen``) answers 503 with ``Retry-After`` within 1 s, with
-  a JSON-RPC error that says the store is unavailable, while a plain 2026 ``tools/call``
-  (no store) keeps answering 200.
+  ``tools/call``, ``subscriptions/listen``) answers 503 with ``Retry-After`` and a JSON-RPC
+  error that says the store is unavailable and why: the refusal, the breaker's deadline or the
+  open breaker, never a socket timeout (the cause is asserted, no duration: issue 45), while a
+  plain 2026 ``tools/call`` (no store) keeps answering 200.
 """
 
 from __future__ import annotations
@@ -137,25 +138,27 @@ async def test_tasks_finishing_while_redis_restarts_on_its_data_all_complete(
 
 
 async def timed(on: ModernClient, method: str, params: dict[str, Any], **options: Any) -> Any:
-    started = time.monotonic()  # bounded: a listen that acknowledges would stream on
-    reply = await asyncio.wait_for(on.request(method, params, capabilities=TASKS, **options), 3)
+    started = time.monotonic()  # a hang guard (a listen that acknowledges would stream on)
+    reply = await asyncio.wait_for(on.request(method, params, capabilities=TASKS, **options), 10)
     return reply, time.monotonic() - started
 
 
-def assert_unavailable(reply: Any, took: float) -> None:
+CAUSES: Final = {"down": "ConnectionError", "hung": "no answer in time"}
+OPEN: Final = "failing; not retried yet"
+
+
+def assert_unavailable(reply: Any, fault: str) -> None:
+    """A 503 answered by the breaker: the fault's own cause (the refusal, or the breaker's
+    0.8 s deadline: a socket timeout would say TimeoutError after 5 s), or the open breaker."""
     assert reply.status == 503, reply.body
     assert reply.headers.get("retry-after") == "1"
     error = reply.error
     assert error["data"]["reason"] == "storage_unavailable"
     assert "unreachable" in error["message"] and "retry" in error["message"]
-    # The breaker's 0.8 s deadline plus the HTTP round trip: 0.82-0.84 s on an idle machine.
-    # The deadline counts loop time not lost to CPU starvation (a loaded process is slow, not
-    # failing), so on a 2-core machine other runs load (load average 18-22 seen) it stretches:
-    # the bound is a hang guard well under main's 5.1-20 s.
-    assert took <= 3.0, f"answered after {took:.2f} s"
+    cause = error["message"].split("(", 1)[1].rsplit(")", 1)[0]
+    assert cause in (CAUSES[fault], OPEN), error["message"]
 
 
-@pytest.mark.exclusive  # ≤ 1 s bounds
 @pytest.mark.parametrize("fault", ["down", "hung"])
 async def test_storage_backed_requests_fail_fast_with_503_while_plain_calls_go_on(
     redis: OwnRedis, apps: list[App], fault: str
@@ -174,15 +177,15 @@ async def test_storage_backed_requests_fail_fast_with_503_while_plain_calls_go_o
             figures: dict[str, float] = {}
             for attempt in range(2):  # the first detects the fault, the second meets it open
                 reply, took = await timed(on, "tasks/get", {"taskId": task_id})
-                assert_unavailable(reply, took)
+                assert_unavailable(reply, fault)
                 figures[f"tasks/get {attempt}"] = took
                 reply, took = await timed(
                     on, "tools/call", {"name": "work", "arguments": {"s": 0}}
                 )
-                assert_unavailable(reply, took)
+                assert_unavailable(reply, fault)
                 figures[f"task-mode tools/call {attempt}"] = took
                 reply, took = await timed(on, "subscriptions/listen", listen)
-                assert_unavailable(reply, took)
+                assert_unavailable(reply, fault)
                 figures[f"subscriptions/listen {attempt}"] = took
                 started = time.monotonic()
                 plain = await on.request("tools/call", {"name": "work", "arguments": {"s": 0}})

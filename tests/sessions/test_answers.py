@@ -13,8 +13,9 @@ the body was refused (400) and the call waited `answer_timeout_s` (600 s). Now
 - a body with a `method` is not an answer, and another session's answer fails nothing.
 
 A real uvicorn server, real httpx sessions (`support.legacy_client`); each malformed body goes
-out as raw bytes; every case checks that the call ends within `PROMPT_S` and that no task,
-worker or broker subscription is left.
+out as raw bytes; every case checks that the call ends through the unusable answer (what it
+ends with says so; `/mcp` would wait 600 s, so `GUARD_S` is a hang guard, not a budget:
+issue 45) and that no task, worker or broker subscription is left.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ from support.server import LiveServer
 
 SECRET: Final = "legacy-unusable-answers-secret-0123456789abcdef"
 CAPS: Final = {"elicitation": {}, "sampling": {}, "roots": {}}
-PROMPT_S: Final = 1.0
-"""How soon after the unusable POST the waiting call must end."""
+GUARD_S: Final = 10.0
+"""A hang guard on a waiting call's end: far above a prompt end, far below the 600 s wait."""
 SHORT_TIMEOUT_S: Final = 0.4
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -197,12 +198,9 @@ def reading(exchange: LegacyExchange) -> asyncio.Task[LegacyReply]:
     return asyncio.ensure_future(exchange.drain())
 
 
-async def ended(rest: asyncio.Task[LegacyReply], since: float) -> LegacyReply:
-    """The call's final reply, which must come within `PROMPT_S` of `since`."""
-    reply = await asyncio.wait_for(rest, 5)
-    took = time.perf_counter() - since
-    assert took < PROMPT_S, f"the call ended {took:.2f} s after the unusable answer"
-    return reply
+async def ended(rest: asyncio.Task[LegacyReply]) -> LegacyReply:
+    """The call's final reply (`GUARD_S`: the 600 s answer wait would fail it)."""
+    return await asyncio.wait_for(rest, GUARD_S)
 
 
 async def still_waiting(rest: asyncio.Task[LegacyReply], for_s: float = 0.3) -> None:
@@ -253,9 +251,8 @@ async def test_a_malformed_elicitation_answer_cancels_it_at_once(
     session = await client()
     async with session.stream("tools/call", {"name": "confirm"}, id="c1") as exchange:
         rid = (await asked(exchange))["elicitation/create"]
-        started = time.perf_counter()
         refused = await post(session, readable(shape, rid))
-        reply = await ended(reading(exchange), started)
+        reply = await ended(reading(exchange))
     assert_refused(refused, INVALID_REQUEST, f'"{rid}" failed with this error')
     assert reply.response is not None and reply.response["id"] == "c1"
     assert reply.result["content"][0]["text"] == "action: cancel"
@@ -269,9 +266,8 @@ async def test_a_malformed_sampling_answer_is_a_client_fault_at_once(
     session = await client(version=version)
     async with session.stream("tools/call", {"name": "sample"}, id="s1") as exchange:
         rid = (await asked(exchange))["sampling/createMessage"]
-        started = time.perf_counter()
         refused = await post(session, readable(shape, rid))
-        reply = await ended(reading(exchange), started)
+        reply = await ended(reading(exchange))
     why = assert_refused(refused, INVALID_REQUEST, rid)
     assert reply.status == 200 and reply.response["id"] == "s1"
     assert reply.error["code"] == INVALID_REQUEST  # the client's fault, never -32603
@@ -329,9 +325,8 @@ async def test_an_unreadable_body_fails_the_one_waiting_request(
     session = await client()
     async with session.stream("tools/call", {"name": "sample"}, id="u1") as exchange:
         rid = (await asked(exchange))["sampling/createMessage"]
-        started = time.perf_counter()
         refused = await post(session, body(rid))
-        reply = await ended(reading(exchange), started)
+        reply = await ended(reading(exchange))
     assert_refused(refused, code, f'the waiting server request "{rid}" failed with this error')
     assert reply.error["code"] == INVALID_REQUEST
     assert reply.error["data"]["error"]["code"] == code
@@ -351,9 +346,8 @@ async def test_with_several_waiting_an_unreadable_body_fails_none_until_one_is_l
         assert accepted.status == 202
         assert (await session.respond(ids["roots/list"], {"roots": []})).status == 202
         await asyncio.sleep(0.05)  # the answers reach the call; sampling alone waits now
-        started = time.perf_counter()
         refused = await post(session, b"{not json")
-        reply = await ended(rest, started)
+        reply = await ended(rest)
     assert_refused(refused, PARSE_ERROR, f'"{ids["sampling/createMessage"]}" failed')
     assert reply.error["code"] == INVALID_REQUEST
     assert "sampling/createMessage" in reply.error["message"]
@@ -416,8 +410,8 @@ async def test_the_answer_timeout_is_configurable_and_ends_the_call_with_32001(
     started = time.perf_counter()
     async with session.stream("tools/call", {"name": "confirm"}, id="z1") as exchange:
         await asked(exchange)
-        reply = await asyncio.wait_for(exchange.drain(), 5)
+        reply = await asyncio.wait_for(exchange.drain(), GUARD_S)  # /mcp would wait 600 s
     took = time.perf_counter() - started
-    assert SHORT_TIMEOUT_S <= took < SHORT_TIMEOUT_S + PROMPT_S
+    assert took >= SHORT_TIMEOUT_S  # not before the timeout; the message names which ended it
     assert reply.error["code"] == INPUT_TIMEOUT
     assert f"within {SHORT_TIMEOUT_S:g} s" in reply.error["message"]

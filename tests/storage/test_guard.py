@@ -69,11 +69,11 @@ async def test_a_failure_is_storage_unavailable_then_calls_fail_fast_until_the_c
 
 async def test_a_hung_store_costs_the_deadline_and_its_operation_is_cancelled() -> None:
     store, breaker = Store(), Breaker("kv", (StoreDown,), deadline_s=0.1)
-    store.hang = True
+    store.hang = True  # for 60 s: only the deadline answers before the hang guard
     started = time.monotonic()
     with pytest.raises(StorageUnavailable, match="no answer in time"):
-        await breaker.run(store.read)
-    assert 0.09 <= time.monotonic() - started < 1.0
+        await asyncio.wait_for(breaker.run(store.read), 10)  # a hang guard, not a budget
+    assert time.monotonic() - started >= 0.09  # it waited the deadline, not less
     await asyncio.sleep(0)
     assert store.cancelled
 

@@ -3,16 +3,18 @@
 Each test starts its own `redis-server` on a free port (never the shared 6379), serves one
 real uvicorn app wired to it (`RedisBroker`, `RedisSessionRegistry`), and stops, hangs or
 empties that Redis under it. What must hold: a legacy request that needs Redis gets HTTP 503
-with `Retry-After` and a JSON-RPC error naming the storage within 1 s; 2026 requests keep
-working; the first request after Redis returns succeeds; a session that began before Redis
-lost its data is refused (404), never revived; a legacy `tools/call` costs one command.
+with `Retry-After` and a JSON-RPC error naming the storage, answered by the breaker (Redis's
+refusal, the breaker's deadline or the open breaker; never a socket timeout: the error names
+which); 2026 requests keep working; the first request after Redis returns (and the breaker's
+cooldown) succeeds; a session that began before Redis lost its data is refused (404), never
+revived; a legacy `tools/call` costs one command. No wall-clock budget (issue 45): the
+clients' 5 s timeouts are hang guards only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any, Final
@@ -31,7 +33,10 @@ from support.server import LiveServers
 pytestmark = pytest.mark.long  # a Redis stopped and hung, about 5 s (make test-long)
 
 SECRET: Final = "fault-test-secret-key-0123456789abcdef0123"
-BOUND_S: Final = 1.0  # the promise: a definite answer within a second
+COOLDOWN_S: Final = 0.5  # RedisOptions.cooldown_s: the breaker probes again after it
+GUARD_S: Final = 10.0  # a hang guard for polling loops, far above anything normal
+OPEN: Final = "failing; not retried yet"  # the open breaker's cause: Redis not touched
+DEADLINE: Final = "no answer in time"  # the breaker's deadline (a socket timeout says TimeoutError)
 
 
 class Echo(Tool, name="echo", description="Says ok."):
@@ -81,57 +86,48 @@ async def legacy(url: str) -> AsyncIterator[LegacyClient]:
         yield client
 
 
-async def timed_call(client: LegacyClient) -> tuple[LegacyReply, float]:
-    started = time.perf_counter()
-    reply = await client.request("tools/call", {"name": "echo"}, validate=False)
-    return reply, time.perf_counter() - started
+async def call(client: LegacyClient) -> LegacyReply:
+    return await client.request("tools/call", {"name": "echo"}, validate=False)
 
 
-def assert_unavailable(reply: LegacyReply, took: float) -> None:
+def unavailable(reply: LegacyReply) -> str:
+    """The cause a retryable 503 names (which path answered it)."""
     assert reply.status == 503, reply.body
     assert reply.headers.get("retry-after") == "1"
     assert reply.content_type == "application/json"
     assert reply.error is not None and reply.error["code"] == INTERNAL_ERROR
     assert reply.error["data"] == {"reason": "storage_unavailable", "store": "redis"}
-    assert took < BOUND_S, f"answered after {took:.2f} s"
+    message = reply.error["message"]
+    return str(message).split("(", 1)[1].rsplit(")", 1)[0]
 
 
-async def settled(client: LegacyClient, within: float = BOUND_S) -> LegacyReply:
-    """The first answer to tools/list that is not the retryable 503 (within `within`)."""
-    started = time.perf_counter()
-    while True:
-        reply = await client.request("tools/list", validate=False)
-        if reply.status != 503:
-            return reply
-        assert time.perf_counter() - started < within, "still 503"
-        await asyncio.sleep(0.02)
+async def settled(client: LegacyClient) -> LegacyReply:
+    """The first answer to tools/list that is not the retryable 503 (a hang guard only)."""
+    async with asyncio.timeout(GUARD_S):
+        while True:
+            reply = await client.request("tools/list", validate=False)
+            if reply.status != 503:
+                return reply
+            await asyncio.sleep(0.02)
 
 
-async def first_success_after(client: LegacyClient, within: float) -> float:
-    """Seconds until a legacy tools/call succeeds again (fails past `within`)."""
-    started = time.perf_counter()
-    while True:
-        reply, _ = await timed_call(client)
-        if reply.status == 200 and reply.error is None:
-            return time.perf_counter() - started
-        assert reply.status == 503, reply.body  # never anything but the retryable error
-        assert time.perf_counter() - started < within, "never recovered"
-        await asyncio.sleep(0.05)
+async def past_the_cooldown() -> None:
+    """Sleep past the breaker's cooldown: the next call probes Redis (a lower bound only)."""
+    await asyncio.sleep(COOLDOWN_S + 0.2)
 
 
-async def test_redis_down_is_503_within_a_second_and_2026_keeps_working(
+async def test_redis_down_is_503_from_the_breaker_and_2026_keeps_working(
     redis_server: OwnRedis, url: str, legacy: LegacyClient
 ) -> None:
-    assert (await timed_call(legacy))[0].status == 200
+    assert (await call(legacy)).status == 200
     redis_server.stop()
-    for _ in range(5):  # the first (probing) and the fast-failing ones
-        assert_unavailable(*await timed_call(legacy))
-    started = time.perf_counter()
-    assert_unavailable(await legacy.delete(), time.perf_counter() - started)  # DELETE too
-    started = time.perf_counter()  # a body that does not parse: its own 400, never a 500
+    causes = [unavailable(await call(legacy)) for _ in range(5)]  # the probe, then fast ones
+    causes.append(unavailable(await legacy.delete()))  # DELETE too
+    assert causes[0] == "ConnectionError", causes  # refused: answered at once, not timed out
+    assert set(causes[1:]) <= {OPEN, "ConnectionError"}, causes  # failing fast, or a probe
+    # a body that does not parse: its own 400 (not waiting on Redis), never a 500
     garbled = await legacy.http.post(legacy.url, content=b"{not json", headers=legacy.headers())
     assert garbled.status_code == 400 and garbled.json()["error"]["code"] == -32700
-    assert time.perf_counter() - started < BOUND_S
     async with ModernClient(url) as modern:
         for _ in range(3):
             reply = await modern.request("tools/call", {"name": "echo", "arguments": {}})
@@ -143,26 +139,31 @@ async def test_redis_down_is_503_within_a_second_and_2026_keeps_working(
     finally:
         await initialize.aclose()
     redis_server.start()
-    started = time.perf_counter()
-    # Redis came back empty: the old session is refused (its end-marker could be lost)...
-    assert (await settled(legacy)).status == 404
-    # ...and a new one works: the first success within a second of Redis's return.
+    await past_the_cooldown()
+    # Redis came back empty: the first request after the cooldown reaches it and the old
+    # session is refused (its end-marker could be lost)...
+    assert (await legacy.request("tools/list", validate=False)).status == 404
+    # ...and a new one works at once.
     await legacy.open()
-    assert (await timed_call(legacy))[0].status == 200
-    assert time.perf_counter() - started < BOUND_S
+    assert (await call(legacy)).status == 200
 
 
-async def test_a_hung_redis_is_503_within_a_second_then_recovers(
+async def test_a_hung_redis_is_503_at_the_breakers_deadline_then_recovers(
     redis_server: OwnRedis, legacy: LegacyClient
 ) -> None:
-    assert (await timed_call(legacy))[0].status == 200
+    assert (await call(legacy)).status == 200
     redis_server.hang()
     try:
-        for _ in range(4):
-            assert_unavailable(*await timed_call(legacy))
+        causes = [unavailable(await call(legacy)) for _ in range(4)]
     finally:
         redis_server.resume()
-    assert await first_success_after(legacy, 2.0) < 2.0  # at most the breaker's probe cycle
+    # the first is cut by the breaker's deadline (a socket timeout would say TimeoutError and
+    # come after 5 s, past the client's own timeout); the others fail fast or probe again
+    assert causes[0] == DEADLINE, causes
+    assert set(causes) <= {DEADLINE, OPEN}, causes
+    await past_the_cooldown()
+    reply = await call(legacy)  # the first probe after the cooldown: recovered
+    assert reply.status == 200 and reply.error is None, reply.body
 
 
 async def test_a_deleted_session_stays_ended_after_redis_restarts_empty(
@@ -175,7 +176,7 @@ async def test_a_deleted_session_stays_ended_after_redis_restarts_empty(
     redis_server.start()  # empty: the end-marker is gone
     legacy.session_id = ended
     assert (await settled(legacy)).status == 404
-    assert (await timed_call(legacy))[0].status == 404
+    assert (await call(legacy)).status == 404
 
 
 async def test_get_streams_of_sessions_redis_lost_are_closed_at_the_next_change(
@@ -224,11 +225,11 @@ async def test_get_streams_of_sessions_redis_lost_are_closed_at_the_next_change(
 async def test_a_legacy_tools_call_costs_one_redis_command(
     redis_server: OwnRedis, legacy: LegacyClient
 ) -> None:
-    assert (await timed_call(legacy))[0].status == 200  # warm: scripts loaded, subscribed
+    assert (await call(legacy)).status == 200  # warm: scripts loaded, subscribed
     before = redis_server.command_counts()
     calls = 20
     for _ in range(calls):
-        reply, _ = await timed_call(legacy)
+        reply = await call(legacy)
         assert reply.status == 200 and reply.error is None
     after = redis_server.command_counts()
     spent = {

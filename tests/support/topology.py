@@ -30,7 +30,9 @@ __all__ = ["SCALE_APP_DIR", "Nginx", "Processes", "require_nginx"]
 SCALE_APP_DIR = Path(__file__).resolve().parents[2] / "bench" / "scale"
 
 
-def wait_port(port: int, process: subprocess.Popen[bytes], within: float = 15.0) -> None:
+def wait_port(port: int, process: subprocess.Popen[bytes], within: float = 60.0) -> None:
+    """Wait until ``process`` listens on ``port``; ``within`` is a hang guard (a start takes
+    about a second alone; several at once on a loaded 2-core machine took over 15 s)."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if process.poll() is not None:

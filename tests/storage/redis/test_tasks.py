@@ -262,8 +262,9 @@ async def test_a_task_made_on_a_is_polled_answered_and_cancelled_on_b(
 
 
 async def note(listen: Exchange) -> dict[str, Any]:
-    """The next message of a listen stream (tagged with its subscription id), within 5 s."""
-    message: dict[str, Any] = await asyncio.wait_for(anext(aiter(listen)), 5)
+    """The next message of a listen stream (tagged with its subscription id); 30 s is a hang
+    guard, far below the watch's re-read period in the test that uses it."""
+    message: dict[str, Any] = await asyncio.wait_for(anext(aiter(listen)), 30)
     assert message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] in {"L1", "L2"}
     return message
 
@@ -273,9 +274,10 @@ async def test_a_task_running_in_a_notifies_listeners_in_b(
 ) -> None:
     import redis.asyncio as aioredis
 
-    # A 60 s lease: listeners re-read every 30 s, so whatever B's streams carry within a
-    # few seconds was published by the process that made the change, over Redis pub/sub.
-    a_node, b_node = nodes(2, TASKS_LEASE_MS="60000")
+    # A 10 min lease: listeners re-read every 5 min, so whatever B's streams carry within
+    # note()'s hang guard was published by the process that made the change, over Redis
+    # pub/sub: the path is proved, no duration judged (issue 45).
+    a_node, b_node = nodes(2, TASKS_LEASE_MS="600000")
     async with client(a_node) as a, client(b_node) as b, contextlib.AsyncExitStack() as streams:
         task_id = await call(a, "ask")
         wanted = {"notifications": {"taskIds": [task_id, "unknown"]}}
@@ -298,7 +300,6 @@ async def test_a_task_running_in_a_notifies_listeners_in_b(
         finally:
             await redis.aclose()
         accept = {"action": "accept", "content": {"ok": True}}
-        started = time.monotonic()
         await a.request(
             "tasks/update", {"taskId": task_id, "inputResponses": {"confirm": accept}},
             capabilities=TASKS,
@@ -306,15 +307,11 @@ async def test_a_task_running_in_a_notifies_listeners_in_b(
         for listen in listens:
             working, done = (await note(listen))["params"], (await note(listen))["params"]
             assert working["status"] == "working" and done["status"] == "completed"
-        took = time.monotonic() - started
         assert done["result"]["content"][0]["text"] == f"confirmed=True pid={a_node.process.pid}"
         shown = {k: v for k, v in (await get(b, task_id)).items() if k not in ("resultType",)}
         assert {**done, "_meta": None} == {**shown, "_meta": None}  # what tasks/get shows
-        print(f"update on A -> completed on both of B's streams in {took * 1000:.1f} ms")
-        assert took < 3
 
 
-@pytest.mark.exclusive  # within the lease + 0.5 s, across two processes: no other load
 async def test_a_killed_process_leaves_its_tasks_failed_within_the_lease(
     nodes: Callable[..., list[Node]],
 ) -> None:
@@ -326,13 +323,12 @@ async def test_a_killed_process_leaves_its_tasks_failed_within_the_lease(
         await until(b, ids[-1], "input_required")
         a_node.process.send_signal(signal.SIGKILL)
         a_node.process.wait()
-        killed = time.monotonic()
-        for task_id in ids:
-            failed = await until(b, task_id, "failed", within=lease_ms / 1000 + 2)
+        await asyncio.sleep(lease_ms / 1000 + 0.5)  # at least the lease since A's last renewal
+        for task_id in ids:  # the first read after the lease ran out: failed, not polled for
+            failed = await get(b, task_id)
+            assert failed["status"] == "failed", failed
             assert failed["error"]["code"] == -32603
             assert "stopped" in failed["error"]["message"]
-        elapsed = time.monotonic() - killed
-        assert elapsed <= lease_ms / 1000 + 0.5, elapsed
 
 
 @pytest.mark.long

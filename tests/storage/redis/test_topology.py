@@ -4,10 +4,12 @@ The URL tests are pure. The failover tests (marked ``redis_topology``, run by ``
 test-cluster``; skipped otherwise) start a 3-master cluster with a replica per master, or a
 master, a replica and a Sentinel (support.redis_topology), serve one real uvicorn app on it
 (``mcp_router(redis_url=...)``), and SIGKILL the master that holds a session's keys. What must
-hold: every request answers within 1 s (200, or 503 with ``Retry-After``: never a hang, never
-a 500); within a few seconds of the failover calls succeed again; a session begun before the
-kill is still the client's (0 acknowledged sessions lost: its keys had reached the replica);
-pub/sub reaches the new master (a task's status change still crosses processes).
+hold: every request answers 200, or 503 with ``Retry-After`` from the breaker (its deadline,
+the open breaker or a failure of the store, never a socket timeout; never a 500; a hang is the
+client's 5 s timeout: no wall-clock budget, issue 45); calls succeed again after the
+failover; a session begun before the kill is still the client's (0 acknowledged sessions lost:
+its keys had reached the replica); pub/sub reaches the new master (a task's status change
+still crosses processes).
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from support.redis_topology import TOPOLOGY_ENV, OwnCluster, OwnSentinel
 from support.server import LiveServers
 
 SECRET: Final = "topology-test-secret-key-0123456789abcdef"
-BOUND_S: Final = 1.0
 heavy = pytest.mark.skipif(
     not os.environ.get(TOPOLOGY_ENV),
     reason=f"starts Redis topologies: make test-cluster (sets {TOPOLOGY_ENV})",
@@ -117,23 +118,24 @@ async def clients() -> AsyncIterator[list[LegacyClient]]:
         await client.aclose()
 
 
-async def call(client: LegacyClient) -> tuple[int, float]:
-    started = time.perf_counter()
+async def call(client: LegacyClient) -> int:
+    """One call's status: 200, or the breaker's 503 (the client's 5 s timeout: a hang guard)."""
     reply = await client.request("tools/call", {"name": "echo", "arguments": {}}, validate=False)
-    took = time.perf_counter() - started
     if reply.status == 503:
         assert reply.headers.get("retry-after") == "1", reply.headers
         assert reply.error is not None and reply.error["data"]["reason"] == "storage_unavailable"
+        cause = str(reply.error["message"]).split("(", 1)[1].rsplit(")", 1)[0]
+        assert "Timeout" not in cause, cause  # the breaker's deadline says "no answer in time"
     else:
         assert reply.status == 200 and reply.error is None, reply.body
-    assert took < BOUND_S, f"answered after {took:.2f} s"
-    return reply.status, took
+    return reply.status
 
 
 async def through_failover(sessions: list[LegacyClient], kill: Any, within: float) -> float:
-    """Kill a master, call every session until each succeeds again; the seconds it took."""
+    """Kill a master, call every session until each succeeds again (``within``: a hang guard);
+    the seconds it took, for the report."""
     for client in sessions:
-        assert (await call(client))[0] == 200
+        assert await call(client) == 200
     await asyncio.to_thread(kill)
     started = time.perf_counter()
     pending = set(range(len(sessions)))
@@ -141,7 +143,7 @@ async def through_failover(sessions: list[LegacyClient], kill: Any, within: floa
     while pending:
         assert time.perf_counter() - started < within, f"{len(pending)} sessions never came back"
         for index in sorted(pending):
-            status, _ = await call(sessions[index])
+            status = await call(sessions[index])
             statuses.append(status)
             if status == 200:
                 pending.discard(index)
@@ -206,9 +208,9 @@ async def test_a_cluster_master_dies_and_sessions_and_pub_sub_come_back_on_the_r
         took = await through_failover(clients, doomed.kill, within=15.0)
         assert cluster.master_of(key_slot(b"p")).port != doomed.port
         for client in clients:  # 0 sessions lost: each is still the client's, none is 404
-            assert (await call(client))[0] == 200
+            assert await call(client) == 200
         fresh = (await open_sessions(url, clients, 1))[0]
-        assert (await call(fresh))[0] == 200
+        assert await call(fresh) == 200
         await flows_again(publisher, subscription)
     finally:
         await subscriber.aclose()
@@ -228,7 +230,7 @@ async def test_a_sentinel_master_dies_and_the_replica_takes_over_sessions_and_pu
         took = await through_failover(sessions, sentinel.kill_master, within=15.0)
         assert sentinel.master_port() not in (None, old)
         for client in sessions:
-            assert (await call(client))[0] == 200
+            assert await call(client) == 200
         await flows_again(publisher, subscription)
     finally:
         await subscriber.aclose()

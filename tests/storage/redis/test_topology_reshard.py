@@ -6,8 +6,9 @@ other, and a legacy GET stream is held on the second server. Meanwhile ``redis-c
 rebalance`` empties the master that serves the app's pub/sub slot (weight 0): some of the
 session buckets and the pub/sub channels move, key by key (``MIGRATE``), with ``ASK``,
 ``MOVED`` and ``TRYAGAIN`` answered to the clients mid-move. What must hold: every request
-answers within 2 s, 200 (or 503 with ``Retry-After``: the fail-fast rule, counted and bounded),
-never a 500 or a hang; every task completes; and after the move the GET stream still hears a
+answers 200 (or 503 with ``Retry-After`` from the breaker, never a socket timeout: the
+fail-fast rule, counted and bounded), never a 500 or a hang (the clients' 5 s timeout; no
+wall-clock budget, issue 45); every task completes; and after the move the GET stream still hears a
 catalog change made on the other server (the subscription found the slot's new master).
 Run by ``make test-cluster`` (``GENMCP_TEST_REDIS_TOPOLOGY``); skipped otherwise.
 """
@@ -34,10 +35,6 @@ from support.server import LiveServer, LiveServers
 
 SECRET: Final = "reshard-test-secret-key-0123456789abcdef"
 TASKS: Final = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
-BOUND_S: Final = 2.0
-"""The slowest answer allowed: the breaker's 1 s deadline, and as much again for this loaded
-run (redis-cli moving keys, two servers and the clients in one process on 2 shared cores:
-a 200 came after 1.19 s at load average 9). A hang is the client's 5 s timeout."""
 
 
 def ranges(slots: list[int]) -> list[tuple[int, int]]:
@@ -121,14 +118,14 @@ class Outcomes:
     def take(self, what: str, status: int, headers: Any, error: Any, took: float) -> bool:
         """Record one answer; True when it succeeded."""
         self.statuses[status] += 1
-        self.slowest = max(self.slowest, took)
-        if took >= BOUND_S:
-            self.bad.append(f"{what}: answered after {took:.2f} s")
+        self.slowest = max(self.slowest, took)  # reported, not judged: a hang is the timeout
         if status == 503:
             if headers.get("retry-after") != "1" or (error or {}).get("data", {}).get(
                 "reason"
             ) != "storage_unavailable":
                 self.bad.append(f"{what}: 503 without the fail-fast shape: {error}")
+            elif "Timeout" in str(error.get("message")).split("(", 1)[-1]:
+                self.bad.append(f"{what}: 503 from a socket timeout, not the breaker: {error}")
             return False
         if status != 200 or error is not None:
             self.bad.append(f"{what}: {status} {error}")

@@ -99,11 +99,14 @@ async def test_a_streaming_call_longer_than_the_drain_gets_the_shutdown_error() 
                 await asyncio.sleep(0.3)  # the watcher subscribed and waits for orders
                 process.send_signal(signal.SIGTERM)
                 started = time.monotonic()
+                # a hang guard (10x the drain), no budget (issue 45): the orders never come,
+                # so only the end of the drain answers, with the shutdown error; uvicorn's own
+                # graceful limit (10 s) would cut the stream without it
                 reply = await asyncio.wait_for(exchange.drain(), 10)
                 took = time.monotonic() - started
         assert reply.error["code"] == -32000
         assert "shutting down" in reply.error["message"]
-        assert 0.9 < took < 4.0  # the drain (1 s), then the shutdown answer
+        assert took > 0.9  # not before the drain (1 s) ended
         _out, err = process.communicate(timeout=15)
         assert process.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises the signal
         assert "ASGI callable returned without completing response" not in err

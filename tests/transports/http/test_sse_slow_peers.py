@@ -2,9 +2,11 @@
 
 A real uvicorn server with ``send_timeout_s`` small; raw socket clients with a tiny receive
 buffer send a ``tools/call`` whose tool floods progress notifications, then never read. The
-server must notice within about ``send_timeout_s`` once the socket buffers are full, cancel
-the tool (or run ``handle_close`` for a stream), release what the call queued, and never
-count the tool as completed. The Outbox bound holds before that: a tool that sends 50,000
+server must notice through ``send_timeout_s`` once the socket buffers are full (no earlier:
+a send waited that long; and not through the tool's end or the keepalive, 60 s away, which
+the 20 s hang guards leave out: no budget, issue 45), cancel the tool (or run
+``handle_close`` for a stream), release what the call queued, and never count the tool as
+completed. The Outbox bound holds before that: a tool that sends 50,000
 notifications without yielding keeps at most ``OUTBOX_CAPACITY`` of them queued, and the
 sends past it return False.
 """
@@ -30,6 +32,7 @@ from support.server import LiveServers
 
 SECRET: Final = "slow-peers-test-secret-key-0123456789abcdef"
 SEND_TIMEOUT_S: Final = 0.5
+GUARD_S: Final = 20.0  # a hang guard: far above send_timeout_s, far below the 60 s other paths
 FLOOD: Final = 50_000
 ARGS: Final = {"type": "object", "properties": {"n": {"type": "integer"}}}
 
@@ -146,10 +149,10 @@ def test_a_reader_that_never_reads_is_a_disconnect(served: tuple[int, Seen, Any]
     sock = never_reading(port, "flood")
     try:
         wait_for(lambda: seen.started == 1, 5)
-        wait_for(lambda: seen.cancelled == 1, 10 + SEND_TIMEOUT_S)
-        wait_for(lambda: suite.live_workers == 0, 2)
+        wait_for(lambda: seen.cancelled == 1, GUARD_S)  # the tool itself sleeps 60 s more
+        wait_for(lambda: suite.live_workers == 0, GUARD_S)
         took = seen.ended_at - seen.started_at  # buffers fill in ms, then one send blocks
-        assert SEND_TIMEOUT_S <= took < SEND_TIMEOUT_S + 4  # loaded CI machines: slack
+        assert took >= SEND_TIMEOUT_S  # a send waited the timeout: not cut before it
         assert seen.completed == 0
         print(
             f"\nnever-reading SSE reader: cancelled {took:.2f} s after the tool started "
@@ -164,14 +167,14 @@ def test_the_outbox_is_bounded_and_handle_close_runs(served: tuple[int, Seen, An
     port, seen, suite = served
     sock = never_reading(port, "burst")
     try:
-        wait_for(lambda: seen.closed == 1, 10 + SEND_TIMEOUT_S)
+        wait_for(lambda: seen.closed == 1, GUARD_S)  # the keepalive would come after 60 s
         took = seen.ended_at - seen.started_at
-        wait_for(lambda: suite.live_workers == 0, 2)
+        wait_for(lambda: suite.live_workers == 0, GUARD_S)
         assert seen.dropped == [FLOOD - OUTBOX_CAPACITY]
         assert seen.queued == OUTBOX_CAPACITY
         assert seen.outbox is not None and len(seen.outbox) == 0  # released at the disconnect
         assert seen.completed == 0
-        assert SEND_TIMEOUT_S <= took < SEND_TIMEOUT_S + 4  # loaded CI machines: slack
+        assert took >= SEND_TIMEOUT_S  # a send waited the timeout: not cut before it
         print(
             f"\nburst of {FLOOD}: {seen.queued} queued, {seen.dropped[0]} dropped, "
             f"handle_close after {took:.2f} s, 0 left queued"
@@ -225,8 +228,9 @@ def test_a_body_sent_at_10_bytes_a_second_gets_408(body_port: int) -> None:
         answer, sent = b"", 0
         sock.setblocking(False)
         closed = False
-        while time.monotonic() - start < 5 * BODY_TIMEOUT_S:
-            time.sleep(0.1)  # 10 bytes a second
+        while time.monotonic() - start < 10 * BODY_TIMEOUT_S:  # a hang guard
+            time.sleep(0.1)  # 10 bytes a second, longer than the guard: a per-byte idle
+            # timer would never fire, only the deadline on the whole body answers 408
             try:  # read first: a byte sent after the server closed is answered with a reset
                 chunk = sock.recv(65536)
             except BlockingIOError:
@@ -251,5 +255,6 @@ def test_a_body_sent_at_10_bytes_a_second_gets_408(body_port: int) -> None:
     error = json.loads(payload)
     assert error["jsonrpc"] == "2.0" and error.get("id") is None
     assert error["error"]["code"] == -32600 and "did not arrive" in error["error"]["message"]
-    assert BODY_TIMEOUT_S <= took < BODY_TIMEOUT_S + 1.0
+    assert took >= BODY_TIMEOUT_S  # no earlier than the deadline
+    assert sent < len(body) - 1  # answered while bytes were still coming
     print(f"\n10 bytes/s body: 408 and closed after {took:.2f} s ({sent} bytes sent)")
