@@ -46,7 +46,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, Unpack
 
 try:
     import redis.asyncio  # noqa: F401  (the ImportError below names the extra)
@@ -62,8 +62,7 @@ from genmcp.protocol.tasks import iso_now
 from genmcp.storage import TaskEnd, TaskQuota, TaskQuotaExceeded
 from genmcp.storage.guard import Breaker
 from genmcp.storage.redis.buckets import TAKE_LUA
-from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
+from genmcp.storage.redis.part import DEFAULT_PREFIX, PartOptions, RedisPart
 from genmcp.storage.redis.refusals import WritesRefused, refusing
 from genmcp.storage.redis.topology import Client
 
@@ -287,14 +286,8 @@ def _pairs(values: Mapping[str, Any]) -> list[str]:
 class RedisTaskStore(RedisPart):
     """``TaskStore`` in Redis (see the module docstring). Args: ``RedisPart``'s."""
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-    ) -> None:
-        super().__init__(client, prefix=prefix, options=options)
+    def __init__(self, client: Client, **part: Unpack[PartOptions]) -> None:
+        super().__init__(client, **part)
         self.breaker = Breaker(  # only an unreachable Redis trips it, not a script error
             "redis", _UNAVAILABLE, deadline_s=self.options.deadline_s,
             cooldown_s=self.options.cooldown_s,
