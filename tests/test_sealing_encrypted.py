@@ -73,6 +73,8 @@ def test_purpose_audience_and_format_are_checked() -> None:
         sealer.unseal("requestState", token)  # nor the other way round
     for bad in (7, "", "v2.", "v2.abc", "v2.a.b", "v2." + "A" * MAX_TOKEN_CHARS, token + "="):
         assert reason_of(sealer, bad) == "malformed", bad
+    for length in (1, 5, 4 * 20 + 1):  # no base64 is 1 mod 4 characters long: not the format
+        assert reason_of(sealer, "v2." + "A" * length) == "malformed", length
     assert reason_of(sealer, token[:-1] + ("B" if token[-1] != "B" else "C")) in {
         "tampered",
         "malformed",

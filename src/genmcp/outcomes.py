@@ -7,7 +7,8 @@ Which hook may return which is the behaviour's contract (``tools.py``, ``prompts
 ``resources.py``); anything else raises ``CallbackReturnError`` naming the hook.
 
 :func:`typed_input` reads one answer of the client as a pydantic model (what
-``request.input(Model)`` returns), raising :class:`InputDeclined` when the user said no.
+``request.input(Model)`` returns), raising :class:`InputDeclined` when the user said no;
+:class:`HookRequest` is the base of the three requests that carry those answers.
 
 Pure: imports only pydantic and ``genmcp.errors``.
 """
@@ -25,6 +26,7 @@ from genmcp.errors import INTERNAL_ERROR, MCPError
 __all__ = [
     "CacheControl",
     "Error",
+    "HookRequest",
     "InputDeclined",
     "InputRequired",
     "Outcome",
@@ -152,3 +154,24 @@ def typed_input(
             f"{exc.error_count()} error(s), first: {exc.errors()[0]['msg']}",
             {"key": key},
         ) from None
+
+
+class HookRequest:
+    """The base of ``ToolRequest``, ``PromptRequest`` and ``ResourceRequest``: what a hook gets.
+
+    Each is a frozen dataclass of its own leading fields (``name`` and ``arguments``, or
+    ``uri`` and ``params``) then the three every request has:
+
+    - ``meta``: the request's ``_meta`` (protocol version, client capabilities ...);
+    - ``input_responses``: the client's answers on a multi round-trip retry, else None;
+    - ``request_state``: the verified state from ``InputRequired(..., state)``, else None.
+    """
+
+    __slots__ = ()
+
+    input_responses: dict[str, Any] | None
+
+    def input(self, model: type[M], key: str | None = None) -> M | None:
+        """The client's answer as a ``model`` instance (a pydantic class), or None on the
+        first pass: ``confirm = request.input(Confirm)``. See :func:`typed_input`."""
+        return typed_input(self.input_responses, model, key)

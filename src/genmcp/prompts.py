@@ -18,20 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from genmcp.behaviour import Behaviour, Completion, Hooked
-from genmcp.outcomes import CacheControl, Error, InputRequired, Result, typed_input
+from genmcp.outcomes import CacheControl, Error, HookRequest, InputRequired, Result
 from genmcp.schema import InvalidArguments
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
 
 __all__ = ["GetOutcome", "Prompt", "PromptRequest"]
-
-M = TypeVar("M", bound=BaseModel)
 
 _OPTION_KEYS = (
     "name",
@@ -46,15 +42,13 @@ _OPTION_KEYS = (
 
 
 @dataclass(frozen=True, slots=True)
-class PromptRequest:
+class PromptRequest(HookRequest):
     """What ``get`` receives for one ``prompts/get``.
 
     Attributes:
         name: the prompt name.
         arguments: the checked arguments (name -> string).
-        meta: the request's ``_meta``.
-        input_responses: the client's answers on a multi round-trip retry, else None.
-        request_state: the verified state from ``InputRequired(..., state)``, else None.
+        meta, input_responses, request_state: as in ``HookRequest``.
     """
 
     name: str
@@ -62,11 +56,6 @@ class PromptRequest:
     meta: Mapping[str, Any] = field(default_factory=dict)
     input_responses: dict[str, Any] | None = None
     request_state: Any = None
-
-    def input(self, model: type[M], key: str | None = None) -> M | None:
-        """The client's answer as a ``model`` instance (a pydantic class), or None on the
-        first pass: ``confirm = request.input(Confirm)``. See ``outcomes.typed_input``."""
-        return typed_input(self.input_responses, model, key)
 
 
 GetOutcome = Result | InputRequired | Error

@@ -23,18 +23,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from genmcp.behaviour import Behaviour, Completion, Hooked
 from genmcp.outcomes import (
     CacheControl,
     Error,
+    HookRequest,
     InputRequired,
     ResourceNotFound,
     Result,
-    typed_input,
 )
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.resources import (
@@ -57,8 +55,6 @@ __all__ = [
     "StaticResource",
 ]
 
-M = TypeVar("M", bound=BaseModel)
-
 _OPTION_KEYS = (
     "prefix",
     "template",
@@ -79,16 +75,14 @@ Descriptors = list[dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
-class ResourceRequest:
+class ResourceRequest(HookRequest):
     """What ``read`` receives for one ``resources/read``.
 
     Attributes:
         uri: the URI the client asked for.
         params: what ``parse_uri`` found in it: the template variables (percent-decoded),
             ``{}`` for a prefix repository.
-        meta: the request's ``_meta``.
-        input_responses: the client's answers on a multi round-trip retry, else None.
-        request_state: the verified state from ``InputRequired(..., state)``, else None.
+        meta, input_responses, request_state: as in ``HookRequest``.
     """
 
     uri: str
@@ -96,11 +90,6 @@ class ResourceRequest:
     meta: Mapping[str, Any] = field(default_factory=dict)
     input_responses: dict[str, Any] | None = None
     request_state: Any = None
-
-    def input(self, model: type[M], key: str | None = None) -> M | None:
-        """The client's answer as a ``model`` instance (a pydantic class), or None on the
-        first pass: ``confirm = request.input(Confirm)``. See ``outcomes.typed_input``."""
-        return typed_input(self.input_responses, model, key)
 
 
 ReadOutcome = Result | InputRequired | Error | ResourceNotFound

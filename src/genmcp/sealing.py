@@ -104,7 +104,8 @@ def _aesgcm() -> Any:
 
 _AEAD_LABEL: Final = b"genmcp.sealing.v2:aes-256-gcm"
 _KID_LABEL: Final = b"genmcp.sealing.v2:key-id"
-_AEAD_BODY: Final = re.compile(r"[A-Za-z0-9_-]+")
+# Everything after the prefix: one URL-safe base64 part (never 1 mod 4 characters long).
+_AEAD_BODY: Final = re.compile(r"(?:[A-Za-z0-9_-]{4})*[A-Za-z0-9_-]{2,4}")
 _KID_BYTES: Final = 4
 _NONCE_BYTES: Final = 12
 _TAG_BYTES: Final = 16
@@ -355,7 +356,7 @@ class Sealer:
         limit = self.max_age_s if max_age_s is None else _check_max_age(max_age_s)
         if encrypted:
             return self._decrypt(purpose, salt, token, limit)
-        body = self._token_body(purpose, token)
+        body = _token_body(purpose, token, TOKEN_PREFIX, _TOKEN_BODY)
         try:
             payload, signed_at = self._serializer.loads(body, salt=salt, return_timestamp=True)
         except _itsdangerous().BadSignature as exc:  # evaluated only when it raised
@@ -405,25 +406,7 @@ class Sealer:
         return SEALED_PREFIX + base64.urlsafe_b64encode(sealed).rstrip(b"=").decode()
 
     def _decrypt(self, purpose: str, salt: str, token: object, limit: float) -> Any:
-        if not isinstance(token, str):
-            raise SealError(
-                "malformed", f"{purpose!r} token must be a string, not {type(token).__name__}"
-            )
-        if len(token) > MAX_TOKEN_CHARS:
-            raise SealError(
-                "malformed",
-                f"{purpose!r} token is {len(token)} characters, over the limit of "
-                f"{MAX_TOKEN_CHARS}",
-            )
-        if not token.startswith(SEALED_PREFIX):
-            raise SealError("malformed", f"{purpose!r} token does not start with {SEALED_PREFIX!r}")
-        body = token[len(SEALED_PREFIX) :]
-        if _AEAD_BODY.fullmatch(body) is None or len(body) % 4 == 1:
-            raise SealError("malformed", f"{purpose!r} token is not in the sealed token format")
-        if not _canonical_b64(body):
-            raise SealError(
-                "tampered", f"{purpose!r} token is not in its canonical encoding: it was altered"
-            )
+        body = _token_body(purpose, token, SEALED_PREFIX, _AEAD_BODY)
         raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         if len(raw) < _KID_BYTES + _NONCE_BYTES + _TAG_BYTES:
             raise SealError("malformed", f"{purpose!r} token is too short")
@@ -451,12 +434,15 @@ class Sealer:
             raise SealError("malformed", f"{purpose!r} token payload cannot be decoded") from exc
         _check_age(purpose, int(issued_at), limit)
         if audience != self.audience:
-            raise SealError(
-                "audience",
-                f"{purpose!r} token was issued for another server (audience mismatch; this "
-                f"server's audience is {self.audience!r})",
-            )
+            raise self._other_audience(purpose)
         return payload
+
+    def _other_audience(self, purpose: str) -> SealError:
+        return SealError(
+            "audience",
+            f"{purpose!r} token was issued for another server (audience mismatch; this "
+            f"server's audience is {self.audience!r})",
+        )
 
     def _opened(self, purpose: str, envelope: Any) -> Any:
         """The payload inside an audience envelope, or an ``audience`` :class:`SealError`."""
@@ -465,36 +451,32 @@ class Sealer:
             or envelope.keys() != {"aud", "v"}
             or envelope["aud"] != self.audience
         ):
-            raise SealError(
-                "audience",
-                f"{purpose!r} token was issued for another server (audience mismatch; this "
-                f"server's audience is {self.audience!r})",
-            )
+            raise self._other_audience(purpose)
         return envelope["v"]
 
-    @staticmethod
-    def _token_body(purpose: str, token: object) -> str:
-        """Return the part after the prefix, or raise a ``malformed`` :class:`SealError`."""
-        if not isinstance(token, str):
-            raise SealError(
-                "malformed", f"{purpose!r} token must be a string, not {type(token).__name__}"
-            )
-        if len(token) > MAX_TOKEN_CHARS:
-            raise SealError(
-                "malformed",
-                f"{purpose!r} token is {len(token)} characters, over the limit of "
-                f"{MAX_TOKEN_CHARS}",
-            )
-        if not token.startswith(TOKEN_PREFIX):
-            raise SealError("malformed", f"{purpose!r} token does not start with {TOKEN_PREFIX!r}")
-        body = token[len(TOKEN_PREFIX) :]
-        if _TOKEN_BODY.fullmatch(body) is None:
-            raise SealError("malformed", f"{purpose!r} token is not in the sealed token format")
-        if not all(map(_canonical_b64, body.removeprefix(".").split("."))):
-            raise SealError(
-                "tampered", f"{purpose!r} token is not in its canonical encoding: it was altered"
-            )
-        return body
+
+def _token_body(purpose: str, token: object, prefix: str, body: re.Pattern[str]) -> str:
+    """The part of ``token`` after ``prefix`` when it has the form ``body`` in its canonical
+    encoding; a ``malformed`` (or, for a non-canonical encoding, ``tampered``) error else."""
+    if not isinstance(token, str):
+        raise SealError(
+            "malformed", f"{purpose!r} token must be a string, not {type(token).__name__}"
+        )
+    if len(token) > MAX_TOKEN_CHARS:
+        raise SealError(
+            "malformed",
+            f"{purpose!r} token is {len(token)} characters, over the limit of {MAX_TOKEN_CHARS}",
+        )
+    if not token.startswith(prefix):
+        raise SealError("malformed", f"{purpose!r} token does not start with {prefix!r}")
+    rest = token[len(prefix) :]
+    if body.fullmatch(rest) is None:
+        raise SealError("malformed", f"{purpose!r} token is not in the sealed token format")
+    if not all(map(_canonical_b64, rest.removeprefix(".").split("."))):
+        raise SealError(
+            "tampered", f"{purpose!r} token is not in its canonical encoding: it was altered"
+        )
+    return rest
 
 
 def _check_age(purpose: str, issued_at: int, limit: float) -> None:

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from genmcp.apps import AppView
 from genmcp.behaviour import Behaviour
-from genmcp.outcomes import CacheControl, Outcome, typed_input
+from genmcp.outcomes import CacheControl, HookRequest, Outcome
 from genmcp.protocol.apps import tool_ui_meta
 from genmcp.schema import ArgumentValidator, SchemaLike, compile_schema, merge_options
 
@@ -31,8 +29,6 @@ if TYPE_CHECKING:
     from genmcp.channel import Channel
 
 __all__ = ["Tool", "ToolRequest"]
-
-M = TypeVar("M", bound=BaseModel)
 
 NO_ARGUMENTS_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": False}
 _OPTION_KEYS = (
@@ -55,16 +51,14 @@ _OPTION_KEYS = (
 
 
 @dataclass(frozen=True, slots=True)
-class ToolRequest:
+class ToolRequest(HookRequest):
     """What a tool's hooks receive for one ``tools/call``.
 
     Attributes:
         name: the tool name the client called.
         arguments: the arguments: a dict, or a pydantic model instance when the
             tool's input schema is a model class.
-        meta: the request's ``_meta`` (protocol version, client capabilities ...).
-        input_responses: the client's answers on a multi round-trip retry, else None.
-        request_state: the verified state from ``InputRequired(..., state)``, else None.
+        meta, input_responses, request_state: as in ``HookRequest``.
     """
 
     name: str
@@ -72,11 +66,6 @@ class ToolRequest:
     meta: Mapping[str, Any] = field(default_factory=dict)
     input_responses: dict[str, Any] | None = None
     request_state: Any = None
-
-    def input(self, model: type[M], key: str | None = None) -> M | None:
-        """The client's answer as a ``model`` instance (a pydantic class), or None on the
-        first pass: ``confirm = request.input(Confirm)``. See ``outcomes.typed_input``."""
-        return typed_input(self.input_responses, model, key)
 
 
 class Tool(Behaviour):

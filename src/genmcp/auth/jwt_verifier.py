@@ -6,7 +6,8 @@ with the issuer's key for its ``kid``; ``exp`` is present and in the future, ``n
 are not in the future (``leeway_s`` either way), each a JSON number (a numeric string is
 refused, RFC 7519); ``iss`` equals the configured issuer; and,
 when ``token_types`` is set, the ``typ`` header is one of them (``at+jwt``). The audience is
-checked by the resource for every verifier (``OAuthResource``), not here.
+checked by the resource for every verifier (``OAuthResource``), not here. :func:`decoded` says
+which claim check failed, for this verifier and for the front's ID tokens alike.
 
 Needs the ``auth`` extra (PyJWT with ``cryptography``, httpx).
 """
@@ -21,7 +22,7 @@ import jwt
 from genmcp.auth.jwks import JWKSCache
 from genmcp.auth.tokens import AccessToken, InvalidToken, scopes_of
 
-__all__ = ["JWTVerifier"]
+__all__ = ["JWTVerifier", "decoded"]
 
 _NUMERIC_DATES: Final = ("exp", "nbf", "iat")
 """NumericDate claims: JSON numbers only (RFC 7519 §2); PyJWT alone takes ``"123"`` too."""
@@ -100,24 +101,31 @@ class JWTVerifier:
         return _access_token(claims)
 
     def _decode(self, token: str, key: Any, alg: str) -> dict[str, Any]:
-        try:
-            claims: dict[str, Any] = jwt.decode(
-                token,
-                key,
-                algorithms=[alg],
-                issuer=self.issuer,
-                leeway=self.leeway_s,
-                options={"require": ["exp", "iss"], "verify_aud": False},
-            )
-        except jwt.ExpiredSignatureError:
-            raise InvalidToken("the token has expired") from None
-        except jwt.InvalidIssuerError:
-            raise InvalidToken("the token was issued by another issuer") from None
-        except jwt.MissingRequiredClaimError as exc:
-            raise InvalidToken(f"the token has no {exc.claim!r} claim") from None
-        except jwt.PyJWTError:
-            raise InvalidToken("the token's signature or claims are invalid") from None
-        return claims
+        return decoded(
+            token, key, alg, InvalidToken, "the token", issuer=self.issuer, leeway=self.leeway_s,
+            options={"require": ["exp", "iss"], "verify_aud": False},
+        )  # fmt: skip
+
+
+def decoded(
+    token: str, key: Any, alg: str, error: type[Exception], noun: str, **checks: Any
+) -> dict[str, Any]:
+    """The claims of ``token``, signed with ``key`` by ``alg``, when ``jwt.decode`` passes
+    ``checks`` (issuer, audience, leeway, options); else ``error`` with a message naming the
+    failed check and ``noun`` (``"the token"``, ``"the ID token"``), never the token."""
+    try:
+        claims: dict[str, Any] = jwt.decode(token, key, algorithms=[alg], **checks)
+    except jwt.ExpiredSignatureError:
+        raise error(f"{noun} has expired") from None
+    except jwt.InvalidIssuerError:
+        raise error(f"{noun} was issued by another issuer") from None
+    except jwt.InvalidAudienceError:
+        raise error(f"{noun} was issued to another client (aud)") from None
+    except jwt.MissingRequiredClaimError as exc:
+        raise error(f"{noun} has no {exc.claim!r} claim") from None
+    except jwt.PyJWTError:
+        raise error(f"{noun}'s signature or claims are invalid") from None
+    return claims
 
 
 def _access_token(claims: dict[str, Any]) -> AccessToken:

@@ -38,6 +38,7 @@ __all__ = [
     "IdentityAssertion",
     "JWTBearer",
     "PrivateKeyJWT",
+    "json_object",
 ]
 
 JWT_BEARER: Final = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -182,7 +183,7 @@ class IdentityAssertion:
             pair = f"{quote(self.idp_client_id, safe='')}:{quote(self.idp_client_secret, safe='')}"
             headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
         response = await http.post(self.idp_token_endpoint, data=form, headers=headers)
-        body = _json(response)
+        body = json_object(response)
         jag = body.get("access_token")
         if response.status_code >= 400 or not isinstance(jag, str):
             raise ClientError(f"the identity provider refused the token exchange (HTTP "
@@ -200,7 +201,8 @@ class IdentityAssertion:
         return {"grant_type": JWT_BEARER, "assertion": jag}
 
 
-def _json(response: httpx.Response) -> dict[str, Any]:
+def json_object(response: httpx.Response) -> dict[str, Any]:
+    """The JSON object an authorization server answered, ``{}`` for any other body."""
     try:
         body = response.json()
     except ValueError:

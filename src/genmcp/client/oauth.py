@@ -39,7 +39,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import httpx
 
-from genmcp.client.assertions import AssertionGrant, PrivateKeyJWT
+from genmcp.client.assertions import AssertionGrant, PrivateKeyJWT, json_object
 from genmcp.client.dpop import NONCE_ERROR, DPoP
 from genmcp.client.errors import ClientError
 
@@ -304,7 +304,7 @@ class OAuth(httpx.Auth):
             "application_type": "native",
         }
         response = await http.post(str(metadata["registration_endpoint"]), json=wanted)
-        body = _json(response)
+        body = json_object(response)
         if response.status_code >= 400 or not isinstance(body.get("client_id"), str):
             raise ClientError(f"dynamic registration failed (HTTP {response.status_code}): {body}")
         method = str(body.get("token_endpoint_auth_method") or wanted["token_endpoint_auth_method"])
@@ -376,7 +376,7 @@ class OAuth(httpx.Auth):
             if grant.auth_method == "client_secret_post" and grant.client_secret is not None:
                 form["client_secret"] = grant.client_secret
         response = await self._post_token(http, server, grant, form, headers)
-        body = _json(response)
+        body = json_object(response)
         if response.status_code >= 400 or not isinstance(body.get("access_token"), str):
             raise ClientError(f"the token endpoint refused (HTTP {response.status_code}): "
                               f"{body.get('error', body)}")  # fmt: skip
@@ -465,18 +465,10 @@ async def _first_json(http: httpx.AsyncClient, places: list[str]) -> dict[str, A
             response = await http.get(place, headers={"accept": "application/json"})
         except httpx.HTTPError:
             continue
-        body = _json(response)
+        body = json_object(response)
         if response.status_code == 200 and body:
             return body
     return None
-
-
-def _json(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
 
 
 def _covers(resource: str, url: str) -> bool:

@@ -128,14 +128,19 @@ def _upstream_state(state: Any) -> str | None:
     return found if isinstance(found, str) else None
 
 
+def _proxied(key: str, arg: Any) -> Any:
+    """A proxied tool's or prompt's ``info``: the upstream descriptor's, the name prefixed."""
+    upstream, descriptor = arg
+    if key == "name":
+        return upstream.prefix + descriptor["name"]
+    return descriptor.get(key)
+
+
 class ProxyTool(Tool):
     """An upstream tool; ``arg`` is ``(upstream, descriptor)``."""
 
     def info(self, key: str, arg: Any) -> Any:
-        upstream, descriptor = arg
-        if key == "name":
-            return upstream.prefix + descriptor["name"]
-        return descriptor.get(key)
+        return _proxied(key, arg)
 
     def input_schema(self, arg: Any) -> Any:
         return arg[1].get("inputSchema") or {"type": "object"}
@@ -243,10 +248,7 @@ class ProxyPrompt(Prompt):
     """An upstream prompt; ``arg`` is ``(upstream, descriptor)``."""
 
     def info(self, key: str, arg: Any) -> Any:
-        upstream, descriptor = arg
-        if key == "name":
-            return upstream.prefix + descriptor["name"]
-        return descriptor.get(key)
+        return _proxied(key, arg)
 
     def arguments(self, arg: Any) -> list[dict[str, Any]]:
         return list(arg[1].get("arguments") or [])

@@ -16,7 +16,7 @@ the principal and skips it. Without either, the dependency's refusal is an
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,17 +59,22 @@ def mcp_of(target: Any, _depth: int = 0) -> list[tuple[Suite, Any]]:
     if _depth > 5:
         return []
     found: list[tuple[Suite, Any]] = []
+    for inner in _inside(target):
+        for pair in mcp_of(inner, _depth + 1):
+            if pair not in found:
+                found.append(pair)
+    return found
+
+
+def _inside(target: Any) -> Iterator[Any]:
+    """What the routes of ``target`` lead to: an included router, a route's endpoint, a
+    mount's app (never ``target`` itself)."""
     for route in getattr(target, "routes", None) or ():
         include = included(route)
         inner_targets = (include[0],) if include else (
             getattr(route, "endpoint", None), getattr(route, "app", None)  # a route, a mount
         )
-        for inner in inner_targets:
-            if inner is not None and inner is not target:
-                for pair in mcp_of(inner, _depth + 1):
-                    if pair not in found:
-                        found.append(pair)
-    return found
+        yield from (inner for inner in inner_targets if inner is not None and inner is not target)
 
 
 def suite_of(target: Any, _depth: int = 0) -> Suite | None:
@@ -91,16 +96,10 @@ def suite_of(target: Any, _depth: int = 0) -> Suite | None:
     if _depth > 4:
         return None
     suites = set()
-    for route in getattr(target, "routes", None) or ():
-        include = included(route)
-        inner_targets = (include[0],) if include else (
-            getattr(route, "endpoint", None), getattr(route, "app", None)  # a route, a mount
-        )
-        for inner in inner_targets:
-            if inner is not None and inner is not target:
-                suite = suite_of(inner, _depth + 1)
-                if suite is not None:
-                    suites.add(suite)
+    for inner in _inside(target):
+        suite = suite_of(inner, _depth + 1)
+        if suite is not None:
+            suites.add(suite)
     return suites.pop() if len(suites) == 1 else None
 
 

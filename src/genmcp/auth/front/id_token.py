@@ -21,6 +21,7 @@ from typing import Any, Final
 import jwt
 
 from genmcp.auth.jwks import JWKSCache
+from genmcp.auth.jwt_verifier import decoded
 from genmcp.auth.tokens import InvalidToken
 
 __all__ = ["ASYMMETRIC", "InvalidIdToken", "verify_id_token"]
@@ -47,21 +48,10 @@ async def verify_id_token(
 ) -> dict[str, Any]:
     """The claims of ``token`` when every check of the module holds; :class:`InvalidIdToken`."""
     alg, key = await _signing_key(token, keys, [a for a in algorithms if a in ASYMMETRIC])
-    try:
-        claims: dict[str, Any] = jwt.decode(
-            token, key, algorithms=[alg], issuer=issuer, audience=client_id, leeway=leeway_s,
-            options={"require": ["iss", "aud", "exp", "iat", "sub"]},
-        )  # fmt: skip
-    except jwt.ExpiredSignatureError:
-        raise InvalidIdToken("the ID token has expired") from None
-    except jwt.InvalidIssuerError:
-        raise InvalidIdToken("the ID token was issued by another issuer") from None
-    except jwt.InvalidAudienceError:
-        raise InvalidIdToken("the ID token was issued to another client (aud)") from None
-    except jwt.MissingRequiredClaimError as exc:
-        raise InvalidIdToken(f"the ID token has no {exc.claim!r} claim") from None
-    except jwt.PyJWTError:
-        raise InvalidIdToken("the ID token's signature or claims are invalid") from None
+    claims = decoded(
+        token, key, alg, InvalidIdToken, "the ID token", issuer=issuer, audience=client_id,
+        leeway=leeway_s, options={"require": ["iss", "aud", "exp", "iat", "sub"]},
+    )  # fmt: skip
     audience = claims["aud"]
     if isinstance(audience, list) and len(audience) > 1 and claims.get("azp") != client_id:
         raise InvalidIdToken("the ID token has several audiences and azp is not this client")

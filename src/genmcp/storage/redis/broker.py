@@ -35,7 +35,7 @@ import itertools
 import json
 import logging
 from collections.abc import Iterable
-from typing import Any, Final, Self
+from typing import Any, Final, Self, Unpack
 
 try:
     from redis import asyncio as aioredis
@@ -52,7 +52,7 @@ from genmcp.storage.memory.broker import QueuedSubscription
 from genmcp.storage.redis.eviction import check_eviction
 from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
 from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart, close_client
+from genmcp.storage.redis.part import DEFAULT_PREFIX, PartOptions, RedisPart, close_client
 from genmcp.storage.redis.registry import encode, ttl_ms
 from genmcp.storage.redis.topology import NODE_OPTIONS, Client
 
@@ -113,14 +113,9 @@ class RedisBroker(RedisPart):
     """
 
     def __init__(
-        self,
-        client: Client,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        ready_timeout_s: float = 5.0,
-        options: RedisOptions | None = None,
+        self, client: Client, *, ready_timeout_s: float = 5.0, **part: Unpack[PartOptions]
     ) -> None:
-        super().__init__(client, prefix=prefix, options=options)
+        super().__init__(client, **part)
         self._node_client: aioredis.Redis | None = None
         self._ready_timeout_s = ready_timeout_s
         self._pubsub = self._new_pubsub()
@@ -130,11 +125,11 @@ class RedisBroker(RedisPart):
         self._writer: asyncio.Task[None] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
-        self.inboxes = RedisInboxes(client, prefix=prefix, options=self.options)
+        self.inboxes = RedisInboxes(client, prefix=self._prefix, options=self.options)
         self._record = client.register_script(_RECORD)
-        self._catalog = prefix + "catalog:{c}"  # and its version: one hash tag, one slot
+        self._catalog = self._prefix + "catalog:{c}"  # and its version: one hash tag, one slot
         # On a cluster every channel of the app is in one slot: one shard, publish order kept.
-        self._channels = prefix + ("{p}" if isinstance(client, RedisCluster) else "")
+        self._channels = self._prefix + ("{p}" if isinstance(client, RedisCluster) else "")
         self._moving = False  # the server unsubscribed us: move to the slot's owner
 
     def _new_pubsub(self) -> PubSub:

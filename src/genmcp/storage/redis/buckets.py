@@ -21,12 +21,11 @@ counts ``TaskQuota``'s creations with it. Requires the ``redis`` package (``genm
 from __future__ import annotations
 
 import hashlib
-from typing import Final
+from typing import Final, Unpack
 
 from genmcp.storage.buckets import Taken
 from genmcp.storage.redis.batch import ScriptBatch
-from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
+from genmcp.storage.redis.part import PartOptions, RedisPart
 from genmcp.storage.redis.topology import Client
 
 __all__ = ["TAKE_LUA", "RedisBuckets"]
@@ -71,14 +70,8 @@ def bucket_tag(key: str) -> str:
 class RedisBuckets(RedisPart):
     """``Buckets`` in Redis (see the module docstring). Args: ``RedisPart``'s."""
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-    ) -> None:
-        super().__init__(client, prefix=prefix, options=options)
+    def __init__(self, client: Client, **part: Unpack[PartOptions]) -> None:
+        super().__init__(client, **part)
         self._take = ScriptBatch(client, _TAKE, self.breaker)
 
     def key(self, key: str) -> str:

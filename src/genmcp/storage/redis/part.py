@@ -4,21 +4,29 @@ A store built on a client (``RedisTaskStore(client, prefix=...)``) borrows it: i
 leaves the client open for whoever made it (``RedisStores`` shares one client among all the
 stores of a process). One built by ``from_url`` makes its client with ``RedisOptions`` and
 closes it in its ``aclose``. The broker, the session registry, the task store, the buckets
-and the record store are parts; each adds its scripts to ``__init__`` and what else it holds
-to ``aclose``. Requires the ``redis`` package.
+and the record store are parts; each adds its scripts to ``__init__`` (which takes the
+``PartOptions`` on) and what else it holds to ``aclose``. Requires the ``redis`` package.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, Self
+from typing import Any, Final, Self, TypedDict
 
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.topology import Client
 
-__all__ = ["DEFAULT_PREFIX", "RedisPart", "close_client"]
+__all__ = ["DEFAULT_PREFIX", "PartOptions", "RedisPart", "close_client"]
 
 DEFAULT_PREFIX: Final = "genmcp:"
 """Prefix of every key and channel unless told otherwise."""
+
+
+class PartOptions(TypedDict, total=False):
+    """The keyword arguments of every part after its client: ``RedisPart``'s, which a part's
+    ``__init__`` takes as ``**part: Unpack[PartOptions]`` and hands on unchanged."""
+
+    prefix: str
+    options: RedisOptions | None
 
 
 async def close_client(closeable: Any) -> None:

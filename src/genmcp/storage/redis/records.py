@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, Unpack
 
-from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
+from genmcp.storage.redis.part import PartOptions, RedisPart
 from genmcp.storage.redis.registry import encode, ttl_ms
 from genmcp.storage.redis.topology import Client
 
@@ -61,14 +60,8 @@ def _split(raw: bytes | str) -> tuple[str, Any]:
 class RedisRecordStore(RedisPart):
     """``RecordStore`` in Redis. Args: ``RedisPart``'s."""
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-    ) -> None:
-        super().__init__(client, prefix=prefix, options=options)
+    def __init__(self, client: Client, **part: Unpack[PartOptions]) -> None:
+        super().__init__(client, **part)
         self._take = client.register_script(_TAKE)
         self._admit = client.register_script(_ADMIT)
 

@@ -32,11 +32,10 @@ import secrets
 import time
 import zlib
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, Unpack
 
 from genmcp.storage.redis.batch import ScriptBatch
-from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
+from genmcp.storage.redis.part import PartOptions, RedisPart
 from genmcp.storage.redis.topology import Client
 
 __all__ = ["BUCKETS", "RedisSessionRegistry"]
@@ -119,14 +118,8 @@ def encode(value: Any) -> str:
 class RedisSessionRegistry(RedisPart):
     """``SessionRegistry`` in Redis. Args: ``RedisPart``'s."""
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-    ) -> None:
-        super().__init__(client, prefix=prefix, options=options)
+    def __init__(self, client: Client, **part: Unpack[PartOptions]) -> None:
+        super().__init__(client, **part)
         self._lookup = ScriptBatch(client, _LOOKUP, self.breaker)  # a pipeline per loop turn
         self._epoch = client.register_script(_EPOCH)
         self._ready = client.register_script(_READY)

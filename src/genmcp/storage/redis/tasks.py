@@ -46,7 +46,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, Unpack
 
 try:
     import redis.asyncio  # noqa: F401  (the ImportError below names the extra)
@@ -62,9 +62,9 @@ from genmcp.protocol.tasks import iso_now
 from genmcp.storage import TaskEnd, TaskQuota, TaskQuotaExceeded
 from genmcp.storage.guard import Breaker
 from genmcp.storage.redis.buckets import TAKE_LUA
-from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.part import DEFAULT_PREFIX, RedisPart
+from genmcp.storage.redis.part import PartOptions, RedisPart
 from genmcp.storage.redis.refusals import WritesRefused, refusing
+from genmcp.storage.redis.registry import encode
 from genmcp.storage.redis.topology import Client
 
 __all__ = ["RedisTaskStore"]
@@ -248,10 +248,6 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
-
-
 def _record(flat: Any) -> dict[str, Any] | None:
     """The record of a task from its hash's ``HGETALL`` (None: no such task)."""
     if not flat:
@@ -280,21 +276,15 @@ def _limits(quota: TaskQuota) -> tuple[int, int, int, int]:
 def _pairs(values: Mapping[str, Any]) -> list[str]:
     flat: list[str] = []
     for key, value in values.items():
-        flat += [key, _json(value)]
+        flat += [key, encode(value)]
     return flat
 
 
 class RedisTaskStore(RedisPart):
     """``TaskStore`` in Redis (see the module docstring). Args: ``RedisPart``'s."""
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-    ) -> None:
-        super().__init__(client, prefix=prefix, options=options)
+    def __init__(self, client: Client, **part: Unpack[PartOptions]) -> None:
+        super().__init__(client, **part)
         self.breaker = Breaker(  # only an unreachable Redis trips it, not a script error
             "redis",
             _UNAVAILABLE,
@@ -339,12 +329,12 @@ class RedisTaskStore(RedisPart):
         if quota is not None:
             await self._count(task_id, record.get("principal"), ttl_ms, quota)
         key = self.key(task_id)
-        args = [_json(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
+        args = [encode(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
         await self._run(lambda: self._ack.eval(self._create, [key], args))
 
     def _quota_keys(self, principal: Any) -> tuple[str, str]:
         """The owner's live set and creation bucket (one hash tag: one cluster slot)."""
-        who = hashlib.sha256(_json(principal).encode()).hexdigest()[:32]
+        who = hashlib.sha256(encode(principal).encode()).hexdigest()[:32]
         return f"{self._prefix}tasks:{{{who}}}:live", f"{self._prefix}tasks:{{{who}}}:rate"
 
     async def _count(self, task_id: str, principal: Any, ttl_ms: int, quota: TaskQuota) -> None:
@@ -383,7 +373,7 @@ class RedisTaskStore(RedisPart):
 
     async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
         message = str(lost.get("message", "lease lost"))
-        args = [_json(dict(lost)), iso_now(), message]
+        args = [encode(dict(lost)), iso_now(), message]
         key = self.key(task_id)
         flat = await self._run(lambda: self._get(keys=[key], args=args))
         if flat and _text(flat[-2]) == "!ended":
@@ -426,8 +416,8 @@ class RedisTaskStore(RedisPart):
         args = [
             end.status,
             updated_at,
-            "" if end.result is None else _json(dict(end.result)),
-            "" if end.error is None else _json(dict(end.error)),
+            "" if end.result is None else encode(dict(end.result)),
+            "" if end.error is None else encode(dict(end.error)),
             end.message or "",
         ]
         key = self.key(task_id)
