@@ -38,6 +38,7 @@ def test_format_regex_refuses_long_strings_without_compiling() -> None:
 
 
 @pytest.mark.timeout(30)
+@pytest.mark.usefixtures("roomy_budget")  # the answer is judged here, not a busy machine's speed
 def test_format_regex_answers_deep_groups_as_invalid_not_as_a_crash() -> None:
     schema = {"type": "string", "format": "regex"}
     assert validate(schema, "(" * 480 + ")" * 480) is None  # RE2 takes it

@@ -32,7 +32,7 @@ TASKS: Final = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 SECRET: Final = "redis-failover-test-secret-0123456789abcdefgh"
 TERMINAL: Final = {"completed", "failed", "cancelled"}
 
-pytestmark = pytest.mark.long
+pytestmark = [pytest.mark.long, pytest.mark.timeout(240)]  # a Sentinel switch under load
 
 
 class App:
@@ -108,6 +108,7 @@ class Load:
             if reply.status == 200 and reply.error is None:
                 assert reply.result["resultType"] == "task", reply.body
                 self.accepted.append(reply.result["taskId"])
+                await asyncio.sleep(0.02)  # a steady load, not thousands of tasks to read back
             else:
                 self.refused.append((reply.status, reply.headers.get("retry-after")))
                 await asyncio.sleep(0.05)
