@@ -30,7 +30,7 @@ import redis.asyncio as aioredis
 from support.legacy_http import ACCEPT, open_session
 from support.redis_server import OwnRedis, require_redis_server
 from support.sse import SSEEvent, SSEParser
-from support.topology import Nginx, Processes, require_nginx
+from support.topology import Nginx, Processes, require_nginx, wait_port
 
 pytestmark = pytest.mark.long  # three processes, nginx, two Redis restarts (make test-long)
 
@@ -47,9 +47,15 @@ def deployment() -> Iterator[tuple[OwnRedis, str, list[str]]]:
     nginx_binary, redis = require_nginx(), OwnRedis(require_redis_server())
     redis.start()
     env = {"GENMCP_REDIS_URL": redis.url, "GENMCP_SECRET_KEY": "r" * 43}
-    processes = Processes(3, env, app="everything_server:app", app_dir=EXAMPLES).start()
-    nginx = Nginx(nginx_binary, processes.ports).start()
+    processes = Processes(3, env, app="everything_server:app", app_dir=EXAMPLES)
+    nginx = Nginx(nginx_binary, processes.ports)
     try:
+        for index in range(3):
+            processes.start_one(index)
+        for port, process in zip(processes.ports, processes.processes, strict=True):
+            assert process is not None
+            wait_port(port, process, within=60)  # a hang guard: a loaded machine is slow
+        nginx.start()
         yield redis, f"{nginx.url}/mcp", [f"{url}/mcp" for url in processes.urls()]
     finally:
         nginx.stop()
@@ -99,16 +105,23 @@ async def subscribers(redis: OwnRedis) -> dict[str, int]:
     client = aioredis.Redis(port=redis.port)
     try:
         channels = [c.decode() for c in await client.pubsub_channels(f"{PREFIX}*")]
-        return dict(await client.pubsub_numsub(*channels)) if channels else {}
+        counted = await client.pubsub_numsub(*channels) if channels else []
+        return {channel.decode(): n for channel, n in counted}
     finally:
         await client.aclose()
+
+
+async def subscribed_again(redis: OwnRedis, wanted: dict[str, int]) -> bool:
+    """Whether each channel of ``wanted`` has its subscribers again."""
+    now = await subscribers(redis)
+    return all(now.get(channel) == n for channel, n in wanted.items())
 
 
 async def until(check: Any, what: str) -> None:
     """Poll ``check()`` until it is true; a hang guard, not a budget (fails after 60 s)."""
     try:
         async with asyncio.timeout(60):
-            while not await check():
+            while not await check():  # noqa: ASYNC110 (Redis and the processes offer no event)
                 await asyncio.sleep(0.05)
     except TimeoutError:
         raise AssertionError(f"never: {what}") from None
@@ -133,14 +146,16 @@ async def test_one_list_changed_per_change_and_one_catalog_across_redis_restarts
             assert post.status_code == 200
             seen.append([])
             readers.append(asyncio.create_task(collect(post, seen[-1])))
+            streams.callback(readers[-1].cancel)
         await asyncio.sleep(0.5)  # the acknowledgements
         wanted = await subscribers(redis)  # the catalog's and the listen streams' topics
+        assert wanted[f"{PREFIX}genmcp.catalog"] == wanted[f"{PREFIX}genmcp.changes"] == 3
         for restarts in range(3):
             if restarts:
                 redis.stop()
                 redis.start(empty=True)
                 # Every process subscribed again to every topic it had (its streams' too).
-                await until(lambda: _same(redis, wanted), "every process subscribed again")
+                await until(lambda: subscribed_again(redis, wanted), "subscribed again")
             async with contextlib.AsyncExitStack() as legacy:
                 gets, got = [], []
                 for url in processes:  # this round's GET streams (a new session each)
@@ -153,12 +168,11 @@ async def test_one_list_changed_per_change_and_one_catalog_across_redis_restarts
                         return False
 
                     await until(opened, f"a session opens at {url}")
-                    get = await legacy.enter_async_context(
-                        http.stream("GET", url, headers=session)
-                    )
+                    get = await legacy.enter_async_context(http.stream("GET", url, headers=session))
                     assert get.status_code == 200
                     got.append([])
                     gets.append(asyncio.create_task(collect(get, got[-1])))
+                    legacy.callback(gets[-1].cancel)
                 await asyncio.sleep(0.5)  # the acknowledgements, the priming events
                 for _ in range(3):
                     every = seen + got
@@ -166,25 +180,16 @@ async def test_one_list_changed_per_change_and_one_catalog_across_redis_restarts
                     texts.append(await call(http, via_nginx, "test_trigger_tool_change"))
                     added = texts[-1].startswith("Added")
                     await asyncio.sleep(0.6)  # each notice arrives; an extra one too
-                    counts.append([m.count(CHANGED) - b for m, b in zip(every, before, strict=True)])
+                    counts.append(
+                        [m.count(CHANGED) - b for m, b in zip(every, before, strict=True)]
+                    )
                     agree.append([await listed(http, url) == added for url in processes])
                     if added:  # served at once by every process
                         served += [await call(http, url, DYNAMIC) for url in processes]
-                for reader in gets:
-                    reader.cancel()
-        for reader in readers:
-            assert not reader.done()  # every listen stream still open
-            reader.cancel()
-    print("TEXTS", texts, "\nCOUNTS", counts, "\nAGREE", agree, "\nSERVED", served)
+        assert not any(reader.done() for reader in readers)  # every listen stream still open
     assert texts == ["Added test_dynamic_tool.", "Removed test_dynamic_tool."] * 4 + [
         "Added test_dynamic_tool."
     ]
     assert served == ["The dynamic tool is here."] * 15
     assert agree == [[True] * 3] * 9  # every process lists what the last change left
     assert counts == [[1] * 6] * 9  # one per change, on each of the six streams
-
-
-async def _same(redis: OwnRedis, wanted: dict[str, int]) -> bool:
-    """Whether each channel of ``wanted`` has its subscribers again."""
-    now = await subscribers(redis)
-    return all(now.get(channel) == n for channel, n in wanted.items())
