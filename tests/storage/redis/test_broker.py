@@ -111,9 +111,28 @@ async def test_catalog_changes_are_versioned_across_processes_and_expire(
     brokers: list[RedisBroker], raw: aioredis.Redis, redis_prefix: str
 ) -> None:
     one, two, other_app = brokers
-    assert await one.record_change("tool:a", {"op": "add"}) == 1
-    assert await two.record_change("tool:a", {"op": "remove"}) == 2
-    assert await two.record_change("tool:b", {"op": "add"}) == 3
-    assert await one.changes() == [{"op": "remove", "version": 2}, {"op": "add", "version": 3}]
+    first = await one.record_change("tool:a", {"op": "add"})
+    second = await two.record_change("tool:a", {"op": "remove"})
+    third = await two.record_change("tool:b", {"op": "add"})
+    assert first < second < third
+    assert await one.changes() == [
+        {"op": "remove", "version": second},
+        {"op": "add", "version": third},
+    ]
     assert await other_app.changes() == []
-    assert 0 < await raw.pttl(f"{redis_prefix}catalog:{{c}}") <= CATALOG_TTL_MS
+    for key in ("catalog:{c}", "catalog:{c}:version"):
+        assert 0 < await raw.pttl(f"{redis_prefix}{key}") <= CATALOG_TTL_MS
+
+
+async def test_a_catalog_version_stays_newer_than_any_before_redis_lost_the_log(
+    brokers: list[RedisBroker], raw: aioredis.Redis, redis_prefix: str
+) -> None:
+    """Redis restarted empty (or a replica promoted before it had the last changes): the
+    next version is still above every one given out before, so no process takes the next
+    change for an old one (a counter began again at 1: issue 47, item 4)."""
+    one, two, _ = brokers
+    before = [await one.record_change(f"tool:t{n}", {"op": "add"}) for n in range(3)]
+    await raw.delete(f"{redis_prefix}catalog:{{c}}", f"{redis_prefix}catalog:{{c}}:version")
+    after = await two.record_change("tool:t0", {"op": "remove"})
+    assert after > max(before)
+    assert await one.changes() == [{"op": "remove", "version": after}]

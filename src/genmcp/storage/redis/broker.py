@@ -65,10 +65,16 @@ _FAILURES: Final = (RedisError, RedisClusterException, OSError)
 CATALOG_TTL_MS: Final = 86_400_000
 """How long the catalog log outlives its last change (refreshed by every change)."""
 # KEYS: version counter, log hash. ARGV: entry, event JSON, TTL ms.
+# The version: one more than the last, and at least the Redis clock in microseconds (below
+# 2**53: exact in Lua's doubles). A counter counted from 0 began again at 1 once Redis lost
+# it (a restart empty, a failover before the replica had it): every process then ignored the
+# changes numbered below the last one it applied before, and the catalogs drifted apart.
 _RECORD: Final = """
-local version = redis.call('INCR', KEYS[1])
-redis.call('HSET', KEYS[2], ARGV[1], version .. ' ' .. ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local version = math.max(tonumber(redis.call('GET', KEYS[1]) or '0') + 1, now)
+redis.call('SET', KEYS[1], string.format('%.0f', version), 'PX', ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], string.format('%.0f', version) .. ' ' .. ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return version
 """
