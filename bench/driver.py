@@ -106,6 +106,15 @@ SERVERS: dict[str, dict[str, Any]] = {
         "legacy": True,
         "env": {"UVICORN_LOOP": "asyncio", "UVICORN_HTTP": "h11"},
     },
+    # the genmcp venv under genmcp's request-head bound (what `genmcp run` and `make run` use)
+    "genmcp_heads": {
+        "venv": "genmcp",
+        "script": "genmcp_server.py",
+        "port": 8114,
+        "label": "genmcp on httptools with BoundedHeads",
+        "legacy": True,
+        "env": {"UVICORN_HTTP": "genmcp.transports.http.heads:BoundedHeads"},
+    },
     "mcp_low": {
         "venv": "mcp",
         "script": "mcp_low.py",

@@ -10,6 +10,7 @@ session (initialize first, then ``Mcp-Session-Id`` on every call).
     .venv/bin/python bench/inproc.py --legacy          # in a 2025-11-25 session
     .venv/bin/python bench/inproc.py --uvloop          # on uvloop, as the bench servers run
     .venv/bin/python bench/inproc.py --mrtr            # a retry carrying requestState
+    .venv/bin/python bench/inproc.py --depends agen    # an @tool function with a Depends
 
 Prints microseconds of process CPU per request (min and median over the runs). Compare trees
 in one sitting, alternating runs (`--tree` twice in a shell loop), on an idle machine.
@@ -35,11 +36,13 @@ Scope = dict[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]
 
 
-def load_app(tree: str | None, mrtr: bool = False) -> ASGIApp:
+def load_app(tree: str | None, mrtr: bool = False, depends: str | None = None) -> ASGIApp:
     if tree:
         sys.path.insert(0, os.path.join(os.path.abspath(tree), "src"))
     if mrtr:
         return mrtr_app()
+    if depends:
+        return depends_app(depends)
     sys.path.insert(0, os.path.join(HERE, "servers"))
     spec = importlib.util.spec_from_file_location("genmcp_server", os.path.join(HERE, "servers",
                                                                               "genmcp_server.py"))
@@ -72,6 +75,49 @@ def mrtr_app() -> ASGIApp:
     app = FastAPI()
     app.include_router(
         mcp_router(server_name="bench", server_version="1", tools=[Confirm]), prefix="/mcp"
+    )
+    return app  # type: ignore[return-value]
+
+
+DEPENDS = ("none", "fn", "afn", "gen", "agen")
+"""``--depends``: an ``@tool`` function ``add(a, b) -> str`` without a dependency (none), or with
+one ``Depends`` on a ``def`` (fn), an ``async def`` (afn), a generator (gen) or an async
+generator (agen)."""
+
+
+def depends_app(kind: str) -> ASGIApp:
+    """genmcp_server.py's ``add`` as an ``@tool`` function, with the dependency ``kind``."""
+    from fastapi import Depends, FastAPI
+
+    from genmcp import mcp_router, tool
+
+    def fn() -> int:
+        return 0
+
+    async def afn() -> int:
+        return 0
+
+    def gen() -> Any:
+        yield 0
+
+    async def agen() -> Any:
+        yield 0
+
+    if kind == "none":
+        async def add(a: int, b: int) -> str:
+            """Adds two numbers."""
+            return str(a + b)
+    else:
+        dependency = {"fn": fn, "afn": afn, "gen": gen, "agen": agen}[kind]
+
+        async def add(a: int, b: int, zero: int = Depends(dependency)) -> str:  # type: ignore[misc]
+            """Adds two numbers."""
+            return str(a + b + zero)
+
+    os.environ.setdefault("GENMCP_SECRET_KEY", "bench-" + "k" * 40)
+    app = FastAPI()
+    app.include_router(
+        mcp_router(server_name="bench", server_version="1", tools=[tool(add)]), prefix="/mcp"
     )
     return app  # type: ignore[return-value]
 
@@ -223,12 +269,14 @@ def main() -> None:
                         help="each call a retry that opens a requestState and seals a new one")
     parser.add_argument("--uvloop", action="store_true",
                         help="on uvloop's event loop, as the bench servers run (needs uvloop)")
+    parser.add_argument("--depends", choices=DEPENDS,
+                        help="serve add as an @tool function with this dependency (see DEPENDS)")
     args = parser.parse_args()
     if args.uvloop:
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    app = load_app(args.tree, args.mrtr)
+    app = load_app(args.tree, args.mrtr, args.depends)
     results: list[float] = []
 
     async def body() -> None:

@@ -2,10 +2,12 @@
 # Instructions per in-process tools/call (bench/inproc.py under valgrind's callgrind), for
 # each checkout given: repeatable whatever else the machine does, so small hot-path changes
 # can be compared. Each figure is (instructions at 1,500 calls - at 500 calls) / 1,000, so
-# start-up cancels out; .pyc files are compiled first and the hash seed fixed.
+# start-up cancels out; .pyc files are compiled first and the hash seed fixed. LOW and HIGH
+# change the two call counts (500, 1500).
 #
 #     bash bench/inproc_instructions.sh . /tmp/base      # this checkout and a worktree
 #     INPROC_ARGS=--legacy bash bench/inproc_instructions.sh .   # in a 2025-11-25 session
+#     INPROC_ARGS="--depends agen" LOW=200 HIGH=700 bash bench/inproc_instructions.sh .
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=${PYTHON:-$here/../.venv/bin/python}
@@ -19,7 +21,7 @@ count() {  # tree calls -> instructions
 export PYTHONHASHSEED=0
 for tree in "$@"; do
     "$python" -m compileall -q "$tree/src" "$here" >/dev/null
-    low=$(count "$tree" 500)
-    high=$(count "$tree" 1500)
-    echo "$tree: $(( (high - low) / 1000 )) instructions per tools/call"
+    low=$(count "$tree" "${LOW:-500}")
+    high=$(count "$tree" "${HIGH:-1500}")
+    echo "$tree: $(( (high - low) / (${HIGH:-1500} - ${LOW:-500}) )) instructions per tools/call"
 done
