@@ -52,8 +52,8 @@ def served() -> Iterator[tuple[str, Mount]]:
     try:
         sdk = live(sdk_app()) + "/mcp"
         polled = live(mcp_app(Suite(server_name="p", server_version="1", tools=[Polled])))
-        mount = Mount(url=sdk, namespace="sdk", protocol="2025-11-25", timeout_s=5)
-        other = Mount(url=polled + "/mcp", namespace="p", protocol="2025-11-25", timeout_s=5)
+        mount = Mount(url=sdk, namespace="sdk", protocol="2025-11-25", timeout_s=30)
+        other = Mount(url=polled + "/mcp", namespace="p", protocol="2025-11-25", timeout_s=30)
         outer = Suite(server_name="gateway", server_version="1", mounts=[mount, other])
         yield live(mcp_app(outer)) + "/mcp", mount
     finally:
