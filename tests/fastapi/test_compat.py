@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -218,6 +219,17 @@ def test_an_include_with_parts_it_cannot_read_is_not_plain() -> None:
 
 def _uvicorn_server() -> uvicorn.Server:
     return uvicorn.Server(uvicorn.Config(FastAPI()))
+
+
+@pytest.fixture(autouse=True)
+def _no_exit_left_behind() -> Iterator[None]:
+    """sse-starlette (imported by these tests) patches uvicorn's ``handle_exit`` to set its
+    process-wide ``AppStatus.should_exit``: a test calling it would end every sse-starlette
+    stream of the later tests of this process (the official SDK's server among them)."""
+    yield
+    status = getattr(sys.modules.get("sse_starlette.sse"), "AppStatus", None)
+    if status is not None:
+        status.should_exit = False
 
 
 def _with_sigterm_handler(handler: Any) -> Any:

@@ -43,17 +43,20 @@ class Counted:
 
     def __init__(self, inner: Any, part: str, counts: Counter[str]) -> None:
         self._inner, self._part, self._counts = inner, part, counts
+        for name in dir(inner):  # its methods as attributes of its own: a Protocol check
+            value = getattr(inner, name)  # (getattr_static on Python 3.12+) sees them
+            if not name.startswith("_") and callable(value):
+                setattr(self, name, self._counted(name, value))
 
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._inner, name)
-        if not callable(value):
-            return value
-
+    def _counted(self, name: str, method: Any) -> Any:
         def counted(*args: Any, **kwargs: Any) -> Any:
             self._counts[f"{self._part}.{name}"] += 1
-            return value(*args, **kwargs)
+            return method(*args, **kwargs)
 
         return counted
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)  # what is not a method
 
 
 class Counting:
