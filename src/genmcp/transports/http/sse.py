@@ -33,6 +33,7 @@ Framework-free (ASGI messages only); imports the relay's reader, never a web fra
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -151,7 +152,7 @@ async def _send(send: Send, chunk: bytes, limit_s: float | None, relay: Relay | 
         raise SendTimeout(f"an SSE event took over {limit_s} s to send") from None
 
 
-class _Writer:
+class _Writer(abc.ABC):
     """The one writer loop, and what the timers, the client and shutdown tell it.
 
     A subclass gives the source: ``_source()`` (the awaitable maker of its next item, None
@@ -160,6 +161,9 @@ class _Writer:
     ended). Its caller joins the shutdown hub (``_on_stop``) before it opens the response.
     No attribute refers back to the writer, so a feed's source is freed (and closed) with it.
     """
+
+    wake: Callable[[], None]
+    """Wakes the loop waiting for the next item (a subclass's: a method or its source's)."""
 
     __slots__ = (
         "_gone_task",
@@ -189,19 +193,19 @@ class _Writer:
         gone.add_done_callback(self._on_gone)
         self._gone_task = gone
 
+    @abc.abstractmethod
     def _source(self) -> Callable[[], Awaitable[Any]]:
-        raise NotImplementedError
+        """A subclass's: see the class."""
 
-    def wake(self) -> None:
-        raise NotImplementedError
-
+    @abc.abstractmethod
     async def _deliver(self, item: Any) -> bool:
-        raise NotImplementedError
+        """A subclass's: see the class."""
 
+    @abc.abstractmethod
     async def _stopping(self) -> bool:
-        raise NotImplementedError
+        """A subclass's: see the class."""
 
-    def _left(self) -> None:
+    def _left(self) -> None:  # noqa: B027 (a hook: most writers have nothing to do)
         """The client went away (a Call is disconnected at once)."""
 
     async def _run(self, item: Any) -> None:
@@ -268,7 +272,7 @@ class SSEStream(_Writer):
 
     def __init__(self, relay: Relay, receive: Receive, send: Send, options: StreamOptions) -> None:
         super().__init__(relay, receive, send, options)
-        self.wake = relay.call.outbox.wake  # type: ignore[method-assign]
+        self.wake = relay.call.outbox.wake
         self.cancelled = False  # the Call ended with no response
         self.draining: asyncio.TimerHandle | None = None  # shutdown came: the call runs on
         self._journal: StreamLog | None = None
