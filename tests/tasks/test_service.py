@@ -10,7 +10,6 @@ The multi-process and Redis cases are in tests/storage/redis/test_tasks.py.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from typing import Any, Final
 
@@ -34,8 +33,6 @@ from genmcp import (
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request as RPC
 from genmcp.protocol.tasks import new_record
-from genmcp.storage import TaskEnd
-from genmcp.storage.memory import MemoryTaskStore
 from support.client import ModernClient
 
 EXT: Final = "io.modelcontextprotocol/tasks"
@@ -392,33 +389,3 @@ async def test_a_server_that_stops_fails_its_running_tasks() -> None:
     record = await suite.tasks.store.get(task_id, lost={})
     assert record is not None and record["status"] == "failed"
     assert record["error"]["message"].startswith("Server shutting down")
-
-
-class SmallValues(MemoryTaskStore):
-    """A store that keeps no value over 200 bytes (as a store with a value cap would)."""
-
-    async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
-        if end.result is not None and len(json.dumps(end.result)) > 200:
-            raise ValueError("value too large for this store")
-        return await super().finish(task_id, end, updated_at)
-
-
-class Big(Tool, name="big", description="Answers 1 kB.", task_support="optional"):
-    async def call(self, request: ToolRequest, channel: Channel, seen: Seen) -> Any:
-        return Result(call_tool_result(text="x" * 1000))
-
-
-async def test_an_outcome_the_store_refuses_fails_the_task_as_a_storage_failure(
-    live_server: Any, modern_client: Any
-) -> None:
-    store = SmallValues()
-    suite = Suite(server_name="t", server_version="1", tools=[(Big, Seen())], task_store=store)
-    app = FastAPI()
-    app.include_router(mcp_router(suite=suite), prefix="/mcp")
-    client = modern_client(live_server(app), validate=False)
-    task = await settled(client, (await call(client, "big"))["taskId"])
-    assert task["status"] == "failed" and "result" not in task
-    assert task["error"]["data"] == {"reason": "storage_failure"}
-    message = task["error"]["message"]
-    assert "could not be stored" in message and "value too large" in message
-    assert "stopped" not in message and task["statusMessage"] == message

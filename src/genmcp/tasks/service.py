@@ -39,7 +39,6 @@ Imports genmcp's protocol, storage and the Call; never a web framework.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
@@ -55,19 +54,18 @@ from genmcp.events import Answer, Ended
 from genmcp.protocol import tasks as task_wire
 from genmcp.protocol.jsonrpc import Request, result_response
 from genmcp.protocol.methods import TASKS_CANCEL, TASKS_GET, TASKS_UPDATE
-from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskQuota, TaskQuotaExceeded, TaskStore
+from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskQuotaExceeded, TaskStore
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryTaskStore
+from genmcp.tasks.quota import quota_of, quota_refusal
+from genmcp.tasks.runner import Running, end_of, keep_lease, store_end
 from genmcp.tasks.watch import TaskWatch, announce
 
-__all__ = ["Follower", "Opened", "TaskAsker", "TaskService", "quota_refusal"]
+__all__ = ["Follower", "Opened", "TaskAsker", "TaskService"]
 
 log = logging.getLogger("genmcp")
 
 _POKE: Final = "genmcp/tasks/"
-_RETRY_FIRST_S: Final = 0.05
-_RETRY_MAX_S: Final = 1.0
-_RENEW_RETRY_MAX_S: Final = 0.5  # a store back from an outage sees the lease within 0.5 s
 _Answer = Callable[[Mapping[str, Any], Mapping[str, Any]], Awaitable[dict[str, Any]]]
 Handler = Callable[[Request, Any, Mapping[str, Any]], Job]
 Follower = Callable[["TaskAsker"], Awaitable[TaskEnd]]
@@ -75,52 +73,12 @@ Follower = Callable[["TaskAsker"], Awaitable[TaskEnd]]
 how the task ends."""
 
 
-class _Running:
-    """A task this process runs: its Call (None for a followed task), its runner, the event
-    its input waiter sleeps on, and when its record expires (loop time: the bound of the
-    retries storing its end)."""
-
-    __slots__ = ("call", "expires", "poke", "runner", "started", "stop", "stopping")
-
-    def __init__(self, expires: float) -> None:
-        self.call: Call | None = None
-        self.expires = expires
-        self.poke = asyncio.Event()
-        self.runner: asyncio.Task[None] | None = None
-        self.started = False  # a followed task's runner is past its first step
-        self.stop = False  # ... and was stopped before it: it ends without running the work
-        self.stopping = False  # a followed task: the server stops (not a cancel)
-
-    def cancel(self) -> None:
-        """Stop the work: the Call is cancelled, a followed task's work too."""
-        if self.call is not None:
-            self.call.cancel()
-        else:
-            self._stop_runner()
-
-    def shutdown(self) -> None:
-        """The server stops: the Call answers its shutdown end, a followed task fails."""
-        if self.call is not None:
-            self.call.shutdown()
-        else:
-            self.stopping = True
-            self._stop_runner()
-
-    def _stop_runner(self) -> None:
-        # a task cancelled before its first step never runs its body (no end stored, no
-        # cleanup): a runner not started yet is told instead, and looks at it first
-        if not self.started:
-            self.stop = True
-        elif self.runner is not None:
-            self.runner.cancel()
-
-
 class TaskAsker:
     """The ``Asker`` of a task's Call: input requests go to the store, answers come back."""
 
     __slots__ = ("_running", "_service", "_task_id", "_used", "max_rounds")
 
-    def __init__(self, service: TaskService, task_id: str, running: _Running) -> None:
+    def __init__(self, service: TaskService, task_id: str, running: Running) -> None:
         self._service, self._task_id, self._running = service, task_id, running
         self._used: set[str] = set()  # a key is never reused within one task (SEP-2663)
         self.max_rounds = service.max_rounds
@@ -166,34 +124,6 @@ class TaskAsker:
             await announce(self._service.broker, moved)
 
 
-def _end_of(response: Mapping[str, Any]) -> TaskEnd:
-    """How a task ends once its call answered ``response``."""
-    if "result" in response:
-        return TaskEnd("completed", result=response["result"])
-    error = response.get("error") or {}
-    return TaskEnd("failed", error=error, message=str(error.get("message", "failed")))
-
-
-_QUOTA_FIX: Final = {
-    "live_per_owner": "you have too many tasks running: wait for one to end or cancel one",
-    "created_per_window": "you created too many tasks lately",
-    "max_live": "the server runs as many tasks as it takes",
-    "fair_share": "the server is busy and you hold your share of its tasks",
-    "max_tasks": "the task store is full of running tasks",
-}
-
-
-def quota_refusal(exc: TaskQuotaExceeded) -> MCPError:
-    """The ``task_quota`` error (-32029, HTTP 429 with ``Retry-After``) for a refused task."""
-    wait = round(max(exc.retry_after_s, 0.001), 3)
-    why = _QUOTA_FIX.get(exc.limit, exc.limit)
-    return MCPError(
-        "task_quota",
-        f"Too many tasks ({exc.limit}): {why}; retry in {wait:g}s",
-        {"retryAfter": wait, "limit": exc.limit},
-    )
-
-
 class Opened:
     """A task just created: its record and the asker its Call is built with."""
 
@@ -228,7 +158,7 @@ class TaskService:
         self.quota = options.quota
         self.renew_s = self.lease_ms / 3000
         self.owner = secrets.token_hex(8)  # this process, as the records name it
-        self._running: dict[str, _Running] = {}
+        self._running: dict[str, Running] = {}
         self._listener: asyncio.Task[None] | None = None
 
     @property
@@ -259,7 +189,7 @@ class TaskService:
         )
         return task_wire.created(record, self._result_meta)
 
-    async def _followed(self, task_id: str, running: _Running, work: Follower) -> None:
+    async def _followed(self, task_id: str, running: Running, work: Follower) -> None:
         running.started = True
         keeper = asyncio.get_running_loop().create_task(self._keep(task_id, running.cancel))
         try:
@@ -281,16 +211,15 @@ class TaskService:
             keeper.cancel()
             self._running.pop(task_id, None)
 
-    async def _create(self, assigns: Mapping[str, Any]) -> tuple[dict[str, Any], _Running]:
+    async def _create(self, assigns: Mapping[str, Any]) -> tuple[dict[str, Any], Running]:
         """Store a new ``working`` record for this caller; its record and bookkeeping."""
         self._listen()
         task_id = task_wire.new_task_id()
         principal = principal_of(assigns)
         record = task_wire.new_record(task_id, principal, self.ttl_ms, self.poll_interval_ms)
         try:
-            await self.store.create(
-                record, lease_ms=self.lease_ms, owner=self.owner, quota=self._quota_of(principal)
-            )
+            quota = quota_of(self.quota, principal)
+            await self.store.create(record, lease_ms=self.lease_ms, owner=self.owner, quota=quota)
         except StorageUnavailable:
             raise  # 503 with Retry-After: the client retries the call
         except TaskQuotaExceeded as exc:
@@ -300,20 +229,9 @@ class TaskService:
             failure = MCPError("internal_error", "Internal error: the task store refused the task")
             raise failure from None
         loop = asyncio.get_running_loop()
-        running = _Running(loop.time() + self.ttl_ms / 1000)
+        running = Running(loop.time() + self.ttl_ms / 1000)
         self._running[task_id] = running
         return record, running
-
-    def _quota_of(self, principal: str | None) -> TaskQuota:
-        """The quota a creation by ``principal`` counts against. Anonymous callers (no
-        principal: a server without auth) are not one owner: distinct clients cannot be told
-        apart (one address behind a proxy), so the per-owner limits (the fair share too) are
-        off for them and only ``max_live`` holds (``TaskQuota``)."""
-        if principal is not None:
-            return self.quota
-        return dataclasses.replace(
-            self.quota, live_per_owner=0, created_per_window=0, crowded_per_owner=0
-        )
 
     def run(self, request: Request, task: Opened, call: Call) -> Call:
         """Drain ``call`` into the task's record; the request's answer, a CreateTaskResult."""
@@ -332,7 +250,7 @@ class TaskService:
         try:
             async for event in Relay(call):  # the one reader of a Call, as every transport
                 if type(event) is Answer:
-                    await self._end(task_id, _end_of(event.response))
+                    await self._end(task_id, end_of(event.response))
                 elif type(event) is Ended:
                     await self._end(task_id, TaskEnd("cancelled"))
                 # Interim (progress, logs) and StreamStart: not sent for tasks
@@ -343,59 +261,13 @@ class TaskService:
     async def _end(self, task_id: str, end: TaskEnd) -> None:
         """Store the task's end: retried while the store is unavailable, until the record
         expires; an outcome the store refuses becomes the storage failure."""
-        moved, cause = await self._finish(task_id, end)
-        if cause is not None:
-            moved = await self._store_failure(task_id, cause)
-        await announce(self.broker, moved)
-
-    async def _finish(self, task_id: str, end: TaskEnd) -> tuple[dict[str, Any] | None, str | None]:
-        """``store.finish``, retried with backoff while unavailable: (record, None) once
-        stored; (None, why) when it cannot be."""
-        loop, running = asyncio.get_running_loop(), self._running.get(task_id)
-        expires = running.expires if running is not None else loop.time()
-        delay = _RETRY_FIRST_S
-        while True:
-            try:
-                return await self.store.finish(task_id, end, task_wire.iso_now()), None
-            except StorageUnavailable as exc:
-                if loop.time() + delay >= expires:
-                    return None, f"the task store stayed unavailable: {exc.message}"
-                log.warning("task %s: storing its end failed; retrying in %g s", task_id, delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, _RETRY_MAX_S)
-            except Exception as exc:
-                return None, f"the task store refused it: {type(exc).__name__}: {exc}"
-
-    async def _store_failure(self, task_id: str, cause: str) -> dict[str, Any] | None:
-        """End the task failed with the storage failure (once; logged either way)."""
-        log.error("task %s: its outcome could not be stored (%s)", task_id, cause)
-        error = task_wire.storage_failure_error(cause)
-        end = TaskEnd("failed", error=error, message=error["message"])
-        try:
-            return await self.store.finish(task_id, end, task_wire.iso_now())
-        except Exception:
-            log.exception("task %s: not even its storage failure could be stored", task_id)
-            return None
+        running = self._running.get(task_id)
+        expires = running.expires if running is not None else asyncio.get_running_loop().time()
+        await store_end(self.store, self.broker, task_id, end, expires)
 
     async def _keep(self, task_id: str, cancel: Callable[[], None]) -> None:
-        """Renew the lease; cancel the call once the task is cancelled, failed or gone.
-
-        A failed renewal is retried soon (backoff from 50 ms to 0.5 s, at most a third of the
-        lease), so a store back from a short outage sees the lease renewed before it lapses."""
-        failures = 0
-        while True:
-            retry = min(_RETRY_FIRST_S * 2 ** (failures - 1), self.renew_s, _RENEW_RETRY_MAX_S)
-            await asyncio.sleep(retry if failures else self.renew_s)
-            try:
-                status = await self.store.renew(task_id, self.lease_ms)
-            except Exception:
-                log.warning("task %s: lease renewal failed", task_id, exc_info=failures == 0)
-                failures = min(failures + 1, 16)
-                continue
-            failures = 0
-            if status is None or status in task_wire.TERMINAL:
-                cancel()
-                return
+        """Renew the lease; cancel the call once the task is cancelled, failed or gone."""
+        await keep_lease(self.store, task_id, self.lease_ms, self.renew_s, cancel)
 
     # -- pokes between processes --------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""tasks.service with TaskQuota: one hostile owner floods a real server with task creations.
+"""tasks.quota, with the store's TaskQuota: one hostile owner floods a real server with tasks.
 
 The default quota holds: of 300 creations of long tasks by one owner (c=16, real HTTP),
 ``live_per_owner`` are taken, every other one is a 429 ``task_quota`` (-32029, ``Retry-After``,
