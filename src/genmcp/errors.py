@@ -99,7 +99,7 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │   │       a secret key too short to sign tokens: raised when the server is built
     │   ├── BuildError  [routes_as_tools.arguments]
     │   │       a selected route cannot become a tool (the message names it): at build time
-    │   ├── _Repeated  [auth.front.front]
+    │   ├── _Repeated  [auth.front.registration_endpoint]
     │   │       a JSON object of a front request names a member twice: refused
     │   └── EventTooLarge  [protocol.client]
     │           an SSE event grew past the parser's bound (the client's ``MessageTooLarge``)

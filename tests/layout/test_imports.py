@@ -38,6 +38,7 @@ WEB_EXCEPTIONS: Final[dict[str, str]] = {
         "OAuthResource is a FastAPI dependency and serves the metadata routes"
     ),
     "genmcp.auth.front.front": "AuthorizationFront serves the authorization server's routes",
+    "genmcp.auth.front.registration_endpoint": "the front's /register route",
     "genmcp.auth.front.token_endpoint": "the front's /token and /revoke routes",
     "genmcp.auth.front.wire": "the front's bounded request bodies, forms and error answers",
     "genmcp.routes_as_tools": "routes_router builds an MCPRouter around a FastAPI app's routes",

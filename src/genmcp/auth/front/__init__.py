@@ -20,8 +20,10 @@ client), ``grants`` (pending authorizations, single-use codes, rotated refresh t
 PKCE), ``issuer`` (the front's JWT access tokens and their verifier), ``upstream`` (the
 provider: discovery on first use, code exchange, the user from its verified ID token or
 userinfo), ``id_token`` (OpenID Core ID token checks), ``github`` (the GitHub preset: OAuth
-without OpenID), ``token_endpoint`` (``/token``, ``/revoke``: also the logout), ``wire``
-(bounded bodies, forms, errors, 503 when the store is down), ``limits`` (``FrontLimits``:
+without OpenID), ``token_endpoint`` (``/token``, ``/revoke``: also the logout),
+``registration_endpoint`` (``/register``), ``scope_rules`` (the upstream scopes each MCP
+scope needs, what is granted), ``wire`` (bounded bodies, forms, errors, ``Retry-After``, 503
+when the store is down), ``limits`` (``FrontLimits``:
 what one source, one client and everyone may start; floods are refused, never evicting),
 ``front`` (``AuthorizationFront``: the other routes). The records live in a
 ``genmcp.storage.RecordStore``: memory by default, ``RedisRecordStore`` for several processes.

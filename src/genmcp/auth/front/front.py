@@ -5,12 +5,13 @@ with PKCE S256), and get its own short-lived access tokens for the MCP resource;
 signs in at the upstream provider, whose tokens stay here. Routes (at the root of the app):
 
 - ``/.well-known/oauth-authorization-server``: RFC 8414 metadata;
-- ``/register``: dynamic client registration (201); a ``client_id`` that is an https URL is
-  a Client ID Metadata Document instead, fetched with SSRF protection (``MetadataDocuments``);
+- ``/register``: dynamic client registration (201: ``registration_endpoint``); a
+  ``client_id`` that is an https URL is a Client ID Metadata Document instead, fetched with
+  SSRF protection (``MetadataDocuments``);
 - ``/authorize``: checks the client and its exact redirect URI first (a bad one is a 400
   page, never a redirect), then the request (``response_type=code``, PKCE ``S256``, scope,
-  ``resource``; errors go back to the client's redirect URI with ``state``), then shows the
-  consent page (``consent``);
+  ``resource``; errors go back to the client's redirect URI with ``state``; the scopes'
+  rules are ``scope_rules``), then shows the consent page (``consent``);
 - ``/authorize/consent``: the user's answer, from the browser the page was shown to: denied
   goes back to the client, approved sends the browser upstream;
 - ``/oauth/callback``: the upstream's redirect: exchanges its code, keeps its tokens, sends
@@ -30,7 +31,6 @@ flooder gets 429 (or everyone 503 when the store-wide bound is reached) with
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 import secrets
 from collections.abc import Callable, Iterable, Mapping
@@ -43,22 +43,23 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from genmcp.auth.front import scope_rules
 from genmcp.auth.front.consent import Consent, Consents, consent_page
 from genmcp.auth.front.grants import Authorization, GrantStore, pkce_challenge
 from genmcp.auth.front.issuer import TokenIssuer
 from genmcp.auth.front.limits import FrontLimits, Gate, Throttled, source_key
 from genmcp.auth.front.metadata_documents import MetadataDocuments, is_metadata_url
 from genmcp.auth.front.registration import ClientRegistry, RegisteredClient, RegistrationError
+from genmcp.auth.front.registration_endpoint import RegistrationEndpoint
 from genmcp.auth.front.token_endpoint import TokenEndpoint
 from genmcp.auth.front.upstream import Upstream, UpstreamError
 from genmcp.auth.front.wire import (
     NO_STORE,
     Refused,
     guarded,
-    oauth_error,
     page,
-    read_body,
     read_form,
+    retry_later,
 )
 from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.tokens import canonical_uri
@@ -141,7 +142,7 @@ class AuthorizationFront:
         self.default_scopes = tuple(self.scopes_supported if default_scopes is None
                                     else default_scopes)  # fmt: skip
         self.scope_map = {mcp: tuple(up) for mcp, up in (scope_map or {}).items()}
-        _check_rules(self.scopes_supported, self.default_scopes, self.scope_map)
+        scope_rules.check_rules(self.scopes_supported, self.default_scopes, self.scope_map)
         self.tokens = TokenIssuer(self.issuer, ttl_s=access_ttl_s, key=signing_key)
         self.store = store if store is not None else MemoryRecordStore()
         self.registry = registry if registry is not None else ClientRegistry(store=self.store)
@@ -157,6 +158,7 @@ class AuthorizationFront:
         self.consent_page = consent_page
         self.token_endpoint = TokenEndpoint(self.grants, self.tokens, self._lookup,
                                             upstream.revoke)  # fmt: skip
+        self.registration_endpoint = RegistrationEndpoint(self.gate, self.registry, self.source)
         self._path = urlsplit(self.issuer).path
         self._secure = urlsplit(self.issuer).scheme == "https"
 
@@ -197,7 +199,7 @@ class AuthorizationFront:
         router.add_api_route(f"/.well-known/oauth-authorization-server{path}", self._metadata,
                              methods=["GET"], include_in_schema=False)  # fmt: skip
         for route, endpoint, method in (
-            ("/register", self._register, "POST"),
+            ("/register", self.registration_endpoint.register, "POST"),
             ("/authorize", self._authorize, "GET"),
             (CONSENT, self._consent, "POST"),
             (CALLBACK, self._callback, "GET"),
@@ -209,39 +211,13 @@ class AuthorizationFront:
                                  include_in_schema=False)  # fmt: skip
         return router
 
-    # -- metadata, registration -------------------------------------------------------------
+    # -- metadata, keys --------------------------------------------------------------------
 
     async def _metadata(self) -> Response:
         return JSONResponse(self.metadata(), headers={"cache-control": "max-age=3600"})
 
     async def _jwks(self) -> Response:
         return JSONResponse(self.tokens.jwks(), headers={"cache-control": "max-age=300"})
-
-    async def _register(self, request: Request) -> Response:
-        try:
-            await self.gate.register(self.source(request))
-        except Throttled as exc:
-            log.info("registration refused: %s", exc.description)
-            return _retry_later(oauth_error("temporarily_unavailable", exc.description,
-                                            exc.status), exc)  # fmt: skip
-        body = await read_body(request)
-        if body is None:
-            return oauth_error("invalid_client_metadata", "the registration request is too large")
-        try:
-            metadata = json.loads(body, object_pairs_hook=_once)
-        except _Repeated as exc:
-            return oauth_error("invalid_client_metadata", f"{exc} is repeated")
-        except ValueError:
-            return oauth_error("invalid_client_metadata", "the body is not JSON")
-        if not isinstance(metadata, dict):
-            return oauth_error("invalid_client_metadata", "the body is not a JSON object")
-        try:
-            client = await self.registry.register(metadata)
-        except RegistrationError as exc:
-            log.info("registration refused: %s", exc.error)
-            return oauth_error(exc.error, exc.description, exc.status)
-        log.info("client registered: %s", client.client_id)
-        return JSONResponse(client.document(), status_code=201, headers=NO_STORE)
 
     # -- the authorization request ----------------------------------------------------------
 
@@ -256,7 +232,7 @@ class AuthorizationFront:
         except RegistrationError as exc:
             log.info("authorize refused: %s", exc.description)
             if exc.status == 503:
-                return _retry_later(page(503, "Try again", exc.description), Throttled(
+                return retry_later(page(503, "Try again", exc.description), Throttled(
                     503, exc.description, 5))  # fmt: skip
             return page(400, "Unusable client", exc.description)
         if client is None:
@@ -285,7 +261,7 @@ class AuthorizationFront:
             consent = await self.consents.ask(asked, client.client_name)
         except Throttled as exc:
             log.info("authorize refused for %s: %s", client.client_id, exc.description)
-            return _retry_later(page(exc.status, "Try again later", exc.description), exc)
+            return retry_later(page(exc.status, "Try again later", exc.description), exc)
         document = self.consent_page(consent, self._path + CONSENT)
         response = HTMLResponse(document, headers={**NO_STORE, **_PAGE_HEADERS})
         response.set_cookie(_COOKIE, consent.browser, max_age=int(self.consents.ttl_s),
@@ -314,12 +290,12 @@ class AuthorizationFront:
             upstream_state = await self.grants.begin(asked, verifier, consent.browser, nonce)
         except Throttled as exc:
             log.info("sign-in refused for %s: %s", asked.client_id, exc.description)
-            return _retry_later(page(exc.status, "Try again later", exc.description), exc)
+            return retry_later(page(exc.status, "Try again later", exc.description), exc)
         try:
             url = await self.upstream.authorization_url(
                 state=upstream_state, redirect_uri=self.callback_url,
-                challenge=pkce_challenge(verifier), scopes=self._upstream_scopes(asked.scope),
-                nonce=nonce,
+                challenge=pkce_challenge(verifier),
+                scopes=scope_rules.upstream_scopes(self.scope_map, asked.scope), nonce=nonce,
             )  # fmt: skip
         except UpstreamError as exc:
             log.warning("upstream unavailable: %s", exc)
@@ -382,7 +358,7 @@ class AuthorizationFront:
             log.warning("upstream exchange failed: %s", exc)
             return self._redirect(asked.redirect_uri, asked.state, error="server_error",
                                   error_description="the identity provider failed")  # fmt: skip
-        granted = self._granted(asked.scope, tokens)
+        granted = scope_rules.granted(self.scope_map, asked.scope, tokens)
         if granted != asked.scope:
             log.info("upstream did not grant %s: not granted", set(asked.scope) - set(granted))
         code = await self.grants.issue_code(replace(asked, scope=granted), subject, tokens)
@@ -390,19 +366,6 @@ class AuthorizationFront:
             await self.registry.keep(asked.client_id)  # used: it now lasts its full life
         log.info("signed in %s for client %s", subject, asked.client_id)
         return self._redirect(asked.redirect_uri, asked.state, code=code)
-
-    def _upstream_scopes(self, scope: Iterable[str]) -> list[str]:
-        return [up for mcp in scope for up in self.scope_map.get(mcp, ())]
-
-    def _granted(self, scope: tuple[str, ...], tokens: Mapping[str, Any]) -> tuple[str, ...]:
-        """The MCP scopes whose upstream scopes the upstream granted (all asked for, when its
-        answer names no ``scope``: RFC 6749 §5.1)."""
-        answer = tokens.get("scope")
-        if not isinstance(answer, str):
-            return tuple(s for s in scope if s in self.scope_map)
-        upstream = set(answer.split())
-        return tuple(s for s in scope if s in self.scope_map
-                     and set(self.scope_map[s]) <= upstream)  # fmt: skip
 
     def _redirect(
         self, redirect_uri: str, state: str | None, status: int = 302, **params: str
@@ -435,37 +398,3 @@ def _repeated(items: Iterable[tuple[str, str]]) -> set[str]:
             repeated.add(name)
         seen.add(name)
     return repeated
-
-
-class _Repeated(ValueError):
-    """A JSON object names a member twice (the message names it)."""
-
-
-def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose members are each named once (``json.loads`` keeps the last)."""
-    members = dict(pairs)
-    if len(members) != len(pairs):
-        names = [name for name, _ in pairs]
-        raise _Repeated(next(name for name in names if names.count(name) > 1))
-    return members
-
-
-def _retry_later(response: Response, throttled: Throttled) -> Response:
-    """``response`` with the ``Retry-After`` of ``throttled``."""
-    response.headers["retry-after"] = str(throttled.retry_after)
-    return response
-
-
-def _check_rules(
-    supported: tuple[str, ...], defaults: tuple[str, ...], rules: Mapping[str, tuple[str, ...]]
-) -> None:
-    """Every supported scope has a grant rule, and every rule and default a supported scope."""
-    unruled = [scope for scope in supported if scope not in rules]
-    if unruled:
-        raise ValueError(
-            f"scope_map has no rule for {', '.join(unruled)}: map each supported scope to the "
-            "upstream scopes it needs ([] grants it to anyone who signs in upstream)"
-        )
-    stray = [scope for scope in [*rules, *defaults] if scope not in supported]
-    if stray:
-        raise ValueError(f"not in scopes_supported: {', '.join(dict.fromkeys(stray))}")

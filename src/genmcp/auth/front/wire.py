@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
+from genmcp.auth.front.limits import Throttled
 from genmcp.storage.guard import StorageUnavailable
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "page",
     "read_body",
     "read_form",
+    "retry_later",
 ]
 
 log = logging.getLogger("genmcp.auth.front")
@@ -88,6 +90,12 @@ def page(status: int, title: str, text: str) -> Response:
     title, text = html.escape(title), html.escape(text)  # text may quote the request
     document = f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{text}</p>"
     return HTMLResponse(document, status_code=status, headers=NO_STORE)
+
+
+def retry_later(response: Response, throttled: Throttled) -> Response:
+    """``response`` with the ``Retry-After`` of ``throttled``."""
+    response.headers["retry-after"] = str(throttled.retry_after)
+    return response
 
 
 def guarded(
