@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from genmcp.call.call import Call
+from genmcp.call.in_flight import InFlight
 from genmcp.call.job import Asker, Handler, Handlers, Job, Response
 from genmcp.catalogs.apps import is_view, served_extensions, serves_view
 from genmcp.catalogs.completion import completion_handlers
@@ -44,7 +45,6 @@ from genmcp.protocol.methods import (
     RESOURCES_UPDATED,
     SERVER_DISCOVER,
     SKILLS_GET,
-    SUBSCRIPTIONS_LISTEN,
     TOOLS_CALL,
     TOOLS_LIST_CHANGED,
 )
@@ -193,9 +193,8 @@ class Suite:
             catalogs, self._changes, self.broker, shared=broker is not None
         )
         self.tasks = TaskService(task_store, task_options, self.broker, self._result_meta)
-        self._workers: dict[str, Call] = {}  # tools/call in flight, by call id
-        self._calls: dict[str, Call] = {}  # every other request in flight
-        self._mail = MailRelay(self.broker, self._workers, shared=broker is not None)
+        self._in_flight = InFlight()
+        self._mail = MailRelay(self.broker, self._in_flight.workers, shared=broker is not None)
         for tool in tools:
             self.add_tool(tool, local=True)  # configuration: each process has it
         for prompt in prompts:
@@ -401,24 +400,19 @@ class Suite:
 
     # -- running requests -----------------------------------------------------------
 
-    def _running(self) -> list[Call]:
-        calls = (*self._workers.values(), *self._calls.values())
-        return [call for call in calls if call.request.method != SUBSCRIPTIONS_LISTEN]
-
     @property
     def live_workers(self) -> int:
         """How many calls are running right now (tests check this returns to zero)."""
-        return len(self._running())
+        return self._in_flight.live_workers
 
     @property
     def live_listeners(self) -> int:
         """How many ``subscriptions/listen`` streams are open."""
-        return len(self._workers) + len(self._calls) - self.live_workers
+        return self._in_flight.live_listeners
 
     def send(self, worker_id: str, message: Any) -> bool:
         """Post ``message`` to the mailbox of the tool call ``worker_id``; False if it ended."""
-        call = self._workers.get(worker_id)
-        return call is not None and call.mailbox.send(message)
+        return self._in_flight.send(worker_id, message)
 
     async def start(self) -> None:
         """At server start (the router's lifespan): the shared broker's own checks (a Redis
@@ -466,23 +460,12 @@ class Suite:
         if self._readying is not None and self._mounts:
             self._readying, self._ready = None, False  # a next lifespan starts them again
         await self.tasks.close()
-        calls = [*self._workers.values(), *self._calls.values()]
-        for call in calls:
-            call.shutdown()
-        if calls:
-            await asyncio.wait([asyncio.ensure_future(call.wait()) for call in calls], timeout=5)
+        await self._in_flight.shutdown(within_s=5)
 
     async def wait_idle(self, within_s: float) -> bool:
         """Wait until no call runs (listen streams aside); False if some still run after
         ``within_s`` seconds."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + within_s
-        while (running := self._running()) and (remaining := deadline - loop.time()) > 0:
-            waits = [asyncio.ensure_future(call.wait()) for call in running]
-            _, pending = await asyncio.wait(waits, timeout=remaining)
-            for wait in pending:
-                wait.cancel()
-        return not running
+        return await self._in_flight.wait_idle(within_s)
 
     # -- dispatch -----------------------------------------------------------------
 
@@ -542,7 +525,7 @@ class Suite:
             return Call.answered(request, Answer(error_response(request.id, exc), exc.reason))
         if not isinstance(made, Job):
             return Call.answered(request, Answer(result_response(request.id, made)))
-        tool_call = request.method == TOOLS_CALL
+        tool_call, in_flight = request.method == TOOLS_CALL, self._in_flight
         if task is not None:
             asker = task.asker  # a task asks through tasks/update
         again = None if asker is None else functools.partial(_retry, handler, meta, assigns)
@@ -551,21 +534,15 @@ class Suite:
             made,
             meta=meta,
             assigns=assigns,
-            on_end=self._forget_worker if tool_call else self._forget_call,
+            on_end=in_flight.forget_worker if tool_call else in_flight.forget_call,
             factory=again,
             asker=asker,
             id_prefix=self._mail.address,
         )
-        (self._workers if tool_call else self._calls)[call.id] = call
+        (in_flight.workers if tool_call else in_flight.calls)[call.id] = call
         if task is None:
             call.start()
             return call
         created = self.tasks.run(request, task, call)  # the CreateTaskResult, answered now
         call.start()  # the work runs on as the task, drained into its record
         return created
-
-    def _forget_worker(self, call: Call) -> None:
-        self._workers.pop(call.id, None)
-
-    def _forget_call(self, call: Call) -> None:
-        self._calls.pop(call.id, None)

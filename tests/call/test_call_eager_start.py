@@ -50,7 +50,7 @@ class Grouped(Tool, name="grouped"):
 class CancelsItself(Tool, name="cancels_itself"):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
         served: Suite = seen["suite"]
-        served._workers[channel.mailbox.id].cancel()  # from inside its own first step
+        served._in_flight.workers[channel.mailbox.id].cancel()  # from inside its own first step
         try:
             await asyncio.sleep(10)
         except asyncio.CancelledError:
