@@ -196,24 +196,7 @@ async def test_discover_follows_a_change_of_the_served_set() -> None:
     assert "prompts" in result["capabilities"]
 
 
-# -- auth seams --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("method", "target", "scopes"),
-    [
-        (methods.TOOLS_CALL, "echo", ("echo:use",)),
-        (methods.PROMPTS_GET, "hello", ("prompt:use",)),
-        (methods.RESOURCES_READ, "file://x", ("files:read",)),
-        (methods.RESOURCES_READ, "x://a", ()),
-        (methods.TOOLS_CALL, "missing", ()),
-        (methods.TOOLS_LIST, "echo", ()),
-    ],
-)
-def test_required_scopes_are_those_the_target_declares(
-    method: str, target: str, scopes: tuple[str, ...]
-) -> None:
-    assert everything().required_scopes(method, target) == scopes
+# -- auth seams (the scopes of a target: tests/catalogs/test_served.py) -------------------
 
 
 async def test_the_lists_show_only_what_the_caller_may_use() -> None:

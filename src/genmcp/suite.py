@@ -4,7 +4,8 @@ It routes a request to its method handler and derives the capabilities from what
 configured. Every request comes back as a ``Call`` (``genmcp.call``), answered at once
 or running its job; the transport drains it through the relay. The work per feature lives in
 its catalog (``genmcp.catalogs``: ``tools``, ``prompts``, ``resources``, ``completion``;
-``sync.listen``, ``tasks``), and each catalog exposes the handlers of its methods: the method
+``sync.listen``, ``tasks``; together in ``catalogs.served``; the calls in flight in
+``call.in_flight``), and each catalog exposes the handlers of its methods: the method
 table (method name -> handler) is data built from them, plus ``server/discover``, which is
 the Suite's own. Changes of the served set are published on the broker, for listen and
 legacy session streams. No transport, no HTTP status: errors are ``MCPError`` reasons in an
@@ -22,13 +23,13 @@ from typing import Any, Final, Protocol
 from genmcp.call.call import Call
 from genmcp.call.in_flight import InFlight
 from genmcp.call.job import Asker, Handler, Handlers, Job, Response
-from genmcp.catalogs.apps import is_view, served_extensions, serves_view
-from genmcp.catalogs.completion import completion_handlers
-from genmcp.catalogs.prompts import PromptCatalog, PromptEntry, PromptProvider
+from genmcp.catalogs.apps import is_view, serves_view
+from genmcp.catalogs.prompts import PromptEntry, PromptProvider
 from genmcp.catalogs.request_state import RequestStates
-from genmcp.catalogs.resources import ResourceCatalog, ResourceProvider
-from genmcp.catalogs.skills import SkillCatalog, SkillGroup, SkillProvider
-from genmcp.catalogs.tools import ToolCatalog, ToolEntry, ToolProvider
+from genmcp.catalogs.resources import ResourceProvider
+from genmcp.catalogs.served import Served
+from genmcp.catalogs.skills import SkillGroup, SkillProvider
+from genmcp.catalogs.tools import ToolEntry, ToolProvider
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, TransportContext, run_chain
@@ -37,16 +38,10 @@ from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.meta import check_meta, meta_of, request_version
 from genmcp.protocol.methods import (
-    PROMPTS_GET,
-    PROMPTS_LIST_CHANGED,
-    RESOURCES_DIRECTORY_READ,
     RESOURCES_LIST_CHANGED,
-    RESOURCES_READ,
     RESOURCES_UPDATED,
     SERVER_DISCOVER,
-    SKILLS_GET,
     TOOLS_CALL,
-    TOOLS_LIST_CHANGED,
 )
 from genmcp.protocol.versions import META_SERVER_INFO, MODERN_VERSIONS
 from genmcp.sealing import Sealer
@@ -172,25 +167,18 @@ class Suite:
         states = RequestStates(self.sealer, self._result_meta)
         sealer, result_meta = self.sealer, self._result_meta
         self.visibility = as_visibility(visibility)
-        shared: dict[str, Any] = {"sealer": sealer, "states": states, "page_size": page_size,
-                                  "visibility": self.visibility}  # fmt: skip
-        # schema_options are merged under each tool's own
-        self._tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options)
-        self._prompts = PromptCatalog(**shared, result_meta=result_meta)
-        self._resources = ResourceCatalog(**shared, result_meta=result_meta)
-        self._skills = SkillCatalog(**shared, result_meta=result_meta, resources=self._resources)
+        self._served = Served(sealer=sealer, states=states, page_size=page_size,
+                              visibility=self.visibility, result_meta=result_meta,
+                              schema_options=schema_options)  # fmt: skip
+        served = self._served
+        self._tools, self._prompts = served.tools, served.prompts
+        self._resources, self._skills = served.resources, served.skills
         self._changes = ChangeFeed(self.broker)
         self.interest = Interest()
         """The resource URIs this process's subscribers hold (a remote mount follows it)."""
         self.middleware: tuple[Link, ...] = tuple(middleware)
-        catalogs = {
-            "tool": self._tools,
-            "prompt": self._prompts,
-            "resource": self._resources,
-            "skill": self._skills,
-        }
         self._catalog = SharedCatalog(
-            catalogs, self._changes, self.broker, shared=broker is not None
+            served.by_kind(), self._changes, self.broker, shared=broker is not None
         )
         self.tasks = TaskService(task_store, task_options, self.broker, self._result_meta)
         self._in_flight = InFlight()
@@ -212,11 +200,7 @@ class Suite:
         self._methods: Handlers = {
             SERVER_DISCOVER: self._discover,
             # only a shared broker brings posts from other processes: start receiving them
-            **self._tools.handlers(on_call=self._mail.start if broker is not None else None),
-            **self._prompts.handlers(),
-            **self._resources.handlers(),
-            **self._skills.handlers(),
-            **completion_handlers(self._prompts, self._resources, result_meta),
+            **served.handlers(on_call=self._mail.start if broker is not None else None),
             **listen_handlers(
                 broker=self.broker,
                 result_meta=result_meta,
@@ -316,68 +300,27 @@ class Suite:
 
     def required_scopes(self, method: str, target: str) -> tuple[str, ...]:
         """The scopes the tool, prompt or resource ``target`` of ``method`` declares (auth)."""
-        if method == TOOLS_CALL:
-            tool = self._tools.entries.get(target)
-            return () if tool is None else tool.required_scopes()
-        if method == PROMPTS_GET:
-            prompt = self._prompts.entries.get(target)
-            return () if prompt is None else prompt.required_scopes()
-        if method in (SKILLS_GET, RESOURCES_DIRECTORY_READ):
-            return self._skills.required_scopes(target)
-        if method == RESOURCES_READ:
-            try:
-                found = self._resources.route(target)
-            except Exception:
-                return ()
-            return () if found is None else found[0].required_scopes()
-        return ()
+        return self._served.required_scopes(method, target)
 
     @property
     def seen_lists(self) -> Mapping[str, Seen]:
         """The catalogs whose list changes reach only callers who see them move, by
         notification method (the listen stream's and the 2025 GET stream's filter)."""
-        return {TOOLS_LIST_CHANGED: self._tools, PROMPTS_LIST_CHANGED: self._prompts}
+        return self._served.seen_lists
 
     def resource_repo(self, uri: str) -> tuple[Any, Any] | None:
         """The repository serving ``uri`` and its ``arg``: ``(repo, arg)``, or None when no
         repository claims it (a static resource, or none)."""
-        try:
-            found = self._resources.route(uri)
-        except Exception:
-            log.exception("parse_uri failed for %r", uri)
-            return None
-        if found is None or found[0].key not in self._resources.repos:
-            return None
-        return found[0].repo, found[0].arg
+        return self._served.resource_repo(uri)
 
     def routes_resource(self, uri: str) -> bool:
         """True when ``uri`` names a resource this Suite serves (static, or a repo claims it)."""
-        try:
-            return self._resources.route(uri) is not None
-        except Exception:
-            log.exception("parse_uri failed for %r", uri)
-            return False
+        return self._served.routes_resource(uri)
 
     @property
     def capabilities(self) -> dict[str, Any]:
         """ServerCapabilities derived from what is configured."""
-        capabilities: dict[str, Any] = {}
-        if self._tools:
-            capabilities["tools"] = {"listChanged": True}
-        if self._prompts:
-            capabilities["prompts"] = {"listChanged": True}
-        if self._resources:
-            capabilities["resources"] = {"subscribe": True, "listChanged": True}
-        if self._prompts.completes or self._resources.completes:
-            capabilities["completions"] = {}
-        extensions = {
-            **served_extensions(self._resources).get("extensions", {}),
-            **self.tasks.capabilities(self._tools.serves_tasks).get("extensions", {}),
-            **self._skills.extension(),
-        }
-        if extensions:
-            capabilities["extensions"] = extensions
-        return capabilities
+        return self._served.capabilities(self.tasks.capabilities(self._tools.serves_tasks))
 
     def header_params(self, tool: Any) -> Mapping[str, str]:
         """The ``x-mcp-header`` parameters of the tool named ``tool`` (argument -> header)."""
