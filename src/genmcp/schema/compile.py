@@ -161,22 +161,6 @@ def _small(value: Any) -> bool:
     return True
 
 
-class _Knobs:
-    """The limits (``schema.limits``), read at each use by ``schema.keywords``."""
-
-    @property
-    def max_reported(self) -> int:
-        return limits.MAX_REPORTED_ERRORS
-
-    @property
-    def backtracking_max_chars(self) -> int:
-        return limits.BACKTRACKING_MAX_CHARS
-
-    @property
-    def regex_format_max_chars(self) -> int:
-        return limits.REGEX_FORMAT_MAX_CHARS
-
-
 @functools.cache
 def _engine() -> ModuleType:
     """``schema.engine`` (so jsonschema and ``schema.keywords``), imported on first need.
@@ -184,9 +168,8 @@ def _engine() -> ModuleType:
     Lazily: jsonschema costs ~3 MB of memory, and a schema ``schema.wellformed`` and
     ``schema.fastcheck`` decide alone does not need it until arguments fail the fast path.
     """
-    from genmcp.schema import engine, keywords
+    from genmcp.schema import engine
 
-    keywords.read_limits_from(_Knobs())
     return engine
 
 

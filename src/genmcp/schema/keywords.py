@@ -8,10 +8,11 @@ instance come from ``schema.terse`` (short messages), and every keyword checks t
 deadline. ``format_checker(base, formats)`` bounds ``format: regex`` and adds a tool's own
 checkers.
 
-The limits are ``genmcp.schema``'s knobs, read at each use from the ``Limits`` it installs
-with ``read_limits_from``; ``start_clock(budget)``/``stop_clock`` bracket one validation's
-``Budget`` on this thread (another thread may ``cancel`` it). Pure: imports no asyncio and no
-web framework; from genmcp only ``schema.regex``, ``schema.sandbox`` and ``schema.terse``.
+The limits are ``genmcp.schema.limits``' knobs, read there at each use (an assignment there
+holds from the next validation on); ``start_clock(budget)``/``stop_clock`` bracket one
+validation's ``Budget`` on this thread (another thread may ``cancel`` it). Pure: imports no
+asyncio and no web framework; from genmcp only ``schema.limits``, ``schema.regex``,
+``schema.sandbox`` and ``schema.terse``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import heapq
 import json.encoder
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, TypeVar
 
 import jsonschema
 import jsonschema._keywords as _keywords
@@ -28,7 +29,7 @@ import jsonschema._utils
 import jsonschema.validators
 from jsonschema.exceptions import ValidationError as SchemaValidationError
 
-from genmcp.schema import sandbox, terse
+from genmcp.schema import limits, sandbox, terse
 from genmcp.schema.clock import OverBudget
 from genmcp.schema.clock import check as _check_budget
 from genmcp.schema.clock import chunks as _chunks
@@ -36,42 +37,11 @@ from genmcp.schema.clock import deadline as _deadline
 from genmcp.schema.clock import each as _on_the_clock_each
 from genmcp.schema.regex import Regex, Unchecked, compiles, regex
 
-__all__ = ["Limits", "format_checker", "hardened", "read_limits_from"]
+__all__ = ["format_checker", "hardened"]
 
 _T = TypeVar("_T")
 _SMALL_INT: Final = 2**60
 _quote: Final = json.encoder.encode_basestring_ascii
-
-
-class Limits(Protocol):
-    """What the keywords read at each use (``genmcp.schema`` serves its module knobs)."""
-
-    @property
-    def max_reported(self) -> int:
-        """How many offending items or keys one error message names."""
-
-    @property
-    def backtracking_max_chars(self) -> int:
-        """The longest string a pattern RE2 cannot run is checked against."""
-
-    @property
-    def regex_format_max_chars(self) -> int:
-        """The longest string checked for ``format: regex``."""
-
-
-_limits: Limits | None = None
-
-
-def read_limits_from(source: Limits) -> None:
-    """Read the limits from ``source`` at each use (``genmcp.schema`` calls this when it
-    first loads this module)."""
-    global _limits
-    _limits = source
-
-
-def _limit() -> Limits:
-    assert _limits is not None, "genmcp.schema installs the limits when it loads this module"
-    return _limits
 
 
 _short = terse.describe
@@ -81,7 +51,7 @@ def _search(pattern: Regex, text: str) -> bool:
     try:
         return pattern.search(
             text,
-            backtracking_max_chars=_limit().backtracking_max_chars,
+            backtracking_max_chars=limits.BACKTRACKING_MAX_CHARS,
             deadline=_deadline(),
         )
     except sandbox.TimedOut:
@@ -149,7 +119,7 @@ def _additional_properties(validator: Any, extra: Any, instance: Any, schema: An
         for key in extras:
             yield from validator.descend(instance[key], extra, path=key)
     elif not extra and extras:
-        named = _limit().max_reported
+        named = limits.MAX_REPORTED_ERRORS
         shown = ", ".join(_short(key) for key in heapq.nsmallest(named, extras))
         more = f" and {len(extras) - named} more" if len(extras) > named else ""
         if "patternProperties" in schema:
@@ -243,7 +213,7 @@ def _unevaluated_items(validator: Any, extra: Any, instance: Any, schema: Any) -
     evaluated = set(find(validator, instance, schema))
     unevaluated = [item for index, item in enumerate(instance) if index not in evaluated]
     if unevaluated:
-        shown = ", ".join(_short(item) for item in unevaluated[: _limit().max_reported])
+        shown = ", ".join(_short(item) for item in unevaluated[: limits.MAX_REPORTED_ERRORS])
         yield SchemaValidationError(
             f"Unevaluated items are not allowed ({len(unevaluated)} unexpected: {shown})"
         )
@@ -267,7 +237,7 @@ def _unevaluated_properties(
     ]
     if unevaluated:
         shown = ", ".join(
-            _short(key) for key in heapq.nsmallest(_limit().max_reported, unevaluated)
+            _short(key) for key in heapq.nsmallest(limits.MAX_REPORTED_ERRORS, unevaluated)
         )
         verdict = "are not allowed" if extra is False else "are not valid under the given schema"
         yield SchemaValidationError(
@@ -319,7 +289,7 @@ def _evaluated_keys(validator: Any, instance: Any, schema: Any) -> set[str]:  # 
 
 def _is_regex(instance: object) -> bool:
     """``format: regex`` on client data: as ``compiles``, but long strings are refused."""
-    limit = _limit().regex_format_max_chars
+    limit = limits.REGEX_FORMAT_MAX_CHARS
     if isinstance(instance, str) and len(instance) > limit:
         raise Unchecked(f"over {limit} characters: not checked")
     return compiles(instance)
