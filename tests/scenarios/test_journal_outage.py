@@ -22,7 +22,7 @@ from typing import Any, Final
 import httpx
 import pytest
 
-from genmcp.sessions.journal import Journal
+from genmcp.sessions.journal import Journal, JournalTasks
 from genmcp.sessions.resume import log_key, stream_of
 from genmcp.sessions.stream_log import Unlogged
 from genmcp.storage.redis import RedisBroker
@@ -144,7 +144,9 @@ async def test_held_events_are_stored_in_order_once_redis_answers(redis: OwnRedi
     ``Unlogged`` (the stream ends); it and the later ones are stored, in order, when the
     outage ends (``settle``)."""
     broker = RedisBroker.from_url(redis.url, prefix="held:")
-    journal = Journal(broker, "s1", 5, "owner-1", maxlen=100, ttl_s=60, retry_ms=None)
+    journal = Journal(
+        broker, "s1", 5, "owner-1", maxlen=100, ttl_s=60, tasks=JournalTasks(), retry_ms=None
+    )
     try:
         assert await journal.name(note(1), final=False) is not None
         redis.stop()
@@ -172,7 +174,9 @@ async def test_held_events_are_dropped_and_said_after_the_logs_ttl(
     redis: OwnRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
     broker = RedisBroker.from_url(redis.url, prefix="held:")
-    journal = Journal(broker, "s1", 6, "owner-1", maxlen=100, ttl_s=1, retry_ms=None)
+    journal = Journal(
+        broker, "s1", 6, "owner-1", maxlen=100, ttl_s=1, tasks=JournalTasks(), retry_ms=None
+    )
     try:
         assert await journal.name(note(1), final=False) is not None
         redis.stop()

@@ -7,7 +7,7 @@ closed, and only by ``channel.CLOSE_STREAM`` (a plain stream start, equal but no
 object, is not a close); each message is logged and named ``<stream>~<entry>``; a stream
 that ends before its response logs a final error (or a bare end when cancelled); and a
 closed stream's Call is logged to its answer by :meth:`Journal.follow`, which
-``polled_logged`` waits for.
+``JournalTasks.logged`` waits for.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from genmcp.call.relay import Relay
 from genmcp.channel import CLOSE_STREAM
 from genmcp.events import STREAM_START
 from genmcp.protocol.jsonrpc import Request
-from genmcp.sessions.journal import Journal, polled_logged
+from genmcp.sessions.journal import Journal, JournalTasks
 from genmcp.sessions.resume import log_key, stream_of
 from genmcp.storage.memory import MemoryBroker
 from genmcp.transports.http.sse import ShutdownHub
@@ -34,8 +34,14 @@ META: Final = {
 }
 
 
+TASKS: Final = JournalTasks()
+
+
 def journal_of(events: MemoryBroker, retry_ms: int | None = 250, request_id: int = 5) -> Journal:
-    return Journal(events, SESSION, request_id, "owner-1", maxlen=100, ttl_s=60, retry_ms=retry_ms)
+    return Journal(
+        events, SESSION, request_id, "owner-1", maxlen=100, ttl_s=60, tasks=TASKS,
+        retry_ms=retry_ms,
+    )  # fmt: skip
 
 
 async def entries(events: MemoryBroker, request_id: int = 5) -> list[dict[str, str]]:
@@ -107,7 +113,7 @@ async def test_a_closed_streams_call_is_logged_to_its_answer() -> None:
         await stopped.wait()
 
     journal_of(events).follow(Relay(call), ShutdownHub(exit_signal))
-    await polled_logged(within_s=5)
+    await TASKS.logged(within_s=5)
     logged = [json.loads(e["m"]) for e in await entries(events)]
     assert [m.get("method") for m in logged] == ["notifications/message"] * 2 + [None]
     assert logged[-1]["result"]["content"][0]["text"] == "done"

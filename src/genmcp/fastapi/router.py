@@ -40,7 +40,6 @@ from genmcp.fastapi.redis_url import parts_given, redis_stores, redis_url_of, re
 from genmcp.fastapi.startup import check_at_startup, mcp_paths
 from genmcp.middleware.ratelimit import share_buckets
 from genmcp.sessions import LegacyServer
-from genmcp.sessions.journal import polled_logged
 from genmcp.storage import Stores
 from genmcp.suite import Suite
 from genmcp.transports.http.auth import Auth, as_auth
@@ -122,7 +121,8 @@ def _closing(
             if endpoint.auth is not None:
                 await endpoint.auth.aclose()  # e.g. a verifier's pool
             if endpoint.legacy is not None:  # scale-out: its one signal subscription
-                await polled_logged(endpoint.options.shutdown_grace_s)  # closed streams' answers
+                grace = endpoint.options.shutdown_grace_s
+                await endpoint.legacy.journal_tasks.logged(grace)  # closed streams' answers
                 endpoint.legacy.close()
             if owned is not None:
                 await owned.aclose()

@@ -13,8 +13,8 @@ empty data; logged as an entry without a message). A tool that calls
 tells it apart, by identity, and only on a primed stream. The writer then ends the response
 there and hands the relay back (:meth:`Journal.follow`): one task logs the rest of the Call's
 events, its response included, for the client's ``GET`` with ``Last-Event-ID``. At shutdown
-:func:`polled_logged` waits for those tasks, once the Suite answered its calls, so their
-answers reach the log.
+its server's :meth:`JournalTasks.logged` waits for those tasks, once the Suite answered its
+calls, so their answers reach the log.
 
 A stream closed before its response by the client (it left: the call stops) logs a final
 error, so a resumer learns the request ended; a cancelled one logs a bare end.
@@ -47,11 +47,28 @@ from genmcp.storage.guard import StorageUnavailable
 if TYPE_CHECKING:
     from genmcp.call.relay import Relay
 
-__all__ = ["Journal", "polled_logged"]
+__all__ = ["Journal", "JournalTasks"]
 
 log = logging.getLogger("genmcp")
 
-_following: set[asyncio.Task[None]] = set()  # closed streams' Calls being logged (from the GC)
+class JournalTasks:
+    """The tasks one server's journals run past their streams, kept here from the garbage
+    collector: the rest of polled Calls being logged (``following``: awaited at shutdown,
+    :meth:`logged`) and final records in flight (``pending``)."""
+
+    __slots__ = ("following", "pending")
+
+    def __init__(self) -> None:
+        self.following: set[asyncio.Task[None]] = set()
+        self.pending: set[asyncio.Task[Any]] = set()
+
+    async def logged(self, within_s: float) -> None:
+        """Wait (at most ``within_s``) until every polled Call of this loop has logged its
+        end: at shutdown, once the Suite answered its calls, so their answers reach the log."""
+        loop = asyncio.get_running_loop()
+        tasks = [task for task in self.following if task.get_loop() is loop]
+        if tasks:
+            await asyncio.wait(tasks, timeout=within_s)
 
 
 @final
@@ -70,6 +87,7 @@ class Journal:
         "_retry_at",
         "_session",
         "_stream",
+        "_tasks",
         "_ttl_s",
         "done",
         "retry_ms",
@@ -84,9 +102,11 @@ class Journal:
         *,
         maxlen: int,
         ttl_s: float,
+        tasks: JournalTasks,
         retry_ms: int | None = None,
     ) -> None:
         self._log, self._owner, self._request_id = events, owner, request_id
+        self._tasks = tasks  # its server's: what runs past the stream is kept and awaited there
         self._session = session
         self._stream = self._key = ""  # named at the first event: most calls answer as JSON
         self._maxlen, self._ttl_s = maxlen, ttl_s
@@ -133,8 +153,8 @@ class Journal:
     def follow(self, relay: Relay, hub: Hub) -> None:
         """Log the rest of a Call whose stream was closed for polling, in a task of its own."""
         task = asyncio.get_running_loop().create_task(_log_rest(relay, self, hub))
-        _following.add(task)
-        task.add_done_callback(_following.discard)
+        self._tasks.following.add(task)
+        task.add_done_callback(self._tasks.following.discard)
 
     async def record(self, message: Any, *, final: bool) -> None:
         """Log ``message`` of a stream no client reads (closed for polling, or cut off by the
@@ -216,26 +236,16 @@ class Journal:
             ending = self.record(error_response(self._request_id, failure), final=True)
         self.done = True
         task = asyncio.get_running_loop().create_task(_then_settle(self, ending))
-        _pending.add(task)
-        task.add_done_callback(_pending.discard)
+        self._tasks.pending.add(task)
+        task.add_done_callback(self._tasks.pending.discard)
 
 
-_pending: set[asyncio.Task[Any]] = set()  # final records in flight (kept from the GC)
 _RETRY_S = 0.1  # the first wait before held entries are tried again
 
 
 async def _then_settle(journal: Journal, ending: Coroutine[Any, Any, object]) -> None:
     await ending
     await journal.settle()
-
-
-async def polled_logged(within_s: float) -> None:
-    """Wait (at most ``within_s``) until every polled Call of this loop has logged its end:
-    at shutdown, once the Suite answered its calls, so their answers reach the log."""
-    loop = asyncio.get_running_loop()
-    tasks = [task for task in _following if task.get_loop() is loop]
-    if tasks:
-        await asyncio.wait(tasks, timeout=within_s)
 
 
 async def _log_rest(relay: Relay, journal: Journal, hub: Hub) -> None:

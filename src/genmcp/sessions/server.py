@@ -70,7 +70,7 @@ from genmcp.protocol.methods import (
 from genmcp.protocol.versions import LEGACY_VERSIONS, SSE_POLLING, Era, at_least
 from genmcp.sessions.answers import fail_waiters
 from genmcp.sessions.get_stream import SessionStream, list_notices
-from genmcp.sessions.journal import Journal
+from genmcp.sessions.journal import Journal, JournalTasks
 from genmcp.sessions.resume import ResumedStream, parse_event_id, resumable
 from genmcp.sessions.rounds import Asking, InputRounds, end_topic, reply_topic
 from genmcp.sessions.session_ids import SessionIds
@@ -175,6 +175,7 @@ class LegacyServer:
             self.changes = ChangeLog(self.events, maxlen=stream_maxlen, ttl_s=stream_ttl_s)
             suite.log_changes(self.changes)
         self.stream_retry_ms = stream_retry_ms
+        self.journal_tasks = JournalTasks()  # the journals' tasks past their streams
         self._told_foreign = False  # a foreign session is logged once, not per request
 
     def close(self) -> None:
@@ -448,6 +449,7 @@ class LegacyServer:
             self.suite.mail_address(),
             maxlen=self.stream_maxlen,
             ttl_s=self.stream_ttl_s,
+            tasks=self.journal_tasks,
             retry_ms=self.stream_retry_ms if polled else None,
         )
 
