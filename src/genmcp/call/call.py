@@ -47,7 +47,7 @@ __all__ = ["Call", "final_of"]
 log = logging.getLogger("genmcp")
 
 _ID_PREFIX: Constant = secrets.token_hex(4)
-_ids = itertools.count(1)
+_ids = itertools.count(1)  # the process's: every Suite shares _ID_PREFIX (tests/layout)
 
 
 def _next_id(prefix: str | None = None) -> str:

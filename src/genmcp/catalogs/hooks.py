@@ -205,7 +205,7 @@ def descriptor(
 
 # -- calling ---------------------------------------------------------------------------------
 
-_ASYNC: dict[tuple[type, str], bool] = {}
+_ASYNC: dict[tuple[type, str], bool] = {}  # a memo over code: bounded (tests/layout)
 
 
 def is_async_hook(owner: object, hook: str) -> bool:

@@ -199,7 +199,7 @@ def uvicorn_exiting() -> bool:
     return getattr(server, "should_exit", False) is True
 
 
-_watch: asyncio.Task[None] | None = None
+_watch: asyncio.Task[None] | None = None  # uvicorn's exit is the process's (tests/layout)
 
 
 async def server_exit() -> None:

@@ -42,7 +42,7 @@ __all__ = ["http_context", "local_request", "remember_auth", "run_auth", "solve"
 
 _AUTH_KEY = "genmcp.solved_auth"
 
-_dependants: dict[Any, Dependant] = {}
+_dependants: dict[Any, Dependant] = {}  # a memo per dependency: code, bounded (tests/layout)
 _KEYWORDS = solve_keywords(solve_dependencies)
 
 

@@ -21,7 +21,7 @@ __all__ = ["freeze_startup_objects"]
 
 log = logging.getLogger("genmcp")
 
-_frozen = False
+_frozen = False  # gc.freeze is the process's: once per process (tests/layout)
 
 
 def freeze_startup_objects() -> bool:

@@ -306,7 +306,7 @@ _HARDENED_2020: Final = {
     "unevaluatedProperties": _unevaluated_properties,
 }
 _extend: Any = jsonschema.validators.extend
-_CLASSES: dict[type[Any], type[Any]] = {}
+_CLASSES: dict[type[Any], type[Any]] = {}  # memos per jsonschema class: bounded (tests/layout)
 _CHECKERS: dict[tuple[type[Any], bool], jsonschema.FormatChecker] = {}
 
 

@@ -31,7 +31,7 @@ VALIDATION_THREADS: Final = 4
 GRACE_S: Final = 0.1
 """How long past the budget the loop waits for a thread before answering without it."""
 
-_pool: concurrent.futures.ThreadPoolExecutor | None = None
+_pool: concurrent.futures.ThreadPoolExecutor | None = None  # bounds every Suite's threads
 _pool_lock = threading.Lock()
 
 

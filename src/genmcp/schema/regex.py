@@ -102,7 +102,7 @@ class Regex:
         return sandbox.search(self.source, text, deadline=deadline)
 
 
-_REGEXES: dict[str, Regex] = {}
+_REGEXES: dict[str, Regex] = {}  # a memo of server code's patterns: bounded (tests/layout)
 
 
 def regex(source: str) -> Regex:

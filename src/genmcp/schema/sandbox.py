@@ -86,7 +86,7 @@ def _timeout(deadline: float) -> float | None:
     return max(deadline - time.monotonic(), 0.0)
 
 
-_idle: list[_Child] = []
+_idle: list[_Child] = []  # the process's helpers: MAX_CHILDREN per process (tests/layout)
 _lock = threading.Lock()
 _slots = threading.BoundedSemaphore(MAX_CHILDREN)
 

@@ -105,7 +105,7 @@ class AppHost(Protocol):
         ...
 
 
-_HOSTS: list[AppHost] = []
+_HOSTS: list[AppHost] = []  # filled at import by a higher layer: no upward import (tests/layout)
 
 
 def host_apps(host: AppHost) -> None:

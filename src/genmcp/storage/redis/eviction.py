@@ -22,7 +22,7 @@ __all__ = ["EvictionRefused", "check_eviction", "evicts"]
 log = logging.getLogger("genmcp")
 
 _EVICTING: Final = ("allkeys-", "volatile-")
-_warned: set[str] = set()
+_warned: set[str] = set()  # once per process and Redis, whatever the brokers (tests/layout)
 
 
 class EvictionRefused(RuntimeError):

@@ -36,7 +36,7 @@ from genmcp.protocol.methods import METHODS, TOOLS_CALL
 from genmcp.protocol.versions import META_PROTOCOL_VERSION
 
 log = logging.getLogger("genmcp")
-_REFUSALS_LOGGED: set[str] = set()
+_REFUSALS_LOGGED: set[str] = set()  # capped per process, whatever the routers (tests/layout)
 _MAX_REFUSALS_LOGGED: Final = 64  # hostile traffic must not flood the log
 
 __all__ = [
