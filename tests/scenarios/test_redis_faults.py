@@ -17,21 +17,17 @@ that Redis while requests are in flight:
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
-import httpx
 import pytest
 
 from support.client import ModernClient
-from support.redis_server import OwnRedis, free_port, require_redis_server
+from support.redis_server import OwnRedis, require_redis_server
+from support.tasks_process import TasksProcess
 
-APP_DIR: Final = Path(__file__).resolve().parents[1] / "storage" / "redis"
 TASKS: Final = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 SECRET: Final = "redis-faults-test-secret-0123456789abcdefghij"
 TERMINAL: Final = {"completed", "failed", "cancelled"}
@@ -39,41 +35,11 @@ TERMINAL: Final = {"completed", "failed", "cancelled"}
 
 pytestmark = pytest.mark.long  # each test runs uvicorn processes on a Redis it faults
 
-class App:
-    """One uvicorn process of tasks_app.py on ``redis``."""
-
-    def __init__(self, redis: OwnRedis, **settings: str) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {"TASKS_REDIS_URL": redis.url, "TASKS_PREFIX": "faults:",
-               "TASKS_MARKERS": str(redis.dir),  # a cancelled work call leaves its file there
-               "GENMCP_SECRET_KEY": SECRET, **settings}  # fmt: skip
-        self.log = Path(redis.dir) / f"uvicorn-{self.port}.log"
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "--app-dir", str(APP_DIR), "tasks_app:app",
-                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
-                env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.post(self.url + "/mcp", json={}, timeout=1)
-                return
-            except httpx.TransportError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise AssertionError(f"never served: {self.log.read_text()}") from None
-                time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+def start(redis: OwnRedis, **settings: str) -> TasksProcess:
+    """One uvicorn process of tasks_app.py on ``redis``, serving."""
+    app = TasksProcess(redis.url, prefix="faults:", root=Path(redis.dir), secret=SECRET, **settings)
+    app.wait_ready()
+    return app
 
 
 @pytest.fixture
@@ -87,14 +53,14 @@ def redis() -> Iterator[OwnRedis]:
 
 
 @pytest.fixture
-def apps(redis: OwnRedis) -> Iterator[list[App]]:
-    started: list[App] = []
+def apps(redis: OwnRedis) -> Iterator[list[TasksProcess]]:
+    started: list[TasksProcess] = []
     yield started
     for app in started:
         app.stop()
 
 
-def client(app: App) -> ModernClient:
+def client(app: TasksProcess) -> ModernClient:
     return ModernClient(app.url, validate=False, timeout=30)
 
 
@@ -122,9 +88,9 @@ async def final(on: ModernClient, task_id: str, within: float) -> dict[str, Any]
 
 @pytest.mark.exclusive  # a 4 s outage timed against 1.5 s tasks and a 6 s lease
 async def test_tasks_finishing_while_redis_restarts_on_its_data_all_complete(
-    redis: OwnRedis, apps: list[App]
+    redis: OwnRedis, apps: list[TasksProcess]
 ) -> None:
-    apps.append(App(redis))
+    apps.append(start(redis))
     async with client(apps[0]) as on:
         ids = await asyncio.gather(*(start_task(on, s=1.5, label=str(i)) for i in range(20)))
         redis.stop()  # every task ends during the outage
@@ -161,9 +127,9 @@ def assert_unavailable(reply: Any, fault: str) -> None:
 
 @pytest.mark.parametrize("fault", ["down", "hung"])
 async def test_storage_backed_requests_fail_fast_with_503_while_plain_calls_go_on(
-    redis: OwnRedis, apps: list[App], fault: str
+    redis: OwnRedis, apps: list[TasksProcess], fault: str
 ) -> None:
-    apps.append(App(redis))
+    apps.append(start(redis))
     async with client(apps[0]) as on:
         task_id = await start_task(on, s=30)
         listen = {"notifications": {"toolsListChanged": True}}
@@ -202,9 +168,9 @@ BACKGROUND: Final = ("info", "ping", "hello", "client|setinfo", "blpop", "subscr
 
 
 async def test_a_plain_2026_tools_call_costs_no_redis_command_and_a_miss_one(
-    redis: OwnRedis, apps: list[App]
+    redis: OwnRedis, apps: list[TasksProcess]
 ) -> None:
-    apps.append(App(redis))
+    apps.append(start(redis))
     async with client(apps[0]) as on:
         warm = await on.request("tools/call", {"name": "work", "arguments": {"s": 0}})
         assert warm.status == 200  # the Suite started: catalog replayed, mail relay up

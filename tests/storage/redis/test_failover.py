@@ -12,63 +12,21 @@ were lost. Marked long (make test-long); also in make test-cluster.
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Final
 
-import httpx
 import pytest
 
 from support.client import ModernClient
-from support.redis_server import free_port
 from support.redis_topology import OwnSentinel
+from support.tasks_process import TasksProcess
 
-APP_DIR: Final = Path(__file__).resolve().parent
 TASKS: Final = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 SECRET: Final = "redis-failover-test-secret-0123456789abcdefgh"
 TERMINAL: Final = {"completed", "failed", "cancelled"}
 
 pytestmark = [pytest.mark.long, pytest.mark.timeout(240)]  # a Sentinel switch under load
-
-
-class App:
-    """One uvicorn process of tasks_app.py on ``url``."""
-
-    def __init__(self, url: str, logs: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {"TASKS_REDIS_URL": url, "TASKS_PREFIX": "failover:", "TASKS_MARKERS": str(logs),
-               "GENMCP_SECRET_KEY": SECRET}  # fmt: skip
-        self.log = logs / f"uvicorn-{self.port}.log"
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "--app-dir", str(APP_DIR), "tasks_app:app",
-                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
-                env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.post(self.url + "/mcp", json={}, timeout=1)
-                return
-            except httpx.TransportError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise AssertionError(f"never served: {self.log.read_text()}") from None
-                time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 @pytest.fixture
@@ -81,8 +39,9 @@ def sentinel() -> Iterator[OwnSentinel]:
 
 
 @pytest.fixture
-def app(sentinel: OwnSentinel) -> Iterator[App]:
-    started = App(sentinel.url, sentinel.root)
+def app(sentinel: OwnSentinel) -> Iterator[TasksProcess]:
+    started = TasksProcess(sentinel.url, prefix="failover:", root=sentinel.root, secret=SECRET)
+    started.wait_ready()
     try:
         yield started
     finally:
@@ -129,7 +88,9 @@ async def read_back(on: ModernClient, task_id: str) -> dict[str, Any]:
         await asyncio.sleep(0.1)
 
 
-async def under_load(app: App, fault: Any, settle: Any) -> tuple[Load, list[dict[str, Any]]]:
+async def under_load(
+    app: TasksProcess, fault: Any, settle: Any
+) -> tuple[Load, list[dict[str, Any]]]:
     """Create tasks from 4 clients; ``fault()`` after 1 s; ``settle()`` (blocking) until the
     topology is whole again; 1 s more of load; every accepted task read back."""
     load = Load()
@@ -155,7 +116,7 @@ def outcome(load: Load, tasks: list[dict[str, Any]]) -> None:
 
 
 async def test_a_planned_sentinel_failover_under_load_loses_no_accepted_task(
-    sentinel: OwnSentinel, app: App
+    sentinel: OwnSentinel, app: TasksProcess
 ) -> None:
     old = sentinel.master_port()
     assert old is not None
@@ -174,7 +135,7 @@ async def test_a_planned_sentinel_failover_under_load_loses_no_accepted_task(
 
 
 async def test_a_sentinel_master_killed_under_load_loses_no_accepted_task(
-    sentinel: OwnSentinel, app: App
+    sentinel: OwnSentinel, app: TasksProcess
 ) -> None:
     old = sentinel.master_port()
     assert old is not None

@@ -13,23 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
-import httpx
 import pytest
 
 from genmcp.protocol.tasks import iso_now, lease_lost_error, new_record
 from genmcp.storage import TaskEnd, TaskStore
 from genmcp.storage.memory import MemoryTaskStore
 from support.client import Exchange, ModernClient
+from support.tasks_process import TasksProcess
 
 pytestmark = pytest.mark.long  # processes killed within a lease, about 10 s (make test-long)
 
@@ -135,63 +131,17 @@ def test_a_task_ends_only_in_a_terminal_status() -> None:
 # -- real processes --------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-class Node:
-    """One uvicorn process of tasks_app.py."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--app-dir", str(HERE), "tasks_app:app",
-             "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
-            env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )  # fmt: skip
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.post(self.url + "/mcp", json={}, timeout=1)
-                return
-            except httpx.TransportError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.process.kill()
-                    stderr = self.process.communicate()[1]
-                    raise AssertionError(f"never served: {stderr!r}") from None
-                time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.process.stderr is not None:
-            self.process.stderr.close()
-
-
 @pytest.fixture
-def nodes(redis_url: str, redis_prefix: str, tmp_path: Path) -> Iterator[Callable[..., list[Node]]]:
-    started: list[Node] = []
+def nodes(
+    redis_url: str, redis_prefix: str, tmp_path: Path
+) -> Iterator[Callable[..., list[TasksProcess]]]:
+    started: list[TasksProcess] = []
 
-    def start(count: int = 2, **settings: str) -> list[Node]:
-        env = {
-            "TASKS_REDIS_URL": redis_url,
-            "TASKS_PREFIX": redis_prefix,
-            "TASKS_MARKERS": str(tmp_path),
-            "GENMCP_SECRET_KEY": SECRET,
-            **settings,
-        }
-        made = [Node(env) for _ in range(count)]
+    def start(count: int = 2, **settings: str) -> list[TasksProcess]:
+        made = [
+            TasksProcess(redis_url, prefix=redis_prefix, root=tmp_path, secret=SECRET, **settings)
+            for _ in range(count)
+        ]
         started.extend(made)
         for node in made:
             node.wait_ready()
@@ -204,7 +154,7 @@ def nodes(redis_url: str, redis_prefix: str, tmp_path: Path) -> Iterator[Callabl
             node.stop()
 
 
-def client(node: Node) -> ModernClient:
+def client(node: TasksProcess) -> ModernClient:
     return ModernClient(node.url, validate=False, timeout=30)
 
 
@@ -233,7 +183,7 @@ async def until(on: ModernClient, task_id: str, *wanted: str, within: float = 10
 
 
 async def test_a_task_made_on_a_is_polled_answered_and_cancelled_on_b(
-    nodes: Callable[..., list[Node]], tmp_path: Path
+    nodes: Callable[..., list[TasksProcess]], tmp_path: Path
 ) -> None:
     a_node, b_node = nodes(2)
     async with client(a_node) as a, client(b_node) as b:
@@ -270,7 +220,7 @@ async def note(listen: Exchange) -> dict[str, Any]:
 
 
 async def test_a_task_running_in_a_notifies_listeners_in_b(
-    nodes: Callable[..., list[Node]], redis_url: str, redis_prefix: str
+    nodes: Callable[..., list[TasksProcess]], redis_url: str, redis_prefix: str
 ) -> None:
     import redis.asyncio as aioredis
 
@@ -313,7 +263,7 @@ async def test_a_task_running_in_a_notifies_listeners_in_b(
 
 
 async def test_a_killed_process_leaves_its_tasks_failed_within_the_lease(
-    nodes: Callable[..., list[Node]],
+    nodes: Callable[..., list[TasksProcess]],
 ) -> None:
     lease_ms = 1500
     a_node, b_node = nodes(2, TASKS_LEASE_MS=str(lease_ms))
@@ -334,7 +284,7 @@ async def test_a_killed_process_leaves_its_tasks_failed_within_the_lease(
 @pytest.mark.long
 @pytest.mark.timeout(180)  # a hang guard: 37 s alone on a loaded 2-core machine, 61 s in parallel
 async def test_a_thousand_concurrent_tasks_none_lost_none_stuck_every_key_with_a_ttl(
-    nodes: Callable[..., list[Node]], redis_url: str, redis_prefix: str
+    nodes: Callable[..., list[TasksProcess]], redis_url: str, redis_prefix: str
 ) -> None:
     import redis.asyncio as aioredis
 
