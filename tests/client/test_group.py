@@ -50,6 +50,14 @@ async def test_three_servers_one_stopped(live_server: LiveServers) -> None:
         assert {"weather_get_forecast", "demo_add", "every_test_simple_text"} <= names
         assert not any(name.startswith(("get_forecast", "add")) for name in names)
 
+        resources = await group.list_resources()
+        assert resources.errors == {} and resources
+        uri = next(r["uri"] for r in resources if r["uri"].startswith("test://static-text"))
+        read = await group.read_resource(uri)  # routed to the member that listed it
+        assert read["contents"][0]["uri"] == uri
+        templates = await group.list_resource_templates()
+        assert templates.errors == {} and templates
+
         forecast = await group.call_tool("weather_get_forecast", {"city": "Oslo"})
         assert forecast["content"][0]["text"] == "sunny in Oslo"
         added = await group.call_tool("demo_add", {"a": 2, "b": 3})

@@ -14,6 +14,9 @@ Cancelling the awaiting task cancels the request on the server: the stream is cl
 What a server may send is bounded (``limits=ClientLimits(...)``, ``genmcp.client.limits``):
 the size of a message, the pages and items of a listing, the time of a call; each bound
 crossed raises its ``LimitExceeded``, and the call is cancelled on the server.
+
+``cache=`` keeps cacheable results as the server's ``ttlMs``/``cacheScope`` allow
+(:mod:`genmcp.client.cache`); ``cache=False`` on a call bypasses it.
 """
 
 from __future__ import annotations

@@ -162,6 +162,18 @@ class ClientGroup:
                 items.append(item)
         return Listing(items, errors)
 
+    async def list_resource_templates(self, *, cache: bool = True) -> Listing:
+        """Every member's resource templates, as they are (a read needs ``server=``)."""
+
+        async def ask(client: Client) -> list[dict[str, Any]]:
+            await client.connect()
+            if "resources" not in client.server_capabilities:
+                return []
+            return await client.list_resource_templates(cache=cache)
+
+        found, errors = await self._gather(ask)
+        return Listing([item for listed in found.values() for item in listed], errors)
+
     # -- requests -----------------------------------------------------------------------
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None,
