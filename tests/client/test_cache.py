@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-import pytest
-
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result, mcp_app, tool
 from genmcp.client import Client
 from genmcp.client.cache import MemoryCacheStore
@@ -38,40 +36,40 @@ def served(live_server: LiveServers, scope: str, ttl_ms: int = 60_000) -> tuple[
     return live_server(recorder) + "/mcp", recorder
 
 
-def in_process(url: str, redis_url: str, prefix: str, token: str) -> dict[str, Any]:
-    """Run one client process; its JSON line."""
+def in_process(redis_url: str, prefix: str, token: str, *urls: str) -> list[dict[str, Any]]:
+    """Run one client process listing each of ``urls``; what it saw of each."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run(
-        [sys.executable, str(PROCESS), url, redis_url, prefix, token],
-        capture_output=True, text=True, timeout=120, env=env, check=False,
-    )  # fmt: skip
+        [sys.executable, str(PROCESS), redis_url, prefix, token, *urls],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
-    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    found: list[dict[str, Any]] = json.loads(done.stdout.strip().splitlines()[-1])
     return found
 
 
-@pytest.mark.parametrize(
-    ("scope", "expected"),
-    [
-        # (token of each process, whether it was a hit)
-        ("public", [("alice", False), ("bob", True), ("alice", True)]),
-        ("private", [("alice", False), ("bob", False), ("alice", True)]),
-    ],
-)
+# (token of each process in turn, whether its listing was a hit: public, private)
+PROCESSES: Final = [("alice", False, False), ("bob", True, False), ("alice", True, True)]
+
+
 def test_two_processes_on_one_redis_share_by_scope(
-    live_server: LiveServers,
-    redis_url: str,
-    redis_prefix: str,
-    scope: str,
-    expected: list[tuple[str, bool]],
+    live_server: LiveServers, redis_url: str, redis_prefix: str
 ) -> None:
-    url, recorder = served(live_server, scope)
-    for token, hit in expected:
-        before = len(recorder.posts("tools/list"))
-        found = in_process(url, redis_url, redis_prefix, token)
-        assert found["tools"] == ["add"]
-        assert (found["hits"], found["misses"]) == ((1, 0) if hit else (0, 1)), token
-        assert len(recorder.posts("tools/list")) == before + (0 if hit else 1), token
+    public, public_seen = served(live_server, "public")
+    private, private_seen = served(live_server, "private")
+    for token, *hits in PROCESSES:
+        before = [len(seen.posts("tools/list")) for seen in (public_seen, private_seen)]
+        found = in_process(redis_url, redis_prefix, token, public, private)
+        for scope, seen, answer, hit, count in zip(
+            ("public", "private"), (public_seen, private_seen), found, hits, before, strict=True
+        ):
+            assert answer["tools"] == ["add"]
+            assert (answer["hits"], answer["misses"]) == ((1, 0) if hit else (0, 1)), (token, scope)
+            assert len(seen.posts("tools/list")) == count + (0 if hit else 1), (token, scope)
 
 
 async def test_list_changed_empties_every_client_s_view_of_the_store(
