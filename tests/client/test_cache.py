@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result, mcp_app, tool
 from genmcp.client import Client
-from genmcp.client.cache import MemoryCacheStore
+from genmcp.client.cache import MemoryCacheStore, ResponseCache
 from genmcp.storage.redis import RedisCacheStore
 from support.recorder import Recorder
 from support.server import LiveServers
@@ -158,3 +158,13 @@ async def test_the_memory_store_is_bounded() -> None:
         await store.store("s", "tools", key, key, 60_000)
     assert len(store) == 2
     assert await store.lookup("s", "tools", "a", "c") == (0, None, "c")
+
+
+async def test_a_foreign_value_under_an_entry_s_key_is_a_miss() -> None:
+    store = MemoryCacheStore()
+    cache = ResponseCache(store, "http://s/mcp")
+    key = "public:" + cache.request_key("tools/list", {})
+    for foreign in ("not json", "[1]", '{"generation": 0, "result": 3}'):
+        await store.store(cache.space, "tools", key, foreign, 60_000)
+        assert await cache.get("tools/list", {}) == (None, 0)
+    assert (cache.hits, cache.misses) == (0, 3)

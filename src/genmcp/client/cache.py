@@ -142,6 +142,19 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def _entry(raw: str | None) -> dict[str, Any] | None:
+    """A stored entry, or None when there is none or it is not one (a foreign value: a miss)."""
+    if raw is None:
+        return None
+    try:
+        entry = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict) or not isinstance(entry.get("result"), dict):
+        return None
+    return entry
+
+
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -200,10 +213,8 @@ class ResponseCache:
             self.misses += 1
             return None, None
         for raw in (private, public):
-            if raw is None:
-                continue
-            entry = json.loads(raw)
-            if entry.get("generation") == generation:
+            entry = _entry(raw)
+            if entry is not None and entry.get("generation") == generation:
                 self.hits += 1
                 return entry["result"], generation
         self.misses += 1

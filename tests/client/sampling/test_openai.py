@@ -128,3 +128,14 @@ async def test_an_api_error_is_an_rpc_error(live_server: LiveServers) -> None:
         assert sampling.requests == 1  # the bad request never went out
     finally:
         await sampling.aclose()
+
+
+async def test_tool_blocks_in_the_wrong_role_are_refused() -> None:
+    sampling = OpenAISampling("http://127.0.0.1:9/v1", model="gpt-4o")
+    used = {"type": "tool_use", "id": "c", "name": "t", "input": {}}
+    try:
+        with pytest.raises(RPCError) as caught:
+            await sampling({"messages": [{"role": "user", "content": [used]}], "maxTokens": 5})
+        assert caught.value.code == -32602 and sampling.requests == 0
+    finally:
+        await sampling.aclose()

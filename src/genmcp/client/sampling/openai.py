@@ -39,6 +39,7 @@ STOP_REASONS: Final[Mapping[str, str]] = {
     "tool_calls": "toolUse",
     "function_call": "toolUse",
 }
+_ROLE_OF: Final[Mapping[str, str]] = {"tool_use": "assistant", "tool_result": "user"}
 AUDIO_FORMATS: Final[Mapping[str, str]] = {
     "audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3",
 }  # fmt: skip
@@ -82,6 +83,8 @@ def _messages(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     for block in blocks(message.get("content")):
         kind = block.get("type")
+        if kind in ("tool_result", "tool_use") and role != _ROLE_OF[kind]:
+            raise RPCError(INVALID_PARAMS, f"a {kind} block belongs in a {_ROLE_OF[kind]} message")
         if kind == "tool_result":
             found.append({"role": "tool", "tool_call_id": str(block.get("toolUseId")),
                           "content": _text_of(block.get("content"))})  # fmt: skip
