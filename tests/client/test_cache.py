@@ -168,3 +168,14 @@ async def test_a_foreign_value_under_an_entry_s_key_is_a_miss() -> None:
         await store.store(cache.space, "tools", key, foreign, 60_000)
         assert await cache.get("tools/list", {}) == (None, 0)
     assert (cache.hits, cache.misses) == (0, 3)
+
+
+async def test_an_entry_over_max_entry_bytes_is_not_kept() -> None:
+    store = MemoryCacheStore()
+    cache = ResponseCache(store, "http://s/mcp", max_entry_bytes=200)
+    small = {"tools": [], "ttlMs": 60_000, "cacheScope": "public"}
+    large = {**small, "tools": [{"name": "x" * 300}]}
+    await cache.put("tools/list", {}, large, 0)
+    assert len(store) == 0
+    await cache.put("tools/list", {}, small, 0)
+    assert len(store) == 1

@@ -14,7 +14,8 @@ request from it:
   generation kept in the store, so a notification one process sees empties every process's
   view; a result fetched while its generation moved is not kept;
 * 2025 sessions are never cached (their results carry no hints); ``ttlMs: 0``, an
-  ``input_required`` result or a request with ``inputResponses`` neither.
+  ``input_required`` result, a request with ``inputResponses`` or a result over
+  ``max_entry_bytes`` (1 MiB) neither.
 
 Where entries live is a :class:`CacheStore`: :class:`MemoryCacheStore` (one process, at most
 ``max_entries``, least recently used dropped first) or
@@ -47,6 +48,7 @@ from genmcp.protocol.methods import (
 
 __all__ = [
     "CACHEABLE",
+    "MAX_ENTRY_BYTES",
     "MAX_TTL_MS",
     "CacheStore",
     "Lookup",
@@ -62,6 +64,8 @@ CACHEABLE: Final = frozenset(
 """The methods whose results SEP-2549 lets a client keep (``server/discover`` aside)."""
 MAX_TTL_MS: Final = 24 * 3600 * 1000
 """The longest a result is kept, whatever ``ttlMs`` the server sends."""
+MAX_ENTRY_BYTES: Final = 1 << 20
+"""The largest result kept (its JSON text); a larger one is fetched each time."""
 _GROUPS: Final[Mapping[str, str]] = {
     TOOLS_LIST: "tools",
     PROMPTS_LIST: "prompts",
@@ -167,6 +171,8 @@ class ResponseCache:
         server: what names the server in keys (the client's URL or stdio command).
         principal: who private entries belong to; None: this client only.
         max_ttl_ms: the longest an entry is kept.
+        max_entry_bytes: the largest entry kept (a store holds at most ``max_entries`` of
+            them in memory; Redis as its ``maxmemory`` allows).
     """
 
     def __init__(
@@ -176,12 +182,14 @@ class ResponseCache:
         *,
         principal: str | None = None,
         max_ttl_ms: int = MAX_TTL_MS,
+        max_entry_bytes: int = MAX_ENTRY_BYTES,
     ) -> None:
         self.store: CacheStore = MemoryCacheStore() if store is None else store
         self.space = _digest("server\n" + server)
         owner = principal if principal is not None else "client\n" + uuid.uuid4().hex
         self.partition = "p" + _digest("principal\n" + owner)
         self.max_ttl_ms = max_ttl_ms
+        self.max_entry_bytes = max_entry_bytes
         self.hits = 0
         """Requests answered from the cache."""
         self.misses = 0
@@ -238,6 +246,8 @@ class ResponseCache:
             return
         key = partition + ":" + self.request_key(method, params)
         entry = _canonical({"generation": generation, "result": result})
+        if len(entry.encode()) > self.max_entry_bytes:
+            return
         try:
             await self.store.store(
                 self.space, self.group(method, params), key, entry, min(ttl, self.max_ttl_ms)
