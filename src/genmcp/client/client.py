@@ -233,21 +233,19 @@ class Client:
         reached or understood. ``progress`` asks for progress (a ``progressToken``).
         ``cache=False`` bypasses the response cache (neither read nor kept).
         """
-        if cache and self.cache is not None and method in CACHEABLE:
+        if cache and await self._cacheable(method, params):
+            assert self.cache is not None
             body = params or {}
-            if "inputResponses" not in body and "requestState" not in body:
-                await self.connection.ensure_era()
-                if self.session is None:  # 2026-07-28: the results carry hints
-                    found, generation = await self.cache.get(method, body)
-                    if found is not None:
-                        return found
-                    result = await self.request(
-                        method, params, handlers=handlers, progress=progress,
-                        log_level=log_level, meta=meta, capabilities=capabilities, cache=False,
-                    )  # fmt: skip
-                    if generation is not None:
-                        await self.cache.put(method, body, result, generation)
-                    return result
+            found, generation = await self.cache.get(method, body)
+            if found is not None:
+                return found
+            result = await self.request(
+                method, params, handlers=handlers, progress=progress, log_level=log_level,
+                meta=meta, capabilities=capabilities, cache=False,
+            )  # fmt: skip
+            if generation is not None:
+                await self.cache.put(method, body, result, generation)
+            return result
         chosen = (handlers or Handlers()).over(self.defaults)
         name = (params or {}).get("name") if method == TOOLS_CALL else None
         for attempt in range(2):
@@ -370,25 +368,37 @@ class Client:
         One call: the deadline holds for every page together; more than ``max_pages``
         pages or ``max_items`` items is ``ListingTooLong`` (an endless ``nextCursor``)."""
         limits = self.limits
+        async with within(limits.deadline_s, self.url, f"{method} (every page)"):
+            hits = None if self.cache is None else self.cache.hits
+            try:
+                return await self._pages(method, key, cache=cache)
+            except RPCError:
+                if not cache or self.cache is None or self.cache.hits == hits:
+                    raise
+            # a cached page's cursor the server no longer takes: every page afresh (SEP-2549)
+            return await self._pages(method, key, cache=False)
+
+    async def _pages(self, method: str, key: str, *, cache: bool) -> list[dict[str, Any]]:
+        """The pages of :meth:`list_all`, followed under its deadline."""
+        limits = self.limits
         items: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
-        async with within(limits.deadline_s, self.url, f"{method} (every page)"):
-            for _ in range(limits.max_pages):
-                found = await self.page(method, cursor, cache=cache)
-                page = found.get(key) or []
-                if len(items) + len(page) > limits.max_items:
-                    raise ListingTooLong(
-                        f"{self.url} listed more than the client's {limits.max_items} items "
-                        f"in {method} (ClientLimits(max_items=...) changes it)",
-                        "max_items",
-                        limits.max_items,
-                    )
-                items.extend(page)
-                cursor = found.get("nextCursor")
-                if not isinstance(cursor, str) or cursor in seen:
-                    return items
-                seen.add(cursor)
+        for _ in range(limits.max_pages):
+            found = await self.page(method, cursor, cache=cache)
+            page = found.get(key) or []
+            if len(items) + len(page) > limits.max_items:
+                raise ListingTooLong(
+                    f"{self.url} listed more than the client's {limits.max_items} items "
+                    f"in {method} (ClientLimits(max_items=...) changes it)",
+                    "max_items",
+                    limits.max_items,
+                )
+            items.extend(page)
+            cursor = found.get("nextCursor")
+            if not isinstance(cursor, str) or cursor in seen:
+                return items
+            seen.add(cursor)
         raise ListingTooLong(
             f"{self.url} had more than the client's {limits.max_pages} pages in {method}: "
             "its nextCursor never ends (ClientLimits(max_pages=...) changes it)",
@@ -523,6 +533,17 @@ class Client:
                 await asyncio.sleep(min(0.05 * (round_ + 1), 1.0))  # state only: retry later
         raise ClientError(f"{method} {params.get('name') or params.get('uri')!r} still asked "
                           f"for input after {max_rounds} rounds")  # fmt: skip
+
+    async def _cacheable(self, method: str, params: Mapping[str, Any] | None) -> bool:
+        """True when the cache may answer or keep this request: a cacheable method, not the
+        retry of an input round, to a 2026-07-28 server (a 2025 session's results carry no
+        hints)."""
+        if self.cache is None or method not in CACHEABLE:
+            return False
+        if params and ("inputResponses" in params or "requestState" in params):
+            return False
+        await self.connection.ensure_era()
+        return self.session is None
 
     async def _recoverable(self, method: str, params: Any, error: Any) -> bool:
         """True when one retry may fix the error: a version the server named, or headers."""
