@@ -8,6 +8,8 @@
 * ``listen``: ``Subscription``, the change notifications as an async iterator;
 * ``cache``: ``ResponseCache`` (SEP-2549's ``ttlMs``/``cacheScope`` honoured),
   ``CacheStore``, ``MemoryCacheStore``; ``group``: ``ClientGroup``, N servers as one;
+* ``sampling``: model API adapters for ``sampling=`` (``sampling.openai``,
+  ``sampling.anthropic``), imported on their own;
 * ``exchange``: ``Handlers`` (a call's callbacks) and what arrives during a request;
 * ``inputs``: answering elicitation, sampling and roots; ``session``: a 2025 session;
 * ``http``, ``stdio``: the two wires; ``errors``: ``ClientError``, ``RPCError`` and the
