@@ -139,3 +139,18 @@ async def test_tool_blocks_in_the_wrong_role_are_refused() -> None:
         assert caught.value.code == -32602 and sampling.requests == 0
     finally:
         await sampling.aclose()
+
+
+async def test_max_tokens_may_go_under_another_name() -> None:
+    sampling = OpenAISampling(
+        "http://127.0.0.1:9/v1", model="o3", tokens_field="max_completion_tokens"
+    )
+    try:
+        params = {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "x"}}],
+            "maxTokens": 7,
+        }
+        body = sampling.request_body(params, "o3")
+        assert body["max_completion_tokens"] == 7 and "max_tokens" not in body
+    finally:
+        await sampling.aclose()

@@ -111,11 +111,17 @@ def _messages(message: Mapping[str, Any]) -> list[dict[str, Any]]:
 class OpenAISampling(SamplingAdapter):
     """Answers ``sampling/createMessage`` with an OpenAI-compatible chat completions API.
 
-    ``base_url`` is the API's root with its version (``https://api.openai.com/v1``); the rest
-    are ``SamplingAdapter``'s.
+    ``base_url`` is the API's root with its version (``https://api.openai.com/v1``);
+    ``tokens_field`` the name ``maxTokens`` goes under (``"max_tokens"``, what compatible
+    servers read; OpenAI's reasoning models want ``"max_completion_tokens"``); the rest are
+    ``SamplingAdapter``'s.
     """
 
     path = "/chat/completions"
+
+    def __init__(self, base_url: str, *, tokens_field: str = "max_tokens", **options: Any) -> None:
+        super().__init__(base_url, **options)
+        self.tokens_field = tokens_field
 
     def auth_headers(self) -> dict[str, str]:
         return {} if self.api_key is None else {"Authorization": f"Bearer {self.api_key}"}
@@ -128,7 +134,7 @@ class OpenAISampling(SamplingAdapter):
         for message in params.get("messages") or []:
             messages.extend(_messages(message))
         body: dict[str, Any] = {"model": model, "messages": messages,
-                                "max_tokens": params.get("maxTokens")}  # fmt: skip
+                                self.tokens_field: params.get("maxTokens")}  # fmt: skip
         if params.get("temperature") is not None:
             body["temperature"] = params["temperature"]
         if params.get("stopSequences"):
