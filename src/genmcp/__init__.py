@@ -84,7 +84,7 @@ from genmcp.transports.http.options import HTTPOptions
 from genmcp.visibility import Item, Visibility
 
 if TYPE_CHECKING:
-    from genmcp.client import Client
+    from genmcp.client import Client, ClientGroup
     from genmcp.fastapi.router import MCPRouter, mcp_app, mcp_router
     from genmcp.fastapi.tenants import (
         TenantRequest,
@@ -98,6 +98,7 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "Client": "genmcp.client",
+    "ClientGroup": "genmcp.client",
     "MCPRouter": "genmcp.fastapi.router",
     "mcp_app": "genmcp.fastapi.router",
     "mcp_router": "genmcp.fastapi.router",
@@ -121,6 +122,7 @@ __all__ = [
     "Caller",
     "Channel",
     "Client",
+    "ClientGroup",
     "Ending",
     "Error",
     "HTTPOptions",

@@ -6,6 +6,10 @@
 
 * ``client``: ``Client`` (eras, requests, MRTR rounds, lists, tasks);
 * ``listen``: ``Subscription``, the change notifications as an async iterator;
+* ``cache``: ``ResponseCache`` (SEP-2549's ``ttlMs``/``cacheScope`` honoured),
+  ``CacheStore``, ``MemoryCacheStore``; ``group``: ``ClientGroup``, N servers as one;
+* ``sampling``: model API adapters for ``sampling=`` (``sampling.openai``,
+  ``sampling.anthropic``), imported on their own;
 * ``exchange``: ``Handlers`` (a call's callbacks) and what arrives during a request;
 * ``inputs``: answering elicitation, sampling and roots; ``session``: a 2025 session;
 * ``http``, ``stdio``: the two wires; ``errors``: ``ClientError``, ``RPCError`` and the
@@ -22,6 +26,7 @@ Built on ``genmcp.protocol`` only (below the server's layers, so a server can us
 from __future__ import annotations
 
 from genmcp.client.assertions import IdentityAssertion, JWTBearer, PrivateKeyJWT
+from genmcp.client.cache import CacheStore, MemoryCacheStore, ResponseCache
 from genmcp.client.client import Client
 from genmcp.client.dpop import DPoP
 from genmcp.client.errors import (
@@ -34,26 +39,33 @@ from genmcp.client.errors import (
     RPCError,
 )
 from genmcp.client.exchange import Handlers
+from genmcp.client.group import ClientGroup, GroupSubscription, Listing
 from genmcp.client.jws import SigningKey
 from genmcp.client.limits import ClientLimits
 from genmcp.client.listen import Subscription
 from genmcp.client.oauth import OAuth, follow_redirect
 
 __all__ = [
+    "CacheStore",
     "Client",
     "ClientError",
+    "ClientGroup",
     "ClientLimits",
     "DPoP",
     "DeadlineExceeded",
+    "GroupSubscription",
     "Handlers",
     "IdentityAssertion",
     "JWTBearer",
     "LimitExceeded",
+    "Listing",
     "ListingTooLong",
+    "MemoryCacheStore",
     "MessageTooLarge",
     "OAuth",
     "PrivateKeyJWT",
     "RPCError",
+    "ResponseCache",
     "ResponseMismatch",
     "SigningKey",
     "Subscription",

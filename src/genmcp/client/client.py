@@ -14,6 +14,9 @@ Cancelling the awaiting task cancels the request on the server: the stream is cl
 What a server may send is bounded (``limits=ClientLimits(...)``, ``genmcp.client.limits``):
 the size of a message, the pages and items of a listing, the time of a call; each bound
 crossed raises its ``LimitExceeded``, and the call is cancelled on the server.
+
+``cache=`` keeps cacheable results as the server's ``ttlMs``/``cacheScope`` allow
+(:mod:`genmcp.client.cache`); ``cache=False`` on a call bypasses it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any, Final
 
 import httpx
 
+from genmcp.client.cache import CACHEABLE, CacheStore, ResponseCache
 from genmcp.client.connection import Connection, Listener
 from genmcp.client.errors import ClientError, ListingTooLong, RPCError
 from genmcp.client.exchange import Handlers, answer_all
@@ -82,6 +86,11 @@ class Client:
         on_progress, on_log, on_notification, on_input: defaults for every call.
         log_level: ask every call for logs from this level (``"info"``...).
         env, cwd: the stdio process's extra environment and working directory.
+        cache: keep cacheable results as the server's ``ttlMs``/``cacheScope`` allow
+            (``genmcp.client.cache``): True for this client's own memory, or a ``CacheStore``
+            to share (``MemoryCacheStore``, ``RedisCacheStore``); False (default) never.
+        cache_principal: whose ``"private"`` entries this client shares (a user id); by
+            default a digest of a string ``token``, else this client's alone.
     """
 
     def __init__(
@@ -107,6 +116,8 @@ class Client:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         limits: ClientLimits = DEFAULT_LIMITS,
+        cache: bool | CacheStore = False,
+        cache_principal: str | None = None,
     ) -> None:
         if protocol is not None and protocol != LATEST and protocol not in LEGACY_VERSIONS:
             known = ", ".join((LATEST, *LEGACY_VERSIONS))
@@ -141,6 +152,14 @@ class Client:
         """The wire, the era and the session: what sends each request."""
         self.log_level = log_level
         self._tool_headers: dict[str, dict[str, str]] = {}
+        self.cache: ResponseCache | None = None
+        """The response cache (``hits``, ``misses``), or None when off."""
+        if cache is not False:
+            if cache_principal is None and isinstance(token, str):
+                cache_principal = "token\n" + token
+            store = None if cache is True else cache
+            self.cache = ResponseCache(store, self.url, principal=cache_principal)
+            self.connection.add_listener(self.cache.notified)
 
     @property
     def era(self) -> str | None:
@@ -206,12 +225,27 @@ class Client:
         log_level: str | None = None,
         meta: Mapping[str, Any] | None = None,
         capabilities: Mapping[str, Any] | None = None,
+        cache: bool = True,
     ) -> Any:
         """Send one request and return its result (no MRTR retry: see :meth:`call_tool`).
 
         ``RPCError`` when the server answers with an error; ``ClientError`` when it cannot be
         reached or understood. ``progress`` asks for progress (a ``progressToken``).
+        ``cache=False`` bypasses the response cache (neither read nor kept).
         """
+        if cache and await self._cacheable(method, params):
+            assert self.cache is not None
+            body = params or {}
+            found, generation = await self.cache.get(method, body)
+            if found is not None:
+                return found
+            result = await self.request(
+                method, params, handlers=handlers, progress=progress, log_level=log_level,
+                meta=meta, capabilities=capabilities, cache=False,
+            )  # fmt: skip
+            if generation is not None:
+                await self.cache.put(method, body, result, generation)
+            return result
         chosen = (handlers or Handlers()).over(self.defaults)
         name = (params or {}).get("name") if method == TOOLS_CALL else None
         for attempt in range(2):
@@ -275,11 +309,19 @@ class Client:
         )  # fmt: skip
 
     async def read_resource(
-        self, uri: str, *, on_input: InputHandler | None = None, max_rounds: int = 16
+        self,
+        uri: str,
+        *,
+        on_input: InputHandler | None = None,
+        max_rounds: int = 16,
+        cache: bool = True,
     ) -> dict[str, Any]:
-        """Read one resource; its result (``contents``). ``RPCError`` -32602 when unknown."""
+        """Read one resource; its result (``contents``). ``RPCError`` -32602 when unknown.
+        ``cache=False`` bypasses the response cache."""
         handlers = Handlers(on_input=on_input)
-        return await self._rounds(RESOURCES_READ, {"uri": uri}, handlers, max_rounds=max_rounds)
+        return await self._rounds(
+            RESOURCES_READ, {"uri": uri}, handlers, max_rounds=max_rounds, cache=cache
+        )
 
     async def get_prompt(
         self,
@@ -312,36 +354,51 @@ class Client:
 
     # -- lists ----------------------------------------------------------------------------
 
-    async def page(self, method: str, cursor: str | None = None) -> dict[str, Any]:
+    async def page(
+        self, method: str, cursor: str | None = None, *, cache: bool = True
+    ) -> dict[str, Any]:
         """One page of a list method (``tools/list``...); ``nextCursor`` names the next."""
-        result = await self.request(method, {} if cursor is None else {"cursor": cursor})
+        params = {} if cursor is None else {"cursor": cursor}
+        result = await self.request(method, params, cache=cache)
         return dict(result or {})
 
-    async def list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+    async def list_all(self, method: str, key: str, *, cache: bool = True) -> list[dict[str, Any]]:
         """Every item of a list method, following ``nextCursor`` to the last page.
 
         One call: the deadline holds for every page together; more than ``max_pages``
         pages or ``max_items`` items is ``ListingTooLong`` (an endless ``nextCursor``)."""
         limits = self.limits
+        async with within(limits.deadline_s, self.url, f"{method} (every page)"):
+            hits = None if self.cache is None else self.cache.hits
+            try:
+                return await self._pages(method, key, cache=cache)
+            except RPCError:
+                if not cache or self.cache is None or self.cache.hits == hits:
+                    raise
+            # a cached page's cursor the server no longer takes: every page afresh (SEP-2549)
+            return await self._pages(method, key, cache=False)
+
+    async def _pages(self, method: str, key: str, *, cache: bool) -> list[dict[str, Any]]:
+        """The pages of :meth:`list_all`, followed under its deadline."""
+        limits = self.limits
         items: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
-        async with within(limits.deadline_s, self.url, f"{method} (every page)"):
-            for _ in range(limits.max_pages):
-                found = await self.page(method, cursor)
-                page = found.get(key) or []
-                if len(items) + len(page) > limits.max_items:
-                    raise ListingTooLong(
-                        f"{self.url} listed more than the client's {limits.max_items} items "
-                        f"in {method} (ClientLimits(max_items=...) changes it)",
-                        "max_items",
-                        limits.max_items,
-                    )
-                items.extend(page)
-                cursor = found.get("nextCursor")
-                if not isinstance(cursor, str) or cursor in seen:
-                    return items
-                seen.add(cursor)
+        for _ in range(limits.max_pages):
+            found = await self.page(method, cursor, cache=cache)
+            page = found.get(key) or []
+            if len(items) + len(page) > limits.max_items:
+                raise ListingTooLong(
+                    f"{self.url} listed more than the client's {limits.max_items} items "
+                    f"in {method} (ClientLimits(max_items=...) changes it)",
+                    "max_items",
+                    limits.max_items,
+                )
+            items.extend(page)
+            cursor = found.get("nextCursor")
+            if not isinstance(cursor, str) or cursor in seen:
+                return items
+            seen.add(cursor)
         raise ListingTooLong(
             f"{self.url} had more than the client's {limits.max_pages} pages in {method}: "
             "its nextCursor never ends (ClientLimits(max_pages=...) changes it)",
@@ -349,10 +406,11 @@ class Client:
             limits.max_pages,
         )
 
-    async def list_tools(self) -> list[dict[str, Any]]:
-        """Every tool, minus those whose ``x-mcp-header`` annotations break the rules."""
+    async def list_tools(self, *, cache: bool = True) -> list[dict[str, Any]]:
+        """Every tool, minus those whose ``x-mcp-header`` annotations break the rules.
+        ``cache=False`` asks the server even when the cache holds the listing."""
         kept = []
-        for tool in await self.list_all(TOOLS_LIST, "tools"):
+        for tool in await self.list_all(TOOLS_LIST, "tools", cache=cache):
             problem = header_problem(tool.get("inputSchema"))
             if problem is not None:
                 logger.warning("%s: dropped tool %r: %s", self.url, tool.get("name"), problem)
@@ -361,17 +419,17 @@ class Client:
             kept.append(tool)
         return kept
 
-    async def list_prompts(self) -> list[dict[str, Any]]:
+    async def list_prompts(self, *, cache: bool = True) -> list[dict[str, Any]]:
         """Every prompt."""
-        return await self.list_all(PROMPTS_LIST, "prompts")
+        return await self.list_all(PROMPTS_LIST, "prompts", cache=cache)
 
-    async def list_resources(self) -> list[dict[str, Any]]:
+    async def list_resources(self, *, cache: bool = True) -> list[dict[str, Any]]:
         """Every resource."""
-        return await self.list_all(RESOURCES_LIST, "resources")
+        return await self.list_all(RESOURCES_LIST, "resources", cache=cache)
 
-    async def list_resource_templates(self) -> list[dict[str, Any]]:
+    async def list_resource_templates(self, *, cache: bool = True) -> list[dict[str, Any]]:
         """Every resource template."""
-        return await self.list_all(RESOURCES_TEMPLATES_LIST, "resourceTemplates")
+        return await self.list_all(RESOURCES_TEMPLATES_LIST, "resourceTemplates", cache=cache)
 
     # -- tasks (the io.modelcontextprotocol/tasks extension, 2026-07-28) ------------------------
 
@@ -475,6 +533,17 @@ class Client:
                 await asyncio.sleep(min(0.05 * (round_ + 1), 1.0))  # state only: retry later
         raise ClientError(f"{method} {params.get('name') or params.get('uri')!r} still asked "
                           f"for input after {max_rounds} rounds")  # fmt: skip
+
+    async def _cacheable(self, method: str, params: Mapping[str, Any] | None) -> bool:
+        """True when the cache may answer or keep this request: a cacheable method, not the
+        retry of an input round, to a 2026-07-28 server (a 2025 session's results carry no
+        hints)."""
+        if self.cache is None or method not in CACHEABLE:
+            return False
+        if params and ("inputResponses" in params or "requestState" in params):
+            return False
+        await self.connection.ensure_era()
+        return self.session is None
 
     async def _recoverable(self, method: str, params: Any, error: Any) -> bool:
         """True when one retry may fix the error: a version the server named, or headers."""

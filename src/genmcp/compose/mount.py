@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import httpx
 
     from genmcp.client import ClientLimits
+    from genmcp.client.cache import CacheStore
     from genmcp.compose.upstream import Upstream
 
 __all__ = ["NAMESPACE", "Mount", "renamed"]
@@ -85,6 +86,10 @@ class Mount:
         limits: (remote) what the upstream may send and how long a call may take
             (``genmcp.client.ClientLimits``; its defaults when None): an upstream crossing
             one fails the call as if it were down.
+        cache: (remote) the upstream client's response cache (``genmcp.client.cache``): its
+            listings, resource lists and reads kept as the upstream's ``ttlMs``/
+            ``cacheScope`` allow, emptied by its ``list_changed``/``resources/updated``;
+            True (default) in this process, a ``CacheStore`` to share (Redis), False: off.
     """
 
     __slots__ = ("namespace", "prefix", "suite", "upstream")
@@ -107,6 +112,7 @@ class Mount:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         limits: ClientLimits | None = None,
+        cache: bool | CacheStore = True,
     ) -> None:
         if [suite, url, command].count(None) != 2:
             raise TypeError(
@@ -135,7 +141,7 @@ class Mount:
                 target, proxies=PROXIES, prefix=self.prefix, timeout_s=timeout_s,
                 failures=failures, cooldown_s=cooldown_s, token=token, headers=headers,
                 http=http, resources=resources, protocol=protocol, env=env, cwd=cwd,
-                limits=limits or DEFAULT_LIMITS,
+                limits=limits or DEFAULT_LIMITS, cache=cache,
             )  # fmt: skip
 
     def __repr__(self) -> str:

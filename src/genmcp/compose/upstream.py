@@ -38,6 +38,7 @@ from genmcp.client import (
     LimitExceeded,
     RPCError,
 )
+from genmcp.client.cache import CacheStore
 from genmcp.client.limits import DEFAULT_LIMITS
 from genmcp.compose.pending import PendingCalls
 from genmcp.compose.subscriptions import UpstreamSubscriptions
@@ -133,6 +134,7 @@ class Upstream:
         protocol: the upstream's revision instead of probing it.
         env, cwd: a stdio server's extra environment and working directory.
         limits: the bounds the upstream is held to (the ``Client``'s).
+        cache: the ``Client``'s response cache (True: its own memory; a shared store).
     """
 
     def __init__(
@@ -152,6 +154,7 @@ class Upstream:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         limits: ClientLimits = DEFAULT_LIMITS,
+        cache: bool | CacheStore = True,
     ) -> None:
         self.proxies, self.prefix, self.timeout_s = proxies, prefix, timeout_s
         self.target = target if isinstance(target, str) else list(target)
@@ -160,6 +163,7 @@ class Upstream:
         self.client = Client(
             target, token=token, headers=headers, http=http, timeout=timeout_s,
             protocol=protocol, capabilities=RELAYED, env=env, cwd=cwd, limits=limits,
+            cache=cache,
         )  # fmt: skip
         self.url = self.client.url
         """The URL, or the stdio command as one line: what messages and logs name."""
@@ -223,16 +227,19 @@ class Upstream:
             log.warning("mount %s: not listed yet (%s); retrying in the background", self.url, exc)
         self._follow = asyncio.create_task(self._changes(suite), name=f"mount {self.url}")
 
-    async def refresh(self, suite: Suite) -> None:
-        """Fetch the upstream's tools and prompts; serve the new ones, drop the gone ones."""
-        tools = {t["name"]: t for t in await self.client.list_tools() if "name" in t}
-        capabilities = self.client.server_capabilities
+    async def refresh(self, suite: Suite, *, cache: bool = True) -> None:
+        """Fetch the upstream's tools and prompts; serve the new ones, drop the gone ones
+        (``cache=False``: past the response cache, after a reconnect)."""
+        client = self.client
+        tools = {t["name"]: t for t in await client.list_tools(cache=cache) if "name" in t}
+        capabilities = client.server_capabilities
         prompts = {}
         if "prompts" in capabilities:
-            prompts = {p["name"]: p for p in await self.client.list_prompts() if "name" in p}
+            found = await client.list_prompts(cache=cache)
+            prompts = {p["name"]: p for p in found if "name" in p}
         templates = None
         if self.resources and "resources" in capabilities:
-            templates = await self.client.list_resource_templates()
+            templates = await client.list_resource_templates(cache=cache)
         self.breaker.succeeded()
         self._apply(suite, "tool", self.tools, tools)
         self._apply(suite, "prompt", self.prompts, prompts)
@@ -268,7 +275,7 @@ class Upstream:
         while True:
             try:
                 async with self.client.listen(resources=self.resources) as changes:
-                    await self.refresh(suite)  # what changed before the stream was open
+                    await self.refresh(suite, cache=False)  # changed before the stream opened
                     async for note in changes:
                         method = note.get("method")
                         if method in (TOOLS_LIST_CHANGED, PROMPTS_LIST_CHANGED):

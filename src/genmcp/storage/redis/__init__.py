@@ -8,6 +8,7 @@
 - ``redis.tasks``: ``RedisTaskStore`` (the Tasks extension's records, leases);
 - ``redis.buckets``: ``RedisBuckets`` (token buckets every process takes from: rate limits);
 - ``redis.records``: ``RedisRecordStore`` (an OAuth authorization server's records);
+- ``redis.cache``: ``RedisCacheStore`` (clients' response caches shared by processes);
 - ``redis.stores``: ``RedisStores`` (broker, registry, task store, buckets on one client:
   ``mcp_router(stores=RedisStores.from_url(url))``);
 - ``redis.part``: ``RedisPart``, what every store has (a client it borrows or owns);
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from genmcp.storage.redis.broker import RedisBroker, RedisSubscription
 from genmcp.storage.redis.buckets import RedisBuckets
+from genmcp.storage.redis.cache import RedisCacheStore
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX
 from genmcp.storage.redis.records import RedisRecordStore
@@ -32,6 +34,7 @@ __all__ = [
     "DEFAULT_PREFIX",
     "RedisBroker",
     "RedisBuckets",
+    "RedisCacheStore",
     "RedisOptions",
     "RedisRecordStore",
     "RedisSessionRegistry",
