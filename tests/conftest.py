@@ -9,6 +9,8 @@
   `redis://127.0.0.1:6379/0`). Without one the test is skipped with the reason; with the
   environment variable `CI` set it fails instead (CI runs Redis).
 - `redis_prefix`: a key prefix of its own per test; every key under it is deleted at teardown.
+- `own_redis`: a redis-server of the test's own (`support.redis_server.OwnRedis`), for the
+  tests that configure or fault it (`own_redis.admin()` configures it); closed at teardown.
 - `http`: a plain httpx client (closed at teardown), for the multi-process tests.
 - `@pytest.mark.exclusive`: under pytest-xdist (`make test` runs three workers) the test runs
   while no other worker runs one (`support.exclusive`): for a timing budget that another
@@ -27,6 +29,7 @@ import pytest
 
 from support.client import ModernClient
 from support.exclusive import RunLock
+from support.redis_server import OwnRedis, require_redis_server
 from support.server import LiveServers
 from support.shared_redis import require_redis
 
@@ -122,6 +125,18 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
             client.delete(*keys)
     finally:
         client.close()
+
+
+@pytest.fixture
+def own_redis() -> Iterator[OwnRedis]:
+    """A redis-server of the test's own (no persistence), for the tests that configure or
+    fault it; closed at teardown (skipped without redis-server, failed under CI)."""
+    server = OwnRedis(require_redis_server())
+    server.start()
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture

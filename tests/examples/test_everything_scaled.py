@@ -15,55 +15,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import httpx
 import pytest
 
-from support.legacy_http import ACCEPT, open_session
-from support.redis_server import OwnRedis, require_redis_server
-from support.sse import SSEEvent, SSEParser
-from support.topology import Nginx, Processes, require_nginx
+from support.everything_scaled import collect, everything_scaled, headers, modern
+from support.legacy_http import open_session
 
 pytestmark = pytest.mark.long  # three processes behind nginx (make test-long)
 
-EXAMPLES: Final = Path(__file__).resolve().parents[2] / "examples"
-MODERN: Final = "2026-07-28"
 CHANGED: Final = "notifications/tools/list_changed"
 
 
 @pytest.fixture(scope="module")
 def mcp() -> Iterator[tuple[str, list[str]]]:
     """The MCP URL through nginx, and each process's own."""
-    nginx_binary, redis = require_nginx(), OwnRedis(require_redis_server())
-    redis.start()
-    env = {"GENMCP_REDIS_URL": redis.url, "GENMCP_SECRET_KEY": "e" * 43}
-    processes = Processes(3, env, app="everything_server:app", app_dir=EXAMPLES).start()
-    nginx = Nginx(nginx_binary, processes.ports).start()
-    try:
-        yield f"{nginx.url}/mcp", [f"{url}/mcp" for url in processes.urls()]
-    finally:
-        nginx.stop()
-        processes.stop()
-        redis.close()
-
-
-def modern(request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-    }
-    body = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    return {**body, "params": {**params, "_meta": meta}}
-
-
-def headers(method: str, name: str | None = None) -> dict[str, str]:
-    sent = {"Accept": ACCEPT, "MCP-Protocol-Version": MODERN, "Mcp-Method": method}
-    return sent if name is None else {**sent, "Mcp-Name": name}
+    with everything_scaled("e" * 43) as (_, via_nginx, processes):
+        yield via_nginx, processes
 
 
 async def call(http: httpx.AsyncClient, url: str, n: int, name: str) -> tuple[str, str]:
@@ -74,15 +44,6 @@ async def call(http: httpx.AsyncClient, url: str, n: int, name: str) -> tuple[st
     answer = reply.json()
     text = answer["result"]["content"][0]["text"] if "result" in answer else answer["error"]
     return str(text), reply.headers.get("x-genmcp-process", "")
-
-
-async def collect(response: httpx.Response, into: list[str]) -> None:
-    """Append the method of every message of an open SSE response to ``into``."""
-    parser = SSEParser()
-    async for chunk in response.aiter_bytes():
-        events = parser.feed(chunk)
-        into += [json.loads(e.data).get("method", "") for e in events
-                 if isinstance(e, SSEEvent) and e.data]  # fmt: skip
 
 
 async def test_each_trigger_call_is_one_list_changed_on_every_stream_and_read_after_write(

@@ -18,24 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Final
 
 import httpx
 import pytest
 import redis.asyncio as aioredis
 
-from support.legacy_http import ACCEPT, open_session
-from support.redis_server import OwnRedis, require_redis_server
-from support.sse import SSEEvent, SSEParser
-from support.topology import Nginx, Processes, require_nginx, wait_port
+from support.everything_scaled import collect, everything_scaled, headers, modern
+from support.legacy_http import open_session
+from support.redis_server import OwnRedis
 
 pytestmark = pytest.mark.long  # three processes, nginx, two Redis restarts (make test-long)
 
-EXAMPLES: Final = Path(__file__).resolve().parents[2] / "examples"
-MODERN: Final = "2026-07-28"
 CHANGED: Final = "notifications/tools/list_changed"
 DYNAMIC: Final = "test_dynamic_tool"
 PREFIX: Final = "everything:"  # the example's default key prefix
@@ -44,38 +39,8 @@ PREFIX: Final = "everything:"  # the example's default key prefix
 @pytest.fixture
 def deployment() -> Iterator[tuple[OwnRedis, str, list[str]]]:
     """The test's own Redis, the MCP URL through nginx, and each process's own."""
-    nginx_binary, redis = require_nginx(), OwnRedis(require_redis_server())
-    redis.start()
-    env = {"GENMCP_REDIS_URL": redis.url, "GENMCP_SECRET_KEY": "r" * 43}
-    processes = Processes(3, env, app="everything_server:app", app_dir=EXAMPLES)
-    nginx = Nginx(nginx_binary, processes.ports)
-    try:
-        for index in range(3):
-            processes.start_one(index)
-        for port, process in zip(processes.ports, processes.processes, strict=True):
-            assert process is not None
-            wait_port(port, process, within=60)  # a hang guard: a loaded machine is slow
-        nginx.start()
-        yield redis, f"{nginx.url}/mcp", [f"{url}/mcp" for url in processes.urls()]
-    finally:
-        nginx.stop()
-        processes.stop()
-        redis.close()
-
-
-def modern(request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-    }
-    body = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    return {**body, "params": {**params, "_meta": meta}}
-
-
-def headers(method: str, name: str | None = None) -> dict[str, str]:
-    sent = {"Accept": ACCEPT, "MCP-Protocol-Version": MODERN, "Mcp-Method": method}
-    return sent if name is None else {**sent, "Mcp-Name": name}
+    with everything_scaled("r" * 43) as deployed:
+        yield deployed
 
 
 async def call(http: httpx.AsyncClient, url: str, name: str) -> str:
@@ -89,15 +54,6 @@ async def listed(http: httpx.AsyncClient, url: str) -> bool:
     """Whether ``tools/list`` at ``url`` lists the dynamic tool."""
     reply = await http.post(url, json=modern(8, "tools/list", {}), headers=headers("tools/list"))
     return DYNAMIC in {tool["name"] for tool in reply.json()["result"]["tools"]}
-
-
-async def collect(response: httpx.Response, into: list[str]) -> None:
-    """Append the method of every message of an open SSE response to ``into``."""
-    parser = SSEParser()
-    async for chunk in response.aiter_bytes():
-        events = parser.feed(chunk)
-        into += [json.loads(e.data).get("method", "") for e in events
-                 if isinstance(e, SSEEvent) and e.data]  # fmt: skip
 
 
 async def subscribers(redis: OwnRedis) -> dict[str, int]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -33,7 +33,7 @@ from genmcp.storage.redis import RedisBuckets, RedisOptions
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.legacy_http import ACCEPT
-from support.redis_server import OwnRedis, require_redis_server
+from support.redis_server import OwnRedis
 from support.server import LiveServers
 
 GUIDE: Final = Path(__file__).resolve().parents[2] / "docs/guides/middleware.md"
@@ -59,16 +59,6 @@ def serve(live_server: LiveServers, suite: Suite, store: Any = None) -> str:
     app = FastAPI(lifespan=lifespan)
     app.include_router(mcp_router(suite=suite, auth=who), prefix="/mcp")
     return live_server(app)
-
-
-@pytest.fixture
-def own_redis() -> Iterator[OwnRedis]:
-    server = OwnRedis(require_redis_server())
-    server.start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 async def legacy_session(

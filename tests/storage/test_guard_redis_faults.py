@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
@@ -27,7 +27,7 @@ from genmcp.errors import INTERNAL_ERROR
 from genmcp.sessions import LegacyServer
 from support.client import ModernClient
 from support.legacy_client import LegacyClient, LegacyReply
-from support.redis_server import OwnRedis, require_redis_server
+from support.redis_server import OwnRedis
 from support.server import LiveServers
 
 pytestmark = pytest.mark.long  # a Redis stopped and hung, about 5 s (make test-long)
@@ -67,16 +67,8 @@ def build(url: str) -> FastAPI:
 
 
 @pytest.fixture
-def redis_server() -> Iterator[OwnRedis]:
-    server = OwnRedis(require_redis_server())
-    server.start()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def url(redis_server: OwnRedis, live_server: LiveServers) -> str:
-    return live_server(build(redis_server.url))
+def url(own_redis: OwnRedis, live_server: LiveServers) -> str:
+    return live_server(build(own_redis.url))
 
 
 @pytest.fixture
@@ -117,10 +109,10 @@ async def past_the_cooldown() -> None:
 
 
 async def test_redis_down_is_503_from_the_breaker_and_2026_keeps_working(
-    redis_server: OwnRedis, url: str, legacy: LegacyClient
+    own_redis: OwnRedis, url: str, legacy: LegacyClient
 ) -> None:
     assert (await call(legacy)).status == 200
-    redis_server.stop()
+    own_redis.stop()
     causes = [unavailable(await call(legacy)) for _ in range(5)]  # the probe, then fast ones
     causes.append(unavailable(await legacy.delete()))  # DELETE too
     assert causes[0] == "ConnectionError", causes  # refused: answered at once, not timed out
@@ -138,7 +130,7 @@ async def test_redis_down_is_503_from_the_breaker_and_2026_keeps_working(
         assert reply.status == 503 and reply.headers.get("retry-after") == "1"
     finally:
         await initialize.aclose()
-    redis_server.start()
+    own_redis.start()
     await past_the_cooldown()
     # Redis came back empty: the first request after the cooldown reaches it and the old
     # session is refused (its end-marker could be lost)...
@@ -149,14 +141,14 @@ async def test_redis_down_is_503_from_the_breaker_and_2026_keeps_working(
 
 
 async def test_a_hung_redis_is_503_at_the_breakers_deadline_then_recovers(
-    redis_server: OwnRedis, legacy: LegacyClient
+    own_redis: OwnRedis, legacy: LegacyClient
 ) -> None:
     assert (await call(legacy)).status == 200
-    redis_server.hang()
+    own_redis.hang()
     try:
         causes = [unavailable(await call(legacy)) for _ in range(4)]
     finally:
-        redis_server.resume()
+        own_redis.resume()
     # the first is cut by the breaker's deadline (a socket timeout would say TimeoutError and
     # come after 5 s, past the client's own timeout); the others fail fast or probe again
     assert causes[0] == DEADLINE, causes
@@ -167,22 +159,22 @@ async def test_a_hung_redis_is_503_at_the_breakers_deadline_then_recovers(
 
 
 async def test_a_deleted_session_stays_ended_after_redis_restarts_empty(
-    redis_server: OwnRedis, url: str, legacy: LegacyClient
+    own_redis: OwnRedis, url: str, legacy: LegacyClient
 ) -> None:
     ended = legacy.session_id
     assert (await legacy.delete()).status == 200
     assert (await legacy.request("tools/list", validate=False)).status == 404
-    redis_server.stop()
-    redis_server.start()  # empty: the end-marker is gone
+    own_redis.stop()
+    own_redis.start()  # empty: the end-marker is gone
     legacy.session_id = ended
     assert (await settled(legacy)).status == 404
     assert (await call(legacy)).status == 404
 
 
 async def test_get_streams_of_sessions_redis_lost_are_closed_at_the_next_change(
-    redis_server: OwnRedis, live_server: LiveServers
+    own_redis: OwnRedis, live_server: LiveServers
 ) -> None:
-    app = build(redis_server.url)
+    app = build(own_redis.url)
     url = live_server(app)
     server = live_server.last
     clients = [LegacyClient(url, timeout=5) for _ in range(5)]
@@ -192,8 +184,8 @@ async def test_get_streams_of_sessions_redis_lost_are_closed_at_the_next_change(
         async with contextlib.AsyncExitStack() as stack:
             streams = [await stack.enter_async_context(c.get_stream()) for c in clients]
             await asyncio.sleep(0.3)  # every stream follows the change log
-            redis_server.stop()
-            redis_server.start()  # empty: every session is gone with the registry's epoch
+            own_redis.stop()
+            own_redis.start()  # empty: every session is gone with the registry's epoch
 
             async def change() -> None:
                 app.state.suite.resource_list_changed()
@@ -223,15 +215,15 @@ async def test_get_streams_of_sessions_redis_lost_are_closed_at_the_next_change(
 
 
 async def test_a_legacy_tools_call_costs_one_redis_command(
-    redis_server: OwnRedis, legacy: LegacyClient
+    own_redis: OwnRedis, legacy: LegacyClient
 ) -> None:
     assert (await call(legacy)).status == 200  # warm: scripts loaded, subscribed
-    before = redis_server.command_counts()
+    before = own_redis.command_counts()
     calls = 20
     for _ in range(calls):
         reply = await call(legacy)
         assert reply.status == 200 and reply.error is None
-    after = redis_server.command_counts()
+    after = own_redis.command_counts()
     spent = {
         name: after[name] - before.get(name, 0)
         for name in after

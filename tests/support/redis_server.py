@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from support.required import unavailable
 
@@ -115,11 +116,15 @@ class OwnRedis:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def command_counts(self) -> dict[str, int]:
-        """`INFO commandstats`: calls per command since the server started."""
+    def admin(self) -> Any:
+        """A plain (synchronous) ``redis.Redis`` client of it, to configure it (close it)."""
         import redis
 
-        client = redis.Redis(port=self.port, socket_timeout=2)
+        return redis.Redis(port=self.port, socket_timeout=2)
+
+    def command_counts(self) -> dict[str, int]:
+        """`INFO commandstats`: calls per command since the server started."""
+        client = self.admin()
         try:
             stats = client.info("commandstats")
         finally:

@@ -9,7 +9,6 @@ tests/middleware/test_ratelimit.py), and the first take after it came back works
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 import redis
@@ -17,17 +16,7 @@ import redis
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.redis import RedisOptions
 from genmcp.storage.redis.buckets import RedisBuckets, bucket_tag
-from support.redis_server import OwnRedis, require_redis_server
-
-
-@pytest.fixture
-def own_redis() -> Iterator[OwnRedis]:
-    server = OwnRedis(require_redis_server())
-    server.start()
-    try:
-        yield server
-    finally:
-        server.close()
+from support.redis_server import OwnRedis
 
 
 async def test_one_take_is_one_evalsha_on_one_declared_key(own_redis: OwnRedis) -> None:

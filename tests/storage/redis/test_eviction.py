@@ -10,29 +10,13 @@ the Suite starts.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 import pytest
-import redis
 
 from genmcp import Suite
 from genmcp.storage.redis import RedisBroker, RedisOptions
 from genmcp.storage.redis.eviction import EvictionRefused
-from support.redis_server import OwnRedis, require_redis_server
-
-
-@pytest.fixture
-def own_redis() -> Iterator[OwnRedis]:
-    server = OwnRedis(require_redis_server())
-    server.start()
-    try:
-        yield server
-    finally:
-        server.close()
-
-
-def admin(server: OwnRedis) -> redis.Redis:
-    return redis.Redis(port=server.port, socket_timeout=2)
+from support.redis_server import OwnRedis
 
 
 async def starts(url: str, options: RedisOptions | None = None) -> bool | str:
@@ -54,7 +38,7 @@ async def test_an_evicting_redis_is_refused_at_start_unless_allowed(
     own_redis: OwnRedis, policy: str
 ) -> None:
     assert await starts(own_redis.url) is True  # noeviction
-    with admin(own_redis) as client:
+    with own_redis.admin() as client:
         client.config_set("maxmemory-policy", policy)
     refused = await starts(own_redis.url)
     assert isinstance(refused, str)
@@ -66,7 +50,7 @@ async def test_an_evicting_redis_is_refused_at_start_unless_allowed(
 async def test_without_config_the_policy_is_read_from_info_and_without_both_one_warning(
     own_redis: OwnRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with admin(own_redis) as client:
+    with own_redis.admin() as client:
         client.config_set("maxmemory-policy", "allkeys-lfu")
         client.acl_setuser("noconfig", enabled=True, passwords=["+pw"], keys=["~*"],
                            channels=["&*"], commands=["+@all", "-config"])  # fmt: skip

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any, Final
 
 import httpx
@@ -23,7 +22,7 @@ from fastapi import FastAPI
 
 from genmcp import Channel, Result, TaskOptions, Tool, ToolRequest, call_tool_result, mcp_router
 from genmcp.storage.redis.refusals import refusal
-from support.redis_server import OwnRedis, free_port, require_redis_server
+from support.redis_server import OwnRedis, free_port
 from support.server import LiveServers
 
 EXT: Final = "io.modelcontextprotocol/tasks"
@@ -54,22 +53,8 @@ class Nap(Tool, name="nap", description="Sleeps s seconds.", task_support="optio
         return Result(call_tool_result(text=f"rested {request.arguments.get('i')}"))
 
 
-@pytest.fixture
-def own_redis() -> Iterator[OwnRedis]:
-    server = OwnRedis(require_redis_server())
-    server.start()
-    try:
-        yield server
-    finally:
-        server.close()
-
-
-def admin(server: OwnRedis) -> redis.Redis:
-    return redis.Redis(port=server.port, socket_timeout=2)
-
-
 def refuse(server: OwnRedis, how: str) -> None:
-    with admin(server) as client:
+    with server.admin() as client:
         if how == "READONLY":
             client.replicaof("127.0.0.1", free_port())  # a master that is not there
         for name, value in REFUSE.get(how, []):
@@ -77,7 +62,7 @@ def refuse(server: OwnRedis, how: str) -> None:
 
 
 def accept(server: OwnRedis, how: str) -> None:
-    with admin(server) as client:
+    with server.admin() as client:
         if how == "READONLY":
             client.replicaof("NO", "ONE")
         for name, value in ACCEPT.get(how, []):
