@@ -182,7 +182,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.sync",),
     ("genmcp.middleware",),
     ("genmcp.suite",),
-    ("genmcp.compose",),
+    ("genmcp.compose", "genmcp.search"),
     ("genmcp.sessions",),
     ("genmcp.transports", "genmcp.auth"),
     ("genmcp.fastapi",),
