@@ -175,7 +175,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel", "genmcp.caller"),
     ("genmcp.tools", "genmcp.prompts", "genmcp.resources", "genmcp.apps", "genmcp.skills",
      "genmcp.functions"),
-    ("genmcp.storage", "genmcp.visibility"),
+    ("genmcp.storage", "genmcp.visibility", "genmcp.user_state"),
     ("genmcp.call",),
     ("genmcp.catalogs",),
     ("genmcp.tasks",),
