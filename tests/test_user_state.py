@@ -1,6 +1,6 @@
 """``UserStates`` over real HTTP: two uvicorn processes on one Redis, both eras, and the
-isolation between principals (another subject, the same subject at another issuer, the same
-user in another tenant); and its bounds, in process."""
+isolation between principals (docs guides/user-state.md: another subject, the same subject
+at another issuer, the same user in another tenant); and its bounds, in process."""
 
 from __future__ import annotations
 

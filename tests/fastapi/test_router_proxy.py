@@ -4,7 +4,8 @@ bounds are the user's to set (issue 48: before, a proxy had only the client's de
 Real processes' worth of parts on loopback: the upstream is `support.rogue` (a 5 MiB answer,
 or an answer that drips forever) under its own uvicorn server, the gateway another, and a
 real `genmcp.Client` calls through it. The same upstream answer passes with the defaults and
-is a JSON-RPC error naming the bound with a tighter one; the gateway keeps serving.
+is a JSON-RPC error naming the bound with a tighter one; the gateway keeps serving (the
+example of docs guides/composition.md).
 """
 
 from __future__ import annotations
