@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from genmcp.client import Client
-from support.topology import Processes
+from support.topology import Nginx, Processes, require_nginx
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
@@ -79,3 +79,32 @@ async def test_search_shows_only_what_the_caller_may_see_across_processes(
         assert "admin_secret_refund" not in await search(member_a, "refund archived")
         listed = {tool["name"] for tool in await member_b.list_tools()}
     assert set(found) <= listed  # a search shows what tools/list shows, never more
+
+
+@pytest.mark.long  # three processes behind nginx (make test-long)
+async def test_through_nginx_no_search_returns_a_hidden_tool_after_a_runtime_change(
+    redis_url: str, redis_prefix: str
+) -> None:
+    env = {
+        "SEARCH_REDIS_URL": redis_url,
+        "SEARCH_REDIS_PREFIX": redis_prefix,
+        "GENMCP_SECRET_KEY": "search-test-secret-0123456789abcdefghijklmnop",
+    }
+    group = Processes(3, env, app="search_app:app", app_dir=SUPPORT).start()
+    nginx = Nginx(require_nginx(), group.ports).start()
+    member = {"X-Role": "member"}
+    try:
+        front = f"{nginx.url}/mcp"
+        async with Client(front, headers=member) as client:  # each request: the next process
+            await client.call_tool("grow", {"name": "archive_refund"})
+            await client.call_tool("grow", {"name": "admin_secret_refund"})
+        for url in group.urls():  # every process has the change (read after write)
+            async with Client(url + "/mcp", headers=member) as client:
+                assert await describe(client, "archive_refund") == (["archive_refund"], [])
+        async with Client(front, headers=member) as client:
+            found = [await search(client, "refund archived invoices") for _ in range(30)]
+    finally:
+        nginx.stop()
+        group.stop()
+    assert all(hits[0] == "archive_refund" for hits in found)
+    assert not [name for hits in found for name in hits if name.startswith("admin_")]
