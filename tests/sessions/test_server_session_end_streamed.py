@@ -78,9 +78,11 @@ async def streamed_call(
         assert reply.headers["content-type"].startswith("text/event-stream")
         ending: asyncio.Future[Any] | None = None
         async for chunk in reply.aiter_bytes():
-            for item in parser.feed(chunk):
-                if isinstance(item, SSEEvent) and item.data:
-                    messages.append(json.loads(item.data))
+            messages += [
+                json.loads(item.data)
+                for item in parser.feed(chunk)
+                if isinstance(item, SSEEvent) and item.data
+            ]
             if messages and ending is None:
                 ending = asyncio.ensure_future(end())
         assert ending is not None
