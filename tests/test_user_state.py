@@ -105,3 +105,26 @@ async def test_the_memory_store_refuses_new_users_when_full_never_evicting_one()
     assert await users[0].set("k", 1) and await users[1].set("k", 2)
     assert not await users[2].set("k", 3)  # refused: a flood cannot push the others out
     assert [await user.get("k") for user in users] == [1, 2, None]
+
+
+async def test_channel_user_state_needs_the_store_in_the_middleware() -> None:
+    from genmcp import Suite, Tool
+    from genmcp.testing import MCPTestClient
+
+    class Peek(Tool, name="peek"):
+        async def call(self, request: Any, channel: Any, arg: Any) -> str:
+            try:
+                state = channel.user_state
+            except RuntimeError as exc:
+                return f"refused: {exc}"
+            await state.set("n", 1)
+            return f"n={await state.get('n')} for {state.principal}"
+
+    states = UserStates()
+    bound = Suite(server_name="s", server_version="1", tools=[Peek], middleware=[states])
+    unbound = Suite(server_name="s", server_version="1", tools=[Peek])
+    async with MCPTestClient(bound, assigns={"principal": "carol"}) as client:
+        assert (await client.call_tool("peek")).text == "n=1 for carol"
+    async with MCPTestClient(unbound, assigns={"principal": "carol"}) as client:
+        assert (await client.call_tool("peek")).text.startswith("refused: channel.user_state")
+    assert await states.of({"principal": "carol"}).get("n") == 1

@@ -13,7 +13,6 @@ Layers, lowest first (a module imports only from its own layer or below;
     functions                   @tool, @prompt, @resource: a function as a behaviour class
     channel                     Channel, Mailbox, Outbox
     storage/, visibility        Broker, SessionRegistry, Stores: memory, Redis; who sees what
-    user_state                  UserStates: named values per user across stateless calls
     call/                       the request in flight: Call, its phase table, Job, the relay
     catalogs/                   one catalog per feature with its handlers; outcome -> result
     tasks/                      TaskService: tools/call outliving its request; the task watch
@@ -21,6 +20,7 @@ Layers, lowest first (a module imports only from its own layer or below;
                                 across processes, worker mail
     middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
+    user_state                  UserStates: named values per user across stateless calls
     suite                       routing, capabilities, the live Calls
     compose/, search/           Mount: another Suite's catalog served under a namespace;
                                 CatalogSearch: a search tool over a Suite's catalog

@@ -4,9 +4,11 @@ MCP 2026-07-28 is stateless: nothing ties one ``tools/call`` to the next but the
 ``UserStates`` keys state by the caller, as every other per-caller thing in genmcp is keyed
 (``storage.owner.owner_of``: the issuer and subject of a verified token, or the principal a
 dependency returned) and by its tenant (``assigns["tenant"]``, ``genmcp.fastapi.tenants``).
-A tool reaches it from its channel::
+A tool reaches it from its channel: ``channel.user_state`` when the ``UserStates`` is in
+the Suite's ``middleware=`` (it binds itself around each request), or ``states.of(channel)``
+anywhere::
 
-    state = states.of(channel)         # this caller's state
+    state = channel.user_state         # this caller's state
     seen = await state.get("seen", 0)
     await state.set("seen", seen + 1)
 
@@ -25,7 +27,8 @@ Compared with ``requestState`` (``InputRequired``): that is sealed, carried by t
 through the rounds of one request, and gone when the request ends; this is held by the
 server, per user, for as long as ``ttl_s``, across requests and sessions.
 
-Imports genmcp's storage interfaces and owner keys; no asyncio, no web framework.
+Imports genmcp's storage interfaces, owner keys and the middleware chain's types; no web
+framework.
 """
 
 from __future__ import annotations
@@ -35,7 +38,10 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
+from genmcp.call import Call
 from genmcp.caller import TENANT
+from genmcp.channel import USER_STATES
+from genmcp.middleware.chain import MCPRequest, Next
 from genmcp.storage import StateStore
 from genmcp.storage.memory.states import MemoryStateStore
 from genmcp.storage.owner import owner_of
@@ -69,6 +75,14 @@ class UserStates:
             raise ValueError("UserStates: ttl_s > 0, max_names >= 1, max_value_bytes >= 1")
         self.store: StateStore = MemoryStateStore() if store is None else store
         self.ttl_s, self.max_names, self.max_value_bytes = ttl_s, max_names, max_value_bytes
+
+    async def __call__(self, request: MCPRequest, call_next: Next) -> Call:
+        """As middleware: bind this store around the request, for ``channel.user_state``."""
+        token = USER_STATES.set(self)
+        try:
+            return await call_next(request)
+        finally:
+            USER_STATES.reset(token)
 
     def of(self, caller: Any) -> UserState:
         """The state of the caller of ``caller``: a ``Channel`` (its ``assigns``) or the

@@ -35,7 +35,7 @@ class Remember(Tool, name="remember", input_schema=NOTE):
 
 class Recall(Tool, name="recall", input_schema=NOTE):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
-        state = states.of(channel)
+        state = channel.user_state  # the same state, reached through the middleware binding
         value = await state.get(request.arguments["name"])
         return Result(call_tool_result(structured={"value": value, "names": await state.names()}))
 
@@ -46,6 +46,6 @@ def who(request: Request) -> dict[str, Any]:
 
 
 router = mcp_router(server_name="state", server_version="1", tools=[Remember, Recall],
-                    auth=who, stores=stores)  # fmt: skip
+                    auth=who, stores=stores, middleware=[states])  # fmt: skip
 app = FastAPI()
 app.include_router(router, prefix="/mcp")
