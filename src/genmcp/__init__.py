@@ -20,8 +20,10 @@ Layers, lowest first (a module imports only from its own layer or below;
                                 across processes, worker mail
     middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
+    user_state                  UserStates: named values per user across stateless calls
     suite                       routing, capabilities, the live Calls
-    compose/                    Mount: another Suite's catalog served under a namespace
+    compose/, search/           Mount: another Suite's catalog served under a namespace;
+                                CatalogSearch: a search tool over a Suite's catalog
     sessions/                   the 2025 session engine (legacy sessions), for HTTP and stdio
     transports/                 the HTTP wire (rules, ASGI, the relay's SSE writer); stdio
     fastapi/                    the FastAPI adapter: mcp_router, the endpoint, dependencies
@@ -76,11 +78,13 @@ from genmcp.protocol.v2607 import (
 )
 from genmcp.resources import ResourceRepo, ResourceRequest, StaticResource
 from genmcp.schema import InvalidArguments
+from genmcp.search import CatalogSearch
 from genmcp.skills import Skill, SkillRepo
 from genmcp.storage import Stores, TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tools import Tool, ToolRequest
 from genmcp.transports.http.options import HTTPOptions
+from genmcp.user_state import UserState, UserStates
 from genmcp.visibility import Item, Visibility
 
 if TYPE_CHECKING:
@@ -120,6 +124,7 @@ __all__ = [
     "CallEnd",
     "CallbackReturnError",
     "Caller",
+    "CatalogSearch",
     "Channel",
     "Client",
     "ClientGroup",
@@ -157,6 +162,8 @@ __all__ = [
     "Tool",
     "ToolRequest",
     "TransportContext",
+    "UserState",
+    "UserStates",
     "Visibility",
     "assistant_message",
     "audio",

@@ -31,6 +31,7 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any, Final, final
 
@@ -42,7 +43,19 @@ from genmcp.protocol.meta import LOG_LEVELS, absent_capabilities
 from genmcp.protocol.methods import MESSAGE, PROGRESS
 from genmcp.protocol.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION
 
-__all__ = ["CLOSE_STREAM", "MAILBOX_CAPACITY", "OUTBOX_CAPACITY", "Channel", "Mailbox", "Outbox"]
+__all__ = [
+    "CLOSE_STREAM",
+    "MAILBOX_CAPACITY",
+    "OUTBOX_CAPACITY",
+    "USER_STATES",
+    "Channel",
+    "Mailbox",
+    "Outbox",
+]
+
+USER_STATES: ContextVar[Any] = ContextVar("genmcp_user_states", default=None)
+"""The ``genmcp.UserStates`` a Suite's middleware bound around the request (read by
+``Channel.user_state``; set by ``UserStates`` itself, given in ``middleware=``)."""
 
 log = logging.getLogger("genmcp")
 
@@ -327,6 +340,19 @@ class Channel:
     def state(self) -> AppState:
         """The app's lifespan state, then ``app.state``: ``channel.state.db``."""
         return self._context.state
+
+    @property
+    def user_state(self) -> Any:
+        """The caller's ``genmcp.UserState``: named values per user that outlive the call
+        (docs: guides/user-state.md). Needs ``UserStates`` in the Suite's ``middleware=``;
+        ``RuntimeError`` without, ``ValueError`` for a caller with no principal."""
+        states = USER_STATES.get()
+        if states is None:
+            raise RuntimeError(
+                "channel.user_state needs a UserStates in the middleware: "
+                "Suite(middleware=[states]) or mcp_router(..., middleware=[states])"
+            )
+        return states.of(self)
 
     @property
     def http_request(self) -> Any:

@@ -232,6 +232,12 @@ class Suite:
         write). At once without a shared broker."""
         await self._catalog.sync.flushed()
 
+    async def catalog_refresh(self) -> bool:
+        """Apply what other processes changed in the catalog and this one has not applied
+        yet (a name it does not serve was asked for: read after write); True once the shared
+        log was read (look again), False without one."""
+        return await self._catalog.refresh()
+
     def remove_tool(self, name: str, *, local: bool = False) -> bool:
         """Stop serving the tool ``name`` (everywhere unless ``local``); False if not here."""
         return self._catalog.remove("tool", name, local=local)

@@ -56,7 +56,7 @@ GUIDES: Final = {
     "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
     "skills", "registry", "releasing",
-    "client", "composition", "tenancy",
+    "client", "composition", "tenancy", "search", "user-state",
     "from-fastmcp", "from-sdk",
     "troubleshooting", "versions",
 }  # fmt: skip

@@ -16,6 +16,7 @@ import httpx
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result, mcp_router
+from genmcp.sessions.server import SESSION_ENDED
 from support.legacy_http import open_session
 from support.server import LiveServers
 
@@ -76,7 +77,7 @@ async def test_calls_in_flight_when_their_session_is_deleted_are_404_never_empty
     assert empty == []  # before: some were "200 text/event-stream" with no event at all
     outcomes = sorted((reply.status_code, reply.json()["id"]) for reply in replies)
     assert outcomes == [(404, i) for i in range(1, IN_FLIGHT + 1)]
-    assert {reply.json()["error"]["message"] for reply in replies} == {"Session not found"}
+    assert {reply.json()["error"]["message"] for reply in replies} == {SESSION_ENDED}
 
 
 async def test_a_call_its_client_cancels_still_ends_with_no_response(

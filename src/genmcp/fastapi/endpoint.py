@@ -288,6 +288,7 @@ class MCPEndpoint:
             extra=extra,
             journal=answer.journal,
             ended=partial(legacy.ended, message, token, version, exchange.assigns),
+            expires_at=answer.expires_at,
         )
 
 

@@ -31,6 +31,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from genmcp.catalogs.tools import ToolProvider
+from genmcp.client.limits import ClientLimits
 from genmcp.compose import Mount
 from genmcp.fastapi.compat import plain_include, routes_changed
 from genmcp.fastapi.depends import remember_auth
@@ -166,6 +167,8 @@ def mcp_router(
     freeze_gc: bool = True,
     options: HTTPOptions | None = None,
     proxy: str | None = None,
+    proxy_limits: ClientLimits | None = None,
+    proxy_timeout_s: float = 10.0,
     redis_url: str | None = None,
     redis_prefix: str = "genmcp:",
     redis_options: RedisOptions | None = None,
@@ -198,6 +201,12 @@ def mcp_router(
         proxy: serve the remote MCP server at this URL (either era) in both eras: its
             tools, prompts and resources through one pooled client, a ``Mount(url=proxy,
             resources=True)`` under no namespace (docs/guides/composition.md).
+        proxy_limits: what the upstream of ``proxy`` may send and how long a call to it may
+            take (``genmcp.client.ClientLimits``: the largest response body or SSE event, the
+            pages and items of one listing, the deadline of one call); None: its defaults
+            (32 MiB, 1,000 pages, 100,000 items, 300 s). An upstream crossing one is a
+            JSON-RPC error to the gateway's client, as if it were down.
+        proxy_timeout_s: seconds a connect or a read to that upstream may take.
         redis_url: scale out over this Redis (default: ``GENMCP_REDIS_URL``, when the
             router builds its Suite): the router builds ``RedisStores`` (broker, session
             registry, task store, buckets on one client), wires them in as it does
@@ -219,10 +228,13 @@ def mcp_router(
     options = _http_options(options, keywords)  # takes the HTTP options out of keywords
     redis = (redis_url, redis_prefix, redis_options)
     stores, owned = _storage(stores, redis, suite, keywords, legacy)
+    if proxy is None and (proxy_limits is not None or proxy_timeout_s != 10.0):
+        raise TypeError("proxy_limits and proxy_timeout_s bound the upstream of proxy=URL")
     if proxy is not None:
         if suite is not None:
             raise TypeError("mcp_router(proxy=URL) builds its own Suite: give no suite=")
-        mounts = [*keywords.pop("mounts", ()), Mount(url=proxy, resources=True)]
+        upstream = Mount(url=proxy, resources=True, limits=proxy_limits, timeout_s=proxy_timeout_s)
+        mounts = [*keywords.pop("mounts", ()), upstream]
         keywords["mounts"] = mounts
         server_name = server_name or "genmcp-proxy"
         server_version = server_version or "1"

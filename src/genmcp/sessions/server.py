@@ -95,6 +95,8 @@ FOREIGN_SESSION: Final = (
 )
 """Why a verified session id is unknown here when sessions live in memory, and the fix."""
 _RESOURCES: Final = "resources"
+SESSION_ENDED: Final = "Session not found: it ended (deleted or expired) while this request ran"
+"""The error message of a request stopped because its session ended."""
 
 
 class LegacyAnswer(NamedTuple):  # a tuple: made by tuple's own __new__ on every request
@@ -112,6 +114,8 @@ class LegacyAnswer(NamedTuple):  # a tuple: made by tuple's own __new__ on every
     codec: Codec = MODERN
     session_id: str | None = None
     journal: Callable[[], Journal] | None = None
+    expires_at: float | None = None
+    """When the session ends (wall clock): a call still running then is cancelled."""
 
 
 ACCEPTED: Final = LegacyAnswer()
@@ -264,15 +268,18 @@ class LegacyServer:
         version: str | None,
         assigns: Mapping[str, Any],
     ) -> Answer | None:
-        """The answer for a request stopped with no response: ``session_not_found`` (404)
-        when its session ended meanwhile (a DELETE, on any process), so the client never
-        gets an empty stream it cannot tell from a network failure; None for a request its
-        client cancelled (no response, as the spec says)."""
+        """The answer for a request stopped with no response: ``session_not_found`` (404,
+        or the last event of a stream already open) when its session ended meanwhile (a
+        DELETE, on any process, or its expiry), so the client never gets an empty stream it
+        cannot tell from a network failure; None for a request its client cancelled (no
+        response, as the spec says)."""
         if not isinstance(message, Request) or message.method == INITIALIZE:
             return None
         try:
             await self.session(token, version, assigns)
         except MCPError as exc:
+            if exc.reason == "session_not_found":
+                exc = MCPError(exc.reason, SESSION_ENDED)
             return Answer(error_response(message.id, exc), exc.reason)
         except StorageUnavailable:
             return None  # cannot tell: the empty stream, as before
@@ -436,7 +443,8 @@ class LegacyServer:
             self.signals.track(session.key, request.id, call)
             if self.events is not None:  # its events are logged if it streams: made then
                 journal = partial(self._journal, session, request.id)
-        return LegacyAnswer(call, LegacyCodec(method, session.version), journal=journal)
+        codec = LegacyCodec(method, session.version)
+        return LegacyAnswer(call, codec, journal=journal, expires_at=session.expires_at)
 
     def _journal(self, session: Session, request_id: RequestId) -> Journal:
         """The log of one streamed answer (most calls answer as JSON and never need one)."""

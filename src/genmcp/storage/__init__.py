@@ -22,6 +22,10 @@ shared implementation stores and carries them as JSON, and hands back equal copi
   a spent marker, so a replay is recognised): what an OAuth authorization server
   (``genmcp.auth.front``) keeps between the steps of a grant.
 
+* ``StateStore``: small named JSON values per owner (a tenant's principal), bounded in
+  count and expiring together: the store behind ``genmcp.UserStates`` (per-user state that
+  outlives a stateless call).
+
 * ``Stores``: one backend's broker, session registry, task store and rate-limit buckets as
   one bundle, closed together: what ``mcp_router(stores=...)`` wires in
   (``memory.MemoryStores``, ``redis.RedisStores``, or your own backend's).
@@ -53,6 +57,7 @@ __all__ = [
     "Inboxes",
     "RecordStore",
     "SessionRegistry",
+    "StateStore",
     "Stores",
     "Subscription",
     "TaskEnd",
@@ -456,6 +461,36 @@ class RecordStore(Protocol):
     async def admit(self, kind: str, key: str, ttl_s: float, limit: int) -> bool:
         """Reserve a place of ``kind`` for ``key`` during ``ttl_s``, if fewer than ``limit``
         are live."""
+        ...
+
+
+@runtime_checkable
+class StateStore(Protocol):
+    """Named values per ``owner`` (an opaque key: ``genmcp.user_state`` makes one per tenant
+    and principal). Values are JSON text, stored and handed back as they are. An owner's
+    values expire together, ``ttl_s`` after the last write of any of them; an owner holds at
+    most ``max_names`` names.
+    """
+
+    async def get(self, owner: str, name: str) -> str | None:
+        """The value ``name`` of ``owner``, or None."""
+        ...
+
+    async def put(self, owner: str, name: str, value: str, ttl_s: float, max_names: int) -> bool:
+        """Store ``value``; False (nothing stored) when ``owner`` already holds ``max_names``
+        other names."""
+        ...
+
+    async def delete(self, owner: str, name: str) -> bool:
+        """Remove ``name``; whether it was there."""
+        ...
+
+    async def names(self, owner: str) -> list[str]:
+        """The names ``owner`` holds, sorted."""
+        ...
+
+    async def clear(self, owner: str) -> None:
+        """Remove every value of ``owner``."""
         ...
 
 

@@ -25,6 +25,7 @@ from genmcp.storage.memory.broker import QUEUE_SIZE as QUEUE_SIZE
 from genmcp.storage.memory.records import MemoryRecordStore
 from genmcp.storage.memory.registry import MAX_ENTRIES as MAX_ENTRIES
 from genmcp.storage.memory.registry import MemorySessionRegistry
+from genmcp.storage.memory.states import MemoryStateStore
 from genmcp.storage.memory.stores import MemoryStores
 from genmcp.storage.memory.tasks import MAX_TASKS as MAX_TASKS
 from genmcp.storage.memory.tasks import MAX_WINDOWS as MAX_WINDOWS
@@ -36,6 +37,7 @@ __all__ = [
     "MemoryInbox",
     "MemoryRecordStore",
     "MemorySessionRegistry",
+    "MemoryStateStore",
     "MemoryStores",
     "MemoryTaskStore",
     "QueuedSubscription",

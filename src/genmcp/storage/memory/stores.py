@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from genmcp.storage.buckets import MemoryBuckets
 from genmcp.storage.memory.broker import MemoryBroker
 from genmcp.storage.memory.registry import MemorySessionRegistry
+from genmcp.storage.memory.states import MemoryStateStore
 from genmcp.storage.memory.tasks import MemoryTaskStore
 
 __all__ = ["MemoryStores"]
@@ -26,6 +27,8 @@ class MemoryStores:
     registry: MemorySessionRegistry = field(default_factory=MemorySessionRegistry)
     tasks: MemoryTaskStore = field(default_factory=MemoryTaskStore)
     buckets: MemoryBuckets = field(default_factory=MemoryBuckets)
+    states: MemoryStateStore = field(default_factory=MemoryStateStore)
+    """Per-user state (``genmcp.UserStates``): not one of the parts a router wires in."""
 
     async def aclose(self) -> None:
         """Close the broker's subscriptions (the other parts hold nothing to release)."""

@@ -27,6 +27,7 @@ from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX
 from genmcp.storage.redis.records import RedisRecordStore
 from genmcp.storage.redis.registry import RedisSessionRegistry
+from genmcp.storage.redis.states import RedisStateStore
 from genmcp.storage.redis.stores import RedisStores
 from genmcp.storage.redis.tasks import RedisTaskStore
 
@@ -38,6 +39,7 @@ __all__ = [
     "RedisOptions",
     "RedisRecordStore",
     "RedisSessionRegistry",
+    "RedisStateStore",
     "RedisStores",
     "RedisSubscription",
     "RedisTaskStore",

@@ -19,6 +19,7 @@ from genmcp.storage.redis.buckets import RedisBuckets
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, close_client
 from genmcp.storage.redis.registry import RedisSessionRegistry
+from genmcp.storage.redis.states import RedisStateStore
 from genmcp.storage.redis.tasks import RedisTaskStore
 from genmcp.storage.redis.topology import Client
 
@@ -35,6 +36,9 @@ class RedisStores:
     registry: RedisSessionRegistry
     tasks: RedisTaskStore
     buckets: RedisBuckets
+    states: RedisStateStore | None = None
+    """Per-user state (``genmcp.UserStates``) on the same client and prefix (``from_url``
+    makes it); not one of the parts a router wires in."""
 
     @classmethod
     def from_url(
@@ -56,12 +60,14 @@ class RedisStores:
             RedisSessionRegistry(client, prefix=prefix, options=options),
             RedisTaskStore(client, prefix=prefix, options=options),
             RedisBuckets(client, prefix=prefix, options=options),
+            RedisStateStore(client, prefix=prefix, options=options),
         )
 
     async def aclose(self) -> None:
         """End the broker's tasks, then close the client (the parts borrow it)."""
         try:
-            for part in (self.broker, self.registry, self.tasks, self.buckets):
-                await part.aclose()
+            for part in (self.broker, self.registry, self.tasks, self.buckets, self.states):
+                if part is not None:
+                    await part.aclose()
         finally:
             await close_client(self.client)

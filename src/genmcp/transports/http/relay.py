@@ -21,11 +21,14 @@ Framework-free (ASGI messages only).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Final
 
+from genmcp.call.call import Call
 from genmcp.call.relay import Relay
 from genmcp.errors import http_status, retry_after
-from genmcp.events import Answer, Ended
+from genmcp.events import Answer, Ended, Event
 from genmcp.protocol.jsonrpc import EncodedResult
 from genmcp.sessions.stream_log import StreamLog
 from genmcp.transports.http.asgi import Receive, Send, send_json
@@ -33,7 +36,11 @@ from genmcp.transports.http.gzip import send_page
 from genmcp.transports.http.rules import response_headers, response_status
 from genmcp.transports.http.sse import SSEStream, StreamOptions, send_empty_stream
 
-__all__ = ["respond"]
+__all__ = ["EXPIRY_SLACK_S", "cancel_at", "respond"]
+
+EXPIRY_SLACK_S: Final = 0.5
+"""How long after its ``expires_at`` a Call is cancelled: the loop's clock and the wall clock
+drift apart a little, and the session must read as ended when the Call ends."""
 
 
 async def respond(
@@ -47,6 +54,7 @@ async def respond(
     journal: Callable[[], StreamLog] | None = None,
     headers: Mapping[str, str] | None = None,
     ended: Callable[[], Awaitable[Answer | None]] | None = None,
+    expires_at: float | None = None,
 ) -> None:
     """Write one Call: JSON when it ends before it sends anything, else an SSE stream
     (``journal`` makes, once it streams, the log that names its events and may end it early:
@@ -54,7 +62,9 @@ async def respond(
     gzip-compressed to a client that accepts it (``transports.http.gzip``). A Call that ends
     with no response before it sent anything is an empty stream, unless ``ended()`` gives
     the answer to send instead, with its reason's status (a legacy call whose session ended:
-    404, which a 2025 client reads as "session gone")."""
+    404, which a 2025 client reads as "session gone"); on a stream already open, that answer
+    is its last event. A Call still running at ``expires_at`` (wall clock: its session's
+    end) is cancelled then, so it never outlives its session."""
     if relay.call.response_headers:  # what the middleware adds (quota fields)
         extra = (*extra, *relay.call.response_headers)
     event = relay.poll()  # the one first-event step: inline, as it runs on every request
@@ -63,16 +73,9 @@ async def respond(
         event = relay.poll()
     if event is None or (type(event) is not Answer and type(event) is not Ended):
         stream = SSEStream(relay, receive, send, streams)  # the client leaving disconnects it
-        try:
-            if event is None:
-                event = await stream.first()
-                if event is None:
-                    return  # the client went away first
-            if type(event) is not Answer and type(event) is not Ended:
-                await stream.write(event, extra, None if journal is None else journal())
-                return
-        finally:
-            stream.release()
+        event = await _streamed(stream, event, extra, journal, ended, expires_at, relay.call)
+        if event is None:
+            return  # streamed to its end, or the client went away first
     if type(event) is not Answer and ended is not None:
         instead = await ended()
         if instead is not None:  # its own status: a legacy 404 says "session gone"
@@ -92,3 +95,39 @@ async def respond(
             *response_headers(event, legacy=legacy),
         )
         await send_json(send, event.response, response_status(event, legacy=legacy), extra)
+
+
+async def _streamed(
+    stream: SSEStream,
+    event: Event | None,
+    extra: Sequence[tuple[str, str]],
+    journal: Callable[[], StreamLog] | None,
+    ended: Callable[[], Awaitable[Answer | None]] | None,
+    expires_at: float | None,
+    call: Call,
+) -> Answer | Ended | None:
+    """A Call that did not answer at once: its final event if it comes before anything else
+    (written as JSON by the caller), else None once ``stream`` wrote it to its end (or its
+    client left first)."""
+    stream.ended = ended
+    if expires_at is not None:
+        cancel_at(call, expires_at)
+    try:
+        if event is None:
+            event = await stream.first()
+            if event is None:
+                return None  # the client went away first
+        if type(event) is Answer or type(event) is Ended:
+            return event
+        await stream.write(event, extra, None if journal is None else journal())
+        return None
+    finally:
+        stream.release()
+
+
+def cancel_at(call: Call, expires_at: float) -> None:
+    """Cancel ``call`` at ``expires_at`` (wall clock) if it still runs then; the timer goes
+    with the Call."""
+    delay = max(expires_at - time.time(), 0.0) + EXPIRY_SLACK_S
+    timer = asyncio.get_running_loop().call_later(delay, call.cancel)
+    call.when_done(timer.cancel)

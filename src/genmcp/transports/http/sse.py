@@ -268,12 +268,15 @@ class SSEStream(_Writer):
     watch covers the wait for it and the stream.
     """
 
-    __slots__ = ("_journal", "cancelled", "draining", "wake")
+    __slots__ = ("_journal", "cancelled", "draining", "ended", "wake")
 
     def __init__(self, relay: Relay, receive: Receive, send: Send, options: StreamOptions) -> None:
         super().__init__(relay, receive, send, options)
         self.wake = relay.call.outbox.wake
         self.cancelled = False  # the Call ended with no response
+        self.ended: Callable[[], Awaitable[Answer | None]] | None = None
+        """When the Call ends with no response: the answer to end the stream with instead
+        (a 2025 call whose session ended), or None for none (its client cancelled it)."""
         self.draining: asyncio.TimerHandle | None = None  # shutdown came: the call runs on
         self._journal: StreamLog | None = None
 
@@ -323,6 +326,10 @@ class SSEStream(_Writer):
 
     async def _deliver(self, event: Event) -> bool:
         journal, send = self._journal, self.send
+        if type(event) is Ended and self.ended is not None and not self.gone:
+            instead = await self.ended()  # its session ended: say so, as the last event
+            if instead is not None:
+                event = instead
         if journal is not None and journal.closes(event) and not self.gone:
             self.detached = True  # before the end is sent: leaving is no disconnect
             await send(_END)

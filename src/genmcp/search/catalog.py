@@ -1,0 +1,231 @@
+"""``CatalogSearch``: search a Suite's tools (and prompts) by words, seeing only what the
+caller may see, then load the full definitions of the ones it picks.
+
+A client facing 1,000 tools pays for every description when it lists them all. Given to a
+Suite (``Suite(mounts=[CatalogSearch()])``, or ``search.attach(suite)``), it serves two
+tools of its own (``genmcp.search.tools``): ``search_tools`` (words in; names, titles and
+a short description of the best matches out) and ``describe_tools`` (names in; their
+``tools/list`` definitions out). ``tools/list`` is unchanged: a client may still list.
+
+What a caller gets is what ``tools/list`` and ``prompts/list`` would show it: the same
+decision (``genmcp.visibility``: OAuth scopes, the items' ``visible`` hooks, the Suite's
+policy), and the tenant's own Suite under ``mcp_tenants``. A hidden item is never returned,
+and describing one is answered as describing a name that does not exist.
+
+One index per Suite (``genmcp.search.index.BM25Index``, over names, titles, descriptions
+and argument names), built when first searched and again after the catalog changed (its
+``generation`` moved): a runtime change made on another process reaches this one through
+the catalog sync (``genmcp.sync.catalog``) and the next search sees it, as ``tools/list``
+does. A build runs in a worker thread (10,000 tools: about half a second of CPU) and
+concurrent searches share it. ``describe_tools`` asked for a name this process does not
+serve re-reads the shared catalog's log first (read after write, as ``tools/call`` does).
+
+Imports genmcp's core (Suite, catalogs); no web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Container, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from genmcp.catalogs.listing import Catalog
+from genmcp.protocol.methods import PROMPTS_LIST_CHANGED, TOOLS_LIST_CHANGED
+from genmcp.search.index import BM25Index
+from genmcp.search.tools import DescribeTools, SearchTools
+
+if TYPE_CHECKING:
+    from genmcp.suite import Suite
+
+__all__ = ["MAX_LIMIT", "CatalogSearch"]
+
+MAX_LIMIT: Final = 50
+"""The most hits one search returns."""
+_KINDS: Final = {"tool": TOOLS_LIST_CHANGED, "prompt": PROMPTS_LIST_CHANGED}
+
+
+class _Hidden(Container[str]):
+    """Index keys (``kind:name``) hidden from one caller, from each catalog's hidden set."""
+
+    __slots__ = ("_by_kind",)
+
+    def __init__(self, by_kind: Mapping[str, Container[str]]) -> None:
+        self._by_kind = by_kind
+
+    def __contains__(self, key: object) -> bool:
+        kind, _, name = str(key).partition(":")
+        hidden = self._by_kind.get(kind)
+        return hidden is None or name in hidden
+
+
+class CatalogSearch:
+    """Search over one Suite's catalog: give it to ``Suite(mounts=[...])`` (or ``attach``).
+
+    Args:
+        prompts: search prompts too (hits say their ``kind``).
+        limit: hits returned when the caller does not say (at most :data:`MAX_LIMIT`).
+        snippet_chars: how much of each hit's description a search returns.
+        search_name, describe_name: the names of the two tools it serves.
+    """
+
+    def __init__(
+        self,
+        *,
+        prompts: bool = True,
+        limit: int = 10,
+        snippet_chars: int = 160,
+        search_name: str = "search_tools",
+        describe_name: str = "describe_tools",
+    ) -> None:
+        if not 1 <= limit <= MAX_LIMIT or snippet_chars < 0:
+            raise ValueError(f"CatalogSearch: 1 <= limit <= {MAX_LIMIT}, snippet_chars >= 0")
+        self.kinds: tuple[str, ...] = ("tool", "prompt") if prompts else ("tool",)
+        self.limit, self.snippet_chars = limit, snippet_chars
+        self.search_name, self.describe_name = search_name, describe_name
+        self._suite: Suite | None = None
+        self._index: BM25Index | None = None
+        self._built_at: tuple[int, ...] = ()
+        self._building: asyncio.Future[BM25Index] | None = None
+        self.builds = 0
+        """How many times the index was built (once per catalog change that a search saw)."""
+
+    # -- Mountable: what a Suite calls ------------------------------------------------
+
+    def attach(self, suite: Suite) -> None:
+        """Serve the two search tools in ``suite`` (on every process: configuration)."""
+        if self._suite is not None:
+            raise ValueError("a CatalogSearch serves one Suite; make one per Suite")
+        self._suite = suite
+        suite.add_tool((SearchTools, self), local=True)
+        suite.add_tool((DescribeTools, self), local=True)
+
+    async def start(self, suite: Suite) -> None:
+        """Nothing to start: the index is built when first searched."""
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    # -- searching -----------------------------------------------------------------------
+
+    def _catalogs(self) -> dict[str, Catalog[Any]]:
+        suite = self._suite
+        if suite is None:
+            raise RuntimeError("CatalogSearch: give it to a Suite (mounts=[...]) first")
+        lists = suite.seen_lists
+        found = {kind: lists[method] for kind, method in _KINDS.items() if kind in self.kinds}
+        return {kind: c for kind, c in found.items() if isinstance(c, Catalog)}
+
+    async def index(self) -> BM25Index:
+        """The index of the catalog as it is now (built in a worker thread when it moved)."""
+        catalogs = self._catalogs()
+        generation = tuple(catalog.generation for catalog in catalogs.values())
+        while self._index is None or self._built_at != generation:
+            if self._building is None:
+                documents = list(self._documents(catalogs))
+                building = asyncio.ensure_future(asyncio.to_thread(BM25Index, documents))
+                self._building = building
+                try:
+                    self._index = await asyncio.shield(building)
+                    self._built_at, self.builds = generation, self.builds + 1
+                finally:
+                    self._building = None
+            else:
+                await asyncio.shield(self._building)
+            generation = tuple(catalog.generation for catalog in catalogs.values())
+        return self._index
+
+    def _documents(self, catalogs: Mapping[str, Catalog[Any]]) -> list[tuple[str, str, str, str]]:
+        own = {self.search_name, self.describe_name}
+        documents = []
+        for kind, catalog in catalogs.items():
+            for name, entry in catalog.entries.items():
+                if kind == "tool" and name in own:
+                    continue
+                descriptor = entry.descriptor
+                text = f"{descriptor.get('title') or ''} {descriptor.get('description') or ''}"
+                documents.append((f"{kind}:{name}", name, text, " ".join(_arguments(descriptor))))
+        return documents
+
+    async def search(
+        self,
+        query: str,
+        assigns: Mapping[str, Any],
+        meta: Mapping[str, Any] | None = None,
+        *,
+        limit: int | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The best hits for ``query`` the caller with ``assigns`` may see, best first: each
+        ``{"kind", "name", "title"?, "description", "score"}`` (the description cut to
+        ``snippet_chars``)."""
+        limit = self.limit if limit is None else min(max(limit, 1), MAX_LIMIT)
+        wanted = set(self.kinds if kinds is None else kinds) & set(self.kinds)
+        index = await self.index()
+        catalogs = self._catalogs()
+        hidden = _Hidden({
+            kind: catalog.hidden_for(assigns, meta)
+            for kind, catalog in catalogs.items()
+            if kind in wanted
+        })  # fmt: skip
+        hits = []
+        for key, score in index.search(query, limit, hidden):
+            kind, _, name = key.partition(":")
+            entry = catalogs[kind].entries.get(name)
+            if entry is None:
+                continue  # removed since the index was built (not in this generation)
+            descriptor = entry.descriptor
+            hit: dict[str, Any] = {"kind": kind, "name": name}
+            if descriptor.get("title"):
+                hit["title"] = descriptor["title"]
+            hit["description"] = _snippet(descriptor.get("description") or "", self.snippet_chars)
+            hit["score"] = score
+            hits.append(hit)
+        return hits
+
+    async def describe(
+        self,
+        names: Sequence[str],
+        assigns: Mapping[str, Any],
+        meta: Mapping[str, Any] | None = None,
+        *,
+        kind: str = "tool",
+    ) -> dict[str, Any]:
+        """The definitions (as ``tools/list`` or ``prompts/list`` gives them) of ``names``
+        the caller may see: ``{"tools": [...], "unknown": [...]}`` (``"prompts"`` for
+        prompts); a hidden name is unknown, exactly as one that does not exist."""
+        suite = self._suite
+        catalog = self._catalogs().get(kind)
+        if catalog is None or suite is None:
+            return {f"{kind}s": [], "unknown": list(names)}
+        missing = [n for n in names if n not in catalog.entries]
+        if missing and await suite.catalog_refresh():
+            pass  # read after write: another process's change, applied here now
+        hidden = catalog.hidden_for(assigns, meta)
+        found, unknown = [], []
+        for name in dict.fromkeys(names):  # each once, in the order asked
+            entry = catalog.entries.get(name)
+            if entry is None or name in hidden:
+                unknown.append(name)
+            else:
+                found.append(entry.descriptor)
+        return {f"{kind}s": found, "unknown": unknown}
+
+
+def _arguments(descriptor: Mapping[str, Any]) -> list[str]:
+    """A tool's argument names (its input schema's properties), or a prompt's."""
+    schema = descriptor.get("inputSchema")
+    if isinstance(schema, Mapping):
+        properties = schema.get("properties")
+        return [str(p) for p in properties] if isinstance(properties, Mapping) else []
+    arguments = descriptor.get("arguments")
+    if isinstance(arguments, list):
+        return [str(a.get("name", "")) for a in arguments if isinstance(a, Mapping)]
+    return []
+
+
+def _snippet(text: str, chars: int) -> str:
+    """``text`` cut at a word to at most ``chars`` characters (an ellipsis says it was)."""
+    if len(text) <= chars:
+        return text
+    cut = text[: max(chars - 1, 0)].rsplit(" ", 1)[0]
+    return cut + "…"
