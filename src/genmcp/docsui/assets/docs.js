@@ -48,7 +48,7 @@ function setStatus(text, kind) {
 
 const started = performance.now();
 const asked = {};
-function record(direction, message, extra) {
+function record(direction, message) {
   const label = message.method || (message.error ? "error" : "result");
   if (message.method && message.id !== undefined) asked[message.id] = message.method;
   const of = !message.method && asked[message.id] ? ` of ${asked[message.id]}` : "";
@@ -59,7 +59,6 @@ function record(direction, message, extra) {
     el("span", { class: "ms" }, `${((performance.now() - started) / 1000).toFixed(3)} s`));
   const entry = el("li", { class: message.error ? "err" : "", "data-method": label },
     el("details", {}, summary, pre(message)));
-  if (extra) summary.append(el("span", { class: "ms took" }, extra + " · "));
   const list = $("timeline");
   list.prepend(entry);
   while (list.children.length > 300) list.lastChild.remove();
@@ -139,8 +138,8 @@ async function request(method, params, on) {
     throw new RPCError({ message: `cannot reach ${conn.endpoint}: ${error.message}` }, 0);
   }
   const reply = await answer(response, id, on);
-  summary.querySelector(".ms").before(el("span", { class: "ms took" },
-    `${Math.round(performance.now() - begun)} ms · `));
+  summary.querySelector(".ms").before(el("span", { class: "took" },
+    ` · ${Math.round(performance.now() - begun)} ms`));
   if (reply.error) {
     if (response.status === 404 && conn.session) conn.session = null;  // the session ended
     throw new RPCError(reply.error, response.status);
@@ -405,7 +404,7 @@ function show(kind, index) {
   }
   const views = { server: showServer, tools: showTool, resources: showResource,
     templates: showTemplate, prompts: showPrompt, skills: showSkill };
-  $("detail").replaceChildren(...views[kind](item));
+  $("detail").replaceChildren(...views[kind](item).flat().filter((node) => node));
 }
 
 // -- the views -------------------------------------------------------------------------------
