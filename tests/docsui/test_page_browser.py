@@ -15,26 +15,20 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
 
 import pytest
 
 from genmcp.docsui import DOCS_ENV
-from support.authorization_server import _node
-from support.browser import CACHE, CHROMIUM, browser_problem, require
+from support.browser import ARTIFACTS, run_docs_page
 from support.examples import EXAMPLES
 from support.server import LiveServers
 
 pytestmark = pytest.mark.long  # a real browser: two launches, about 15 s together
 
-DRIVER: Final = Path(__file__).parents[1] / "support" / "docsui_browser.mjs"
-ROOT: Final = Path(__file__).resolve().parents[2]
-ARTIFACTS: Final = Path(os.environ.get("GENMCP_ARTIFACTS", ROOT / "tmp" / "artifacts")) / "docsui"
 
 
 def load_with_docs(name: str, **env: str) -> ModuleType:
@@ -61,23 +55,7 @@ def load_with_docs(name: str, **env: str) -> ModuleType:
 
 def drive(example: str, base: str) -> dict[str, Any]:
     """Run every flow of ``example`` in one browser; the readings per flow."""
-    require(browser_problem())
-    node = _node()
-    assert node is not None
-    config = json.dumps({"example": example, "base": base, "artifacts": str(ARTIFACTS)})
-    done = subprocess.run(
-        [node, str(DRIVER), config, CHROMIUM],
-        capture_output=True,
-        text=True,
-        timeout=180,  # a hang guard only
-        env={**os.environ, "APPS_MODULES": str(CACHE / "node_modules")},
-        cwd=CACHE,
-    )
-    lines = done.stdout.strip().splitlines()
-    assert lines, f"the driver printed nothing (rc {done.returncode}): {done.stderr[-1500:]}"
-    report: dict[str, Any] = json.loads(lines[-1])
-    assert done.returncode == 0 and report["errors"] == [], (report, done.stderr[-1500:])
-    return report["flows"]
+    return run_docs_page({"example": example, "base": base})
 
 
 def flow(flows: dict[str, Any], name: str) -> dict[str, Any]:

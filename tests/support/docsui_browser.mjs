@@ -6,7 +6,7 @@
 //   node docsui_browser.mjs '{"example": "shop", "base": URL, "artifacts": DIR}' <chromium>
 // playwright-core is under $APPS_MODULES.
 import { createRequire } from "node:module";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 
 const require = createRequire(`${process.env.APPS_MODULES}/`);
 const { chromium } = require("playwright-core");
@@ -301,7 +301,30 @@ const tenants = {
   },
 };
 
-const suites = { shop, tenants };
+// -- genmcp dev (tests/cli/test_dev.py): the source changes, the server restarts, the page
+// reconnects by itself and lists the new tool
+
+const dev = {
+  async reload() {
+    const page = await open(config.page);
+    await connected(page);
+    await page.evaluate(() => {
+      window.seen = [];
+      new MutationObserver(() => window.seen.push(document.getElementById("status").className))
+        .observe(document.getElementById("status"), { childList: true, characterData: true, subtree: true });
+    });
+    const readings = { before: await names(page, "tools") };
+    writeFileSync(config.file, config.rewrite);
+    await page.locator('nav button[data-kind="tools"][data-name="second"]').waitFor({ timeout: 60000 });
+    await connected(page);
+    readings.after = await names(page, "tools");
+    readings.seen = await page.evaluate(() => window.seen);
+    await shot(page, "reload");
+    return readings;
+  },
+};
+
+const suites = { shop, tenants, dev };
 const flows = {};
 try {
   for (const [name, flow] of Object.entries(suites[config.example])) {
