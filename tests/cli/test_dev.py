@@ -84,7 +84,7 @@ def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path, str]]:
 def test_dev_serves_the_page_on_loopback_and_it_reconnects_after_a_reload(
     served: tuple[subprocess.Popen[str], Path, str],
 ) -> None:
-    process, source, url = served
+    _, source, url = served
     assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp/docs")
     base, page = url.removesuffix("/mcp/docs"), "/mcp/docs"
     rewrite = APP.replace("{more}", MORE)
@@ -113,7 +113,9 @@ def test_docs_paths_finds_each_page_through_includes() -> None:
 
 def test_dev_refuses_an_app_without_a_page(tmp_path: Path) -> None:
     source = tmp_path / "nopage.py"
-    source.write_text(APP.replace("{more}", "").replace('server_version="1",', 'server_version="1", docs=False,'))
+    source.write_text(
+        APP.replace("{more}", "").replace('server_version="1",', 'server_version="1", docs=False,')
+    )
     done = subprocess.run(
         [sys.executable, "-m", "genmcp", "dev", "nopage:app", "--app-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=60,

@@ -52,7 +52,9 @@ async def test_the_page_answers_without_the_asgi_server_too() -> None:
     assert sent[0]["status"] == 405
 
 
-def test_on_when_asked_or_by_the_environment_off_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_on_when_asked_or_by_the_environment_off_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv(DOCS_ENV, raising=False)
     assert (docs_enabled(None), docs_enabled(True), docs_enabled(False)) == (False, True, False)
     monkeypatch.setenv(DOCS_ENV, "1")

@@ -30,14 +30,15 @@ from support.server import LiveServers
 pytestmark = pytest.mark.long  # a real browser: two launches, about 15 s together
 
 
-
 def load_with_docs(name: str, **env: str) -> ModuleType:
     """A fresh import of ``examples/<name>.py`` with the page on (and ``env`` set meanwhile)."""
     saved = {key: os.environ.get(key) for key in (DOCS_ENV, *env)}
     os.environ.update({DOCS_ENV: "1", **env})
     sys.path.insert(0, str(EXAMPLES))  # tenants imports everything_server
     try:
-        spec = importlib.util.spec_from_file_location(f"examples_{name}_docs", EXAMPLES / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(
+            f"examples_{name}_docs", EXAMPLES / f"{name}.py"
+        )
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -119,10 +120,18 @@ def test_a_form_call_shows_structured_results_progress_and_the_timeline(
     assert readings["quantityDefault"] == "1"  # the schema's default, filled in
     assert readings["unlabeled"] == []
     first, second = (order["structured"] for order in readings["orders"])
-    assert (first["customer"], first["item"], first["quantity"], first["by"]) == ("ada", "tea", 1, "alice")
+    assert (first["customer"], first["item"], first["quantity"], first["by"]) == (
+        "ada",
+        "tea",
+        1,
+        "alice",
+    )
     assert (second["customer"], second["item"], second["id"]) == ("alan", "scones", first["id"] + 1)
     assert [o["check"] for o in readings["orders"]] == ["Matches the output schema."] * 2
-    assert readings["export"].splitlines()[1:] == [f"{first['id']},ada,tea,1", f"{second['id']},alan,scones,1"]
+    assert readings["export"].splitlines()[1:] == [
+        f"{first['id']},ada,tea,1",
+        f"{second['id']},alan,scones,1",
+    ]
     assert readings["progress"] == [2, 2]
     assert readings["progressText"].startswith("2 / 2")
     assert readings["timeline"].count("notifications/progress") == 2

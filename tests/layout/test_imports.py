@@ -184,7 +184,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.suite",),
     ("genmcp.compose",),
     ("genmcp.sessions",),
-    ("genmcp.transports", "genmcp.auth"),
+    ("genmcp.transports", "genmcp.auth", "genmcp.docsui"),
     ("genmcp.fastapi",),
     (
         "genmcp.testing",

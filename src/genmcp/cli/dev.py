@@ -63,7 +63,8 @@ def register(
         "dev",
         help="serve an app with reload and its interactive page (/docs of each endpoint)",
         description=__doc__.split("\n\n")[1] if __doc__ else None,
-        epilog="examples:\n  genmcp dev app:app\n  genmcp dev shop:app --app-dir examples --port 8001\n",
+        epilog="examples:\n  genmcp dev app:app\n"
+        "  genmcp dev shop:app --app-dir examples --port 8001\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub.add_argument("target", metavar="MODULE:ATTR", help="what to serve, e.g. app:app")

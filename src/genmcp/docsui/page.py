@@ -63,7 +63,9 @@ class DocsPage:
         await send({"type": "http.response.body", "body": b"" if method == "HEAD" else body})
 
 
-async def _plain(send: Any, status: int, text: bytes, more: tuple[tuple[bytes, bytes], ...]) -> None:
+async def _plain(
+    send: Any, status: int, text: bytes, more: tuple[tuple[bytes, bytes], ...]
+) -> None:
     headers = [(b"content-type", b"text/plain; charset=utf-8"),
                (b"content-length", str(len(text)).encode()), *more]  # fmt: skip
     await send({"type": "http.response.start", "status": status, "headers": headers})

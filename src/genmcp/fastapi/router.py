@@ -383,7 +383,9 @@ def _flat_routes(include: Any, endpoint: MCPEndpoint) -> list[Route] | None:
         return None
     flat = []
     for route in router.routes:
-        page = isinstance(route, Route) and isinstance(route.endpoint, DocsPage)
+        if not isinstance(route, Route):
+            return None
+        page = isinstance(route.endpoint, DocsPage)
         if not page and (type(route) is not Route or route.endpoint is not endpoint):
             return None  # an API route
         path = prefix + route.path

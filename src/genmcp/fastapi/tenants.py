@@ -316,6 +316,7 @@ def tenants_router(
     router = APIRouter(lifespan=lifespan)
     router.routes.append(Route(path, endpoint, name="mcp-tenants", include_in_schema=False))
     if docs_enabled(docs):
-        router.routes.append(Route(path.rstrip("/") + "/docs", DocsPage(),
-                                   name="mcp-tenants: the interactive page", include_in_schema=False))  # fmt: skip
+        page = Route(path.rstrip("/") + "/docs", DocsPage(), name="mcp-tenants: the page",
+                     include_in_schema=False)  # fmt: skip
+        router.routes.append(page)
     return router
