@@ -25,7 +25,7 @@ const browser = await chromium.launch({
 const errors = [];
 
 async function open(path, { token, era, seed, refused } = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const context = await browser.newContext({ viewport: config.viewport || { width: 1280, height: 800 } });
   const page = await context.newPage();
   if (seed) {  // the token the page remembers (per tab): its first connection uses it
     await page.addInitScript((token) => sessionStorage.setItem("genmcp-docs", JSON.stringify({ token })), token);
