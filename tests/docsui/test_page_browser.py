@@ -90,6 +90,16 @@ def tenants() -> Iterator[dict[str, Any]]:
             live.stop_all()
 
 
+@pytest.fixture(scope="module")
+def apps() -> Iterator[dict[str, Any]]:
+    live = LiveServers()
+    try:
+        flows = drive("apps", live(load_with_docs("apps").app))
+        yield {**flows, "_example": "apps"}
+    finally:
+        live.stop_all()
+
+
 SHOP_TOOLS: Final = ["create_order", "hash_text", "export_orders", "delete_order", "customer_city"]
 
 
@@ -205,3 +215,16 @@ def test_a_call_is_cancelled_from_the_page(tenants: dict[str, Any]) -> None:
     assert "of 300" in readings["progressText"]
     assert readings["after"] == "Cancelled."
     assert readings["callEnabled"] is True
+
+
+def test_an_apps_view_runs_in_a_sandboxed_iframe_and_calls_through_the_page(
+    apps: dict[str, Any],
+) -> None:
+    readings = flow(apps, "view")
+    assert readings["sandbox"] == "allow-scripts"  # scripts only: an opaque origin
+    assert readings["title"] == "View of sales_chart"
+    assert readings["heading"] == "Sales, north"
+    assert readings["bars"] == len(readings["structured"]["sales"])
+    april = next(s["amount"] for s in readings["structured"]["sales"] if s["month"] == "apr")
+    assert readings["after"] == str(april + 15)  # the view's record_sale, relayed by the page
+    assert readings["timeline"].count("tools/call") == 2

@@ -324,7 +324,38 @@ const dev = {
   },
 };
 
-const suites = { shop, tenants, dev };
+// -- the MCP Apps example: the tool's view in the page's sandboxed iframe, bridged
+
+const apps = {
+  async view() {
+    const page = await open("/mcp/docs");
+    await connected(page);
+    await openItem(page, "tools", "sales_chart");
+    await page.getByLabel("region").selectOption({ label: "north" });
+    await page.getByRole("button", { name: "Call" }).click();
+    const frame = page.locator("iframe.app-view");
+    await frame.waitFor();
+    const view = page.frameLocator("iframe.app-view");
+    await view.locator("#status", { hasText: "ready" }).waitFor();
+    const readings = {
+      sandbox: await frame.getAttribute("sandbox"),
+      title: await frame.getAttribute("title"),
+      heading: await view.locator("#title").textContent(),
+      bars: await view.locator("#bars rect").count(),
+      structured: JSON.parse(await page.locator("#detail pre.structured").textContent()),
+    };
+    await view.locator("#month").selectOption("apr");
+    await view.locator("#amount").fill("15");
+    await view.locator("#record").click();
+    await view.locator("#status", { hasText: "recorded 15" }).waitFor();
+    readings.after = await view.locator("#bars rect[data-month='apr']").getAttribute("data-amount");
+    readings.timeline = await timeline(page);
+    await shot(page, "view");
+    return readings;
+  },
+};
+
+const suites = { shop, tenants, dev, apps };
 const flows = {};
 try {
   for (const [name, flow] of Object.entries(suites[config.example])) {
