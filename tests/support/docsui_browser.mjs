@@ -360,8 +360,10 @@ const flows = {};
 try {
   for (const [name, flow] of Object.entries(suites[config.example])) {
     if (config.flows && !config.flows.includes(name)) continue;
+    const begun = Date.now();
     try {
       flows[name] = await flow();
+      flows[name].ms = Date.now() - begun;  // for the report only: no test reads it
     } catch (error) {
       flows[name] = { failure: String(error.stack || error) };
     }
