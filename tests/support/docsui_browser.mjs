@@ -286,6 +286,20 @@ const tenants = {
     return readings;
   },
 
+  async sampling() {
+    const page = await open("/t/acme/mcp/docs", { token: "alice-acme", seed: true });
+    await openItem(page, "tools", "test_input_required_result_sampling");
+    await page.getByRole("button", { name: "Call" }).click();
+    const ask = page.locator("#detail .ask");
+    await ask.waitFor();
+    const readings = { asked: await ask.locator("h3").textContent(),
+      shown: await ask.locator("pre").textContent(), unlabeled: await unlabeled(page) };
+    await page.getByLabel("Your reply, as the model").fill("Paris");
+    await ask.getByRole("button", { name: "Send" }).click();
+    readings.result = await (await result(page)).locator("pre.text").textContent();
+    return readings;
+  },
+
   async cancel() {
     const page = await open("/t/acme/mcp/docs", { token: "alice-acme", seed: true });
     await openItem(page, "tools", "test_long_running_operation");
