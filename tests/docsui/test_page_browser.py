@@ -210,6 +210,17 @@ def test_the_form_nests_objects_and_offers_enums(tenants: dict[str, Any]) -> Non
                     "contactMethod": "email", "email": "ada@example.com"}  # fmt: skip
 
 
+def test_an_elicitation_form_has_every_enum_form_and_arrays(tenants: dict[str, Any]) -> None:
+    readings = flow(tenants, "enums")
+    assert readings["legends"] == ["untitledMulti (list)", "titledMulti (list)"]
+    assert readings["unlabeled"] == []
+    answered = json.loads(readings["result"].split("content=", 1)[1])
+    assert answered == {
+        "untitledSingle": "option2", "titledSingle": "value2", "legacyEnum": "opt2",
+        "untitledMulti": ["option1", "option3"], "titledMulti": ["value3"],
+    }  # fmt: skip
+
+
 def test_a_sampling_request_is_shown_and_answered_in_the_page(tenants: dict[str, Any]) -> None:
     readings = flow(tenants, "sampling", shot=False)
     assert readings["asked"] == "The server asks for a completion (sampling)"

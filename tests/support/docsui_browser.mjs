@@ -300,6 +300,30 @@ const tenants = {
     return readings;
   },
 
+  async enums() {
+    const page = await open("/t/acme/mcp/docs", { token: "alice-acme", seed: true });
+    await openItem(page, "tools", "test_elicitation_sep1330_enums");
+    await page.getByRole("button", { name: "Call" }).click();
+    const ask = page.locator("#detail .ask");
+    await ask.waitFor();
+    await ask.getByLabel("untitledSingle", { exact: true }).selectOption("option2");
+    await ask.getByLabel("titledSingle", { exact: true }).selectOption({ label: "Second Option" });
+    await ask.getByLabel("legacyEnum", { exact: true }).selectOption({ label: "Option Two" });
+    const add = ask.getByRole("button", { name: "Add untitledMulti item", exact: true });
+    await add.click();
+    await add.click();
+    await ask.getByLabel("untitledMulti item", { exact: true }).nth(0).selectOption("option1");
+    await ask.getByLabel("untitledMulti item", { exact: true }).nth(1).selectOption("option3");
+    await ask.getByRole("button", { name: "Add titledMulti item", exact: true }).click();
+    await ask.getByLabel("titledMulti item", { exact: true }).selectOption({ label: "Third Choice" });
+    const readings = { unlabeled: await unlabeled(page),
+      legends: await ask.locator("fieldset legend").allTextContents() };
+    await shot(page, "enums");
+    await ask.getByRole("button", { name: "Accept" }).click();
+    readings.result = await (await result(page)).locator("pre.text").textContent();
+    return readings;
+  },
+
   async cancel() {
     const page = await open("/t/acme/mcp/docs", { token: "alice-acme", seed: true });
     await openItem(page, "tools", "test_long_running_operation");

@@ -612,7 +612,7 @@ function leafField(schema, type, id, label, required, options) {
   if (schema.enum) {
     input = el("select", common, required ? null : el("option", { value: "" }, "—"),
       schema.enum.map((value, i) => el("option", { value: JSON.stringify(value),
-        selected: schema.default === value }, (schema.enumTitles || [])[i] || String(value))));
+        selected: schema.default === value }, (schema.enumTitles || schema.enumNames || [])[i] || String(value))));
     read = () => (input.value === "" ? undefined : JSON.parse(input.value));
   } else if (type === "boolean") {
     input = el("input", { ...common, type: "checkbox", required: undefined, checked: schema.default === true });
