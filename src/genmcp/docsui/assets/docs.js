@@ -743,7 +743,9 @@ function inputFor(asked, slot) {
       `Answered: ${result.action || "sent"}`)); done(result); };
     if (asked.method === "elicitation/create" && params.mode === "url") {
       box.append(el("h3", {}, "The server asks you to open a page"), el("p", {}, params.message),
-        el("a", { href: params.url, target: "_blank", rel: "noopener noreferrer" }, params.url),
+        /^https?:\/\//i.test(params.url || "")  // never a javascript: link on this origin
+          ? el("a", { href: params.url, target: "_blank", rel: "noopener noreferrer" }, params.url)
+          : el("code", {}, String(params.url)),
         el("div", { class: "actions" },
           el("button", { type: "button", onclick: () => finish({ action: "accept" }) }, "Done"),
           el("button", { type: "button", onclick: () => finish({ action: "decline" }) }, "Decline")));
