@@ -5,7 +5,8 @@ in a temporary directory, never editable, and works from that directory so the c
 not on ``sys.path``. Then: ``genmcp`` is imported from the venv's site-packages, a copy of
 ``examples/app.py`` is served by the venv's uvicorn on a free loopback port, a 2026-07-28
 ``tools/list`` and ``tools/call`` go to it over real HTTP (no ``initialize``: the era is
-stateless), and the ``genmcp`` console script lists and calls the same server. Any failure
+stateless), the ``genmcp`` console script lists and calls the same server, and its
+interactive page (``GENMCP_DOCS=1``) is served with the assets the wheel ships. Any failure
 exits 1 with the server's log. Standard library only: it runs under any Python 3.11+.
 
     python scripts/wheel_smoke.py [dist/genmcp-0.1.0-py3-none-any.whl]
@@ -92,9 +93,11 @@ def smoke(wheel: Path, work: Path, python: str) -> None:
     shutil.copy(ROOT / "examples" / "app.py", work / "app.py")
     port = free_port()
     with (work / "server.log").open("wb") as log:
+        # GENMCP_DOCS: the interactive page, whose assets the wheel must ship
         server = subprocess.Popen(
             [str(bin_dir / "uvicorn"), "app:app", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=work, env=clean_env(), stdout=log, stderr=subprocess.STDOUT,
+            cwd=work, env={**clean_env(), "GENMCP_DOCS": "1"}, stdout=log,
+            stderr=subprocess.STDOUT,
         )  # fmt: skip
         try:
             url = f"http://127.0.0.1:{port}/mcp"
@@ -130,6 +133,11 @@ def exercise(url: str, genmcp: Path, work: Path) -> None:
     if answered != "3":
         raise SmokeFailed(f"genmcp call add a=1 b=2 printed {answered!r}, not 3")
     print("  genmcp --help, genmcp list and genmcp call add: as documented")
+    with urllib.request.urlopen(url + "/docs", timeout=REQUEST_TIMEOUT) as response:
+        page = response.read().decode("utf-8")
+    if "/*docs.js*/" in page or "server/discover" not in page or "</style>" not in page:
+        raise SmokeFailed(f"GET {url}/docs is not the page with its assets inlined: {page[:300]!r}")
+    print(f"  GET /mcp/docs: the interactive page, its assets inlined ({len(page)} bytes)")
 
 
 def step(what: str, command: list[str], cwd: Path, timeout: float = REQUEST_TIMEOUT) -> str:

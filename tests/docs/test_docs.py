@@ -59,9 +59,10 @@ GUIDES: Final = {
     "client", "composition", "tenancy", "search", "user-state",
     "from-fastmcp", "from-sdk",
     "troubleshooting", "versions",
+    "docs-page",
 }  # fmt: skip
 """The guides issue 18 asks for, split out of the README (and issue 34's skills and
-registry, issue 33's tenancy): none may go missing."""
+registry, issue 33's tenancy, issue 51's interactive page): none may go missing."""
 
 
 @pytest.fixture(scope="module", autouse=True)

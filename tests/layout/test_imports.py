@@ -185,7 +185,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.suite",),
     ("genmcp.compose", "genmcp.search"),
     ("genmcp.sessions",),
-    ("genmcp.transports", "genmcp.auth"),
+    ("genmcp.transports", "genmcp.auth", "genmcp.docsui"),
     ("genmcp.fastapi",),
     (
         "genmcp.testing",

@@ -5,7 +5,8 @@ the extension's own JSON Schema of its types) and `playwright-core` into `.cache
 (gitignored) from the npm registry on first use; validating values against a named
 definition of that schema (`check_ext_apps`); running `apps_browser.mjs`, which drives
 Debian's Chromium (`/usr/bin/chromium`, or `$GENMCP_CHROMIUM`) headless through the test
-host page `apps_host.html`, or over the built documentation site (`docs_browser.mjs`).
+host page `apps_host.html`, over the built documentation site (`docs_browser.mjs`), or
+over an endpoint's interactive page (`docsui_browser.mjs`, `run_docs_page`).
 
 `apps_problem()` / `browser_problem()` say why the schema or the browser cannot be had
 here (no node >= 20 or npm, install failed, no chromium); callers skip on it, or fail when
@@ -33,6 +34,9 @@ CACHE: Final = Path(os.environ.get("GENMCP_APPS_CACHE", ROOT / ".cache" / "apps"
 HOST_PAGE: Final = Path(__file__).with_name("apps_host.html")
 DRIVER: Final = Path(__file__).with_name("apps_browser.mjs")
 DOCS_DRIVER: Final = Path(__file__).with_name("docs_browser.mjs")
+DOCSUI_DRIVER: Final = Path(__file__).with_name("docsui_browser.mjs")
+ARTIFACTS: Final = Path(os.environ.get("GENMCP_ARTIFACTS", ROOT / "tmp" / "artifacts")) / "docsui"
+"""Where the interactive page's browser tests save their screenshots (gitignored)."""
 PACKAGES: Final = ("@modelcontextprotocol/ext-apps@2.0.4", "playwright-core@1.65.1")
 SCHEMA: Final = "node_modules/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json"
 CHROMIUM: Final = os.environ.get("GENMCP_CHROMIUM", "/usr/bin/chromium")
@@ -120,6 +124,29 @@ def run_host(url: str, timeout_s: float = 60.0) -> dict[str, Any]:
 def run_docs_site(url: str, timeout_s: float = 60.0) -> dict[str, Any]:
     """Run `docs_browser.mjs` over the documentation site served at `url`; its JSON report."""
     return _drive(DOCS_DRIVER, url, timeout_s)
+
+
+def run_docs_page(config: dict[str, Any], timeout_s: float = 180.0) -> dict[str, Any]:
+    """Run the flows of ``docsui_browser.mjs`` named by ``config`` (``example``, ``base``,
+    more per example) in one browser; the readings per flow, screenshots in :data:`ARTIFACTS`."""
+    require(browser_problem())
+    node = _node()
+    assert node is not None
+    config = {**config, "artifacts": str(ARTIFACTS)}
+    done = subprocess.run(
+        [node, str(DOCSUI_DRIVER), json.dumps(config), CHROMIUM],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,  # a hang guard only
+        env={**os.environ, "APPS_MODULES": str(CACHE / "node_modules")},
+        cwd=CACHE,
+    )
+    lines = done.stdout.strip().splitlines()
+    assert lines, f"the driver printed nothing (rc {done.returncode}): {done.stderr[-1500:]}"
+    report: dict[str, Any] = json.loads(lines[-1])
+    assert done.returncode == 0 and report["errors"] == [], (report, done.stderr[-1500:])
+    flows: dict[str, Any] = report["flows"]
+    return flows
 
 
 def _drive(driver: Path, url: str, timeout_s: float) -> dict[str, Any]:

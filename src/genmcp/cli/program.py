@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from genmcp.cli import commands as cli_commands
+from genmcp.cli import dev as cli_dev
 from genmcp.cli import install as cli_install
 from genmcp.cli import proxy as cli_proxy
 from genmcp.cli import registry as cli_registry
@@ -39,6 +40,7 @@ _APP_ENV: Final = "GENMCP_APP"
 EPILOG: Final = """\
 examples:
   genmcp run examples.app:app                       # HTTP on http://127.0.0.1:8000
+  genmcp dev examples.app:app                       # with reload and /mcp/docs
   genmcp run myserver:suite --transport stdio       # for Claude Desktop and other clients
   genmcp list http://127.0.0.1:8000/mcp
   genmcp call http://127.0.0.1:8000/mcp add --arg a=1 --arg b=2
@@ -396,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_install.register(commands, UsageError)
     cli_proxy.register(commands, UsageError, _headers, fast_stack)
     cli_registry.register(commands, UsageError, load_target)
+    cli_dev.register(commands, UsageError, load_target, as_app, _run)
     return parser
 
 

@@ -33,6 +33,7 @@ from starlette.types import Receive, Scope, Send
 from genmcp.catalogs.tools import ToolProvider
 from genmcp.client.limits import ClientLimits
 from genmcp.compose import Mount
+from genmcp.docsui import DocsPage, docs_enabled
 from genmcp.fastapi.compat import plain_include, routes_changed
 from genmcp.fastapi.depends import remember_auth
 from genmcp.fastapi.endpoint import ENDPOINTS, MCPEndpoint
@@ -49,7 +50,7 @@ from genmcp.transports.http.options import OPTION_NAMES, HTTPOptions
 if TYPE_CHECKING:
     from genmcp.storage.redis import RedisOptions, RedisStores
 
-__all__ = ["MCPRouter", "mcp_app", "mcp_router"]
+__all__ = ["DOCS_ROUTE_NAME", "MCPRouter", "docs_route", "mcp_app", "mcp_router"]
 
 
 WRONG_PATHS: Final = ("mcp", "mcp/", "sse", "sse/", "messages", "messages/")
@@ -74,6 +75,8 @@ class _WrongPath(Convertor[str]):
 
 
 register_url_convertor("genmcp_wrong_path", _WrongPath())
+DOCS_ROUTE_NAME: Final = "mcp: the interactive page (docs=True)"
+"""The name of the page's route."""
 ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
 """The MCP route's name. FastAPI names it in "Prefix and path cannot be both empty (path
 operation: ...)" when the router is included without a prefix, so the name says the fix."""
@@ -173,6 +176,7 @@ def mcp_router(
     redis_prefix: str = "genmcp:",
     redis_options: RedisOptions | None = None,
     stores: Stores | None = None,
+    docs: bool | None = None,
     **keywords: Any,
 ) -> MCPRouter:
     """Build an ``APIRouter`` that serves MCP; mount it with ``include_router``.
@@ -221,6 +225,9 @@ def mcp_router(
             of ``middleware=`` given no store. Yours to close (after the app stopped): the
             router closes only what it built. Not with ``redis_url=`` (which builds
             ``RedisStores`` and passes them here), ``suite=`` or the parts it gives.
+        docs: serve the interactive page at ``<endpoint>/docs`` (``genmcp.docsui``; off by
+            default, for development: None reads ``GENMCP_DOCS=1``, which ``genmcp dev``
+            sets). It calls the endpoint from the browser with the visitor's own credentials.
         **keywords: each field of :class:`HTTPOptions` by name (``allowed_hosts=[...]``,
             ``keepalive_s=5``; not together with ``options``); the rest go to ``Suite``
             (page_size, secret_key, instructions, ...).
@@ -271,7 +278,16 @@ def mcp_router(
             deps = list(dependencies or ())
             dependency = _no_auth if checks is None else checks.dependency
             _add_dependent_route(router, endpoint, dependency, deps, at)
+    if docs_enabled(docs):
+        router.routes.append(docs_route(path))
     return router
+
+
+def docs_route(path: str) -> Route:
+    """The page's route at ``path + "/docs"`` (no auth: the page holds nothing; its calls
+    to the endpoint carry the visitor's credentials)."""
+    return Route(path.rstrip("/") + "/docs", DocsPage(), name=DOCS_ROUTE_NAME,
+                 include_in_schema=False)  # fmt: skip
 
 
 def _storage(
@@ -379,12 +395,16 @@ def _flat_routes(include: Any, endpoint: MCPEndpoint) -> list[Route] | None:
         return None
     flat = []
     for route in router.routes:
-        if type(route) is not Route or route.endpoint is not endpoint:  # an API route
+        if not isinstance(route, Route):
             return None
+        page = isinstance(route.endpoint, DocsPage)
+        if not page and (type(route) is not Route or route.endpoint is not endpoint):
+            return None  # an API route
         path = prefix + route.path
         if not path.startswith("/"):
             return None
-        flat.append(Route(path, endpoint, name=ROUTE_NAME, include_in_schema=False))
+        name = DOCS_ROUTE_NAME if page else ROUTE_NAME
+        flat.append(Route(path, route.endpoint, name=name, include_in_schema=False))
     return flat
 
 

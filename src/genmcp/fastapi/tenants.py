@@ -36,6 +36,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from genmcp.caller import TENANT
+from genmcp.docsui import DocsPage, docs_enabled
 from genmcp.errors import MCPError, http_status
 from genmcp.fastapi.endpoint import MCPEndpoint
 from genmcp.protocol.jsonrpc import error_response
@@ -268,6 +269,7 @@ def tenants_router(
     legacy: bool = True,
     registry: SessionRegistry | None = None,
     options: HTTPOptions | None = None,
+    docs: bool | None = None,
 ) -> APIRouter:
     """An ``APIRouter`` serving every tenant of ``tenants`` at ``path``.
 
@@ -282,6 +284,8 @@ def tenants_router(
         legacy: serve 2025 session clients too (sessions in ``registry``: a shared
             ``RedisSessionRegistry`` across processes; in memory by default).
         options: the endpoints' ``HTTPOptions``.
+        docs: serve the interactive page at ``path + "/docs"`` (as ``mcp_router(docs=...)``:
+            each tenant's page calls its own endpoint with the visitor's credentials).
     """
     checks = as_auth(auth)
     if checks is not None and checks.request_check is None:
@@ -311,4 +315,8 @@ def tenants_router(
 
     router = APIRouter(lifespan=lifespan)
     router.routes.append(Route(path, endpoint, name="mcp-tenants", include_in_schema=False))
+    if docs_enabled(docs):
+        page = Route(path.rstrip("/") + "/docs", DocsPage(), name="mcp-tenants: the page",
+                     include_in_schema=False)  # fmt: skip
+        router.routes.append(page)
     return router

@@ -1,0 +1,412 @@
+// Drives headless Chromium (Debian's package) with playwright-core over the endpoint's
+// interactive page (genmcp/docsui), served by a real server of an example. One browser for
+// every flow of a run, a fresh context per flow; each flow's DOM readings go in the report,
+// and a screenshot of it to <artifacts>/<example>-<flow>.png. Prints one JSON object:
+// {flows: {name: readings | {failure}}, errors}. Usage:
+//   node docsui_browser.mjs '{"example": "shop", "base": URL, "artifacts": DIR}' <chromium>
+// playwright-core is under $APPS_MODULES.
+import { createRequire } from "node:module";
+import { mkdirSync, writeFileSync } from "node:fs";
+
+const require = createRequire(`${process.env.APPS_MODULES}/`);
+const { chromium } = require("playwright-core");
+
+const [configText, executablePath] = process.argv.slice(2);
+const config = JSON.parse(configText);
+const TIMEOUT = 20000;
+mkdirSync(config.artifacts, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath,
+  headless: true,
+  timeout: TIMEOUT,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"],
+});
+const errors = [];
+
+async function open(path, { token, era, seed, refused } = {}) {
+  const context = await browser.newContext({ viewport: config.viewport || { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  if (seed) {  // the token the page remembers (per tab): its first connection uses it
+    await page.addInitScript((token) => sessionStorage.setItem("genmcp-docs", JSON.stringify({ token })), token);
+    token = undefined;
+  }
+  page.setDefaultTimeout(TIMEOUT);
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+  if (process.env.DOCSUI_DEBUG) page.on("request", (r) => console.error(r.method(), r.url(), JSON.stringify(r.headers())));
+  await page.goto(config.base + path);
+  await page.waitForFunction(() => document.getElementById("status").textContent !== "starting");
+  if (era) await page.getByLabel("Protocol").selectOption(era);
+  if (token !== undefined) {
+    await page.getByLabel("Bearer token").fill(token);
+    await page.getByLabel("Bearer token").press("Enter");  // the connect form, by keyboard
+  }
+  if ((token !== undefined || era || seed) && !refused) await connected(page, era);
+  return page;
+}
+
+async function connected(page, era) {
+  try {
+    await page.waitForFunction((era) => {
+      const status = document.getElementById("status");
+      return status.className === "ok" && (!era || status.textContent.includes(era));
+    }, era);
+  } catch (error) {
+    const log = await page.locator("#timeline pre").evaluateAll((p) => p.slice(0, 12).map((x) => x.textContent.replace(/\s+/g, " ").slice(0, 160)));
+    throw new Error(`not connected: ${await page.locator("#status").textContent()}: ${error.message} ${log.join(" | ")}`);
+  }
+}
+
+async function names(page, kind) {
+  return page.locator(`nav button[data-kind="${kind}"]`).evaluateAll(
+    (buttons) => buttons.map((b) => b.dataset.name));
+}
+
+// Every visible form control has a label (a <label for>, or an aria-label).
+async function unlabeled(page) {
+  return page.evaluate(() => [...document.querySelectorAll("input, select, textarea")]
+    .filter((c) => c.offsetParent !== null && c.labels.length === 0 && !c.getAttribute("aria-label"))
+    .map((c) => c.id || c.outerHTML.slice(0, 80)));
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: `${config.artifacts}/${config.example}-${name}.png` });
+}
+
+async function openItem(page, kind, name) {
+  const button = page.locator(`nav button[data-kind="${kind}"][data-name="${name}"]`);
+  await button.focus();
+  await page.keyboard.press("Enter");  // nav entries are buttons: the keyboard opens them
+  await page.locator("#detail h2 code", { hasText: name }).waitFor();
+}
+
+async function result(page) {
+  const slot = page.locator("#detail .result-slot > *").first();
+  await slot.waitFor();
+  return slot;
+}
+
+async function timeline(page) {
+  return page.locator("#timeline li").evaluateAll((items) => items.map((i) => i.dataset.method));
+}
+
+// -- the shop example (bearer tokens; create, export with progress, delete with a question)
+
+const shop = {
+  async list() {
+    const page = await open("/mcp/docs", { token: "alice-token" });
+    await page.locator("#server-name").waitFor();
+    const readings = {
+      title: await page.locator("#title").textContent(),
+      server: await page.locator("#server-name").textContent(),
+      protocol: await page.locator("#server-protocol").textContent(),
+      capabilities: JSON.parse(await page.locator("pre.capabilities").textContent()),
+      tools: await names(page, "tools"),
+      templates: await names(page, "templates"),
+      prompts: await names(page, "prompts"),
+    };
+    // keyboard: Tab from the token field reaches the navigation's buttons
+    await page.getByLabel("Bearer token").focus();
+    const reached = [];
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press("Tab");
+      reached.push(await page.evaluate(() => {
+        const a = document.activeElement;
+        return `${a.tagName.toLowerCase()}${a.dataset.kind ? ":" + a.dataset.kind : ""}${a.id ? "#" + a.id : ""}`;
+      }));
+    }
+    readings.tabbing = reached;
+    await openItem(page, "templates", "shop://customers/{name}");
+    const field = page.getByLabel("name");
+    await field.focus();
+    await field.pressSequentially("a");
+    await page.waitForFunction(() => {
+      const list = document.querySelector("datalist");
+      return list && list.children.length >= 2;
+    });
+    readings.completions = await page.locator("datalist option").evaluateAll((o) => o.map((x) => x.value));
+    await openItem(page, "prompts", "follow_up");
+    readings.promptUnlabeled = await unlabeled(page);
+    readings.promptFields = await page.locator("#detail select, #detail input").evaluateAll(
+      (controls) => controls.map((c) => c.labels[0].textContent));
+    await openItem(page, "tools", "create_order");
+    readings.unlabeled = await unlabeled(page);
+    await shot(page, "list");
+    return readings;
+  },
+
+  async call() {
+    const page = await open("/mcp/docs", { token: "alice-token" });
+    await openItem(page, "tools", "create_order");
+    const readings = {
+      quantityDefault: await page.getByLabel("quantity").inputValue(),
+      unlabeled: await unlabeled(page),
+      orders: [],
+    };
+    for (const [customer, item] of [["ada", "tea"], ["alan", "scones"]]) {
+      await page.getByLabel("customer").fill(customer);
+      await page.getByLabel("item").fill(item);
+      await page.getByLabel("item").press("Enter");  // submits the form
+      const slot = await result(page);
+      await slot.locator("pre.structured").waitFor();
+      readings.orders.push({
+        structured: JSON.parse(await slot.locator("pre.structured").textContent()),
+        check: await slot.locator(".schema-check").textContent(),
+      });
+    }
+    await openItem(page, "tools", "export_orders");
+    await page.getByRole("button", { name: "Call" }).click();
+    const slot = await result(page);
+    readings.export = await slot.locator("pre.text").textContent();
+    readings.progress = await page.locator("#detail progress").evaluate((p) => [p.value, p.max]);
+    readings.progressText = await page.locator("#detail .progress-text").textContent();
+    readings.timeline = await timeline(page);
+    readings.timings = await page.locator("#timeline .took").count();
+    await shot(page, "call");
+    return readings;
+  },
+
+  async elicitation() {
+    const page = await open("/mcp/docs", { token: "alice-token" });
+    await openItem(page, "tools", "create_order");
+    await page.getByLabel("customer").fill("ada");
+    await page.getByLabel("item").fill("tea");
+    await page.getByRole("button", { name: "Call" }).click();
+    await result(page);
+    await openItem(page, "tools", "delete_order");
+    await page.getByLabel("Order Id").fill("1");
+    await page.getByRole("button", { name: "Call" }).click();
+    const ask = page.locator("#detail .ask");
+    await ask.waitFor();
+    const readings = {
+      message: await ask.locator(".ask-message").textContent(),
+      focused: await page.evaluate(() => document.activeElement.closest(".ask") !== null),
+      unlabeled: await unlabeled(page),
+    };
+    await shot(page, "elicitation");
+    await page.keyboard.press("Space");  // the focused checkbox: yes
+    await ask.getByRole("button", { name: "Accept" }).click();
+    readings.result = await (await result(page)).locator("pre.text").textContent();
+    readings.timeline = await timeline(page);
+    return readings;
+  },
+
+  async era() {
+    const page = await open("/mcp/docs", { token: "alice-token", era: "2025-11-25" });
+    const readings = {
+      status: await page.locator("#status").textContent(),
+      tools: await names(page, "tools"),
+    };
+    await openItem(page, "tools", "create_order");
+    await page.getByLabel("customer").fill("alan");
+    await page.getByLabel("item").fill("jam");
+    await page.getByRole("button", { name: "Call" }).click();
+    readings.created = JSON.parse(await (await result(page)).locator("pre.structured").textContent());
+    await openItem(page, "tools", "delete_order");
+    await page.getByLabel("Order Id").fill(String(readings.created.id));
+    await page.getByRole("button", { name: "Call" }).click();
+    const ask = page.locator("#detail .ask");
+    await ask.waitFor();
+    readings.message = await ask.locator(".ask-message").textContent();
+    await ask.getByRole("button", { name: "Accept" }).click();  // yes left unchecked: kept
+    readings.result = await (await result(page)).locator("pre.text").textContent();
+    readings.timeline = await timeline(page);
+    await shot(page, "era");
+    await page.getByLabel("Protocol").selectOption("2026-07-28");
+    await connected(page, "2026-07-28");
+    readings.back = await page.locator("#status").textContent();
+    return readings;
+  },
+
+  async auth() {
+    const page = await open("/mcp/docs");
+    await page.waitForFunction(() => document.getElementById("status").className === "bad");
+    const readings = { without: await page.locator("#status").textContent(),
+      toolsWithout: await names(page, "tools") };
+    await page.getByLabel("Bearer token").fill("bob-token");
+    await page.getByRole("button", { name: "Connect" }).click();
+    await connected(page);
+    readings.toolsWith = await names(page, "tools");
+    await shot(page, "auth");
+    return readings;
+  },
+};
+
+// -- the tenants example (roles hide tools; acme has the everything server's tools) -------
+
+const tenants = {
+  async auth() {
+    const readings = {};
+    for (const token of ["", "bob-acme", "alice-acme"]) {
+      const page = await open("/t/acme/mcp/docs", { token });
+      readings[token || "guest"] = await names(page, "tools");
+      if (token === "alice-acme") await shot(page, "auth");
+      await page.context().close();
+    }
+    const other = await open("/t/globex/mcp/docs", { token: "alice-acme", refused: true });
+    await other.waitForFunction(() => document.getElementById("status").className === "bad");
+    readings.otherTenant = await other.locator("#status").textContent();
+    return readings;
+  },
+
+  async results() {
+    const page = await open("/t/acme/mcp/docs", { token: "alice-acme", seed: true });
+    const readings = {};
+    for (const name of ["test_multiple_content_types", "test_audio_content", "test_embedded_resource"]) {
+      await openItem(page, "tools", name);
+      await page.getByRole("button", { name: "Call" }).click();
+      const slot = await result(page);
+      readings[name] = await slot.evaluate((node) => ({
+        blocks: [...node.querySelectorAll(".block")].map((b) => b.className.replace("block block-", "")),
+        texts: [...node.querySelectorAll("pre.text")].map((p) => p.textContent),
+        images: [...node.querySelectorAll("img")].map((i) => [i.alt, i.complete && i.naturalWidth > 0]),
+        audio: [...node.querySelectorAll("audio")].map((a) => a.getAttribute("aria-label")),
+      }));
+      if (name === "test_multiple_content_types") await shot(page, "results");
+    }
+    return readings;
+  },
+
+  async form() {
+    const page = await open("/t/acme/mcp/docs", { token: "alice-acme", seed: true });
+    await openItem(page, "tools", "json_schema_2020_12_tool");
+    const readings = {
+      legends: await page.locator("#detail fieldset legend").allTextContents(),
+      choices: await page.getByLabel("contactMethod").locator("option").allTextContents(),
+      unlabeled: await unlabeled(page),
+    };
+    await page.getByLabel("name", { exact: true }).fill("Ada");
+    await page.getByLabel("street").fill("1 Main St");
+    await page.getByLabel("city").fill("Paris");
+    await page.getByLabel("contactMethod").selectOption({ label: "email" });
+    await page.getByLabel("email", { exact: true }).fill("ada@example.com");
+    await page.getByRole("button", { name: "Call" }).click();
+    readings.result = await (await result(page)).locator("pre.text").textContent();
+    await shot(page, "form");
+    return readings;
+  },
+
+  async sampling() {
+    const page = await open("/t/acme/mcp/docs", { token: "alice-acme", seed: true });
+    await openItem(page, "tools", "test_input_required_result_sampling");
+    await page.getByRole("button", { name: "Call" }).click();
+    const ask = page.locator("#detail .ask");
+    await ask.waitFor();
+    const readings = { asked: await ask.locator("h3").textContent(),
+      shown: await ask.locator("pre").textContent(), unlabeled: await unlabeled(page) };
+    await page.getByLabel("Your reply, as the model").fill("Paris");
+    await ask.getByRole("button", { name: "Send" }).click();
+    readings.result = await (await result(page)).locator("pre.text").textContent();
+    return readings;
+  },
+
+  async enums() {
+    const page = await open("/t/acme/mcp/docs", { token: "alice-acme", seed: true });
+    await openItem(page, "tools", "test_elicitation_sep1330_enums");
+    await page.getByRole("button", { name: "Call" }).click();
+    const ask = page.locator("#detail .ask");
+    await ask.waitFor();
+    await ask.getByLabel("untitledSingle", { exact: true }).selectOption("option2");
+    await ask.getByLabel("titledSingle", { exact: true }).selectOption({ label: "Second Option" });
+    await ask.getByLabel("legacyEnum", { exact: true }).selectOption({ label: "Option Two" });
+    const add = ask.getByRole("button", { name: "Add untitledMulti item", exact: true });
+    await add.click();
+    await add.click();
+    await ask.getByLabel("untitledMulti item", { exact: true }).nth(0).selectOption("option1");
+    await ask.getByLabel("untitledMulti item", { exact: true }).nth(1).selectOption("option3");
+    await ask.getByRole("button", { name: "Add titledMulti item", exact: true }).click();
+    await ask.getByLabel("titledMulti item", { exact: true }).selectOption({ label: "Third Choice" });
+    const readings = { unlabeled: await unlabeled(page),
+      legends: await ask.locator("fieldset legend").allTextContents() };
+    await shot(page, "enums");
+    await ask.getByRole("button", { name: "Accept" }).click();
+    readings.result = await (await result(page)).locator("pre.text").textContent();
+    return readings;
+  },
+
+  async cancel() {
+    const page = await open("/t/acme/mcp/docs", { token: "alice-acme", seed: true });
+    await openItem(page, "tools", "test_long_running_operation");
+    const readings = { seconds: await page.getByLabel("seconds").inputValue() };
+    await page.getByRole("button", { name: "Call" }).click();
+    await page.waitForFunction(() => document.querySelector("#detail progress").value >= 3 / 300);
+    readings.progressText = await page.locator("#detail .progress-text").textContent();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    readings.after = await (await result(page)).textContent();
+    readings.callEnabled = await page.getByRole("button", { name: "Call" }).isEnabled();
+    await shot(page, "cancel");
+    return readings;
+  },
+};
+
+// -- genmcp dev (tests/cli/test_dev.py): the source changes, the server restarts, the page
+// reconnects by itself and lists the new tool
+
+const dev = {
+  async reload() {
+    const page = await open(config.page);
+    await connected(page);
+    await page.evaluate(() => {
+      window.seen = [];
+      new MutationObserver(() => window.seen.push(document.getElementById("status").className))
+        .observe(document.getElementById("status"), { childList: true, characterData: true, subtree: true });
+    });
+    const readings = { before: await names(page, "tools") };
+    writeFileSync(config.file, config.rewrite);
+    await page.locator('nav button[data-kind="tools"][data-name="second"]').waitFor({ timeout: 60000 });
+    await connected(page);
+    readings.after = await names(page, "tools");
+    readings.seen = await page.evaluate(() => window.seen);
+    await shot(page, "reload");
+    return readings;
+  },
+};
+
+// -- the MCP Apps example: the tool's view in the page's sandboxed iframe, bridged
+
+const apps = {
+  async view() {
+    const page = await open("/mcp/docs");
+    await connected(page);
+    await openItem(page, "tools", "sales_chart");
+    await page.getByLabel("region").selectOption({ label: "north" });
+    await page.getByRole("button", { name: "Call" }).click();
+    const frame = page.locator("iframe.app-view");
+    await frame.waitFor();
+    const view = page.frameLocator("iframe.app-view");
+    await view.locator("#status", { hasText: "ready" }).waitFor();
+    const readings = {
+      sandbox: await frame.getAttribute("sandbox"),
+      title: await frame.getAttribute("title"),
+      heading: await view.locator("#title").textContent(),
+      bars: await view.locator("#bars rect").count(),
+      structured: JSON.parse(await page.locator("#detail pre.structured").textContent()),
+    };
+    await view.locator("#month").selectOption("apr");
+    await view.locator("#amount").fill("15");
+    await view.locator("#record").click();
+    await view.locator("#status", { hasText: "recorded 15" }).waitFor();
+    readings.after = await view.locator("#bars rect[data-month='apr']").getAttribute("data-amount");
+    readings.timeline = await timeline(page);
+    await shot(page, "view");
+    return readings;
+  },
+};
+
+const suites = { shop, tenants, dev, apps };
+const flows = {};
+try {
+  for (const [name, flow] of Object.entries(suites[config.example])) {
+    if (config.flows && !config.flows.includes(name)) continue;
+    const begun = Date.now();
+    try {
+      flows[name] = await flow();
+      flows[name].ms = Date.now() - begun;  // for the report only: no test reads it
+    } catch (error) {
+      flows[name] = { failure: String(error.stack || error) };
+    }
+  }
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify({ flows, errors }));
