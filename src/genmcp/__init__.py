@@ -94,6 +94,7 @@ if TYPE_CHECKING:
         tenant_from_path,
         tenants_router,
     )
+    from genmcp.openapi import OpenAPI, OpenAPITool, openapi_tools
     from genmcp.routes_as_tools import route_tools, routes_router
 
 _LAZY = {
@@ -101,6 +102,9 @@ _LAZY = {
     "MCPRouter": "genmcp.fastapi.router",
     "mcp_app": "genmcp.fastapi.router",
     "mcp_router": "genmcp.fastapi.router",
+    "OpenAPI": "genmcp.openapi",
+    "OpenAPITool": "genmcp.openapi",
+    "openapi_tools": "genmcp.openapi",
     "route_tools": "genmcp.routes_as_tools",
     "routes_router": "genmcp.routes_as_tools",
     "TenantRequest": "genmcp.fastapi.tenants",
@@ -134,6 +138,8 @@ __all__ = [
     "MCPRouter",
     "Middleware",
     "Mount",
+    "OpenAPI",
+    "OpenAPITool",
     "Prompt",
     "PromptRequest",
     "RateLimit",
@@ -169,6 +175,7 @@ __all__ = [
     "list_roots_request",
     "mcp_app",
     "mcp_router",
+    "openapi_tools",
     "prompt",
     "prompt_message",
     "read_resource_result",
