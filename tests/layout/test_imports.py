@@ -192,6 +192,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
         "genmcp.__main__",
         "genmcp.scaleout",
         "genmcp.routes_as_tools",
+        "genmcp.openapi",
     ),
 )
 """DESIGN.md §1, lowest first: a module imports only from its own layer or below."""

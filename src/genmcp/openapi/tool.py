@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from genmcp.errors import INTERNAL_ERROR
-from genmcp.openapi.upstream import HTTPUpstream, Reply, UpstreamDown
+from genmcp.openapi.upstream import HTTPUpstream, Reply, APIUnavailable
 from genmcp.outcomes import Error, Result
 from genmcp.routes_as_tools.arguments import Arguments
 from genmcp.routes_as_tools.replies import report_result, success_result
@@ -112,7 +112,7 @@ class OpenAPITool(Tool):
                 body=placed.body,
                 has_body=placed.has_body,
             )
-        except UpstreamDown as exc:
+        except APIUnavailable as exc:
             data: dict[str, Any] = {"upstream": spec.upstream.base_url}
             if exc.status is not None:
                 data["status"] = exc.status
@@ -146,7 +146,10 @@ def _detail(reply: Reply) -> Any:
 
 def tool_class(spec: OperationSpec, options: Mapping[str, Any], qualname: str) -> type[OpenAPITool]:
     """A new ``OpenAPITool`` subclass for ``spec`` with the given class options."""
-    namespace: dict[str, Any] = {"operation": spec, "__module__": __name__, "__qualname__": qualname}
+    namespace: dict[str, Any] = {
+        "operation": spec,
+        "__module__": __name__,
+        "__qualname__": qualname,
+    }
     made: type[OpenAPITool] = type(qualname, (OpenAPITool,), namespace, **options)
     return made
-

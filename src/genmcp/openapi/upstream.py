@@ -29,7 +29,7 @@ import httpx
 from genmcp.caller import Caller
 from genmcp.compose.upstream import Breaker
 
-__all__ = ["Credentials", "HTTPUpstream", "Reply", "UpstreamDown"]
+__all__ = ["Credentials", "HTTPUpstream", "Reply", "APIUnavailable"]
 
 log = logging.getLogger("genmcp")
 
@@ -38,7 +38,7 @@ Credentials = Mapping[str, str] | Callable[[Caller], Mapping[str, str]]
 _READ_CHUNK: Final = 65536
 
 
-class UpstreamDown(Exception):
+class APIUnavailable(Exception):
     """The API cannot answer now: refused, timed out, a 5xx, or the breaker is open."""
 
     def __init__(self, why: str, status: int | None = None) -> None:
@@ -48,7 +48,7 @@ class UpstreamDown(Exception):
 
 @dataclass(slots=True)
 class Reply:
-    """The API's answer to one call (a 2xx, 3xx or 4xx: a 5xx is :class:`UpstreamDown`)."""
+    """The API's answer to one call (a 2xx, 3xx or 4xx: a 5xx is :class:`APIUnavailable`)."""
 
     status: int
     media_type: str
@@ -133,11 +133,11 @@ class HTTPUpstream:
         body: Any = None,
         has_body: bool = False,
     ) -> Reply:
-        """One call to the API; :class:`UpstreamDown` when it cannot answer."""
+        """One call to the API; :class:`APIUnavailable` when it cannot answer."""
         breaker = self.breaker
         if not breaker.allows():
             wait = breaker.retry_in()
-            raise UpstreamDown(
+            raise APIUnavailable(
                 f"it failed {breaker.threshold} times in a row; next try in {wait:.0f} s"
             )
         request_headers = dict(headers)
@@ -146,20 +146,20 @@ class HTTPUpstream:
             async with self.client().stream(
                 method,
                 path,
-                params=query,
+                params=tuple(query),
                 headers=request_headers,
                 json=body if has_body else None,
             ) as response:
                 reply = await self._read(response)
         except httpx.TimeoutException:
             breaker.failed()
-            raise UpstreamDown(f"no answer within {self.timeout_s:g} s") from None
+            raise APIUnavailable(f"no answer within {self.timeout_s:g} s") from None
         except (httpx.HTTPError, OSError) as exc:
             breaker.failed()
-            raise UpstreamDown(str(exc) or type(exc).__name__) from None
+            raise APIUnavailable(str(exc) or type(exc).__name__) from None
         if reply.status >= 500:
             breaker.failed()
-            raise UpstreamDown(f"it answered {reply.status}", reply.status)
+            raise APIUnavailable(f"it answered {reply.status}", reply.status)
         breaker.succeeded()
         return reply
 
