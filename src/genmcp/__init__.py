@@ -20,6 +20,8 @@ Layers, lowest first (a module imports only from its own layer or below;
                                 across processes, worker mail
     middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
+    transforms/                 shaping every tool added: rename, namespace, hidden arguments;
+                                versions; prompts and resources as tools
     suite                       routing, capabilities, the live Calls
     compose/                    Mount: another Suite's catalog served under a namespace
     sessions/                   the 2025 session engine (legacy sessions), for HTTP and stdio
@@ -80,6 +82,7 @@ from genmcp.skills import Skill, SkillRepo
 from genmcp.storage import Stores, TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tools import Tool, ToolRequest
+from genmcp.transforms import Hidden, Transform, prompts_as_tools, resources_as_tools, versioned
 from genmcp.transports.http.options import HTTPOptions
 from genmcp.visibility import Item, Visibility
 
@@ -128,6 +131,7 @@ __all__ = [
     "Ending",
     "Error",
     "HTTPOptions",
+    "Hidden",
     "InputDeclined",
     "InputRequired",
     "InvalidArguments",
@@ -160,6 +164,7 @@ __all__ = [
     "Timing",
     "Tool",
     "ToolRequest",
+    "Transform",
     "TransportContext",
     "Visibility",
     "assistant_message",
@@ -178,11 +183,13 @@ __all__ = [
     "openapi_tools",
     "prompt",
     "prompt_message",
+    "prompts_as_tools",
     "read_resource_result",
     "resource",
     "resource_item",
     "resource_link",
     "resource_template",
+    "resources_as_tools",
     "route_tools",
     "routes_router",
     "tenant_from_claim",
@@ -193,6 +200,7 @@ __all__ = [
     "text_contents",
     "tool",
     "user_message",
+    "versioned",
     "watch",
 ]
 

@@ -58,6 +58,7 @@ from genmcp.sync.interest import Interest
 from genmcp.sync.listen import ChangeFeed, Seen, listen_handlers
 from genmcp.sync.mail import MailRelay
 from genmcp.tasks.service import TaskService
+from genmcp.transforms.transform import Transform
 from genmcp.visibility import Decide, Visibility, as_visibility
 
 __all__ = ["Mountable", "Suite"]
@@ -121,6 +122,8 @@ class Suite:
         visibility: who sees which tools, prompts and resources: a ``Visibility``, or a
             ``decide(caller, item)`` callable (``genmcp.visibility``,
             docs/guides/tenancy.md); the items' own ``visible`` hooks apply without it.
+        transforms: ``genmcp.Transform`` objects: rename, re-describe, namespace, hide
+            arguments of every tool added, own, mounted or imported (docs/guides/shaping.md).
     """
 
     def __init__(
@@ -147,6 +150,7 @@ class Suite:
         task_options: TaskOptions | None = None,
         mounts: Iterable[Mountable] = (),
         visibility: Visibility | Decide | None = None,
+        transforms: Iterable[Transform] = (),
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -175,7 +179,8 @@ class Suite:
         shared: dict[str, Any] = {"sealer": sealer, "states": states, "page_size": page_size,
                                   "visibility": self.visibility}  # fmt: skip
         # schema_options are merged under each tool's own
-        self._tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options)
+        self._tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options,
+                                  transforms=transforms)  # fmt: skip
         self._prompts = PromptCatalog(**shared, result_meta=result_meta)
         self._resources = ResourceCatalog(**shared, result_meta=result_meta)
         self._skills = SkillCatalog(**shared, result_meta=result_meta, resources=self._resources)
@@ -252,6 +257,15 @@ class Suite:
     def remove_tool(self, name: str, *, local: bool = False) -> bool:
         """Stop serving the tool ``name`` (everywhere unless ``local``); False if not here."""
         return self._catalog.remove("tool", name, local=local)
+
+    def disable(self, name: str, *, kind: str = "tool", local: bool = False) -> bool:
+        """Turn the tool (or ``kind="prompt"``) ``name`` off: listed nowhere, called as
+        unknown, on every process unless ``local`` (``sync.catalog``); True if it changed."""
+        return self._catalog.switch(kind, name, False, local=local)
+
+    def enable(self, name: str, *, kind: str = "tool", local: bool = False) -> bool:
+        """Turn ``name`` back on (see :meth:`disable`); True if it changed."""
+        return self._catalog.switch(kind, name, True, local=local)
 
     def tool(self, name: str) -> ToolEntry | None:
         """The entry of the tool ``name``, if served."""

@@ -177,7 +177,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
      "genmcp.functions"),
     ("genmcp.storage", "genmcp.visibility"),
     ("genmcp.call",),
-    ("genmcp.catalogs",),
+    ("genmcp.catalogs", "genmcp.transforms"),
     ("genmcp.tasks",),
     ("genmcp.sync",),
     ("genmcp.middleware",),

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from genmcp.errors import INTERNAL_ERROR
-from genmcp.openapi.upstream import HTTPUpstream, Reply, APIUnavailable
+from genmcp.openapi.upstream import APIUnavailable, HTTPUpstream, Reply
 from genmcp.outcomes import Error, Result
 from genmcp.routes_as_tools.arguments import Arguments
 from genmcp.routes_as_tools.replies import report_result, success_result

@@ -29,7 +29,7 @@ import httpx
 from genmcp.caller import Caller
 from genmcp.compose.upstream import Breaker
 
-__all__ = ["Credentials", "HTTPUpstream", "Reply", "APIUnavailable"]
+__all__ = ["APIUnavailable", "Credentials", "HTTPUpstream", "Reply"]
 
 log = logging.getLogger("genmcp")
 
