@@ -148,3 +148,14 @@ def test_transforms_apply_in_order_each_to_the_name_it_sees() -> None:
     assert entry is not None and json.dumps(entry.descriptor).count("crm_sales") == 1
 
 
+
+
+async def test_a_function_tool_gets_its_model_with_the_hidden_value() -> None:
+    from genmcp.testing import MCPTestClient
+
+    suite = Suite(server_name="s", server_version="1", tools=[add],
+                  transforms=[Transform(tools="add", hide={"b": Hidden(default=10)})])
+    async with MCPTestClient(suite) as client:
+        [listed] = await client.list_tools()
+        assert list(listed["inputSchema"]["properties"]) == ["a"]
+        assert (await client.call_tool("add", {"a": 5})).structured == {"result": 15}

@@ -20,7 +20,7 @@ import logging
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.openapi.document import Document, Operation, load
 from genmcp.openapi.tool import OpenAPITool, OperationSpec, tool_class
@@ -28,6 +28,9 @@ from genmcp.openapi.upstream import Credentials, HTTPUpstream
 from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
 from genmcp.routes_as_tools.build import Selection
 from genmcp.routes_as_tools.tool import annotations_for
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["openapi_tools"]
 
@@ -64,6 +67,7 @@ def openapi_tools(
     failures: int = 3,
     cooldown_s: float = 30.0,
     max_response_bytes: int = 4 * 1024 * 1024,
+    http: httpx.AsyncClient | None = None,
     upstream: HTTPUpstream | None = None,
 ) -> list[type[OpenAPITool]]:
     """Tool classes for the selected operations of an external API, in the document's order.
@@ -79,6 +83,8 @@ def openapi_tools(
         forward_bearer: pass the MCP caller's ``Authorization: Bearer`` on (never by default).
         timeout_s, failures, cooldown_s: the pool's timeouts and the circuit breaker.
         max_response_bytes: a larger response is an ``isError`` result (502).
+        http: an ``httpx.AsyncClient`` to send through instead of the upstream's own pool
+            (shared with your code, or an ``httpx.ASGITransport`` in tests; not closed here).
         upstream: an :class:`HTTPUpstream` to share (then the five options above are its).
 
     Raises:
@@ -100,7 +106,7 @@ def openapi_tools(
     if upstream is None:
         upstream = HTTPUpstream(
             document.base_url(base_url), timeout_s, failures, cooldown_s, credentials,
-            forward_bearer, max_response_bytes,
+            forward_bearer, max_response_bytes, http,
         )  # fmt: skip
     made: list[type[OpenAPITool]] = []
     seen: dict[str, str] = {}

@@ -103,9 +103,7 @@ class HTTPUpstream:
         if pool is None:
             for dead in [old for old in self._pools if old.is_closed()]:
                 del self._pools[dead]
-            pool = self._pools[loop] = httpx.AsyncClient(
-                base_url=self.base_url, timeout=httpx.Timeout(self.timeout_s)
-            )
+            pool = self._pools[loop] = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s))
         return pool
 
     def auth_headers(self, caller: Caller, authorization: str | None) -> list[tuple[str, str]]:
@@ -145,7 +143,7 @@ class HTTPUpstream:
         try:
             async with self.client().stream(
                 method,
-                path,
+                self.base_url + path,
                 params=tuple(query),
                 headers=request_headers,
                 json=body if has_body else None,

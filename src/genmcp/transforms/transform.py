@@ -16,7 +16,8 @@ The shaped tool is a subclass of the original (:func:`shaped`): every other hook
 scopes, visibility and task support included, is the original's, and the catalog builds
 and validates it like any other tool. Its arguments are validated against the shaped
 schema (a hidden argument sent by the client is refused as unknown when the schema closes
-``additionalProperties``), then the hidden values are added before the original ``call``.
+``additionalProperties``), then the hidden values are added before the original ``call`` (a tool whose input schema is a pydantic model, ``@tool`` functions,
+gets the model instance it expects, the hidden values included).
 
 Imports genmcp's tool layer and ``visibility.caller_of``; no asyncio beyond a thread hop.
 """
@@ -31,8 +32,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from pydantic import BaseModel
+
 from genmcp.caller import Caller
-from genmcp.tools import Tool, ToolRequest
+from genmcp.schema import advertised_schema
+from genmcp.tools import Tool, ToolRequest, with_arguments
 from genmcp.visibility import caller_of
 
 if TYPE_CHECKING:
@@ -134,11 +138,16 @@ def _subclass(cls: type[Tool], texts: Mapping[str, Any], hide: Mapping[str, Hidd
 
     def input_schema(self: Tool, arg: Any) -> Any:
         schema = original_schema(self, arg)
-        return _without(schema, hide, cls.__qualname__) if hide else schema
+        if not hide:
+            return schema
+        return _without(advertised_schema(schema, owner=cls.__qualname__), hide, cls.__qualname__)
 
     async def call(self: Tool, request: ToolRequest, channel: Channel, arg: Any) -> Any:
         if hide:
             request = _with_hidden(request, channel, hide)
+            model = original_schema(self, arg)
+            if isinstance(model, type) and issubclass(model, BaseModel):  # what call expects
+                request = with_arguments(request, model.model_validate(request.arguments))
         if threaded:
             return await asyncio.to_thread(original_call, self, request, channel, arg)
         return await original_call(self, request, channel, arg)
@@ -154,12 +163,7 @@ def _subclass(cls: type[Tool], texts: Mapping[str, Any], hide: Mapping[str, Hidd
     return type(cls.__name__, (cls,), namespace)
 
 
-def _without(schema: Any, hide: Mapping[str, Hidden], owner: str) -> dict[str, Any]:
-    if not isinstance(schema, Mapping):
-        raise TypeError(
-            f"{owner}: hiding arguments needs an input schema given as a JSON Schema dict "
-            f"(not {type(schema).__name__})"
-        )
+def _without(schema: Mapping[str, Any], hide: Mapping[str, Hidden], owner: str) -> dict[str, Any]:
     properties = dict(schema.get("properties") or {})
     absent = sorted(set(hide) - set(properties))
     if absent:
