@@ -16,8 +16,9 @@ The shaped tool is a subclass of the original (:func:`shaped`): every other hook
 scopes, visibility and task support included, is the original's, and the catalog builds
 and validates it like any other tool. Its arguments are validated against the shaped
 schema (a hidden argument sent by the client is refused as unknown when the schema closes
-``additionalProperties``), then the hidden values are added before the original ``call`` (a tool whose input schema is a pydantic model, ``@tool`` functions,
-gets the model instance it expects, the hidden values included).
+``additionalProperties``), then the hidden values are added before the original ``call``
+(a tool whose input schema is a pydantic model, a ``@tool`` function, gets the model
+instance it expects, the hidden values included).
 
 Imports genmcp's tool layer and ``visibility.caller_of``; no asyncio beyond a thread hop.
 """
