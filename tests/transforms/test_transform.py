@@ -159,3 +159,12 @@ async def test_a_function_tool_gets_its_model_with_the_hidden_value() -> None:
         [listed] = await client.list_tools()
         assert list(listed["inputSchema"]["properties"]) == ["a"]
         assert (await client.call_tool("add", {"a": 5})).structured == {"result": 15}
+
+
+def test_a_mounted_tool_renamed_by_a_transform_leaves_when_its_suite_drops_it() -> None:
+    inner = Suite(server_name="inner", server_version="1", tools=[add])
+    outer = Suite(server_name="outer", server_version="1", mounts=[Mount(inner, namespace="m")],
+                  transforms=[Transform(tools="m_add", name="plus")])
+    assert outer.tool("plus") is not None
+    inner.remove_tool("add")
+    assert outer.tool("plus") is None

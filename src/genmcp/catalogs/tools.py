@@ -224,12 +224,24 @@ class ToolCatalog(Catalog[ToolEntry]):
     ) -> None:
         self.schema_options = schema_options
         self.transforms = tuple(transforms)
+        self.renamed: dict[str, str] = {}
+        """A name before the transforms -> the name served."""
         super().__init__(kind="tool", method=TOOLS_LIST, key="tools", make=self._entry, **served)
 
     def _entry(self, cls: Any, arg: Any) -> ToolEntry:
-        if self.transforms and isinstance(cls, type) and issubclass(cls, Tool):
-            cls = shaped(cls, arg, self.transforms)  # every tool, wherever it comes from
-        return ToolEntry(cls, arg, self.schema_options)
+        if not (self.transforms and isinstance(cls, type) and issubclass(cls, Tool)):
+            return ToolEntry(cls, arg, self.schema_options)
+        made = shaped(cls, arg, self.transforms)  # every tool, wherever it comes from
+        entry = ToolEntry(made, arg, self.schema_options)
+        if made is not cls:  # a mount removes the tool by the name it gave it
+            self.renamed[cls().info("name", arg)] = entry.name
+        return entry
+
+    def remove(self, name: str) -> bool:
+        """Stop serving ``name``: the served name, or the name a transform changed."""
+        if name not in self.entries and name in self.renamed:
+            name = self.renamed.pop(name)
+        return super().remove(name)
 
     def handlers(self, on_call: Callable[[], None] | None = None) -> Handlers:
         """``tools/list`` and ``tools/call``; ``on_call``, when given, runs before each call's
