@@ -10,7 +10,7 @@ import pytest
 from fastapi import FastAPI, Request
 
 from genmcp import Hidden, Mount, OpenAPI, Result, Suite, Tool, Transform, tool
-from genmcp.fastapi.router import mcp_router
+from genmcp.fastapi.router import mcp_app, mcp_router
 from genmcp.protocol.v2607 import call_tool_result
 from genmcp.transforms import shaped
 from support import inventory
@@ -40,6 +40,12 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
+@tool
+def mul(a: int, b: int) -> int:
+    """Multiplies two numbers."""
+    return a * b
+
+
 def caller_assigns(request: Request) -> dict[str, Any]:
     return {"principal": "someone", "tenant": request.headers.get("x-tenant", "none")}
 
@@ -51,6 +57,7 @@ TRANSFORMS = [
     Transform(tools="math_*", namespace="calc"),
     Transform(tools="inv_getItem", name="read_item", title="Read one item"),
     Transform(tools="inv_listItems", hide={"limit": Hidden(default=1)}),
+    Transform(tools="remote_mul", hide={"b": Hidden(default=3)}, name="triple"),
 ]
 
 
@@ -60,9 +67,11 @@ def base() -> Iterator[str]:
     try:
         api_url = live(inventory.make_app()[0])
         inner = Suite(server_name="inner", server_version="1", tools=[add])
+        remote = live(mcp_app(Suite(server_name="remote", server_version="1", tools=[mul])))
         suite = Suite(server_name="shaped", server_version="1", tools=[Report],
                       transforms=TRANSFORMS, mounts=[
                           Mount(inner, namespace="math"),
+                          Mount(url=remote + "/mcp", namespace="remote"),
                           OpenAPI(inventory.SPEC, base_url=api_url, namespace="inv",
                                   tags=["items"]),
                       ])
@@ -86,7 +95,8 @@ async def call(base: str, name: str, arguments: dict[str, Any], tenant: str = "a
 async def test_the_listing_shows_the_shaped_tools(base: str) -> None:
     tools = await listed(base)
     assert sorted(tools) == ["calc_math_add", "inv_createItem", "inv_listItems", "read_item",
-                             "report"]
+                             "report", "triple"]
+    assert list(tools["triple"]["inputSchema"]["properties"]) == ["a"]
     report = tools["report"]
     assert report["description"] == "Sums your sales in a region."
     assert set(report["inputSchema"]["properties"]) == {"region"}
@@ -111,13 +121,15 @@ async def test_a_client_cannot_set_a_hidden_argument(base: str) -> None:
     assert "tenant" in reply.result["content"][0]["text"]
 
 
-async def test_mounted_and_imported_tools_run_under_their_new_names(base: str) -> None:
+async def test_mounted_remote_and_imported_tools_run_under_their_new_names(base: str) -> None:
     summed = await call(base, "calc_math_add", {"a": 2, "b": 3})
     assert summed.result["structuredContent"] == {"result": 5}
     item = await call(base, "read_item", {"item_id": 1})
     assert item.result["structuredContent"]["name"] == "lamp"
     gone = await call(base, "inv_getItem", {"item_id": 1})
     assert gone.error["code"] == -32602  # the old name is unknown
+    tripled = await call(base, "triple", {"a": 7})  # a remote mount's tool, b injected
+    assert tripled.result["structuredContent"] == {"result": 21}
     listed_items = await call(base, "inv_listItems", {})
     assert len(listed_items.result["structuredContent"]["result"]) == 1  # limit=1 injected
 
