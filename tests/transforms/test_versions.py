@@ -76,12 +76,16 @@ def test_versions_order_by_their_numeric_parts() -> None:
         "1", "1.9", "1.10", "2.0", "10.0-beta"]
 
 
-async def test_the_listing_names_every_version_and_describes_the_newest(base: str) -> None:
-    async with ModernClient(base) as mcp:
-        (search,) = (await mcp.request("tools/list", {})).result["tools"]
-    assert search["_meta"][VERSIONS] == ["1", "2.0", "10.0-beta"]
-    assert search["_meta"][PIN] == "10.0-beta"
-    assert search["description"] == "Beta: semantic search."
+async def test_the_listing_names_the_public_versions_and_describes_the_newest(
+    base: str,
+) -> None:
+    for tenant in ("main", "beta"):  # one listing: the beta version is shown to nobody
+        async with ModernClient(base, headers={"X-Tenant": tenant}) as mcp:
+            (search,) = (await mcp.request("tools/list", {})).result["tools"]
+        assert search["_meta"][VERSIONS] == ["1", "2.0"]
+        assert search["_meta"][PIN] == "2.0"
+        assert search["description"] == "Searches with filters."
+        assert "Beta" not in str(search)
 
 
 async def test_unpinned_calls_run_the_newest_the_caller_may_see(base: str) -> None:

@@ -3,15 +3,20 @@
 ``Suite(tools=[versioned("search", {"1": SearchV1, "2.0": SearchV2})])`` serves one tool
 ``search``. A call runs the version its ``_meta["dev.genmcp/version"]`` names
 (:data:`PIN`), else the newest one the caller may see. Versions order by their numeric
-parts (``"1.10"`` after ``"1.9"``). The listing describes the newest version (title,
-description, schemas, annotations) and says which exist: ``_meta["dev.genmcp/versions"]``
-(oldest first) and ``_meta["dev.genmcp/version"]`` (the default).
+parts (``"1.10"`` after ``"1.9"``).
 
 Visibility and tenancy are per version: each version's ``scopes=`` and ``visible`` hook
 decide whether a caller may run it; the tool is listed to a caller who may run one of
-them. A pin naming a version that does not exist, or that the caller may not see, is the
-same -32602 error (``unknown_version``, with the versions the caller may pin), never the
-call of another version.
+them. The listing is one for every caller, so it names and describes only the *public*
+versions (no scopes, no ``visible`` hook of their own): the newest public one's title,
+description, schemas and annotations, ``_meta["dev.genmcp/versions"]`` (oldest first) and
+``_meta["dev.genmcp/version"]`` (the newest public one). A restricted version (a beta for
+one tenant) is run and pinned by those who may see it, never shown to the others. When
+no version is public the listing describes the newest of all.
+
+A pin naming a version that does not exist, or that the caller may not see, is the same
+-32602 error (``data.versions``: the versions the caller may pin), never the call of
+another version.
 
 Each version is an ordinary tool class (or ``(cls, arg)``); its arguments are validated
 against its own input schema. Imports genmcp's tool layer, schema and visibility.
@@ -54,6 +59,12 @@ class _Version:
     tool: Tool
     arg: Any
 
+    @property
+    def public(self) -> bool:
+        """Whether every caller may run it (no scopes, no ``visible`` hook of its own)."""
+        hook = type(self.tool).visible is Tool.visible
+        return hook and not self.tool.required_scopes(self.arg)
+
     def visible(self, caller: Caller) -> bool:
         held = caller.assigns.get("effective_scopes")
         if held is not None and not set(self.tool.required_scopes(self.arg)) <= set(held):
@@ -80,12 +91,19 @@ class VersionSet:
         self.versions: tuple[_Version, ...] = tuple(made)
 
     @property
+    def advertised(self) -> tuple[_Version, ...]:
+        """The versions the listing names: the public ones (every version when none is)."""
+        public = tuple(v for v in self.versions if v.public)
+        return public or self.versions
+
+    @property
     def newest(self) -> _Version:
-        return self.versions[-1]
+        """The version the listing describes: the newest advertised one."""
+        return self.advertised[-1]
 
     def names(self) -> list[str]:
-        """Every version, oldest first."""
-        return [v.version for v in self.versions]
+        """The advertised versions, oldest first."""
+        return [v.version for v in self.advertised]
 
     def pick(self, caller: Caller, pinned: Any) -> _Version:
         """The version a call runs: the pinned one, else the newest the caller may see."""
