@@ -21,6 +21,8 @@ Layers, lowest first (a module imports only from its own layer or below;
     middleware, telemetry       the chain around every request; OpenTelemetry (opt-in, [otel])
     observe, ratelimit          built-in middleware: AccessLog, Timing; RateLimit (Limit)
     user_state                  UserStates: named values per user across stateless calls
+    transforms/                 shaping every tool added: rename, namespace, hidden arguments;
+                                versions; prompts and resources as tools
     suite                       routing, capabilities, the live Calls
     compose/, search/           Mount: another Suite's catalog served under a namespace;
                                 CatalogSearch: a search tool over a Suite's catalog
@@ -83,6 +85,7 @@ from genmcp.skills import Skill, SkillRepo
 from genmcp.storage import Stores, TaskOptions, TaskQuota
 from genmcp.suite import Suite
 from genmcp.tools import Tool, ToolRequest
+from genmcp.transforms import Hidden, Transform, prompts_as_tools, resources_as_tools, versioned
 from genmcp.transports.http.options import HTTPOptions
 from genmcp.user_state import UserState, UserStates
 from genmcp.visibility import Item, Visibility
@@ -98,6 +101,7 @@ if TYPE_CHECKING:
         tenant_from_path,
         tenants_router,
     )
+    from genmcp.openapi import OpenAPI, OpenAPITool, openapi_tools
     from genmcp.routes_as_tools import route_tools, routes_router
 
 _LAZY = {
@@ -106,6 +110,9 @@ _LAZY = {
     "MCPRouter": "genmcp.fastapi.router",
     "mcp_app": "genmcp.fastapi.router",
     "mcp_router": "genmcp.fastapi.router",
+    "OpenAPI": "genmcp.openapi",
+    "OpenAPITool": "genmcp.openapi",
+    "openapi_tools": "genmcp.openapi",
     "route_tools": "genmcp.routes_as_tools",
     "routes_router": "genmcp.routes_as_tools",
     "TenantRequest": "genmcp.fastapi.tenants",
@@ -131,6 +138,7 @@ __all__ = [
     "Ending",
     "Error",
     "HTTPOptions",
+    "Hidden",
     "InputDeclined",
     "InputRequired",
     "InvalidArguments",
@@ -141,6 +149,8 @@ __all__ = [
     "MCPRouter",
     "Middleware",
     "Mount",
+    "OpenAPI",
+    "OpenAPITool",
     "Prompt",
     "PromptRequest",
     "RateLimit",
@@ -161,6 +171,7 @@ __all__ = [
     "Timing",
     "Tool",
     "ToolRequest",
+    "Transform",
     "TransportContext",
     "UserState",
     "UserStates",
@@ -178,13 +189,16 @@ __all__ = [
     "list_roots_request",
     "mcp_app",
     "mcp_router",
+    "openapi_tools",
     "prompt",
     "prompt_message",
+    "prompts_as_tools",
     "read_resource_result",
     "resource",
     "resource_item",
     "resource_link",
     "resource_template",
+    "resources_as_tools",
     "route_tools",
     "routes_router",
     "tenant_from_claim",
@@ -195,6 +209,7 @@ __all__ = [
     "text_contents",
     "tool",
     "user_message",
+    "versioned",
     "watch",
 ]
 

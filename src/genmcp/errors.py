@@ -78,6 +78,9 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │       a front request over a bound: 429 (a source, a client) or 503, ``Retry-After``
     ├── _TooLarge  [routes_as_tools.exchange]
     │       raised into an app whose response outgrows the cap of a route tool
+    ├── APIUnavailable  [openapi.upstream]
+    │       an imported API refused, timed out, answered 5xx, or its breaker is open: the
+    │       tool answers the -32603 error of a down upstream
     ├── InstallError  [cli.install]
     │       ``genmcp install``: a target the client cannot run, a config that is not JSON
     ├── UsageError  [cli.program]

@@ -53,6 +53,7 @@ from genmcp.sync.interest import Interest
 from genmcp.sync.listen import ChangeFeed, Seen, listen_handlers
 from genmcp.sync.mail import MailRelay
 from genmcp.tasks.service import TaskService
+from genmcp.transforms.transform import Transform
 from genmcp.visibility import Decide, Visibility, as_visibility
 
 __all__ = ["Mountable", "Suite"]
@@ -116,6 +117,8 @@ class Suite:
         visibility: who sees which tools, prompts and resources: a ``Visibility``, or a
             ``decide(caller, item)`` callable (``genmcp.visibility``,
             docs/guides/tenancy.md); the items' own ``visible`` hooks apply without it.
+        transforms: ``genmcp.Transform`` objects: rename, re-describe, namespace, hide
+            arguments of every tool added, own, mounted or imported (docs/guides/shaping.md).
     """
 
     def __init__(
@@ -142,6 +145,7 @@ class Suite:
         task_options: TaskOptions | None = None,
         mounts: Iterable[Mountable] = (),
         visibility: Visibility | Decide | None = None,
+        transforms: Iterable[Transform] = (),
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -169,7 +173,8 @@ class Suite:
         self.visibility = as_visibility(visibility)
         self._served = Served(sealer=sealer, states=states, page_size=page_size,
                               visibility=self.visibility, result_meta=result_meta,
-                              schema_options=schema_options)  # fmt: skip
+                              schema_options=schema_options,
+                              transforms=transforms)  # fmt: skip
         served = self._served
         self._tools, self._prompts = served.tools, served.prompts
         self._resources, self._skills = served.resources, served.skills
@@ -241,6 +246,15 @@ class Suite:
     def remove_tool(self, name: str, *, local: bool = False) -> bool:
         """Stop serving the tool ``name`` (everywhere unless ``local``); False if not here."""
         return self._catalog.remove("tool", name, local=local)
+
+    def disable(self, name: str, *, kind: str = "tool", local: bool = False) -> bool:
+        """Turn the tool (or ``kind="prompt"``) ``name`` off: listed nowhere, called as
+        unknown, on every process unless ``local`` (``sync.catalog``); True if it changed."""
+        return self._catalog.switch(kind, name, False, local=local)
+
+    def enable(self, name: str, *, kind: str = "tool", local: bool = False) -> bool:
+        """Turn ``name`` back on (see :meth:`disable`); True if it changed."""
+        return self._catalog.switch(kind, name, True, local=local)
 
     def tool(self, name: str) -> ToolEntry | None:
         """The entry of the tool ``name``, if served."""

@@ -57,12 +57,14 @@ GUIDES: Final = {
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
     "skills", "registry", "releasing",
     "client", "composition", "tenancy", "search", "user-state",
+    "openapi-import", "shaping",
     "from-fastmcp", "from-sdk",
     "troubleshooting", "versions",
     "docs-page",
 }  # fmt: skip
 """The guides issue 18 asks for, split out of the README (and issue 34's skills and
-registry, issue 33's tenancy, issue 51's interactive page): none may go missing."""
+registry, issue 33's tenancy, issue 51's interactive page, issue 49's OpenAPI import,
+shaping, search and state per user): none may go missing."""
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -68,7 +68,8 @@ def test_all_lists_every_public_name_the_package_defines() -> None:
     assert lazy == {"Client", "ClientGroup", "MCPRouter", "mcp_app", "mcp_router", "route_tools",
                     "routes_router",
                     "TenantRequest", "Tenants", "tenant_from_claim", "tenant_from_header",
-                    "tenant_from_path", "tenants_router"}  # fmt: skip
+                    "tenant_from_path", "tenants_router",
+                    "OpenAPI", "OpenAPITool", "openapi_tools"}  # fmt: skip
     assert (defined_names() - TYPING_HELPERS) | lazy == set(genmcp.__all__)
 
 

@@ -178,7 +178,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
      "genmcp.functions"),
     ("genmcp.storage", "genmcp.visibility"),
     ("genmcp.call",),
-    ("genmcp.catalogs",),
+    ("genmcp.catalogs", "genmcp.transforms"),
     ("genmcp.tasks",),
     ("genmcp.sync",),
     ("genmcp.middleware", "genmcp.user_state"),
@@ -193,6 +193,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
         "genmcp.__main__",
         "genmcp.scaleout",
         "genmcp.routes_as_tools",
+        "genmcp.openapi",
     ),
 )
 """DESIGN.md §1, lowest first: a module imports only from its own layer or below."""

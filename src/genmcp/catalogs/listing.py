@@ -247,7 +247,19 @@ class Catalog(Served, Generic[E]):
 
     def _start_empty(self) -> None:
         self.entries: dict[str, E] = {}
+        self.disabled: frozenset[str] = frozenset()
+        """Names switched off at runtime (``Suite.disable``): hidden from every caller."""
         self._pages = PageSets(self._build)
+
+    def switch(self, name: str, enabled: bool) -> bool:
+        """Turn the item ``name`` on or off (off: listed nowhere, called as unknown, whether
+        it is served yet or not); True when that changed something."""
+        now = self.disabled - {name} if enabled else self.disabled | {name}
+        if now == self.disabled:
+            return False
+        self.disabled = now
+        self._changed()
+        return True
 
     def __bool__(self) -> bool:
         return bool(self.entries)
@@ -316,9 +328,11 @@ class Catalog(Served, Generic[E]):
         if visibility is None:
             held = assigns.get("effective_scopes")
             if held is None:
-                return frozenset()
-            return hidden_keys(self.entries, lambda entry: set(entry.required_scopes()) <= held)
-        return visibility.hidden(self.kind, self.generation, self._decided, assigns, meta)
+                return self.disabled
+            hidden = hidden_keys(self.entries, lambda entry: set(entry.required_scopes()) <= held)
+        else:
+            hidden = visibility.hidden(self.kind, self.generation, self._decided, assigns, meta)
+        return hidden | self.disabled if self.disabled else hidden
 
     def seen(self, assigns: Mapping[str, Any]) -> tuple[frozenset[tuple[str, int]], bool]:
         """What the caller with ``assigns`` sees now, to compare (a listen stream tells it of

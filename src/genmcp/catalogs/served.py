@@ -10,7 +10,7 @@ reach only the callers who see the list move.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from genmcp.call.job import Handlers
@@ -31,6 +31,7 @@ from genmcp.protocol.methods import (
     TOOLS_LIST_CHANGED,
 )
 from genmcp.sealing import Sealer
+from genmcp.transforms.transform import Transform
 from genmcp.visibility import Visibility
 
 __all__ = ["Served"]
@@ -52,11 +53,13 @@ class Served:
         visibility: Visibility,
         result_meta: Mapping[str, Any],
         schema_options: Mapping[str, Any] | None,
+        transforms: Iterable[Transform] = (),
     ) -> None:
         shared: dict[str, Any] = {"sealer": sealer, "states": states, "page_size": page_size,
                                   "visibility": visibility}  # fmt: skip
         # schema_options are merged under each tool's own
-        self.tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options)
+        self.tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options,
+                                 transforms=transforms)  # fmt: skip
         self.prompts = PromptCatalog(**shared, result_meta=result_meta)
         self.resources = ResourceCatalog(**shared, result_meta=result_meta)
         self.skills = SkillCatalog(**shared, result_meta=result_meta, resources=self.resources)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.apps import AppView
@@ -56,6 +56,7 @@ from genmcp.schema import (
 )
 from genmcp.schema.lint import lint_tool_schema
 from genmcp.tools import Tool, ToolRequest, with_arguments
+from genmcp.transforms.transform import Transform, shaped
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
@@ -210,15 +211,37 @@ class ToolCatalog(Catalog[ToolEntry]):
 
     Args:
         schema_options: the Suite's schema build options, under each tool's own.
+        transforms: ``genmcp.Transform`` objects reshaping every tool added (in order).
         served: what every catalog is built with (``listing.Served``).
     """
 
-    def __init__(self, *, schema_options: Mapping[str, Any] | None = None, **served: Any) -> None:
+    def __init__(
+        self,
+        *,
+        schema_options: Mapping[str, Any] | None = None,
+        transforms: Iterable[Transform] = (),
+        **served: Any,
+    ) -> None:
         self.schema_options = schema_options
+        self.transforms = tuple(transforms)
+        self.renamed: dict[str, str] = {}
+        """A name before the transforms -> the name served."""
         super().__init__(kind="tool", method=TOOLS_LIST, key="tools", make=self._entry, **served)
 
     def _entry(self, cls: Any, arg: Any) -> ToolEntry:
-        return ToolEntry(cls, arg, self.schema_options)
+        if not (self.transforms and isinstance(cls, type) and issubclass(cls, Tool)):
+            return ToolEntry(cls, arg, self.schema_options)
+        made = shaped(cls, arg, self.transforms)  # every tool, wherever it comes from
+        entry = ToolEntry(made, arg, self.schema_options)
+        if made is not cls:  # a mount removes the tool by the name it gave it
+            self.renamed[cls().info("name", arg)] = entry.name
+        return entry
+
+    def remove(self, name: str) -> bool:
+        """Stop serving ``name``: the served name, or the name a transform changed."""
+        if name not in self.entries and name in self.renamed:
+            name = self.renamed.pop(name)
+        return super().remove(name)
 
     def handlers(self, on_call: Callable[[], None] | None = None) -> Handlers:
         """``tools/list`` and ``tools/call``; ``on_call``, when given, runs before each call's

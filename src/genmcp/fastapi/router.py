@@ -235,14 +235,7 @@ def mcp_router(
     options = _http_options(options, keywords)  # takes the HTTP options out of keywords
     redis = (redis_url, redis_prefix, redis_options)
     stores, owned = _storage(stores, redis, suite, keywords, legacy)
-    if proxy is None and (proxy_limits is not None or proxy_timeout_s != 10.0):
-        raise TypeError("proxy_limits and proxy_timeout_s bound the upstream of proxy=URL")
-    if proxy is not None:
-        if suite is not None:
-            raise TypeError("mcp_router(proxy=URL) builds its own Suite: give no suite=")
-        upstream = Mount(url=proxy, resources=True, limits=proxy_limits, timeout_s=proxy_timeout_s)
-        mounts = [*keywords.pop("mounts", ()), upstream]
-        keywords["mounts"] = mounts
+    if _add_proxy(proxy, proxy_limits, proxy_timeout_s, suite, keywords):
         server_name = server_name or "genmcp-proxy"
         server_version = server_version or "1"
     if suite is None:
@@ -281,6 +274,26 @@ def mcp_router(
     if docs_enabled(docs):
         router.routes.append(docs_route(path))
     return router
+
+
+def _add_proxy(
+    proxy: str | None,
+    limits: ClientLimits | None,
+    timeout_s: float,
+    suite: Suite | None,
+    keywords: dict[str, Any],
+) -> bool:
+    """Add ``proxy``'s upstream to the mounts of the Suite the router builds (True), or
+    refuse the proxy options without ``proxy=`` (False when there is no proxy)."""
+    if proxy is None:
+        if limits is not None or timeout_s != 10.0:
+            raise TypeError("proxy_limits and proxy_timeout_s bound the upstream of proxy=URL")
+        return False
+    if suite is not None:
+        raise TypeError("mcp_router(proxy=URL) builds its own Suite: give no suite=")
+    upstream = Mount(url=proxy, resources=True, limits=limits, timeout_s=timeout_s)
+    keywords["mounts"] = [*keywords.pop("mounts", ()), upstream]
+    return True
 
 
 def docs_route(path: str) -> Route:

@@ -22,9 +22,11 @@ yet); otherwise nothing changed anywhere and nobody is told (a toggle that tries
 before an add sent two notices per add).
 
 An event: ``{"format": 1, "origin", "version", "op": "add"|"remove", "kind": "tool"|
-"prompt"|"resource"|"skill", "key", "provider"}``. Changes made before the Suite serves (before its
-router's lifespan starts or its first request) are configuration: they stay local. What
-can travel: a class by its import path
+"prompt"|"resource"|"skill", "key", "provider"}``; turning an item off or on
+(``Suite.disable``/``enable``) is ``{"op": "disable"|"enable", "kind": "switch", "key":
+"<kind>:<name>"}``, logged apart from the item's own add, so a late process replays both.
+Changes made before the Suite serves (before its router's lifespan starts or its first
+request) are configuration: they stay local. What can travel: a class by its import path
 (``module:QualName``; not one defined inside a function) with its ``arg`` as a JSON value,
 or a ``StaticResource`` whose fields are JSON (a ``str`` blob, not ``bytes``). Anything else
 raises ``ValueError`` with a shared broker, unless added with ``local=True`` (this process
@@ -52,7 +54,15 @@ from genmcp.resources import StaticResource
 from genmcp.storage import Broker, Subscription
 from genmcp.sync.listen import ChangeFeed
 
-__all__ = ["CATALOG", "FORMAT", "CatalogLog", "CatalogSync", "SharedCatalog", "provider_spec"]
+__all__ = [
+    "CATALOG",
+    "FORMAT",
+    "SWITCH",
+    "CatalogLog",
+    "CatalogSync",
+    "SharedCatalog",
+    "provider_spec",
+]
 
 log = logging.getLogger("genmcp")
 
@@ -60,6 +70,8 @@ CATALOG: Final = "genmcp.catalog"
 """The broker topic of catalog change events."""
 FORMAT: Final = 1
 """The change event format version."""
+SWITCH: Final = "switch"
+"""The kind of an ``enable``/``disable`` event; its key is ``<kind>:<name>``."""
 
 
 @runtime_checkable
@@ -357,6 +369,18 @@ class SharedCatalog:
             self._watched("remove", kind, key, None)
         return removed
 
+    def switch(self, kind: str, name: str, enabled: bool, *, local: bool) -> bool:
+        """Turn ``name`` on or off here, then on every process (unless ``local``); the
+        event is logged under ``switch:<kind>:<name>``, apart from the entry's own add."""
+        if kind not in ("tool", "prompt"):
+            raise ValueError(f"only tools and prompts are turned on and off, not {kind!r}s")
+        changed: bool = self._catalogs[kind].switch(name, enabled)
+        travels = self._travels(local)
+        if changed or travels:
+            op = "enable" if enabled else "disable"
+            self._changed(op, SWITCH, f"{kind}:{name}", None, travels)
+        return changed
+
     def _watched(self, op: str, kind: str, key: str, provider: Any) -> None:
         """Record the change in ``provided`` and tell the watchers (an outer Suite's mount)."""
         if op == "add":
@@ -392,10 +416,11 @@ class SharedCatalog:
         unsure: bool = False,
     ) -> None:
         loop = self._loop()
+        notice_of = _NOTICES[key.partition(":")[0] if kind == SWITCH else kind]
         if not travels or loop is None:
-            self._feed.publish(_NOTICES[kind])
+            self._feed.publish(notice_of)
             return
-        notice = notification(_NOTICES[kind])
+        notice = notification(notice_of)
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -407,6 +432,10 @@ class SharedCatalog:
             loop.call_soon_threadsafe(announce, op, kind, key, spec, notice)
 
     def _apply(self, op: str, kind: str, key: str, provider: Any) -> None:
+        if kind == SWITCH:  # another process turned an item on or off
+            target, _, name = key.partition(":")
+            self._catalogs[target].switch(name, op == "enable")
+            return
         catalog = self._catalogs[kind]
         if catalog.remove(key):
             self._watched("remove", kind, key, None)

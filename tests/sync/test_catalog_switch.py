@@ -1,0 +1,122 @@
+"""``Suite.disable`` / ``enable``: an item turned off on one process is off on every one,
+including a process that starts later (the catalog log replays the switch); three real
+uvicorn servers on one Redis (a key prefix of the test's own)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+
+from genmcp import Prompt, Result, Suite, Tool, get_prompt_result, user_message
+from genmcp.fastapi.router import mcp_router
+from genmcp.protocol.v2607 import call_tool_result
+from support.client import ModernClient
+from support.server import LiveServers
+
+SECRET = "switch-test-secret-" + "x" * 40
+
+
+class Echo(Tool, name="echo", input_schema={"type": "object", "properties": {}}):
+    async def call(self, request: Any, channel: Any, arg: Any) -> Result:
+        return Result(call_tool_result(text="echo"))
+
+
+class Other(Tool, name="other"):
+    async def call(self, request: Any, channel: Any, arg: Any) -> Result:
+        return Result(call_tool_result(text="other"))
+
+
+class Greeting(Prompt, name="greeting"):
+    async def get(self, request: Any, channel: Any, arg: Any) -> Any:
+        return Result(get_prompt_result([user_message("hello")]))
+
+
+def build(redis_url: str, prefix: str) -> FastAPI:
+    from genmcp.storage.redis import RedisBroker
+
+    broker = RedisBroker.from_url(redis_url, prefix=prefix)
+    suite = Suite(server_name="switch", server_version="1", tools=[Echo, Other],
+                  prompts=[Greeting], secret_key=SECRET, broker=broker)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await broker.aclose()
+
+    app = FastAPI(lifespan=lifespan)
+    app.include_router(mcp_router(suite=suite, legacy=False), prefix="/mcp")
+
+    @app.post("/admin/{op}/{kind}/{name}")
+    async def switch(op: str, kind: str, name: str) -> dict[str, Any]:
+        changed = (suite.enable if op == "enable" else suite.disable)(name, kind=kind)
+        await suite.catalog_synced()
+        return {"changed": changed}
+
+    return app
+
+
+async def names(base: str, method: str = "tools/list", key: str = "tools") -> set[str]:
+    async with ModernClient(base) as mcp:
+        return {item["name"] for item in (await mcp.request(method, {})).result[key]}
+
+
+async def eventually(check: Callable[[], Any], within: float = 10.0) -> None:
+    """Wait for another process to apply a broker event (a hang guard, not a budget)."""
+    deadline = asyncio.get_running_loop().time() + within
+    while not await check():
+        assert asyncio.get_running_loop().time() < deadline, "the change did not arrive"
+        await asyncio.sleep(0.02)
+
+
+async def admin(base: str, op: str, name: str, kind: str = "tool") -> bool:
+    async with ModernClient(base) as mcp:
+        reply = await mcp.http.post(f"{base}/admin/{op}/{kind}/{name}")
+    assert reply.status_code == 200, reply.text
+    return bool(reply.json()["changed"])
+
+
+@pytest.fixture
+def servers(redis_url: str, redis_prefix: str, live_server: LiveServers) -> Callable[[], str]:
+    return lambda: live_server(build(redis_url, redis_prefix))
+
+
+async def test_a_switch_reaches_every_process_and_a_late_one(
+    servers: Callable[[], str],
+) -> None:
+    a, b = servers(), servers()
+    assert await names(b) == {"echo", "other"}
+    assert await admin(a, "disable", "echo") is True
+    assert await admin(a, "disable", "echo") is False  # already off: nothing changed
+    assert await names(a) == {"other"}
+    await eventually(lambda: _lacks(b, "echo"))
+    async with ModernClient(b) as mcp:
+        refused = await mcp.request("tools/call", {"name": "echo", "arguments": {}})
+    assert refused.error["code"] == -32602  # as unknown
+    c = servers()  # starts after the switch: replays it from the log
+    assert await names(c) == {"other"}
+    assert await admin(b, "enable", "echo") is True
+    await eventually(lambda: _has(a, "echo"))
+    await eventually(lambda: _has(c, "echo"))
+
+
+async def test_prompts_switch_too_and_other_kinds_are_refused(
+    servers: Callable[[], str],
+) -> None:
+    a, b = servers(), servers()
+    assert await admin(a, "disable", "greeting", kind="prompt") is True
+    await eventually(lambda: _lacks(b, "greeting", "prompts/list", "prompts"))
+    with pytest.raises(ValueError, match="only tools and prompts"):
+        Suite(server_name="s", server_version="1", secret_key=SECRET).disable("x", kind="skill")
+
+
+async def _lacks(base: str, name: str, method: str = "tools/list", key: str = "tools") -> bool:
+    return name not in await names(base, method, key)
+
+
+async def _has(base: str, name: str) -> bool:
+    return name in await names(base)

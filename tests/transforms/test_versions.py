@@ -1,0 +1,131 @@
+"""``versioned``: one name, several versions, pinned per call by ``_meta``; visibility per
+version; served over real HTTP in both eras."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi import FastAPI, Request
+
+from genmcp import Result, Suite, Tool, versioned
+from genmcp.caller import Caller
+from genmcp.fastapi.router import mcp_router
+from genmcp.protocol.v2607 import call_tool_result
+from genmcp.transforms import PIN, VERSIONS
+from genmcp.transforms.versions import version_key
+from support.client import ModernClient
+from support.legacy_client import LegacyClient
+from support.server import LiveServers
+
+
+class SearchV1(Tool, name="search", description="Searches by keyword.",
+               input_schema={"type": "object", "properties": {"q": {"type": "string"}},
+                             "required": ["q"], "additionalProperties": False}):
+    async def call(self, request: Any, channel: Any, arg: Any) -> Result:
+        return Result(call_tool_result(text=f"v1:{request.arguments['q']}"))
+
+
+class SearchV2(Tool, name="search", description="Searches with filters.",
+               input_schema={"type": "object",
+                             "properties": {"query": {"type": "string"},
+                                            "limit": {"type": "integer", "maximum": 10}},
+                             "required": ["query"], "additionalProperties": False}):
+    def call(self, request: Any, channel: Any, arg: Any) -> Result:  # a plain def: a thread
+        return Result(call_tool_result(text=f"v2:{request.arguments['query']}"))
+
+
+class SearchV10(Tool, name="search", description="Beta: semantic search."):
+    """Only the beta tenant sees it."""
+
+    def visible(self, caller: Caller, arg: Any) -> bool:
+        return caller.tenant == "beta"
+
+    async def call(self, request: Any, channel: Any, arg: Any) -> Result:
+        return Result(call_tool_result(text="v10"))
+
+
+def assigns(request: Request) -> dict[str, Any]:
+    return {"principal": "p", "tenant": request.headers.get("x-tenant", "main")}
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    suite = Suite(server_name="v", server_version="1", tools=[
+        versioned("search", {"1": SearchV1, "2.0": SearchV2, "10.0-beta": SearchV10})])
+    app = FastAPI()
+    app.include_router(mcp_router(suite=suite, auth=assigns), prefix="/mcp")
+    live = LiveServers()
+    try:
+        yield live(app)
+    finally:
+        live.stop_all()
+
+
+async def call(base: str, arguments: dict[str, Any], pin: str | None = None,
+               tenant: str = "main") -> Any:
+    async with ModernClient(base, headers={"X-Tenant": tenant}) as mcp:
+        meta = None if pin is None else {PIN: pin}
+        return await mcp.request("tools/call", {"name": "search", "arguments": arguments},
+                                 meta=meta)
+
+
+def test_versions_order_by_their_numeric_parts() -> None:
+    assert sorted(["1.10", "1.9", "2.0", "10.0-beta", "1"], key=version_key) == [
+        "1", "1.9", "1.10", "2.0", "10.0-beta"]
+
+
+async def test_the_listing_names_the_public_versions_and_describes_the_newest(
+    base: str,
+) -> None:
+    for tenant in ("main", "beta"):  # one listing: the beta version is shown to nobody
+        async with ModernClient(base, headers={"X-Tenant": tenant}) as mcp:
+            (search,) = (await mcp.request("tools/list", {})).result["tools"]
+        assert search["_meta"][VERSIONS] == ["1", "2.0"]
+        assert search["_meta"][PIN] == "2.0"
+        assert search["description"] == "Searches with filters."
+        assert "Beta" not in str(search)
+
+
+async def test_unpinned_calls_run_the_newest_the_caller_may_see(base: str) -> None:
+    main = await call(base, {"query": "cats"})
+    beta = await call(base, {}, tenant="beta")
+    assert main.result["content"][0]["text"] == "v2:cats"
+    assert beta.result["content"][0]["text"] == "v10"
+
+
+async def test_a_pin_runs_that_version_with_its_own_schema(base: str) -> None:
+    old = await call(base, {"q": "dogs"}, pin="1")
+    assert old.result["content"][0]["text"] == "v1:dogs"
+    wrong = await call(base, {"query": "dogs"}, pin="1")  # v2's argument, v1 pinned
+    assert wrong.result["isError"] is True and "q" in wrong.result["content"][0]["text"]
+    over = await call(base, {"query": "x", "limit": 50}, pin="2.0")
+    assert over.result["isError"] is True
+
+
+async def test_an_unknown_or_hidden_version_is_the_same_invalid_params(base: str) -> None:
+    unknown = await call(base, {"q": "x"}, pin="7")
+    hidden = await call(base, {}, pin="10.0-beta", tenant="main")
+    for reply, pinned in ((unknown, "7"), (hidden, "10.0-beta")):
+        assert reply.error["code"] == -32602
+        assert reply.error["data"] == {"name": "search", "version": pinned,
+                                       "versions": ["1", "2.0"]}
+
+
+async def test_a_2025_session_pins_a_version_too(base: str) -> None:
+    async with LegacyClient(base, version="2025-11-25") as legacy:
+        await legacy.open()
+        pinned = await legacy.request("tools/call", {"name": "search", "arguments": {"q": "a"},
+                                                     "_meta": {PIN: "1"}})
+        newest = await legacy.request("tools/call", {"name": "search",
+                                                     "arguments": {"query": "b"}})
+    assert pinned.result["content"][0]["text"] == "v1:a"
+    assert newest.result["content"][0]["text"] == "v2:b"
+
+
+def test_a_version_must_be_a_tool_class() -> None:
+    with pytest.raises(TypeError, match="version '1' is not a Tool class"):
+        versioned("x", {"1": object})
+    with pytest.raises(ValueError, match="at least one version"):
+        versioned("x", {})
