@@ -66,6 +66,9 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │       ``invalid_token`` for a token it did not check
     ├── InvalidToken  [auth.tokens]
     │       a bearer token is not acceptable: 401 with a ``WWW-Authenticate`` challenge
+    ├── DPoPProblem  [auth.dpop]
+    │       a DPoP proof is refused (``invalid_dpop_proof``) or lacks the server's nonce
+    │       (``use_dpop_nonce``): 401 with a ``WWW-Authenticate: DPoP`` challenge
     ├── InvalidIdToken  [auth.front.id_token]
     │       the upstream provider's ID token fails a check: the login fails
     ├── UpstreamError  [auth.front.upstream]

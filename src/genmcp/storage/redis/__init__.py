@@ -8,6 +8,7 @@
 - ``redis.tasks``: ``RedisTaskStore`` (the Tasks extension's records, leases);
 - ``redis.buckets``: ``RedisBuckets`` (token buckets every process takes from: rate limits);
 - ``redis.records``: ``RedisRecordStore`` (an OAuth authorization server's records);
+- ``redis.replays``: ``RedisProofReplays`` (the DPoP proofs any process has seen);
 - ``redis.stores``: ``RedisStores`` (broker, registry, task store, buckets on one client:
   ``mcp_router(stores=RedisStores.from_url(url))``);
 - ``redis.part``: ``RedisPart``, what every store has (a client it borrows or owns);
@@ -25,6 +26,7 @@ from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX
 from genmcp.storage.redis.records import RedisRecordStore
 from genmcp.storage.redis.registry import RedisSessionRegistry
+from genmcp.storage.redis.replays import RedisProofReplays
 from genmcp.storage.redis.stores import RedisStores
 from genmcp.storage.redis.tasks import RedisTaskStore
 
@@ -33,6 +35,7 @@ __all__ = [
     "RedisBroker",
     "RedisBuckets",
     "RedisOptions",
+    "RedisProofReplays",
     "RedisRecordStore",
     "RedisSessionRegistry",
     "RedisStores",
