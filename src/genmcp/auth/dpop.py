@@ -198,13 +198,13 @@ class DPoPPolicy:
             raise DPoPProblem("invalid_dpop_proof", f"jwk is not a {crv or kty} key for {alg}")
         if any(not isinstance(jwk.get(name), str) for name in _THUMBPRINT_MEMBERS[kty]):
             raise DPoPProblem("invalid_dpop_proof", "jwk lacks a member of its key type")
+        if kty == "RSA" and len(jwk["n"]) < 342:  # 2048 bits: 256 bytes, 342 in base64url
+            raise DPoPProblem("invalid_dpop_proof", "an RSA key has at least 2048 bits")
         try:
             key = jwt.PyJWK(jwk, alg)
             claims = jwt.decode(proof, key, algorithms=[alg], options=_DECODE)  # type: ignore[arg-type]
         except (jwt.PyJWTError, ValueError, TypeError):
             raise DPoPProblem("invalid_dpop_proof", "the signature does not verify") from None
-        if kty == "RSA" and len(base64.urlsafe_b64decode(jwk["n"] + "==")) < 256:
-            raise DPoPProblem("invalid_dpop_proof", "an RSA key has at least 2048 bits")
         jti = claims.get("jti")
         if not isinstance(jti, str) or not 0 < len(jti) <= 256:
             raise DPoPProblem("invalid_dpop_proof", "jti is missing or too long")
