@@ -4,7 +4,7 @@
 tokens to the client's key (``cnf.jkt``, ``token_type: DPoP``), the resource takes them
 only with proofs (a step-up gets a new bound token); the bound token shown as ``Bearer`` is
 refused; a token request whose proof is refused does not spend the code (the same code then
-works with a good proof).
+works with a good proof); the refresh tokens are bound to the key too.
 """
 
 from __future__ import annotations
@@ -81,6 +81,18 @@ async def test_a_refused_proof_does_not_spend_the_code(served: Any) -> None:
         good = await http.post(f"{FRONT}/token", data=form,
                                headers={"dpop": key.proof("POST", f"{FRONT}/token")})  # fmt: skip
         metadata = (await http.get(f"{FRONT}/.well-known/oauth-authorization-server")).json()
+        # the refresh token is bound too: the same key renews, another key (or none) cannot
+        refresh = {"grant_type": "refresh_token", "client_id": client_id}
+        renewed = await http.post(f"{FRONT}/token", headers={"dpop": key.proof(
+            "POST", f"{FRONT}/token")}, data={**refresh, "refresh_token": good.json()[
+                "refresh_token"]})  # fmt: skip
+        thief = DPoP()
+        thief.remember(f"{FRONT}/token", asked)
+        stolen = await http.post(f"{FRONT}/token", headers={"dpop": thief.proof(
+            "POST", f"{FRONT}/token")}, data={**refresh, "refresh_token": renewed.json()[
+                "refresh_token"]})  # fmt: skip
+    assert renewed.status_code == 200 and renewed.json()["token_type"] == "DPoP"
+    assert stolen.status_code == 400 and stolen.json()["error"] == "invalid_grant"
     assert asked.status_code == 400 and asked.json()["error"] == "use_dpop_nonce"
     assert asked.headers["dpop-nonce"]
     assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_dpop_proof"

@@ -10,7 +10,8 @@ the front's logout; any other token is answered 200 too (RFC 7009 §2.2).
 
 With a ``DPoPPolicy`` a token request may carry a ``DPoP`` proof (RFC 9449 §5): it is checked
 (for ``POST`` to the token endpoint's URL, before the code is spent) and the access token is
-bound to its key (``cnf.jkt``, ``token_type: DPoP``); a refused proof is 400
+bound to its key (``cnf.jkt``, ``token_type: DPoP``), and so are the grant's refresh tokens
+(a refresh without a proof of that key is ``invalid_grant``); a refused proof is 400
 ``invalid_dpop_proof``, a missing nonce 400 ``use_dpop_nonce`` with ``DPoP-Nonce``.
 """
 
@@ -78,9 +79,12 @@ class TokenEndpoint:
             client = await self._client(fields)
             jkt = await self._proof(request)  # before the code or refresh token is spent
             if grant_type == "authorization_code":
-                grant = await self._redeem(fields, client.client_id)
+                grant = replace(await self._redeem(fields, client.client_id), jkt=jkt)
             else:
                 grant = await self._rotate(fields, client.client_id)
+                if grant.jkt is not None and grant.jkt != jkt:  # RFC 9449 §5: bound refresh
+                    raise Refused("invalid_grant", "the refresh token is bound to a DPoP key: "
+                                  "prove it")  # fmt: skip
         except Refused as exc:
             log.info("token refused: %s", exc.error)
             response = oauth_error(exc.error, exc.description, exc.status)
