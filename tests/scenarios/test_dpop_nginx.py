@@ -186,6 +186,10 @@ async def test_ath_and_htu_mismatches_are_refused(deployment: Deployment) -> Non
             token, proof(key, elsewhere, token, nonce=nonce)))  # fmt: skip
         htm = await post(http, deployment.mcp, headers(
             token, proof(key, deployment.mcp, token, nonce=nonce, method="GET")))  # fmt: skip
+        # a token for another resource, even with a good proof
+        foreign = deployment.tokens.issue("https://elsewhere.test/mcp", jkt=key.thumbprint)
+        audience = await post(http, deployment.mcp, headers(
+            foreign, proof(key, deployment.mcp, foreign, nonce=nonce)))  # fmt: skip
         # another key's proof for this token (the token is bound to `key`)
         thief = DPoP()
         stolen = await post(http, deployment.mcp, headers(
@@ -195,6 +199,7 @@ async def test_ath_and_htu_mismatches_are_refused(deployment: Deployment) -> Non
     assert error_of(htu) == "invalid_dpop_proof" and "htu" in htu.text
     assert error_of(htm) == "invalid_dpop_proof" and "htm" in htm.text
     assert error_of(stolen) == "invalid_token" and "not bound" in stolen.text
+    assert error_of(audience) == "invalid_token" and "not issued for this" in audience.text
 
 
 async def test_a_legacy_session_runs_over_every_process_with_fresh_proofs(
