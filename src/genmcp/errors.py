@@ -132,6 +132,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 __all__ = [
+    "DRAFT_RATE_LIMITED",
     "HEADER_MISMATCH",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
@@ -161,6 +162,8 @@ LEGACY_RESOURCE_NOT_FOUND = -32002
 REQUEST_TIMEOUT = -32001
 SERVER_SHUTDOWN = -32000
 RATE_LIMITED = -32029
+DRAFT_RATE_LIMITED = -32023
+"""SEP-3304 (Draft): the rate-limit code a ``RateLimit(sep3304=True)`` answers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +225,7 @@ REASONS: dict[str, WireError] = {
     ),
     # the server
     "rate_limited": WireError(429, RATE_LIMITED, "Too many requests"),
+    "rate_limited_sep3304": WireError(429, DRAFT_RATE_LIMITED, "Too many requests"),
     "task_quota": WireError(429, RATE_LIMITED, "Too many tasks"),
     "shutting_down": WireError(503, SERVER_SHUTDOWN, "Server shutting down", client_fault=False),
     # shared storage (legacy sessions, worker mail): down or hung, retry after a pause
