@@ -56,12 +56,12 @@ GUIDES: Final = {
     "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
     "skills", "registry", "releasing",
-    "client", "composition", "tenancy",
+    "client", "composition", "tenancy", "drafts",
     "from-fastmcp", "from-sdk",
     "troubleshooting", "versions",
 }  # fmt: skip
 """The guides issue 18 asks for, split out of the README (and issue 34's skills and
-registry, issue 33's tenancy): none may go missing."""
+registry, issue 33's tenancy, issue 52's drafts): none may go missing."""
 
 
 @pytest.fixture(scope="module", autouse=True)
