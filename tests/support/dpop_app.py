@@ -53,10 +53,11 @@ class Tokens:
     def verifier(self) -> JWTVerifier:
         return JWTVerifier(ISSUER, algorithms=("ES256",), jwks={"keys": [self.jwk]})
 
-    def issue(self, resource: str, *, jkt: str | None = None, sub: str = "alice") -> str:
+    def issue(self, resource: str, *, jkt: str | None = None, sub: str = "alice",
+              scope: str = "mcp:tools") -> str:  # fmt: skip
         now = int(time.time())
         claims: dict[str, Any] = {"iss": ISSUER, "sub": sub, "aud": resource, "iat": now,
-                                  "exp": now + 600, "scope": "mcp:tools"}  # fmt: skip
+                                  "exp": now + 600, "scope": scope}  # fmt: skip
         if jkt is not None:
             claims["cnf"] = {"jkt": jkt}
         return jwt.encode(claims, self.key, algorithm="ES256", headers={"kid": "k1"})

@@ -43,6 +43,7 @@ from starlette.responses import Response as HTTPResponse
 from starlette.types import Scope
 
 from genmcp.auth.challenges import Challenge
+from genmcp.auth.denials import with_denial
 from genmcp.auth.metadata import metadata_document, metadata_paths, metadata_url
 from genmcp.auth.scopes import (
     ScopeHierarchy,
@@ -98,6 +99,8 @@ class OAuthResource:
         metadata_max_age_s: ``Cache-Control: max-age`` of the metadata document.
         dpop: take DPoP-bound tokens and their proofs (``genmcp.auth.DPoPPolicy``, the
             ``auth`` extra); None: bearer tokens only.
+        sep2643: add SEP-2643's (Draft) structured denial to every 403 ``insufficient_scope``
+            (``auth.denials``); off by default.
     """
 
     def __init__(
@@ -114,9 +117,10 @@ class OAuthResource:
         resource_documentation: str | None = None,
         metadata_max_age_s: int = 3600,
         dpop: DPoPPolicy | None = None,
+        sep2643: bool = False,
     ) -> None:
         self.resource = resource
-        self.dpop = dpop
+        self.dpop, self.sep2643 = dpop, sep2643
         if not isinstance(verifier, TokenVerifier):
             raise TypeError(
                 f"OAuthResource(verifier=...) takes a TokenVerifier (verify, aclose: subclass "
@@ -314,6 +318,8 @@ class OAuthResource:
 
     def _refusal(self, challenge: Challenge, request_id: Any = None) -> Refusal:
         body, status, headers = challenge.answer(request_id)
+        if self.sep2643 and challenge.error == "insufficient_scope":
+            body = with_denial(body)
         policy = self.dpop
         if policy is not None and status == 401:
             if challenge.scheme == "Bearer":  # a DPoP client is told it may use DPoP too
