@@ -177,6 +177,12 @@ async def test_dpop_only_refuses_every_bearer_token(live_server: LiveServers) ->
     assert challenges[0].startswith("DPoP ") and "error" not in challenges[0]
     assert "dpop-nonce" not in bearer.headers
     assert metadata.json()["dpop_bound_access_tokens_required"] is True
+    # the official SDK (mcp 2.3.0: no DPoP client yet) reads the same fields from it
+    from mcp.shared.auth import ProtectedResourceMetadata
+
+    read = ProtectedResourceMetadata.model_validate(metadata.json())
+    assert read.dpop_bound_access_tokens_required is True
+    assert read.dpop_signing_alg_values_supported == list(DPoPPolicy().algorithms)
 
 
 async def test_a_replay_cache_that_is_down_is_503_never_an_unchecked_proof(
