@@ -198,3 +198,38 @@ async def test_a_replay_cache_that_is_down_is_503_never_an_unchecked_proof(
             f"DPoP {token}", key.proof("POST", mcp, access_token=token)))  # fmt: skip
     await down.aclose()
     assert reply.status_code == 503 and int(reply.headers["retry-after"]) >= 1
+
+
+async def test_the_dependency_form_checks_proofs_too(live_server: LiveServers) -> None:
+    """``mcp_router(dependencies=...)`` runs the resource as a FastAPI dependency (an API
+    route): the proof is checked against the request's URL there."""
+    from fastapi import Depends, FastAPI
+
+    from genmcp import mcp_router
+    from genmcp.auth import OAuthResource
+    from support.dpop_app import ISSUER, Pid
+
+    async def nothing() -> None:
+        return None
+
+    port, tokens = free_port(), Tokens()
+    mcp = f"http://127.0.0.1:{port}/mcp"
+    resource = OAuthResource(resource=mcp, authorization_servers=[ISSUER],
+                             verifier=tokens.verifier(), dpop=DPoPPolicy())  # fmt: skip
+    app = FastAPI()
+    app.include_router(mcp_router(server_name="d", server_version="1", tools=[Pid], auth=resource,
+                                  dependencies=[Depends(nothing)]), prefix="/mcp")  # fmt: skip
+    live_server(app, port=port)
+    key = DPoP()
+    token = tokens.issue(mcp, jkt=key.thumbprint)
+    async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
+        proof = key.proof("POST", mcp, access_token=token)
+        good = await http.post(mcp, json=call_message("pid", {}, 1),
+                               headers=mcp_headers(f"DPoP {token}", proof))  # fmt: skip
+        replay = await http.post(mcp, json=call_message("pid", {}, 2),
+                                 headers=mcp_headers(f"DPoP {token}", proof))  # fmt: skip
+        bearer = await http.post(mcp, json=call_message("pid", {}, 3),
+                                 headers=mcp_headers(f"Bearer {token}"))  # fmt: skip
+    assert good.status_code == 200, good.text
+    assert replay.status_code == 401 and "invalid_dpop_proof" in replay.headers["www-authenticate"]
+    assert bearer.status_code == 401 and "invalid_token" in bearer.headers["www-authenticate"]
