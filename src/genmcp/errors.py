@@ -55,8 +55,11 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │   │   │       a listing past ``max_pages`` pages or ``max_items`` items
     │   │   └── DeadlineExceeded  [client.errors]
     │   │           a call still unanswered at ``deadline_s``: it is cancelled upstream
-    │   └── ResponseMismatch  [client.errors]
-    │           a JSON answer whose id is another request's
+    │   ├── ResponseMismatch  [client.errors]
+    │   │       a JSON answer whose id is another request's
+    │   └── SkillVerificationError  [client.skills]
+    │           a skill file the listing does not name, or whose size, digest or
+    │           frontmatter is not the listing's: never used
     ├── _Stale  [client.transport]
     │       a pooled connection closed before any byte of the response: sent again
     ├── UpstreamDown  [compose.upstream]
