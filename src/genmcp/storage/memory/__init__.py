@@ -15,7 +15,7 @@ The parts:
 
 Values and messages are kept and handed over as they are (no JSON copy): don't change them
 after. All run on the event loop of the server; they are not thread-safe, and need not be.
-Imports its own modules, ``genmcp.storage`` and ``storage.buckets`` only.
+Imports its own modules, ``genmcp.storage``, ``storage.buckets`` and ``storage.guard`` only.
 """
 
 from __future__ import annotations
