@@ -205,7 +205,11 @@ if [ "${MODE:-server}" = client ]; then
     auth/iss-normalized@2026-07-28 auth/metadata-issuer-mismatch@2026-07-28
     auth/client-credentials-basic@2026-07-28 auth/client-credentials-jwt@2026-07-28
     auth/dpop@2026-07-28 auth/dpop-nonce@2026-07-28 auth/dpop-nonce@2025-11-25
-    auth/wif-jwt-bearer@2026-07-28 auth/enterprise-managed-authorization@2026-07-28"}
+    auth/wif-jwt-bearer@2026-07-28 auth/enterprise-managed-authorization@2026-07-28
+    sep-2640-client-no-prefetch@2026-07-28 sep-2640-client-verify-digest@2026-07-28
+    sep-2640-client-verify-size@2026-07-28 sep-2640-client-verify-frontmatter@2026-07-28
+    sep-2640-client-no-prefetch@2025-11-25 sep-2640-client-verify-digest@2025-11-25
+    sep-2640-client-verify-size@2025-11-25 sep-2640-client-verify-frontmatter@2025-11-25"}
   echo "suite: @modelcontextprotocol/conformance@$CONFORMANCE_VERSION on node $("$NODE" --version), client: $CLIENT_CMD"
   # CLIENT_JOBS runs at a time (each scenario's servers listen on ports of their own; a run
   # mostly waits on process start-up, so this pays even on two cores). Each run logs to

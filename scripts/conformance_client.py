@@ -31,6 +31,7 @@ from genmcp.client import (
     JWTBearer,
     OAuth,
     PrivateKeyJWT,
+    Skills,
     follow_redirect,
 )
 
@@ -238,6 +239,35 @@ async def enterprise_managed(url: str) -> None:
     async with Client(url, auth=auth) as client:
         await client.list_tools()
         await client.call_tool("test-tool", {})
+
+
+@flow("sep-2640-client-no-prefetch")
+async def skills_listed(url: str) -> None:
+    """List the skills and stop: nothing of a skill is read before it is loaded."""
+    async with Client(url) as client:
+        await Skills(client).list()
+
+
+@flow("sep-2640-client-verify-digest", "sep-2640-client-verify-size",
+      "sep-2640-client-verify-frontmatter")  # fmt: skip
+async def skills_loaded(url: str) -> None:
+    """Load the first skill, then read its first other file (each verified on read)."""
+    async with Client(url) as client:
+        skills = Skills(client)
+        entry = (await skills.list())[0]
+        await skills.load(entry)
+        other = next(r["uri"] for r in entry["resources"] if r["uri"] != entry["uri"])
+        await skills.read(entry, other)
+
+
+@flow("sep-2640-client-verify-unlisted")
+async def skills_unlisted(url: str) -> None:
+    """Ask for a file of the skill its listing does not name: refused before any request."""
+    async with Client(url) as client:
+        skills = Skills(client)
+        entry = (await skills.list())[0]
+        root = str(entry["uri"]).removesuffix("/SKILL.md")
+        await skills.read(entry, context().get("uri") or f"{root}/scripts/extract.py")
 
 
 # -- scoring ----------------------------------------------------------------------------------

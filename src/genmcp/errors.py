@@ -55,8 +55,11 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │   │   │       a listing past ``max_pages`` pages or ``max_items`` items
     │   │   └── DeadlineExceeded  [client.errors]
     │   │           a call still unanswered at ``deadline_s``: it is cancelled upstream
-    │   └── ResponseMismatch  [client.errors]
-    │           a JSON answer whose id is another request's
+    │   ├── ResponseMismatch  [client.errors]
+    │   │       a JSON answer whose id is another request's
+    │   └── SkillVerificationError  [client.skills]
+    │           a skill file the listing does not name, or whose size, digest or
+    │           frontmatter is not the listing's: never used
     ├── _Stale  [client.transport]
     │       a pooled connection closed before any byte of the response: sent again
     ├── UpstreamDown  [compose.upstream]
@@ -66,6 +69,9 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │       ``invalid_token`` for a token it did not check
     ├── InvalidToken  [auth.tokens]
     │       a bearer token is not acceptable: 401 with a ``WWW-Authenticate`` challenge
+    ├── DPoPProblem  [auth.dpop]
+    │       a DPoP proof is refused (``invalid_dpop_proof``) or lacks the server's nonce
+    │       (``use_dpop_nonce``): 401 with a ``WWW-Authenticate: DPoP`` challenge
     ├── InvalidIdToken  [auth.front.id_token]
     │       the upstream provider's ID token fails a check: the login fails
     ├── UpstreamError  [auth.front.upstream]
@@ -132,6 +138,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 __all__ = [
+    "DRAFT_RATE_LIMITED",
     "HEADER_MISMATCH",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
@@ -161,6 +168,8 @@ LEGACY_RESOURCE_NOT_FOUND = -32002
 REQUEST_TIMEOUT = -32001
 SERVER_SHUTDOWN = -32000
 RATE_LIMITED = -32029
+DRAFT_RATE_LIMITED = -32023
+"""SEP-3304 (Draft): the rate-limit code a ``RateLimit(sep3304=True)`` answers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +231,7 @@ REASONS: dict[str, WireError] = {
     ),
     # the server
     "rate_limited": WireError(429, RATE_LIMITED, "Too many requests"),
+    "rate_limited_sep3304": WireError(429, DRAFT_RATE_LIMITED, "Too many requests"),
     "task_quota": WireError(429, RATE_LIMITED, "Too many tasks"),
     "shutting_down": WireError(503, SERVER_SHUTDOWN, "Server shutting down", client_fault=False),
     # shared storage (legacy sessions, worker mail): down or hung, retry after a pause

@@ -56,7 +56,7 @@ GUIDES: Final = {
     "middleware",
     "scaling-out", "testing", "cli", "deployment", "security", "performance", "quality",
     "skills", "registry", "releasing",
-    "client", "composition", "tenancy", "search", "user-state",
+    "client", "composition", "tenancy", "search", "user-state", "drafts",
     "openapi-import", "shaping",
     "from-fastmcp", "from-sdk",
     "troubleshooting", "versions",
@@ -64,7 +64,7 @@ GUIDES: Final = {
 }  # fmt: skip
 """The guides issue 18 asks for, split out of the README (and issue 34's skills and
 registry, issue 33's tenancy, issue 51's interactive page, issue 49's OpenAPI import,
-shaping, search and state per user): none may go missing."""
+shaping, search and state per user, issue 52's drafts): none may go missing."""
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -26,7 +26,7 @@ from fastapi import FastAPI, Request
 
 from demo_tools import AddTool, Stats, make_suite
 from genmcp import Limit, RateLimit, Suite, mcp_router
-from genmcp.errors import INTERNAL_ERROR, RATE_LIMITED
+from genmcp.errors import DRAFT_RATE_LIMITED, INTERNAL_ERROR, RATE_LIMITED
 from genmcp.middleware.ratelimit import assigns_key
 from genmcp.storage.buckets import MemoryBuckets
 from genmcp.storage.redis import RedisBuckets, RedisOptions
@@ -253,3 +253,38 @@ async def test_a_limit_given_no_store_takes_the_routers_redis(
         assert len(list(client.scan_iter(match=redis_prefix + "bucket:*"))) == 1
     finally:
         client.close()
+
+
+async def test_sep3304_shape_in_both_eras_only_when_asked(
+    live_server: LiveServers, modern_client: Callable[..., ModernClient]
+) -> None:
+    limit = RateLimit(Limit(rate=0.5, burst=2), clock=lambda: 0.0, sep3304=True)  # no refill
+    url = serve(live_server, make_suite(middleware=[limit]))
+    client = modern_client(url, headers={"X-User": "alice"})
+    modern = [await client.request("tools/call", ADD) for _ in range(3)]
+    async with httpx.AsyncClient(timeout=30) as http:
+        session = await legacy_session(http, url + "/mcp", "X-User", "bob")
+        legacy = [await legacy_call(http, url + "/mcp", session) for _ in range(3)]
+    assert [r.status for r in modern[:2]] == [200, 200]
+    refused = modern[2]
+    assert refused.status == 429 and refused.error["code"] == DRAFT_RATE_LIMITED
+    assert refused.error["data"] == {"retryAfterMs": 2000, "limit": 2, "remaining": 0}
+    assert refused.headers["retry-after"] == "2"
+    assert refused.headers["ratelimit-limit"] == "2"
+    assert refused.headers["ratelimit-remaining"] == "0"
+    assert [r.status_code for r in legacy] == [200, 200, 429]  # the session's answer too
+    answer = legacy[2].json()
+    assert answer["error"]["code"] == DRAFT_RATE_LIMITED
+    assert answer["error"]["data"]["retryAfterMs"] == 2000
+    assert legacy[2].headers["retry-after"] == "2"
+    assert legacy[2].headers["ratelimit-limit"] == "2"
+    # off by default: the -32029 contract, a session's refusal with 200
+    frozen = RateLimit(Limit(0.5, 1), clock=lambda: 0.0)
+    plain = serve(live_server, make_suite(middleware=[frozen]))
+    async with httpx.AsyncClient(timeout=30) as http:
+        session = await legacy_session(http, plain + "/mcp", "X-User", "carol")
+        before = [await legacy_call(http, plain + "/mcp", session) for _ in range(2)]
+    assert before[1].status_code == 200 and before[1].json()["error"]["code"] == RATE_LIMITED
+    assert "ratelimit-limit" not in before[1].headers
+    quiet = [await modern_client(plain).request("tools/call", ADD) for _ in range(2)]
+    assert quiet[1].error["code"] == RATE_LIMITED and "retryAfterMs" not in quiet[1].error["data"]

@@ -17,12 +17,16 @@
 a token check before the body, a check of each parsed request and the FastAPI dependency
 stdio runs; a plain FastAPI dependency is wrapped as a ``DependencyAuth``.
 
-``JWTVerifier`` and ``IntrospectionVerifier`` need the ``auth`` extra
+``OAuthResource(dpop=DPoPPolicy(...))`` also takes DPoP-bound tokens (RFC 9449): proofs
+checked, their ``jti`` kept in a shared store, nonces from ``DPoPNonces``.
+
+``JWTVerifier``, ``IntrospectionVerifier`` and ``DPoPPolicy`` need the ``auth`` extra
 (``pip install 'genmcp[auth]'``: PyJWT and httpx); they are imported on first use.
 
 Modules: ``tokens`` (verified tokens, audience), ``challenges`` (WWW-Authenticate),
 ``scopes`` (hierarchy, checks), ``metadata`` (RFC 9728), ``jwks`` and ``jwt_verifier``
-(JWT + JWKS), ``introspection`` (RFC 7662), ``protected_resource`` (``OAuthResource``: the
+(JWT + JWKS), ``introspection`` (RFC 7662), ``dpop`` and ``nonces`` (RFC 9449 proofs and
+nonces), ``protected_resource`` (``OAuthResource``: the
 endpoint's token check and the FastAPI dependency).
 """
 
@@ -31,6 +35,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from genmcp.auth.challenges import Challenge
+from genmcp.auth.nonces import DPoPNonces
 from genmcp.auth.protected_resource import OAuthResource
 from genmcp.auth.scopes import ScopeHierarchy, implications, may_use, scope_challenge
 from genmcp.auth.tokens import (
@@ -43,6 +48,7 @@ from genmcp.auth.tokens import (
 from genmcp.transports.http.auth import Auth, DependencyAuth
 
 if TYPE_CHECKING:
+    from genmcp.auth.dpop import DPoPPolicy
     from genmcp.auth.introspection import IntrospectionVerifier
     from genmcp.auth.jwt_verifier import JWTVerifier
 
@@ -50,6 +56,8 @@ __all__ = [
     "AccessToken",
     "Auth",
     "Challenge",
+    "DPoPNonces",
+    "DPoPPolicy",
     "DependencyAuth",
     "IntrospectionVerifier",
     "InvalidToken",
@@ -67,6 +75,7 @@ __all__ = [
 _LAZY = {
     "JWTVerifier": "genmcp.auth.jwt_verifier",
     "IntrospectionVerifier": "genmcp.auth.introspection",
+    "DPoPPolicy": "genmcp.auth.dpop",
 }
 
 

@@ -41,8 +41,14 @@ def metadata_document(
     scopes_supported: Iterable[str] = (),
     resource_name: str | None = None,
     resource_documentation: str | None = None,
+    dpop_algorithms: Iterable[str] | None = None,
+    dpop_bound_required: bool = False,
 ) -> bytes:
-    """The metadata document, encoded once (the same bytes for every request)."""
+    """The metadata document, encoded once (the same bytes for every request).
+
+    ``dpop_algorithms``: the DPoP proof algorithms taken (``dpop_signing_alg_values_supported``)
+    when the resource takes DPoP; ``dpop_bound_required``: it takes DPoP-bound tokens only
+    (``dpop_bound_access_tokens_required``, RFC 9728 §2)."""
     servers = list(authorization_servers)
     if not servers:
         raise ValueError("protected resource metadata needs at least one authorization server")
@@ -61,4 +67,8 @@ def metadata_document(
         document["resource_name"] = resource_name
     if resource_documentation is not None:
         document["resource_documentation"] = resource_documentation
+    if dpop_algorithms is not None:
+        document["dpop_signing_alg_values_supported"] = list(dpop_algorithms)
+    if dpop_bound_required:
+        document["dpop_bound_access_tokens_required"] = True
     return json.dumps(document, separators=(",", ":"), sort_keys=True).encode()

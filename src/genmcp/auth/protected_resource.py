@@ -12,7 +12,12 @@ request itself with the RFC 6750 challenge: 401 without ``error`` when no bearer
 sent, 401 ``invalid_token``, 403 ``insufficient_scope``, 400 ``invalid_request`` for two
 ``Authorization`` headers or a malformed bearer value, 503 with ``Retry-After`` when the
 verifier could not check the token now (``VerifierBusy``: a rate bound; the verifier sees
-the client address in ``tokens.SOURCE``). In the endpoint, the challenges of a
+the client address in ``tokens.SOURCE``). With ``dpop=DPoPPolicy(...)`` it also takes
+``Authorization: DPoP`` with its ``DPoP`` proof (RFC 9449, ``auth.dpop``): the proof is
+checked against the request (method, URI as received or the configured resource) and the
+token's ``cnf.jkt``; a DPoP-bound token shown as ``Bearer`` is ``invalid_token``; proof
+refusals are ``WWW-Authenticate: DPoP error="invalid_dpop_proof"`` or
+``"use_dpop_nonce"`` with the nonce in ``DPoP-Nonce``. In the endpoint, the challenges of a
 2026-07-28 ``tools/call`` or ``prompts/get`` also name the scopes of the tool or prompt its
 ``Mcp-Method`` / ``Mcp-Name`` headers announce (a client asks for everything at once; a
 lying header only changes what a refusal advertises). The transport then calls
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from fastapi import APIRouter
@@ -38,6 +43,7 @@ from starlette.responses import Response as HTTPResponse
 from starlette.types import Scope
 
 from genmcp.auth.challenges import Challenge
+from genmcp.auth.denials import with_denial
 from genmcp.auth.metadata import metadata_document, metadata_paths, metadata_url
 from genmcp.auth.scopes import (
     ScopeHierarchy,
@@ -50,10 +56,12 @@ from genmcp.auth.tokens import SOURCE, InvalidToken, TokenVerifier, VerifierBusy
 from genmcp.errors import RATE_LIMITED
 from genmcp.protocol.jsonrpc import Request, encode
 from genmcp.protocol.methods import METHODS
+from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.owner import OWNER, anonymous
 from genmcp.transports.http.auth import MessageCheck, Refusal, RequestCheck
 
 if TYPE_CHECKING:
+    from genmcp.auth.dpop import DPoPPolicy, Proof
     from genmcp.suite import Suite
 
 __all__ = ["OAuthResource"]
@@ -66,6 +74,8 @@ _TARGET: Final[Mapping[str, str]] = {
 }
 """Method -> the params key of the target whose scopes it needs (``Method.scoped``)."""
 _NO_STORE: Final = {"cache-control": "no-store"}
+_SCHEMES: Final = {False: ("bearer",), True: ("bearer", "dpop")}
+"""The schemes taken without and with a DPoP policy."""
 _JSON: Final = "application/json"
 _NAMED: Final = frozenset(name for name, method in METHODS.items() if method.scoped_by_header)
 """Methods whose target's scopes the ``Mcp-Method`` / ``Mcp-Name`` headers name pre-auth."""
@@ -87,6 +97,10 @@ class OAuthResource:
             ``resource`` (``https://h/`` for ``https://h/mcp``); off by default.
         resource_name, resource_documentation: optional metadata fields.
         metadata_max_age_s: ``Cache-Control: max-age`` of the metadata document.
+        dpop: take DPoP-bound tokens and their proofs (``genmcp.auth.DPoPPolicy``, the
+            ``auth`` extra); None: bearer tokens only.
+        sep2643: add SEP-2643's (Draft) structured denial to every 403 ``insufficient_scope``
+            (``auth.denials``); off by default.
     """
 
     def __init__(
@@ -102,8 +116,11 @@ class OAuthResource:
         resource_name: str | None = None,
         resource_documentation: str | None = None,
         metadata_max_age_s: int = 3600,
+        dpop: DPoPPolicy | None = None,
+        sep2643: bool = False,
     ) -> None:
         self.resource = resource
+        self.dpop, self.sep2643 = dpop, sep2643
         if not isinstance(verifier, TokenVerifier):
             raise TypeError(
                 f"OAuthResource(verifier=...) takes a TokenVerifier (verify, aclose: subclass "
@@ -124,6 +141,8 @@ class OAuthResource:
             scopes_supported=self.required_scopes if scopes_supported is None else scopes_supported,
             resource_name=resource_name,
             resource_documentation=resource_documentation,
+            dpop_algorithms=None if dpop is None else dpop.algorithms,
+            dpop_bound_required=dpop is not None and dpop.required,
         )
         self._metadata_headers = {
             "cache-control": f"public, max-age={metadata_max_age_s}",
@@ -159,7 +178,12 @@ class OAuthResource:
         client = request.client
         bound = SOURCE.set(None if client is None else client.host)
         try:
-            found = await self.authenticate(request.headers.getlist("authorization"))
+            found = await self.authenticate(
+                request.headers.getlist("authorization"),
+                proofs=request.headers.getlist("dpop"),
+                method=request.method,
+                uris=(str(request.url),),
+            )
         finally:
             SOURCE.reset(bound)
         if isinstance(found, tuple):
@@ -179,10 +203,15 @@ class OAuthResource:
         2026-07-28 ``Mcp-Method`` / ``Mcp-Name`` headers go into every challenge.
         """
         values: list[str] = []
-        method = name = None
+        proofs: list[str] = []
+        method = name = host = None
         for key, value in scope["headers"]:
             if key == b"authorization":
                 values.append(value.decode("latin-1"))
+            elif key == b"dpop":
+                proofs.append(value.decode("latin-1"))
+            elif key == b"host":
+                host = value.decode("latin-1")
             elif key == b"mcp-method":
                 method = value.decode("latin-1")
             elif key == b"mcp-name":
@@ -191,39 +220,65 @@ class OAuthResource:
         needed: tuple[str, ...] = ()
         if method in _NAMED and name is not None:
             needed = suite.required_scopes(method, name)
+        uris: tuple[str, ...] = ()
+        if self.dpop is not None and (proofs or host):
+            uris = _received(scope, host)
         client = scope.get("client")
         bound = SOURCE.set(str(client[0]) if client else None)  # the verifier's budget key
         try:
-            return await self.authenticate(values, needed)
+            return await self.authenticate(
+                values, needed, proofs=proofs, method=scope["method"], uris=uris
+            )
         finally:
             SOURCE.reset(bound)
 
     async def authenticate(
-        self, authorization: list[str], scopes: Iterable[str] = ()
+        self,
+        authorization: list[str],
+        scopes: Iterable[str] = (),
+        *,
+        proofs: Sequence[str] = (),
+        method: str = "POST",
+        uris: Iterable[str] = (),
     ) -> Mapping[str, Any] | Refusal:
         """The assigns for the ``Authorization`` header values, or the challenge.
 
         ``scopes``: the operation's own scopes, named with the resource-wide ones in every
         challenge (the operation itself is checked later, by :meth:`authorize_message`).
+        ``proofs``, ``method``, ``uris``: the request's ``DPoP`` header values, method and
+        URI as received (with ``dpop=`` only; the configured resource URI is taken too).
         """
         wanted = merge_scopes(self.required_scopes, scopes)
-        found = self._bearer(authorization, wanted)
+        found = self._credentials(authorization, wanted)
         if isinstance(found, Challenge):
             return self._refusal(found)
+        scheme, token = found
+        policy, proof = self.dpop, None
+        if policy is not None and scheme == "dpop":
+            from genmcp.auth.dpop import DPoPProblem  # the auth extra: only with dpop=
+
+            try:
+                proof = await policy.verify(proofs, method, (*uris, self.resource), token)
+            except DPoPProblem as exc:
+                return self._refusal(self._dpop(exc.error, wanted, exc.description))
+            except StorageUnavailable as exc:  # the replay cache: never a proof unchecked
+                return _busy(VerifierBusy(str(exc), 1.0))
         try:
-            access = await self.verifier.verify(found)
+            access = await self.verifier.verify(token)
         except InvalidToken as exc:
-            return self._refusal(Challenge("invalid_token", wanted, self.metadata_url, str(exc)))
+            return self._refusal(self._invalid(proof is not None, wanted, str(exc)))
         except VerifierBusy as exc:  # not the token's fault: 503, retry (never invalid_token)
             return _busy(exc)
+        if policy is not None and (unbound := _binding(access.claims, proof)) is not None:
+            return self._refusal(self._dpop("invalid_token", wanted, unbound))
         if not audience_matches(
             access.audience, self.resource, accept_parent=self.accept_parent_audience
         ):
             why = "the token was not issued for this resource"
-            return self._refusal(Challenge("invalid_token", wanted, self.metadata_url, why))
+            return self._refusal(self._invalid(proof is not None, wanted, why))
         assigns = access.assigns(effective_scopes(access.scopes, self.hierarchy))
         if assigns.get(OWNER) is None:  # a token naming no one owns as the bearer of itself
-            assigns[OWNER] = anonymous(found, access.issuer)
+            assigns[OWNER] = anonymous(token, access.issuer)
         denied = scope_challenge(assigns, self.required_scopes, self.metadata_url)
         if denied is not None:
             return self._refusal(
@@ -231,24 +286,49 @@ class OAuthResource:
             )
         return assigns
 
-    def _bearer(self, values: list[str], wanted: tuple[str, ...]) -> str | Challenge:
+    def _credentials(
+        self, values: list[str], wanted: tuple[str, ...]
+    ) -> tuple[str, str] | Challenge:
+        """``(scheme, token)``: ``bearer``, or ``dpop`` with a DPoP policy; or the challenge."""
         if not values:
             return Challenge(None, wanted, self.metadata_url)
         if len(values) > 1:
             why = "more than one Authorization header"
             return Challenge("invalid_request", wanted, self.metadata_url, why)
         scheme, _, rest = values[0].strip().partition(" ")
-        if scheme.lower() != "bearer":
-            return Challenge(None, wanted, self.metadata_url)  # another scheme: no bearer at all
+        scheme = scheme.lower()
+        if scheme not in _SCHEMES[self.dpop is not None]:
+            return Challenge(None, wanted, self.metadata_url)  # another scheme: no token at all
+        if scheme == "bearer" and self.dpop is not None and self.dpop.required:
+            return Challenge(None, wanted, self.metadata_url)
         token = rest.strip(" ")
         if not _TOKEN68.fullmatch(token):
-            why = "the bearer token is malformed"
+            why = f"the {scheme} token is malformed"
             return Challenge("invalid_request", wanted, self.metadata_url, why)
-        return token
+        return scheme, token
 
-    @staticmethod
-    def _refusal(challenge: Challenge, request_id: Any = None) -> Refusal:
+    def _dpop(self, error: str | None, wanted: tuple[str, ...], why: str | None) -> Challenge:
+        algs = None if self.dpop is None else self.dpop.algs
+        return Challenge(error, wanted, self.metadata_url, why, scheme="DPoP", algs=algs)
+
+    def _invalid(self, dpop: bool, wanted: tuple[str, ...], why: str) -> Challenge:
+        if dpop:
+            return self._dpop("invalid_token", wanted, why)
+        return Challenge("invalid_token", wanted, self.metadata_url, why)
+
+    def _refusal(self, challenge: Challenge, request_id: Any = None) -> Refusal:
         body, status, headers = challenge.answer(request_id)
+        if self.sep2643 and challenge.error == "insufficient_scope":
+            body = with_denial(body)
+        policy = self.dpop
+        if policy is not None and status == 401:
+            if challenge.scheme == "Bearer":  # a DPoP client is told it may use DPoP too
+                dpop = self._dpop(None, challenge.scopes, None)
+                if policy.required and challenge.error is None:
+                    headers = []
+                headers = [*headers, ("www-authenticate", dpop.header())]
+            if policy.nonces is not None:  # the nonce before the first proof: one round less
+                headers = [*headers, ("dpop-nonce", policy.nonces.current())]
         return body, status, [*headers, *_NO_STORE.items()]
 
     # -- per-operation scopes, called by the transport after parsing -------------------
@@ -294,6 +374,28 @@ class OAuthResource:
             router.add_api_route(path, document, methods=["GET"], include_in_schema=False)
             router.add_api_route(path, preflight, methods=["OPTIONS"], include_in_schema=False)
         return router
+
+
+def _binding(claims: Mapping[str, Any], proof: Proof | None) -> str | None:
+    """Why a token's DPoP binding (``cnf.jkt``) and the request's proof disagree, or None."""
+    from genmcp.auth.dpop import bound_key  # the auth extra: only with dpop=
+
+    jkt = bound_key(claims)
+    if proof is None and jkt is not None:
+        return "a DPoP-bound token is presented with the DPoP scheme and a proof"
+    if proof is not None and jkt != proof.jkt:
+        return "the token is not bound to the proof's key"
+    return None
+
+
+def _received(scope: Scope, host: str | None) -> tuple[str, ...]:
+    """The URIs a request was sent to as received: the ``Host`` with the path, and with
+    ``root_path`` put before it when it is not already there."""
+    origin = f"{scope.get('scheme', 'http')}://{host or ''}"
+    path, root = scope.get("path", ""), scope.get("root_path", "")
+    if root and not path.startswith(root):
+        return (origin + path, origin + root + path)
+    return (origin + path,)
 
 
 def _busy(exc: VerifierBusy) -> Refusal:

@@ -18,7 +18,8 @@
 * ``oauth``: ``OAuth``, MCP authorization as a client (an ``httpx.Auth``);
 * ``assertions``: ``PrivateKeyJWT`` (client key), ``JWTBearer`` (workload identity) and
   ``IdentityAssertion`` (enterprise-managed) for ``OAuth``; ``dpop``: ``DPoP``, bound tokens;
-  ``jws``: ``SigningKey``, the compact JWS they sign.
+  ``jws``: ``SigningKey``, the compact JWS they sign;
+* ``skills``: ``Skills``, a server's skills (SEP-2640) listed, loaded and verified on read.
 
 Built on ``genmcp.protocol`` only (below the server's layers, so a server can use it).
 """
@@ -44,6 +45,7 @@ from genmcp.client.jws import SigningKey
 from genmcp.client.limits import ClientLimits
 from genmcp.client.listen import Subscription
 from genmcp.client.oauth import OAuth, follow_redirect
+from genmcp.client.skills import Skills, SkillVerificationError
 
 __all__ = [
     "CacheStore",
@@ -68,6 +70,8 @@ __all__ = [
     "ResponseCache",
     "ResponseMismatch",
     "SigningKey",
+    "SkillVerificationError",
+    "Skills",
     "Subscription",
     "follow_redirect",
 ]

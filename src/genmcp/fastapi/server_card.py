@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from genmcp.protocol.registry import SERVER_CARD_MEDIA_TYPE, server_card
 from genmcp.protocol.versions import LEGACY_VERSIONS
@@ -44,6 +44,7 @@ class ServerCardApp:
     """An ASGI app that serves one Server Card document (built once)."""
 
     __slots__ = ("_body", "_etag", "card")
+    media_type: ClassVar[bytes] = SERVER_CARD_MEDIA_TYPE.encode()
 
     def __init__(self, card: Mapping[str, Any]) -> None:
         self.card = dict(card)
@@ -61,7 +62,7 @@ class ServerCardApp:
             await _answer(send, 405, ((b"allow", b"GET, HEAD, OPTIONS"), *_CORS))
             return
         headers = (
-            (b"content-type", SERVER_CARD_MEDIA_TYPE.encode()),
+            (b"content-type", self.media_type),
             (b"cache-control", b"public, max-age=3600"),
             (b"etag", self._etag),
             *_CORS,

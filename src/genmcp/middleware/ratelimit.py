@@ -24,6 +24,12 @@ Redis that is down or hung fails the limit *closed*: the request is answered
 burst, ``w`` the seconds an empty bucket takes to fill) and ``RateLimit: "default";r=19;t=1``
 (``r`` whole tokens left, ``t`` seconds until the bucket is full again).
 
+``sep3304=True`` answers a refusal as SEP-3304 (**Draft**, "Standardize Rate-Limiting Errors";
+it may change) asks instead: JSON-RPC ``-32023`` with ``error.data`` ``{"retryAfterMs",
+"limit", "remaining"}`` (the burst, and 0), HTTP 429 in both eras (a 2025 session's answer
+too), ``Retry-After`` in whole seconds and ``RateLimit-Limit`` / ``RateLimit-Remaining``.
+Off by default: the -32029 contract stays what clients of today read.
+
 Imports genmcp's middleware chain, errors, storage and owner keys, and the standard library.
 """
 
@@ -45,7 +51,15 @@ from genmcp.storage.buckets import MAX_KEYS, Buckets, MemoryBuckets, Taken
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.owner import owner_of
 
-__all__ = ["Limit", "RateLimit", "assigns_key", "principal_key", "rate_limited", "share_buckets"]
+__all__ = [
+    "Limit",
+    "RateLimit",
+    "assigns_key",
+    "principal_key",
+    "rate_limited",
+    "sep3304_rate_limited",
+    "share_buckets",
+]
 
 log = logging.getLogger("genmcp")
 
@@ -97,6 +111,14 @@ def rate_limited(retry_after_s: float) -> MCPError:
     return MCPError("rate_limited", f"Too many requests: retry in {wait:g}s", {"retryAfter": wait})
 
 
+def sep3304_rate_limited(retry_after_s: float, limit: int, remaining: int = 0) -> MCPError:
+    """The SEP-3304 (Draft) form: ``-32023`` with ``retryAfterMs`` (whole milliseconds, at
+    least 1), ``limit`` and ``remaining``."""
+    wait_ms = max(1, math.ceil(retry_after_s * 1000))
+    data = {"retryAfterMs": wait_ms, "limit": limit, "remaining": remaining}
+    return MCPError("rate_limited_sep3304", f"Too many requests: retry in {wait_ms} ms", data)
+
+
 class RateLimit(Middleware):
     """A token bucket per caller (and per tool with its own limit); see the module docstring.
 
@@ -114,6 +136,8 @@ class RateLimit(Middleware):
         name: the policy's name: separates this limit's buckets from another's in a shared
             store, and names it in the quota headers (``A-Za-z0-9_.:/-``).
         headers: add ``RateLimit-Policy`` and ``RateLimit`` to limited HTTP answers.
+        sep3304: refuse in the SEP-3304 draft's shape (``-32023``, ``retryAfterMs``, 429 in
+            both eras, ``RateLimit-Limit``/``-Remaining``); see the module docstring.
         fail_open: when ``store`` is unavailable, limit with this process's own buckets
             (False, the default: answer ``storage_unavailable``, HTTP 503).
         max_keys: callers tracked at most in memory (the least recently seen are forgotten).
@@ -130,6 +154,7 @@ class RateLimit(Middleware):
         store: Buckets | None = None,
         name: str = "default",
         headers: bool = False,
+        sep3304: bool = False,
         fail_open: bool = False,
         max_keys: int = MAX_KEYS,
         clock: Callable[[], float] = time.monotonic,
@@ -139,6 +164,7 @@ class RateLimit(Middleware):
         self.default, self.tools = default, dict(tools or {})
         self.methods = None if methods is None else frozenset(methods)
         self.key, self.name, self.headers, self.fail_open = key, name, headers, fail_open
+        self.sep3304 = sep3304
         self.local = MemoryBuckets(max_keys=max_keys, clock=clock)
         self.store: Buckets = self.local if store is None else store
         self._policies: dict[str | None, tuple[str, str]] = {}
@@ -165,7 +191,13 @@ class RateLimit(Middleware):
             taken = self.local.take_now(bucket, limit.rate, limit.burst)
         else:
             taken = await self._take(bucket, limit)
-        call = await call_next(request) if taken.ok else request.fail(rate_limited(taken.wait_s))
+        if taken.ok:
+            call = await call_next(request)
+        elif self.sep3304:
+            left = max(0, math.floor(taken.tokens + 1e-9))
+            call = request.fail(sep3304_rate_limited(taken.wait_s, limit.burst, left))
+        else:
+            call = request.fail(rate_limited(taken.wait_s))
         if self.headers:
             call.response_headers = (*call.response_headers, *self._fields(scope, limit, taken))
         return call

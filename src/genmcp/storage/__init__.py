@@ -25,10 +25,13 @@ shared implementation stores and carries them as JSON, and hands back equal copi
 * ``StateStore``: small named JSON values per owner (a tenant's principal), bounded in
   count and expiring together: the store behind ``genmcp.UserStates`` (per-user state that
   outlives a stateless call).
+* ``ProofReplays``: the keys seen once in a window (each DPoP proof's ``jti``): a second
+  sighting, in any process sharing the store, is a replay.
 
 * ``Stores``: one backend's broker, session registry, task store and rate-limit buckets as
-  one bundle, closed together: what ``mcp_router(stores=...)`` wires in
-  (``memory.MemoryStores``, ``redis.RedisStores``, or your own backend's).
+  one bundle (genmcp's two bundles carry their ``ProofReplays`` too, as ``replays``), closed
+  together: what ``mcp_router(stores=...)`` wires in (``memory.MemoryStores``,
+  ``redis.RedisStores``, or your own backend's).
 
 * ``Inboxes`` (optional, offered by both brokers): one inbox per Suite (per process), for
   mail to a worker. A post goes to the one inbox its worker id names, never to every process;
@@ -55,6 +58,7 @@ __all__ = [
     "Inbox",
     "InboxFull",
     "Inboxes",
+    "ProofReplays",
     "RecordStore",
     "SessionRegistry",
     "StateStore",
@@ -491,6 +495,20 @@ class StateStore(Protocol):
 
     async def clear(self, owner: str) -> None:
         """Remove every value of ``owner``."""
+        ...
+
+
+@runtime_checkable
+class ProofReplays(Protocol):
+    """Keys seen once: ``first`` records ``key`` for ``ttl_s`` atomically, and says whether it
+    was new. A DPoP resource keeps each proof's ``jti`` here for as long as the proof's
+    ``iat`` would be accepted, so a proof shown twice (to any process sharing the store) is
+    refused the second time. A store that cannot answer raises ``StorageUnavailable``: a
+    proof is never accepted unchecked.
+    """
+
+    async def first(self, key: str, ttl_s: float) -> bool:
+        """True when ``key`` was not seen in its ``ttl_s`` (it is now); False: a replay."""
         ...
 
 

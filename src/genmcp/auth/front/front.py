@@ -43,6 +43,7 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from genmcp.auth.dpop import DPoPPolicy
 from genmcp.auth.front import scope_rules
 from genmcp.auth.front.consent import Consent, Consents, consent_page
 from genmcp.auth.front.grants import Authorization, GrantStore, pkce_challenge
@@ -113,6 +114,8 @@ class AuthorizationFront:
             default; ``genmcp.storage.redis.RedisBuckets`` for one budget across processes).
         source: the request's source key (default: the connection's address, an IPv6
             one's /64; behind a proxy, the client's address it forwards).
+        dpop: take DPoP proofs at ``/token`` and bind the tokens to their keys
+            (``genmcp.auth.DPoPPolicy``); the resource server takes them too.
     """
 
     def __init__(
@@ -135,6 +138,7 @@ class AuthorizationFront:
         limits: FrontLimits | None = None,
         buckets: Buckets | None = None,
         source: Callable[[Request], str] | None = None,
+        dpop: DPoPPolicy | None = None,
     ) -> None:
         self.issuer = issuer.rstrip("/")
         self.upstream, self.resource = upstream, resource
@@ -156,8 +160,10 @@ class AuthorizationFront:
         self.callback_url = self.issuer + CALLBACK
         self.consents = Consents(store=self.store, max_pending=self.limits.max_pending)
         self.consent_page = consent_page
+        self.dpop = dpop
         self.token_endpoint = TokenEndpoint(self.grants, self.tokens, self._lookup,
-                                            upstream.revoke)  # fmt: skip
+                                            upstream.revoke, dpop=dpop,
+                                            url=self.issuer + "/token")  # fmt: skip
         self.registration_endpoint = RegistrationEndpoint(self.gate, self.registry, self.source)
         self._path = urlsplit(self.issuer).path
         self._secure = urlsplit(self.issuer).scheme == "https"
@@ -167,6 +173,7 @@ class AuthorizationFront:
     def resource_server(self, **options: Any) -> OAuthResource:
         """The ``OAuthResource`` for the MCP router: it accepts this front's tokens."""
         options.setdefault("scopes_supported", self.scopes_supported)
+        options.setdefault("dpop", self.dpop)
         return OAuthResource(resource=self.resource, authorization_servers=[self.issuer],
                              verifier=self.tokens.verifier(self.grants.revoked),
                              **options)  # fmt: skip
@@ -190,6 +197,8 @@ class AuthorizationFront:
         }
         if self.scopes_supported:
             document["scopes_supported"] = list(self.scopes_supported)
+        if self.dpop is not None:
+            document["dpop_signing_alg_values_supported"] = list(self.dpop.algorithms)
         return document
 
     def router(self) -> APIRouter:

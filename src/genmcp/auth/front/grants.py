@@ -93,6 +93,8 @@ class Grant:
     upstream: bytes
     """The upstream tokens, encrypted."""
     expires_at: float
+    jkt: str | None = None
+    """The DPoP key its refresh tokens are bound to (RFC 9449 §5), or None."""
 
 
 _T = TypeVar("_T", Pending, Grant)
@@ -259,12 +261,13 @@ def _pending_of(record: Mapping[str, Any]) -> Pending:
 def _grant_record(grant: Grant) -> dict[str, Any]:
     return {"request": request_record(grant.request), "subject": grant.subject,
             "family": grant.family, "upstream": grant.upstream.decode("ascii"),
-            "expires_at": grant.expires_at}  # fmt: skip
+            "expires_at": grant.expires_at, "jkt": grant.jkt}  # fmt: skip
 
 
 def _grant_of(record: Mapping[str, Any]) -> Grant:
     return Grant(request_of(record["request"]), record["subject"], record["family"],
-                 record["upstream"].encode("ascii"), record["expires_at"])  # fmt: skip
+                 record["upstream"].encode("ascii"), record["expires_at"],
+                 record.get("jkt"))  # fmt: skip
 
 
 def _live(record: _T | None) -> _T | None:

@@ -2,7 +2,8 @@
 
 :class:`TokenIssuer` holds an ES256 key made at start-up (or given), signs access tokens with
 ``typ: at+jwt``, ``iss`` = the front, ``aud`` = the MCP resource (RFC 8707), ``sub``,
-``client_id``, ``scope``, ``exp``, ``jti`` and ``gid`` (the grant it belongs to); publishes
+``client_id``, ``scope``, ``exp``, ``jti``, ``gid`` (the grant it belongs to) and, for a
+DPoP-bound token, ``cnf.jkt`` (RFC 9449 §6: the proof key's thumbprint); publishes
 the public key as a JWKS (its ``kid`` the RFC 7638 thumbprint, so processes sharing the key
 verify each other's tokens); and builds the verifier that checks them: a ``JWTVerifier`` with
 that key set in hand (no fetch), then "is its grant still live" (revocation), so a
@@ -73,8 +74,9 @@ class TokenIssuer:
         scope: Iterable[str],
         resource: str,
         grant: str | None = None,
+        jkt: str | None = None,
     ) -> str:
-        """A signed access token for ``resource``."""
+        """A signed access token for ``resource`` (bound to the DPoP key ``jkt``, if given)."""
         now = int(time.time())
         claims: dict[str, Any] = {
             "iss": self.issuer,
@@ -88,6 +90,8 @@ class TokenIssuer:
         }
         if grant is not None:
             claims["gid"] = grant
+        if jkt is not None:
+            claims["cnf"] = {"jkt": jkt}
         headers = {"kid": self.kid, "typ": "at+jwt"}
         return jwt.encode(claims, self._key, algorithm=ALGORITHM, headers=headers)
 

@@ -7,6 +7,12 @@ for clients registered with the ``refresh_token`` grant, a new refresh token. ``
 a refresh or access token of the calling client ends its whole grant, and the upstream
 tokens behind it are revoked at the upstream too (when it has an RFC 7009 endpoint): this is
 the front's logout; any other token is answered 200 too (RFC 7009 §2.2).
+
+With a ``DPoPPolicy`` a token request may carry a ``DPoP`` proof (RFC 9449 §5): it is checked
+(for ``POST`` to the token endpoint's URL, before the code is spent) and the access token is
+bound to its key (``cnf.jkt``, ``token_type: DPoP``), and so are the grant's refresh tokens
+(a refresh without a proof of that key is ``invalid_grant``); a refused proof is 400
+``invalid_dpop_proof``, a missing nonce 400 ``use_dpop_nonce`` with ``DPoP-Nonce``.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -24,6 +30,10 @@ from genmcp.auth.front.issuer import TokenIssuer
 from genmcp.auth.front.registration import RegisteredClient, RegistrationError
 from genmcp.auth.front.wire import NO_STORE, Refused, oauth_error, read_form
 from genmcp.auth.tokens import InvalidToken, canonical_uri
+from genmcp.storage.guard import StorageUnavailable
+
+if TYPE_CHECKING:
+    from genmcp.auth.dpop import DPoPPolicy
 
 __all__ = ["TokenEndpoint"]
 
@@ -41,6 +51,8 @@ class TokenEndpoint:
         tokens: signs the access tokens.
         lookup: finds a client by ``client_id`` (registered, or a metadata document URL).
         revoke_upstream: revokes a grant's upstream tokens (``Upstream.revoke``), or None.
+        dpop: how DPoP proofs are checked (tokens then bound to their key), or None.
+        url: the token endpoint's own URL (a proof's ``htu``).
     """
 
     def __init__(
@@ -49,9 +61,13 @@ class TokenEndpoint:
         tokens: TokenIssuer,
         lookup: Lookup,
         revoke_upstream: RevokeUpstream | None = None,
+        *,
+        dpop: DPoPPolicy | None = None,
+        url: str = "",
     ) -> None:
         self.grants, self.tokens, self.lookup = grants, tokens, lookup
         self.revoke_upstream = revoke_upstream
+        self.dpop, self.url = dpop, url
 
     async def token(self, request: Request) -> Response:
         """Answer a token request (RFC 6749 §4.1.3, §6)."""
@@ -61,14 +77,36 @@ class TokenEndpoint:
             if grant_type not in ("authorization_code", "refresh_token"):
                 raise Refused("unsupported_grant_type", "authorization_code or refresh_token")
             client = await self._client(fields)
+            jkt = await self._proof(request)  # before the code or refresh token is spent
             if grant_type == "authorization_code":
-                grant = await self._redeem(fields, client.client_id)
+                grant = replace(await self._redeem(fields, client.client_id), jkt=jkt)
             else:
                 grant = await self._rotate(fields, client.client_id)
+                if grant.jkt is not None and grant.jkt != jkt:  # RFC 9449 §5: bound refresh
+                    raise Refused("invalid_grant", "the refresh token is bound to a DPoP key: "
+                                  "prove it")  # fmt: skip
         except Refused as exc:
             log.info("token refused: %s", exc.error)
-            return oauth_error(exc.error, exc.description, exc.status)
-        return await self._tokens(grant, client)
+            response = oauth_error(exc.error, exc.description, exc.status)
+            if exc.error == "use_dpop_nonce" and self.dpop and self.dpop.nonces:
+                response.headers["dpop-nonce"] = self.dpop.nonces.current()
+            return response
+        return await self._tokens(grant, client, jkt)
+
+    async def _proof(self, request: Request) -> str | None:
+        """The key thumbprint of the request's DPoP proof; None without one (or no policy)."""
+        proofs = request.headers.getlist("dpop")
+        if self.dpop is None or not proofs:
+            return None
+        from genmcp.auth.dpop import DPoPProblem
+
+        try:
+            proof = await self.dpop.verify(proofs, "POST", (self.url, str(request.url)))
+        except DPoPProblem as exc:
+            raise Refused(exc.error, exc.description) from None
+        except StorageUnavailable:
+            raise Refused("temporarily_unavailable", "the DPoP replay cache", 503) from None
+        return proof.jkt
 
     async def revoke(self, request: Request) -> Response:
         """Answer a revocation request (RFC 7009)."""
@@ -146,14 +184,14 @@ class TokenEndpoint:
             grant = replace(grant, request=replace(grant.request, scope=scope))
         return grant
 
-    async def _tokens(self, grant: Grant, client: RegisteredClient) -> Response:
+    async def _tokens(self, grant: Grant, client: RegisteredClient, jkt: str | None) -> Response:
         asked = grant.request
         access = self.tokens.issue(subject=grant.subject, client_id=asked.client_id,
                                    scope=asked.scope, resource=asked.resource,
-                                   grant=grant.family)  # fmt: skip
+                                   grant=grant.family, jkt=jkt)  # fmt: skip
         body: dict[str, Any] = {
             "access_token": access,
-            "token_type": "Bearer",
+            "token_type": "Bearer" if jkt is None else "DPoP",
             "expires_in": self.tokens.ttl_s,
             "scope": " ".join(asked.scope),
         }

@@ -9,6 +9,7 @@
 - ``redis.buckets``: ``RedisBuckets`` (token buckets every process takes from: rate limits);
 - ``redis.records``: ``RedisRecordStore`` (an OAuth authorization server's records);
 - ``redis.cache``: ``RedisCacheStore`` (clients' response caches shared by processes);
+- ``redis.replays``: ``RedisProofReplays`` (the DPoP proofs any process has seen);
 - ``redis.stores``: ``RedisStores`` (broker, registry, task store, buckets on one client:
   ``mcp_router(stores=RedisStores.from_url(url))``);
 - ``redis.part``: ``RedisPart``, what every store has (a client it borrows or owns);
@@ -27,6 +28,7 @@ from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX
 from genmcp.storage.redis.records import RedisRecordStore
 from genmcp.storage.redis.registry import RedisSessionRegistry
+from genmcp.storage.redis.replays import RedisProofReplays
 from genmcp.storage.redis.states import RedisStateStore
 from genmcp.storage.redis.stores import RedisStores
 from genmcp.storage.redis.tasks import RedisTaskStore
@@ -37,6 +39,7 @@ __all__ = [
     "RedisBuckets",
     "RedisCacheStore",
     "RedisOptions",
+    "RedisProofReplays",
     "RedisRecordStore",
     "RedisSessionRegistry",
     "RedisStateStore",

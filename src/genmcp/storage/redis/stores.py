@@ -3,10 +3,11 @@
 ``RedisStores.from_url(url, prefix=...)`` makes one request-path client with
 ``RedisOptions`` (never redis-py's defaults) and the ``RedisBroker`` (pub/sub, worker mail,
 the shared catalog), the ``RedisSessionRegistry`` (2025 sessions), the ``RedisTaskStore``
-(Tasks) and the ``RedisBuckets`` (rate limits: one budget for all the processes) on it, all
-under one key prefix. The parts borrow the client; ``aclose`` ends the broker's tasks, then
-closes it. ``mcp_router(redis_url=...)`` is ``mcp_router(stores=RedisStores.from_url(...))``
-with the router closing the bundle.
+(Tasks), the ``RedisBuckets`` (rate limits: one budget for all the processes) and the
+``RedisProofReplays`` (DPoP proofs seen by any process) on it, all under one key prefix.
+The parts borrow the client; ``aclose`` ends the broker's tasks, then closes it.
+``mcp_router(redis_url=...)`` is ``mcp_router(stores=RedisStores.from_url(...))`` with the
+router closing the bundle.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from genmcp.storage.redis.buckets import RedisBuckets
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, close_client
 from genmcp.storage.redis.registry import RedisSessionRegistry
+from genmcp.storage.redis.replays import RedisProofReplays
 from genmcp.storage.redis.states import RedisStateStore
 from genmcp.storage.redis.tasks import RedisTaskStore
 from genmcp.storage.redis.topology import Client
@@ -29,13 +31,14 @@ __all__ = ["RedisStores"]
 @dataclass(slots=True)
 class RedisStores:
     """The Redis ``Stores`` of one process: one client, a broker, a session registry, a task
-    store and the rate limits' buckets on it."""
+    store, the rate limits' buckets and the DPoP proofs seen on it."""
 
     client: Client
     broker: RedisBroker
     registry: RedisSessionRegistry
     tasks: RedisTaskStore
     buckets: RedisBuckets
+    replays: RedisProofReplays
     states: RedisStateStore | None = None
     """Per-user state (``genmcp.UserStates``) on the same client and prefix (``from_url``
     makes it); not one of the parts a router wires in."""
@@ -60,13 +63,15 @@ class RedisStores:
             RedisSessionRegistry(client, prefix=prefix, options=options),
             RedisTaskStore(client, prefix=prefix, options=options),
             RedisBuckets(client, prefix=prefix, options=options),
+            RedisProofReplays(client, prefix=prefix, options=options),
             RedisStateStore(client, prefix=prefix, options=options),
         )
 
     async def aclose(self) -> None:
         """End the broker's tasks, then close the client (the parts borrow it)."""
         try:
-            for part in (self.broker, self.registry, self.tasks, self.buckets, self.states):
+            parts = (self.broker, self.registry, self.tasks, self.buckets, self.replays)
+            for part in (*parts, self.states):
                 if part is not None:
                     await part.aclose()
         finally:

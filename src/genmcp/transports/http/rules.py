@@ -226,15 +226,23 @@ def response_status(final: Answer, *, legacy: bool) -> int:
     except a server-side 5xx (storage unavailable, shutting down), which says "retry".
     """
     status = http_status(final.reason)
+    if final.reason in _ALWAYS_HTTP:  # SEP-3304: 429 on HTTP, a session's request too
+        return status
     return 200 if legacy and status < 500 else status
 
 
 _RETRYABLE: Final = frozenset({429, 503})
+_ALWAYS_HTTP: Final = frozenset({"rate_limited_sep3304"})
+"""Reasons whose status a legacy session's answer keeps (an opted-in draft says so)."""
 
 
 def response_headers(final: Answer, *, legacy: bool) -> tuple[tuple[str, str], ...]:
     """Headers a response's status calls for: ``Retry-After`` (whole seconds, at least 1)
-    on a modern 429 or 503 whose error carries ``data.retryAfter`` (``middleware.ratelimit``)."""
+    on a modern 429 or 503 whose error carries ``data.retryAfter`` (``middleware.ratelimit``),
+    and on a SEP-3304 429 (``data.retryAfterMs``, in both eras) with ``RateLimit-Limit`` and
+    ``RateLimit-Remaining`` from ``data.limit`` and ``data.remaining``."""
+    if final.reason in _ALWAYS_HTTP:
+        return _sep3304_headers(final)
     if legacy or final.reason is None or http_status(final.reason) not in _RETRYABLE:
         return ()
     error = final.response.get("error")
@@ -243,6 +251,22 @@ def response_headers(final: Answer, *, legacy: bool) -> tuple[tuple[str, str], .
     if isinstance(wait, int | float) and not isinstance(wait, bool) and math.isfinite(wait):
         return (("retry-after", str(max(1, math.ceil(wait)))),)
     return ()
+
+
+def _sep3304_headers(final: Answer) -> tuple[tuple[str, str], ...]:
+    error = final.response.get("error")
+    data = error.get("data") if isinstance(error, dict) else None
+    if not isinstance(data, dict):
+        return ()
+    found: list[tuple[str, str]] = []
+    wait = data.get("retryAfterMs")
+    if isinstance(wait, int) and not isinstance(wait, bool):
+        found.append(("retry-after", str(max(1, math.ceil(wait / 1000)))))
+    for name, header in (("limit", "ratelimit-limit"), ("remaining", "ratelimit-remaining")):
+        value = data.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            found.append((header, str(value)))
+    return tuple(found)
 
 
 def modern_preflight(
