@@ -10,8 +10,8 @@ flushes them). Two parts close it:
   command there is retried on the new master, or is ``StorageUnavailable``). Without the
   announcement (a Sentinel unreachable) redis-py's own checks remain: a ``READONLY`` answer
   drops the connection, and a new one asks Sentinel again.
-- :class:`Acknowledged` sends a write Lua script and ``WAIT <replicas> <timeout>`` in one
-  pipeline on one connection: the reply counts only once a replica has the write. A short
+- :class:`Acknowledged` sends a write Lua script (or a few commands: ``pipeline``) and
+  ``WAIT <replicas> <timeout>`` in one pipeline on one connection: the reply counts only once a replica has the write. A short
   ``WAIT`` is :class:`NotReplicated` (a connection error: the breaker answers 503 with
   ``Retry-After`` and the task runner retries), unless Sentinel says the node written to is
   still the master and it has no healthy replica (a deployment running on its master alone,
@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from redis import asyncio as aioredis
@@ -159,6 +159,25 @@ class Acknowledged:
                 raise NotReplicated(f"{acked} of {self.replicas} replicas acknowledged a write")
             return reply
         raise AssertionError("unreachable")
+
+    async def pipeline(self, build: Callable[[Any], object]) -> list[Any]:
+        """The replies of the commands ``build(pipe)`` queues (one pipeline, one round trip),
+        acknowledged once ``replicas`` replicas have them (a ``WAIT`` queued after them)."""
+        waiting = bool(self.replicas) and time.monotonic() >= self._degraded_until
+        async with self._client.pipeline(transaction=False) as pipe:
+            build(pipe)
+            if waiting:
+                self.waits += 1
+                pipe.wait(self.replicas, self.timeout_ms)
+            replies: list[Any] = await pipe.execute(raise_on_error=False)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        if waiting:
+            acked = replies.pop()
+            if int(acked) < self.replicas and not await self._alone():
+                raise NotReplicated(f"{acked} of {self.replicas} replicas acknowledged a write")
+        return replies
 
     async def _alone(self) -> bool:
         """Whether the master written to is still Sentinel's and has no healthy replica (the
