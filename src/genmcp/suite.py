@@ -249,6 +249,13 @@ class Suite:
         write). At once without a shared broker."""
         await self._catalog.sync.flushed()
 
+    async def changes_published(self) -> None:
+        """Return once every change notification made so far (``resource_updated``, a list
+        change) is published: with a shared broker, logged and replicated, so every open
+        stream gets it, also across a failover. ``StorageUnavailable`` (503) when it could
+        not be."""
+        await self._changes.flushed()
+
     def remove_tool(self, name: str, *, local: bool = False) -> bool:
         """Stop serving the tool ``name`` (everywhere unless ``local``); False if not here."""
         return self._catalog.remove("tool", name, local=local)

@@ -58,6 +58,7 @@ from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
 from genmcp.storage.redis.notices import NoticeLog
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, PartOptions, RedisPart, close_client
+from genmcp.storage.redis.refusals import refusing
 from genmcp.storage.redis.registry import encode, ttl_ms
 from genmcp.storage.redis.topology import NODE_OPTIONS, Client
 
@@ -138,6 +139,7 @@ class RedisBroker(RedisPart):
         self._closed = False
         self.inboxes = RedisInboxes(client, prefix=self._prefix, options=self.options)
         self._record = client.register_script(_RECORD)
+        self._ack = self.options.acknowledged(client)  # logs and catalog changes: replicated
         self._catalog = self._prefix + "catalog:{c}"  # and its version: one hash tag, one slot
         # On a cluster every channel of the app is in one slot: one shard, publish order kept.
         self._channels = self._prefix + ("{p}" if isinstance(client, RedisCluster) else "")
@@ -219,16 +221,16 @@ class RedisBroker(RedisPart):
         return bool(await self.breaker.run(lambda: self._client.exists(key)))
 
     async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:
-        """``XADD`` ``entry`` to the stream ``prefix + key`` (``MAXLEN ~``) and set its TTL."""
+        """``XADD`` ``entry`` to the stream ``prefix + key`` (``MAXLEN ~``) and set its TTL;
+        acknowledged once replicated (``RedisOptions.replicas``)."""
         name, millis = self._prefix + key, ttl_ms(ttl_s)
 
-        async def append() -> Any:
-            async with self._client.pipeline(transaction=False) as pipe:
-                pipe.xadd(name, entry, maxlen=maxlen, approximate=True)  # type: ignore[arg-type]
-                pipe.pexpire(name, millis)
-                return (await pipe.execute())[0]
+        def append(pipe: Any) -> None:
+            pipe.xadd(name, entry, maxlen=maxlen, approximate=True)
+            pipe.pexpire(name, millis)
 
-        return _text(await self.breaker.run(append))
+        replies = await self.breaker.run(lambda: refusing(lambda: self._ack.pipeline(append)))
+        return _text(replies[0])
 
     async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
         """``XRANGE (after +`` of the stream ``prefix + key`` (``EventLog``)."""
@@ -252,7 +254,9 @@ class RedisBroker(RedisPart):
         """Keep ``event`` as the latest catalog change of ``key``; its version (``CatalogLog``)."""
         keys = [self._prefix + "catalog:{c}:version", self._catalog]
         args: list[str | int] = [key, encode(event), CATALOG_TTL_MS]
-        version = await self.breaker.run(lambda: self._record(keys=keys, args=args))
+        version = await self.breaker.run(
+            lambda: refusing(lambda: self._ack.eval(self._record, keys, args))
+        )
         return int(version)
 
     async def changes(self) -> list[Any]:
