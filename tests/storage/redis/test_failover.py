@@ -12,6 +12,7 @@ were lost. Marked long (make test-long); also in make test-cluster.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -180,3 +181,174 @@ async def test_a_sentinel_master_killed_under_load_loses_no_accepted_task(
     assert old is not None
     load, tasks = await under_load(app, sentinel.kill_master, lambda: sentinel.wait_failover(old))
     outcome(load, tasks)
+
+
+# -- notifications across a failover --------------------------------------------------------
+
+NOTES: Final = 400
+"""How many ``note://n/<k>`` resources the streams subscribe to: the most updates one run sends."""
+ACCEPT: Final = "application/json, text/event-stream"
+
+
+def note(k: int) -> str:
+    return f"note://n/{k}"
+
+
+class Stream:
+    """One open stream's ``resources/updated`` URIs, in the order they came."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.uris: list[str] = []
+        self.done = asyncio.Event()
+
+    def take(self, message: Any) -> None:
+        if isinstance(message, dict) and message.get("method") == "notifications/resources/updated":
+            uri = message["params"]["uri"]
+            self.uris.append(uri)
+            if uri == note(NOTES - 1):  # the end mark: published last
+                self.done.set()
+
+
+async def listen(app: App, stream: Stream, ready: asyncio.Event) -> None:
+    """A 2026-07-28 ``subscriptions/listen`` on ``app`` naming every note."""
+    wanted = {"notifications": {"resourceSubscriptions": [note(k) for k in range(NOTES)]}}
+    async with ModernClient(app.url, validate=False, timeout=120) as on:
+        async with on.stream("subscriptions/listen", wanted, id=stream.name) as exchange:
+            assert exchange.status == 200
+            async for message in exchange:
+                if message.get("method") == "notifications/subscriptions/acknowledged":
+                    ready.set()
+                stream.take(message)
+
+
+async def get_stream(app: App, stream: Stream, ready: asyncio.Event) -> None:
+    """A 2025-11-25 session on ``app`` subscribed to every note, and its GET stream."""
+    from support.legacy_http import open_session
+    from support.sse import SSEEvent, SSEParser
+
+    url = app.url + "/mcp"
+    async with httpx.AsyncClient(timeout=httpx.Timeout(10, read=120)) as http:
+        headers = await open_session(http, url, initialized=True)
+        for first in range(0, NOTES, 50):
+            replies = await asyncio.gather(*(
+                http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": k,
+                          "method": "resources/subscribe", "params": {"uri": note(k)}})
+                for k in range(first, min(first + 50, NOTES))
+            ))  # fmt: skip
+            assert all(r.status_code == 200 and "error" not in r.json() for r in replies)
+        async with http.stream("GET", url, headers=headers) as response:
+            assert response.status_code == 200
+            parser = SSEParser()
+            async for chunk in response.aiter_bytes():
+                for event in parser.feed(chunk):
+                    if isinstance(event, SSEEvent):
+                        ready.set()  # the priming event: the stream follows the log
+                        if event.data:
+                            stream.take(json.loads(event.data))
+
+
+class Touches:
+    """``touch`` calls in order: which the server acknowledged (200, a result)."""
+
+    def __init__(self) -> None:
+        self.acked: list[str] = []
+        self.refused: list[tuple[int, str | None]] = []
+        self.running = True
+        self.sent = 0
+
+    async def run(self, on: ModernClient) -> None:
+        while self.running and self.sent < NOTES - 1:
+            await self.touch(on, self.sent)
+            self.sent += 1
+            await asyncio.sleep(0.03)
+
+    async def touch(self, on: ModernClient, k: int) -> None:
+        reply = await on.request("tools/call", {"name": "touch", "arguments": {"k": k}})
+        if reply.status == 200 and reply.error is None:
+            assert reply.result["content"][0]["text"] == "touched", reply.body
+            self.acked.append(note(k))
+        else:
+            self.refused.append((reply.status, reply.headers.get("retry-after")))
+
+
+@pytest.fixture
+def apps(sentinel: OwnSentinel) -> Iterator[list[App]]:
+    started: list[App] = []
+    try:
+        started += [App(sentinel.url, sentinel.root) for _ in range(2)]
+        yield started
+    finally:
+        for app in started:
+            app.stop()
+
+
+async def notified_across(apps: list[App], fault: Any, settle: Any) -> None:
+    """Listen and GET streams on both processes, ``touch`` calls to the first; ``fault()``
+    after 1 s of them, ``settle()`` until the topology is whole, 1 s more, then the end mark.
+    Every acknowledged update reached every stream, once."""
+    streams = [Stream(f"{kind}-{n}") for n in range(len(apps)) for kind in ("listen", "get")]
+    readies = [asyncio.Event() for _ in streams]
+    openers = [listen, get_stream]
+    readers = [
+        asyncio.create_task(openers[i % 2](apps[i // 2], stream, ready))
+        for i, (stream, ready) in enumerate(zip(streams, readies, strict=True))
+    ]
+    try:
+        async with asyncio.timeout(60):
+            await asyncio.gather(*(ready.wait() for ready in readies))
+        touches = Touches()
+        async with ModernClient(apps[0].url, validate=False, timeout=60) as on:
+            publisher = asyncio.create_task(touches.run(on))
+            await asyncio.sleep(1.0)
+            before = len(touches.acked)
+            await asyncio.to_thread(fault)
+            await asyncio.to_thread(settle)
+            await asyncio.sleep(1.0)
+            touches.running = False
+            await publisher
+            assert before > 0 and len(touches.acked) > before, "no updates on both sides"
+            assert touches.sent < NOTES - 1, "more updates than notes: raise NOTES"
+            while note(NOTES - 1) not in touches.acked:  # the end mark, after all the others
+                await touches.touch(on, NOTES - 1)
+                await asyncio.sleep(0.1)
+        async with asyncio.timeout(60):  # a hang guard: the end mark reaches every stream
+            await asyncio.gather(*(stream.done.wait() for stream in streams))
+    finally:
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+    report = {}
+    for stream in streams:
+        got = set(stream.uris)
+        lost = [uri for uri in touches.acked if uri not in got]
+        twice = sorted({uri for uri in stream.uris if stream.uris.count(uri) > 1})
+        report[stream.name] = (len(stream.uris), lost, twice)
+    counts = {name: (n, len(lost), len(twice)) for name, (n, lost, twice) in report.items()}
+    print(f"{len(touches.acked)} acknowledged, {len(touches.refused)} refused;", counts)
+    assert all(not lost and not twice for _, lost, twice in report.values()), report
+    assert all(status == 503 and after == "1" for status, after in touches.refused), touches.refused
+
+
+async def test_a_planned_sentinel_failover_loses_no_acknowledged_notification(
+    sentinel: OwnSentinel, apps: list[App]
+) -> None:
+    old = sentinel.master_port()
+    assert old is not None
+
+    def demoted() -> None:
+        sentinel.wait_failover(old)
+        deadline = time.monotonic() + 30
+        while "master_link_status:up" not in sentinel.info(old):
+            assert time.monotonic() < deadline, "the old master was never demoted"
+            time.sleep(0.1)
+
+    await notified_across(apps, sentinel.failover, demoted)
+
+
+async def test_a_sentinel_master_killed_loses_no_acknowledged_notification(
+    sentinel: OwnSentinel, apps: list[App]
+) -> None:
+    old = sentinel.master_port()
+    assert old is not None
+    await notified_across(apps, sentinel.kill_master, lambda: sentinel.wait_failover(old))

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 import pytest
 from redis import asyncio as aioredis
 
-from genmcp.storage import durable
+from genmcp.storage import Subscription, durable
 from genmcp.storage.redis import RedisBroker
 from genmcp.storage.redis.notices import MAXLEN
 
@@ -41,11 +41,8 @@ async def brokers(redis_url: str, redis_prefix: str) -> AsyncIterator[list[Redis
         await broker.aclose()
 
 
-async def drain(subscription: object, count: int) -> list[object]:
-    received = []
-    for _ in range(count):
-        received.append((await asyncio.wait_for(subscription.receive(), 10))[1])  # type: ignore[attr-defined]
-    return received
+async def drain(subscription: Subscription, count: int) -> list[object]:
+    return [(await asyncio.wait_for(subscription.receive(), 10))[1] for _ in range(count)]
 
 
 def test_the_change_and_task_topics_are_durable_and_the_others_are_not() -> None:
@@ -104,7 +101,7 @@ async def test_an_entry_read_again_is_handed_on_once(
     await subscription.ready()
     await one.publish(CHANGES, {"n": 1})
     # The same event logged twice (a publish sent again after a short WAIT): handed on once.
-    [(entry, fields)] = await raw.xrange(redis_prefix + "notices")
+    [(_, fields)] = await raw.xrange(redis_prefix + "notices")
     await raw.xadd(redis_prefix + "notices", fields)
     await one.publish(CHANGES, {"n": 2})
     assert await drain(subscription, 2) == [{"n": 1}, {"n": 2}]

@@ -199,4 +199,3 @@ class NoticeLog:
         if self._reader is not None:
             await self._reader.aclose()
             self._reader = None
-
