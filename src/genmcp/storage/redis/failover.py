@@ -15,8 +15,9 @@ flushes them). Two parts close it:
   once a replica has the write. A short ``WAIT`` is :class:`NotReplicated` (a connection
   error: the breaker answers 503 with ``Retry-After`` and the task runner retries), unless
   Sentinel says the node written to is still the master and it has no healthy replica (a
-  deployment running on its master alone, after a ``kill -9``): then the write is kept and no ``WAIT`` is sent for a second, when
-  Sentinel is asked again. On by default under Sentinel; ``RedisOptions.replicas`` sets it.
+  deployment running on its master alone, after a ``kill -9``): then the write is kept and
+  no ``WAIT`` is sent for a second, when Sentinel is asked again. On by default under
+  Sentinel; ``RedisOptions.replicas`` sets it.
 
 Imports redis; knows no store.
 """
