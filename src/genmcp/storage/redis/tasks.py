@@ -26,7 +26,8 @@ is lost, the id leaves when its expiry passes (a quota counts it until then). A 
 evicted, a refused one is never stored. Without a quota, no set is kept. With replicas
 (``RedisOptions.replicas``) the quota scripts wait for none themselves: the creation that
 follows them does (``WAIT`` covers every earlier write of the master's replication stream),
-and a refusal stores nothing; leaving the sets waits, as the transitions do.
+and a refusal stores nothing; leaving the sets waits for none (one round trip less per task
+end: lost, it only counts the task until its expiry, refusing more, never less).
 
 Every transition is one Lua script on the task's own key (atomic; the Redis ``TIME`` is the
 one clock leases are compared against, whatever the clocks of the processes). JSON payloads
@@ -365,11 +366,13 @@ class RedisTaskStore(RedisPart):
             live, _ = self._quota_keys(record.get("principal"))
             task_id = record["taskId"]
 
-            def leave(pipe: Any) -> None:
-                pipe.zrem(live, task_id)
-                pipe.zrem(self._prefix + "tasks:live", task_id)
+            async def leave() -> None:
+                async with self._client.pipeline(transaction=False) as pipe:
+                    pipe.zrem(live, task_id)
+                    pipe.zrem(self._prefix + "tasks:live", task_id)
+                    await pipe.execute()
 
-            await self._run(lambda: self._ack.pipeline(leave))
+            await self._run(leave)
         return record
 
     async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:
