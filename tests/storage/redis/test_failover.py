@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -26,7 +27,7 @@ import pytest
 
 from support.client import ModernClient
 from support.redis_server import free_port
-from support.redis_topology import OwnSentinel
+from support.redis_topology import OwnCluster, OwnSentinel, admins
 
 APP_DIR: Final = Path(__file__).resolve().parent
 TASKS: Final = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
@@ -352,3 +353,80 @@ async def test_a_sentinel_master_killed_loses_no_acknowledged_notification(
     old = sentinel.master_port()
     assert old is not None
     await notified_across(apps, sentinel.kill_master, lambda: sentinel.wait_failover(old))
+
+
+# -- a Redis Cluster with replicas: WAIT on the master of each write's key ------------------
+
+
+def wait_calls(url: str) -> int:
+    """``WAIT`` commands every master of ``url`` ran."""
+    total = 0
+    for node in admins(url):
+        try:
+            total += int(node.info("commandstats").get("cmdstat_wait", {"calls": 0})["calls"])
+        finally:
+            node.close()
+    return total
+
+
+async def test_on_a_cluster_with_replicas_a_write_is_acknowledged_once_its_replica_has_it() -> (
+    None
+):
+    from redis.crc import key_slot
+
+    from genmcp.storage.guard import StorageUnavailable
+    from genmcp.storage.redis import RedisTaskStore
+
+    cluster = OwnCluster(masters=3, replicas=1).start()
+    store = RedisTaskStore.from_url(cluster.url, prefix="ack:")
+    record: dict[str, Any] = {"lastUpdatedAt": "2026-12-07T00:00:00Z", "ttlMs": 60_000}
+    try:
+        await store.create({**record, "taskId": "warm"}, lease_ms=5000, owner="me")  # loaded
+        before = wait_calls(cluster.url)
+        for n in range(5):
+            await store.create({**record, "taskId": f"t{n}"}, lease_ms=5000, owner="me")
+        assert wait_calls(cluster.url) - before == 5  # one WAIT per write, on its master
+        # The replica of t9's master stops answering: the write is not acknowledged (503).
+        master = cluster.master_of(key_slot(store.key("t9").encode()))
+        replica = next(
+            node
+            for node in cluster.nodes
+            if f"master_port:{master.port}" in cluster_info(node.port)
+        )
+        assert replica.process is not None
+        os.kill(replica.process.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(StorageUnavailable):
+                await store.create({**record, "taskId": "t9"}, lease_ms=5000, owner="me")
+        finally:
+            os.kill(replica.process.pid, signal.SIGCONT)
+        # The master killed: its replica takes over, alone; writes go there (MOVED followed,
+        # 503 meanwhile) and are kept without a replica to wait for.
+        cluster.kill_master(key_slot(store.key("t10").encode()))
+        await asyncio.to_thread(cluster.wait_failover, key_slot(store.key("t10").encode()))
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                await store.create({**record, "taskId": "t10"}, lease_ms=5000, owner="me")
+                break
+            except StorageUnavailable:
+                assert time.monotonic() < deadline, "the new master never took writes"
+                await asyncio.sleep(0.2)
+        lost = {"message": "lost"}
+        assert (await store.get("t10", lost=lost) or {}).get("status") == "working"
+    finally:
+        await store.aclose()
+        cluster.close()
+
+
+def cluster_info(port: int) -> str:
+    """``INFO replication`` of one node ('' when it does not answer)."""
+    import redis
+
+    client = redis.Redis(port=port, socket_timeout=1)
+    try:
+        return "\n".join(f"{k}:{v}" for k, v in client.info("replication").items())
+    except redis.RedisError:
+        return ""
+    finally:
+        client.close()

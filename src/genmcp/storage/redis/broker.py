@@ -229,7 +229,7 @@ class RedisBroker(RedisPart):
             pipe.xadd(name, entry, maxlen=maxlen, approximate=True)
             pipe.pexpire(name, millis)
 
-        replies = await self.breaker.run(lambda: refusing(lambda: self._ack.pipeline(append)))
+        replies = await self.breaker.run(lambda: refusing(lambda: self._ack.pipeline(append, name)))
         return _text(replies[0])
 
     async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:

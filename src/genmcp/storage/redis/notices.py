@@ -112,11 +112,14 @@ class NoticeLog:
             pipe.xadd(self.key, fields, maxlen=self.maxlen, approximate=True)
             pipe.pexpire(self.key, millis)
 
+        async def send() -> Any:
+            return await refusing(lambda: self._ack.pipeline(queue, self.key))
+
         loop = asyncio.get_running_loop()
         deadline, delay = loop.time() + self.options.notice_retry_s, 0.05
         while True:
             try:
-                await self.breaker.run(lambda: refusing(lambda: self._ack.pipeline(queue)))
+                await self.breaker.run(send)
                 return
             except StorageUnavailable:
                 if loop.time() + delay > deadline:

@@ -259,7 +259,7 @@ class RedisSessionRegistry(RedisPart):
         """Change one field and set the expiry of them all, in one script (atomic)."""
         key, millis = self._fields(session), ttl_ms(ttl_s)
         if not millis:  # expires at once, with every other field (as in memory)
-            await self._run(lambda: self._ack.pipeline(lambda pipe: pipe.delete(key)))
+            await self._run(lambda: self._ack.pipeline(lambda pipe: pipe.delete(key), key))
             return
         name, value = set_field if set_field is not None else ("", "")
         args: list[str | int] = [millis, name, value, drop_field or ""]
