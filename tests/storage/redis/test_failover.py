@@ -372,9 +372,7 @@ def wait_calls(url: str) -> int:
     return total
 
 
-async def test_on_a_cluster_with_replicas_a_write_is_acknowledged_once_its_replica_has_it() -> (
-    None
-):
+async def test_a_cluster_write_is_acknowledged_once_its_masters_replica_has_it() -> None:
     from redis.crc import key_slot
 
     from genmcp.storage.guard import StorageUnavailable
