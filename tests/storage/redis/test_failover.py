@@ -13,6 +13,7 @@ with ``Retry-After``. The same with the master of the notice stream's slot of a 
 Cluster SIGKILLed, and a cluster write waits for its master's replica. Marked long; run by
 make test-cluster (make test-long leaves this module out).
 """
+
 from __future__ import annotations
 
 import asyncio
