@@ -16,8 +16,10 @@ flushes them). Two parts close it:
   error: the breaker answers 503 with ``Retry-After`` and the task runner retries), unless
   Sentinel says the node written to is still the master and it has no healthy replica (a
   deployment running on its master alone, after a ``kill -9``): then the write is kept and
-  no ``WAIT`` is sent for a second, when Sentinel is asked again. On by default under
-  Sentinel; ``RedisOptions.replicas`` sets it.
+  no ``WAIT`` is sent for a second, when Sentinel is asked again. On a Redis Cluster the
+  ``WAIT`` goes to the master of the write's key, on the connection that wrote (and a master
+  that reports no replica is written to without it). On by default under Sentinel and on a
+  cluster whose masters have replicas; ``RedisOptions.replicas`` sets it.
 
 Imports redis; knows no store.
 """

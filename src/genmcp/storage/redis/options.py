@@ -22,7 +22,8 @@ field                      default  what it bounds
 ``cooldown_s``             0.5      failing fast after a failure before probing again
 ``block_s``                1.0      one blocking read of an inbox (its client waits 2 s more)
 ``replicas``               None     replicas a durable write waits for (``WAIT``): None is 1
-                                    under Sentinel, 0 (no ``WAIT``) otherwise
+                                    under Sentinel, on a cluster 1 where the key's master
+                                    has a replica, 0 (no ``WAIT``) on one server
 ``replica_timeout_s``      0.3      how long ``WAIT`` waits for them (then 503, not acked)
 ``allow_eviction``         False    start on a Redis whose ``maxmemory-policy`` evicts keys
                                     (``storage.redis.eviction``: refused at start otherwise)
