@@ -322,10 +322,10 @@ conformance-cluster: $(DEV_STAMP)
 test-cluster: $(DEV_STAMP)
 	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q -k "not memory" \
 		tests/storage/test_contract.py tests/storage/redis/test_topology.py \
-		tests/storage/redis/test_topology_reshard.py
+		tests/storage/redis/test_topology_reshard.py tests/storage/redis/test_notices.py
 	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q tests/storage/redis/test_failover.py
 	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q -k "not memory" \
-		tests/storage/test_contract.py
+		tests/storage/test_contract.py tests/storage/redis/test_notices.py
 
 # The scale-out scenarios on a 3-master cluster: processes sharing sessions, mail and tasks,
 # streams resumed on another process, a process killed behind nginx (~90 s; not in .ci/run).

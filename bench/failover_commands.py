@@ -1,10 +1,14 @@
 """Redis commands per operation with and without the replica acknowledgement (issue 47).
 
 Starts a master, a replica and 3 Sentinels (tests/support/redis_topology.OwnSentinel), runs
-N task creations, N task finishes and N legacy session lookups through genmcp's Redis stores
-on the ``redis+sentinel://`` URL, once with ``RedisOptions(replicas=0)`` (no WAIT: main's
-behaviour) and once with the default (WAIT for 1 replica), and prints the master's
-``INFO commandstats`` difference per operation. Counts, not time.
+N task creations, N task finishes, N legacy session lookups, N session writes and N
+notification publishes through genmcp's Redis stores on the ``redis+sentinel://`` URL, once
+with ``RedisOptions(replicas=0)`` (no WAIT: main's behaviour) and once with the default (WAIT
+for 1 replica), and prints the master's ``INFO commandstats`` difference per operation.
+A publish is measured twice: on a plain topic (pub/sub, what main did for every
+notification) and on a durable one (the notice stream, issue 47), each with a second broker
+subscribed and the message received; with the process's CPU time per publish and delivery
+(``time.process_time``, both brokers in this process).
 
     PYTHONPATH=src:tests python bench/failover_commands.py
 """
@@ -13,13 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from genmcp.storage import TaskEnd
-from genmcp.storage.redis import RedisOptions, RedisSessionRegistry, RedisTaskStore
+from genmcp.storage.redis import RedisBroker, RedisOptions, RedisSessionRegistry, RedisTaskStore
 from support.redis_topology import OwnSentinel, admins
 
 N = 200
@@ -60,13 +65,41 @@ async def measure(url: str, options: RedisOptions, label: str) -> None:
         results["task finish"] = spent(before, before := counts(url))
         for n in range(N):
             await registry.lookup(f"session-{n}", epoch, ("protocol",))
-        results["legacy call (session lookup)"] = spent(before, counts(url))
+        results["legacy call (session lookup)"] = spent(before, before := counts(url))
+        for n in range(N):
+            await registry.add(f"session-{n}", "resources", "note://1", 60)
+        results["session write (resources/subscribe)"] = spent(before, counts(url))
+        await publishes(url, options, label, results)
         for name, figures in results.items():
             total = sum(figures.values())
             print(f"{label:>10} {name:<30} {total:.2f} commands: {figures}")
     finally:
         await tasks.aclose()
         await registry.aclose()
+
+
+async def publishes(
+    url: str, options: RedisOptions, label: str, results: dict[str, dict[str, float]]
+) -> None:
+    """N publishes on a plain topic, then on a durable one, each received by a second broker."""
+    one, two = (RedisBroker.from_url(url, prefix=f"bench-{label}:", options=options) for _ in "12")
+    try:
+        for topic, name in (("plain", "pub/sub"), ("genmcp.changes", "durable")):
+            subscription = two.subscribe(topic)
+            await subscription.ready()
+            await one.publish(topic, {"warm": True})
+            await subscription.receive()
+            before, cpu = counts(url), time.process_time()
+            for n in range(N):
+                await one.publish(topic, {"method": "notifications/resources/updated", "n": n})
+                await subscription.receive()
+            cpu = (time.process_time() - cpu) / N * 1e6
+            results[f"notification {name} (publish + read)"] = spent(before, counts(url))
+            print(f"{label:>10} notification {name}: {cpu:.0f} µs CPU per publish and delivery")
+            subscription.close()
+    finally:
+        await one.aclose()
+        await two.aclose()
 
 
 async def main() -> None:

@@ -243,6 +243,13 @@ class Suite:
         log was read (look again), False without one."""
         return await self._catalog.refresh()
 
+    async def changes_published(self) -> None:
+        """Return once every change notification made so far (``resource_updated``, a list
+        change) is published: with a shared broker, logged and replicated, so every open
+        stream gets it, also across a failover. ``StorageUnavailable`` (503) when it could
+        not be."""
+        await self._changes.flushed()
+
     def remove_tool(self, name: str, *, local: bool = False) -> bool:
         """Stop serving the tool ``name`` (everywhere unless ``local``); False if not here."""
         return self._catalog.remove("tool", name, local=local)

@@ -88,6 +88,7 @@ REDIS_MODULES: Final = frozenset(
         "genmcp.storage.redis.failover",
         "genmcp.storage.redis.eviction",
         "genmcp.storage.redis.inbox",
+        "genmcp.storage.redis.notices",
         "genmcp.storage.redis.options",
         "genmcp.storage.redis.records",
         "genmcp.storage.redis.refusals",

@@ -324,3 +324,43 @@ async def test_a_malformed_filter_is_invalid_params(params: dict[str, Any]) -> N
     response, status = await answer_of(suite, request)
     assert response["error"]["code"] == -32602 and status == 200
     assert suite.live_listeners == 0
+
+
+# -- ChangeFeed.flushed: when a change is published ------------------------------------------
+
+
+async def test_flushed_returns_once_every_change_scheduled_is_published() -> None:
+    from genmcp.storage.memory import MemoryBroker
+    from genmcp.sync.listen import CHANGES, ChangeFeed
+
+    broker = MemoryBroker()
+    feed = ChangeFeed(broker)
+    feed.bind(asyncio.get_running_loop())
+    subscription = broker.subscribe(CHANGES)
+    await subscription.ready()
+    for n in range(3):
+        feed.publish("notifications/resources/updated", {"uri": f"note://{n}"})
+    await feed.flushed()
+    got = [subscription.receive() for _ in range(3)]
+    received = [(await asyncio.wait_for(one, 1))[1]["params"]["uri"] for one in got]
+    assert received == ["note://0", "note://1", "note://2"]
+    await feed.flushed()  # nothing scheduled: at once
+
+
+async def test_flushed_is_storage_unavailable_when_a_change_could_not_be_published() -> None:
+    from genmcp.storage.guard import StorageUnavailable
+    from genmcp.storage.redis import RedisBroker, RedisOptions
+    from genmcp.sync.listen import ChangeFeed
+    from support.redis_server import free_port
+
+    options = RedisOptions(notice_retry_s=0.3, connect_timeout_s=0.2)
+    broker = RedisBroker.from_url(f"redis://127.0.0.1:{free_port()}/0", options=options)
+    try:
+        feed = ChangeFeed(broker)
+        feed.bind(asyncio.get_running_loop())
+        feed.publish("notifications/resources/updated", {"uri": "note://1"})
+        with pytest.raises(StorageUnavailable):
+            await asyncio.wait_for(feed.flushed(), 10)
+        await feed.flushed()  # the failed change is behind us: nothing pending
+    finally:
+        await broker.aclose()

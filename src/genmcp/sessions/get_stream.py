@@ -105,6 +105,7 @@ class SessionStream:
         self._cursor, self._resumed = start, resumed
         self.retry_ms, self._lists = retry_ms, lists
         self._epoch = epoch  # the session's: a change checks the session still lives
+        self._ahead: set[str] = set()  # entries sent without an id (the log unreachable)
 
     @classmethod
     async def open(
@@ -214,6 +215,8 @@ class SessionStream:
         if entries is None:  # not logged, or the log is unreachable: send it without an id
             message = wake.get("m")
             if isinstance(message, dict) and await self._wanted(message, live=True):
+                if isinstance(wake.get("e"), str):  # read later with the others: skipped then
+                    self._ahead.add(wake["e"])
                 yield None, legacy.legacy_message(message, self._version)
             return
         async for event in self._named(entries, live=True):
@@ -222,6 +225,9 @@ class SessionStream:
     async def _named(self, entries: list[Entry], *, live: bool = False) -> AsyncIterator[SSEPair]:
         for entry, message in entries:
             self._cursor = entry
+            if entry in self._ahead:  # sent already, without its id
+                self._ahead.discard(entry)
+                continue
             if message is not None and await self._wanted(message, live=live):
                 yield self._id(entry), legacy.legacy_message(message, self._version)
 

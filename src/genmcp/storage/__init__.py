@@ -69,11 +69,22 @@ __all__ = [
     "TaskQuota",
     "TaskQuotaExceeded",
     "TaskStore",
+    "durable",
     "now_ms",
 ]
 
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 """The statuses a task never leaves."""
+DURABLE_TOPICS: Final = ("genmcp.changes", "genmcp.task/")
+"""What names a durable topic: the change notifications (``sync.listen.CHANGES`` and the
+change log's ``LOGGED``) and the task status changes (``tasks.watch.topic``), also under a
+tenant's prefix (``storage.scoped``)."""
+
+
+def durable(topic: str) -> bool:
+    """Whether ``topic`` carries notifications every open stream must get, at least once
+    (a shared broker logs them; see ``Broker``)."""
+    return any(mark in topic for mark in DURABLE_TOPICS)
 
 
 @runtime_checkable
@@ -166,7 +177,10 @@ class Broker(Protocol):
     A message reaches the subscriptions open on its topic when it is published; with none
     it is dropped. Subscribe (and await ``ready``) before you make the thing happen that you
     wait for. Delivery is at most once: a shared broker that loses its connection drops what
-    is published meanwhile.
+    is published meanwhile; except on a :func:`durable` topic, where a shared broker logs
+    each message before ``publish`` returns and every process reads the log from where it
+    left off (``redis.notices``): a message whose ``publish`` returned reaches every
+    subscription open then, once, across a reconnect or a failover.
     """
 
     def subscribe(self, *topics: str) -> Subscription:

@@ -46,6 +46,7 @@ from genmcp.protocol.methods import (
     TOOLS_LIST_CHANGED,
 )
 from genmcp.storage import Broker, Subscription
+from genmcp.storage.guard import StorageUnavailable
 from genmcp.sync.change_log import LOGGED, ChangeLog
 from genmcp.tasks.watch import TaskWatch
 
@@ -276,17 +277,20 @@ class ChangeFeed:
     called from any thread (a file watcher, a job callback), while a broker publishes on the
     server's event loop. ``publish`` schedules the broker's ``publish`` there, in call order;
     before any request reached the Suite (``bind``) no stream can be listening, so a change
-    then (the Suite being built) is not published.
+    then (the Suite being built) is not published. ``flushed`` waits for what was scheduled:
+    with a shared broker, a change is then logged and replicated (a durable topic), and so
+    reaches every open stream, also across a failover.
     """
 
-    __slots__ = ("_drainer", "_loop", "_queue", "broker", "log")
+    __slots__ = ("_drainer", "_loop", "_pending", "_queue", "broker", "log")
 
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
         self.log: ChangeLog | None = None
         """Where changes are logged for legacy GET streams (set by the legacy server)."""
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: deque[dict[str, Any]] = deque()
+        self._queue: deque[tuple[dict[str, Any], asyncio.Future[bool]]] = deque()
+        self._pending: set[asyncio.Future[bool]] = set()  # published or dropped: True/False
         self._drainer: asyncio.Task[None] | None = None
 
     @property
@@ -321,21 +325,38 @@ class ChangeFeed:
             entry = await self.log.record(message)
             await self.broker.publish(LOGGED, {"e": entry, "m": message})
 
+    async def flushed(self) -> None:
+        """Return once every change scheduled so far is published; ``StorageUnavailable``
+        when one of them could not be (the broker's store stayed unreachable)."""
+        await asyncio.sleep(0)  # a change scheduled from another thread is queued first
+        if self._pending and not all(await asyncio.gather(*self._pending)):
+            raise StorageUnavailable("the broker", "a change could not be published")
+
     def _enqueue(self, message: dict[str, Any]) -> None:
         # One task publishes them all, one after the other: a shared broker's publishes
         # each take a round trip, and concurrent ones could overtake each other.
-        self._queue.append(message)
         loop, drainer = asyncio.get_running_loop(), self._drainer
+        done = loop.create_future()
+        self._pending.add(done)
+        done.add_done_callback(self._pending.discard)
+        self._queue.append((message, done))
         if drainer is None or drainer.done() or drainer.get_loop() is not loop:
             self._drainer = loop.create_task(self._drain(), name="genmcp:change-feed")
 
     async def _drain(self) -> None:
         try:
             while self._queue:
+                message, done = self._queue[0]
                 try:
-                    await self.announce(self._queue.popleft())
+                    await self.announce(message)
                 except Exception:
                     log.exception("publishing a change failed")
+                    done.set_result(False)
+                else:
+                    done.set_result(True)
+                self._queue.popleft()
         finally:
             if self._drainer is asyncio.current_task():
                 self._drainer = None
+                if self._queue and not self._queue[0][1].done():  # cancelled mid-publish
+                    self._queue.popleft()[1].set_result(False)

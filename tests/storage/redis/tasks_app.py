@@ -1,10 +1,12 @@
 """A genmcp app whose tasks live in Redis: one process of a multi-process deployment.
 
 tests/storage/redis/test_tasks.py starts two or more of these with uvicorn, as separate
-processes on one Redis (one key prefix per test), and kills one of them mid-task. Settings
-come from the environment: ``TASKS_REDIS_URL``, ``TASKS_PREFIX``, ``TASKS_LEASE_MS``,
-``TASKS_TTL_MS``, ``TASKS_MARKERS`` (a folder where a cancelled ``work`` call leaves a file)
-and ``GENMCP_SECRET_KEY`` (shared, so the sealed input rounds verify in every process).
+processes on one Redis (one key prefix per test), and kills one of them mid-task
+(test_failover.py also sends ``touch`` calls: each updates one ``note://n/<k>`` resource and
+answers once the notification is published). Settings come from the environment:
+``TASKS_REDIS_URL``, ``TASKS_PREFIX``, ``TASKS_LEASE_MS``, ``TASKS_TTL_MS``,
+``TASKS_MARKERS`` (a folder where a cancelled ``work`` call leaves a file) and
+``GENMCP_SECRET_KEY`` (shared, so the sealed input rounds verify in every process).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from fastapi import FastAPI
 from genmcp import (
     Channel,
     InputRequired,
+    ResourceRepo,
     Result,
     Suite,
     TaskOptions,
@@ -28,6 +31,8 @@ from genmcp import (
     call_tool_result,
     elicit_request,
     mcp_router,
+    read_resource_result,
+    text_contents,
 )
 from genmcp.storage.redis import RedisBroker
 from genmcp.storage.redis.tasks import RedisTaskStore
@@ -59,10 +64,24 @@ class Ask(Tool, name="ask", description="Asks to confirm.", task_support="requir
         return Result(call_tool_result(text=f"confirmed={confirmed} pid={os.getpid()}"))
 
 
+class Note(ResourceRepo, template="note://n/{k}", name="note", description="A numbered note."):
+    async def read(self, request: Any, channel: Channel, arg: Any) -> Any:
+        return Result(read_resource_result(text_contents(request.uri, request.params["k"])))
+
+
+class Touch(Tool, name="touch", description="Updates note k.",
+            input_schema={"type": "object", "properties": {"k": {"type": "integer"}}}):  # fmt: skip
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Any:
+        suite.resource_updated(f"note://n/{request.arguments['k']}")
+        await suite.changes_published()  # acknowledged once every stream will get it
+        return Result(call_tool_result(text="touched"))
+
+
 suite = Suite(
     server_name="tasks-app",
     server_version="1",
-    tools=[Work, Ask],
+    tools=[Work, Ask, Touch],
+    resources=[Note],
     broker=RedisBroker.from_url(URL, prefix=PREFIX),
     task_store=RedisTaskStore.from_url(URL, prefix=PREFIX),
     task_options=TaskOptions(

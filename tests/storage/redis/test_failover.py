@@ -1,25 +1,35 @@
-"""Sentinel fails over under a real server process creating tasks: nothing accepted is lost.
+"""Redis fails over under real server processes: nothing accepted or acknowledged is lost.
 
-A master, a replica and 3 Sentinels of the test's own (support.redis_topology), one uvicorn
-process of tasks_app.py on the ``redis+sentinel://`` URL, and a client creating short tasks in
-a loop while the master goes: a planned ``SENTINEL FAILOVER`` (the old master keeps accepting
-writes until Sentinel demotes it, then flushes them: issue 47), or a ``kill -9``. What must
-hold: every task the server accepted reads back ``completed`` with its result (0 lost, 0
-"the process stopped"); every other answer is 503 with ``Retry-After``. On main 111 of 233
-were lost. Marked long (make test-long); also in make test-cluster.
+A master, a replica and 3 Sentinels of the test's own (support.redis_topology), two uvicorn
+processes of tasks_app.py on the ``redis+sentinel://`` URL, a listen stream and a GET stream
+on each subscribed to 400 resources, one client updating one resource after another
+(``touch``: answered once the notification is published) and 4 clients creating short tasks,
+while the master goes: a planned ``SENTINEL FAILOVER`` (the old master keeps accepting writes
+until Sentinel demotes it, then flushes them: issue 47), or a ``kill -9``. What must hold:
+every task the server accepted reads back ``completed`` with its result (0 lost, 0 "the
+process stopped"; on main 111 of 233 were lost); every acknowledged update reached every
+stream, once (on main a ``kill -9`` lost 21 to 23 of 47 on each); every other answer is 503
+with ``Retry-After``. The same with the master of the notice stream's slot of a 3+3 Redis
+Cluster SIGKILLed, and a cluster write waits for its master's replica. Marked long; run by
+make test-cluster (make test-long leaves this module out).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import signal
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Final
 
+import httpx
 import pytest
 
 from support.client import ModernClient
-from support.redis_topology import OwnSentinel
+from support.redis_topology import OwnCluster, OwnSentinel, admins
 from support.tasks_process import TasksProcess
 
 TASKS: Final = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
@@ -29,6 +39,13 @@ TERMINAL: Final = {"completed", "failed", "cancelled"}
 pytestmark = [pytest.mark.long, pytest.mark.timeout(240)]  # a Sentinel switch under load
 
 
+def serving(redis_url: str, root: Path) -> TasksProcess:
+    """One uvicorn process of tasks_app.py on ``redis_url``, answering."""
+    started = TasksProcess(redis_url, prefix="failover:", root=root, secret=SECRET)
+    started.wait_ready()
+    return started
+
+
 @pytest.fixture
 def sentinel() -> Iterator[OwnSentinel]:
     started = OwnSentinel(sentinels=3).start()
@@ -36,16 +53,6 @@ def sentinel() -> Iterator[OwnSentinel]:
         yield started
     finally:
         started.close()
-
-
-@pytest.fixture
-def app(sentinel: OwnSentinel) -> Iterator[TasksProcess]:
-    started = TasksProcess(sentinel.url, prefix="failover:", root=sentinel.root, secret=SECRET)
-    started.wait_ready()
-    try:
-        yield started
-    finally:
-        started.stop()
 
 
 class Load:
@@ -88,26 +95,6 @@ async def read_back(on: ModernClient, task_id: str) -> dict[str, Any]:
         await asyncio.sleep(0.1)
 
 
-async def under_load(
-    app: TasksProcess, fault: Any, settle: Any
-) -> tuple[Load, list[dict[str, Any]]]:
-    """Create tasks from 4 clients; ``fault()`` after 1 s; ``settle()`` (blocking) until the
-    topology is whole again; 1 s more of load; every accepted task read back."""
-    load = Load()
-    async with ModernClient(app.url, validate=False, timeout=30) as on:
-        workers = [asyncio.create_task(load.create(on, n)) for n in range(4)]
-        await asyncio.sleep(1.0)
-        before = len(load.accepted)
-        await asyncio.to_thread(fault)
-        await asyncio.to_thread(settle)
-        await asyncio.sleep(1.0)
-        load.running = False
-        await asyncio.gather(*workers)
-        assert before > 0 and len(load.accepted) > before, "no load on both sides"
-        tasks = await asyncio.gather(*(read_back(on, task_id) for task_id in load.accepted))
-    return load, tasks
-
-
 def outcome(load: Load, tasks: list[dict[str, Any]]) -> None:
     bad = [task for task in tasks if task["status"] != "completed"]
     print(f"{len(tasks)} accepted, {len(load.refused)} refused, {len(bad)} lost or failed")
@@ -115,8 +102,171 @@ def outcome(load: Load, tasks: list[dict[str, Any]]) -> None:
     assert all(status == 503 and after == "1" for status, after in load.refused), load.refused
 
 
-async def test_a_planned_sentinel_failover_under_load_loses_no_accepted_task(
-    sentinel: OwnSentinel, app: TasksProcess
+# -- notifications across a failover --------------------------------------------------------
+
+NOTES: Final = 400
+"""How many ``note://n/<k>`` resources the streams subscribe to: the most updates one run sends."""
+ACCEPT: Final = "application/json, text/event-stream"
+
+
+def note(k: int) -> str:
+    return f"note://n/{k}"
+
+
+class Stream:
+    """One open stream's ``resources/updated`` URIs, in the order they came."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.uris: list[str] = []
+        self.done = asyncio.Event()
+
+    def take(self, message: Any) -> None:
+        if isinstance(message, dict) and message.get("method") == "notifications/resources/updated":
+            uri = message["params"]["uri"]
+            self.uris.append(uri)
+            if uri == note(NOTES - 1):  # the end mark: published last
+                self.done.set()
+
+
+async def listen(app: TasksProcess, stream: Stream, ready: asyncio.Event) -> None:
+    """A 2026-07-28 ``subscriptions/listen`` on ``app`` naming every note."""
+    wanted = {"notifications": {"resourceSubscriptions": [note(k) for k in range(NOTES)]}}
+    async with ModernClient(app.url, validate=False, timeout=120) as on:
+        async with on.stream("subscriptions/listen", wanted, id=stream.name) as exchange:
+            assert exchange.status == 200
+            async for message in exchange:
+                if message.get("method") == "notifications/subscriptions/acknowledged":
+                    ready.set()
+                stream.take(message)
+
+
+async def get_stream(app: TasksProcess, stream: Stream, ready: asyncio.Event) -> None:
+    """A 2025-11-25 session on ``app`` subscribed to every note, and its GET stream."""
+    from support.legacy_http import open_session
+    from support.sse import SSEEvent, SSEParser
+
+    url = app.url + "/mcp"
+    async with httpx.AsyncClient(timeout=httpx.Timeout(10, read=120)) as http:
+        headers = await open_session(http, url, initialized=True)
+        for first in range(0, NOTES, 50):
+            replies = await asyncio.gather(*(
+                http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": k,
+                          "method": "resources/subscribe", "params": {"uri": note(k)}})
+                for k in range(first, min(first + 50, NOTES))
+            ))  # fmt: skip
+            assert all(r.status_code == 200 and "error" not in r.json() for r in replies)
+        async with http.stream("GET", url, headers=headers) as response:
+            assert response.status_code == 200
+            parser = SSEParser()
+            async for chunk in response.aiter_bytes():
+                for event in parser.feed(chunk):
+                    if isinstance(event, SSEEvent):
+                        ready.set()  # the priming event: the stream follows the log
+                        if event.data:
+                            stream.take(json.loads(event.data))
+
+
+class Touches:
+    """``touch`` calls in order: which the server acknowledged (200, a result)."""
+
+    def __init__(self) -> None:
+        self.acked: list[str] = []
+        self.refused: list[tuple[int, str | None]] = []
+        self.running = True
+        self.sent = 0
+
+    async def run(self, on: ModernClient) -> None:
+        while self.running and self.sent < NOTES - 1:
+            await self.touch(on, self.sent)
+            self.sent += 1
+            await asyncio.sleep(0.03)
+
+    async def touch(self, on: ModernClient, k: int) -> None:
+        reply = await on.request("tools/call", {"name": "touch", "arguments": {"k": k}})
+        if reply.status == 200 and reply.error is None:
+            assert reply.result["content"][0]["text"] == "touched", reply.body
+            self.acked.append(note(k))
+        else:
+            self.refused.append((reply.status, reply.headers.get("retry-after")))
+
+
+@pytest.fixture
+def apps(sentinel: OwnSentinel) -> Iterator[list[TasksProcess]]:
+    started: list[TasksProcess] = []
+    try:
+        started += [serving(sentinel.url, sentinel.root) for _ in range(2)]
+        yield started
+    finally:
+        for app in started:
+            app.stop()
+
+
+async def notified_across(
+    apps: list[TasksProcess], fault: Any, settle: Any, tasks_on: TasksProcess | None = None
+) -> None:
+    """Listen and GET streams on both processes, ``touch`` calls to the first (and 0.2 s
+    tasks created from 4 clients on ``tasks_on``); ``fault()`` after 1 s of them, ``settle()``
+    until the topology is whole, 1 s more, then the end mark. Every acknowledged update
+    reached every stream, once; every accepted task completed; every refusal was a 503."""
+    streams = [Stream(f"{kind}-{n}") for n in range(len(apps)) for kind in ("listen", "get")]
+    readies = [asyncio.Event() for _ in streams]
+    openers = [listen, get_stream]
+    readers = [
+        asyncio.create_task(openers[i % 2](apps[i // 2], stream, ready))
+        for i, (stream, ready) in enumerate(zip(streams, readies, strict=True))
+    ]
+    try:
+        async with asyncio.timeout(60):
+            await asyncio.gather(*(ready.wait() for ready in readies))
+        touches, load = Touches(), Load()
+        async with (
+            ModernClient(apps[0].url, validate=False, timeout=60) as on,
+            ModernClient((tasks_on or apps[0]).url, validate=False, timeout=30) as tasker,
+        ):
+            publisher = asyncio.create_task(touches.run(on))
+            workers = [asyncio.create_task(load.create(tasker, n)) for n in range(4)]
+            if tasks_on is None:
+                load.running = False
+            await asyncio.sleep(1.0)
+            before, tasks_before = len(touches.acked), len(load.accepted)
+            await asyncio.to_thread(fault)
+            await asyncio.to_thread(settle)
+            await asyncio.sleep(1.0)
+            touches.running = load.running = False
+            await asyncio.gather(publisher, *workers)
+            assert before > 0 and len(touches.acked) > before, "no updates on both sides"
+            if tasks_on is not None:
+                assert 0 < tasks_before < len(load.accepted), "no tasks on both sides"
+                tasks = await asyncio.gather(*(read_back(tasker, t) for t in load.accepted))
+                outcome(load, tasks)
+            assert touches.sent < NOTES - 1, "more updates than notes: raise NOTES"
+            while note(NOTES - 1) not in touches.acked:  # the end mark, after all the others
+                await touches.touch(on, NOTES - 1)
+                await asyncio.sleep(0.1)
+        try:  # a hang guard: the end mark reaches every stream (what did not is reported)
+            async with asyncio.timeout(60):
+                await asyncio.gather(*(stream.done.wait() for stream in streams))
+        except TimeoutError:
+            pass
+    finally:
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+    report = {}
+    for stream in streams:
+        got = set(stream.uris)
+        lost = [uri for uri in touches.acked if uri not in got]
+        twice = sorted({uri for uri in stream.uris if stream.uris.count(uri) > 1})
+        report[stream.name] = (len(stream.uris), lost, twice)
+    counts = {name: (n, len(lost), len(twice)) for name, (n, lost, twice) in report.items()}
+    print(f"{len(touches.acked)} acknowledged, {len(touches.refused)} refused;", counts)
+    assert all(not lost and not twice for _, lost, twice in report.values()), report
+    assert all(status == 503 and after == "1" for status, after in touches.refused), touches.refused
+
+
+async def test_a_planned_sentinel_failover_loses_no_accepted_task_nor_notification(
+    sentinel: OwnSentinel, apps: list[TasksProcess]
 ) -> None:
     old = sentinel.master_port()
     assert old is not None
@@ -130,14 +280,106 @@ async def test_a_planned_sentinel_failover_under_load_loses_no_accepted_task(
             assert time.monotonic() < deadline, "the old master was never demoted"
             time.sleep(0.1)
 
-    load, tasks = await under_load(app, sentinel.failover, demoted)
-    outcome(load, tasks)
+    await notified_across(apps, sentinel.failover, demoted, tasks_on=apps[1])
 
 
-async def test_a_sentinel_master_killed_under_load_loses_no_accepted_task(
-    sentinel: OwnSentinel, app: TasksProcess
+async def test_a_sentinel_master_killed_loses_no_accepted_task_nor_notification(
+    sentinel: OwnSentinel, apps: list[TasksProcess]
 ) -> None:
     old = sentinel.master_port()
     assert old is not None
-    load, tasks = await under_load(app, sentinel.kill_master, lambda: sentinel.wait_failover(old))
-    outcome(load, tasks)
+    settle = lambda: sentinel.wait_failover(old)  # noqa: E731
+    await notified_across(apps, sentinel.kill_master, settle, tasks_on=apps[1])
+
+
+# -- a Redis Cluster with replicas: WAIT on the master of each write's key ------------------
+
+
+def wait_calls(url: str) -> int:
+    """``WAIT`` commands every master of ``url`` ran."""
+    total = 0
+    for node in admins(url):
+        try:
+            total += int(node.info("commandstats").get("cmdstat_wait", {"calls": 0})["calls"])
+        finally:
+            node.close()
+    return total
+
+
+async def test_a_cluster_write_is_acknowledged_once_its_masters_replica_has_it() -> None:
+    from redis.crc import key_slot
+
+    from genmcp.storage.guard import StorageUnavailable
+    from genmcp.storage.redis import RedisTaskStore
+
+    cluster = OwnCluster(masters=3, replicas=1).start()
+    store = RedisTaskStore.from_url(cluster.url, prefix="ack:")
+    record: dict[str, Any] = {"lastUpdatedAt": "2026-12-07T00:00:00Z", "ttlMs": 60_000}
+    try:
+        await store.create({**record, "taskId": "warm"}, lease_ms=5000, owner="me")  # loaded
+        before = wait_calls(cluster.url)
+        for n in range(5):
+            await store.create({**record, "taskId": f"t{n}"}, lease_ms=5000, owner="me")
+        assert wait_calls(cluster.url) - before == 5  # one WAIT per write, on its master
+        # The replica of t9's master stops answering: the write is not acknowledged (503).
+        master = cluster.master_of(key_slot(store.key("t9").encode()))
+        replica = next(
+            node
+            for node in cluster.nodes
+            if f"master_port:{master.port}" in cluster_info(node.port)
+        )
+        assert replica.process is not None
+        os.kill(replica.process.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(StorageUnavailable):
+                await store.create({**record, "taskId": "t9"}, lease_ms=5000, owner="me")
+        finally:
+            os.kill(replica.process.pid, signal.SIGCONT)
+        # The master killed: its replica takes over, alone; writes go there (MOVED followed,
+        # 503 meanwhile) and are kept without a replica to wait for.
+        cluster.kill_master(key_slot(store.key("t10").encode()))
+        await asyncio.to_thread(cluster.wait_failover, key_slot(store.key("t10").encode()))
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                await store.create({**record, "taskId": "t10"}, lease_ms=5000, owner="me")
+                break
+            except StorageUnavailable:
+                assert time.monotonic() < deadline, "the new master never took writes"
+                await asyncio.sleep(0.2)
+        lost = {"message": "lost"}
+        assert (await store.get("t10", lost=lost) or {}).get("status") == "working"
+    finally:
+        await store.aclose()
+        cluster.close()
+
+
+def cluster_info(port: int) -> str:
+    """``INFO replication`` of one node ('' when it does not answer)."""
+    import redis
+
+    client = redis.Redis(port=port, socket_timeout=1)
+    try:
+        return "\n".join(f"{k}:{v}" for k, v in client.info("replication").items())
+    except redis.RedisError:
+        return ""
+    finally:
+        client.close()
+
+
+async def test_a_cluster_master_killed_loses_no_acknowledged_notification() -> None:
+    """The master of the notice stream's slot (the pub/sub slot, ``{p}``) SIGKILLed."""
+    from redis.crc import key_slot
+
+    cluster = OwnCluster(masters=3, replicas=1).start()
+    apps: list[TasksProcess] = []
+    try:
+        apps += [serving(cluster.url, cluster.root) for _ in range(2)]
+        slot = key_slot(b"failover:{p}notices")
+        await notified_across(
+            apps, lambda: cluster.kill_master(slot), lambda: cluster.wait_failover(slot)
+        )
+    finally:
+        for app in apps:
+            app.stop()
+        cluster.close()

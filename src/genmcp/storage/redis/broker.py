@@ -21,6 +21,9 @@ When it fails (a failover) or the server drops the subscriptions (the slot moved
 broker asks the cluster for the slot's master again and subscribes there to every topic.
 Under Sentinel the connection is asked again for the master at each reconnection, and
 redis-py subscribes again (what is published in between is lost: pub/sub is at most once).
+A durable topic (``storage.durable``: change notifications, task status changes) does not
+use pub/sub: it is logged in the app's notice stream and read from there by every process
+(``storage.redis.notices``), so that what was published during a failover still arrives.
 
 Both run on the server's event loop (create them anywhere, use and close them there).
 A client given to them stays the caller's to close; one made by ``from_url`` is theirs.
@@ -48,11 +51,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "genmcp.storage.redis needs the redis package: pip install 'genmcp[redis]'"
     ) from exc
 
+from genmcp.storage import durable
 from genmcp.storage.memory.broker import QueuedSubscription
 from genmcp.storage.redis.eviction import check_eviction
 from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
+from genmcp.storage.redis.notices import NoticeLog
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, PartOptions, RedisPart, close_client
+from genmcp.storage.redis.refusals import refusing
 from genmcp.storage.redis.registry import encode, ttl_ms
 from genmcp.storage.redis.topology import NODE_OPTIONS, Client
 
@@ -133,10 +139,18 @@ class RedisBroker(RedisPart):
         self._closed = False
         self.inboxes = RedisInboxes(client, prefix=self._prefix, options=self.options)
         self._record = client.register_script(_RECORD)
+        self._ack = self.options.acknowledged(client)  # logs and catalog changes: replicated
         self._catalog = self._prefix + "catalog:{c}"  # and its version: one hash tag, one slot
         # On a cluster every channel of the app is in one slot: one shard, publish order kept.
         self._channels = self._prefix + ("{p}" if isinstance(client, RedisCluster) else "")
         self._moving = False  # the server unsubscribed us: move to the slot's owner
+        self.notices = NoticeLog(
+            client,
+            key=self._channels + "notices",
+            options=self.options,
+            deliver=self._hand_on,
+        )
+        """The durable topics' log (``storage.redis.notices``)."""
 
     def _new_pubsub(self) -> PubSub:
         """The pub/sub connection: the client's own; on a cluster, made by ``_pubsub_node``."""
@@ -187,6 +201,8 @@ class RedisBroker(RedisPart):
                 except _FAILURES:
                     pass
         for topic in self._topics:
+            if durable(topic):
+                continue  # read from the notice stream, not pub/sub
             channel = self._channels + topic
             self._unconfirmed[channel] = self._unconfirmed.get(channel, 0) + 1
             self._commands.put_nowait(("subscribe", channel))
@@ -205,16 +221,16 @@ class RedisBroker(RedisPart):
         return bool(await self.breaker.run(lambda: self._client.exists(key)))
 
     async def append(self, key: str, entry: dict[str, str], maxlen: int, ttl_s: float) -> str:
-        """``XADD`` ``entry`` to the stream ``prefix + key`` (``MAXLEN ~``) and set its TTL."""
+        """``XADD`` ``entry`` to the stream ``prefix + key`` (``MAXLEN ~``) and set its TTL;
+        acknowledged once replicated (``RedisOptions.replicas``)."""
         name, millis = self._prefix + key, ttl_ms(ttl_s)
 
-        async def append() -> Any:
-            async with self._client.pipeline(transaction=False) as pipe:
-                pipe.xadd(name, entry, maxlen=maxlen, approximate=True)  # type: ignore[arg-type]
-                pipe.pexpire(name, millis)
-                return (await pipe.execute())[0]
+        def append(pipe: Any) -> None:
+            pipe.xadd(name, entry, maxlen=maxlen, approximate=True)
+            pipe.pexpire(name, millis)
 
-        return _text(await self.breaker.run(append))
+        replies = await self.breaker.run(lambda: refusing(lambda: self._ack.pipeline(append, name)))
+        return _text(replies[0])
 
     async def read_after(self, key: str, after: str) -> list[tuple[str, dict[str, str]]]:
         """``XRANGE (after +`` of the stream ``prefix + key`` (``EventLog``)."""
@@ -238,7 +254,9 @@ class RedisBroker(RedisPart):
         """Keep ``event`` as the latest catalog change of ``key``; its version (``CatalogLog``)."""
         keys = [self._prefix + "catalog:{c}:version", self._catalog]
         args: list[str | int] = [key, encode(event), CATALOG_TTL_MS]
-        version = await self.breaker.run(lambda: self._record(keys=keys, args=args))
+        version = await self.breaker.run(
+            lambda: refusing(lambda: self._ack.eval(self._record, keys, args))
+        )
         return int(version)
 
     async def changes(self) -> list[Any]:
@@ -280,11 +298,14 @@ class RedisBroker(RedisPart):
             entry = self._topics.get(topic)
             if entry is None:
                 entry = self._topics[topic] = _Topic()
-                channel = self._channels + topic
-                self._unconfirmed[channel] = self._unconfirmed.get(channel, 0) + 1
-                self._commands.put_nowait(("subscribe", channel))
+                if durable(topic):
+                    self.notices.start()
+                else:
+                    channel = self._channels + topic
+                    self._unconfirmed[channel] = self._unconfirmed.get(channel, 0) + 1
+                    self._commands.put_nowait(("subscribe", channel))
             entry.subscribers.add(subscription)
-        if self._writer is None:
+        if self._writer is None and not self._commands.empty():
             self._writer = asyncio.get_running_loop().create_task(
                 self._write_commands(), name="genmcp:redis-broker:writer"
             )
@@ -296,6 +317,9 @@ class RedisBroker(RedisPart):
         await check_eviction(self._client, allow=self.options.allow_eviction)
 
     async def publish(self, topic: str, message: Any) -> None:
+        if durable(topic):  # logged and replicated before this returns
+            await self.notices.publish(topic, message)
+            return
         data = encode(message)
         channel = self._channels + topic
         if isinstance(self._client, RedisCluster):
@@ -318,6 +342,7 @@ class RedisBroker(RedisPart):
         # and closing the pub/sub connection fails a read that is still waiting.
         pending = (await asyncio.wait(tasks, timeout=1.0))[1] if tasks else set()
         await self.inboxes.aclose()
+        await self.notices.aclose()
         await close_client(self._pubsub)
         if self._node_client is not None:
             await close_client(self._node_client)
@@ -335,7 +360,7 @@ class RedisBroker(RedisPart):
             entry.subscribers.discard(subscription)
             if not entry.subscribers:
                 del self._topics[topic]
-                if not self._closed:
+                if not self._closed and not durable(topic):
                     self._commands.put_nowait(("unsubscribe", self._channels + topic))
 
     async def _ready(self, topics: Iterable[str]) -> None:
@@ -346,7 +371,14 @@ class RedisBroker(RedisPart):
         nothing of the server now. A Redis that answers but has not confirmed within
         ``ready_timeout_s`` (a slow pub/sub connection) is logged, and the caller goes on.
         """
-        events = [entry.confirmed for t in topics if (entry := self._topics.get(t))]
+        topics = list(topics)
+        events = [
+            entry.confirmed
+            for t in topics
+            if (entry := self._topics.get(t)) is not None and not durable(t)
+        ]
+        if any(durable(t) for t in topics):
+            events.append(self.notices.positioned)
         await self.breaker.run(self._client.ping)
         try:
             async with asyncio.timeout(self._ready_timeout_s):
@@ -418,6 +450,12 @@ class RedisBroker(RedisPart):
             delay = 0.05
             if message is not None:
                 self._dispatch(message)
+
+    def _hand_on(self, topic: str, message: Any) -> None:
+        """A durable topic's message, read from the notice stream: to its local subscribers."""
+        entry = self._topics.get(topic)
+        for subscription in tuple(entry.subscribers if entry is not None else ()):
+            subscription._deliver(topic, message)
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind, channel = message.get("type"), _text(message.get("channel") or b"")

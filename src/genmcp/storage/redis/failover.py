@@ -10,13 +10,16 @@ flushes them). Two parts close it:
   command there is retried on the new master, or is ``StorageUnavailable``). Without the
   announcement (a Sentinel unreachable) redis-py's own checks remain: a ``READONLY`` answer
   drops the connection, and a new one asks Sentinel again.
-- :class:`Acknowledged` sends a write Lua script and ``WAIT <replicas> <timeout>`` in one
-  pipeline on one connection: the reply counts only once a replica has the write. A short
-  ``WAIT`` is :class:`NotReplicated` (a connection error: the breaker answers 503 with
-  ``Retry-After`` and the task runner retries), unless Sentinel says the node written to is
-  still the master and it has no healthy replica (a deployment running on its master alone,
-  after a ``kill -9``): then the write is kept and no ``WAIT`` is sent for a second, when
-  Sentinel is asked again. On by default under Sentinel; ``RedisOptions.replicas`` sets it.
+- :class:`Acknowledged` sends a write Lua script (or a few commands: ``pipeline``) and
+  ``WAIT <replicas> <timeout>`` in one pipeline on one connection: the reply counts only
+  once a replica has the write. A short ``WAIT`` is :class:`NotReplicated` (a connection
+  error: the breaker answers 503 with ``Retry-After`` and the task runner retries), unless
+  Sentinel says the node written to is still the master and it has no healthy replica (a
+  deployment running on its master alone, after a ``kill -9``): then the write is kept and
+  no ``WAIT`` is sent for a second, when Sentinel is asked again. On a Redis Cluster the
+  ``WAIT`` goes to the master of the write's key, on the connection that wrote (and a master
+  that reports no replica is written to without it). On by default under Sentinel and on a
+  cluster whose masters have replicas; ``RedisOptions.replicas`` sets it.
 
 Imports redis; knows no store.
 """
@@ -27,13 +30,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from redis import asyncio as aioredis
 from redis.asyncio.sentinel import SentinelConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import NoScriptError, ReadOnlyError, RedisError
 
 from genmcp.storage.redis.topology import Client
 
@@ -46,6 +49,8 @@ SWITCH: Final = "+switch-master"
 _RELISTEN_S: Final = 0.5
 _DEGRADED_S: Final = 1.0
 """How long a master found without a healthy replica is written to without ``WAIT``."""
+_RECHECK_S: Final = 5.0
+"""How long whether a cluster master has a replica is taken as known."""
 
 
 class NotReplicated(RedisConnectionError):
@@ -110,57 +115,164 @@ class SentinelPool(SentinelConnectionPool, aioredis.BlockingConnectionPool):
             self._watcher = None
 
 
-def replicas_wanted(client: Client, replicas: int | None) -> int:
-    """How many replicas a write waits for: ``replicas`` when set; else 1 under Sentinel."""
+def replicas_wanted(client: Client, replicas: int | None) -> int | None:
+    """How many replicas a write waits for: ``replicas`` when set; else 1 under Sentinel, 0
+    on one server, None on a cluster (1 once its client sees a replica: ``Acknowledged``)."""
     if replicas is not None:
         return replicas
+    if isinstance(client, aioredis.RedisCluster):
+        return None
     pool = getattr(client, "connection_pool", None)
     return 1 if isinstance(pool, SentinelConnectionPool) else 0
 
 
 class Acknowledged:
-    """Runs write scripts whose reply says the write is on ``replicas`` replicas too.
+    """Runs writes (scripts, or a few commands) whose reply says the write is on
+    ``replicas`` replicas too.
 
     Args:
-        client: the request-path client (one server or Sentinel: a cluster client waits for
-            no replica yet).
-        replicas: how many replicas acknowledge a write (0: no ``WAIT``, one command).
+        client: the request-path client (one server, Sentinel or a cluster).
+        replicas: how many replicas acknowledge a write (0: no ``WAIT``; None on a cluster:
+            1 on a master that has a replica, 0 on one that has none, as its ``INFO``
+            says, asked again every few seconds).
         timeout_ms: how long ``WAIT`` waits for them.
+
+    On a cluster the ``WAIT`` goes to the master of the write's key, in the same pipeline on
+    the same connection (redis-py sends a node's commands of a pipeline together, in order);
+    a key whose master changed meanwhile (a ``MOVED`` followed) is not known to be
+    replicated: :class:`NotReplicated`. A ``READONLY`` answer (a master just demoted) makes
+    the client learn the cluster's nodes again before its next command.
     """
 
-    __slots__ = ("_client", "_degraded_until", "replicas", "timeout_ms", "waits")
+    __slots__ = ("_client", "_degraded", "_has_replica", "replicas", "timeout_ms", "waits")
 
-    def __init__(self, client: Client, replicas: int, timeout_ms: int) -> None:
+    def __init__(self, client: Client, replicas: int | None, timeout_ms: int) -> None:
         self._client = client
-        self.replicas = 0 if isinstance(client, aioredis.RedisCluster) else replicas
+        self.replicas = replicas
         self.timeout_ms = timeout_ms
-        self._degraded_until = 0.0
+        self._degraded: dict[str, float] = {}  # node ("" off a cluster): no WAIT until then
+        self._has_replica: dict[str, tuple[bool, float]] = {}  # cluster node: known until
         self.waits = 0
         """How many writes were sent with a ``WAIT``."""
 
     async def eval(self, script: Any, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         """``script(keys, args)``, acknowledged once ``replicas`` replicas have it."""
-        if not self.replicas or time.monotonic() < self._degraded_until:
+        node = await self._waiting(keys[0] if keys else None)
+        if node is None:
             return await script(keys=keys, args=args)
-        self.waits += 1
         for attempt in (1, 2):
-            async with self._client.pipeline(transaction=False) as pipe:
-                pipe.evalsha(script.sha, len(keys), *keys, *args)
-                pipe.wait(self.replicas, self.timeout_ms)
-                reply, acked = await pipe.execute(raise_on_error=False)
-            if isinstance(reply, NoScriptError) and attempt == 1:
+            try:
+                replies = await self._acked(
+                    lambda pipe: pipe.evalsha(script.sha, len(keys), *keys, *args),
+                    keys[0],
+                    node,
+                )
+            except NoScriptError:
+                if attempt == 2:
+                    raise
                 await self._client.script_load(script.script)
                 continue
-            if isinstance(reply, Exception):
-                raise reply
-            if isinstance(acked, Exception):
-                raise acked
-            if int(acked) < self.replicas and not await self._alone():
-                raise NotReplicated(f"{acked} of {self.replicas} replicas acknowledged a write")
-            return reply
+            return replies[0]
         raise AssertionError("unreachable")
 
-    async def _alone(self) -> bool:
+    async def pipeline(self, build: Callable[[Any], object], key: str | None = None) -> list[Any]:
+        """The replies of the commands ``build(pipe)`` queues (one pipeline, one round trip),
+        acknowledged once ``replicas`` replicas have them (a ``WAIT`` queued after them). On a
+        cluster, ``key`` names the master they go to (None: no ``WAIT`` there)."""
+        node = await self._waiting(key)
+        if node is not None:
+            return await self._acked(build, key, node)
+        async with self._client.pipeline(transaction=False) as pipe:
+            build(pipe)
+            replies: list[Any] = await pipe.execute(raise_on_error=False)
+        self._raise_first(replies)
+        return replies
+
+    async def _waiting(self, key: str | None) -> str | None:
+        """The node a ``WAIT`` for a write of ``key`` goes to ("" off a cluster), or None
+        when the write waits for no replica."""
+        client = self._client
+        if isinstance(client, aioredis.RedisCluster):
+            if key is None:
+                return None
+            await client.initialize()  # at once when the client knows the nodes already
+            node = client.get_node_from_key(key)
+            if node is None:
+                return None
+            name = str(node.name)
+            if self.replicas is None and not await self._replicated(client, name):
+                return None
+        else:
+            name = ""
+            if not self.replicas:
+                return None
+        if time.monotonic() < self._degraded.get(name, 0.0):
+            return None
+        return name
+
+    async def _replicated(self, client: aioredis.RedisCluster, name: str) -> bool:
+        """Whether the cluster master ``name`` has a replica (its ``INFO``, kept a while)."""
+        known = self._has_replica.get(name)
+        now = time.monotonic()
+        if known is not None and now < known[1]:
+            return known[0]
+        try:
+            info = await _replication(client, name)
+        except (RedisError, OSError):
+            return True  # unknown: wait (a short WAIT then asks again)
+        has = int(info.get("connected_slaves", 0)) > 0
+        self._has_replica[name] = (has, now + _RECHECK_S)
+        return has
+
+    async def _acked(self, build: Callable[[Any], object], key: Any, node: str) -> list[Any]:
+        self.waits += 1
+        client, replicas = self._client, self.replicas or 1
+        if isinstance(client, aioredis.RedisCluster):
+            target = client.get_node(node_name=node)
+            pipe = client.pipeline()
+            build(pipe)
+            pipe.execute_command("WAIT", replicas, self.timeout_ms, target_nodes=target)
+            replies: list[Any] = await pipe.execute(raise_on_error=False)
+        else:
+            async with client.pipeline(transaction=False) as plain:
+                build(plain)
+                plain.wait(replicas, self.timeout_ms)
+                replies = await plain.execute(raise_on_error=False)
+        self._raise_first(replies)
+        acked = replies.pop()
+        if isinstance(client, aioredis.RedisCluster):
+            now = client.get_node_from_key(key)
+            if now is None or now.name != node:
+                raise NotReplicated("the key's master changed while it was written")
+        if int(acked) < replicas and not await self._alone(node):
+            raise NotReplicated(f"{acked} of {replicas} replicas acknowledged a write")
+        return replies
+
+    def _raise_first(self, replies: list[Any]) -> None:
+        for reply in replies:
+            if isinstance(reply, ReadOnlyError) and isinstance(self._client, aioredis.RedisCluster):
+                self._client._initialize = True  # learn the nodes again: a master was demoted
+            if isinstance(reply, Exception):
+                raise reply
+
+    async def _alone(self, node: str) -> bool:
+        """Whether the master written to is still a master and has no replica (the write is
+        kept then); False when it is no longer the master, or a replica lags."""
+        client = self._client
+        if isinstance(client, aioredis.RedisCluster):
+            try:
+                info = await _replication(client, node)
+            except (RedisError, OSError):
+                return False
+            self._has_replica.pop(node, None)
+            if info.get("role") != "master" or int(info.get("connected_slaves", 1)) > 0:
+                return False
+            self._degraded[node] = time.monotonic() + _DEGRADED_S
+            log.warning("redis: cluster master %s has no replica; writes are not replicated", node)
+            return True
+        return await self._sentinel_alone()
+
+    async def _sentinel_alone(self) -> bool:
         """Whether the master written to is still Sentinel's and has no healthy replica (the
         write is kept then); False when it is no longer the master, or a replica lags."""
         pool = getattr(self._client, "connection_pool", None)
@@ -180,10 +292,18 @@ class Acknowledged:
             healthy = [r for r in replicas if _healthy(r)]
             if healthy:
                 return False
-            self._degraded_until = time.monotonic() + _DEGRADED_S
+            self._degraded[""] = time.monotonic() + _DEGRADED_S
             log.warning("redis: %s has no healthy replica; writes are not replicated", service)
             return True
         return False
+
+
+async def _replication(client: aioredis.RedisCluster, name: str) -> dict[str, Any]:
+    """``INFO replication`` of the cluster node ``name``."""
+    info: Any = await client.info("replication", target_nodes=client.get_node(node_name=name))
+    if "role" not in info and info:  # by node name, on some versions
+        info = next(iter(info.values()))
+    return dict(info)
 
 
 def _healthy(replica: dict[str, Any]) -> bool:

@@ -22,10 +22,13 @@ field                      default  what it bounds
 ``cooldown_s``             0.5      failing fast after a failure before probing again
 ``block_s``                1.0      one blocking read of an inbox (its client waits 2 s more)
 ``replicas``               None     replicas a durable write waits for (``WAIT``): None is 1
-                                    under Sentinel, 0 (no ``WAIT``) otherwise
+                                    under Sentinel, on a cluster 1 where the key's master
+                                    has a replica, 0 (no ``WAIT``) on one server
 ``replica_timeout_s``      0.3      how long ``WAIT`` waits for them (then 503, not acked)
 ``allow_eviction``         False    start on a Redis whose ``maxmemory-policy`` evicts keys
                                     (``storage.redis.eviction``: refused at start otherwise)
+``notice_retry_s``         10.0     how long a durable notification's publish is sent again
+                                    (a failover's window; ``storage.redis.notices``)
 =========================  =======  ==========================================================
 
 A process uses three clients: the request path (``client``), one pub/sub connection (taken
@@ -78,10 +81,11 @@ class RedisOptions:
     replicas: int | None = None
     replica_timeout_s: float = 0.3
     allow_eviction: bool = False
+    notice_retry_s: float = 10.0
 
     def __post_init__(self) -> None:
         timeouts = (self.connect_timeout_s, self.socket_timeout_s, self.deadline_s, self.block_s)
-        if min(*timeouts, self.replica_timeout_s) <= 0:
+        if min(*timeouts, self.replica_timeout_s, self.notice_retry_s) <= 0:
             raise ValueError("RedisOptions timeouts must be > 0")
         if self.replicas is not None and self.replicas < 0:
             raise ValueError("RedisOptions: replicas >= 0 (or None)")

@@ -18,7 +18,9 @@ restarted empty, or a cluster node that lost its data, has no epoch in the bucke
 older session there is refused (its end-marker may be gone), and the next ``epoch`` sees the
 lost copy and makes a new epoch (every older session is refused: nothing lost comes back).
 Every call runs under the options' breaker (``guard.Breaker``): a down or hung Redis is
-``StorageUnavailable`` within ``deadline_s``, never a hang or a 500.
+``StorageUnavailable`` within ``deadline_s``, never a hang or a 500. Writes (the epoch, an
+end, a field) are acknowledged once replicated (``RedisOptions.replicas``,
+``failover.Acknowledged``); ``lookup``, the hot path, reads only and waits for no replica.
 Run ``maxmemory-policy noeviction``: an evicted end-marker would revive its session.
 """
 
@@ -36,6 +38,7 @@ from typing import Any, Final, TypeVar, Unpack
 
 from genmcp.storage.redis.batch import ScriptBatch
 from genmcp.storage.redis.part import PartOptions, RedisPart
+from genmcp.storage.redis.refusals import refusing
 from genmcp.storage.redis.topology import Client
 
 __all__ = ["BUCKETS", "RedisSessionRegistry"]
@@ -95,6 +98,24 @@ end
 return 1
 """
 
+# KEYS: ended, fields. ARGV: how long the end mark lasts (ms; 0: none).
+_END: Final = """
+if tonumber(ARGV[1]) > 0 then
+  redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+else
+  redis.call('DEL', KEYS[1])
+end
+redis.call('DEL', KEYS[2])
+return 1
+"""
+# KEYS: fields. ARGV: their TTL (ms), a field to set ('' none), its value, one to drop.
+_WRITE: Final = """
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('HDEL', KEYS[1], ARGV[4]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
 
 def bucket(session: str) -> str:
     """The hash tag of ``session``'s keys (its bucket: one Redis Cluster slot)."""
@@ -125,6 +146,9 @@ class RedisSessionRegistry(RedisPart):
         self._ready = client.register_script(_READY)
         self._rotate = client.register_script(_ROTATE)
         self._keep = ScriptBatch(client, _KEEP, self.breaker)
+        self._end = client.register_script(_END)
+        self._write_field = client.register_script(_WRITE)
+        self._ack = self.options.acknowledged(client)  # writes: replicated
         self._copied: tuple[str, float] | None = None  # the epoch copied, until (monotonic)
 
     def _fields(self, session: str) -> str:
@@ -137,13 +161,14 @@ class RedisSessionRegistry(RedisPart):
         return [f"{self._prefix}epoch:{{s{n}}}" for n in range(BUCKETS)]
 
     async def _run(self, operation: Callable[[], Awaitable[T]]) -> T:
-        return await self.breaker.run(operation)
+        return await self.breaker.run(lambda: refusing(operation))
 
     async def epoch(self, ttl_s: float) -> str:
         """The epoch (one command), copied into every bucket when new or found lost."""
         key, millis = self._prefix + "epoch", ttl_ms(ttl_s)
         candidate = secrets.token_hex(8)
-        raw = _text(await self._run(lambda: self._epoch(keys=[key], args=[candidate, millis])))
+        made: list[str | int] = [candidate, millis]
+        raw = _text(await self._run(lambda: self._ack.eval(self._epoch, [key], made)))
         for _ in range(3):
             epoch, new = raw.removesuffix(_NEW), raw.endswith(_NEW)
             copied = self._copied
@@ -152,11 +177,11 @@ class RedisSessionRegistry(RedisPart):
             if new:
                 await self._run(functools.partial(self._copy, epoch, 2 * millis))
                 ready: list[str | int] = [epoch]
-                await self._run(functools.partial(self._ready, keys=[key], args=ready))
+                await self._run(functools.partial(self._ack.eval, self._ready, [key], ready))
             elif not await self._run(functools.partial(self._kept, epoch, 2 * millis)):
                 # A bucket lost its copy (a node restarted empty): a new epoch for all.
                 again: list[str | int] = [epoch, secrets.token_hex(8), millis]
-                rotate = functools.partial(self._rotate, keys=[key], args=again)
+                rotate = functools.partial(self._ack.eval, self._rotate, [key], again)
                 raw = _text(await self._run(rotate))
                 continue
             self._copied = (epoch, time.monotonic() + 2 * ttl_s)
@@ -164,10 +189,11 @@ class RedisSessionRegistry(RedisPart):
         raise RuntimeError("the session epoch keeps changing")  # pragma: no cover
 
     async def _copy(self, epoch: str, millis: int) -> None:
-        async with self._client.pipeline(transaction=False) as pipe:
-            for copy in self._copies():
-                pipe.set(copy, epoch, px=millis)
-            await pipe.execute()
+        def copy(pipe: Any) -> None:
+            for key in self._copies():
+                pipe.set(key, epoch, px=millis)
+
+        await self._ack.pipeline(copy)
 
     async def _kept(self, epoch: str, millis: int) -> bool:
         """Whether every bucket still holds ``epoch`` (its copy kept ``millis`` more)."""
@@ -193,16 +219,8 @@ class RedisSessionRegistry(RedisPart):
         }
 
     async def end(self, session: str, ttl_s: float) -> None:
-        async def end() -> None:
-            async with self._client.pipeline(transaction=True) as pipe:
-                if millis := ttl_ms(ttl_s):
-                    pipe.set(self._ended(session), b"1", px=millis)
-                else:
-                    pipe.delete(self._ended(session))
-                pipe.delete(self._fields(session))
-                await pipe.execute()
-
-        await self._run(end)
+        keys, args = [self._ended(session), self._fields(session)], [ttl_ms(ttl_s)]
+        await self._run(lambda: self._ack.eval(self._end, keys, args))
 
     async def is_ended(self, session: str) -> bool:
         return bool(await self._run(lambda: self._client.exists(self._ended(session))))
@@ -238,22 +256,14 @@ class RedisSessionRegistry(RedisPart):
         set_field: tuple[str, str] | None = None,
         drop_field: str | None = None,
     ) -> None:
-        """Change one field and set the expiry of them all, in one transaction."""
+        """Change one field and set the expiry of them all, in one script (atomic)."""
         key, millis = self._fields(session), ttl_ms(ttl_s)
-
-        async def write() -> None:
-            if not millis:  # expires at once, with every other field (as in memory)
-                await self._client.delete(key)
-                return
-            async with self._client.pipeline(transaction=True) as pipe:
-                if set_field is not None:
-                    pipe.hset(key, *set_field)
-                if drop_field is not None:
-                    pipe.hdel(key, drop_field)
-                pipe.pexpire(key, millis)
-                await pipe.execute()
-
-        await self._run(write)
+        if not millis:  # expires at once, with every other field (as in memory)
+            await self._run(lambda: self._ack.pipeline(lambda pipe: pipe.delete(key), key))
+            return
+        name, value = set_field if set_field is not None else ("", "")
+        args: list[str | int] = [millis, name, value, drop_field or ""]
+        await self._run(lambda: self._ack.eval(self._write_field, [key], args))
 
 
 def _member_field(name: str, member: str) -> str:

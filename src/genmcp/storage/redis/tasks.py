@@ -23,10 +23,19 @@ digest of the record's ``principal``), then, when ``max_live`` is set,
 place and token back. A task that ends (finished, or its
 lease lost) leaves both sets in the command after the script that ended it: if that command
 is lost, the id leaves when its expiry passes (a quota counts it until then). A task is never
-evicted, a refused one is never stored. Without a quota, no set is kept.
+evicted, a refused one is never stored. Without a quota, no set is kept. With replicas
+(``RedisOptions.replicas``) the quota scripts wait for none themselves: the creation that
+follows them does (``WAIT`` covers every earlier write of the master's replication stream),
+and a refusal stores nothing; leaving the sets waits for none (one round trip less per task
+end: lost, it only counts the task until its expiry, refusing more, never less).
 
 Every transition is one Lua script on the task's own key (atomic; the Redis ``TIME`` is the
-one clock leases are compared against, whatever the clocks of the processes). JSON payloads
+one clock leases are compared against, whatever the clocks of the processes; a task records
+the ``run_id`` of the server that created it, and a lease found run out by another server
+than the one that last judged it, a replica promoted or a restarted server, gets
+:data:`FAILOVER_GRACE_MS` for its owner to renew it there before it counts as lost: a
+failover under load, renewals failing for its few seconds, fails no task whose process
+lives). JSON payloads
 pass through Lua as opaque strings: it never decodes them (cjson would turn ``[]`` into
 ``{}``).
 
@@ -80,6 +89,9 @@ _UNAVAILABLE: Final = (
 )
 T = TypeVar("T")
 
+FAILOVER_GRACE_MS: Final = 10_000
+"""How long a lease that ran out is kept when the server judging it is not the one that
+last did (a replica promoted, a restart): its owner renews it there within that time."""
 _CLOCK: Final = """
 local function now_ms()
   local t = redis.call('TIME')
@@ -97,6 +109,9 @@ local function clear_io(key)
     if p == 'q:' or p == 'a:' then redis.call('HDEL', key, f) end
   end
   redis.call('HSET', key, 'pending', 0)
+end
+local function run_id()
+  return string.match(redis.call('INFO', 'server'), 'run_id:(%w+)') or ''
 end
 local function moved()
   redis.call('HINCRBY', KEYS[1], 'v', 1)
@@ -154,14 +169,21 @@ _CREATE: Final = """
 -- KEYS: the task. ARGV: base, updated, lease_ms, owner, ttl_ms, version.
 local now = now_ms()
 redis.call('HSET', KEYS[1], 'base', ARGV[1], 'status', 'working', 'updated', ARGV[2],
-  'lease', now + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0, 'v', ARGV[6])
+  'lease', now + tonumber(ARGV[3]), 'owner', ARGV[4], 'pending', 0, 'v', ARGV[6],
+  'run', run_id())
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[5]))
 return 1
 """
 
-_GET: Final = """
+_GET: Final = f"""
 if not status then return false end
 if not TERMINAL[status] and tonumber(redis.call('HGET', KEYS[1], 'lease')) < now_ms() then
+  local run = run_id()
+  if redis.call('HGET', KEYS[1], 'run') ~= run then
+    -- another server than the one that last judged it (a failover, a restart): a grace
+    redis.call('HSET', KEYS[1], 'run', run, 'lease', now_ms() + {FAILOVER_GRACE_MS})
+    return redis.call('HGETALL', KEYS[1])
+  end
   clear_io(KEYS[1])
   redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[1], 'updated', ARGV[2],
     'msg', ARGV[3])
