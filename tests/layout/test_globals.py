@@ -21,6 +21,9 @@ ALLOWED: Final[dict[str, str]] = {
     "genmcp.call.call._ids": (
         "call ids are unique in the process: every Suite shares the process's random prefix"
     ),
+    "genmcp.transforms.as_tools._IDS": (
+        "ids of the in-process requests a prompt or resource tool makes: unique in the process"
+    ),
     "genmcp.catalogs.hooks._ASYNC": "a memo per hook class and name (code: bounded)",
     "genmcp.fastapi.compat._watch": (
         "uvicorn's exit is the process's: one watch per loop, shared by every stream"
