@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.client.errors import ClientError
+from genmcp.protocol.methods import SKILLS_LIST
 
 if TYPE_CHECKING:
     from genmcp.client.client import Client
@@ -64,7 +65,7 @@ class Skills:
 
     async def list(self) -> list[dict[str, Any]]:
         """Every skill entry (``skills/list``, every page); no file is read."""
-        return await self.client.list_all("skills/list", "skills")
+        return await self.client.list_all(SKILLS_LIST, "skills")
 
     async def load(self, entry: Mapping[str, Any]) -> str:
         """The skill's ``SKILL.md``, verified (listed, size, digest, frontmatter)."""

@@ -22,6 +22,13 @@ from genmcp.events import Answer
 from genmcp.outcomes import Result
 from genmcp.protocol.content import call_tool_result, embedded_resource, text
 from genmcp.protocol.jsonrpc import Request
+from genmcp.protocol.methods import (
+    PROMPTS_GET,
+    PROMPTS_LIST,
+    RESOURCES_LIST,
+    RESOURCES_READ,
+    RESOURCES_TEMPLATES_LIST,
+)
 from genmcp.tools import Tool, ToolRequest
 
 if TYPE_CHECKING:
@@ -89,7 +96,7 @@ class ListPrompts(
     """``prompts/list`` as a tool; ``arg``: the Suite."""
 
     async def call(self, request: ToolRequest, channel: Channel, arg: Served) -> Result:
-        prompts, error = await _listed(arg, "prompts/list", "prompts", channel, request.meta)
+        prompts, error = await _listed(arg, PROMPTS_LIST, "prompts", channel, request.meta)
         if error is not None:
             return _failed(error)
         return Result(call_tool_result(structured={"prompts": prompts}))
@@ -121,7 +128,7 @@ class GetPrompt(
         params = {"name": request.arguments["name"]}
         if request.arguments.get("arguments"):
             params["arguments"] = request.arguments["arguments"]
-        result, error = await ask(arg, "prompts/get", params, channel, request.meta)
+        result, error = await ask(arg, PROMPTS_GET, params, channel, request.meta)
         if error is not None:
             return _failed(error)
         rendered = {key: result[key] for key in ("description", "messages") if key in result}
@@ -139,11 +146,11 @@ class ListResources(
 
     async def call(self, request: ToolRequest, channel: Channel, arg: Served) -> Result:
         meta = request.meta
-        resources, error = await _listed(arg, "resources/list", "resources", channel, meta)
+        resources, error = await _listed(arg, RESOURCES_LIST, "resources", channel, meta)
         if error is not None:
             return _failed(error)
         templates, error = await _listed(
-            arg, "resources/templates/list", "resourceTemplates", channel, meta
+            arg, RESOURCES_TEMPLATES_LIST, "resourceTemplates", channel, meta
         )
         if error is not None:
             templates = []  # a server without templates answers the method unknown
@@ -167,7 +174,7 @@ class ReadResource(
 
     async def call(self, request: ToolRequest, channel: Channel, arg: Served) -> Result:
         uri = request.arguments["uri"]
-        result, error = await ask(arg, "resources/read", {"uri": uri}, channel, request.meta)
+        result, error = await ask(arg, RESOURCES_READ, {"uri": uri}, channel, request.meta)
         if error is not None:
             return _failed(error)
         blocks: list[dict[str, Any]] = []
