@@ -52,6 +52,7 @@ help:
 	@echo "make rolling-cluster  the same on a 3-master Redis Cluster"
 	@echo "make scale-cluster   legacy tools/call per core, 3-master Redis Cluster vs one node (same run)"
 	@echo "make scale-sessions  the load run: 100,000 legacy sessions through 3 processes on Redis"
+	@echo "make bench-gate  instructions per in-process request vs bench/gate_baseline.json (callgrind)"
 	@echo "make docs       build the documentation site into site/ (strict)"
 	@echo "make dist       build the sdist and the wheel into dist/ (PyPA build, hatchling)"
 	@echo "make wheel-smoke  install the built wheel in a fresh venv, serve examples/app.py, call it"
@@ -185,6 +186,18 @@ INSTRUCTIONS_ARGS ?=
 bench-instructions:
 	BENCH_VENVS=$(BENCH_VENVS) bash bench/setup.sh starlette fastapi mcp genmcp
 	BENCH_VENVS=$(BENCH_VENVS) python3 bench/server_instructions.py $(INSTRUCTIONS_ARGS)
+
+# The instruction gate (issue 50): instructions per in-process tools/call (2026-07-28 and a
+# 2025-11-25 session) and per tools/list page under callgrind, against bench/gate_baseline.json;
+# more than 3 % above fails. Load-independent, ~10 s; needs valgrind. `make bench-gate-baseline`
+# re-baselines (commit the file and say why): docs/guides/performance.md, "The instruction gate".
+GATE_ARGS ?=
+.PHONY: bench-gate bench-gate-baseline
+bench-gate: $(DEV_STAMP)
+	$(VENV_PYTHON) bench/gate.py $(GATE_ARGS)
+
+bench-gate-baseline: $(DEV_STAMP)
+	$(VENV_PYTHON) bench/gate.py --write --runs 3 $(GATE_ARGS)
 
 # tools/call through genmcp's proxy and FastMCP's over real HTTP, one upstream, same run
 # (issue 31) -> bench/RESULTS.md "Over real HTTP"; ~8 min. Knobs: PROXY_ARGS='--rows direct,genmcp'.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import types
 from typing import Any
 
 import pytest
@@ -461,3 +462,46 @@ async def test_bad_request_state_gets_a_precise_invalid_params(reason: str) -> N
     expected = "rebound" if reason.startswith("rebound") else reason
     assert reply["error"]["data"] == {"reason": expected}
     assert "requestState" in reply["error"]["message"]
+
+
+# -- generated catalogs: one schema object, one hook function, many tools ----------------
+
+MAIL_SCHEMA = {"type": "object", "properties": {"to": {"type": "string", "format": "email"}}}
+
+
+async def _send(self: Tool, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+    return Result(call_tool_result(text="sent"))
+
+
+def _generated(name: str, **options: Any) -> type[Tool]:
+    return types.new_class(
+        name.title(), (Tool,), {"name": name, "input_schema": MAIL_SCHEMA, **options},
+        lambda ns: ns.update(call=_send),
+    )
+
+
+async def test_tools_sharing_one_schema_object_validate_by_their_own_options() -> None:
+    """Tools given the very same schema object share its compiled validator only when their
+    schema options are equal: a tool that turns format checks off is not checked by the
+    validator compiled for one that has them on, whichever comes first."""
+    lax = {"schema_options": {"check_formats": False}}
+    suite = make(_generated("a"), _generated("b"), _generated("c", **lax), _generated("d"))
+    sent = {"to": "nobody"}
+    for name, refused in (("a", True), ("b", True), ("c", False), ("d", True)):
+        answer, _ = await ask(suite, "tools/call", {"name": name, "arguments": sent})
+        assert answer["result"].get("isError", False) is refused, name
+    listing, _ = await ask(suite, "tools/list")
+    assert [t["inputSchema"] for t in listing["result"]["tools"]] == [MAIL_SCHEMA] * 4
+
+
+def test_a_hook_shared_by_generated_classes_is_refused_for_each() -> None:
+    """The hook check is kept per function: the second class with the same bad ``call``
+    is refused too, naming itself."""
+
+    async def bad(self: Tool) -> Result:
+        return Result(call_tool_result(text="never"))
+
+    for name in ("first", "second"):
+        cls = types.new_class(name.title(), (Tool,), {"name": name}, lambda ns: ns.update(call=bad))
+        with pytest.raises(TypeError, match=f"{name.title()}.call"):
+            make(cls)

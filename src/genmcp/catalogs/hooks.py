@@ -139,16 +139,25 @@ def check_hooks(cls: type, base: type) -> None:
         mine = getattr(cls, name)
         if mine is getattr(kind, name):
             continue
-        expected = _expected(kind, name)
-        try:
-            inspect.signature(mine).bind(*expected)
-        except TypeError:
+        if not _binds(mine, _expected(kind, name)):
             raise TypeError(
                 f"{cls.__qualname__}.{name}{inspect.signature(mine)} cannot take the "
                 f"arguments genmcp passes: write {_signature_of(kind, name)}"
-            ) from None
-        except ValueError:  # no signature to read (a builtin): the call will tell
-            continue
+            )
+
+
+@functools.lru_cache(maxsize=4096)
+def _binds(hook: Any, expected: tuple[str, ...]) -> bool:
+    """Whether ``hook`` takes ``expected`` positionally (True when it has no signature to
+    read, a builtin: the call will tell). Kept per function: generated classes that share
+    one hook (a catalog of 100,000 tools) read its signature once."""
+    try:
+        inspect.signature(hook).bind(*expected)
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
 
 
 @functools.cache

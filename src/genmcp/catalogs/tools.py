@@ -105,7 +105,11 @@ class ToolEntry:
     )
 
     def __init__(
-        self, cls: type[Tool], arg: Any, schema_options: Mapping[str, Any] | None = None
+        self,
+        cls: type[Tool],
+        arg: Any,
+        schema_options: Mapping[str, Any] | None = None,
+        shared: SharedValidators | None = None,
     ) -> None:
         self.tool, self.arg = instantiate(cls, Tool), arg
         self.owner = cls.__qualname__
@@ -118,12 +122,21 @@ class ToolEntry:
         options = merge_options(schema_options, self.tool.schema_options(arg), owner=self.owner)
         self.validator: ArgumentValidator | None = None  # the generated validate_request's
         if type(self.tool).validate_request is Tool.validate_request:
-            self.validator = compile_schema(schema, owner=self.owner, options=options)
+            found = None if shared is None else shared.get(id(schema))
+            if found is not None and found[0] is schema and found[1] == options:
+                self.validator = found[2]  # compiled and linted for an earlier tool
+            else:
+                self.validator = compile_schema(schema, owner=self.owner, options=options)
+                lint_tool_schema(self.validator.advertised, owner=self.owner, which="input_schema")
+                if shared is not None:
+                    if len(shared) >= SHARED_MAX:  # many distinct schemas: start again
+                        shared.clear()
+                    shared[id(schema)] = (schema, options, self.validator)
             self.tool.__dict__["_genmcp_validator"] = self.validator
             advertised = self.validator.advertised
         else:  # the tool validates itself: the schema only describes it
             advertised = advertised_schema(schema, owner=self.owner)
-        lint_tool_schema(advertised, owner=self.owner, which="input_schema")
+            lint_tool_schema(advertised, owner=self.owner, which="input_schema")
         output = self.tool.output_schema(arg)
         self.output: ArgumentValidator | None = (
             None if output is None else compile_schema(output, owner=self.owner, options=options)
@@ -206,6 +219,15 @@ def _header_params(schema: dict[str, Any]) -> dict[str, str]:
     return found
 
 
+SHARED_MAX: Final = 4096
+"""Distinct schemas a catalog keeps compiled for sharing (then it starts again)."""
+SharedValidators = dict[int, tuple[Any, Any, Any]]
+"""A catalog's compiled input schemas by the schema object's id: (schema, options, validator).
+Tools given the very same schema object and equal options share one validator (a generated
+catalog of 100,000 tools compiles and lints its schema once); the schema is held, so its id
+is not reused while the entry lives."""
+
+
 class ToolCatalog(Catalog[ToolEntry]):
     """The tools a Suite serves, ``tools/list``, and the job of each ``tools/call``.
 
@@ -226,13 +248,14 @@ class ToolCatalog(Catalog[ToolEntry]):
         self.transforms = tuple(transforms)
         self.renamed: dict[str, str] = {}
         """A name before the transforms -> the name served."""
+        self._shared: SharedValidators = {}
         super().__init__(kind="tool", method=TOOLS_LIST, key="tools", make=self._entry, **served)
 
     def _entry(self, cls: Any, arg: Any) -> ToolEntry:
         if not (self.transforms and isinstance(cls, type) and issubclass(cls, Tool)):
-            return ToolEntry(cls, arg, self.schema_options)
+            return ToolEntry(cls, arg, self.schema_options, self._shared)
         made = shaped(cls, arg, self.transforms)  # every tool, wherever it comes from
-        entry = ToolEntry(made, arg, self.schema_options)
+        entry = ToolEntry(made, arg, self.schema_options, self._shared)
         if made is not cls:  # a mount removes the tool by the name it gave it
             self.renamed[cls().info("name", arg)] = entry.name
         return entry

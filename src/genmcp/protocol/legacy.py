@@ -258,6 +258,10 @@ def client_capabilities(declared: Mapping[str, Any], version: str) -> dict[str, 
     return caps
 
 
+_NOT_MODERN: Final = frozenset({"inputResponses", "requestState", "task"})
+"""Params a legacy request may send that its modern form drops (modern-only, or 2025 tasks)."""
+
+
 def modern_params(
     params: Mapping[str, Any],
     *,
@@ -282,12 +286,11 @@ def modern_params(
         meta[META_CLIENT_INFO] = dict(client_info)
     if level is not None:
         meta[META_LOG_LEVEL] = level
-    modern = {
-        k: v
-        for k, v in params.items()
-        if k not in ("_meta", "inputResponses", "requestState", "task")
-    }
-    modern["_meta"] = meta
+    if params.keys().isdisjoint(_NOT_MODERN):  # the usual params: one C-level copy
+        modern = dict(params)
+    else:
+        modern = {k: v for k, v in params.items() if k not in _NOT_MODERN}
+    modern["_meta"] = meta  # replaces the client's
     return modern
 
 
@@ -296,16 +299,24 @@ def modern_params(
 
 def _result_meta(result: Mapping[str, Any], target: dict[str, Any], version: str) -> None:
     meta = result.get("_meta")
-    if meta is not None and isinstance(meta, Mapping):
+    if meta is None or (type(meta) is dict and len(meta) == 1 and META_SERVER_INFO in meta):
+        return  # the usual case: only the modern serverInfo, which no 2025 result has
+    if isinstance(meta, Mapping):
         kept = {k: v for k, v in meta.items() if k != META_SERVER_INFO}
         if kept:
             target["_meta"] = kept
+
+
+_PLAIN_TEXT: Final = frozenset({"type", "text"})
+"""A text block with these fields only is one every revision knows as it is."""
 
 
 def _content(block: Any, version: str) -> Any:
     """One content block as ``version`` knows it (a 2025-03-26 resource link becomes text)."""
     if type(block) is not dict and not isinstance(block, Mapping):
         return block
+    if block.keys() <= _PLAIN_TEXT and block.get("type") == "text":
+        return block  # the usual block, the same in every revision: shared, not copied
     kind = block.get("type")
     if type(kind) is not str or kind not in FIELDS:
         return block
