@@ -211,4 +211,3 @@ def test_the_frontmatter_comparison_is_json_s() -> None:
     assert not _same(True, 1) and not _same(0, False)
     assert not _same({"a": 1}, {"a": 1, "b": None}) and not _same([1, 2], [2, 1])
     assert not _same("2", 2)
-
