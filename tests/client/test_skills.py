@@ -7,6 +7,8 @@ real-world mismatch: the held entry no longer describes what the server now send
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -211,3 +213,78 @@ def test_the_frontmatter_comparison_is_json_s() -> None:
     assert not _same(True, 1) and not _same(0, False)
     assert not _same({"a": 1}, {"a": 1, "b": None}) and not _same([1, 2], [2, 1])
     assert not _same("2", 2)
+
+
+class Generated:
+    """A raw ASGI 2026-07-28 server of one generated skill (``resources: "dynamic"``, no
+    manifest), whose ``resources/read`` answers the ``contents`` given per URI: what genmcp's
+    own server never sends, for the client's handling of it."""
+
+    def __init__(self, frontmatter: dict[str, Any], reads: dict[str, list[Any]]) -> None:
+        self.entry = {"uri": f"{ROOT}/SKILL.md", "frontmatter": frontmatter,
+                      "resources": "dynamic"}  # fmt: skip
+        self.reads = reads
+        self.read: list[str] = []
+
+    def result(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "server/discover":
+            extensions = {"io.modelcontextprotocol/skills": {}}
+            return {
+                "supportedVersions": ["2026-07-28"],
+                "serverInfo": {"name": "generated", "version": "1"},
+                "capabilities": {"resources": {}, "extensions": extensions},
+            }
+        if method == "skills/list":
+            return {"skills": [self.entry]}
+        self.read.append(params["uri"])
+        return {"contents": self.reads[params["uri"]]}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            event = await receive()
+            body += event.get("body", b"")
+            if not event.get("more_body"):
+                break
+        request = json.loads(body or b"{}")
+        found = self.result(request.get("method", ""), request.get("params") or {})
+        result = {"resultType": "complete", **found}
+        answer = json.dumps({"jsonrpc": "2.0", "id": request.get("id"), "result": result})
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json")]})  # fmt: skip
+        await send({"type": "http.response.body", "body": answer.encode()})
+
+
+async def test_a_dynamic_skill_is_read_unverified_but_its_frontmatter_still_compared(
+    live_server: LiveServers,
+) -> None:
+    text = SKILL_MD.decode()
+    reads = {
+        f"{ROOT}/SKILL.md": [{"uri": f"{ROOT}/SKILL.md", "text": text}],
+        f"{ROOT}/today.bin": [
+            {"uri": f"{ROOT}/today.bin", "blob": base64.b64encode(LOGO).decode()}
+        ],
+        f"{ROOT}/bad.bin": [{"uri": f"{ROOT}/bad.bin", "blob": "not base64!"}],
+        f"{ROOT}/two.md": [{"uri": f"{ROOT}/two.md", "text": "a"}] * 2,
+        f"{ROOT}/empty.md": [{"uri": f"{ROOT}/empty.md"}],
+    }
+    frontmatter = {"name": "pdf-processing", "description": "Fill PDF forms.", "license": "MIT",
+                   "version": 2, "draft": False}  # fmt: skip
+    server = Generated(frontmatter, reads)
+    url = live_server(server) + "/mcp"
+    async with Client(url) as client:
+        skill = await client.skills.load((await client.skills.list())[0])
+        assert skill.files == [] and skill.skill_md.verified is False
+        assert server.read == [f"{ROOT}/SKILL.md"]
+        today = await skill.read("today.bin")
+        assert (today.data, today.verified) == (LOGO, False)
+        for path, problem in (("bad.bin", "not base64"), ("two.md", "2 contents"),
+                              ("empty.md", "neither text nor a blob")):  # fmt: skip
+            with pytest.raises(ClientError, match=problem):
+                await skill.read(path)
+
+        server.entry["frontmatter"] = {**frontmatter, "draft": 0}  # false is not 0
+        with pytest.raises(FrontmatterMismatch, match="'draft'"):
+            await client.skills.load((await client.skills.list())[0])
