@@ -228,7 +228,7 @@ class Generated:
 
     def result(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "server/discover":
-            extensions = {"io.modelcontextprotocol/skills": {}}
+            extensions: dict[str, Any] = {"io.modelcontextprotocol/skills": {}}
             return {
                 "supportedVersions": ["2026-07-28"],
                 "serverInfo": {"name": "generated", "version": "1"},
