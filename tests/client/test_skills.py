@@ -178,8 +178,9 @@ async def test_unlisted_files_and_oversized_skills_are_never_fetched(
         skill = await Skills(client, max_files=3, max_bytes=total).load(entry)
         with pytest.raises(UnlistedSkillFile):
             await skill.read("references/SECRET.md")
-        with pytest.raises(ValueError, match="not a file of the skill"):
-            await skill.read("skill://other/SKILL.md")
+        for outside in ("skill://other/SKILL.md", "../other/SKILL.md", f"{ROOT}/a/../SKILL.md"):
+            with pytest.raises(ValueError, match="not a file of the skill"):
+                await skill.read(outside)
         assert reads(recorder) == [f"{ROOT}/SKILL.md"]
 
         with pytest.raises(RPCError) as unknown:

@@ -112,7 +112,7 @@ class LoadedSkill:
         self.uri: str = entry["uri"]
         self.frontmatter: dict[str, Any] = dict(entry["frontmatter"])
         self.root = self.uri[: -len("/" + SKILL_FILE)]
-        self.manifest = manifest
+        self._manifest = manifest
         self._fetched: dict[str, SkillFile] = {}
 
     @property
@@ -128,7 +128,7 @@ class LoadedSkill:
     @property
     def files(self) -> list[str]:
         """The URIs the manifest lists (empty for a ``"dynamic"`` skill)."""
-        return list(self.manifest or {})
+        return list(self._manifest or {})
 
     def uri_of(self, path: str) -> str:
         """The URI of ``path``: a URI as it is, else a path relative to the skill's root."""
@@ -142,14 +142,15 @@ class LoadedSkill:
 
         Raises ``UnlistedSkillFile`` (nothing fetched) for a file of the skill the manifest
         does not list, ``SizeMismatch``/``DigestMismatch`` for content that is not the
-        listed file's, ``ValueError`` for a URI outside the skill.
+        listed file's, ``ValueError`` for a URI outside the skill (``..`` segments included).
         """
         uri = self.uri_of(path)
-        if not uri.startswith(self.root + "/"):
+        inside = uri[len(self.root) + 1 :].split("/")
+        if not uri.startswith(self.root + "/") or {".", ".."} & set(inside):
             raise ValueError(f"{uri} is not a file of the skill at {self.root}")
         found = self._fetched.get(uri)
         if found is None:
-            found = await _fetch(self.client, uri, self.manifest)
+            found = await _fetch(self.client, uri, self._manifest)
             self._fetched[uri] = found
         return found
 
