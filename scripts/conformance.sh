@@ -206,10 +206,10 @@ if [ "${MODE:-server}" = client ]; then
     auth/client-credentials-basic@2026-07-28 auth/client-credentials-jwt@2026-07-28
     auth/dpop@2026-07-28 auth/dpop-nonce@2026-07-28 auth/dpop-nonce@2025-11-25
     auth/wif-jwt-bearer@2026-07-28 auth/enterprise-managed-authorization@2026-07-28
-    sep-2640-client-no-prefetch@2026-07-28 sep-2640-client-verify-digest@2026-07-28
-    sep-2640-client-verify-size@2026-07-28 sep-2640-client-verify-frontmatter@2026-07-28
-    sep-2640-client-no-prefetch@2025-11-25 sep-2640-client-verify-digest@2025-11-25
-    sep-2640-client-verify-size@2025-11-25 sep-2640-client-verify-frontmatter@2025-11-25"}
+    sep-2640-client-no-prefetch@2025-11-25 sep-2640-client-no-prefetch@2026-07-28
+    sep-2640-client-verify-digest@2025-11-25 sep-2640-client-verify-digest@2026-07-28
+    sep-2640-client-verify-size@2025-11-25 sep-2640-client-verify-size@2026-07-28
+    sep-2640-client-verify-frontmatter@2025-11-25 sep-2640-client-verify-frontmatter@2026-07-28"}
   echo "suite: @modelcontextprotocol/conformance@$CONFORMANCE_VERSION on node $("$NODE" --version), client: $CLIENT_CMD"
   # CLIENT_JOBS runs at a time (each scenario's servers listen on ports of their own; a run
   # mostly waits on process start-up, so this pays even on two cores). Each run logs to
@@ -224,7 +224,8 @@ if [ "${MODE:-server}" = client ]; then
     mkdir -p "$RESULTS_DIR/client/$rev"
     log=$(printf '%s/client/logs/%03d' "$RESULTS_DIR" "$n")
     # --force: extension scenarios (auth/client-credentials-*, auth/dpop*, auth/wif-*, the
-    # enterprise-managed one) are not on the spec timeline
+    # enterprise-managed one, the Skills extension's sep-2640-client-*) are not on the spec
+    # timeline
     timeout "$HARNESS_TIMEOUT" "$NODE" "$CLI" client --command "$CLIENT_CMD" --scenario "$scenario" \
       --spec-version "$rev" --force "${TIMEOUT_ARGS[@]}" -o "$RESULTS_DIR/client/$rev" \
       >"$log.log" 2>&1 &

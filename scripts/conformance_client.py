@@ -31,7 +31,7 @@ from genmcp.client import (
     JWTBearer,
     OAuth,
     PrivateKeyJWT,
-    Skills,
+    SkillVerificationError,
     follow_redirect,
 )
 
@@ -241,33 +241,32 @@ async def enterprise_managed(url: str) -> None:
         await client.call_tool("test-tool", {})
 
 
+def revision() -> str | None:
+    """The revision the suite runs the scenario at (None: let the client probe)."""
+    return os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") or None
+
+
 @flow("sep-2640-client-no-prefetch")
 async def skills_listed(url: str) -> None:
-    """List the skills and stop: nothing of a skill is read before it is loaded."""
-    async with Client(url) as client:
-        await Skills(client).list()
+    # a host shows the skills it could load; it loads none yet, so it fetches no file.
+    # The scenario's revision is the era (a 2025-11-25 session, or 2026-07-28).
+    async with Client(url, protocol=revision()) as client:
+        await client.skills.list()
 
 
 @flow("sep-2640-client-verify-digest", "sep-2640-client-verify-size",
       "sep-2640-client-verify-frontmatter")  # fmt: skip
 async def skills_loaded(url: str) -> None:
-    """Load the first skill, then read its first other file (each verified on read)."""
-    async with Client(url) as client:
-        skills = Skills(client)
-        entry = (await skills.list())[0]
-        await skills.load(entry)
-        other = next(r["uri"] for r in entry["resources"] if r["uri"] != entry["uri"])
-        await skills.read(entry, other)
-
-
-@flow("sep-2640-client-verify-unlisted")
-async def skills_unlisted(url: str) -> None:
-    """Ask for a file of the skill its listing does not name: refused before any request."""
-    async with Client(url) as client:
-        skills = Skills(client)
-        entry = (await skills.list())[0]
-        root = str(entry["uri"]).removesuffix("/SKILL.md")
-        await skills.read(entry, context().get("uri") or f"{root}/scripts/extract.py")
+    # a host loads the first skill, then reads each file it lists; a skill whose content
+    # fails verification is refused (reported, not used), which is the expected outcome
+    async with Client(url, protocol=revision()) as client:
+        entries = await client.skills.list()
+        try:
+            skill = await client.skills.load(entries[0])
+            for uri in skill.files:
+                await skill.read(uri)
+        except SkillVerificationError as refused:
+            print(f"refused {refused.uri}: {type(refused).__name__}: {refused}", file=sys.stderr)
 
 
 # -- scoring ----------------------------------------------------------------------------------

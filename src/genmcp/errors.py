@@ -57,9 +57,18 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │   │           a call still unanswered at ``deadline_s``: it is cancelled upstream
     │   ├── ResponseMismatch  [client.errors]
     │   │       a JSON answer whose id is another request's
-    │   └── SkillVerificationError  [client.skills]
-    │           a skill file the listing does not name, or whose size, digest or
-    │           frontmatter is not the listing's: never used
+    │   ├── SkillVerificationError  [client.errors]
+    │   │   │   a skill file is not what its entry promised (SEP-2640): not used (``uri``)
+    │   │   ├── DigestMismatch  [client.errors]
+    │   │   │       its sha256 is not the manifest's ``digest``
+    │   │   ├── SizeMismatch  [client.errors]
+    │   │   │       its byte length is not the manifest's ``size``
+    │   │   ├── FrontmatterMismatch  [client.errors]
+    │   │   │       a ``SKILL.md``'s frontmatter differs from the entry's
+    │   │   └── UnlistedSkillFile  [client.errors]
+    │   │           a file inside the skill its manifest does not list: not fetched
+    │   └── SkillTooLarge  [client.errors]
+    │           a manifest past the files or bytes the client accepts: nothing fetched
     ├── _Stale  [client.transport]
     │       a pooled connection closed before any byte of the response: sent again
     ├── UpstreamDown  [compose.upstream]

@@ -15,6 +15,10 @@
 * ``http``, ``stdio``: the two wires; ``errors``: ``ClientError``, ``RPCError`` and the
   bounds crossed (``LimitExceeded``: ``MessageTooLarge``, ``ListingTooLong``,
   ``DeadlineExceeded``; ``ResponseMismatch``); ``limits``: ``ClientLimits``;
+* ``skills``: ``Skills`` (``client.skills``), ``LoadedSkill``, ``SkillFile``: the Skills
+  extension (SEP-2640) verified on read; its errors ``SkillVerificationError``
+  (``DigestMismatch``, ``SizeMismatch``, ``FrontmatterMismatch``, ``UnlistedSkillFile``) and
+  ``SkillTooLarge``;
 * ``oauth``: ``OAuth``, MCP authorization as a client (an ``httpx.Auth``);
 * ``assertions``: ``PrivateKeyJWT`` (client key), ``JWTBearer`` (workload identity) and
   ``IdentityAssertion`` (enterprise-managed) for ``OAuth``; ``dpop``: ``DPoP``, bound tokens;
@@ -33,11 +37,17 @@ from genmcp.client.dpop import DPoP
 from genmcp.client.errors import (
     ClientError,
     DeadlineExceeded,
+    DigestMismatch,
+    FrontmatterMismatch,
     LimitExceeded,
     ListingTooLong,
     MessageTooLarge,
     ResponseMismatch,
     RPCError,
+    SizeMismatch,
+    SkillTooLarge,
+    SkillVerificationError,
+    UnlistedSkillFile,
 )
 from genmcp.client.exchange import Handlers
 from genmcp.client.group import ClientGroup, GroupSubscription, Listing
@@ -45,7 +55,7 @@ from genmcp.client.jws import SigningKey
 from genmcp.client.limits import ClientLimits
 from genmcp.client.listen import Subscription
 from genmcp.client.oauth import OAuth, follow_redirect
-from genmcp.client.skills import Skills, SkillVerificationError
+from genmcp.client.skills import LoadedSkill, SkillFile, Skills
 
 __all__ = [
     "CacheStore",
@@ -55,6 +65,8 @@ __all__ = [
     "ClientLimits",
     "DPoP",
     "DeadlineExceeded",
+    "DigestMismatch",
+    "FrontmatterMismatch",
     "GroupSubscription",
     "Handlers",
     "IdentityAssertion",
@@ -62,6 +74,7 @@ __all__ = [
     "LimitExceeded",
     "Listing",
     "ListingTooLong",
+    "LoadedSkill",
     "MemoryCacheStore",
     "MessageTooLarge",
     "OAuth",
@@ -70,8 +83,12 @@ __all__ = [
     "ResponseCache",
     "ResponseMismatch",
     "SigningKey",
+    "SizeMismatch",
+    "SkillFile",
+    "SkillTooLarge",
     "SkillVerificationError",
     "Skills",
     "Subscription",
+    "UnlistedSkillFile",
     "follow_redirect",
 ]

@@ -15,7 +15,8 @@ What a server may send is bounded (``limits=ClientLimits(...)``, ``genmcp.client
 the size of a message, the pages and items of a listing, the time of a call; each bound
 crossed raises its ``LimitExceeded``, and the call is cancelled on the server.
 
-``cache=`` keeps cacheable results as the server's ``ttlMs``/``cacheScope`` allow
+``client.skills`` is the Skills extension (:mod:`genmcp.client.skills`). ``cache=`` keeps
+cacheable results as the server's ``ttlMs``/``cacheScope`` allow
 (:mod:`genmcp.client.cache`); ``cache=False`` on a call bypasses it.
 """
 
@@ -37,6 +38,7 @@ from genmcp.client.inputs import InputHandler, Inputs, RootsSource
 from genmcp.client.limits import DEFAULT_LIMITS, ClientLimits, within
 from genmcp.client.listen import Subscription
 from genmcp.client.session import LegacySession
+from genmcp.client.skills import Skills
 from genmcp.client.stdio import StdioWire
 from genmcp.protocol.client import as_object, header_params, header_problem, is_modern_error
 from genmcp.protocol.methods import (
@@ -208,6 +210,13 @@ class Client:
         """The capabilities the server declared."""
         found = self.server.get("capabilities")
         return dict(found) if isinstance(found, Mapping) else {}
+
+    @property
+    def skills(self) -> Skills:
+        """The Skills extension (SEP-2640): list entries, load a skill, read its files,
+        each verified against its entry, nothing fetched ahead of need
+        (:mod:`genmcp.client.skills`)."""
+        return Skills(self)
 
     async def aclose(self) -> None:
         """End a 2025 session (``DELETE``), stop a stdio server, close the pool."""

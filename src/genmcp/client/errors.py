@@ -10,6 +10,10 @@
   (more pages or items than ``max_pages``/``max_items``), ``DeadlineExceeded`` (the call
   outlived ``deadline_s``); each ``LimitExceeded``, whose ``limit`` names the setting.
 * ``ResponseMismatch``: the answer to a request was not its response (another id).
+* A skill file that is not what its entry promised (``genmcp.client.skills``, SEP-2640):
+  ``SkillVerificationError`` (``uri``), as ``DigestMismatch``, ``SizeMismatch``,
+  ``FrontmatterMismatch`` or ``UnlistedSkillFile``; ``SkillTooLarge``, a manifest past the
+  bounds the client accepts.
 
 Messages are for a person: they name the URL or the command, and say what to do when the
 fix is on the caller's side. Imports nothing from genmcp.
@@ -23,11 +27,17 @@ from typing import Any, Self
 __all__ = [
     "ClientError",
     "DeadlineExceeded",
+    "DigestMismatch",
+    "FrontmatterMismatch",
     "LimitExceeded",
     "ListingTooLong",
     "MessageTooLarge",
     "RPCError",
     "ResponseMismatch",
+    "SizeMismatch",
+    "SkillTooLarge",
+    "SkillVerificationError",
+    "UnlistedSkillFile",
 ]
 
 
@@ -104,3 +114,41 @@ class DeadlineExceeded(LimitExceeded):
 class ResponseMismatch(ClientError):
     """The server answered a request with a message that is not its response (another
     request's id): taking it as the result would hand one caller another's answer."""
+
+
+class SkillVerificationError(ClientError):
+    """A skill file is not what the skill's entry promised (SEP-2640 verification on read):
+    its content was not used. ``uri`` is the file's; fetch a fresh entry (``skills/get``)
+    and load the skill again if it changed on the server."""
+
+    def __init__(self, message: str, uri: str) -> None:
+        super().__init__(message)
+        self.uri = uri
+
+
+class DigestMismatch(SkillVerificationError):
+    """The file's ``sha256`` digest is not its manifest entry's ``digest``."""
+
+
+class SizeMismatch(SkillVerificationError):
+    """The file's byte length is not its manifest entry's ``size`` (checked before the
+    digest: the same failure, found without hashing)."""
+
+
+class FrontmatterMismatch(SkillVerificationError):
+    """A fetched ``SKILL.md``'s YAML frontmatter differs from the entry's ``frontmatter``
+    (or cannot be read): the skill is not loaded."""
+
+
+class UnlistedSkillFile(SkillVerificationError):
+    """A file inside the skill that its manifest does not list: not fetched, since nothing
+    could verify it."""
+
+
+class SkillTooLarge(ClientError):
+    """A skill whose manifest lists more files or bytes than the client accepts
+    (``limit`` names the bound, ``value`` its value); nothing of it was fetched."""
+
+    def __init__(self, message: str, limit: str, value: int) -> None:
+        super().__init__(message)
+        self.limit, self.value = limit, value

@@ -2,8 +2,9 @@
 ``SKILL.md``, served to hosts as resources with a manifest.
 
 ``skill``: the ``Skill`` and ``SkillRepo`` behaviours; ``folder``: reading skill directories
-on disk within the extension's limits; ``frontmatter``: a ``SKILL.md``'s YAML frontmatter as
-JSON; ``content``: one skill built once (entry, files, directory tree). The Suite serves them
+on disk within the extension's limits; ``content``: one skill built once (entry, files,
+directory tree; the frontmatter is read by ``genmcp.protocol.frontmatter``, which the client
+shares to verify what it fetches). The Suite serves them
 through ``genmcp.catalogs.skills``.
 """
 

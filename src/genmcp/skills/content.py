@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from genmcp.protocol.frontmatter import parse_frontmatter
 from genmcp.protocol.resources import blob_contents, resource_item, text_contents
 from genmcp.protocol.skills import (
     MAX_SKILL_BYTES,
@@ -33,7 +34,6 @@ from genmcp.protocol.skills import (
     skill_resource,
     valid_skill_name,
 )
-from genmcp.skills.frontmatter import parse_frontmatter
 
 __all__ = ["SkillContent", "SkillFile", "build_skill"]
 

@@ -8,7 +8,9 @@ result must be a JSON object with string keys and a non-empty ``name`` and ``des
 (the Agent Skills specification requires both); anything else is a ``ValueError`` saying
 which file and what is wrong.
 
-Imports PyYAML (lazily, on first use) and ``json``; no I/O.
+Shared by the server (``genmcp.skills``, building entries) and the client
+(``genmcp.client.skills``, checking a fetched ``SKILL.md`` against its entry). Imports PyYAML
+(lazily, on first use) and ``json``; no I/O.
 """
 
 from __future__ import annotations

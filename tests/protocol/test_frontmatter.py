@@ -1,10 +1,10 @@
-"""`genmcp.skills.frontmatter`: a SKILL.md's YAML frontmatter, as the JSON sent verbatim."""
+"""`genmcp.protocol.frontmatter`: a SKILL.md's YAML frontmatter, as the JSON sent verbatim."""
 
 from __future__ import annotations
 
 import pytest
 
-from genmcp.skills.frontmatter import parse_frontmatter
+from genmcp.protocol.frontmatter import parse_frontmatter
 
 
 def test_every_field_passes_through() -> None:
