@@ -23,7 +23,7 @@ def test_the_page_inlines_its_stylesheet_and_script_and_stays_small() -> None:
     assert page.count("<script>") == 1 and page.count("<style>") == 1
     assert "import " not in page.split("<script>")[1]  # nothing loaded at run time
     assert "http://" not in page and "https://" not in page  # no CDN, no remote asset
-    assert len(page_bytes()) < 64 * 1024  # the whole page, uncompressed (about 45 KiB)
+    assert len(page_bytes()) < 64 * 1024  # the whole page, uncompressed (about 51 KiB)
 
 
 def test_get_and_head_answer_the_page_other_methods_405(live_server: LiveServers) -> None:

@@ -24,6 +24,7 @@ import pytest
 
 from genmcp.docsui import DOCS_ENV
 from support.browser import ARTIFACTS, run_docs_page
+from support.docsui_probe import REPORT_TEXT, REPORT_URI, Probe, Remote
 from support.examples import EXAMPLES
 from support.server import LiveServers
 
@@ -92,13 +93,30 @@ def tenants() -> Iterator[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def apps() -> Iterator[dict[str, Any]]:
+def apps_and_probe() -> Iterator[tuple[dict[str, Any], Probe, Remote]]:
+    """The apps example's flows and the probe app's (support/docsui_probe.py), one browser."""
     live = LiveServers()
     try:
-        flows = drive("apps", live(load_with_docs("apps").app))
-        yield {**flows, "_example": "apps"}
+        remote = Remote()
+        probe = Probe(live(remote, lifespan="off"))
+        also = [{"example": "probe", "base": live(probe.app)}]
+        flows = run_docs_page(
+            {"example": "apps", "base": live(load_with_docs("apps").app), "also": also}
+        )
+        yield flows, probe, remote
     finally:
         live.stop_all()
+
+
+@pytest.fixture(scope="module")
+def apps(apps_and_probe: tuple[dict[str, Any], Probe, Remote]) -> dict[str, Any]:
+    return {**apps_and_probe[0], "_example": "apps"}
+
+
+@pytest.fixture(scope="module")
+def probe(apps_and_probe: tuple[dict[str, Any], Probe, Remote]) -> dict[str, Any]:
+    flows, app, remote = apps_and_probe
+    return {**flows, "_example": "probe", "_app": app, "_remote": remote}
 
 
 SHOP_TOOLS: Final = ["create_order", "hash_text", "export_orders", "delete_order", "customer_city"]
@@ -248,3 +266,72 @@ def test_an_apps_view_runs_in_a_sandboxed_iframe_and_calls_through_the_page(
     april = next(s["amount"] for s in readings["structured"]["sales"] if s["month"] == "apr")
     assert readings["after"] == str(april + 15)  # the view's record_sale, relayed by the page
     assert readings["timeline"].count("tools/call") == 2
+
+
+REMOTE_BLUE: Final = "rgb(11, 87, 208)"  # the remote stylesheet's colour for the view's h1
+
+
+def test_a_view_that_declares_no_csp_loads_nothing_from_another_origin(
+    probe: dict[str, Any],
+) -> None:
+    readings = flow(probe, "csp", shot=False)["strict_view"]
+    assert (ARTIFACTS / "probe-csp-strict_view.png").is_file()
+    assert readings["sandbox"] == "allow-scripts"
+    assert (readings["fetch"], readings["image"]) == ("refused", "refused")
+    assert readings["color"] != REMOTE_BLUE  # the stylesheet linked first in its head too
+    assert readings["violations"] == ["connect-src", "img-src", "style-src-elem"]
+    assert "connect-src 'none';" in readings["policy"].splitlines()
+    assert "img-src 'self' data:;" in readings["policy"].splitlines()
+    assert not [asked for asked in probe["_remote"].asked if "view=strict" in asked]
+
+
+def test_a_view_gets_the_origins_its_csp_declares(probe: dict[str, Any]) -> None:
+    readings = flow(probe, "csp", shot=False)["declared_view"]
+    assert (ARTIFACTS / "probe-csp-declared_view.png").is_file()
+    assert (readings["fetch"], readings["image"]) == ("loaded", "loaded")
+    assert readings["color"] == REMOTE_BLUE
+    assert readings["violations"] == []
+    remote = probe["_remote"]
+    declared = sorted(asked for asked in remote.asked if "view=declared" in asked)
+    assert declared == ["/data?view=declared", "/pixel.svg?view=declared",
+                        "/style.css?view=declared"]  # fmt: skip
+    origin = probe["_app"].remote
+    lines = readings["policy"].splitlines()
+    assert f"connect-src {origin};" in lines
+    assert f"img-src 'self' data: {origin};" in lines
+    assert "frame-src 'none';" in lines  # what it does not declare stays shut
+
+
+def test_a_resource_link_in_a_result_is_followed(probe: dict[str, Any]) -> None:
+    readings = flow(probe, "link")
+    assert readings["blocks"] == ["text", "resource_link"]
+    assert REPORT_URI in readings["link"] and "report-7" in readings["link"]
+    assert (readings["uri"], readings["contents"]) == (REPORT_URI, REPORT_TEXT)
+    newest = readings["timeline"]  # newest first: the read answered after the call
+    assert newest.index("resources/read") < newest.index("tools/call")
+
+
+def test_cancel_in_a_2025_session_sends_notifications_cancelled(probe: dict[str, Any]) -> None:
+    readings = flow(probe, "cancel2025")
+    assert readings["before"] == {"started": True, "cancelled": False, "cancels": []}
+    assert readings["after"] == "Cancelled."
+    sent = readings["notification"]
+    assert sent["method"] == "notifications/cancelled"
+    assert sent["params"]["requestId"] == readings["call"]["id"]
+    # the server got the notification for that call, and the tool's task was cancelled
+    call = readings["call"]["id"]
+    assert readings["server"] == {"started": True, "cancelled": True, "cancels": [call]}
+    assert readings["callEnabled"] is True
+
+
+def test_the_page_keeps_to_accessibility_basics(probe: dict[str, Any]) -> None:
+    readings = flow(probe, "a11y")
+    for state in ("server", "tool"):
+        found = readings[state]
+        assert found["lang"] == "en"
+        assert found["landmarks"] == ["main", "nav"]
+        assert found["levels"][0] == 1 and found["skips"] == [], found["levels"]
+        assert found["unnamed"] == found["unlabeled"] == []
+        assert found["noAlt"] == 0
+        assert found["stops"] >= 10  # the bar, the navigation, the timeline's entries
+        assert found["unringed"] == [], found["unringed"]  # every stop shows its focus

@@ -393,17 +393,153 @@ const apps = {
   },
 };
 
-const suites = { shop, tenants, dev, apps };
+// -- the probe app (support/docsui_probe.py): what the examples do not show ---------------
+
+// Whether the page keeps to accessibility basics: its headings never skip a level down,
+// every control, button and link has a name, every image an alt, and Tab reaches each
+// focusable element with a visible focus ring (:focus-visible's outline).
+async function accessibility(page) {
+  const found = await page.evaluate(() => {
+    const levels = [...document.querySelectorAll("h1, h2, h3, h4, h5, h6")]
+      .filter((h) => h.offsetParent !== null).map((h) => Number(h.tagName[1]));
+    const named = (n) => (n.getAttribute("aria-label") || n.textContent || "").trim() !== "";
+    const shown = (n) => n.offsetParent !== null;
+    return {
+      lang: document.documentElement.lang,
+      landmarks: ["main", "nav"].filter((tag) => document.querySelector(tag)),
+      levels,
+      skips: levels.filter((level, i) => i > 0 && level > levels[i - 1] + 1),
+      unnamed: [...document.querySelectorAll("button, a[href], summary")].filter(shown)
+        .filter((n) => !named(n)).map((n) => n.outerHTML.slice(0, 80)),
+      noAlt: [...document.querySelectorAll("img")].filter((i) => !i.hasAttribute("alt")).length,
+    };
+  });
+  found.unlabeled = await unlabeled(page);
+  await page.locator("#endpoint").focus();  // the first focusable element
+  const seen = new Set();
+  found.stops = 0;
+  found.unringed = [];
+  for (let i = 0; i < 120; i++) {
+    if (i > 0) await page.keyboard.press("Tab");
+    const stop = await page.evaluate(() => {
+      const a = document.activeElement;
+      if (!a || a === document.body) return null;
+      if (!a.dataset.stop) a.dataset.stop = String(Math.random());
+      const style = getComputedStyle(a);
+      return { key: a.dataset.stop, what: `${a.tagName.toLowerCase()}${a.id ? "#" + a.id : ""}`,
+        ring: a.matches(":focus-visible") && style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 1 };
+    });
+    if (stop === null || seen.has(stop.key)) break;  // round the page once
+    seen.add(stop.key);
+    found.stops++;
+    if (!stop.ring) found.unringed.push(stop.what);
+  }
+  return found;
+}
+
+async function probeState() {
+  return (await fetch(`${config.base}/probe/state`)).json();
+}
+
+const probe = {
+  async csp() {
+    const page = await open("/mcp/docs");
+    await connected(page);
+    const readings = {};
+    for (const name of ["strict_view", "declared_view"]) {
+      await openItem(page, "tools", name);
+      await page.getByRole("button", { name: "Call", exact: true }).click();
+      const view = page.frameLocator("iframe.app-view");
+      for (const id of ["fetch", "image"]) {
+        await view.locator(`#${id}`).filter({ hasNotText: "pending" }).waitFor();
+      }
+      readings[name] = {
+        fetch: await view.locator("#fetch").textContent(),
+        image: await view.locator("#image").textContent(),
+        color: await view.locator("h1").evaluate((h) => getComputedStyle(h).color),
+        violations: (await view.locator("#violations li").allTextContents()).sort(),
+        policy: await page.locator("#detail pre.policy").textContent(),
+        sandbox: await page.locator("iframe.app-view").getAttribute("sandbox"),
+      };
+      await shot(page, `csp-${name}`);
+    }
+    return readings;
+  },
+
+  async link() {
+    const page = await open("/mcp/docs");
+    await connected(page);
+    await openItem(page, "tools", "report_link");
+    await page.getByRole("button", { name: "Call", exact: true }).click();
+    const slot = await result(page);
+    const link = slot.locator(".block-resource_link");
+    const readings = { blocks: await slot.locator(".block").evaluateAll(
+      (blocks) => blocks.map((b) => b.className.replace("block block-", ""))),
+      link: (await link.textContent()).replace(/\s+/g, " ").trim() };
+    await link.getByRole("button", { name: "Read", exact: true }).focus();
+    await page.keyboard.press("Enter");  // followed by keyboard
+    await link.locator("pre.text").waitFor();
+    readings.contents = await link.locator("pre.text").textContent();
+    readings.uri = await link.locator(".resource code").textContent();
+    readings.timeline = await timeline(page);
+    await shot(page, "link");
+    return readings;
+  },
+
+  async cancel2025() {
+    const page = await open("/mcp/docs", { era: "2025-11-25" });
+    await openItem(page, "tools", "wait_for_cancel");
+    await page.getByRole("button", { name: "Call", exact: true }).click();
+    await page.locator("#detail .progress-text", { hasText: "started" }).waitFor();
+    const readings = { before: await probeState() };
+    await page.getByRole("button", { name: "Cancel", exact: true }).click();
+    readings.after = await (await result(page)).textContent();
+    // the server's side, while this browser (and its connections) is still open
+    for (const until = Date.now() + TIMEOUT; ;) {  // a hang guard
+      readings.server = await probeState();
+      if ((readings.server.cancelled && readings.server.cancels.length) || Date.now() > until) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const sent = page.locator('#timeline li[data-method="notifications/cancelled"] pre');
+    await sent.waitFor({ state: "attached" });
+    readings.notification = JSON.parse(await sent.textContent());
+    readings.call = JSON.parse(await page.locator('#timeline li[data-method="tools/call"] pre').textContent());
+    readings.callEnabled = await page.getByRole("button", { name: "Call", exact: true }).isEnabled();
+    await shot(page, "cancel2025");
+    return readings;
+  },
+
+  async a11y() {
+    const page = await open("/mcp/docs");
+    await connected(page);
+    const readings = { server: await accessibility(page) };
+    await openItem(page, "tools", "report_link");
+    await page.getByRole("button", { name: "Call", exact: true }).click();
+    const slot = await result(page);
+    await slot.getByRole("button", { name: "Read", exact: true }).click();
+    await slot.locator(".resource pre.text").waitFor();
+    readings.tool = await accessibility(page);
+    await shot(page, "a11y");
+    return readings;
+  },
+};
+
+const suites = { shop, tenants, dev, apps, probe };
 const flows = {};
 try {
-  for (const [name, flow] of Object.entries(suites[config.example])) {
-    if (config.flows && !config.flows.includes(name)) continue;
-    const begun = Date.now();
-    try {
-      flows[name] = await flow();
-      flows[name].ms = Date.now() - begun;  // for the report only: no test reads it
-    } catch (error) {
-      flows[name] = { failure: String(error.stack || error) };
+  // one browser for the run and any more given in "also" ({example, base, ...}: same names)
+  for (const run of [{ ...config, also: undefined }, ...(config.also || [])]) {
+    Object.assign(config, { flows: undefined }, run);
+    for (const [name, flow] of Object.entries(suites[config.example])) {
+      if (config.flows && !config.flows.includes(name)) continue;
+      if (name in flows) throw new Error(`two flows named ${name}`);
+      const begun = Date.now();
+      try {
+        flows[name] = await flow();
+        flows[name].ms = Date.now() - begun;  // for the report only: no test reads it
+      } catch (error) {
+        flows[name] = { failure: String(error.stack || error) };
+      }
     }
   }
 } finally {

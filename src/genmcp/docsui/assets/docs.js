@@ -852,8 +852,47 @@ function appUri(tool) {
   return (meta.ui && meta.ui.resourceUri) || meta["ui/resourceUri"];
 }
 
-// The tool's ui:// view in a sandboxed iframe (scripts only, opaque origin), bridged over
-// postMessage: ui/initialize, the tool's input and result, and its calls of app tools.
+// The view's Content-Security-Policy, from the _meta.ui.csp it declares (the contents' own,
+// else its resources/list entry's) or, declaring none, the extension's restrictive default:
+// nothing loaded from or sent to another origin. Origins the page cannot read as
+// scheme://host[:port] are dropped (a ";" must not add a directive).
+const ORIGIN = /^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?\/?$/;
+function viewPolicy(contents) {
+  const listed = (lists.resources || []).find((r) => r.uri === contents.uri);
+  const ui = (contents._meta && contents._meta.ui) || (listed && listed._meta && listed._meta.ui) || {};
+  const csp = ui.csp || {};
+  const origins = (key) => (Array.isArray(csp[key]) ? csp[key] : [])
+    .filter((o) => typeof o === "string" && ORIGIN.test(o)).map((o) => o.replace(/\/$/, ""));
+  const res = origins("resourceDomains");
+  const or = (list, none) => (list.length ? list.join(" ") : none);
+  return [["default-src", "'none'"],
+    ["script-src", "'self' 'unsafe-inline'", ...res], ["style-src", "'self' 'unsafe-inline'", ...res],
+    ["img-src", "'self' data:", ...res], ["font-src", "'self' data:", ...res],
+    ["media-src", "'self' data:", ...res],
+    ["connect-src", or(origins("connectDomains"), "'none'")],
+    ["frame-src", or(origins("frameDomains"), "'none'")],
+    ["base-uri", or(origins("baseUriDomains"), "'self'")], ["form-action", "'none'"]]
+    .map((directive) => directive.join(" ")).join("; ");
+}
+
+// The view's document with the policy as the first element of its <head>, before anything
+// of the view's own can load (parsed by DOMParser, which runs nothing).
+function withPolicy(html, policy) {
+  const doc = new DOMParser().parseFromString(html, "text/html");
+  const meta = doc.createElement("meta");
+  meta.httpEquiv = "Content-Security-Policy";
+  meta.content = policy;
+  doc.head.prepend(meta);
+  return `<!DOCTYPE html>\n${doc.documentElement.outerHTML}`;
+}
+
+function decodeBlob(blob) {
+  const bytes = Uint8Array.from(atob(blob || ""), (c) => c.charCodeAt(0));
+  return new TextDecoder().decode(bytes);
+}
+
+// The tool's ui:// view in a sandboxed iframe (scripts only, opaque origin) under its CSP,
+// bridged over postMessage: ui/initialize, the tool's input and result, its app tool calls.
 async function showApp(tool, args, result, slot) {
   const uri = appUri(tool);
   let contents;
@@ -862,7 +901,8 @@ async function showApp(tool, args, result, slot) {
     contents = (read.contents || []).find((c) => c.uri === uri) || (read.contents || [])[0];
   } catch (error) { slot.append(failure(error)); return; }
   if (!contents) return;
-  const html = contents.text !== undefined ? contents.text : atob(contents.blob || "");
+  const policy = viewPolicy(contents);
+  const html = withPolicy(contents.text !== undefined ? contents.text : decodeBlob(contents.blob), policy);
   const frame = el("iframe", { class: "app-view", sandbox: "allow-scripts", title: `View of ${tool.name}` });
   const send = (message) => frame.contentWindow && frame.contentWindow.postMessage({ jsonrpc: "2.0", ...message }, "*");
   const onMessage = async (event) => {
@@ -894,7 +934,8 @@ async function showApp(tool, args, result, slot) {
   };
   window.addEventListener("message", onMessage);
   frame.srcdoc = html;
-  slot.append(el("h3", {}, "App view"), frame);
+  slot.append(el("h3", {}, "App view"), frame, el("details", { class: "view-policy" },
+    el("summary", {}, "Its Content-Security-Policy"), pre(policy.replaceAll("; ", ";\n"), "policy")));
 }
 
 // -- start -----------------------------------------------------------------------------------
