@@ -199,7 +199,7 @@ bench-proxy:
 # A peer's public benchmark run here (issue 50): the TM Dev Lab v1 workload (four tools, their
 # k6 iteration at 50 virtual users, driven by bench/peer_tmdevlab/run.py) against genmcp, their
 # FastMCP server and their official TypeScript SDK server, interleaved repetitions -> the
-# "TM Dev Lab v1" block of bench/RESULTS.md; ~12 min. Installs its servers under
+# "TM Dev Lab v1" block of bench/RESULTS.md; ~14 min. Installs its servers under
 # /tmp/genmcp-bench/peer_tmdevlab (not project dependencies); needs node. Not a CI step.
 # Knobs: PEER_ARGS='--reps 5 --seconds 20 --servers genmcp,fastmcp,node'.
 PEER_ARGS ?=
