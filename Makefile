@@ -56,6 +56,7 @@ help:
 	@echo "make docs       build the documentation site into site/ (strict)"
 	@echo "make dist       build the sdist and the wheel into dist/ (PyPA build, hatchling)"
 	@echo "make wheel-smoke  install the built wheel in a fresh venv, serve examples/app.py, call it"
+	@echo "make bench-peer  the TM Dev Lab v1 workload: genmcp, their FastMCP and TS SDK servers"
 	@echo "make clean      remove $(VENV) and the tool caches"
 
 $(VENV_PYTHON):
@@ -216,6 +217,18 @@ bench-openapi:
 	BENCH_VENVS=$(BENCH_VENVS) bash bench/setup.sh fastmcp genmcp
 	$(BENCH_VENVS)/genmcp/bin/python bench/openapi_import.py run \
 		--fastmcp-python $(BENCH_VENVS)/fastmcp/bin/python $(OPENAPI_ARGS)
+
+# A peer's public benchmark run here (issue 50): the TM Dev Lab v1 workload (four tools, their
+# k6 iteration at 50 virtual users, driven by bench/peer_tmdevlab/run.py) against genmcp, their
+# FastMCP server and their official TypeScript SDK server, interleaved repetitions -> the
+# "TM Dev Lab v1" block of bench/RESULTS.md; ~14 min. Installs its servers under
+# /tmp/genmcp-bench/peer_tmdevlab (not project dependencies); needs node. Not a CI step.
+# Knobs: PEER_ARGS='--reps 5 --seconds 20 --servers genmcp,fastmcp,node'.
+PEER_ARGS ?=
+.PHONY: bench-peer
+bench-peer:
+	bash bench/peer_tmdevlab/setup.sh
+	python3 bench/peer_tmdevlab/run.py run --out bench/RESULTS.md $(PEER_ARGS)
 
 # The official MCP conformance suite against examples/everything_server.py; installs Node 22
 # and the suite under .cache/conformance on first use. Knobs: scripts/README.md.
