@@ -12,13 +12,23 @@ decision (``genmcp.visibility``: OAuth scopes, the items' ``visible`` hooks, the
 policy), and the tenant's own Suite under ``mcp_tenants``. A hidden item is never returned,
 and describing one is answered as describing a name that does not exist.
 
+A versioned tool (``genmcp.versioned``) is indexed once per version, so a beta's words find
+it only for the callers who may run the beta; a hit and a describe show the caller's own
+listing of it (the versions it may run, the newest of them described).
+
 One index per Suite (``genmcp.search.index.BM25Index``, over names, titles, descriptions
 and argument names), built when first searched and again after the catalog changed (its
-``generation`` moved): a runtime change made on another process reaches this one through
-the catalog sync (``genmcp.sync.catalog``) and the next search sees it, as ``tools/list``
-does. A build runs in a worker thread (10,000 tools: about half a second of CPU) and
-concurrent searches share it. ``describe_tools`` asked for a name this process does not
-serve re-reads the shared catalog's log first (read after write, as ``tools/call`` does).
+``generation`` moved). A build runs in a worker thread (10,000 tools: about half a second
+of CPU) and concurrent searches share it. Across processes (a shared broker) a search
+first applies the changes other processes logged that this one has not applied yet
+(``Suite.catalog_refresh``: one read of the shared catalog's log per search), so a tool
+added, removed, disabled or enabled elsewhere, once that change was synced
+(``await suite.catalog_synced()``), is found or not found at once, whatever the process,
+even when its event has not reached this process yet (or never will: its origin died
+between logging and publishing). ``describe_tools`` re-reads the log the same way. The
+plain ``tools/list`` and ``tools/call`` do not pay that read on every request: they apply
+a change when its event arrives (``tools/call`` re-reads the log on a name it does not
+serve: read after write for an added tool).
 
 Imports genmcp's core (Suite, catalogs); no web framework.
 """
@@ -33,6 +43,8 @@ from genmcp.catalogs.listing import Catalog
 from genmcp.protocol.methods import PROMPTS_LIST_CHANGED, TOOLS_LIST_CHANGED
 from genmcp.search.index import BM25Index
 from genmcp.search.tools import DescribeTools, SearchTools
+from genmcp.transforms.versions import VersionSet
+from genmcp.visibility import PART, part_key
 
 if TYPE_CHECKING:
     from genmcp.suite import Suite
@@ -55,7 +67,10 @@ class _Hidden(Container[str]):
     def __contains__(self, key: object) -> bool:
         kind, _, name = str(key).partition(":")
         hidden = self._by_kind.get(kind)
-        return hidden is None or name in hidden
+        if hidden is None or name in hidden:
+            return True
+        # one version of a tool (``name/version``): hidden with the tool too
+        return kind == "tool" and PART in name and name.partition(PART)[0] in hidden
 
 
 class CatalogSearch:
@@ -85,6 +100,7 @@ class CatalogSearch:
         self._suite: Suite | None = None
         self._index: BM25Index | None = None
         self._built_at: tuple[int, ...] = ()
+        self._extra = 0  # documents beyond one per item (a versioned tool's versions)
         self._building: asyncio.Future[BM25Index] | None = None
         self.builds = 0
         """How many times the index was built (once per catalog change that a search saw)."""
@@ -122,6 +138,7 @@ class CatalogSearch:
         while self._index is None or self._built_at != generation:
             if self._building is None:
                 documents = list(self._documents(catalogs))
+                self._extra = len(documents) - sum(len(c.entries) for c in catalogs.values())
                 building = asyncio.ensure_future(asyncio.to_thread(BM25Index, documents))
                 self._building = building
                 try:
@@ -141,9 +158,11 @@ class CatalogSearch:
             for name, entry in catalog.entries.items():
                 if kind == "tool" and name in own:
                     continue
-                descriptor = entry.descriptor
-                text = f"{descriptor.get('title') or ''} {descriptor.get('description') or ''}"
-                documents.append((f"{kind}:{name}", name, text, " ".join(_arguments(descriptor))))
+                for key, descriptor in _described(catalog, name, entry):
+                    text = f"{descriptor.get('title') or ''} {descriptor.get('description') or ''}"
+                    documents.append(
+                        (f"{kind}:{key}", name, text, " ".join(_arguments(descriptor)))
+                    )
         return documents
 
     async def search(
@@ -160,26 +179,31 @@ class CatalogSearch:
         ``snippet_chars``)."""
         limit = self.limit if limit is None else min(max(limit, 1), MAX_LIMIT)
         wanted = set(self.kinds if kinds is None else kinds) & set(self.kinds)
+        if self._suite is not None:
+            await self._suite.catalog_refresh()  # other processes' changes, applied here now
         index = await self.index()
         catalogs = self._catalogs()
-        hidden = _Hidden({
-            kind: catalog.hidden_for(assigns, meta)
-            for kind, catalog in catalogs.items()
-            if kind in wanted
-        })  # fmt: skip
-        hits = []
-        for key, score in index.search(query, limit, hidden):
+        by_kind = {kind: catalog.hidden_for(assigns, meta)
+                   for kind, catalog in catalogs.items() if kind in wanted}  # fmt: skip
+        hits: list[dict[str, Any]] = []
+        named: set[str] = set()
+        for key, score in index.search(query, limit + self._extra, _Hidden(by_kind)):
             kind, _, name = key.partition(":")
+            if kind == "tool":
+                name = name.partition(PART)[0]  # one version of a versioned tool: the tool
             entry = catalogs[kind].entries.get(name)
-            if entry is None:
-                continue  # removed since the index was built (not in this generation)
-            descriptor = entry.descriptor
+            if entry is None or f"{kind}:{name}" in named:
+                continue  # removed since the index was built, or found by another version
+            named.add(f"{kind}:{name}")
+            descriptor = catalogs[kind].listed(entry, by_kind[kind])
             hit: dict[str, Any] = {"kind": kind, "name": name}
             if descriptor.get("title"):
                 hit["title"] = descriptor["title"]
             hit["description"] = _snippet(descriptor.get("description") or "", self.snippet_chars)
             hit["score"] = score
             hits.append(hit)
+            if len(hits) == limit:
+                break
         return hits
 
     async def describe(
@@ -197,9 +221,7 @@ class CatalogSearch:
         catalog = self._catalogs().get(kind)
         if catalog is None or suite is None:
             return {f"{kind}s": [], "unknown": list(names)}
-        missing = [n for n in names if n not in catalog.entries]
-        if missing and await suite.catalog_refresh():
-            pass  # read after write: another process's change, applied here now
+        await suite.catalog_refresh()  # other processes' changes, applied here now
         hidden = catalog.hidden_for(assigns, meta)
         found, unknown = [], []
         for name in dict.fromkeys(names):  # each once, in the order asked
@@ -207,8 +229,21 @@ class CatalogSearch:
             if entry is None or name in hidden:
                 unknown.append(name)
             else:
-                found.append(entry.descriptor)
+                found.append(catalog.listed(entry, hidden))
         return {f"{kind}s": found, "unknown": unknown}
+
+
+def _described(catalog: Catalog[Any], name: str, entry: Any) -> list[tuple[str, Mapping[str, Any]]]:
+    """What to index of one item: its descriptor under its name, or a versioned tool's
+    descriptor of each version alone under ``name/version``."""
+    versions = entry.arg.versions if isinstance(entry.arg, VersionSet) else ()
+    if not versions:
+        return [(name, entry.descriptor)]
+    keys = {v.version: part_key(name, v.version) for v in versions}
+    return [
+        (keys[v.version], catalog.listed(entry, frozenset(keys.values()) - {keys[v.version]}))
+        for v in versions
+    ]
 
 
 def _arguments(descriptor: Mapping[str, Any]) -> list[str]:
