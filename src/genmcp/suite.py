@@ -330,6 +330,12 @@ class Suite:
         return self._served.required_scopes(method, target)
 
     @property
+    def catalogs(self) -> Mapping[str, Any]:
+        """The tool, prompt, resource and skill catalogs by kind, to read (a search indexes
+        them); change what is served through the Suite's own methods."""
+        return self._served.by_kind()
+
+    @property
     def seen_lists(self) -> Mapping[str, Seen]:
         """The catalogs whose list changes reach only callers who see them move, by
         notification method (the listen stream's and the 2025 GET stream's filter)."""

@@ -7,7 +7,8 @@ re-reads the shared catalog's log, read after write), and a hidden one added at 
 hidden there. A tool disabled on one process is not found on the others as soon as that
 change was synced (a search re-reads the shared catalog's log). A versioned tool is found by
 the words of the versions the caller may run, and shown as that caller's listing shows it
-(in-process).
+(in-process). With ``resources=True`` static resources and resource templates are
+searched too, a template hidden with its repository (in-process).
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ from typing import Any
 
 import pytest
 
-from genmcp import Result, Suite, Tool, call_tool_result, versioned
+from genmcp import (
+    ResourceRepo,
+    Result,
+    StaticResource,
+    Suite,
+    Tool,
+    call_tool_result,
+    versioned,
+)
 from genmcp.caller import Caller
 from genmcp.client import Client
 from genmcp.search import CatalogSearch
@@ -183,3 +192,42 @@ async def test_a_versioned_tool_is_found_by_the_versions_the_caller_may_run() ->
     assert found["main"] == ([], ["Looks a customer up by email."], ["1"], "1")
     assert found["beta"] == (  # one hit per tool, described as the caller's listing does
         ["lookup"], ["Finds customers by semantic similarity."], ["1", "2-beta"], "2-beta")
+
+
+class Orders(ResourceRepo, template="orders://{id}", name="order",
+             description="One customer order with its invoice lines."):  # fmt: skip
+    def visible(self, caller: Caller, arg: Any) -> bool:
+        return caller.tenant == "shop"
+
+    async def read(self, request: Any, channel: Any, arg: Any) -> Any:
+        return "an order"
+
+
+async def test_resources_and_templates_are_searched_as_their_lists_show_them() -> None:
+    manual = StaticResource(uri="docs://manual/refunds", name="refund_manual",
+                            description="How refunds work.", text="...")  # fmt: skip
+    suite = Suite(server_name="s", server_version="1", resources=[manual, Orders],
+                  mounts=[CatalogSearch(resources=True)])  # fmt: skip
+    seen = {}
+    for tenant in ("shop", "other"):
+        async with MCPTestClient(suite, assigns={"principal": "p", "tenant": tenant}) as client:
+            found = await client.call_tool("search_tools", {"query": "refund invoice orders"})
+            by_uri = await client.call_tool("search_tools", {"query": "manual"})
+            only = await client.call_tool(
+                "search_tools", {"query": "refund order", "kinds": ["resource_template"]})
+        seen[tenant] = (found.structured["hits"], by_uri.structured["hits"],
+                        [hit["kind"] for hit in only.structured["hits"]])  # fmt: skip
+    hits, by_uri, only = seen["shop"]
+    assert {(hit["kind"], hit["name"]) for hit in hits} == {
+        ("resource", "refund_manual"), ("resource_template", "order")}  # fmt: skip
+    assert {hit.get("uri") or hit["uriTemplate"] for hit in hits} == {
+        "docs://manual/refunds", "orders://{id}"}  # fmt: skip
+    assert [hit["name"] for hit in by_uri] == ["refund_manual"]  # a word of its URI
+    assert only == ["resource_template"]
+    hits, _, only = seen["other"]  # the repository is hidden from this tenant: its template too
+    assert [(hit["kind"], hit["name"]) for hit in hits] == [("resource", "refund_manual")]
+    assert only == []
+    suite.remove_resource("docs://manual/refunds")  # the index follows a static's removal
+    async with MCPTestClient(suite, assigns={"principal": "p", "tenant": "shop"}) as client:
+        after = await client.call_tool("search_tools", {"query": "manual"})
+    assert after.structured["hits"] == []

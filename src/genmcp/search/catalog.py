@@ -12,6 +12,13 @@ decision (``genmcp.visibility``: OAuth scopes, the items' ``visible`` hooks, the
 policy), and the tenant's own Suite under ``mcp_tenants``. A hidden item is never returned,
 and describing one is answered as describing a name that does not exist.
 
+With ``resources=True`` it searches resources too: the static resources (name, title,
+description and URI; every caller sees them, as ``resources/list`` shows them) and the
+resource templates (name, title, description and URI template; hidden with their
+repository from a caller who may not read it). A hit of either carries its ``uri`` or
+``uriTemplate``, which the client reads (``resources/read``); only tools and prompts are
+described.
+
 A versioned tool (``genmcp.versioned``) is indexed once per version, so a beta's words find
 it only for the callers who may run the beta; a hit and a describe show the caller's own
 listing of it (the versions it may run, the newest of them described).
@@ -40,6 +47,7 @@ from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.catalogs.listing import Catalog
+from genmcp.catalogs.resources import ResourceCatalog
 from genmcp.protocol.methods import PROMPTS_LIST_CHANGED, TOOLS_LIST_CHANGED
 from genmcp.search.index import BM25Index
 from genmcp.search.tools import DescribeTools, SearchTools
@@ -54,20 +62,33 @@ __all__ = ["MAX_LIMIT", "CatalogSearch"]
 MAX_LIMIT: Final = 50
 """The most hits one search returns."""
 _KINDS: Final = {"tool": TOOLS_LIST_CHANGED, "prompt": PROMPTS_LIST_CHANGED}
+RESOURCE_KINDS: Final = ("resource", "resource_template")
+"""The kinds of hits ``resources=True`` adds: static resources and resource templates."""
+
+Document = tuple[str, str, str, str]
+Found = tuple[str, Mapping[str, Any]]
+"""A resource document's owner (a template's repository key, "" for a static resource)
+and its list item."""
 
 
 class _Hidden(Container[str]):
-    """Index keys (``kind:name``) hidden from one caller, from each catalog's hidden set."""
+    """Index keys (``kind:name``) hidden from one caller, from each catalog's hidden set
+    (a resource document's by its owner's key, in ``found``)."""
 
-    __slots__ = ("_by_kind",)
+    __slots__ = ("_by_kind", "_found")
 
-    def __init__(self, by_kind: Mapping[str, Container[str]]) -> None:
-        self._by_kind = by_kind
+    def __init__(self, by_kind: Mapping[str, Container[str]], found: Mapping[str, Found]) -> None:
+        self._by_kind, self._found = by_kind, found
 
     def __contains__(self, key: object) -> bool:
         kind, _, name = str(key).partition(":")
         hidden = self._by_kind.get(kind)
-        if hidden is None or name in hidden:
+        if hidden is None:
+            return True  # a kind not asked for
+        if kind in RESOURCE_KINDS:
+            owner = self._found[str(key)][0]
+            return bool(owner) and owner in hidden
+        if name in hidden:
             return True
         # one version of a tool (``name/version``): hidden with the tool too
         return kind == "tool" and PART in name and name.partition(PART)[0] in hidden
@@ -78,6 +99,7 @@ class CatalogSearch:
 
     Args:
         prompts: search prompts too (hits say their ``kind``).
+        resources: search static resources and resource templates too.
         limit: hits returned when the caller does not say (at most :data:`MAX_LIMIT`).
         snippet_chars: how much of each hit's description a search returns.
         search_name, describe_name: the names of the two tools it serves.
@@ -87,6 +109,7 @@ class CatalogSearch:
         self,
         *,
         prompts: bool = True,
+        resources: bool = False,
         limit: int = 10,
         snippet_chars: int = 160,
         search_name: str = "search_tools",
@@ -95,12 +118,15 @@ class CatalogSearch:
         if not 1 <= limit <= MAX_LIMIT or snippet_chars < 0:
             raise ValueError(f"CatalogSearch: 1 <= limit <= {MAX_LIMIT}, snippet_chars >= 0")
         self.kinds: tuple[str, ...] = ("tool", "prompt") if prompts else ("tool",)
+        if resources:
+            self.kinds += RESOURCE_KINDS
         self.limit, self.snippet_chars = limit, snippet_chars
         self.search_name, self.describe_name = search_name, describe_name
         self._suite: Suite | None = None
         self._index: BM25Index | None = None
         self._built_at: tuple[int, ...] = ()
         self._extra = 0  # documents beyond one per item (a versioned tool's versions)
+        self._found: dict[str, Found] = {}  # the resource documents, of the index's generation
         self._building: asyncio.Future[BM25Index] | None = None
         self.builds = 0
         """How many times the index was built (once per catalog change that a search saw)."""
@@ -131,39 +157,64 @@ class CatalogSearch:
         found = {kind: lists[method] for kind, method in _KINDS.items() if kind in self.kinds}
         return {kind: c for kind, c in found.items() if isinstance(c, Catalog)}
 
+    def _resources(self) -> ResourceCatalog | None:
+        """The Suite's resource catalog when resources are searched."""
+        if self._suite is None or RESOURCE_KINDS[0] not in self.kinds:
+            return None
+        catalog = self._suite.catalogs.get("resource")
+        return catalog if isinstance(catalog, ResourceCatalog) else None
+
+    def _generation(self) -> tuple[int, ...]:
+        resources = self._resources()
+        own = tuple(catalog.generation for catalog in self._catalogs().values())
+        return own if resources is None else (*own, resources.generation)
+
     async def index(self) -> BM25Index:
         """The index of the catalog as it is now (built in a worker thread when it moved)."""
-        catalogs = self._catalogs()
-        generation = tuple(catalog.generation for catalog in catalogs.values())
+        generation = self._generation()
         while self._index is None or self._built_at != generation:
             if self._building is None:
-                documents = list(self._documents(catalogs))
-                self._extra = len(documents) - sum(len(c.entries) for c in catalogs.values())
+                documents, found, extra = self._documents()
                 building = asyncio.ensure_future(asyncio.to_thread(BM25Index, documents))
                 self._building = building
                 try:
                     self._index = await asyncio.shield(building)
+                    self._found, self._extra = found, extra
                     self._built_at, self.builds = generation, self.builds + 1
                 finally:
                     self._building = None
             else:
                 await asyncio.shield(self._building)
-            generation = tuple(catalog.generation for catalog in catalogs.values())
+            generation = self._generation()
         return self._index
 
-    def _documents(self, catalogs: Mapping[str, Catalog[Any]]) -> list[tuple[str, str, str, str]]:
+    def _documents(self) -> tuple[list[Document], dict[str, Found], int]:
+        """The documents to index, the resource ones' owners and items, and how many
+        documents there are beyond one per item."""
         own = {self.search_name, self.describe_name}
-        documents = []
-        for kind, catalog in catalogs.items():
+        documents: list[Document] = []
+        extra = 0
+        for kind, catalog in self._catalogs().items():
             for name, entry in catalog.entries.items():
                 if kind == "tool" and name in own:
                     continue
-                for key, descriptor in _described(catalog, name, entry):
-                    text = f"{descriptor.get('title') or ''} {descriptor.get('description') or ''}"
-                    documents.append(
-                        (f"{kind}:{key}", name, text, " ".join(_arguments(descriptor)))
-                    )
-        return documents
+                described = _described(catalog, name, entry)
+                extra += len(described) - 1
+                for key, descriptor in described:
+                    documents.append((f"{kind}:{key}", name, _text(descriptor),
+                                      " ".join(_arguments(descriptor))))  # fmt: skip
+        found: dict[str, Found] = {}
+        resources = self._resources()
+        if resources is not None:
+            for uri, static in resources.statics.items():
+                found[f"resource:{uri}"] = ("", static.item())
+            for repo_key, repo in resources.repos.items():
+                for template in repo.templates:
+                    found[f"resource_template:{len(found)}"] = (repo_key, template)
+            for key, (_, item) in found.items():
+                where = item.get("uri") or item.get("uriTemplate") or ""
+                documents.append((key, f"{item.get('name', '')} {where}", _text(item), ""))
+        return documents, found, extra
 
     async def search(
         self,
@@ -176,19 +227,30 @@ class CatalogSearch:
     ) -> list[dict[str, Any]]:
         """The best hits for ``query`` the caller with ``assigns`` may see, best first: each
         ``{"kind", "name", "title"?, "description", "score"}`` (the description cut to
-        ``snippet_chars``)."""
+        ``snippet_chars``; a resource's ``uri``, a template's ``uriTemplate``)."""
         limit = self.limit if limit is None else min(max(limit, 1), MAX_LIMIT)
         wanted = set(self.kinds if kinds is None else kinds) & set(self.kinds)
         if self._suite is not None:
             await self._suite.catalog_refresh()  # other processes' changes, applied here now
         index = await self.index()
         catalogs = self._catalogs()
-        by_kind = {kind: catalog.hidden_for(assigns, meta)
+        by_kind: dict[str, frozenset[str]] = {kind: catalog.hidden_for(assigns, meta)
                    for kind, catalog in catalogs.items() if kind in wanted}  # fmt: skip
+        resources, found = self._resources(), self._found
+        if resources is not None:
+            if "resource" in wanted:
+                by_kind["resource"] = frozenset()  # static resources: listed to every caller
+            if "resource_template" in wanted:
+                by_kind["resource_template"] = resources.hidden_for(assigns, meta)
         hits: list[dict[str, Any]] = []
         named: set[str] = set()
-        for key, score in index.search(query, limit + self._extra, _Hidden(by_kind)):
+        for key, score in index.search(query, limit + self._extra, _Hidden(by_kind, found)):
             kind, _, name = key.partition(":")
+            if kind in RESOURCE_KINDS:
+                hits.append(_resource_hit(kind, found[key][1], score, self.snippet_chars))
+                if len(hits) == limit:
+                    break
+                continue
             if kind == "tool":
                 name = name.partition(PART)[0]  # one version of a versioned tool: the tool
             entry = catalogs[kind].entries.get(name)
@@ -244,6 +306,22 @@ def _described(catalog: Catalog[Any], name: str, entry: Any) -> list[tuple[str, 
         (keys[v.version], catalog.listed(entry, frozenset(keys.values()) - {keys[v.version]}))
         for v in versions
     ]
+
+
+def _text(descriptor: Mapping[str, Any]) -> str:
+    return f"{descriptor.get('title') or ''} {descriptor.get('description') or ''}"
+
+
+def _resource_hit(kind: str, item: Mapping[str, Any], score: float, chars: int) -> dict[str, Any]:
+    """A hit of a static resource (its ``uri``) or a template (its ``uriTemplate``)."""
+    hit: dict[str, Any] = {"kind": kind, "name": item.get("name", "")}
+    where = "uri" if kind == "resource" else "uriTemplate"
+    hit[where] = item.get(where, "")
+    if item.get("title"):
+        hit["title"] = item["title"]
+    hit["description"] = _snippet(item.get("description") or "", chars)
+    hit["score"] = score
+    return hit
 
 
 def _arguments(descriptor: Mapping[str, Any]) -> list[str]:
