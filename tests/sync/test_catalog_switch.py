@@ -1,7 +1,8 @@
 """``Suite.disable`` / ``enable``: an item turned off on one process is off on every one,
 including a process that starts later (the catalog log replays the switch); what
 ``catalog_synced`` promises on the other processes (docs/guides/shaping.md): a search there
-never finds the tool, a listen stream there hears of it once its process applied it. Real
+never finds the tool, a listen stream there hears of it once its process applied it; with
+``strict_catalog=True`` a call there is refused even when the event never arrives. Real
 uvicorn servers on one Redis (a key prefix of the test's own)."""
 
 from __future__ import annotations
@@ -39,13 +40,13 @@ class Greeting(Prompt, name="greeting"):
         return Result(get_prompt_result([user_message("hello")]))
 
 
-def build(redis_url: str, prefix: str) -> FastAPI:
+def build(redis_url: str, prefix: str, strict: bool = False) -> FastAPI:
     from genmcp.storage.redis import RedisBroker
 
     broker = RedisBroker.from_url(redis_url, prefix=prefix)
     suite = Suite(server_name="switch", server_version="1", tools=[Echo, Other],
                   prompts=[Greeting], secret_key=SECRET, broker=broker,
-                  mounts=[CatalogSearch()])
+                  mounts=[CatalogSearch()], strict_catalog=strict)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -150,3 +151,28 @@ async def test_once_synced_a_search_elsewhere_never_finds_it_and_listeners_hear_
             # told by its own process: that process applied it first
             refused = await listener.request("tools/call", {"name": "echo", "arguments": {}})
     assert refused.error["code"] == -32602
+
+
+async def test_a_strict_catalog_refuses_a_call_whose_switch_was_logged_but_never_published(
+    redis_url: str, redis_prefix: str, live_server: LiveServers
+) -> None:
+    """The origin logged the switch and died before publishing it: no event ever comes."""
+    from genmcp.storage.redis import RedisBroker
+
+    strict = live_server(build(redis_url, redis_prefix, strict=True))
+    plain = live_server(build(redis_url, redis_prefix))
+    assert "echo" in await names(strict) and "echo" in await names(plain)
+    broker = RedisBroker.from_url(redis_url, prefix=redis_prefix)
+    try:
+        await broker.record_change("switch:tool:echo", {
+            "format": 1, "origin": "a-dead-process", "op": "disable", "kind": "switch",
+            "key": "tool:echo", "provider": None})  # fmt: skip
+    finally:
+        await broker.aclose()
+    replies = {}
+    for base in (strict, plain):
+        async with ModernClient(base) as mcp:
+            replies[base] = await mcp.request("tools/call", {"name": "echo", "arguments": {}})
+    assert replies[strict].error["code"] == -32602  # read the log first: off
+    assert replies[plain].result["content"][0]["text"] == "echo"  # follows events only
+    assert "echo" not in await names(strict)
