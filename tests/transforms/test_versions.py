@@ -205,3 +205,23 @@ async def test_each_callers_first_page_is_sent_gzip_compressed(paged: str) -> No
         assert reply.headers["content-encoding"] == "gzip"
         seen[tenant] = reply.result["tools"][0]["_meta"][PIN]
     assert seen == {"main": "2.0", "beta": "10.0-beta"}
+
+
+async def test_a_renamed_versioned_tool_lists_each_callers_versions_under_its_new_name() -> None:
+    from genmcp import Transform
+    from genmcp.testing import MCPTestClient
+
+    suite = Suite(server_name="v", server_version="1", transforms=[
+        Transform(tools="search", name="find", title="Find")], tools=[
+        versioned("search", {"1": SearchV1, "10.0-beta": SearchV10})])
+    seen = {}
+    for tenant in ("main", "beta"):
+        async with MCPTestClient(suite, assigns={"principal": "p", "tenant": tenant}) as client:
+            (found,) = await client.list_tools()
+            ran = await client.call_tool("find", {} if tenant == "beta" else {"q": "x"})
+        seen[tenant] = (found["name"], found["title"], found["_meta"][VERSIONS],
+                        found["description"], ran.content[0]["text"])
+    assert seen == {
+        "main": ("find", "Find", ["1"], "Searches by keyword.", "v1:x"),
+        "beta": ("find", "Find", ["1", "10.0-beta"], "Beta: semantic search.", "v10"),
+    }
