@@ -38,10 +38,13 @@ from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.meta import check_meta, meta_of, request_version
 from genmcp.protocol.methods import (
+    PROMPTS_GET,
+    PROMPTS_LIST,
     RESOURCES_LIST_CHANGED,
     RESOURCES_UPDATED,
     SERVER_DISCOVER,
     TOOLS_CALL,
+    TOOLS_LIST,
 )
 from genmcp.protocol.versions import META_SERVER_INFO, MODERN_VERSIONS
 from genmcp.sealing import Sealer
@@ -62,6 +65,8 @@ log = logging.getLogger("genmcp")
 
 _MISSES: Final = frozenset({"unknown_tool", "unknown_prompt"})
 """Refusals a shared catalog re-reads its log before answering (another process's change)."""
+_STRICT: Final = frozenset({TOOLS_LIST, TOOLS_CALL, PROMPTS_LIST, PROMPTS_GET})
+"""The methods that read the shared catalog's log first with ``strict_catalog=True``."""
 
 
 def _retry(
@@ -119,6 +124,11 @@ class Suite:
             docs/guides/tenancy.md); the items' own ``visible`` hooks apply without it.
         transforms: ``genmcp.Transform`` objects: rename, re-describe, namespace, hide
             arguments of every tool added, own, mounted or imported (docs/guides/shaping.md).
+        strict_catalog: with a shared broker, ``tools/list``, ``tools/call``,
+            ``prompts/list`` and ``prompts/get`` first apply the runtime changes other
+            processes logged (one read of the log per request): a tool disabled or removed
+            elsewhere, once synced there, is refused on every process at once, not only
+            once its event arrives (docs/guides/shaping.md).
     """
 
     def __init__(
@@ -146,6 +156,7 @@ class Suite:
         mounts: Iterable[Mountable] = (),
         visibility: Visibility | Decide | None = None,
         transforms: Iterable[Transform] = (),
+        strict_catalog: bool = False,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -185,6 +196,7 @@ class Suite:
         self._catalog = SharedCatalog(
             served.by_kind(), self._changes, self.broker, shared=broker is not None
         )
+        self._strict = strict_catalog and broker is not None
         self.tasks = TaskService(task_store, task_options, self.broker, self._result_meta)
         self._in_flight = InFlight()
         self._mail = MailRelay(self.broker, self._in_flight.workers, shared=broker is not None)
@@ -328,6 +340,12 @@ class Suite:
     def required_scopes(self, method: str, target: str) -> tuple[str, ...]:
         """The scopes the tool, prompt or resource ``target`` of ``method`` declares (auth)."""
         return self._served.required_scopes(method, target)
+
+    @property
+    def catalogs(self) -> Mapping[str, Any]:
+        """The tool, prompt, resource and skill catalogs by kind, to read (a search indexes
+        them); change what is served through the Suite's own methods."""
+        return self._served.by_kind()
 
     @property
     def seen_lists(self) -> Mapping[str, Seen]:
@@ -479,6 +497,8 @@ class Suite:
         self._changes.bind(asyncio.get_running_loop())
         if not self._ready:  # scale-out: other processes' runtime changes, mounts: first
             await self._get_ready()
+        if self._strict and not reread and request.method in _STRICT:
+            reread = await self._catalog.refresh()  # read after write, whatever the change
         try:
             if meta is None:
                 meta = self.check_request(request)

@@ -15,6 +15,11 @@ the request (a header, the time of day) gives its own ``key``, or ``key=None`` t
 every request. A hidden set is a ``frozenset`` of names, which the list pages are keyed by
 (``catalogs.listing.PageSets``): the cached path of a request is one key, two dict lookups.
 
+An item may also hide *parts* of itself from a caller it is shown to (a versioned tool: the
+versions that caller may not run). Its behaviour's ``hidden_parts(caller, arg)`` names them
+and the hidden set holds ``<name>/<part>`` for each (:func:`part_key`; a tool name never
+holds ``/``), so the list pages of callers who see different parts are different pages.
+
 Pure: no asyncio, no web framework; imports only genmcp's behaviour base, ``Caller`` and owner keys.
 """
 
@@ -30,10 +35,26 @@ from genmcp.behaviour import Behaviour
 from genmcp.caller import TENANT, Caller
 from genmcp.storage.owner import owner_of
 
-__all__ = ["Decide", "Item", "Visibility", "as_visibility", "caller_key", "caller_of"]
+__all__ = [
+    "PART",
+    "Decide",
+    "Item",
+    "Visibility",
+    "as_visibility",
+    "caller_key",
+    "caller_of",
+    "part_key",
+]
 
 _EMPTY: Final[frozenset[str]] = frozenset()
 _NO_META: Final[Mapping[str, Any]] = {}
+PART: Final = "/"
+"""Joins an item's name and one of its hidden parts in a hidden set."""
+
+
+def part_key(name: str, part: str) -> str:
+    """The key of the part ``part`` of the item ``name`` in a hidden set."""
+    return f"{name}{PART}{part}"
 
 
 @final
@@ -92,7 +113,7 @@ class Visibility:
         max_callers: cached keys per catalog at most (the least recently used go first).
     """
 
-    __slots__ = ("_cache", "_hooked", "decide", "key", "max_callers", "ttl_s")
+    __slots__ = ("_cache", "_hooked", "_parted", "decide", "key", "max_callers", "ttl_s")
 
     def __init__(
         self,
@@ -106,6 +127,7 @@ class Visibility:
             raise ValueError("Visibility: ttl_s must be positive and max_callers at least 1")
         self.decide, self.key, self.ttl_s, self.max_callers = decide, key, ttl_s, max_callers
         self._hooked: set[str] = set()  # catalog kinds where some entry has its own hook
+        self._parted: set[str] = set()  # kinds where some entry hides parts (``hidden_parts``)
         # (kind, key) -> (catalog generation, expiry, hidden names)
         self._cache: OrderedDict[tuple[str, Hashable], tuple[int, float, frozenset[str]]] = (
             OrderedDict()
@@ -115,10 +137,12 @@ class Visibility:
         """Note an entry of ``kind`` added: its own ``visible`` hook makes the kind decided."""
         if getattr(type(behaviour), "visible", None) is not Behaviour.visible:
             self._hooked.add(kind)
+        if callable(getattr(behaviour, "hidden_parts", None)):
+            self._parted.add(kind)
 
     def active(self, kind: str) -> bool:
         """True when something beyond scopes decides for ``kind``."""
-        return self.decide is not None or kind in self._hooked
+        return self.decide is not None or kind in self._hooked or kind in self._parted
 
     def hidden(
         self,
@@ -159,7 +183,7 @@ class Visibility:
         held: Any,
         caller: Caller,
     ) -> frozenset[str]:
-        decide, hooked = self.decide, kind in self._hooked
+        decide, hooked, parted = self.decide, kind in self._hooked, kind in self._parted
         hidden = []
         for name, entry, behaviour, arg in entries:
             if held is not None and not set(entry.required_scopes()) <= held:
@@ -168,6 +192,8 @@ class Visibility:
                 hidden.append(name)
             elif decide is not None and not decide(caller, Item(kind, name, behaviour, arg)):
                 hidden.append(name)
+            elif parted and (parts := getattr(behaviour, "hidden_parts", None)) is not None:
+                hidden.extend(part_key(name, part) for part in parts(caller, arg))
         return frozenset(hidden) if hidden else _EMPTY
 
 

@@ -84,7 +84,7 @@ async def test_a_tool_whose_scope_the_caller_lacks_is_never_found() -> None:
         ("search_tools", {}),
         ("search_tools", {"query": ""}),
         ("search_tools", {"query": "x", "limit": 0}),
-        ("search_tools", {"query": "x", "kinds": ["resource"]}),
+        ("search_tools", {"query": "x", "kinds": ["skill"]}),
         ("search_tools", {"query": "x" * 501}),
         ("describe_tools", {"names": []}),
         ("describe_tools", {"names": [f"t{i}" for i in range(51)]}),

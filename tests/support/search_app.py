@@ -3,7 +3,8 @@ over Redis (``SEARCH_REDIS_URL``, ``SEARCH_REDIS_PREFIX``), run in several uvico
 
 Who calls is the ``X-Role`` header (``admin`` or anything else): a policy hides every tool
 whose name starts with ``admin_`` from all but admins. ``grow`` adds, at runtime, a tool
-named by its ``name`` argument (``admin_`` ones are hidden as well), on every process.
+named by its ``name`` argument (``admin_`` ones are hidden as well), on every process;
+``retire`` turns the tool ``name`` off (``Suite.disable``), on every process.
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ class Grow(Tool, name="grow", input_schema=NAME):
         return Result(call_tool_result(text="added"))
 
 
+class Retire(Tool, name="retire", input_schema=NAME):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        suite = SUITES[0]
+        suite.disable(request.arguments["name"])
+        await suite.catalog_synced()
+        return Result(call_tool_result(text="retired"))
+
+
 def admins_only(caller: Caller, item: Item) -> bool:
     return not item.name.startswith("admin_") or "admin" in caller.roles
 
@@ -64,7 +73,7 @@ def who(request: Request) -> dict[str, Any]:
 router = mcp_router(
     server_name="search",
     server_version="1",
-    tools=[Invoice, Purge, Grow],
+    tools=[Invoice, Purge, Grow, Retire],
     mounts=[CatalogSearch()],
     visibility=admins_only,
     auth=who,

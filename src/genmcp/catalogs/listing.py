@@ -362,6 +362,11 @@ class Catalog(Served, Generic[E]):
         those whose scopes it holds; then the visibility hooks: :meth:`hidden_for`)."""
         return self._pages.page(self.hidden_for(assigns, meta), request.params.get("cursor"))
 
+    def listed(self, entry: E, hidden: frozenset[str]) -> dict[str, Any]:
+        """The list item of ``entry`` for a caller from whom ``hidden`` is hidden (its
+        descriptor; a catalog whose items hide parts of themselves overrides it)."""
+        return entry.descriptor
+
     def _build(self, hidden: frozenset[str]) -> Pages:
         entries = sorted(
             (e for e in self.entries.values() if e.name not in hidden), key=lambda e: e.name
@@ -369,7 +374,7 @@ class Catalog(Served, Generic[E]):
         return Pages(
             self.method,
             self.key,
-            [entry.descriptor for entry in entries],
+            [self.listed(entry, hidden) for entry in entries],
             merge_cache(entry.cache_control() for entry in entries),
             self.page_size,
             self._sealer,

@@ -199,6 +199,7 @@ class ResourceCatalog(Served):
             if provider.uri in self.statics:
                 raise ValueError(f"static resource {provider.uri!r} is already served")
             self.statics[provider.uri] = provider
+            self.generation += 1
             return
         cls, arg = provider if isinstance(provider, tuple) else (provider, None)
         entry = RepoEntry(cls, arg)
@@ -229,6 +230,7 @@ class ResourceCatalog(Served):
         """Stop serving the static resource with URI ``key``, or the repository whose prefix
         or template is ``key``; False when there is none."""
         if self.statics.pop(key, None) is not None:
+            self.generation += 1
             return True
         if self.repos.pop(key, None) is not None:
             self._templates.clear()

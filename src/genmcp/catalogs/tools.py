@@ -57,6 +57,8 @@ from genmcp.schema import (
 from genmcp.schema.lint import lint_tool_schema
 from genmcp.tools import Tool, ToolRequest, with_arguments
 from genmcp.transforms.transform import Transform, shaped
+from genmcp.transforms.versions import VersionSet
+from genmcp.visibility import PART
 
 if TYPE_CHECKING:
     from genmcp.channel import Channel
@@ -98,9 +100,11 @@ class ToolEntry:
         "name",
         "output",
         "owner",
+        "schema_options",
         "task_support",
         "tool",
         "validator",
+        "variants",
         "view",
     )
 
@@ -112,6 +116,9 @@ class ToolEntry:
         shared: SharedValidators | None = None,
     ) -> None:
         self.tool, self.arg = instantiate(cls, Tool), arg
+        self.schema_options = schema_options
+        self.variants: dict[frozenset[str], dict[str, Any]] = {}
+        """A versioned tool's descriptors by the versions hidden (built on first listing)."""
         self.owner = cls.__qualname__
         self.name = checked_name(name_of(self.tool, self.owner, arg), self.owner)
         self.label = f"tool {self.name!r}"
@@ -167,6 +174,21 @@ class ToolEntry:
         """The scopes a caller needs to see and call the tool (auth)."""
         return self.tool.required_scopes(self.arg)
 
+    def listed(self, hidden: frozenset[str]) -> dict[str, Any]:
+        """The descriptor shown to a caller from whom ``hidden`` is hidden: a versioned
+        tool's describes the versions that caller may run (``transforms.versions``)."""
+        if not isinstance(self.arg, VersionSet):
+            return self.descriptor
+        prefix = self.name + PART
+        gone = frozenset(key[len(prefix) :] for key in hidden if key.startswith(prefix))
+        found = self.variants.get(gone)
+        if found is None:
+            if len(self.variants) >= MAX_VARIANTS:
+                self.variants.clear()
+            view = ToolEntry(type(self.tool), self.arg.as_listed(gone), self.schema_options)
+            found = self.variants[gone] = view.descriptor
+        return found
+
     def _describe(self, input_schema: dict[str, Any]) -> dict[str, Any]:
         own = {"inputSchema": input_schema}
         if self.output is not None:
@@ -181,6 +203,8 @@ class ToolEntry:
         return described
 
 
+MAX_VARIANTS: Final = 64
+"""Descriptors kept per versioned tool (one per set of versions hidden from callers)."""
 TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 """The spec's tool name (a SHOULD): 1 to 128 of ``A-Za-z0-9_-.``."""
 _NAME_FIX: Final = "MCP tool names are 1 to 128 of A-Z a-z 0-9 _ - . (e.g. name='get_weather')"
@@ -259,6 +283,10 @@ class ToolCatalog(Catalog[ToolEntry]):
         if made is not cls:  # a mount removes the tool by the name it gave it
             self.renamed[cls().info("name", arg)] = entry.name
         return entry
+
+    def listed(self, entry: ToolEntry, hidden: frozenset[str]) -> dict[str, Any]:
+        """The caller's own descriptor of ``entry`` (a versioned tool's versions)."""
+        return entry.listed(hidden)
 
     def remove(self, name: str) -> bool:
         """Stop serving ``name``: the served name, or the name a transform changed."""

@@ -12,13 +12,30 @@ decision (``genmcp.visibility``: OAuth scopes, the items' ``visible`` hooks, the
 policy), and the tenant's own Suite under ``mcp_tenants``. A hidden item is never returned,
 and describing one is answered as describing a name that does not exist.
 
+With ``resources=True`` it searches resources too: the static resources (name, title,
+description and URI; every caller sees them, as ``resources/list`` shows them) and the
+resource templates (name, title, description and URI template; hidden with their
+repository from a caller who may not read it). A hit of either carries its ``uri`` or
+``uriTemplate``, which the client reads (``resources/read``); only tools and prompts are
+described.
+
+A versioned tool (``genmcp.versioned``) is indexed once per version, so a beta's words find
+it only for the callers who may run the beta; a hit and a describe show the caller's own
+listing of it (the versions it may run, the newest of them described).
+
 One index per Suite (``genmcp.search.index.BM25Index``, over names, titles, descriptions
 and argument names), built when first searched and again after the catalog changed (its
-``generation`` moved): a runtime change made on another process reaches this one through
-the catalog sync (``genmcp.sync.catalog``) and the next search sees it, as ``tools/list``
-does. A build runs in a worker thread (10,000 tools: about half a second of CPU) and
-concurrent searches share it. ``describe_tools`` asked for a name this process does not
-serve re-reads the shared catalog's log first (read after write, as ``tools/call`` does).
+``generation`` moved). A build runs in a worker thread (10,000 tools: about half a second
+of CPU) and concurrent searches share it. Across processes (a shared broker) a search
+first applies the changes other processes logged that this one has not applied yet
+(``Suite.catalog_refresh``: one read of the shared catalog's log per search), so a tool
+added, removed, disabled or enabled elsewhere, once that change was synced
+(``await suite.catalog_synced()``), is found or not found at once, whatever the process,
+even when its event has not reached this process yet (or never will: its origin died
+between logging and publishing). ``describe_tools`` re-reads the log the same way. The
+plain ``tools/list`` and ``tools/call`` do not pay that read on every request: they apply
+a change when its event arrives (``tools/call`` re-reads the log on a name it does not
+serve: read after write for an added tool).
 
 Imports genmcp's core (Suite, catalogs); no web framework.
 """
@@ -30,9 +47,12 @@ from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.catalogs.listing import Catalog
+from genmcp.catalogs.resources import ResourceCatalog
 from genmcp.protocol.methods import PROMPTS_LIST_CHANGED, TOOLS_LIST_CHANGED
 from genmcp.search.index import BM25Index
 from genmcp.search.tools import DescribeTools, SearchTools
+from genmcp.transforms.versions import VersionSet
+from genmcp.visibility import PART, part_key
 
 if TYPE_CHECKING:
     from genmcp.suite import Suite
@@ -42,20 +62,36 @@ __all__ = ["MAX_LIMIT", "CatalogSearch"]
 MAX_LIMIT: Final = 50
 """The most hits one search returns."""
 _KINDS: Final = {"tool": TOOLS_LIST_CHANGED, "prompt": PROMPTS_LIST_CHANGED}
+RESOURCE_KINDS: Final = ("resource", "resource_template")
+"""The kinds of hits ``resources=True`` adds: static resources and resource templates."""
+
+Document = tuple[str, str, str, str]
+Found = tuple[str, Mapping[str, Any]]
+"""A resource document's owner (a template's repository key, "" for a static resource)
+and its list item."""
 
 
 class _Hidden(Container[str]):
-    """Index keys (``kind:name``) hidden from one caller, from each catalog's hidden set."""
+    """Index keys (``kind:name``) hidden from one caller, from each catalog's hidden set
+    (a resource document's by its owner's key, in ``found``)."""
 
-    __slots__ = ("_by_kind",)
+    __slots__ = ("_by_kind", "_found")
 
-    def __init__(self, by_kind: Mapping[str, Container[str]]) -> None:
-        self._by_kind = by_kind
+    def __init__(self, by_kind: Mapping[str, Container[str]], found: Mapping[str, Found]) -> None:
+        self._by_kind, self._found = by_kind, found
 
     def __contains__(self, key: object) -> bool:
         kind, _, name = str(key).partition(":")
         hidden = self._by_kind.get(kind)
-        return hidden is None or name in hidden
+        if hidden is None:
+            return True  # a kind not asked for
+        if kind in RESOURCE_KINDS:
+            owner = self._found[str(key)][0]
+            return bool(owner) and owner in hidden
+        if name in hidden:
+            return True
+        # one version of a tool (``name/version``): hidden with the tool too
+        return kind == "tool" and PART in name and name.partition(PART)[0] in hidden
 
 
 class CatalogSearch:
@@ -63,6 +99,7 @@ class CatalogSearch:
 
     Args:
         prompts: search prompts too (hits say their ``kind``).
+        resources: search static resources and resource templates too.
         limit: hits returned when the caller does not say (at most :data:`MAX_LIMIT`).
         snippet_chars: how much of each hit's description a search returns.
         search_name, describe_name: the names of the two tools it serves.
@@ -72,6 +109,7 @@ class CatalogSearch:
         self,
         *,
         prompts: bool = True,
+        resources: bool = False,
         limit: int = 10,
         snippet_chars: int = 160,
         search_name: str = "search_tools",
@@ -80,11 +118,15 @@ class CatalogSearch:
         if not 1 <= limit <= MAX_LIMIT or snippet_chars < 0:
             raise ValueError(f"CatalogSearch: 1 <= limit <= {MAX_LIMIT}, snippet_chars >= 0")
         self.kinds: tuple[str, ...] = ("tool", "prompt") if prompts else ("tool",)
+        if resources:
+            self.kinds += RESOURCE_KINDS
         self.limit, self.snippet_chars = limit, snippet_chars
         self.search_name, self.describe_name = search_name, describe_name
         self._suite: Suite | None = None
         self._index: BM25Index | None = None
         self._built_at: tuple[int, ...] = ()
+        self._extra = 0  # documents beyond one per item (a versioned tool's versions)
+        self._found: dict[str, Found] = {}  # the resource documents, of the index's generation
         self._building: asyncio.Future[BM25Index] | None = None
         self.builds = 0
         """How many times the index was built (once per catalog change that a search saw)."""
@@ -115,36 +157,64 @@ class CatalogSearch:
         found = {kind: lists[method] for kind, method in _KINDS.items() if kind in self.kinds}
         return {kind: c for kind, c in found.items() if isinstance(c, Catalog)}
 
+    def _resources(self) -> ResourceCatalog | None:
+        """The Suite's resource catalog when resources are searched."""
+        if self._suite is None or RESOURCE_KINDS[0] not in self.kinds:
+            return None
+        catalog = self._suite.catalogs.get("resource")
+        return catalog if isinstance(catalog, ResourceCatalog) else None
+
+    def _generation(self) -> tuple[int, ...]:
+        resources = self._resources()
+        own = tuple(catalog.generation for catalog in self._catalogs().values())
+        return own if resources is None else (*own, resources.generation)
+
     async def index(self) -> BM25Index:
         """The index of the catalog as it is now (built in a worker thread when it moved)."""
-        catalogs = self._catalogs()
-        generation = tuple(catalog.generation for catalog in catalogs.values())
+        generation = self._generation()
         while self._index is None or self._built_at != generation:
             if self._building is None:
-                documents = list(self._documents(catalogs))
+                documents, found, extra = self._documents()
                 building = asyncio.ensure_future(asyncio.to_thread(BM25Index, documents))
                 self._building = building
                 try:
                     self._index = await asyncio.shield(building)
+                    self._found, self._extra = found, extra
                     self._built_at, self.builds = generation, self.builds + 1
                 finally:
                     self._building = None
             else:
                 await asyncio.shield(self._building)
-            generation = tuple(catalog.generation for catalog in catalogs.values())
+            generation = self._generation()
         return self._index
 
-    def _documents(self, catalogs: Mapping[str, Catalog[Any]]) -> list[tuple[str, str, str, str]]:
+    def _documents(self) -> tuple[list[Document], dict[str, Found], int]:
+        """The documents to index, the resource ones' owners and items, and how many
+        documents there are beyond one per item."""
         own = {self.search_name, self.describe_name}
-        documents = []
-        for kind, catalog in catalogs.items():
+        documents: list[Document] = []
+        extra = 0
+        for kind, catalog in self._catalogs().items():
             for name, entry in catalog.entries.items():
                 if kind == "tool" and name in own:
                     continue
-                descriptor = entry.descriptor
-                text = f"{descriptor.get('title') or ''} {descriptor.get('description') or ''}"
-                documents.append((f"{kind}:{name}", name, text, " ".join(_arguments(descriptor))))
-        return documents
+                described = _described(catalog, name, entry)
+                extra += len(described) - 1
+                for key, descriptor in described:
+                    documents.append((f"{kind}:{key}", name, _text(descriptor),
+                                      " ".join(_arguments(descriptor))))  # fmt: skip
+        found: dict[str, Found] = {}
+        resources = self._resources()
+        if resources is not None:
+            for uri, static in resources.statics.items():
+                found[f"resource:{uri}"] = ("", static.item())
+            for repo_key, repo in resources.repos.items():
+                for template in repo.templates:
+                    found[f"resource_template:{len(found)}"] = (repo_key, template)
+            for key, (_, item) in found.items():
+                where = item.get("uri") or item.get("uriTemplate") or ""
+                documents.append((key, f"{item.get('name', '')} {where}", _text(item), ""))
+        return documents, found, extra
 
     async def search(
         self,
@@ -157,29 +227,45 @@ class CatalogSearch:
     ) -> list[dict[str, Any]]:
         """The best hits for ``query`` the caller with ``assigns`` may see, best first: each
         ``{"kind", "name", "title"?, "description", "score"}`` (the description cut to
-        ``snippet_chars``)."""
+        ``snippet_chars``; a resource's ``uri``, a template's ``uriTemplate``)."""
         limit = self.limit if limit is None else min(max(limit, 1), MAX_LIMIT)
         wanted = set(self.kinds if kinds is None else kinds) & set(self.kinds)
+        if self._suite is not None:
+            await self._suite.catalog_refresh()  # other processes' changes, applied here now
         index = await self.index()
         catalogs = self._catalogs()
-        hidden = _Hidden({
-            kind: catalog.hidden_for(assigns, meta)
-            for kind, catalog in catalogs.items()
-            if kind in wanted
-        })  # fmt: skip
-        hits = []
-        for key, score in index.search(query, limit, hidden):
+        by_kind: dict[str, frozenset[str]] = {kind: catalog.hidden_for(assigns, meta)
+                   for kind, catalog in catalogs.items() if kind in wanted}  # fmt: skip
+        resources, found = self._resources(), self._found
+        if resources is not None:
+            if "resource" in wanted:
+                by_kind["resource"] = frozenset()  # static resources: listed to every caller
+            if "resource_template" in wanted:
+                by_kind["resource_template"] = resources.hidden_for(assigns, meta)
+        hits: list[dict[str, Any]] = []
+        named: set[str] = set()
+        for key, score in index.search(query, limit + self._extra, _Hidden(by_kind, found)):
             kind, _, name = key.partition(":")
+            if kind in RESOURCE_KINDS:
+                hits.append(_resource_hit(kind, found[key][1], score, self.snippet_chars))
+                if len(hits) == limit:
+                    break
+                continue
+            if kind == "tool":
+                name = name.partition(PART)[0]  # one version of a versioned tool: the tool
             entry = catalogs[kind].entries.get(name)
-            if entry is None:
-                continue  # removed since the index was built (not in this generation)
-            descriptor = entry.descriptor
+            if entry is None or f"{kind}:{name}" in named:
+                continue  # removed since the index was built, or found by another version
+            named.add(f"{kind}:{name}")
+            descriptor = catalogs[kind].listed(entry, by_kind[kind])
             hit: dict[str, Any] = {"kind": kind, "name": name}
             if descriptor.get("title"):
                 hit["title"] = descriptor["title"]
             hit["description"] = _snippet(descriptor.get("description") or "", self.snippet_chars)
             hit["score"] = score
             hits.append(hit)
+            if len(hits) == limit:
+                break
         return hits
 
     async def describe(
@@ -197,9 +283,7 @@ class CatalogSearch:
         catalog = self._catalogs().get(kind)
         if catalog is None or suite is None:
             return {f"{kind}s": [], "unknown": list(names)}
-        missing = [n for n in names if n not in catalog.entries]
-        if missing and await suite.catalog_refresh():
-            pass  # read after write: another process's change, applied here now
+        await suite.catalog_refresh()  # other processes' changes, applied here now
         hidden = catalog.hidden_for(assigns, meta)
         found, unknown = [], []
         for name in dict.fromkeys(names):  # each once, in the order asked
@@ -207,8 +291,37 @@ class CatalogSearch:
             if entry is None or name in hidden:
                 unknown.append(name)
             else:
-                found.append(entry.descriptor)
+                found.append(catalog.listed(entry, hidden))
         return {f"{kind}s": found, "unknown": unknown}
+
+
+def _described(catalog: Catalog[Any], name: str, entry: Any) -> list[tuple[str, Mapping[str, Any]]]:
+    """What to index of one item: its descriptor under its name, or a versioned tool's
+    descriptor of each version alone under ``name/version``."""
+    versions = entry.arg.versions if isinstance(entry.arg, VersionSet) else ()
+    if not versions:
+        return [(name, entry.descriptor)]
+    keys = {v.version: part_key(name, v.version) for v in versions}
+    return [
+        (keys[v.version], catalog.listed(entry, frozenset(keys.values()) - {keys[v.version]}))
+        for v in versions
+    ]
+
+
+def _text(descriptor: Mapping[str, Any]) -> str:
+    return f"{descriptor.get('title') or ''} {descriptor.get('description') or ''}"
+
+
+def _resource_hit(kind: str, item: Mapping[str, Any], score: float, chars: int) -> dict[str, Any]:
+    """A hit of a static resource (its ``uri``) or a template (its ``uriTemplate``)."""
+    hit: dict[str, Any] = {"kind": kind, "name": item.get("name", "")}
+    where = "uri" if kind == "resource" else "uriTemplate"
+    hit[where] = item.get(where, "")
+    if item.get("title"):
+        hit["title"] = item["title"]
+    hit["description"] = _snippet(item.get("description") or "", chars)
+    hit["score"] = score
+    return hit
 
 
 def _arguments(descriptor: Mapping[str, Any]) -> list[str]:

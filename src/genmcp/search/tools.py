@@ -1,9 +1,10 @@
 """The two tools a ``CatalogSearch`` serves: ``search_tools`` and ``describe_tools``.
 
 ``search_tools`` takes ``query`` (words: a tool's purpose, a name, an argument), an optional
-``limit`` and ``kinds`` (``["tool"]``, ``["prompt"]``, both by default when prompts are
-searched); its structured result is ``{"hits": [...]}``, each hit a kind, a name, a title
-when there is one, a short description and a score. ``describe_tools`` takes ``names`` (and
+``limit`` and ``kinds`` (``["tool"]``, ``["prompt"]``, ``["resource", "resource_template"]``;
+every kind searched by default); its structured result is ``{"hits": [...]}``, each hit a
+kind, a name, a title when there is one, a short description and a score (a resource's
+``uri``, a template's ``uriTemplate``). ``describe_tools`` takes ``names`` (and
 ``kind``, ``"tool"`` by default) and gives their full definitions, as listed, with the names
 it does not know (or the caller may not see) under ``unknown``. Both answer with structured
 content and its JSON text, and are named by the ``CatalogSearch`` that serves them.
@@ -45,7 +46,7 @@ class SearchTools(
             "limit": {"type": "integer", "minimum": 1, "maximum": 50},
             "kinds": {
                 "type": "array",
-                "items": {"enum": ["tool", "prompt"]},
+                "items": {"enum": ["tool", "prompt", "resource", "resource_template"]},
                 "uniqueItems": True,
             },
         },

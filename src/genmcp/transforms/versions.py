@@ -7,12 +7,15 @@ parts (``"1.10"`` after ``"1.9"``).
 
 Visibility and tenancy are per version: each version's ``scopes=`` and ``visible`` hook
 decide whether a caller may run it; the tool is listed to a caller who may run one of
-them. The listing is one for every caller, so it names and describes only the *public*
-versions (no scopes, no ``visible`` hook of their own): the newest public one's title,
-description, schemas and annotations, ``_meta["dev.genmcp/versions"]`` (oldest first) and
-``_meta["dev.genmcp/version"]`` (the newest public one). A restricted version (a beta for
-one tenant) is run and pinned by those who may see it, never shown to the others. When
-no version is public the listing describes the newest of all.
+them, and the listing is that caller's own: it describes the newest version *the caller*
+may run (title, description, schemas, annotations) and names the versions it may run in
+``_meta["dev.genmcp/versions"]`` (oldest first) and ``_meta["dev.genmcp/version"]`` (the
+newest of them). A restricted version (a beta for one tenant) is listed, run and pinned by
+those who may see it, never shown to the others. The versions a caller may not run are
+parts of the tool hidden from it (``hidden_parts``, ``genmcp.visibility``), so callers who
+see different versions get different list pages (each built, cached and compressed once).
+Where no caller is known, the tool's descriptor names the *public* versions (no scopes, no
+``visible`` hook of their own), or all of them when none is public.
 
 A pin naming a version that does not exist, or that the caller may not see, is the same
 -32602 error (``data.versions``: the versions the caller may pin), never the call of
@@ -27,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -75,7 +78,7 @@ class _Version:
 class VersionSet:
     """The versions of one tool, oldest first (the ``arg`` of a :class:`VersionedTool`)."""
 
-    __slots__ = ("name", "versions")
+    __slots__ = ("_listed", "name", "versions")
 
     def __init__(self, name: str, versions: Mapping[str, Any]) -> None:
         if not versions:
@@ -89,12 +92,26 @@ class VersionSet:
             made.append(_Version(str(version), cls(), arg))
         self.name = name
         self.versions: tuple[_Version, ...] = tuple(made)
+        self._listed: tuple[_Version, ...] | None = None
 
     @property
     def advertised(self) -> tuple[_Version, ...]:
-        """The versions the listing names: the public ones (every version when none is)."""
+        """The versions the listing names: a caller's own (:meth:`as_listed`), else the
+        public ones (every version when none is)."""
+        if self._listed is not None:
+            return self._listed
         public = tuple(v for v in self.versions if v.public)
         return public or self.versions
+
+    def as_listed(self, hidden: Collection[str]) -> VersionSet:
+        """This set as listed to a caller who may not run the versions ``hidden``: the
+        same versions, the listing naming the others."""
+        listed = tuple(v for v in self.versions if v.version not in hidden)
+        if not listed:
+            raise ValueError(f"versioned({self.name!r}): every version is hidden")
+        view = object.__new__(VersionSet)
+        view.name, view.versions, view._listed = self.name, self.versions, listed
+        return view
 
     @property
     def newest(self) -> _Version:
@@ -141,6 +158,10 @@ class VersionedTool(Tool):
 
     def visible(self, caller: Caller, arg: VersionSet) -> bool:
         return any(v.visible(caller) for v in arg.versions)
+
+    def hidden_parts(self, caller: Caller, arg: VersionSet) -> list[str]:
+        """The versions ``caller`` may not run (``genmcp.visibility``: listed apart)."""
+        return [v.version for v in arg.versions if not v.visible(caller)]
 
     def validate_request(self, request: ToolRequest, arg: VersionSet) -> ToolRequest:
         return request  # the version is known only with the caller: ``call`` validates
