@@ -59,6 +59,9 @@ async def test_a_proxy_deadline_ends_a_call_the_upstream_never_finishes(
                                                                "limit": "deadline_s"})  # fmt: skip
 
 
-def test_proxy_bounds_without_a_proxy_are_refused() -> None:
-    with pytest.raises(TypeError, match="proxy_limits and proxy_timeout_s"):
-        mcp_router(server_name="s", server_version="1", proxy_limits=ClientLimits())
+@pytest.mark.parametrize(
+    "option", [{"proxy_limits": ClientLimits()}, {"proxy_timeout_s": 5}, {"proxy_cache": False}]
+)
+def test_proxy_options_without_a_proxy_are_refused(option: dict[str, Any]) -> None:
+    with pytest.raises(TypeError, match="proxy_limits, proxy_timeout_s and proxy_cache"):
+        mcp_router(server_name="s", server_version="1", **option)
