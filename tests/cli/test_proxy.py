@@ -18,12 +18,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
+import shlex
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Final
 
 import httpx
@@ -163,8 +166,11 @@ def test_proxy_refuses_what_is_not_an_http_url(capsys: pytest.CaptureFixture[str
     assert "expected an http(s) URL" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("option", [["--max-pages", "0"], ["--deadline", "-1"],
-                                    ["--timeout", "0"], ["--redis-url", "localhost:6379"]])
+REFUSED: Final = [["--max-pages", "0"], ["--deadline", "-1"], ["--timeout", "0"],
+                  ["--redis-url", "localhost:6379"]]  # fmt: skip
+
+
+@pytest.mark.parametrize("option", REFUSED)
 def test_proxy_refuses_bounds_and_urls_it_cannot_use(
     capsys: pytest.CaptureFixture[str], option: list[str]
 ) -> None:
@@ -175,9 +181,8 @@ def test_proxy_refuses_bounds_and_urls_it_cannot_use(
 async def test_the_upstream_bounds_are_the_flags(live_server: LiveServers) -> None:
     huge = live_server(Rogue(call=huge_json(300_000))) + "/mcp"
     dripping = live_server(Rogue(call=drip)) + "/mcp"
-    with proxies(
-        (huge, ["--max-message-bytes", "100000"]), (dripping, ["--deadline", "0.5"])
-    ) as (bounded, deadline):
+    bounds = (huge, ["--max-message-bytes", "100000"]), (dripping, ["--deadline", "0.5"])
+    with proxies(*bounds) as (bounded, deadline):
         async with Client(bounded) as client:
             with pytest.raises(RPCError) as too_big:
                 await client.call_tool("big")
@@ -252,13 +257,29 @@ async def test_two_proxies_on_one_redis_ask_the_upstream_once_and_invalidate_tog
 
     assert seen == [([URI], "v1")] * 4
     assert note["params"]["uri"] == URI
-    assert before_update == {
+    expected = {
         "redis": {"resources/list": 1, "resources/read": 1},  # the second proxy: hits
         "memory": {"resources/list": 2, "resources/read": 2},  # once per proxy
         "off": {"resources/list": 4, "resources/read": 4},  # every time
-    }[cache]
+    }
+    assert before_update == expected[cache]
     assert (after, reads_after) == {
         "redis": (["v2", "v2"], 1),  # the first proxy's invalidation emptied both views
         "memory": (["v1", "v2"], 1),  # the second kept v1 for its ttlMs: it never heard
         "off": (["v2", "v2"], 2),
     }[cache]
+
+
+def test_the_commands_the_pages_show_parse() -> None:
+    from genmcp.cli import build_parser
+
+    root = Path(__file__).resolve().parents[2] / "docs"
+    cli = (root / "guides/cli.md").read_text(encoding="utf-8").split("\n## genmcp proxy\n")[1]
+    shown = re.findall(r"^\$ (?:\w+=\S+ )?(genmcp proxy .*)$", cli, re.M)
+    composition = (root / "guides/composition.md").read_text(encoding="utf-8")
+    shown += [line.split("  #")[0] for line in re.findall(r"^genmcp proxy .*$", composition, re.M)]
+    assert len(shown) == 7
+    parser = build_parser()
+    for command in shown:
+        args = parser.parse_args(shlex.split(command)[1:])  # a wrong flag exits (status 2)
+        assert args.url.startswith("http")

@@ -6,7 +6,8 @@ the shared catalog), the ``RedisSessionRegistry`` (2025 sessions), the ``RedisTa
 (Tasks), the ``RedisBuckets`` (rate limits: one budget for all the processes) and the
 ``RedisProofReplays`` (DPoP proofs seen by any process) on it, all under one key prefix,
 and the ``RedisCacheStore`` (the response cache of the process's clients: a gateway's
-upstream answers, shared by its processes). The parts borrow the client; ``aclose`` ends the broker's tasks, then closes it.
+upstream answers, shared by its processes). The parts borrow the client; ``aclose`` ends
+the broker's tasks, then closes it.
 ``mcp_router(redis_url=...)`` is ``mcp_router(stores=RedisStores.from_url(...))`` with the
 router closing the bundle.
 """
