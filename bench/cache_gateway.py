@@ -33,8 +33,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
@@ -186,7 +186,9 @@ def proxy_processes(upstream: str, extra: list[str], count: int) -> Iterator[lis
                     break
                 except httpx.HTTPError:
                     if process.poll() is not None or time.monotonic() > deadline:
-                        raise SystemExit(f"never served {url}: {process.communicate()[1]}")
+                        raise SystemExit(
+                            f"never served {url}: {process.communicate()[1]}"
+                        ) from None
                     time.sleep(0.05)
         yield [url for _, url in started]
     finally:
@@ -244,8 +246,11 @@ def two_processes(n: int, redis_url: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-n", type=int, default=50, help="requests of each method per era")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0",
-                        help="the Redis the two processes share (redis://127.0.0.1:6379/0)")
+    parser.add_argument(
+        "--redis-url",
+        default="redis://127.0.0.1:6379/0",
+        help="the Redis the two processes share (redis://127.0.0.1:6379/0)",
+    )
     options = parser.parse_args()
     n = options.n
     results = {"off": run(False, n), "on": run(True, n)}
