@@ -108,7 +108,7 @@ def proxies(*upstreams: tuple[str, list[str]]) -> Iterator[list[str]]:
         )  # fmt: skip
         started.append((process, f"http://127.0.0.1:{port}/mcp"))
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # a hang guard: two processes start on loaded cores
         for process, url in started:
             while True:
                 try:
