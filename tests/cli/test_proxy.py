@@ -10,7 +10,8 @@ Then the upstream bounds (``--max-message-bytes``, ``--deadline``: a misbehaving
 a JSON-RPC error naming the bound) and the response cache: two proxy processes on one Redis
 (``--redis-url``) ask their upstream once for what either was asked, and an upstream's
 ``resources/updated`` that only one of them hears empties the other's view too; two on their
-own memory (the default without Redis) ask once each, and ``--no-cache`` every time.
+own memory (the default without Redis) ask once each, and ``--no-cache`` every time; a
+``list_changed`` (both hear it) has both list the new page.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from genmcp import (
     Channel,
     InputRequired,
     Result,
+    StaticResource,
     Suite,
     Tool,
     ToolRequest,
@@ -198,13 +200,14 @@ async def test_the_upstream_bounds_are_the_flags(live_server: LiveServers) -> No
 
 
 URI: Final = "docs://page"
+HINT: Final = ("public", 60_000)
 
 
 def counted_upstream(live_server: LiveServers) -> tuple[str, Recorder, Suite, dict[str, str]]:
     """A genmcp upstream whose page may be kept a minute by anyone; its requests recorded."""
     page = {"text": "v1"}
 
-    @resource(URI, name="page", cache_control=("public", 60_000))
+    @resource(URI, name="page", cache_control=HINT)
     def read_page() -> str:
         """The page."""
         return page["text"]
@@ -223,6 +226,10 @@ async def until(check: Any) -> None:
     async with asyncio.timeout(30):  # a hang guard
         while not check():  # noqa: ASYNC110 (the upstream's count: no event to wait on)
             await asyncio.sleep(0.02)
+
+
+async def lists_new(client: Client) -> bool:
+    return "docs://new" in {item["uri"] for item in await client.list_resources()}
 
 
 @pytest.mark.parametrize("cache", ["redis", "memory", "off"])
@@ -254,6 +261,14 @@ async def test_two_proxies_on_one_redis_ask_the_upstream_once_and_invalidate_tog
             after = [(await client.read_resource(URI))["contents"][0]["text"]
                      for client in (two, one)]  # fmt: skip
             reads_after = asked(recorder, since)["resources/read"]
+
+            # a page added upstream: its list_changed reaches both proxies' listen streams
+            added = StaticResource("docs://new", "new", text="n", cache_control=HINT)
+            loop.call_soon_threadsafe(suite.add_resource, added)
+            async with asyncio.timeout(30):  # a hang guard: the proxies re-list on their own
+                for client in (one, two):
+                    while not await lists_new(client):  # noqa: ASYNC110 (no event to wait on)
+                        await asyncio.sleep(0.02)
 
     assert seen == [([URI], "v1")] * 4
     assert note["params"]["uri"] == URI
