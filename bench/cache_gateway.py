@@ -12,7 +12,8 @@ the gateway (2026-07-28, then a 2025 session); the upstream counts the HTTP requ
 reach it per JSON-RPC method, after the gateway has started (its own startup listing left
 out). Counts, not times: the figure is deterministic.
 
-Then two gateway processes (``genmcp proxy URL``, real processes) in front of the same
+Then two gateway processes (``genmcp proxy URL``, real processes, started one after the other:
+what each start-up asks the upstream is counted too) in front of the same
 upstream, with the cache off (``--no-cache``), in each process's memory (the default), and
 shared in Redis (``--redis-url``, a key prefix of the run's own, deleted at the end): ``-n``
 of each method to the first process, then to the second (2026-07-28), the upstream's count
@@ -164,21 +165,31 @@ def free_port() -> int:
         return port
 
 
+SETTLE_S = 1.0
+"""Seconds a started proxy is left to open its change stream (and re-list past its cache)."""
+STARTUP = ("server/discover", "tools/list", "resources/templates/list")
+
+
 @contextlib.contextmanager
-def proxy_processes(upstream: str, extra: list[str], count: int) -> Iterator[list[str]]:
-    """``count`` ``genmcp proxy`` processes in front of ``upstream``; their URLs once served."""
+def proxy_processes(
+    upstream: str, extra: list[str], count: int, counting: Counting
+) -> Iterator[tuple[list[str], list[Counter[str]]]]:
+    """``count`` ``genmcp proxy`` processes in front of ``upstream``, started one after the
+    other; their URLs, and what each one's start-up asked the upstream."""
     import httpx
 
     env = {k: v for k, v in os.environ.items() if k != "GENMCP_REDIS_URL"}
-    started = []
-    for _ in range(count):
-        port = free_port()
-        command = [sys.executable, "-m", "genmcp", "proxy", upstream, "--port", str(port)]
-        process = subprocess.Popen([*command, *extra], env=env, start_new_session=True,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
-        started.append((process, f"http://127.0.0.1:{port}/mcp"))
+    started: list[tuple[subprocess.Popen[bytes], str]] = []
+    startups = []
     try:
-        for process, url in started:
+        for _ in range(count):
+            before = Counter(counting.counts)
+            port = free_port()
+            url = f"http://127.0.0.1:{port}/mcp"
+            command = [sys.executable, "-m", "genmcp", "proxy", upstream, "--port", str(port)]
+            process = subprocess.Popen([*command, *extra], env=env, start_new_session=True,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+            started.append((process, url))
             deadline = time.monotonic() + 60
             while True:
                 try:
@@ -186,11 +197,12 @@ def proxy_processes(upstream: str, extra: list[str], count: int) -> Iterator[lis
                     break
                 except httpx.HTTPError:
                     if process.poll() is not None or time.monotonic() > deadline:
-                        raise SystemExit(
-                            f"never served {url}: {process.communicate()[1]}"
-                        ) from None
+                        stderr = process.communicate()[1]
+                        raise SystemExit(f"never served {url}: {stderr!r}") from None
                     time.sleep(0.05)
-        yield [url for _, url in started]
+            time.sleep(SETTLE_S)
+            startups.append(counting.counts - before)
+        yield [url for _, url in started], startups
     finally:
         for process, _ in started:
             if process.poll() is None:
@@ -202,15 +214,16 @@ def proxy_processes(upstream: str, extra: list[str], count: int) -> Iterator[lis
                 process.communicate()
 
 
-def run_processes(mode: str, n: int, redis_url: str) -> list[Counter[str]]:
-    """The upstream's counts for ``n`` of each method to each of two proxy processes."""
+def run_processes(mode: str, n: int, redis_url: str) -> tuple[list[Counter[str]], ...]:
+    """The upstream's counts at each of two proxy processes' start-up, and for ``n`` of each
+    method to each of them."""
     counting = Counting(mcp_app(upstream_suite(), path="/mcp"))
     upstream = Served(counting)
     prefix = f"genmcp-bench:{uuid.uuid4().hex}:"
     extra = MODES[mode] + ([redis_url, "--redis-prefix", prefix] if mode == "redis" else [])
     found = []
     try:
-        with proxy_processes(upstream.url, extra, 2) as urls:
+        with proxy_processes(upstream.url, extra, 2, counting) as (urls, startups):
             for url in urls:
                 before = Counter(counting.counts)
                 asyncio.run(drive(url, n, None))
@@ -225,7 +238,7 @@ def run_processes(mode: str, n: int, redis_url: str) -> list[Counter[str]]:
             if keys:
                 client.delete(*keys)
             client.close()
-    return found
+    return startups, found
 
 
 def two_processes(n: int, redis_url: str) -> None:
@@ -238,9 +251,16 @@ def two_processes(n: int, redis_url: str) -> None:
         names = METHODS if method == "all four" else (method,)
         cells = []
         for mode in MODES:
-            first, second = (sum(found[m] for m in names) for found in results[mode])
+            first, second = (sum(found[m] for m in names) for found in results[mode][1])
             cells.append(f"{first} + {second}")
         print(f"| {method} | {len(names) * n} + {len(names) * n} | " + " | ".join(cells) + " |")
+    print()
+    print("| at start-up | upstream, cache off | upstream, each process's memory | "
+          "upstream, shared in Redis |")  # fmt: skip
+    print("|---|--:|--:|--:|")
+    for method in STARTUP:
+        cells = [" + ".join(str(found[method]) for found in results[mode][0]) for mode in MODES]
+        print(f"| {method} | " + " | ".join(cells) + " |")
 
 
 def main() -> None:
