@@ -183,7 +183,8 @@ def test_proxy_refuses_bounds_and_urls_it_cannot_use(
 async def test_the_upstream_bounds_are_the_flags(live_server: LiveServers) -> None:
     huge = live_server(Rogue(call=huge_json(300_000))) + "/mcp"
     dripping = live_server(Rogue(call=drip)) + "/mcp"
-    bounds = (huge, ["--max-message-bytes", "100000"]), (dripping, ["--deadline", "0.5"])
+    # 5 s: the drip never ends; its start-up listing (honest) must fit on loaded cores
+    bounds = (huge, ["--max-message-bytes", "100000"]), (dripping, ["--deadline", "5"])
     with proxies(*bounds) as (bounded, deadline):
         async with Client(bounded) as client:
             with pytest.raises(RPCError) as too_big:
