@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
+import pytest
+
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result, mcp_app, tool
 from genmcp.client import Client
 from genmcp.client.cache import MemoryCacheStore, ResponseCache
@@ -211,7 +213,8 @@ async def test_a_cached_page_whose_cursor_went_stale_lists_afresh(
             assert [t["name"] for t in await client.list_tools()] == ["a", "b"]
             first = "public:" + client.cache.request_key("tools/list", {})
             keys = [k.decode() async for k in raw.scan_iter(match=redis_prefix + "*")]
-            later = [k for k in keys if not k.endswith((":gen", first))]
+            pages = [k for k in keys if ":tools:" in k]  # not the kept server/discover
+            later = [k for k in pages if not k.endswith((":gen", first))]
             assert len(later) == 1
             await raw.delete(*later)  # Redis evicted the second page, kept the first
             await server.run_in_loop(grow())
@@ -221,3 +224,29 @@ async def test_a_cached_page_whose_cursor_went_stale_lists_afresh(
     finally:
         await raw.aclose()
         await store.aclose()
+
+
+@pytest.mark.parametrize(
+    ("hint", "probes"), [(("public", 60_000), 1), (("private", 60_000), 2), (("public", 0), 2)]
+)
+async def test_a_kept_server_discover_answers_the_next_client_s_probe(
+    live_server: LiveServers, hint: Any, probes: int
+) -> None:
+    @tool(cache_control=("public", 60_000))
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    suite = Suite(server_name="probed", server_version="1", tools=[add],
+                  discover_cache_control=hint)  # fmt: skip
+    recorder = Recorder(mcp_app(suite, path="/mcp"))
+    url = live_server(recorder) + "/mcp"
+    store = MemoryCacheStore()
+    found = []
+    for token in ("alice", "bob"):  # two principals, one store
+        async with Client(url, cache=store, token=token) as client:
+            assert [t["name"] for t in await client.list_tools()] == ["add"]
+            assert client.cache is not None
+            found.append((client.era, client.server_info["name"], client.cache.hits))
+    assert found == [("2026-07-28", "probed", 0), ("2026-07-28", "probed", 1)]  # tools/list
+    assert len(recorder.posts("server/discover")) == probes

@@ -180,3 +180,18 @@ def test_only_a_remote_mount_loads_the_client_and_httpx() -> None:
     assert remote == (
         "['genmcp.client', 'genmcp.compose.remote', 'genmcp.compose.upstream', 'httpx']"
     )
+
+
+def test_share_cache_takes_only_a_remote_mount_s_default_cache() -> None:
+    from genmcp.client.cache import MemoryCacheStore
+
+    shared = MemoryCacheStore()
+    url = "http://127.0.0.1:1/mcp"
+    default, chosen = Mount(url=url), Mount(url=url, cache=True)
+    off, local = Mount(url=url, cache=False), Mount(Suite(server_name="s", server_version="1"))
+    assert [m.share_cache(shared) for m in (default, chosen, off, local)] == [True, False, False,
+                                                                             False]  # fmt: skip
+    assert default.upstream is not None and default.upstream.client.cache is not None
+    assert default.upstream.client.cache.store is shared
+    assert chosen.upstream is not None and chosen.upstream.client.cache is not None
+    assert chosen.upstream.client.cache.store is not shared

@@ -1,5 +1,8 @@
-"""``mcp_router(proxy=URL, proxy_limits=..., proxy_timeout_s=...)``: the gateway's upstream
-bounds are the user's to set (issue 48: before, a proxy had only the client's defaults).
+"""``mcp_router(proxy=URL, proxy_limits=..., proxy_timeout_s=..., proxy_cache=...)``: the
+gateway's upstream bounds are the user's to set (issue 48: before, a proxy had only the
+client's defaults), and so is its response cache (issue 53): two gateways given one Redis
+(``redis_url=``, by default; or one ``RedisCacheStore`` as ``proxy_cache=``) ask their
+upstream once for a page either was asked for; ``proxy_cache=False`` or no Redis, once each.
 
 Real processes' worth of parts on loopback: the upstream is `support.rogue` (a 5 MiB answer,
 or an answer that drips forever) under its own uvicorn server, the gateway another, and a
@@ -15,9 +18,11 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from genmcp import mcp_router
+from genmcp import StaticResource, Suite, mcp_app, mcp_router
 from genmcp.client import Client, ClientLimits, RPCError
 from genmcp.client.limits import MIB
+from genmcp.storage.redis import RedisCacheStore
+from support.recorder import Recorder
 from support.rogue import Rogue, drip, huge_json
 from support.server import LiveServers
 
@@ -59,6 +64,47 @@ async def test_a_proxy_deadline_ends_a_call_the_upstream_never_finishes(
                                                                "limit": "deadline_s"})  # fmt: skip
 
 
-def test_proxy_bounds_without_a_proxy_are_refused() -> None:
-    with pytest.raises(TypeError, match="proxy_limits and proxy_timeout_s"):
-        mcp_router(server_name="s", server_version="1", proxy_limits=ClientLimits())
+@pytest.mark.parametrize(
+    "option", [{"proxy_limits": ClientLimits()}, {"proxy_timeout_s": 5}, {"proxy_cache": False}]
+)
+def test_proxy_options_without_a_proxy_are_refused(option: dict[str, Any]) -> None:
+    with pytest.raises(TypeError, match="proxy_limits, proxy_timeout_s and proxy_cache"):
+        mcp_router(server_name="s", server_version="1", **option)
+
+
+def page_upstream(live_server: LiveServers) -> tuple[str, Recorder]:
+    page = StaticResource("docs://page", "page", text="v1", cache_control=("public", 60_000))
+    suite = Suite(server_name="up", server_version="1", resources=[page])
+    recorder = Recorder(mcp_app(suite, path="/mcp"))
+    return live_server(recorder) + "/mcp", recorder
+
+
+@pytest.mark.parametrize(
+    ("config", "reads"),
+    [("redis_url", 1), ("redis_url, proxy_cache=False", 2), ("proxy_cache=store", 1),
+     ("no redis", 2)],
+)  # fmt: skip
+async def test_two_gateways_share_the_upstream_answers_through_redis(
+    live_server: LiveServers, redis_url: str, redis_prefix: str, config: str, reads: int
+) -> None:
+    upstream, recorder = page_upstream(live_server)
+    # a store per gateway (each serves on its own loop), on one Redis and one prefix
+    stores = [RedisCacheStore.from_url(redis_url, prefix=redis_prefix + "own:") for _ in "ab"]
+    gateways = []
+    for store in stores:
+        options: dict[str, Any] = {
+            "redis_url": {"redis_url": redis_url, "redis_prefix": redis_prefix},
+            "redis_url, proxy_cache=False": {"redis_url": redis_url, "redis_prefix": redis_prefix,
+                                             "proxy_cache": False},
+            "proxy_cache=store": {"proxy_cache": store},
+            "no redis": {},
+        }[config]  # fmt: skip
+        gateways.append(live_server.start(gateway_app(upstream, **options)))
+    before = len(recorder.posts("resources/read"))
+    for gateway in gateways:
+        async with Client(gateway.url + "/mcp") as client:
+            read = await client.read_resource("docs://page")
+            assert read["contents"][0]["text"] == "v1"
+    for gateway, store in zip(gateways, stores, strict=True):  # on the loop that used it
+        await gateway.run_in_loop(store.aclose())
+    assert len(recorder.posts("resources/read")) - before == reads

@@ -1,7 +1,8 @@
 """``ResponseCache``: a client's cache of cacheable results, honouring SEP-2549's hints.
 
-A 2026-07-28 server stamps ``ttlMs`` and ``cacheScope`` on ``tools/list``, ``prompts/list``,
-``resources/list``, ``resources/templates/list`` and ``resources/read``. The client keeps a
+A 2026-07-28 server stamps ``ttlMs`` and ``cacheScope`` on ``server/discover``, ``tools/list``,
+``prompts/list``, ``resources/list``, ``resources/templates/list`` and ``resources/read``
+(``server/discover``'s answers the era probe: ``genmcp.client.connection``). The client keeps a
 complete result for ``ttlMs`` (at most ``max_ttl_ms``, a day by default) and answers the same
 request from it:
 
@@ -12,7 +13,8 @@ request from it:
 * invalidated by ``notifications/tools|prompts|resources/list_changed`` (the method's
   listings) and ``notifications/resources/updated`` (that URI's reads): each bumps a
   generation kept in the store, so a notification one process sees empties every process's
-  view; a result fetched while its generation moved is not kept;
+  view; a result fetched while its generation moved is not kept (``server/discover``'s has no
+  notification: it lasts its ``ttlMs``);
 * 2025 sessions are never cached (their results carry no hints); ``ttlMs: 0``, an
   ``input_required`` result, a request with ``inputResponses`` or a result over
   ``max_entry_bytes`` (1 MiB) neither.
@@ -42,6 +44,7 @@ from genmcp.protocol.methods import (
     RESOURCES_READ,
     RESOURCES_TEMPLATES_LIST,
     RESOURCES_UPDATED,
+    SERVER_DISCOVER,
     TOOLS_LIST,
     TOOLS_LIST_CHANGED,
 )
@@ -59,14 +62,16 @@ __all__ = [
 logger = logging.getLogger("genmcp.client")
 
 CACHEABLE: Final = frozenset(
-    {TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_TEMPLATES_LIST, RESOURCES_READ}
-)
-"""The methods whose results SEP-2549 lets a client keep (``server/discover`` aside)."""
+    {SERVER_DISCOVER, TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_TEMPLATES_LIST,
+     RESOURCES_READ}
+)  # fmt: skip
+"""The methods whose results SEP-2549 lets a client keep."""
 MAX_TTL_MS: Final = 24 * 3600 * 1000
 """The longest a result is kept, whatever ``ttlMs`` the server sends."""
 MAX_ENTRY_BYTES: Final = 1 << 20
 """The largest result kept (its JSON text); a larger one is fetched each time."""
 _GROUPS: Final[Mapping[str, str]] = {
+    SERVER_DISCOVER: "discover",
     TOOLS_LIST: "tools",
     PROMPTS_LIST: "prompts",
     RESOURCES_LIST: "resources",
@@ -208,9 +213,12 @@ class ResponseCache:
         body = {key: value for key, value in (params or {}).items() if key != "_meta"}
         return _digest(method + "\n" + _canonical(body))
 
-    async def get(self, method: str, params: Mapping[str, Any] | None) -> tuple[Any, int | None]:
+    async def get(
+        self, method: str, params: Mapping[str, Any] | None, *, counted: bool = True
+    ) -> tuple[Any, int | None]:
         """A fresh result for the request (or None) and the generation to store under (None
-        when the store failed: then nothing is stored)."""
+        when the store failed: then nothing is stored). ``counted=False`` leaves ``hits``
+        and ``misses`` alone (the era probe's ``server/discover``)."""
         group, key = self.group(method, params), self.request_key(method, params)
         try:
             generation, public, private = await self.store.lookup(
@@ -218,14 +226,14 @@ class ResponseCache:
             )
         except Exception as exc:  # a cache that fails is a miss
             logger.warning("response cache: lookup failed (%s); asking the server", exc)
-            self.misses += 1
+            self.misses += counted
             return None, None
         for raw in (private, public):
             entry = _entry(raw)
             if entry is not None and entry.get("generation") == generation:
-                self.hits += 1
+                self.hits += counted
                 return entry["result"], generation
-        self.misses += 1
+        self.misses += counted
         return None, generation
 
     async def put(

@@ -162,6 +162,7 @@ class Client:
             store = None if cache is True else cache
             self.cache = ResponseCache(store, self.url, principal=cache_principal)
             self.connection.add_listener(self.cache.notified)
+            self.connection.cache = self.cache  # a kept server/discover answers the probe
 
     @property
     def era(self) -> str | None:

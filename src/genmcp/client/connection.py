@@ -4,7 +4,10 @@ The first request learns the era as the spec says. HTTP: ``server/discover`` at 
 a result naming 2026-07-28 (or a modern error) means a modern server, anything else (an
 HTTP error without a modern JSON-RPC error, a -32022 naming only 2025 revisions) opens a
 2025 session. stdio: the same, and no answer to ``server/discover`` within
-``PROBE_TIMEOUT`` counts as 2025 too. ``protocol=`` fixes the era instead.
+``PROBE_TIMEOUT`` counts as 2025 too. ``protocol=`` fixes the era instead. With a response
+cache (:attr:`Connection.cache`), a ``server/discover`` result kept as its ``ttlMs`` and
+``cacheScope`` allow (SEP-2549 hints it too) answers the probe: a client in another process
+sharing the store learns the era and the server without asking.
 
 Then :meth:`Connection.send` builds each request for the era (2026-07-28: ``_meta``
 version, capabilities, client info, and the ``Mcp-*`` headers; 2025: the session's id and
@@ -26,6 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
+from genmcp.client.cache import ResponseCache
 from genmcp.client.errors import ClientError, RPCError
 from genmcp.client.exchange import Handlers, Sink
 from genmcp.client.http import HTTPWire, Reply
@@ -79,6 +83,8 @@ class Connection:
         self.inputs, self.defaults = inputs, defaults
         self.era: str | None = None
         self.server: dict[str, Any] = {}
+        self.cache: ResponseCache | None = None
+        """The client's response cache: a kept ``server/discover`` result answers the probe."""
         self.session: LegacySession | None = None
         self.stream_open = asyncio.Event()
         """Set once a 2025 session's GET stream has answered (or failed)."""
@@ -257,7 +263,14 @@ class Connection:
                 await self._probe()
 
     async def _probe(self) -> None:
-        """``server/discover`` first; a session when the answer is not a modern server's."""
+        """``server/discover`` first (a kept result of it, if the cache has one); a session
+        when the answer is not a modern server's."""
+        generation = None
+        if self.cache is not None:
+            found, generation = await self.cache.get(SERVER_DISCOVER, {}, counted=False)
+            if isinstance(found, Mapping) and LATEST in (found.get("supportedVersions") or ()):
+                self.era, self.server = LATEST, dict(found)
+                return
         failure: ClientError
         for _ in range(2):
             message = build_request(
@@ -274,6 +287,8 @@ class Connection:
             result = (reply.message or {}).get("result")
             if isinstance(result, Mapping) and LATEST in (result.get("supportedVersions") or ()):
                 self.era, self.server = LATEST, dict(result)
+                if self.cache is not None and generation is not None:
+                    await self.cache.put(SERVER_DISCOVER, {}, result, generation)
                 return
             error = (reply.message or {}).get("error")
             failure = RPCError.from_error(error, status=reply.status)

@@ -89,10 +89,13 @@ class Mount:
         cache: (remote) the upstream client's response cache (``genmcp.client.cache``): its
             listings, resource lists and reads kept as the upstream's ``ttlMs``/
             ``cacheScope`` allow, emptied by its ``list_changed``/``resources/updated``;
-            True (default) in this process, a ``CacheStore`` to share (Redis), False: off.
+            None (default): the shared cache of the router serving it if it has one
+            (``mcp_router(redis_url=...)``: :meth:`share_cache`), else this process's
+            memory; True: this process's memory; a ``CacheStore`` to share (Redis); False:
+            off.
     """
 
-    __slots__ = ("namespace", "prefix", "suite", "upstream")
+    __slots__ = ("namespace", "prefix", "shares", "suite", "upstream")
 
     def __init__(
         self,
@@ -112,7 +115,7 @@ class Mount:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         limits: ClientLimits | None = None,
-        cache: bool | CacheStore = True,
+        cache: bool | CacheStore | None = None,
     ) -> None:
         if [suite, url, command].count(None) != 2:
             raise TypeError(
@@ -131,6 +134,8 @@ class Mount:
         self.suite, self.namespace = suite, namespace or None
         self.prefix = f"{namespace}_" if namespace else ""
         self.upstream: Upstream | None = None
+        self.shares = cache is None
+        """Whether :meth:`share_cache` may give it a store (its cache left at the default)."""
         target = url if url is not None else None if command is None else list(command)
         if target is not None:
             from genmcp.client.limits import DEFAULT_LIMITS
@@ -141,7 +146,7 @@ class Mount:
                 target, proxies=PROXIES, prefix=self.prefix, timeout_s=timeout_s,
                 failures=failures, cooldown_s=cooldown_s, token=token, headers=headers,
                 http=http, resources=resources, protocol=protocol, env=env, cwd=cwd,
-                limits=limits or DEFAULT_LIMITS, cache=cache,
+                limits=limits or DEFAULT_LIMITS, cache=True if cache is None else cache,
             )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -150,6 +155,16 @@ class Mount:
             return f"Mount({kind}={self.upstream.target!r}, namespace={self.namespace!r})"
         assert self.suite is not None
         return f"Mount({self.suite.server_info['name']!r}, namespace={self.namespace!r})"
+
+    def share_cache(self, store: CacheStore) -> bool:
+        """(remote, its cache left at the default) Keep the upstream's cached answers in
+        ``store`` instead of this process's memory: what ``mcp_router`` does with its Redis
+        stores' cache, so a gateway's processes share them. False (nothing changed) for a
+        Suite mount or a cache chosen explicitly."""
+        if self.upstream is None or not self.shares or self.upstream.client.cache is None:
+            return False
+        self.upstream.client.cache.store = store
+        return True
 
     async def start(self, outer: Suite) -> None:
         """(remote) List the upstream into ``outer`` and follow its changes; the outer

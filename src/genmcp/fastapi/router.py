@@ -48,6 +48,7 @@ from genmcp.transports.http.auth import Auth, as_auth
 from genmcp.transports.http.options import OPTION_NAMES, HTTPOptions
 
 if TYPE_CHECKING:
+    from genmcp.client.cache import CacheStore
     from genmcp.storage.redis import RedisOptions, RedisStores
 
 __all__ = ["DOCS_ROUTE_NAME", "MCPRouter", "docs_route", "mcp_app", "mcp_router"]
@@ -172,6 +173,7 @@ def mcp_router(
     proxy: str | None = None,
     proxy_limits: ClientLimits | None = None,
     proxy_timeout_s: float = 10.0,
+    proxy_cache: bool | CacheStore | None = None,
     redis_url: str | None = None,
     redis_prefix: str = "genmcp:",
     redis_options: RedisOptions | None = None,
@@ -211,6 +213,13 @@ def mcp_router(
             (32 MiB, 1,000 pages, 100,000 items, 300 s). An upstream crossing one is a
             JSON-RPC error to the gateway's client, as if it were down.
         proxy_timeout_s: seconds a connect or a read to that upstream may take.
+        proxy_cache: that upstream's response cache (``Mount(cache=...)``): None (default)
+            shares the router's Redis cache when it has one (``redis_url=``, or a
+            ``stores=`` bundle with a ``cache``, as ``RedisStores.from_url`` makes), so the
+            gateway's processes ask the upstream once; else this process's memory. False:
+            off; True: this process's memory; a ``CacheStore``: that one (yours to close).
+            Every remote ``Mount`` of ``mounts=`` left at its default cache shares the
+            router's Redis cache the same way.
         redis_url: scale out over this Redis (default: ``GENMCP_REDIS_URL``, when the
             router builds its Suite): the router builds ``RedisStores`` (broker, session
             registry, task store, buckets on one client), wires them in as it does
@@ -235,9 +244,10 @@ def mcp_router(
     options = _http_options(options, keywords)  # takes the HTTP options out of keywords
     redis = (redis_url, redis_prefix, redis_options)
     stores, owned = _storage(stores, redis, suite, keywords, legacy)
-    if _add_proxy(proxy, proxy_limits, proxy_timeout_s, suite, keywords):
+    if _add_proxy(proxy, (proxy_limits, proxy_timeout_s, proxy_cache), suite, keywords):
         server_name = server_name or "genmcp-proxy"
         server_version = server_version or "1"
+    _share_cache(stores, keywords)
     if suite is None:
         if server_name is None or server_version is None:
             raise TypeError("mcp_router needs server_name and server_version (or suite=...)")
@@ -278,22 +288,40 @@ def mcp_router(
 
 def _add_proxy(
     proxy: str | None,
-    limits: ClientLimits | None,
-    timeout_s: float,
+    options: tuple[ClientLimits | None, float, bool | CacheStore | None],
     suite: Suite | None,
     keywords: dict[str, Any],
 ) -> bool:
     """Add ``proxy``'s upstream to the mounts of the Suite the router builds (True), or
-    refuse the proxy options without ``proxy=`` (False when there is no proxy)."""
+    refuse the proxy options (limits, timeout, cache) without ``proxy=`` (False when there
+    is no proxy)."""
+    limits, timeout_s, cache = options
     if proxy is None:
-        if limits is not None or timeout_s != 10.0:
-            raise TypeError("proxy_limits and proxy_timeout_s bound the upstream of proxy=URL")
+        if limits is not None or timeout_s != 10.0 or cache is not None:
+            raise TypeError(
+                "proxy_limits, proxy_timeout_s and proxy_cache configure the upstream of "
+                "proxy=URL: give proxy= too (or a Mount(url=..., limits=, timeout_s=, cache=) "
+                "in mounts=)"
+            )
         return False
     if suite is not None:
         raise TypeError("mcp_router(proxy=URL) builds its own Suite: give no suite=")
-    upstream = Mount(url=proxy, resources=True, limits=limits, timeout_s=timeout_s)
+    upstream = Mount(url=proxy, resources=True, limits=limits, timeout_s=timeout_s, cache=cache)
     keywords["mounts"] = [*keywords.pop("mounts", ()), upstream]
     return True
+
+
+def _share_cache(stores: Stores | None, keywords: dict[str, Any]) -> None:
+    """Give the stores' response cache (``RedisStores.cache``; a bundle without one: none)
+    to every remote mount of ``mounts=`` left at its default cache: a gateway's processes
+    then share their upstreams' answers (and one process's invalidation empties them all)."""
+    shared = getattr(stores, "cache", None)
+    if shared is None:
+        return
+    mounts = keywords["mounts"] = list(keywords.get("mounts", ()))  # an iterable, once
+    for mount in mounts:
+        if isinstance(mount, Mount):
+            mount.share_cache(shared)
 
 
 def docs_route(path: str) -> Route:

@@ -540,7 +540,9 @@ class Stores(Protocol):
     Another backend implements the four interfaces and bundles them the same way: a
     dataclass with these four fields and an ``aclose`` is enough. The parts of one bundle
     should share one store (and its connection) so that the processes given equal bundles
-    act as one server.
+    act as one server. A bundle may also carry a ``cache`` (a ``genmcp.client.cache``
+    ``CacheStore``, as ``RedisStores`` does): the router's remote mounts left at their
+    default cache keep their upstreams' answers there.
     """
 
     @property

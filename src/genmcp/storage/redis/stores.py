@@ -4,8 +4,10 @@
 ``RedisOptions`` (never redis-py's defaults) and the ``RedisBroker`` (pub/sub, worker mail,
 the shared catalog), the ``RedisSessionRegistry`` (2025 sessions), the ``RedisTaskStore``
 (Tasks), the ``RedisBuckets`` (rate limits: one budget for all the processes) and the
-``RedisProofReplays`` (DPoP proofs seen by any process) on it, all under one key prefix.
-The parts borrow the client; ``aclose`` ends the broker's tasks, then closes it.
+``RedisProofReplays`` (DPoP proofs seen by any process) on it, all under one key prefix,
+and the ``RedisCacheStore`` (the response cache of the process's clients: a gateway's
+upstream answers, shared by its processes). The parts borrow the client; ``aclose`` ends
+the broker's tasks, then closes it.
 ``mcp_router(redis_url=...)`` is ``mcp_router(stores=RedisStores.from_url(...))`` with the
 router closing the bundle.
 """
@@ -17,6 +19,7 @@ from typing import Any
 
 from genmcp.storage.redis.broker import RedisBroker
 from genmcp.storage.redis.buckets import RedisBuckets
+from genmcp.storage.redis.cache import RedisCacheStore
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.part import DEFAULT_PREFIX, close_client
 from genmcp.storage.redis.registry import RedisSessionRegistry
@@ -42,6 +45,10 @@ class RedisStores:
     states: RedisStateStore | None = None
     """Per-user state (``genmcp.UserStates``) on the same client and prefix (``from_url``
     makes it); not one of the parts a router wires in."""
+    cache: RedisCacheStore | None = None
+    """The response cache on the same client and prefix (``from_url`` makes it): what a
+    router's remote mounts left at their default cache share (``mcp_router(proxy=URL,
+    redis_url=...)``: one gateway's processes ask their upstream once)."""
 
     @classmethod
     def from_url(
@@ -65,13 +72,14 @@ class RedisStores:
             RedisBuckets(client, prefix=prefix, options=options),
             RedisProofReplays(client, prefix=prefix, options=options),
             RedisStateStore(client, prefix=prefix, options=options),
+            RedisCacheStore(client, prefix=prefix, options=options),
         )
 
     async def aclose(self) -> None:
         """End the broker's tasks, then close the client (the parts borrow it)."""
         try:
             parts = (self.broker, self.registry, self.tasks, self.buckets, self.replays)
-            for part in (*parts, self.states):
+            for part in (*parts, self.states, self.cache):
                 if part is not None:
                     await part.aclose()
         finally:
