@@ -166,6 +166,34 @@ async def test_challenges_name_both_schemes_algs_and_the_nonce(live_server: Live
     assert "dpop_bound_access_tokens_required" not in metadata.json()
 
 
+async def test_a_rotated_nonce_comes_on_a_successful_answer(live_server: LiveServers) -> None:
+    """RFC 9449 §8.2: a proof taken with the previous window's nonce is answered 200 with the
+    current one in ``DPoP-Nonce``, which genmcp's client keeps: its next proof carries it,
+    no challenge in between. A proof with the current nonce gets no header."""
+    nonces = DPoPNonces("r" * 16, rotate_s=10**6)  # windows of 11 days: no flip mid-test
+    mcp, tokens = serve(live_server, DPoPPolicy(nonces=nonces))
+    key = DPoP()
+    token = tokens.issue(mcp, jkt=key.thumbprint)
+    previous = nonces.at(time.time() - nonces.rotate_s)
+    key.remember(mcp, httpx.Response(401, headers={"dpop-nonce": previous}))
+    async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
+        replies = []
+        for i in range(2):
+            proof = key.proof("POST", mcp, access_token=token)
+            reply = await http.post(mcp, json=call_message("pid", {}, i),
+                                    headers=mcp_headers(f"DPoP {token}", proof))  # fmt: skip
+            key.remember(mcp, reply)
+            replies.append(reply)
+    rotated, steady = replies
+    assert previous != nonces.current()
+    assert rotated.status_code == 200, rotated.text
+    assert rotated.headers["dpop-nonce"] == nonces.current()
+    assert rotated.json()["result"]["content"][0]["text"].endswith(" alice")
+    assert rotated.headers["x-pid"]  # the app's own headers are still there
+    assert steady.status_code == 200 and "dpop-nonce" not in steady.headers
+    assert key.nonce(mcp) == nonces.current()
+
+
 async def test_dpop_only_refuses_every_bearer_token(live_server: LiveServers) -> None:
     mcp, tokens = serve(live_server, DPoPPolicy(required=True))
     async with httpx.AsyncClient(trust_env=False, timeout=30) as http:

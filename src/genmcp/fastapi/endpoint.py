@@ -51,7 +51,7 @@ from genmcp.transports.http.asgi import (
     send_json,
     send_refusal,
 )
-from genmcp.transports.http.auth import Auth
+from genmcp.transports.http.auth import RESPONSE_HEADERS, Auth
 from genmcp.transports.http.options import HTTPOptions
 from genmcp.transports.http.registry import Registry
 from genmcp.transports.http.relay import respond
@@ -151,6 +151,8 @@ class MCPEndpoint:
                     await send_refusal(send, receive, headers, *found)
                     return
                 assigns = found
+            if RESPONSE_HEADERS in assigns:  # an auth's headers for this answer (rare)
+                send, assigns = _adding_headers(send, assigns)
             # built by tuple's own __new__: no Python frame, it runs on every request
             exchange = tuple.__new__(_Exchange, (scope, receive, send, headers, assigns))
             if problem is None and scope["method"] != "POST":
@@ -355,6 +357,21 @@ async def _send_error(
 ) -> None:
     status, extra = http_status(failure.reason), (*extra, *retry_after(failure.reason))
     await send_json(send, error_response(request_id, failure), status, extra)
+
+
+def _adding_headers(send: Send, assigns: Mapping[str, Any]) -> tuple[Send, Mapping[str, Any]]:
+    """``send`` adding the auth's :data:`RESPONSE_HEADERS` to the response's start, and the
+    assigns without them (a tool never sees the entry)."""
+    rest = {name: value for name, value in assigns.items() if name != RESPONSE_HEADERS}
+    extra = [(name.encode("latin-1"), value.encode("latin-1"))
+             for name, value in assigns[RESPONSE_HEADERS]]  # fmt: skip
+
+    async def adding(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message["headers"], *extra]}
+        await send(message)
+
+    return adding, rest
 
 
 def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
