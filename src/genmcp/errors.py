@@ -199,6 +199,7 @@ REASONS: dict[str, WireError] = {
     "missing_meta": WireError(400, INVALID_PARAMS, "Invalid params: missing required _meta key"),
     "invalid_meta": WireError(400, INVALID_PARAMS, "Invalid params: malformed _meta"),
     "header_mismatch": WireError(400, HEADER_MISMATCH, "Header mismatch"),
+    "language_mismatch": WireError(400, HEADER_MISMATCH, "Header mismatch: Accept-Language"),
     "missing_capability": WireError(400, MISSING_CAPABILITY, "Missing required client capability"),
     "unsupported_version": WireError(400, UNSUPPORTED_VERSION, "Unsupported protocol version"),
     # method-level client errors

@@ -39,6 +39,7 @@ from genmcp.protocol.jsonrpc import (
     parse_in_steps,
 )
 from genmcp.protocol.jsonrpc import Message as JSONRPCMessage
+from genmcp.protocol.languages import ACCEPT_LANGUAGE_META, mirrors
 from genmcp.protocol.versions import Era, era_of
 from genmcp.sessions import LegacyServer
 from genmcp.suite import Suite
@@ -103,6 +104,7 @@ class MCPEndpoint:
             ShutdownHub(server_exit),
             options.drain_s,
         )
+        self._languages = suite.sep2792 is not None  # SEP-2792: headers mirrored
         ENDPOINTS.add(self, self)  # stdio and the start-up checks find it by its route
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -242,6 +244,12 @@ class MCPEndpoint:
             if denied is not None:  # (body, status, headers): answered before any stream
                 await send_json(exchange.send, *denied)
                 return
+        if self._languages and isinstance(message, Request):  # SEP-2792: the header mirror
+            try:
+                mirrors(_lines(exchange.scope, b"accept-language"), _accepted(message))
+            except MCPError as exc:  # 400 -32020 in both eras, before the Suite
+                await exchange.error(message.id, exc)
+                return
         if self.legacy is not None and _era(message, headers) is Era.LEGACY:
             await self._legacy_post(self.legacy, message, exchange)
             return
@@ -263,7 +271,14 @@ class MCPEndpoint:
             call = await suite.handle(message, assigns, context=context, local=refusal(exc))
         else:
             call = await suite.handle(message, assigns, meta, context=context)
-        await respond(Relay(call), exchange.receive, exchange.send, self._streams, headers=headers)
+        await respond(
+            Relay(call),
+            exchange.receive,
+            exchange.send,
+            self._streams,
+            headers=headers,
+            languages=self._languages,
+        )
 
     async def _legacy_post(
         self, legacy: LegacyServer, message: JSONRPCMessage, exchange: _Exchange
@@ -291,6 +306,7 @@ class MCPEndpoint:
             journal=answer.journal,
             ended=partial(legacy.ended, message, token, version, exchange.assigns),
             expires_at=answer.expires_at,
+            languages=self._languages,
         )
 
 
@@ -357,6 +373,17 @@ async def _send_error(
 ) -> None:
     status, extra = http_status(failure.reason), (*extra, *retry_after(failure.reason))
     await send_json(send, error_response(request_id, failure), status, extra)
+
+
+def _lines(scope: Scope, name: bytes) -> list[str]:
+    """Every value of the request header ``name`` (lower case), in order."""
+    return [value.decode("latin-1") for key, value in scope["headers"] if key == name]
+
+
+def _accepted(message: Request) -> Any:
+    """The request's ``_meta`` ``acceptLanguage`` (None when it has none)."""
+    meta = message.params.get("_meta") if isinstance(message.params, Mapping) else None
+    return meta.get(ACCEPT_LANGUAGE_META) if isinstance(meta, Mapping) else None
 
 
 def _adding_headers(send: Send, assigns: Mapping[str, Any]) -> tuple[Send, Mapping[str, Any]]:
