@@ -19,7 +19,17 @@ from typing import Any, Final
 import httpx
 from fastapi import FastAPI
 
-from genmcp import Channel, Languages, Result, Suite, Tool, ToolRequest, call_tool_result, mcp_router
+from genmcp import (
+    Channel,
+    Languages,
+    Result,
+    Suite,
+    Tool,
+    ToolRequest,
+    call_tool_result,
+    mcp_router,
+)
+from genmcp.errors import MCPError
 from genmcp.protocol.languages import ACCEPT_LANGUAGE_META, CONTENT_LANGUAGE_META
 from support.legacy_http import ACCEPT, open_session
 from support.server import LiveServers
@@ -41,6 +51,13 @@ class Filler(Tool):
         return Result(call_tool_result(text="filled"))
 
 
+class Refuse(Tool, name="refuse", title="Refuse", description="Refuses in your language."):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        if channel.choose_language(["en", "fr"]) == "fr":
+            raise MCPError("invalid_params", "Arguments invalides : « lieu » est requis.")
+        raise MCPError("invalid_params", "Invalid arguments: 'place' is required.")
+
+
 def filler(i: int) -> type[Tool]:
     """A tool with a long description: 30 of them make a list page worth compressing."""
     options = {"name": f"tool{i:02}", "title": f"Tool {i}", "description": "A filler. " * 12}
@@ -52,7 +69,7 @@ TITLES: Final = {"fr": {"greet": "Saluer", **{f"tool{i:02}": f"Outil {i}" for i 
 
 def serve(live_server: LiveServers, **suite: Any) -> str:
     made = Suite(server_name="lang", server_version="1",
-                 tools=[Greet, *(filler(i) for i in range(30))], **suite)  # fmt: skip
+                 tools=[Greet, Refuse, *(filler(i) for i in range(30))], **suite)  # fmt: skip
     app = FastAPI()
     app.include_router(mcp_router(suite=made), prefix="/mcp")
     return live_server.start(app).url + "/mcp"
@@ -118,6 +135,17 @@ async def test_a_tool_sees_the_languages_and_says_its_own(live_server: LiveServe
         assert "Accept-Language" in refused.json()["error"]["message"]
 
 
+async def test_a_localized_error_names_its_language(live_server: LiveServers) -> None:
+    url = serve(live_server, sep2792=True)
+    body = message("tools/call", {"name": "refuse", "arguments": {}}, "fr")
+    async with httpx.AsyncClient(timeout=30) as http:
+        reply = await http.post(url, json=body, headers=headers("tools/call", "refuse"))
+    error = reply.json()["error"]
+    assert error["code"] == -32602 and error["message"].startswith("Arguments invalides")
+    assert error["data"] == {"_meta": {CONTENT_LANGUAGE_META: "fr"}}
+    assert reply.headers["content-language"] == "fr"
+
+
 async def test_progress_in_a_language_names_it(live_server: LiveServers) -> None:
     url = serve(live_server, sep2792=True)
     body = message("tools/call", {"name": "greet", "arguments": {}}, "fr")
@@ -145,7 +173,7 @@ async def test_lists_are_negotiated_and_each_language_gzipped_once(
                 raw = b"".join([chunk async for chunk in reply.aiter_raw()])
             return reply, raw
 
-        (first, raw), (again, raw_again) = [await listed("fr-FR, en;q=0.5") for _ in range(2)]
+        (first, raw), (_, raw_again) = [await listed("fr-FR, en;q=0.5") for _ in range(2)]
         replies = [await listed(language) for language in ("en", "de", None)]
     assert first.headers["content-encoding"] == "gzip"
     assert raw == raw_again  # the same compressed page (one per language, cached)
