@@ -261,3 +261,45 @@ async def test_the_dependency_form_checks_proofs_too(live_server: LiveServers) -
     assert good.status_code == 200, good.text
     assert replay.status_code == 401 and "invalid_dpop_proof" in replay.headers["www-authenticate"]
     assert bearer.status_code == 401 and "invalid_token" in bearer.headers["www-authenticate"]
+
+
+async def test_the_dependency_form_sends_a_rotated_nonce_and_hides_it(
+    live_server: LiveServers,
+) -> None:
+    """Through an API route too (``dependencies=``): the current nonce comes on the 200 of a
+    proof that carried the previous one, and the tool's assigns never hold the entry that
+    carried it (``transports.http.auth.RESPONSE_HEADERS``)."""
+    from fastapi import Depends, FastAPI
+
+    from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result, mcp_router
+    from genmcp.auth import OAuthResource
+    from support.dpop_app import ISSUER
+
+    class Keys(Tool, name="pid"):
+        async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+            return Result(call_tool_result(text=",".join(sorted(channel.assigns))))
+
+    async def nothing() -> None:
+        return None
+
+    nonces = DPoPNonces("d" * 16, rotate_s=10**6)
+    port, tokens = free_port(), Tokens()
+    mcp = f"http://127.0.0.1:{port}/mcp"
+    policy = DPoPPolicy(nonces=nonces)
+    resource = OAuthResource(resource=mcp, authorization_servers=[ISSUER],
+                             verifier=tokens.verifier(), dpop=policy)  # fmt: skip
+    app = FastAPI()
+    app.include_router(mcp_router(server_name="d", server_version="1", tools=[Keys],
+                                  auth=resource, dependencies=[Depends(nothing)]),
+                       prefix="/mcp")  # fmt: skip
+    live_server(app, port=port)
+    key = DPoP()
+    token = tokens.issue(mcp, jkt=key.thumbprint)
+    key.remember(mcp, httpx.Response(401, headers={"dpop-nonce": nonces.at(time.time() - 10**6)}))
+    async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
+        reply = await http.post(mcp, json=call_message("pid", {}, 1), headers=mcp_headers(
+            f"DPoP {token}", key.proof("POST", mcp, access_token=token)))  # fmt: skip
+    assert reply.status_code == 200, reply.text
+    assert reply.headers["dpop-nonce"] == nonces.current()
+    keys = reply.json()["result"]["content"][0]["text"].split(",")
+    assert "principal" in keys and not any("response_headers" in name for name in keys)
