@@ -3,7 +3,8 @@
 The policy's checks one by one, each with a proof that breaks exactly one rule (proofs from
 genmcp's client key, ``genmcp.client.DPoP`` / ``SigningKey``, or hand-built where the client
 would never send them); then a real uvicorn server (tests/support/dpop_app.py, one process):
-the challenges (both schemes, ``algs``, the nonce before the first proof), DPoP-only mode,
+the challenges (both schemes, ``algs``, the nonce before the first proof), a rotated nonce
+on a 200 (the raw endpoint and the dependency form), DPoP-only mode,
 the RFC 9728 metadata, and a replay cache that is down answering 503 + ``Retry-After``.
 Across processes: tests/scenarios/test_dpop_nginx.py.
 """

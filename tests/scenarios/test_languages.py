@@ -231,3 +231,16 @@ async def test_off_by_default(live_server: LiveServers) -> None:
     page = listed.json()["result"]
     assert {t["name"]: t["title"] for t in page["tools"]}["greet"] == "Greet"
     assert CONTENT_LANGUAGE_META not in page["_meta"] and "accept-language" not in vary(listed)
+
+
+async def test_without_http_the_meta_alone_carries_it() -> None:
+    """A Suite driven in process (stdio's path): ``_meta`` is the only carrier, the same
+    client changes language from one request to the next."""
+    from genmcp.testing import MCPTestClient
+
+    made = Suite(server_name="lang", server_version="1", tools=[Greet], sep2792=True)
+    async with MCPTestClient(made) as client:
+        said = [await client.call_tool("greet", {}, meta={ACCEPT_LANGUAGE_META: language})
+                for language in ("fr", "en-GB,en;q=0.5", "fr")]  # fmt: skip
+    assert [(r.text, r.result["_meta"][CONTENT_LANGUAGE_META]) for r in said] == [
+        ("Bonjour|fr", "fr"), ("Hello|en-GB,en", "en"), ("Bonjour|fr", "fr")]  # fmt: skip
