@@ -157,6 +157,10 @@ async def test_progress_in_a_language_names_it(live_server: LiveServers) -> None
     assert '"io.modelcontextprotocol/contentLanguage":"fr"' in events[0]  # the progress
     assert "Bonjour" in events[0] and f'"{CONTENT_LANGUAGE_META}":"fr"' in events[-1]
     assert "content-language" not in reply.headers  # SSE: the events carry it
+    async with httpx.AsyncClient(timeout=30) as http:  # lists not negotiated: no Vary
+        listed = await http.post(url, json=message("tools/list", {}, "fr"),
+                                 headers=headers("tools/list"))  # fmt: skip
+    assert "accept-language" not in vary(listed) and "content-language" not in listed.headers
 
 
 async def test_lists_are_negotiated_and_each_language_gzipped_once(

@@ -104,7 +104,7 @@ class MCPEndpoint:
             ShutdownHub(server_exit),
             options.drain_s,
         )
-        self._languages = suite.sep2792 is not None  # SEP-2792: headers mirrored
+        self._languages = suite.sep2792  # SEP-2792 (None: off): headers mirrored
         ENDPOINTS.add(self, self)  # stdio and the start-up checks find it by its route
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -244,7 +244,7 @@ class MCPEndpoint:
             if denied is not None:  # (body, status, headers): answered before any stream
                 await send_json(exchange.send, *denied)
                 return
-        if self._languages and isinstance(message, Request):  # SEP-2792: the header mirror
+        if self._languages is not None and isinstance(message, Request):  # SEP-2792's mirror
             try:
                 mirrors(_lines(exchange.scope, b"accept-language"), _accepted(message))
             except MCPError as exc:  # 400 -32020 in both eras, before the Suite
