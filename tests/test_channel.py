@@ -157,3 +157,35 @@ async def test_a_mailbox_refuses_once_closed_or_full() -> None:
     assert mailbox.send("one too many") is False
     mailbox.close()
     assert mailbox.closed and mailbox.send("late") is False
+
+
+async def test_the_answers_language_is_kept_only_with_sep2792_on() -> None:
+    """``channel.content_language`` (SEP-2792, Draft): set or chosen with the Suite's switch
+    on, it names the language of the logs sent after it; off, it is never kept."""
+    loop = asyncio.get_running_loop()
+
+    def channel(languages: tuple[str, ...] | None) -> tuple[Channel, Outbox]:
+        outbox = Outbox(loop)
+        meta = {"io.modelcontextprotocol/logLevel": "info"}
+        made = Channel(meta=meta, assigns={}, outbox=outbox, mailbox=Mailbox(loop, "c"),
+                       languages=languages)  # fmt: skip
+        return made, outbox
+
+    on, notes = channel(("fr-CA", "en"))
+    assert on.languages == ("fr-CA", "en") and on.content_language is None
+    assert on.choose_language(["en", "fr"]) == "fr" and on.content_language == "fr"
+    on.send_log("info", "bonjour")
+    event = notes.get_nowait()
+    assert isinstance(event, Interim)
+    assert event.message["params"]["_meta"] == {"io.modelcontextprotocol/contentLanguage": "fr"}
+    on.content_language = None
+    assert on.choose_language(["de"], default="en") == "en"  # no match: the default
+    with pytest.raises(TypeError):
+        on.content_language = 3  # type: ignore[assignment]
+    off, quiet = channel(None)
+    assert off.languages == () and off.choose_language(["en", "fr"]) == "en"
+    off.content_language = "fr"
+    assert off.content_language is None
+    off.send_log("info", "hello")
+    event = quiet.get_nowait()
+    assert isinstance(event, Interim) and "_meta" not in event.message["params"]

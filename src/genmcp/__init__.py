@@ -53,6 +53,7 @@ from genmcp.middleware.observe import AccessLog, Timing
 from genmcp.middleware.ratelimit import Limit, RateLimit
 from genmcp.outcomes import Error, InputDeclined, InputRequired, ResourceNotFound, Result, Stream
 from genmcp.prompts import Prompt, PromptRequest
+from genmcp.protocol.languages import Languages
 from genmcp.protocol.prompts import (
     assistant_message,
     complete_result,
@@ -143,6 +144,7 @@ __all__ = [
     "InputRequired",
     "InvalidArguments",
     "Item",
+    "Languages",
     "Limit",
     "MCPError",
     "MCPRequest",

@@ -30,7 +30,7 @@ import asyncio
 import logging
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any, Final, final
@@ -39,6 +39,7 @@ from genmcp.context import AppContext, AppState, Dependencies, current
 from genmcp.errors import missing_capability
 from genmcp.events import STREAM_START, Event, Interim, StreamStart
 from genmcp.protocol.jsonrpc import notification
+from genmcp.protocol.languages import CONTENT_LANGUAGE_META, lookup
 from genmcp.protocol.meta import LOG_LEVELS, absent_capabilities
 from genmcp.protocol.methods import MESSAGE, PROGRESS
 from genmcp.protocol.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION
@@ -272,16 +273,22 @@ class Channel:
         mailbox: the call's mailbox; ``channel.mailbox.send(msg)`` from anywhere.
         app, state, http_request: the app serving the request, its lifespan state and
             ``app.state`` (read-only), the HTTP request (None under stdio or a bare Suite).
+        languages: the caller's language ranges for this request, most wanted first (SEP-2792,
+            Draft: its ``acceptLanguage``); empty when it stated none, or the Suite's
+            ``sep2792`` switch is off.
     """
 
     __slots__ = (
         "_closed",
+        "_content_language",
         "_context",
         "_dependencies",
         "_log_floor",
+        "_negotiates",
         "_outbox",
         "_progress_token",
         "assigns",
+        "languages",
         "mailbox",
         "meta",
     )
@@ -293,6 +300,7 @@ class Channel:
         assigns: Mapping[str, Any],
         outbox: Outbox,
         mailbox: Mailbox,
+        languages: tuple[str, ...] | None = None,
     ) -> None:
         # read-only views; the transport builds both per request and never changes them
         self.meta: Mapping[str, Any] = MappingProxyType(meta) if isinstance(meta, dict) else meta
@@ -307,6 +315,9 @@ class Channel:
         self._progress_token = meta.get("progressToken")
         level = meta.get(META_LOG_LEVEL)
         self._log_floor = _SEVERITY.get(level) if isinstance(level, str) else None
+        self._negotiates = languages is not None  # the Suite's sep2792 switch
+        self.languages: tuple[str, ...] = languages or ()
+        self._content_language: str | None = None
 
     @property
     def closed(self) -> bool:
@@ -330,6 +341,31 @@ class Channel:
         """The protocol revision the client speaks on this request."""
         version = self.meta.get(META_PROTOCOL_VERSION)
         return version if isinstance(version, str) else None
+
+    @property
+    def content_language(self) -> str | None:
+        """The language of this request's answer (SEP-2792, Draft), as the tool says it
+        (a BCP 47 tag, or several comma-separated): named in the answer's ``_meta`` (a
+        result's, an error's ``data``), in HTTP ``Content-Language``, and in the ``_meta`` of
+        the progress and log notifications sent after it is set. Setting it does nothing
+        while the Suite's ``sep2792`` switch is off."""
+        return self._content_language
+
+    @content_language.setter
+    def content_language(self, language: str | None) -> None:
+        if language is not None and not isinstance(language, str):
+            raise TypeError(f"content_language is a language tag, not {language!r}")
+        if self._negotiates:
+            self._content_language = language
+
+    def choose_language(self, available: Iterable[str], default: str | None = None) -> str | None:
+        """The language of ``available`` to answer in: the caller's most wanted one
+        (RFC 4647 lookup over :attr:`languages`), else ``default``, else the first of
+        ``available``; it becomes :attr:`content_language` (with the switch on)."""
+        offered = tuple(available)
+        chosen = lookup(self.languages, offered) or default or (offered[0] if offered else None)
+        self.content_language = chosen
+        return chosen
 
     @property
     def app(self) -> Any:
@@ -409,6 +445,8 @@ class Channel:
             params["total"] = total
         if message is not None:
             params["message"] = message
+            if self._content_language is not None:
+                params["_meta"] = {CONTENT_LANGUAGE_META: self._content_language}
         return self.send_notification(PROGRESS, params)
 
     def send_log(self, level: str, data: Any, logger: str | None = None) -> bool:
@@ -425,6 +463,8 @@ class Channel:
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
+        if self._content_language is not None:
+            params["_meta"] = {CONTENT_LANGUAGE_META: self._content_language}
         return self.send_notification(MESSAGE, params)
 
     def start_stream(self) -> bool:

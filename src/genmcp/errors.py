@@ -143,6 +143,7 @@ status of a reason, at the edge. Imports nothing from the rest of genmcp.
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -163,6 +164,7 @@ __all__ = [
     "internal_error",
     "missing_capability",
     "retry_after",
+    "sep3304_refusal",
 ]
 
 PARSE_ERROR = -32700
@@ -178,7 +180,8 @@ REQUEST_TIMEOUT = -32001
 SERVER_SHUTDOWN = -32000
 RATE_LIMITED = -32029
 DRAFT_RATE_LIMITED = -32023
-"""SEP-3304 (Draft): the rate-limit code a ``RateLimit(sep3304=True)`` answers."""
+"""SEP-3304 (Draft): the rate-limit code of ``RateLimit(sep3304=True)`` and of
+``TaskOptions(sep3304=True)``'s task quota (:func:`sep3304_refusal`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +208,7 @@ REASONS: dict[str, WireError] = {
     "missing_meta": WireError(400, INVALID_PARAMS, "Invalid params: missing required _meta key"),
     "invalid_meta": WireError(400, INVALID_PARAMS, "Invalid params: malformed _meta"),
     "header_mismatch": WireError(400, HEADER_MISMATCH, "Header mismatch"),
+    "language_mismatch": WireError(400, HEADER_MISMATCH, "Header mismatch: Accept-Language"),
     "missing_capability": WireError(400, MISSING_CAPABILITY, "Missing required client capability"),
     "unsupported_version": WireError(400, UNSUPPORTED_VERSION, "Unsupported protocol version"),
     # method-level client errors
@@ -324,6 +328,23 @@ def missing_capability(missing: dict[str, Any]) -> MCPError:
         "Missing required client capability: " + ", ".join(sorted(missing)),
         {"requiredCapabilities": missing},
     )
+
+
+def sep3304_refusal(
+    what: str, retry_after_s: float, limit: int | None = None, remaining: int | None = None
+) -> MCPError:
+    """A refusal in SEP-3304's (Draft) shape: ``-32023``, HTTP 429 in both eras, with
+    ``error.data.retryAfterMs`` (whole milliseconds, at least 1) and, when known, ``limit``
+    and ``remaining`` (the transport mirrors them in ``Retry-After``, ``RateLimit-Limit``,
+    ``RateLimit-Remaining``). ``what`` opens the message (``"Too many requests"``). The one
+    maker of the shape: ``RateLimit(sep3304=True)`` and ``TaskOptions(sep3304=True)``."""
+    wait_ms = max(1, math.ceil(retry_after_s * 1000))
+    data: dict[str, Any] = {"retryAfterMs": wait_ms}
+    if limit is not None:
+        data["limit"] = limit
+    if remaining is not None:
+        data["remaining"] = remaining
+    return MCPError("rate_limited_sep3304", f"{what}: retry in {wait_ms} ms", data)
 
 
 class CallbackReturnError(TypeError):

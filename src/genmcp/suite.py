@@ -36,6 +36,7 @@ from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, Transpo
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
+from genmcp.protocol.languages import Languages, accepted_languages, as_languages
 from genmcp.protocol.meta import check_meta, meta_of, request_version
 from genmcp.protocol.methods import (
     PROMPTS_GET,
@@ -129,6 +130,9 @@ class Suite:
             processes logged (one read of the log per request): a tool disabled or removed
             elsewhere, once synced there, is refused on every process at once, not only
             once its event arrives (docs/guides/shaping.md).
+        sep2792: SEP-2792 (**Draft**) language negotiation: ``True``, or a
+            ``genmcp.Languages`` whose languages and titles ``tools/list`` and
+            ``prompts/list`` are given in (docs/guides/drafts.md). Off (None) by default.
     """
 
     def __init__(
@@ -157,6 +161,7 @@ class Suite:
         visibility: Visibility | Decide | None = None,
         transforms: Iterable[Transform] = (),
         strict_catalog: bool = False,
+        sep2792: Languages | bool | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -182,10 +187,11 @@ class Suite:
         states = RequestStates(self.sealer, self._result_meta)
         sealer, result_meta = self.sealer, self._result_meta
         self.visibility = as_visibility(visibility)
+        self.sep2792 = as_languages(sep2792)
         self._served = Served(sealer=sealer, states=states, page_size=page_size,
                               visibility=self.visibility, result_meta=result_meta,
-                              schema_options=schema_options,
-                              transforms=transforms)  # fmt: skip
+                              schema_options=schema_options, transforms=transforms,
+                              languages=self.sep2792)  # fmt: skip
         served = self._served
         self._tools, self._prompts = served.tools, served.prompts
         self._resources, self._skills = served.resources, served.skills
@@ -528,6 +534,7 @@ class Suite:
             factory=again,
             asker=asker,
             id_prefix=self._mail.address,
+            languages=None if self.sep2792 is None else accepted_languages(meta),
         )
         (in_flight.workers if tool_call else in_flight.calls)[call.id] = call
         if task is None:

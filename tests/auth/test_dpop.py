@@ -3,7 +3,8 @@
 The policy's checks one by one, each with a proof that breaks exactly one rule (proofs from
 genmcp's client key, ``genmcp.client.DPoP`` / ``SigningKey``, or hand-built where the client
 would never send them); then a real uvicorn server (tests/support/dpop_app.py, one process):
-the challenges (both schemes, ``algs``, the nonce before the first proof), DPoP-only mode,
+the challenges (both schemes, ``algs``, the nonce before the first proof), a rotated nonce
+on a 200 (the raw endpoint and the dependency form), DPoP-only mode,
 the RFC 9728 metadata, and a replay cache that is down answering 503 + ``Retry-After``.
 Across processes: tests/scenarios/test_dpop_nginx.py.
 """
@@ -166,6 +167,34 @@ async def test_challenges_name_both_schemes_algs_and_the_nonce(live_server: Live
     assert "dpop_bound_access_tokens_required" not in metadata.json()
 
 
+async def test_a_rotated_nonce_comes_on_a_successful_answer(live_server: LiveServers) -> None:
+    """RFC 9449 §8.2: a proof taken with the previous window's nonce is answered 200 with the
+    current one in ``DPoP-Nonce``, which genmcp's client keeps: its next proof carries it,
+    no challenge in between. A proof with the current nonce gets no header."""
+    nonces = DPoPNonces("r" * 16, rotate_s=10**6)  # windows of 11 days: no flip mid-test
+    mcp, tokens = serve(live_server, DPoPPolicy(nonces=nonces))
+    key = DPoP()
+    token = tokens.issue(mcp, jkt=key.thumbprint)
+    previous = nonces.at(time.time() - nonces.rotate_s)
+    key.remember(mcp, httpx.Response(401, headers={"dpop-nonce": previous}))
+    async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
+        replies = []
+        for i in range(2):
+            proof = key.proof("POST", mcp, access_token=token)
+            reply = await http.post(mcp, json=call_message("pid", {}, i),
+                                    headers=mcp_headers(f"DPoP {token}", proof))  # fmt: skip
+            key.remember(mcp, reply)
+            replies.append(reply)
+    rotated, steady = replies
+    assert previous != nonces.current()
+    assert rotated.status_code == 200, rotated.text
+    assert rotated.headers["dpop-nonce"] == nonces.current()
+    assert rotated.json()["result"]["content"][0]["text"].endswith(" alice")
+    assert rotated.headers["x-pid"]  # the app's own headers are still there
+    assert steady.status_code == 200 and "dpop-nonce" not in steady.headers
+    assert key.nonce(mcp) == nonces.current()
+
+
 async def test_dpop_only_refuses_every_bearer_token(live_server: LiveServers) -> None:
     mcp, tokens = serve(live_server, DPoPPolicy(required=True))
     async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
@@ -233,3 +262,45 @@ async def test_the_dependency_form_checks_proofs_too(live_server: LiveServers) -
     assert good.status_code == 200, good.text
     assert replay.status_code == 401 and "invalid_dpop_proof" in replay.headers["www-authenticate"]
     assert bearer.status_code == 401 and "invalid_token" in bearer.headers["www-authenticate"]
+
+
+async def test_the_dependency_form_sends_a_rotated_nonce_and_hides_it(
+    live_server: LiveServers,
+) -> None:
+    """Through an API route too (``dependencies=``): the current nonce comes on the 200 of a
+    proof that carried the previous one, and the tool's assigns never hold the entry that
+    carried it (``transports.http.auth.RESPONSE_HEADERS``)."""
+    from fastapi import Depends, FastAPI
+
+    from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result, mcp_router
+    from genmcp.auth import OAuthResource
+    from support.dpop_app import ISSUER
+
+    class Keys(Tool, name="pid"):
+        async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+            return Result(call_tool_result(text=",".join(sorted(channel.assigns))))
+
+    async def nothing() -> None:
+        return None
+
+    nonces = DPoPNonces("d" * 16, rotate_s=10**6)
+    port, tokens = free_port(), Tokens()
+    mcp = f"http://127.0.0.1:{port}/mcp"
+    policy = DPoPPolicy(nonces=nonces)
+    resource = OAuthResource(resource=mcp, authorization_servers=[ISSUER],
+                             verifier=tokens.verifier(), dpop=policy)  # fmt: skip
+    app = FastAPI()
+    app.include_router(mcp_router(server_name="d", server_version="1", tools=[Keys],
+                                  auth=resource, dependencies=[Depends(nothing)]),
+                       prefix="/mcp")  # fmt: skip
+    live_server(app, port=port)
+    key = DPoP()
+    token = tokens.issue(mcp, jkt=key.thumbprint)
+    key.remember(mcp, httpx.Response(401, headers={"dpop-nonce": nonces.at(time.time() - 10**6)}))
+    async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
+        reply = await http.post(mcp, json=call_message("pid", {}, 1), headers=mcp_headers(
+            f"DPoP {token}", key.proof("POST", mcp, access_token=token)))  # fmt: skip
+    assert reply.status_code == 200, reply.text
+    assert reply.headers["dpop-nonce"] == nonces.current()
+    keys = reply.json()["result"]["content"][0]["text"].split(",")
+    assert "principal" in keys and not any("response_headers" in name for name in keys)

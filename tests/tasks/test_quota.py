@@ -126,3 +126,33 @@ async def test_anonymous_clients_are_not_one_owner_only_the_global_cap_holds(
             reply = await create(i)
             outcomes[cap, reply if isinstance(reply, str) else reply["data"]["limit"]] += 1
     assert outcomes == {(0, "task"): 100, (40, "task"): 40, (40, "max_live"): 60}
+
+
+async def test_sep3304_refusals_of_the_quota_only_when_asked(live_server: LiveServers) -> None:
+    """``TaskOptions(sep3304=True)``: a creation over the quota is SEP-3304's (Draft) 429
+    ``-32023`` (``retryAfterMs``, ``limit`` the count reached, ``remaining`` 0, the
+    ``Retry-After`` and ``RateLimit-*`` headers), the shape ``RateLimit(sep3304=True)``
+    answers; without it, the same refusal keeps ``task_quota``'s -32029. Over HTTP: a
+    2026-07-28 request, and a 2025-11-25 session whose client declared the extension."""
+    answers = {}
+    for sep3304 in (True, False):
+        options = TaskOptions(quota=TaskQuota(live_per_owner=1), sep3304=sep3304)
+        suite = Suite(server_name="q", server_version="1", tools=[Nap], task_options=options)
+        app = FastAPI()
+        app.include_router(mcp_router(suite=suite, auth=user), prefix="/mcp")
+        url = live_server.start(app).url + "/mcp"
+        async with httpx.AsyncClient(timeout=30) as http:
+            first = await http.post(url, json=body(1), headers=HEADERS)
+            assert first.json()["result"]["resultType"] == "task", first.text
+            answers[sep3304] = await http.post(url, json=body(2), headers=HEADERS)
+    refused, plain = answers[True], answers[False]
+    assert refused.status_code == 429, refused.text
+    error = refused.json()["error"]
+    assert error["code"] == -32023 and error["message"].startswith("Too many tasks")
+    assert error["data"] == {"retryAfterMs": 1000, "limit": 1, "remaining": 0}
+    assert refused.headers["retry-after"] == "1"
+    assert refused.headers["ratelimit-limit"] == "1"
+    assert refused.headers["ratelimit-remaining"] == "0"
+    assert plain.status_code == 429 and plain.json()["error"]["code"] == -32029
+    assert plain.json()["error"]["data"] == {"retryAfter": 1.0, "limit": "live_per_owner"}
+    assert "ratelimit-limit" not in plain.headers

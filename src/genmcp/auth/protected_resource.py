@@ -17,12 +17,15 @@ the client address in ``tokens.SOURCE``). With ``dpop=DPoPPolicy(...)`` it also 
 checked against the request (method, URI as received or the configured resource) and the
 token's ``cnf.jkt``; a DPoP-bound token shown as ``Bearer`` is ``invalid_token``; proof
 refusals are ``WWW-Authenticate: DPoP error="invalid_dpop_proof"`` or
-``"use_dpop_nonce"`` with the nonce in ``DPoP-Nonce``. In the endpoint, the challenges of a
-2026-07-28 ``tools/call`` or ``prompts/get`` also name the scopes of the tool or prompt its
-``Mcp-Method`` / ``Mcp-Name`` headers announce (a client asks for everything at once; a
-lying header only changes what a refusal advertises). The transport then calls
-:meth:`OAuthResource.authorize_message` with the parsed JSON-RPC request, before the Suite
-runs and before any stream opens, for the scopes of the tool, prompt or resource it names.
+``"use_dpop_nonce"`` with the nonce in ``DPoP-Nonce``; a proof taken with the previous
+window's nonce (``DPoPNonces``: it rotated) gets the current one in ``DPoP-Nonce`` on its
+answer, whatever its status (RFC 9449 §8.2), so the client's next proof needs no challenge.
+In the endpoint, the challenges of a 2026-07-28 ``tools/call`` or ``prompts/get`` also name
+the scopes of the tool or prompt its ``Mcp-Method`` / ``Mcp-Name`` headers announce (a client
+asks for everything at once; a lying header only changes what a refusal advertises). The
+transport then calls :meth:`OAuthResource.authorize_message` with the parsed JSON-RPC request,
+before the Suite runs and before any stream opens, for the scopes of the tool, prompt or
+resource it names.
 
 :meth:`OAuthResource.metadata_router` serves the RFC 9728 document at the root well-known
 paths: include it in the app without a prefix.
@@ -58,7 +61,7 @@ from genmcp.protocol.jsonrpc import Request, encode
 from genmcp.protocol.methods import METHODS
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.owner import OWNER, anonymous
-from genmcp.transports.http.auth import MessageCheck, Refusal, RequestCheck
+from genmcp.transports.http.auth import RESPONSE_HEADERS, MessageCheck, Refusal, RequestCheck
 
 if TYPE_CHECKING:
     from genmcp.auth.dpop import DPoPPolicy, Proof
@@ -284,6 +287,8 @@ class OAuthResource:
             return self._refusal(
                 Challenge(denied.error, wanted, self.metadata_url, denied.description)
             )
+        if proof is not None:
+            _fresh_nonce(assigns, proof, policy)
         return assigns
 
     def _credentials(
@@ -374,6 +379,14 @@ class OAuthResource:
             router.add_api_route(path, document, methods=["GET"], include_in_schema=False)
             router.add_api_route(path, preflight, methods=["OPTIONS"], include_in_schema=False)
         return router
+
+
+def _fresh_nonce(assigns: dict[str, Any], proof: Proof, policy: DPoPPolicy | None) -> None:
+    """Give the current ``DPoP-Nonce`` on the answer to a proof that carried the previous
+    window's (taken, but rotated since): RFC 9449 §8.2, no challenge round trip next time."""
+    nonces = None if policy is None else policy.nonces
+    if nonces is not None and proof.claims.get("nonce") != (current := nonces.current()):
+        assigns[RESPONSE_HEADERS] = (("dpop-nonce", current),)
 
 
 def _binding(claims: Mapping[str, Any], proof: Proof | None) -> str | None:

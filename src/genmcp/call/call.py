@@ -40,6 +40,7 @@ from genmcp.errors import MCPError, internal_error
 from genmcp.events import ENDED, Answer
 from genmcp.outcomes import Stream
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
+from genmcp.protocol.languages import with_content_language
 from genmcp.storage import Subscription
 
 __all__ = ["Call", "final_of"]
@@ -114,12 +115,19 @@ class Call:
         factory: Callable[[Request], Job | dict[str, Any]] | None = None,
         asker: Asker | None = None,
         id_prefix: str | None = None,  # scale-out: names the Suite's mail address (mail.py)
+        languages: tuple[str, ...] | None = None,  # SEP-2792 on: the caller's (None: off)
     ) -> None:
         loop = asyncio.get_running_loop()
         self.request = request
         self.outbox = Outbox(loop)
         self.mailbox = Mailbox(loop, _next_id(id_prefix))
-        self.channel = Channel(meta=meta, assigns=assigns, outbox=self.outbox, mailbox=self.mailbox)
+        self.channel = Channel(
+            meta=meta,
+            assigns=assigns,
+            outbox=self.outbox,
+            mailbox=self.mailbox,
+            languages=languages,
+        )
         self.phase = Phase.RUNNING  # moved by the lifecycle's functions only
         self.started = False
         self.response_headers: tuple[tuple[str, str], ...] = ()  # HTTP: what middleware adds
@@ -351,7 +359,11 @@ class Call:
             outcome = await _step(self._job.start, self.channel)
 
     def _final(self, job: Job, outcome: Any) -> Answer:
-        return final_of(self.request.id, job.label, job.result, outcome)
+        final = final_of(self.request.id, job.label, job.result, outcome)
+        language = self.channel._content_language  # SEP-2792: what the tool said it speaks
+        if language is None:
+            return final
+        return Answer(with_content_language(final.response, language), final.reason)
 
     async def _close_stream(self, state: Any) -> None:
         try:

@@ -15,6 +15,7 @@ Imports genmcp's errors, sealing and tool (for ``CacheControl``); no asyncio, no
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Generic, Protocol, TypeVar
@@ -23,6 +24,7 @@ from genmcp.catalogs.request_state import RequestStates
 from genmcp.errors import MCPError
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.jsonrpc import EncodedResult, Request
+from genmcp.protocol.languages import CONTENT_LANGUAGE_META, Languages, accepted_languages
 from genmcp.sealing import Sealer, SealError, digest
 from genmcp.visibility import Visibility
 
@@ -203,10 +205,10 @@ E = TypeVar("E", bound=NamedEntry)
 
 class Served:
     """What every catalog is built with: the sealer (cursors), the ``requestState`` tokens,
-    the page size, the ``_meta`` of every result (server info) and the Suite's
-    ``visibility`` (None: scopes alone hide); a catalog sets up its own (empty) collections
-    in ``_start_empty``. ``generation`` counts the changes of what it serves (visibility
-    caches are of one generation)."""
+    the page size, the ``_meta`` of every result (server info), the Suite's
+    ``visibility`` (None: scopes alone hide) and its SEP-2792 ``languages`` (None: off); a
+    catalog sets up its own (empty) collections in ``_start_empty``. ``generation`` counts
+    the changes of what it serves (visibility caches are of one generation)."""
 
     def __init__(
         self,
@@ -216,10 +218,12 @@ class Served:
         page_size: int,
         result_meta: Mapping[str, Any],
         visibility: Visibility | None = None,
+        languages: Languages | None = None,
     ) -> None:
         self.states, self.page_size = states, page_size
         self._sealer, self._result_meta = sealer, result_meta
         self.visibility = visibility
+        self.languages = languages
         self.generation = 0
         self._start_empty()
 
@@ -250,6 +254,7 @@ class Catalog(Served, Generic[E]):
         self.disabled: frozenset[str] = frozenset()
         """Names switched off at runtime (``Suite.disable``): hidden from every caller."""
         self._pages = PageSets(self._build)
+        self._localized: dict[str, PageSets] = {}  # SEP-2792: each language's own pages
 
     def switch(self, name: str, enabled: bool) -> bool:
         """Turn the item ``name`` on or off (off: listed nowhere, called as unknown, whether
@@ -281,6 +286,7 @@ class Catalog(Served, Generic[E]):
 
     def _changed(self) -> None:
         self._pages.clear()
+        self._localized.clear()
         self.generation += 1
 
     def named(
@@ -359,24 +365,50 @@ class Catalog(Served, Generic[E]):
         self, request: Request, meta: dict[str, Any], assigns: Mapping[str, Any]
     ) -> dict[str, Any]:
         """The list method's handler: one page of the items the caller may see (with OAuth,
-        those whose scopes it holds; then the visibility hooks: :meth:`hidden_for`)."""
-        return self._pages.page(self.hidden_for(assigns, meta), request.params.get("cursor"))
+        those whose scopes it holds; then the visibility hooks: :meth:`hidden_for`). With
+        SEP-2792 languages, a caller that states a preference gets the pages of the language
+        negotiated (built and cached once per language, as the others)."""
+        pages, languages = self._pages, self.languages
+        if languages is not None and languages.available:
+            language = languages.negotiate(accepted_languages(meta))
+            if language is not None:
+                pages = self._localized.get(language) or self._localized.setdefault(
+                    language, PageSets(functools.partial(self._build, language=language))
+                )
+        return pages.page(self.hidden_for(assigns, meta), request.params.get("cursor"))
 
     def listed(self, entry: E, hidden: frozenset[str]) -> dict[str, Any]:
         """The list item of ``entry`` for a caller from whom ``hidden`` is hidden (its
         descriptor; a catalog whose items hide parts of themselves overrides it)."""
         return entry.descriptor
 
-    def _build(self, hidden: frozenset[str]) -> Pages:
+    def _build(self, hidden: frozenset[str], language: str | None = None) -> Pages:
         entries = sorted(
             (e for e in self.entries.values() if e.name not in hidden), key=lambda e: e.name
         )
+        meta, items = self._result_meta, [self.listed(entry, hidden) for entry in entries]
+        if language is not None and self.languages is not None:
+            meta = {**meta, CONTENT_LANGUAGE_META: language}
+            items = [_titled(item, self.languages.title(language, e.name))
+                     for item, e in zip(items, entries, strict=True)]  # fmt: skip
         return Pages(
             self.method,
             self.key,
-            [self.listed(entry, hidden) for entry in entries],
+            items,
             merge_cache(entry.cache_control() for entry in entries),
             self.page_size,
             self._sealer,
-            self._result_meta,
+            meta,
         )
+
+
+def _titled(descriptor: dict[str, Any], title: str | None) -> dict[str, Any]:
+    """``descriptor`` with ``title`` (and its annotations' title, when it has one); as it is
+    without a title in that language."""
+    if title is None:
+        return descriptor
+    titled = {**descriptor, "title": title}
+    annotations = descriptor.get("annotations")
+    if isinstance(annotations, Mapping) and "title" in annotations:
+        titled["annotations"] = {**annotations, "title": title}
+    return titled

@@ -21,6 +21,7 @@ from genmcp.catalogs.request_state import RequestStates
 from genmcp.catalogs.resources import ResourceCatalog
 from genmcp.catalogs.skills import SkillCatalog
 from genmcp.catalogs.tools import ToolCatalog
+from genmcp.protocol.languages import Languages
 from genmcp.protocol.methods import (
     PROMPTS_GET,
     PROMPTS_LIST_CHANGED,
@@ -54,9 +55,10 @@ class Served:
         result_meta: Mapping[str, Any],
         schema_options: Mapping[str, Any] | None,
         transforms: Iterable[Transform] = (),
+        languages: Languages | None = None,
     ) -> None:
         shared: dict[str, Any] = {"sealer": sealer, "states": states, "page_size": page_size,
-                                  "visibility": visibility}  # fmt: skip
+                                  "visibility": visibility, "languages": languages}  # fmt: skip
         # schema_options are merged under each tool's own
         self.tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options,
                                  transforms=transforms)  # fmt: skip

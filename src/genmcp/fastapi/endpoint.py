@@ -39,6 +39,7 @@ from genmcp.protocol.jsonrpc import (
     parse_in_steps,
 )
 from genmcp.protocol.jsonrpc import Message as JSONRPCMessage
+from genmcp.protocol.languages import ACCEPT_LANGUAGE_META, mirrors
 from genmcp.protocol.versions import Era, era_of
 from genmcp.sessions import LegacyServer
 from genmcp.suite import Suite
@@ -51,7 +52,7 @@ from genmcp.transports.http.asgi import (
     send_json,
     send_refusal,
 )
-from genmcp.transports.http.auth import Auth
+from genmcp.transports.http.auth import RESPONSE_HEADERS, Auth
 from genmcp.transports.http.options import HTTPOptions
 from genmcp.transports.http.registry import Registry
 from genmcp.transports.http.relay import respond
@@ -103,6 +104,7 @@ class MCPEndpoint:
             ShutdownHub(server_exit),
             options.drain_s,
         )
+        self._languages = suite.sep2792  # SEP-2792 (None: off): headers mirrored
         ENDPOINTS.add(self, self)  # stdio and the start-up checks find it by its route
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -151,6 +153,8 @@ class MCPEndpoint:
                     await send_refusal(send, receive, headers, *found)
                     return
                 assigns = found
+            if RESPONSE_HEADERS in assigns:  # an auth's headers for this answer (rare)
+                send, assigns = _adding_headers(send, assigns)
             # built by tuple's own __new__: no Python frame, it runs on every request
             exchange = tuple.__new__(_Exchange, (scope, receive, send, headers, assigns))
             if problem is None and scope["method"] != "POST":
@@ -240,6 +244,12 @@ class MCPEndpoint:
             if denied is not None:  # (body, status, headers): answered before any stream
                 await send_json(exchange.send, *denied)
                 return
+        if self._languages is not None and isinstance(message, Request):  # SEP-2792's mirror
+            try:
+                mirrors(_lines(exchange.scope, b"accept-language"), _accepted(message))
+            except MCPError as exc:  # 400 -32020 in both eras, before the Suite
+                await exchange.error(message.id, exc)
+                return
         if self.legacy is not None and _era(message, headers) is Era.LEGACY:
             await self._legacy_post(self.legacy, message, exchange)
             return
@@ -261,7 +271,14 @@ class MCPEndpoint:
             call = await suite.handle(message, assigns, context=context, local=refusal(exc))
         else:
             call = await suite.handle(message, assigns, meta, context=context)
-        await respond(Relay(call), exchange.receive, exchange.send, self._streams, headers=headers)
+        await respond(
+            Relay(call),
+            exchange.receive,
+            exchange.send,
+            self._streams,
+            headers=headers,
+            languages=self._languages,
+        )
 
     async def _legacy_post(
         self, legacy: LegacyServer, message: JSONRPCMessage, exchange: _Exchange
@@ -289,6 +306,7 @@ class MCPEndpoint:
             journal=answer.journal,
             ended=partial(legacy.ended, message, token, version, exchange.assigns),
             expires_at=answer.expires_at,
+            languages=self._languages,
         )
 
 
@@ -355,6 +373,32 @@ async def _send_error(
 ) -> None:
     status, extra = http_status(failure.reason), (*extra, *retry_after(failure.reason))
     await send_json(send, error_response(request_id, failure), status, extra)
+
+
+def _lines(scope: Scope, name: bytes) -> list[str]:
+    """Every value of the request header ``name`` (lower case), in order."""
+    return [value.decode("latin-1") for key, value in scope["headers"] if key == name]
+
+
+def _accepted(message: Request) -> Any:
+    """The request's ``_meta`` ``acceptLanguage`` (None when it has none)."""
+    meta = message.params.get("_meta") if isinstance(message.params, Mapping) else None
+    return meta.get(ACCEPT_LANGUAGE_META) if isinstance(meta, Mapping) else None
+
+
+def _adding_headers(send: Send, assigns: Mapping[str, Any]) -> tuple[Send, Mapping[str, Any]]:
+    """``send`` adding the auth's :data:`RESPONSE_HEADERS` to the response's start, and the
+    assigns without them (a tool never sees the entry)."""
+    rest = {name: value for name, value in assigns.items() if name != RESPONSE_HEADERS}
+    extra = [(name.encode("latin-1"), value.encode("latin-1"))
+             for name, value in assigns[RESPONSE_HEADERS]]  # fmt: skip
+
+    async def adding(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message["headers"], *extra]}
+        await send(message)
+
+    return adding, rest
 
 
 def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:

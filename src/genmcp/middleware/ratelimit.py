@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Final, final
 
 from genmcp.call import Call
-from genmcp.errors import MCPError
+from genmcp.errors import MCPError, sep3304_refusal
 from genmcp.middleware.chain import MCPRequest, Middleware, Next
 from genmcp.protocol.methods import INITIALIZE, INITIALIZED, PING, TOOLS_CALL
 from genmcp.storage.buckets import MAX_KEYS, Buckets, MemoryBuckets, Taken
@@ -113,10 +113,9 @@ def rate_limited(retry_after_s: float) -> MCPError:
 
 def sep3304_rate_limited(retry_after_s: float, limit: int, remaining: int = 0) -> MCPError:
     """The SEP-3304 (Draft) form: ``-32023`` with ``retryAfterMs`` (whole milliseconds, at
-    least 1), ``limit`` and ``remaining``."""
-    wait_ms = max(1, math.ceil(retry_after_s * 1000))
-    data = {"retryAfterMs": wait_ms, "limit": limit, "remaining": remaining}
-    return MCPError("rate_limited_sep3304", f"Too many requests: retry in {wait_ms} ms", data)
+    least 1), ``limit`` and ``remaining`` (``errors.sep3304_refusal``, shared with the Tasks
+    quota)."""
+    return sep3304_refusal("Too many requests", retry_after_s, limit, remaining)
 
 
 class RateLimit(Middleware):

@@ -27,6 +27,7 @@ from typing import Any, Final
 from genmcp.errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, MCPError
 from genmcp.protocol import methods
 from genmcp.protocol.apps import UI_EXTENSION
+from genmcp.protocol.languages import ACCEPT_LANGUAGE_META
 from genmcp.protocol.meta import LOG_LEVELS
 from genmcp.protocol.skills import SKILLS_EXTENSION
 from genmcp.protocol.versions import (
@@ -272,14 +273,19 @@ def modern_params(
 ) -> dict[str, Any]:
     """A legacy request's params rebuilt in the modern shape, with ``_meta`` synthesized.
 
-    The client's own ``_meta`` keys (``progressToken``, custom keys) are kept, reserved
-    ``io.modelcontextprotocol/`` keys are replaced, and modern-only multi round-trip params
+    The client's own ``_meta`` keys (``progressToken``, custom keys, SEP-2792's per-request
+    ``acceptLanguage``) are kept, the other reserved ``io.modelcontextprotocol/`` keys are
+    replaced, and modern-only multi round-trip params
     (``inputResponses``, ``requestState``) and the 2025-11-25 ``task`` param are dropped.
     """
     sent = params.get("_meta")
     meta: dict[str, Any] = {}
     if sent is not None and isinstance(sent, Mapping):
-        meta = {k: v for k, v in sent.items() if not str(k).startswith(_RESERVED_META)}
+        meta = {
+            k: v
+            for k, v in sent.items()
+            if not str(k).startswith(_RESERVED_META) or k == ACCEPT_LANGUAGE_META
+        }
     meta[META_PROTOCOL_VERSION] = modern_version
     meta[META_CLIENT_CAPABILITIES] = dict(capabilities)
     if client_info:

@@ -326,6 +326,12 @@ class TaskOptions:
         poll_interval_ms: the ``pollIntervalMs`` suggested to clients.
         max_rounds: how many input rounds (``InputRequired``) one task may take.
         quota: how many tasks each owner and all of them may have (:class:`TaskQuota`).
+        sep3304: refuse a creation over the quota in SEP-3304's (**Draft**, "Standardize
+            Rate-Limiting Errors") shape, as ``RateLimit(sep3304=True)`` does: ``-32023``
+            with ``retryAfterMs``, ``limit`` (the count of the limit reached) and
+            ``remaining`` 0, HTTP 429 in both eras with ``Retry-After`` and
+            ``RateLimit-Limit`` / ``RateLimit-Remaining``. Off by default: ``task_quota``
+            (-32029, ``data.retryAfter`` in seconds, ``data.limit`` the limit's name).
     """
 
     ttl_ms: int = 3_600_000
@@ -333,6 +339,7 @@ class TaskOptions:
     poll_interval_ms: int = 1_000
     max_rounds: int = 64
     quota: TaskQuota = TaskQuota()
+    sep3304: bool = False
 
     def __post_init__(self) -> None:
         if self.ttl_ms < 1 or self.lease_ms < 30 or self.poll_interval_ms < 1:

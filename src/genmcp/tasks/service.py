@@ -155,7 +155,7 @@ class TaskService:
         self.broker, self._result_meta = broker, result_meta
         self.ttl_ms, self.lease_ms = options.ttl_ms, options.lease_ms
         self.poll_interval_ms, self.max_rounds = options.poll_interval_ms, options.max_rounds
-        self.quota = options.quota
+        self.quota, self.sep3304 = options.quota, options.sep3304
         self.renew_s = self.lease_ms / 3000
         self.owner = secrets.token_hex(8)  # this process, as the records name it
         self._running: dict[str, Running] = {}
@@ -223,7 +223,7 @@ class TaskService:
         except StorageUnavailable:
             raise  # 503 with Retry-After: the client retries the call
         except TaskQuotaExceeded as exc:
-            raise quota_refusal(exc) from None
+            raise quota_refusal(exc, self.quota, sep3304=self.sep3304) from None
         except Exception:
             log.exception("the task store refused a new task")
             failure = MCPError("internal_error", "Internal error: the task store refused the task")

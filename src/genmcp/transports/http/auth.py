@@ -11,6 +11,11 @@ An ``Auth`` has three parts, each read once when the router is built (never per 
 * ``dependency``: the FastAPI dependency form, run by an API route (``mcp_router`` with
   ``dependencies=``, or an auth without a request check) and once by stdio.
 
+An auth may also give headers for every response to the request it let through: the
+assigns entry :data:`RESPONSE_HEADERS` (``(name, value)`` pairs; ``OAuthResource`` sends a
+rotated ``DPoP-Nonce`` this way). The endpoint takes the entry out of the assigns before
+anything else reads them (a tool never sees it) and adds the headers to the answer.
+
 ``genmcp.auth.OAuthResource`` has all three. A plain dependency passed as
 ``mcp_router(auth=...)`` becomes a ``DependencyAuth`` (``as_auth``). Without auth the
 endpoint calls nothing.
@@ -22,14 +27,26 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias, runtime_checkable
 
 from genmcp.protocol.jsonrpc import Request
 
 if TYPE_CHECKING:
     from genmcp.suite import Suite
 
-__all__ = ["Auth", "DependencyAuth", "MessageCheck", "Refusal", "RequestCheck", "as_auth"]
+__all__ = [
+    "RESPONSE_HEADERS",
+    "Auth",
+    "DependencyAuth",
+    "MessageCheck",
+    "Refusal",
+    "RequestCheck",
+    "as_auth",
+]
+
+RESPONSE_HEADERS: Final = "genmcp.response_headers"
+"""The assigns entry of headers (``(name, value)`` pairs) an auth adds to every response to
+the request it let through; the endpoint removes it from the assigns (see module)."""
 
 Refusal: TypeAlias = tuple[dict[str, Any], int, list[tuple[str, str]]]
 """A refusal as ``(JSON-RPC body, HTTP status, headers)``, for the transport to send."""

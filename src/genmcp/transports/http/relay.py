@@ -30,6 +30,7 @@ from genmcp.call.relay import Relay
 from genmcp.errors import http_status, retry_after
 from genmcp.events import Answer, Ended, Event
 from genmcp.protocol.jsonrpc import EncodedResult
+from genmcp.protocol.languages import Languages, content_language_of
 from genmcp.sessions.stream_log import StreamLog
 from genmcp.transports.http.asgi import Receive, Send, send_json
 from genmcp.transports.http.gzip import send_page
@@ -55,6 +56,7 @@ async def respond(
     headers: Mapping[str, str] | None = None,
     ended: Callable[[], Awaitable[Answer | None]] | None = None,
     expires_at: float | None = None,
+    languages: Languages | None = None,
 ) -> None:
     """Write one Call: JSON when it ends before it sends anything, else an SSE stream
     (``journal`` makes, once it streams, the log that names its events and may end it early:
@@ -64,7 +66,11 @@ async def respond(
     the answer to send instead, with its reason's status (a legacy call whose session ended:
     404, which a 2025 client reads as "session gone"); on a stream already open, that answer
     is its last event. A Call still running at ``expires_at`` (wall clock: its session's
-    end) is cancelled then, so it never outlives its session."""
+    end) is cancelled then, so it never outlives its session. With ``languages`` (SEP-2792
+    on), a JSON answer naming its ``contentLanguage`` carries it in ``Content-Language``, and
+    it and, when the lists are negotiated, every list page ``Vary: Accept-Language`` (an SSE
+    stream's events name it in ``_meta`` only: its headers went out before the answer was
+    known)."""
     if relay.call.response_headers:  # what the middleware adds (quota fields)
         extra = (*extra, *relay.call.response_headers)
     event = relay.poll()  # the one first-event step: inline, as it runs on every request
@@ -83,7 +89,10 @@ async def respond(
             return
     if type(event) is not Answer:
         await send_empty_stream(send)  # cancelled before anything was sent
-    elif event.reason is None:  # the hot path: a result, 200
+        return
+    if languages is not None:
+        extra = (*extra, *_language_headers(event, bool(languages.available)))
+    if event.reason is None:  # the hot path: a result, 200
         if headers is not None and type(event.response.get("result")) is EncodedResult:
             await send_page(send, event.response, headers.get("accept-encoding"), extra)
         else:
@@ -123,6 +132,19 @@ async def _streamed(
         return None
     finally:
         stream.release()
+
+
+def _language_headers(final: Answer, lists: bool) -> tuple[tuple[str, str], ...]:
+    """SEP-2792's response headers of a JSON answer: its ``contentLanguage`` mirrored, and
+    ``Vary: Accept-Language`` on a localized answer or, with ``lists`` negotiated, a list
+    page (another preference may get another page)."""
+    spoken = content_language_of(final.response)
+    if spoken is not None:
+        return ("content-language", spoken), _VARY
+    return (_VARY,) if lists and type(final.response.get("result")) is EncodedResult else ()
+
+
+_VARY: Final = ("vary", "accept-language")
 
 
 def cancel_at(call: Call, expires_at: float) -> None:

@@ -226,13 +226,13 @@ def response_status(final: Answer, *, legacy: bool) -> int:
     except a server-side 5xx (storage unavailable, shutting down), which says "retry".
     """
     status = http_status(final.reason)
-    if final.reason in _ALWAYS_HTTP:  # SEP-3304: 429 on HTTP, a session's request too
+    if final.reason in _ALWAYS_HTTP:  # SEP-3304's 429, SEP-2792's 400: a session's too
         return status
     return 200 if legacy and status < 500 else status
 
 
 _RETRYABLE: Final = frozenset({429, 503})
-_ALWAYS_HTTP: Final = frozenset({"rate_limited_sep3304"})
+_ALWAYS_HTTP: Final = frozenset({"rate_limited_sep3304", "language_mismatch"})
 """Reasons whose status a legacy session's answer keeps (an opted-in draft says so)."""
 
 
@@ -241,7 +241,7 @@ def response_headers(final: Answer, *, legacy: bool) -> tuple[tuple[str, str], .
     on a modern 429 or 503 whose error carries ``data.retryAfter`` (``middleware.ratelimit``),
     and on a SEP-3304 429 (``data.retryAfterMs``, in both eras) with ``RateLimit-Limit`` and
     ``RateLimit-Remaining`` from ``data.limit`` and ``data.remaining``."""
-    if final.reason in _ALWAYS_HTTP:
+    if final.reason == "rate_limited_sep3304":
         return _sep3304_headers(final)
     if legacy or final.reason is None or http_status(final.reason) not in _RETRYABLE:
         return ()
