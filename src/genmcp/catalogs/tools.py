@@ -18,8 +18,10 @@ Imports genmcp's core modules; never a web framework.
 from __future__ import annotations
 
 import logging
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.apps import AppView
@@ -55,7 +57,7 @@ from genmcp.schema import (
     merge_options,
 )
 from genmcp.schema.lint import lint_tool_schema
-from genmcp.tools import Tool, ToolRequest, with_arguments
+from genmcp.tools import NO_ARGUMENTS_SCHEMA, Tool, ToolRequest, with_arguments
 from genmcp.transforms.transform import Transform, shaped
 from genmcp.transforms.versions import VersionSet
 from genmcp.visibility import PART
@@ -88,12 +90,19 @@ ToolProvider = type[Tool] | tuple[type[Tool], Any]
 
 
 class ToolEntry:
-    """One served tool: the instance, its provider ``arg`` and what was built from them once."""
+    """One served tool: the instance, its provider ``arg`` and what was built from them once.
+
+    Compact, since a catalog may hold 100,000 (bench/RESULTS.md, issue 50): slots only, no
+    per-entry empty dicts, and a tool whose metadata hooks are the defaults reads its class
+    options directly. Its ``tools/list`` descriptor is then built on first listing: from
+    options alone, it cannot fail (a tool with icons, annotations, ``_meta``, a view or its
+    own hooks is described at once, so a bad value still fails the Suite's build).
+    """
 
     __slots__ = (
+        "_descriptor",
         "arg",
         "call_is_async",
-        "descriptor",
         "error_results",
         "header_params",
         "label",
@@ -115,56 +124,90 @@ class ToolEntry:
         schema_options: Mapping[str, Any] | None = None,
         shared: SharedValidators | None = None,
     ) -> None:
-        self.tool, self.arg = instantiate(cls, Tool), arg
+        tool = self.tool = instantiate(cls, Tool)
+        self.arg = arg
         self.schema_options = schema_options
-        self.variants: dict[frozenset[str], dict[str, Any]] = {}
+        self.variants: dict[frozenset[str], dict[str, Any]] | None = None
         """A versioned tool's descriptors by the versions hidden (built on first listing)."""
-        self.owner = cls.__qualname__
-        self.name = checked_name(name_of(self.tool, self.owner, arg), self.owner)
+        self.owner = owner = cls.__qualname__
+        # the default metadata hooks only read class options: read them here, no calls
+        options = tool._genmcp_options if _metadata_hooks(type(tool)) == _DEFAULTS else None
+        name: Any
+        schema: Any
+        if options is None:
+            name = name_of(tool, owner, arg)
+            schema = tool.input_schema(arg)
+            own_options = tool.schema_options(arg)
+            output_schema = tool.output_schema(arg)
+            self.task_support = tool.task_support(arg)
+        else:
+            name = options.get("name")
+            if not isinstance(name, str) or not name.strip():
+                name = name_of(tool, owner, arg)  # raises, naming the class
+            schema = options.get("input_schema")
+            schema = NO_ARGUMENTS_SCHEMA if schema is None else schema
+            own_options = options.get("schema_options")
+            output_schema = options.get("output_schema")
+            task_support = options.get("task_support")
+            self.task_support = "none" if task_support is None else task_support
+        self.name = checked_name(name, owner)
         self.label = f"tool {self.name!r}"
-        self.call_is_async = is_async_hook(self.tool, "call")
-        self.error_results = bool(self.tool.option("error_results"))
-        schema = self.tool.input_schema(arg)
+        self.call_is_async = is_async_hook(tool, "call")
+        self.error_results = bool(tool.option("error_results"))
         # the Suite's schema_options, then the tool's own, key by key
-        options = merge_options(schema_options, self.tool.schema_options(arg), owner=self.owner)
+        merged = merge_options(schema_options, own_options, owner=owner)
         self.validator: ArgumentValidator | None = None  # the generated validate_request's
-        if type(self.tool).validate_request is Tool.validate_request:
+        if type(tool).validate_request is Tool.validate_request:
             found = None if shared is None else shared.get(id(schema))
-            if found is not None and found[0] is schema and found[1] == options:
+            if found is not None and found[0] is schema and _same(found[1], merged):
                 self.validator = found[2]  # compiled and linted for an earlier tool
             else:
-                self.validator = compile_schema(schema, owner=self.owner, options=options)
-                lint_tool_schema(self.validator.advertised, owner=self.owner, which="input_schema")
+                self.validator = compile_schema(schema, owner=owner, options=merged)
+                lint_tool_schema(self.validator.advertised, owner=owner, which="input_schema")
                 if shared is not None:
                     if len(shared) >= SHARED_MAX:  # many distinct schemas: start again
                         shared.clear()
-                    shared[id(schema)] = (schema, options, self.validator)
-            self.tool.__dict__["_genmcp_validator"] = self.validator
+                    shared[id(schema)] = (schema, merged, self.validator)
             advertised = self.validator.advertised
         else:  # the tool validates itself: the schema only describes it
-            advertised = advertised_schema(schema, owner=self.owner)
-            lint_tool_schema(advertised, owner=self.owner, which="input_schema")
-        output = self.tool.output_schema(arg)
+            advertised = advertised_schema(schema, owner=owner)
+            lint_tool_schema(advertised, owner=owner, which="input_schema")
         self.output: ArgumentValidator | None = (
-            None if output is None else compile_schema(output, owner=self.owner, options=options)
+            None
+            if output_schema is None
+            else compile_schema(output_schema, owner=owner, options=merged)
         )
-        self.task_support = self.tool.task_support(arg)
         if self.task_support not in TASK_SUPPORT:
             raise ValueError(
-                f"{self.owner}: task_support must be one of {sorted(TASK_SUPPORT)}, "
+                f"{owner}: task_support must be one of {sorted(TASK_SUPPORT)}, "
                 f"not {self.task_support!r}"
             )
         if self.output is not None:
-            lint_tool_schema(self.output.advertised, owner=self.owner, which="output_schema")
-        self.descriptor = self._describe(advertised)
-        self.header_params = _header_params(advertised)
-        view = self.tool.option("view")  # an AppView class the Suite serves with the tool
-        self.view: type[AppView] | None = view if _is_view(view) else None
+            lint_tool_schema(self.output.advertised, owner=owner, which="output_schema")
+        self.header_params: Mapping[str, str] = _header_params(advertised) or NO_HEADERS
+        if options is not None and self.validator is not None and options.keys().isdisjoint(
+            _DESCRIBED_LATER
+        ):
+            self._descriptor: dict[str, Any] | None = None  # built from options on first use
+            self.view: type[AppView] | None = None
+            return
+        self._descriptor = self._describe(advertised)
+        view = tool.option("view")  # an AppView class the Suite serves with the tool
+        self.view = view if _is_view(view) else None
 
     @property
     def behaviour(self) -> Tool:
         """The tool instance (its ``visible`` hook)."""
         return self.tool
+
+    @property
+    def descriptor(self) -> dict[str, Any]:
+        """The tool's ``tools/list`` entry (built on first use when it comes from options)."""
+        described = self._descriptor
+        if described is None:
+            assert self.validator is not None  # lazily described only with one
+            described = self._descriptor = self._describe(self.validator.advertised)
+        return described
 
     def cache_control(self) -> CacheControl:
         """The tool's cache hint for ``tools/list``."""
@@ -181,12 +224,15 @@ class ToolEntry:
             return self.descriptor
         prefix = self.name + PART
         gone = frozenset(key[len(prefix) :] for key in hidden if key.startswith(prefix))
-        found = self.variants.get(gone)
+        variants = self.variants
+        if variants is None:
+            variants = self.variants = {}
+        found = variants.get(gone)
         if found is None:
-            if len(self.variants) >= MAX_VARIANTS:
-                self.variants.clear()
+            if len(variants) >= MAX_VARIANTS:
+                variants.clear()
             view = ToolEntry(type(self.tool), self.arg.as_listed(gone), self.schema_options)
-            found = self.variants[gone] = view.descriptor
+            found = variants[gone] = view.descriptor
         return found
 
     def _describe(self, input_schema: dict[str, Any]) -> dict[str, Any]:
@@ -201,6 +247,28 @@ class ToolEntry:
             meta = described.setdefault("_meta", {})
             meta["ui"] = {**meta.get("ui", {}), **ui}
         return described
+
+
+_METADATA: Final = (
+    "info",
+    "ui",
+    "input_schema",
+    "output_schema",
+    "schema_options",
+    "task_support",
+)
+"""The metadata hooks a tool entry reads when built."""
+_metadata_hooks: Final = operator.attrgetter(*_METADATA)
+_DEFAULTS: Final = _metadata_hooks(Tool)
+"""Tool's own metadata hooks: a class that keeps them all is described by its options."""
+_DESCRIBED_LATER: Final = frozenset({"annotations", "icons", "meta", "view", "visibility"})
+"""The options whose check a lazily built descriptor would postpone: with any, build now."""
+def _same(options: Any, other: Any) -> bool:
+    return options is other or bool(options == other)
+
+
+NO_HEADERS: Final[Mapping[str, str]] = MappingProxyType({})
+"""The ``x-mcp-header`` parameters of a tool that declares none (shared)."""
 
 
 MAX_VARIANTS: Final = 64
@@ -406,7 +474,7 @@ class ToolJob(Job):
         if done:  # the common call: validated at once on the loop
             request = with_arguments(request, arguments)
         else:  # the tool's own validate_request, or a costly validation: off the loop
-            request = await checked_request(entry.tool, request, entry.arg)
+            request = await checked_request(entry.tool, request, entry.arg, validator)
         if entry.call_is_async:  # the hot path: one await, no thread
             coro = entry.tool.call(request, channel, entry.arg)
             if debugging():
