@@ -505,3 +505,42 @@ def test_a_hook_shared_by_generated_classes_is_refused_for_each() -> None:
         cls = types.new_class(name.title(), (Tool,), {"name": name}, lambda ns: ns.update(call=bad))
         with pytest.raises(TypeError, match=f"{name.title()}.call"):
             make(cls)
+
+
+def test_a_generated_catalog_costs_little_memory_per_tool() -> None:
+    """2,000 tools from class options alone, one schema object: what the Suite allocates for
+    them, per tool (tracemalloc: bytes, not time). Before the compact entries (issue 50)
+    about 1,130 bytes a tool; now about 670 (no descriptor until listed, no empty dicts)."""
+    import gc
+    import tracemalloc
+
+    classes = [_generated(f"tool_{i}", description=f"Tool {i}.") for i in range(2000)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        suite = make(*classes)
+        gc.collect()
+        per_tool = (tracemalloc.get_traced_memory()[0] - before) / len(classes)
+    finally:
+        tracemalloc.stop()
+    assert len(suite._tools.entries) == 2000
+    assert per_tool < 850, per_tool
+
+
+async def test_a_tool_described_on_first_listing_lists_as_one_described_at_build() -> None:
+    """A tool from options is described when first listed; one with icons (checked) at
+    build: both list every key they set, and a bad icon still fails the build."""
+    icons = [{"src": "https://example.com/i.png"}]
+    plain = _generated("plain", title="Plain", description="From options.")
+    decked = _generated("decked", title="Decked", description="With icons.", icons=icons)
+    suite = make(plain, decked)
+    listing, _ = await ask(suite, "tools/list")
+    assert listing["result"]["tools"] == [
+        {"name": "decked", "title": "Decked", "description": "With icons.",
+         "inputSchema": MAIL_SCHEMA, "icons": icons},
+        {"name": "plain", "title": "Plain", "description": "From options.",
+         "inputSchema": MAIL_SCHEMA},
+    ]
+    with pytest.raises(ValueError, match="Broken"):
+        make(_generated("broken", icons=[{"src": "javascript:alert(1)"}]))
