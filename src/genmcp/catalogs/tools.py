@@ -130,26 +130,29 @@ class ToolEntry:
         self.variants: dict[frozenset[str], dict[str, Any]] | None = None
         """A versioned tool's descriptors by the versions hidden (built on first listing)."""
         self.owner = owner = cls.__qualname__
-        # the default metadata hooks only read class options: read them here, no calls
-        options = tool._genmcp_options if _metadata_hooks(type(tool)) == _DEFAULTS else None
-        name: Any
+        # a default metadata hook only reads a class option: read it here, no call
+        hooks = _metadata_hooks(type(tool))
+        options = tool._genmcp_options
+        name: Any = options.get("name") if hooks[0] is _INFO else None
+        if not isinstance(name, str) or not name.strip():
+            name = name_of(tool, owner, arg)  # the tool's own info, or raises naming the class
         schema: Any
-        if options is None:
-            name = name_of(tool, owner, arg)
-            schema = tool.input_schema(arg)
-            own_options = tool.schema_options(arg)
-            output_schema = tool.output_schema(arg)
-            self.task_support = tool.task_support(arg)
-        else:
-            name = options.get("name")
-            if not isinstance(name, str) or not name.strip():
-                name = name_of(tool, owner, arg)  # raises, naming the class
+        if hooks[2] is _INPUT:
             schema = options.get("input_schema")
             schema = NO_ARGUMENTS_SCHEMA if schema is None else schema
-            own_options = options.get("schema_options")
-            output_schema = options.get("output_schema")
+        else:
+            schema = tool.input_schema(arg)
+        output_schema = options.get("output_schema") if hooks[3] is _OUTPUT else (
+            tool.output_schema(arg)
+        )
+        own_options = options.get("schema_options") if hooks[4] is _OPTIONS else (
+            tool.schema_options(arg)
+        )
+        if hooks[5] is _TASKS:
             task_support = options.get("task_support")
             self.task_support = "none" if task_support is None else task_support
+        else:
+            self.task_support = tool.task_support(arg)
         self.name = checked_name(name, owner)
         self.label = f"tool {self.name!r}"
         self.call_is_async = is_async_hook(tool, "call")
@@ -185,7 +188,7 @@ class ToolEntry:
         if self.output is not None:
             lint_tool_schema(self.output.advertised, owner=owner, which="output_schema")
         self.header_params: Mapping[str, str] = _header_params(advertised) or NO_HEADERS
-        if options is not None and self.validator is not None and options.keys().isdisjoint(
+        if hooks == _DEFAULTS and self.validator is not None and options.keys().isdisjoint(
             _DESCRIBED_LATER
         ):
             self._descriptor: dict[str, Any] | None = None  # built from options on first use
@@ -242,7 +245,12 @@ class ToolEntry:
         described = descriptor(
             self.tool, self.arg, self.name, own, ("annotations", "icons", "_meta")
         )
-        ui = self.tool.ui(self.arg)
+        tool = self.tool
+        if type(tool).ui is _UI and "view" not in tool._genmcp_options and (
+            "visibility" not in tool._genmcp_options
+        ):
+            return described  # the default ui() of a tool without view or visibility: none
+        ui = tool.ui(self.arg)
         if ui:  # MCP Apps: _meta.ui links the tool to its view
             meta = described.setdefault("_meta", {})
             meta["ui"] = {**meta.get("ui", {}), **ui}
@@ -261,6 +269,7 @@ _METADATA: Final = (
 _metadata_hooks: Final = operator.attrgetter(*_METADATA)
 _DEFAULTS: Final = _metadata_hooks(Tool)
 """Tool's own metadata hooks: a class that keeps them all is described by its options."""
+_INFO, _UI, _INPUT, _OUTPUT, _OPTIONS, _TASKS = _DEFAULTS
 _DESCRIBED_LATER: Final = frozenset({"annotations", "icons", "meta", "view", "visibility"})
 """The options whose check a lazily built descriptor would postpone: with any, build now."""
 def _same(options: Any, other: Any) -> bool:
