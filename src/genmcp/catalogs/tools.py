@@ -43,7 +43,7 @@ from genmcp.catalogs.hooks import (
     watched,
 )
 from genmcp.catalogs.listing import Catalog
-from genmcp.errors import CallbackReturnError
+from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputDeclined, InputRequired, Result, Stream
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request
@@ -65,7 +65,7 @@ from genmcp.visibility import PART
 if TYPE_CHECKING:
     from genmcp.channel import Channel
 
-__all__ = ["Followed", "ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
+__all__ = ["Followed", "Pending", "ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
 
 log = logging.getLogger("genmcp")
 
@@ -123,6 +123,7 @@ class ToolEntry:
         arg: Any,
         schema_options: Mapping[str, Any] | None = None,
         shared: SharedValidators | None = None,
+        lazy: bool = False,
     ) -> None:
         tool = self.tool = instantiate(cls, Tool)
         self.arg = arg
@@ -165,8 +166,11 @@ class ToolEntry:
             if found is not None and found[0] is schema and _same(found[1], merged):
                 self.validator = found[2]  # compiled and linted for an earlier tool
             else:
-                self.validator = compile_schema(schema, owner=owner, options=merged)
-                lint_tool_schema(self.validator.advertised, owner=owner, which="input_schema")
+                if lazy and isinstance(schema, Mapping):  # compiled at the first call
+                    self.validator = Pending(schema, owner, merged)
+                else:
+                    self.validator = compile_schema(schema, owner=owner, options=merged)
+                    lint_tool_schema(self.validator.advertised, owner=owner, which="input_schema")
                 if shared is not None:
                     if len(shared) >= SHARED_MAX:  # many distinct schemas: start again
                         shared.clear()
@@ -280,6 +284,54 @@ NO_HEADERS: Final[Mapping[str, str]] = MappingProxyType({})
 """The ``x-mcp-header`` parameters of a tool that declares none (shared)."""
 
 
+class Pending(ArgumentValidator):
+    """A dict input schema left for its first use (``Suite(lazy_schemas=True)``): advertised
+    as given (as a compiled dict schema is); compiled and linted at the first validation,
+    the fault kept and raised again on every later one."""
+
+    def __init__(self, schema: Mapping[str, Any], owner: str, options: Any) -> None:
+        super().__init__(dict(schema))
+        self._schema, self._owner, self._options = schema, owner, options
+        self._compiled: ArgumentValidator | None = None
+        self._fault: Exception | None = None
+        self._logged = False
+
+    def compiled(self) -> ArgumentValidator:
+        """The compiled validator; the schema's fault (``TypeError``/``ValueError`` naming
+        the tool class) when it does not compile or lint."""
+        if self._compiled is not None:
+            return self._compiled
+        if self._fault is None:
+            try:
+                made = compile_schema(self._schema, owner=self._owner, options=self._options)
+                lint_tool_schema(made.advertised, owner=self._owner, which="input_schema")
+            except (TypeError, ValueError) as exc:
+                self._fault = exc
+            else:
+                self._compiled = made
+                self.inline_safe = made.inline_safe
+                return made
+        raise self._fault
+
+    def checked(self, label: str) -> ArgumentValidator:
+        """:meth:`compiled`, a fault answered as -32603 naming ``label`` and logged once."""
+        try:
+            return self.compiled()
+        except (TypeError, ValueError) as exc:
+            if not self._logged:
+                self._logged = True
+                log.error("%s: its input schema does not compile: %s", label, exc)
+            raise MCPError(
+                "internal_error", f"The {label} cannot validate its arguments: {exc}"
+            ) from None
+
+    def inline(self, arguments: Any) -> tuple[bool, Any]:
+        return self.compiled().inline(arguments)
+
+    def _check(self, arguments: Any, budget: Any) -> Any:
+        return self.compiled()._check(arguments, budget)
+
+
 MAX_VARIANTS: Final = 64
 """Descriptors kept per versioned tool (one per set of versions hidden from callers)."""
 TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,128}")
@@ -343,9 +395,11 @@ class ToolCatalog(Catalog[ToolEntry]):
         *,
         schema_options: Mapping[str, Any] | None = None,
         transforms: Iterable[Transform] = (),
+        lazy_schemas: bool = False,
         **served: Any,
     ) -> None:
         self.schema_options = schema_options
+        self.lazy_schemas = lazy_schemas
         self.transforms = tuple(transforms)
         self.renamed: dict[str, str] = {}
         """A name before the transforms -> the name served."""
@@ -354,12 +408,22 @@ class ToolCatalog(Catalog[ToolEntry]):
 
     def _entry(self, cls: Any, arg: Any) -> ToolEntry:
         if not (self.transforms and isinstance(cls, type) and issubclass(cls, Tool)):
-            return ToolEntry(cls, arg, self.schema_options, self._shared)
+            return ToolEntry(cls, arg, self.schema_options, self._shared, self.lazy_schemas)
         made = shaped(cls, arg, self.transforms)  # every tool, wherever it comes from
-        entry = ToolEntry(made, arg, self.schema_options, self._shared)
+        entry = ToolEntry(made, arg, self.schema_options, self._shared, self.lazy_schemas)
         if made is not cls:  # a mount removes the tool by the name it gave it
             self.renamed[cls().info("name", arg)] = entry.name
         return entry
+
+    def check_schemas(self) -> int:
+        """Compile every input schema left for first use (``lazy_schemas``); the first
+        fault raises. Returns how many were compiled."""
+        count = 0
+        for entry in self.entries.values():
+            if type(entry.validator) is Pending:
+                entry.validator = entry.validator.compiled()
+                count += 1
+        return count
 
     def listed(self, entry: ToolEntry, hidden: frozenset[str]) -> dict[str, Any]:
         """The caller's own descriptor of ``entry`` (a versioned tool's versions)."""
@@ -477,6 +541,8 @@ class ToolJob(Job):
         entry = self._entry
         request = self._request
         validator = entry.validator
+        if type(validator) is Pending:  # Suite(lazy_schemas=True): compiled at first use
+            validator = entry.validator = validator.checked(entry.label)
         done, arguments = (
             (False, None) if validator is None else validator.inline(request.arguments)
         )
