@@ -238,7 +238,9 @@ class ToolEntry:
         if found is None:
             if len(variants) >= MAX_VARIANTS:
                 variants.clear()
-            view = ToolEntry(type(self.tool), self.arg.as_listed(gone), self.schema_options)
+            view = ToolEntry(  # for its descriptor only: its schema need not compile
+                type(self.tool), self.arg.as_listed(gone), self.schema_options, lazy=True
+            )
             found = variants[gone] = view.descriptor
         return found
 
