@@ -4,9 +4,12 @@ function, as a generated catalog has), built and started (its lifespan), no HTTP
 
     python bench/catalog_startup.py 100000              # this checkout
     python bench/catalog_startup.py 100000 --tree /tmp/base
+    python bench/catalog_startup.py 100000 --form arg     # one class, (class, i) providers
 
 Prints the CPU seconds of building the app (imports, the tool classes, ``mcp_router``) and of
-its lifespan start-up, and the process's RSS after both. ``make bench-curves``' catalog curve
+its lifespan start-up, and the process's RSS after both; then the same split: the imports,
+the tool classes (the bench's own ``types.new_class`` calls: CPython's, whatever the
+framework) and the Suite's build. ``make bench-curves``' catalog curve
 measures the same through uvicorn (bench/curves.py).
 """
 
@@ -25,14 +28,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tools", type=int)
     parser.add_argument("--tree", help="a checkout whose src/ to import genmcp from")
+    parser.add_argument("--form", choices=("class", "arg"), default="class",
+                        help="one class per tool (default), or one class and (class, i) "
+                             "providers")
     args = parser.parse_args()
     os.environ["EXTRA_TOOLS"] = str(args.tools)
+    os.environ["EXTRA_FORM"] = args.form
     sys.path.insert(0, HERE)
     started = time.process_time()
     import inproc
 
     app = inproc.load_app(args.tree)
     built = time.process_time()
+    classes = getattr(sys.modules.get("_common"), "CLASSES_CPU", None)
 
     async def idle() -> None:
         return None
@@ -42,7 +50,12 @@ def main() -> None:
     with open("/proc/self/status") as status:
         rss_kb = int(status.read().split("VmRSS:")[1].split()[0])
     print(f"{args.tools} tools: build {built - started:.2f} s CPU, lifespan start-up "
-          f"{ready - built:.2f} s, RSS {rss_kb / 1024:.0f} MB ({args.tree or 'this checkout'})")
+          f"{ready - built:.2f} s, RSS {rss_kb / 1024:.0f} MB ({args.tree or 'this checkout'}, "
+          f"form {args.form})")
+    if classes is not None:
+        imported, made = classes
+        print(f"  of the build: imports {imported - started:.2f} s, tool classes "
+              f"{made - imported:.2f} s, the rest (mcp_router: the Suite) {built - made:.2f} s")
 
 
 if __name__ == "__main__":

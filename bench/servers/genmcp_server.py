@@ -8,6 +8,8 @@ JSON_RESPONSE is ignored: genmcp picks JSON or SSE per call itself. PAGE_SIZE se
 tools/list page size (genmcp pages by 100 by default; the list scenario asks for one page).
 MAX_BODY_BYTES raises the request body cap (4 MiB by default; the size curve sends 10 MB).
 REDIS_URL keeps the legacy sessions (and the rest of the shared state) in that Redis.
+EXTRA_FORM=arg serves the EXTRA_TOOLS as one class with N ``(class, arg)`` providers
+(a generated catalog's other form) instead of one class each.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import inspect
 import os
 import sys
+import time
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -76,8 +79,24 @@ def _extra_tool(i: int) -> type[Tool]:
     return types.new_class(f"Extra{i:04d}", (Tool,), options, lambda ns: ns.update(call=_noop))
 
 
-TOOLS: list[type[Tool]] = [AddTool, EchoTool, ProgressTool, CreateOrderTool]
-TOOLS += [_extra_tool(i) for i in range(C.EXTRA_TOOLS)]
+class ExtraTool(Tool, input_schema=C.EXTRA_SCHEMA):
+    """EXTRA_FORM=arg: one class serving every extra tool, ``(ExtraTool, i)`` providers."""
+
+    def info(self, key, arg):
+        if key == "name":
+            return C.extra_name(arg)
+        return C.extra_description(arg) if key == "description" else None
+
+    call = _noop
+
+
+_classes_from = time.process_time()  # bench/catalog_startup.py splits the build by these
+TOOLS: list = [AddTool, EchoTool, ProgressTool, CreateOrderTool]
+if os.environ.get("EXTRA_FORM") == "arg":
+    TOOLS += [(ExtraTool, i) for i in range(C.EXTRA_TOOLS)]
+else:
+    TOOLS += [_extra_tool(i) for i in range(C.EXTRA_TOOLS)]
+C.CLASSES_CPU = (_classes_from, time.process_time())
 
 
 def _router_kwargs() -> dict:

@@ -38,15 +38,15 @@ class Behaviour:
     _genmcp_options: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **options: Any) -> None:
-        unknown = sorted(set(options) - set(cls.option_keys))
-        if unknown:
+        if options and not options.keys() <= set(cls.option_keys):  # a C check per class
+            unknown = sorted(set(options) - set(cls.option_keys))
             base = next(b.__name__ for b in cls.__mro__ if "option_keys" in b.__dict__)
             raise TypeError(
                 f"{cls.__qualname__}: unknown {base} option(s) {', '.join(unknown)}; "
                 f"known options: {', '.join(cls.option_keys)}"
             )
         super().__init_subclass__()
-        cls._genmcp_options = {**cls._genmcp_options, **options}
+        cls._genmcp_options = {**cls._genmcp_options, **options} if options else cls._genmcp_options
 
     def option(self, key: str, default: Any = None) -> Any:
         """The class option ``key`` (``"_meta"`` reads the ``meta=`` option)."""

@@ -197,7 +197,9 @@ class Tool(Behaviour):
 
 
 def input_validator(tool: Tool, arg: Any) -> ArgumentValidator:
-    """The compiled input schema the Suite prepared (compiled here on direct use)."""
+    """The tool's compiled input schema, compiled on first direct use (``tools/call``
+    through a Suite validates with the validator its entry built, under the Suite's
+    ``schema_options``)."""
     validator: ArgumentValidator | None = tool.__dict__.get("_genmcp_validator")
     if validator is None:
         owner = type(tool).__qualname__

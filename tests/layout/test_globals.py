@@ -24,7 +24,8 @@ ALLOWED: Final[dict[str, str]] = {
     "genmcp.transforms.as_tools._IDS": (
         "ids of the in-process requests a prompt or resource tool makes: unique in the process"
     ),
-    "genmcp.catalogs.hooks._ASYNC": "a memo per hook class and name (code: bounded)",
+    "genmcp.catalogs.hooks._ASYNC": "a memo per hook function (code: bounded)",
+    "genmcp.catalogs.hooks._CHECKED": "hook functions found fit (code: bounded, cleared at 4096)",
     "genmcp.fastapi.compat._watch": (
         "uvicorn's exit is the process's: one watch per loop, shared by every stream"
     ),

@@ -9,7 +9,7 @@ rules:
   must not be blank) and :func:`descriptor` writes its list entry (``name``, ``title``,
   ``description``, the behaviour's own keys, then its metadata objects).
 - **Calling**: :func:`call_hook` awaits an ``async def`` hook and runs a plain ``def`` in a
-  worker thread (:func:`is_async_hook` says which, once per class and hook). In asyncio's
+  worker thread (:func:`is_async_hook` says which, once per hook function). In asyncio's
   debug mode (``PYTHONASYNCIODEBUG=1``, ``python -X dev``, ``asyncio.run(..., debug=True)``)
   :func:`watched` times each step of an ``async def`` hook's coroutine (from one ``await``
   that suspends to the next) and warns on the ``genmcp`` logger, naming the class and hook,
@@ -44,6 +44,7 @@ import asyncio
 import functools
 import inspect
 import logging
+import operator
 import time
 from collections.abc import Callable, Coroutine, Generator, Mapping
 from typing import Any, ClassVar, Final, Protocol, TypeVar
@@ -58,6 +59,7 @@ from genmcp.prompts import Prompt
 from genmcp.protocol.content import call_tool_result
 from genmcp.protocol.icons import checked_icons
 from genmcp.resources import ResourceRepo
+from genmcp.schema import ArgumentValidator
 from genmcp.schema.offload import validate_off_loop
 from genmcp.tools import Tool, ToolRequest, input_validator, with_arguments
 
@@ -125,9 +127,13 @@ def check_hooks(cls: type, base: type) -> None:
     """``TypeError`` at build time, naming the class, the hook and the signature to write,
     when ``cls`` lacks the hook its behaviour answers through or defines a hook that cannot
     take the arguments genmcp passes (``call(self, request)``): else the first call would be
-    a -32603."""
-    kind = next((known for known in _HOOKS if issubclass(base, known)), None)
+    a -32603. Classes whose hooks are the very functions of a class checked before (a
+    generated catalog's) are not read again."""
+    kind = _kind_of(base)
     if kind is None:
+        return
+    hooks = _hooks_of(kind)(cls)  # one C call: the class's hook functions, in _HOOKS order
+    if hooks in _CHECKED:
         return
     required = _REQUIRED.get(kind)
     if required is not None and getattr(cls, required) is getattr(kind, required):
@@ -135,8 +141,7 @@ def check_hooks(cls: type, base: type) -> None:
             f"{cls.__qualname__} does not define {required}(): a {kind.__name__} answers "
             f"through it; add {_signature_of(kind, required)}"
         )
-    for name in _HOOKS[kind]:
-        mine = getattr(cls, name)
+    for name, mine in zip(_HOOKS[kind], hooks, strict=True):
         if mine is getattr(kind, name):
             continue
         if not _binds(mine, _expected(kind, name)):
@@ -144,6 +149,28 @@ def check_hooks(cls: type, base: type) -> None:
                 f"{cls.__qualname__}.{name}{inspect.signature(mine)} cannot take the "
                 f"arguments genmcp passes: write {_signature_of(kind, name)}"
             )
+    if len(_CHECKED) >= _CHECKED_MAX:
+        _CHECKED.clear()
+    _CHECKED.add(hooks)
+
+
+_CHECKED: set[tuple[Any, ...]] = set()  # a memo over code: bounded (tests/layout)
+"""Hook functions found fit, as a class has them (kept: a set of functions is checked once)."""
+_CHECKED_MAX: Final = 4096
+
+
+@functools.cache
+def _kind_of(base: type) -> type | None:
+    """The behaviour of ``_HOOKS`` that ``base`` is (None: none whose hooks are checked)."""
+    return next((known for known in _HOOKS if issubclass(base, known)), None)
+
+
+@functools.cache
+def _hooks_of(kind: type) -> Callable[[type], tuple[Any, ...]]:
+    """Reads the hooks ``check_hooks`` checks of a class, as a tuple."""
+    names = _HOOKS[kind]
+    getter = operator.attrgetter(*names)
+    return getter if len(names) > 1 else lambda cls: (getter(cls),)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -214,14 +241,16 @@ def descriptor(
 
 # -- calling ---------------------------------------------------------------------------------
 
-_ASYNC: dict[tuple[type, str], bool] = {}  # a memo over code: bounded (tests/layout)
+_ASYNC: dict[Any, bool] = {}  # a memo over code: bounded (tests/layout)
 
 
 def is_async_hook(owner: object, hook: str) -> bool:
     """True when ``owner``'s ``hook`` is a coroutine function (else it runs in a thread)."""
-    key = (type(owner), hook)
+    key = getattr(type(owner), hook, None)  # the class's function: shared by its subclasses
+    if key is None:  # set on the instance only: read it
+        return inspect.iscoroutinefunction(getattr(owner, hook))
     found = _ASYNC.get(key)
-    if found is None:  # once per class and hook: a class's methods do not change
+    if found is None:  # once per function: a class's methods do not change
         found = _ASYNC[key] = inspect.iscoroutinefunction(getattr(owner, hook))
     return found
 
@@ -299,14 +328,19 @@ def arguments_of(params: Mapping[str, Any], method: str) -> dict[str, Any]:
     return arguments
 
 
-async def checked_request(tool: Tool, request: ToolRequest, arg: Any) -> ToolRequest:
-    """The request ``call`` receives: validated arguments, or ``InvalidArguments`` raised."""
+async def checked_request(
+    tool: Tool, request: ToolRequest, arg: Any, validator: ArgumentValidator | None = None
+) -> ToolRequest:
+    """The request ``call`` receives: validated arguments, or ``InvalidArguments`` raised.
+    ``validator``: the compiled input schema the Suite built for the generated check (else
+    the tool's own, compiled on first use)."""
     if type(tool).validate_request is not Tool.validate_request:
         checked = tool.validate_request(request, arg)
         if inspect.isawaitable(checked):
             checked = await checked
         return checked
-    validator = input_validator(tool, arg)
+    if validator is None:
+        validator = input_validator(tool, arg)
     return with_arguments(request, await validate_off_loop(validator, request.arguments))
 
 

@@ -183,8 +183,12 @@ class NamedEntry(Protocol):
 
     name: str
     owner: str
-    descriptor: dict[str, Any]
     arg: Any
+
+    @property
+    def descriptor(self) -> dict[str, Any]:
+        """The item's list entry."""
+        ...
 
     @property
     def behaviour(self) -> Any:

@@ -56,12 +56,13 @@ class Served:
         schema_options: Mapping[str, Any] | None,
         transforms: Iterable[Transform] = (),
         languages: Languages | None = None,
+        lazy_schemas: bool = False,
     ) -> None:
         shared: dict[str, Any] = {"sealer": sealer, "states": states, "page_size": page_size,
                                   "visibility": visibility, "languages": languages}  # fmt: skip
         # schema_options are merged under each tool's own
         self.tools = ToolCatalog(**shared, result_meta=result_meta, schema_options=schema_options,
-                                 transforms=transforms)  # fmt: skip
+                                 transforms=transforms, lazy_schemas=lazy_schemas)  # fmt: skip
         self.prompts = PromptCatalog(**shared, result_meta=result_meta)
         self.resources = ResourceCatalog(**shared, result_meta=result_meta)
         self.skills = SkillCatalog(**shared, result_meta=result_meta, resources=self.resources)

@@ -18,8 +18,10 @@ Imports genmcp's core modules; never a web framework.
 from __future__ import annotations
 
 import logging
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.apps import AppView
@@ -41,7 +43,7 @@ from genmcp.catalogs.hooks import (
     watched,
 )
 from genmcp.catalogs.listing import Catalog
-from genmcp.errors import CallbackReturnError
+from genmcp.errors import CallbackReturnError, MCPError
 from genmcp.outcomes import CacheControl, Error, InputDeclined, InputRequired, Result, Stream
 from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request
@@ -55,7 +57,7 @@ from genmcp.schema import (
     merge_options,
 )
 from genmcp.schema.lint import lint_tool_schema
-from genmcp.tools import Tool, ToolRequest, with_arguments
+from genmcp.tools import NO_ARGUMENTS_SCHEMA, Tool, ToolRequest, with_arguments
 from genmcp.transforms.transform import Transform, shaped
 from genmcp.transforms.versions import VersionSet
 from genmcp.visibility import PART
@@ -63,7 +65,7 @@ from genmcp.visibility import PART
 if TYPE_CHECKING:
     from genmcp.channel import Channel
 
-__all__ = ["Followed", "ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
+__all__ = ["Followed", "Pending", "ToolCatalog", "ToolEntry", "ToolJob", "ToolProvider"]
 
 log = logging.getLogger("genmcp")
 
@@ -88,12 +90,19 @@ ToolProvider = type[Tool] | tuple[type[Tool], Any]
 
 
 class ToolEntry:
-    """One served tool: the instance, its provider ``arg`` and what was built from them once."""
+    """One served tool: the instance, its provider ``arg`` and what was built from them once.
+
+    Compact, since a catalog may hold 100,000 (bench/RESULTS.md, issue 50): slots only, no
+    per-entry empty dicts, and a tool whose metadata hooks are the defaults reads its class
+    options directly. Its ``tools/list`` descriptor is then built on first listing: from
+    options alone, it cannot fail (a tool with icons, annotations, ``_meta``, a view or its
+    own hooks is described at once, so a bad value still fails the Suite's build).
+    """
 
     __slots__ = (
+        "_descriptor",
         "arg",
         "call_is_async",
-        "descriptor",
         "error_results",
         "header_params",
         "label",
@@ -114,57 +123,98 @@ class ToolEntry:
         arg: Any,
         schema_options: Mapping[str, Any] | None = None,
         shared: SharedValidators | None = None,
+        lazy: bool = False,
     ) -> None:
-        self.tool, self.arg = instantiate(cls, Tool), arg
+        tool = self.tool = instantiate(cls, Tool)
+        self.arg = arg
         self.schema_options = schema_options
-        self.variants: dict[frozenset[str], dict[str, Any]] = {}
+        self.variants: dict[frozenset[str], dict[str, Any]] | None = None
         """A versioned tool's descriptors by the versions hidden (built on first listing)."""
-        self.owner = cls.__qualname__
-        self.name = checked_name(name_of(self.tool, self.owner, arg), self.owner)
+        self.owner = owner = cls.__qualname__
+        # a default metadata hook only reads a class option: read it here, no call
+        hooks = _metadata_hooks(type(tool))
+        options = tool._genmcp_options
+        name: Any = options.get("name") if hooks[0] is _INFO else None
+        if not isinstance(name, str) or not name.strip():
+            name = name_of(tool, owner, arg)  # the tool's own info, or raises naming the class
+        schema: Any
+        if hooks[2] is _INPUT:
+            schema = options.get("input_schema")
+            schema = NO_ARGUMENTS_SCHEMA if schema is None else schema
+        else:
+            schema = tool.input_schema(arg)
+        output_schema = options.get("output_schema") if hooks[3] is _OUTPUT else (
+            tool.output_schema(arg)
+        )
+        own_options = options.get("schema_options") if hooks[4] is _OPTIONS else (
+            tool.schema_options(arg)
+        )
+        if hooks[5] is _TASKS:
+            task_support = options.get("task_support")
+            self.task_support = "none" if task_support is None else task_support
+        else:
+            self.task_support = tool.task_support(arg)
+        self.name = checked_name(name, owner)
         self.label = f"tool {self.name!r}"
-        self.call_is_async = is_async_hook(self.tool, "call")
-        self.error_results = bool(self.tool.option("error_results"))
-        schema = self.tool.input_schema(arg)
+        self.call_is_async = is_async_hook(tool, "call")
+        self.error_results = bool(tool.option("error_results"))
         # the Suite's schema_options, then the tool's own, key by key
-        options = merge_options(schema_options, self.tool.schema_options(arg), owner=self.owner)
+        merged = merge_options(schema_options, own_options, owner=owner)
         self.validator: ArgumentValidator | None = None  # the generated validate_request's
-        if type(self.tool).validate_request is Tool.validate_request:
+        if type(tool).validate_request is Tool.validate_request:
             found = None if shared is None else shared.get(id(schema))
-            if found is not None and found[0] is schema and found[1] == options:
+            if found is not None and found[0] is schema and _same(found[1], merged):
                 self.validator = found[2]  # compiled and linted for an earlier tool
             else:
-                self.validator = compile_schema(schema, owner=self.owner, options=options)
-                lint_tool_schema(self.validator.advertised, owner=self.owner, which="input_schema")
+                if lazy and isinstance(schema, Mapping):  # compiled at the first call
+                    self.validator = Pending(schema, owner, merged)
+                else:
+                    self.validator = compile_schema(schema, owner=owner, options=merged)
+                    lint_tool_schema(self.validator.advertised, owner=owner, which="input_schema")
                 if shared is not None:
                     if len(shared) >= SHARED_MAX:  # many distinct schemas: start again
                         shared.clear()
-                    shared[id(schema)] = (schema, options, self.validator)
-            self.tool.__dict__["_genmcp_validator"] = self.validator
+                    shared[id(schema)] = (schema, merged, self.validator)
             advertised = self.validator.advertised
         else:  # the tool validates itself: the schema only describes it
-            advertised = advertised_schema(schema, owner=self.owner)
-            lint_tool_schema(advertised, owner=self.owner, which="input_schema")
-        output = self.tool.output_schema(arg)
+            advertised = advertised_schema(schema, owner=owner)
+            lint_tool_schema(advertised, owner=owner, which="input_schema")
         self.output: ArgumentValidator | None = (
-            None if output is None else compile_schema(output, owner=self.owner, options=options)
+            None
+            if output_schema is None
+            else compile_schema(output_schema, owner=owner, options=merged)
         )
-        self.task_support = self.tool.task_support(arg)
         if self.task_support not in TASK_SUPPORT:
             raise ValueError(
-                f"{self.owner}: task_support must be one of {sorted(TASK_SUPPORT)}, "
+                f"{owner}: task_support must be one of {sorted(TASK_SUPPORT)}, "
                 f"not {self.task_support!r}"
             )
         if self.output is not None:
-            lint_tool_schema(self.output.advertised, owner=self.owner, which="output_schema")
-        self.descriptor = self._describe(advertised)
-        self.header_params = _header_params(advertised)
-        view = self.tool.option("view")  # an AppView class the Suite serves with the tool
-        self.view: type[AppView] | None = view if _is_view(view) else None
+            lint_tool_schema(self.output.advertised, owner=owner, which="output_schema")
+        self.header_params: Mapping[str, str] = _header_params(advertised) or NO_HEADERS
+        if hooks == _DEFAULTS and self.validator is not None and options.keys().isdisjoint(
+            _DESCRIBED_LATER
+        ):
+            self._descriptor: dict[str, Any] | None = None  # built from options on first use
+            self.view: type[AppView] | None = None
+            return
+        self._descriptor = self._describe(advertised)
+        view = tool.option("view")  # an AppView class the Suite serves with the tool
+        self.view = view if _is_view(view) else None
 
     @property
     def behaviour(self) -> Tool:
         """The tool instance (its ``visible`` hook)."""
         return self.tool
+
+    @property
+    def descriptor(self) -> dict[str, Any]:
+        """The tool's ``tools/list`` entry (built on first use when it comes from options)."""
+        described = self._descriptor
+        if described is None:
+            assert self.validator is not None  # lazily described only with one
+            described = self._descriptor = self._describe(self.validator.advertised)
+        return described
 
     def cache_control(self) -> CacheControl:
         """The tool's cache hint for ``tools/list``."""
@@ -181,12 +231,17 @@ class ToolEntry:
             return self.descriptor
         prefix = self.name + PART
         gone = frozenset(key[len(prefix) :] for key in hidden if key.startswith(prefix))
-        found = self.variants.get(gone)
+        variants = self.variants
+        if variants is None:
+            variants = self.variants = {}
+        found = variants.get(gone)
         if found is None:
-            if len(self.variants) >= MAX_VARIANTS:
-                self.variants.clear()
-            view = ToolEntry(type(self.tool), self.arg.as_listed(gone), self.schema_options)
-            found = self.variants[gone] = view.descriptor
+            if len(variants) >= MAX_VARIANTS:
+                variants.clear()
+            view = ToolEntry(  # for its descriptor only: its schema need not compile
+                type(self.tool), self.arg.as_listed(gone), self.schema_options, lazy=True
+            )
+            found = variants[gone] = view.descriptor
         return found
 
     def _describe(self, input_schema: dict[str, Any]) -> dict[str, Any]:
@@ -196,11 +251,87 @@ class ToolEntry:
         described = descriptor(
             self.tool, self.arg, self.name, own, ("annotations", "icons", "_meta")
         )
-        ui = self.tool.ui(self.arg)
+        tool = self.tool
+        if type(tool).ui is _UI and "view" not in tool._genmcp_options and (
+            "visibility" not in tool._genmcp_options
+        ):
+            return described  # the default ui() of a tool without view or visibility: none
+        ui = tool.ui(self.arg)
         if ui:  # MCP Apps: _meta.ui links the tool to its view
             meta = described.setdefault("_meta", {})
             meta["ui"] = {**meta.get("ui", {}), **ui}
         return described
+
+
+_METADATA: Final = (
+    "info",
+    "ui",
+    "input_schema",
+    "output_schema",
+    "schema_options",
+    "task_support",
+)
+"""The metadata hooks a tool entry reads when built."""
+_metadata_hooks: Final = operator.attrgetter(*_METADATA)
+_DEFAULTS: Final = _metadata_hooks(Tool)
+"""Tool's own metadata hooks: a class that keeps them all is described by its options."""
+_INFO, _UI, _INPUT, _OUTPUT, _OPTIONS, _TASKS = _DEFAULTS
+_DESCRIBED_LATER: Final = frozenset({"annotations", "icons", "meta", "view", "visibility"})
+"""The options whose check a lazily built descriptor would postpone: with any, build now."""
+def _same(options: Any, other: Any) -> bool:
+    return options is other or bool(options == other)
+
+
+NO_HEADERS: Final[Mapping[str, str]] = MappingProxyType({})
+"""The ``x-mcp-header`` parameters of a tool that declares none (shared)."""
+
+
+class Pending(ArgumentValidator):
+    """A dict input schema left for its first use (``Suite(lazy_schemas=True)``): advertised
+    as given (as a compiled dict schema is); compiled and linted at the first validation,
+    the fault kept and raised again on every later one."""
+
+    def __init__(self, schema: Mapping[str, Any], owner: str, options: Any) -> None:
+        super().__init__(dict(schema))
+        self._schema, self._owner, self._options = schema, owner, options
+        self._compiled: ArgumentValidator | None = None
+        self._fault: Exception | None = None
+        self._logged = False
+
+    def compiled(self) -> ArgumentValidator:
+        """The compiled validator; the schema's fault (``TypeError``/``ValueError`` naming
+        the tool class) when it does not compile or lint."""
+        if self._compiled is not None:
+            return self._compiled
+        if self._fault is None:
+            try:
+                made = compile_schema(self._schema, owner=self._owner, options=self._options)
+                lint_tool_schema(made.advertised, owner=self._owner, which="input_schema")
+            except (TypeError, ValueError) as exc:
+                self._fault = exc
+            else:
+                self._compiled = made
+                self.inline_safe = made.inline_safe
+                return made
+        raise self._fault
+
+    def checked(self, label: str) -> ArgumentValidator:
+        """:meth:`compiled`, a fault answered as -32603 naming ``label`` and logged once."""
+        try:
+            return self.compiled()
+        except (TypeError, ValueError) as exc:
+            if not self._logged:
+                self._logged = True
+                log.error("%s: its input schema does not compile: %s", label, exc)
+            raise MCPError(
+                "internal_error", f"The {label} cannot validate its arguments: {exc}"
+            ) from None
+
+    def inline(self, arguments: Any) -> tuple[bool, Any]:
+        return self.compiled().inline(arguments)
+
+    def _check(self, arguments: Any, budget: Any) -> Any:
+        return self.compiled()._check(arguments, budget)
 
 
 MAX_VARIANTS: Final = 64
@@ -266,9 +397,11 @@ class ToolCatalog(Catalog[ToolEntry]):
         *,
         schema_options: Mapping[str, Any] | None = None,
         transforms: Iterable[Transform] = (),
+        lazy_schemas: bool = False,
         **served: Any,
     ) -> None:
         self.schema_options = schema_options
+        self.lazy_schemas = lazy_schemas
         self.transforms = tuple(transforms)
         self.renamed: dict[str, str] = {}
         """A name before the transforms -> the name served."""
@@ -277,12 +410,22 @@ class ToolCatalog(Catalog[ToolEntry]):
 
     def _entry(self, cls: Any, arg: Any) -> ToolEntry:
         if not (self.transforms and isinstance(cls, type) and issubclass(cls, Tool)):
-            return ToolEntry(cls, arg, self.schema_options, self._shared)
+            return ToolEntry(cls, arg, self.schema_options, self._shared, self.lazy_schemas)
         made = shaped(cls, arg, self.transforms)  # every tool, wherever it comes from
-        entry = ToolEntry(made, arg, self.schema_options, self._shared)
+        entry = ToolEntry(made, arg, self.schema_options, self._shared, self.lazy_schemas)
         if made is not cls:  # a mount removes the tool by the name it gave it
             self.renamed[cls().info("name", arg)] = entry.name
         return entry
+
+    def check_schemas(self) -> int:
+        """Compile every input schema left for first use (``lazy_schemas``); the first
+        fault raises. Returns how many were compiled."""
+        count = 0
+        for entry in self.entries.values():
+            if type(entry.validator) is Pending:
+                entry.validator = entry.validator.compiled()
+                count += 1
+        return count
 
     def listed(self, entry: ToolEntry, hidden: frozenset[str]) -> dict[str, Any]:
         """The caller's own descriptor of ``entry`` (a versioned tool's versions)."""
@@ -400,13 +543,15 @@ class ToolJob(Job):
         entry = self._entry
         request = self._request
         validator = entry.validator
+        if type(validator) is Pending:  # Suite(lazy_schemas=True): compiled at first use
+            validator = entry.validator = validator.checked(entry.label)
         done, arguments = (
             (False, None) if validator is None else validator.inline(request.arguments)
         )
         if done:  # the common call: validated at once on the loop
             request = with_arguments(request, arguments)
         else:  # the tool's own validate_request, or a costly validation: off the loop
-            request = await checked_request(entry.tool, request, entry.arg)
+            request = await checked_request(entry.tool, request, entry.arg, validator)
         if entry.call_is_async:  # the hot path: one await, no thread
             coro = entry.tool.call(request, channel, entry.arg)
             if debugging():

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Final
 
-__all__ = ["DEFAULT_DIALECT", "FormatCheck", "SchemaOptions", "merge_options"]
+__all__ = ["DEFAULT_DIALECT", "DEFAULT_OPTIONS", "FormatCheck", "SchemaOptions", "merge_options"]
 
 FormatCheck = Callable[[Any], object]
 """A ``format`` checker: a falsy return or an exception means the value is invalid."""
@@ -43,10 +44,16 @@ class SchemaOptions:
     backtracking_patterns: bool = False
 
 
+DEFAULT_OPTIONS: Final = SchemaOptions(formats=MappingProxyType({}))
+"""genmcp's defaults: the options of every tool that sets none (shared, read-only)."""
+
+
 def merge_options(
     suite: Mapping[str, Any] | None, tool: Mapping[str, Any] | None, *, owner: str
 ) -> SchemaOptions:
     """genmcp's defaults, then ``suite``'s keys, then ``tool``'s; ``TypeError`` naming ``owner``."""
+    if suite is None and tool is None:  # most tools: one shared value, not one per tool
+        return DEFAULT_OPTIONS
     merged: dict[str, Any] = {}
     formats: dict[str, FormatCheck] = {}
     for where, given in (("Suite schema_options", suite), (f"{owner}: schema_options", tool)):

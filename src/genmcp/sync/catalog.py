@@ -415,9 +415,9 @@ class SharedCatalog:
         *,
         unsure: bool = False,
     ) -> None:
-        loop = self._loop()
         notice_of = _NOTICES[key.partition(":")[0] if kind == SWITCH else kind]
-        if not travels or loop is None:
+        loop = self._loop() if travels else None
+        if loop is None:
             self._feed.publish(notice_of)
             return
         notice = notification(notice_of)
