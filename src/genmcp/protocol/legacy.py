@@ -342,7 +342,13 @@ def _tool(tool: Mapping[str, Any], version: str) -> dict[str, Any]:
 
 
 def _call_tool(result: Mapping[str, Any], version: str) -> dict[str, Any]:
-    legacy: dict[str, Any] = {"content": [_content(b, version) for b in result.get("content", ())]}
+    blocks = []
+    for block in result.get("content", ()):  # a loop, not a comprehension: no frame (hot path)
+        if type(block) is dict and block.keys() <= _PLAIN_TEXT and block.get("type") == "text":
+            blocks.append(block)  # the usual block, as _content would share it
+        else:
+            blocks.append(_content(block, version))
+    legacy: dict[str, Any] = {"content": blocks}
     structured = result.get("structuredContent")
     if structured is not None and at_least(version, _MID) and isinstance(structured, Mapping):
         legacy["structuredContent"] = structured  # a 2025 structuredContent is an object
@@ -408,7 +414,9 @@ def legacy_result(method: str, result: Any, version: str) -> Any:
         }
     else:
         legacy = {k: v for k, v in result.items() if k not in (*_MODERN_RESULT_KEYS, "_meta")}
-    _result_meta(result, legacy, version)
+    meta = result.get("_meta")  # usually only the modern serverInfo: no call (hot path)
+    if meta is not None and not (type(meta) is dict and len(meta) == 1 and META_SERVER_INFO in meta):
+        _result_meta(result, legacy, version)
     return legacy
 
 
