@@ -181,6 +181,8 @@ class LegacyServer:
         self.stream_retry_ms = stream_retry_ms
         self.journal_tasks = JournalTasks()  # the journals' tasks past their streams
         self._told_foreign = False  # a foreign session is logged once, not per request
+        # a codec is immutable: the tools/call one of each revision is shared (the hot path)
+        self._call_codecs = {v: LegacyCodec(TOOLS_CALL, v) for v in LEGACY_VERSIONS}
 
     def close(self) -> None:
         """Drop the process's signal subscription (at shutdown)."""
@@ -433,7 +435,8 @@ class LegacyServer:
             level=session.log_level,
         )
         meta = params["_meta"]
-        check_meta(meta)
+        if "_meta" in request.params or session.log_level is not None:
+            check_meta(meta)  # else only the session's own values, right as they were made
         rounds = InputRounds(self._asking, session, method)
         call = await self.suite.handle(
             Request(request.id, method, params), assigns, meta, asker=rounds, context=context
@@ -443,8 +446,11 @@ class LegacyServer:
             self.signals.track(session.key, request.id, call)
             if self.events is not None:  # its events are logged if it streams: made then
                 journal = partial(self._journal, session, request.id)
-        codec = LegacyCodec(method, session.version)
-        return LegacyAnswer(call, codec, journal=journal, expires_at=session.expires_at)
+        codec = self._call_codecs.get(session.version) if method == TOOLS_CALL else None
+        if codec is None:
+            codec = LegacyCodec(method, session.version)
+        # built by tuple's own __new__: no Python frame, it runs on every request
+        return tuple.__new__(LegacyAnswer, (call, codec, None, journal, session.expires_at))
 
     def _journal(self, session: Session, request_id: RequestId) -> Journal:
         """The log of one streamed answer (most calls answer as JSON and never need one)."""
