@@ -240,9 +240,16 @@ class MCPEndpoint:
             if denied is not None:  # (body, status, headers): answered before any stream
                 await send_json(exchange.send, *denied)
                 return
-        if self.legacy is not None and _era(message, headers) is Era.LEGACY:
-            await self._legacy_post(self.legacy, message, exchange)
-            return
+        legacy = self.legacy
+        if legacy is not None:  # the era rules read the two headers once (the hot path)
+            version, token = headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
+            if isinstance(message, Response):
+                era = era_of(None, None, version, token)
+            else:
+                era = era_of(message.method, message.params, version, token)
+            if era is Era.LEGACY:
+                await self._legacy_post(legacy, message, exchange, token, version)
+                return
         if isinstance(message, Notification):
             await send_empty(exchange.send, 202)
             return
@@ -264,12 +271,17 @@ class MCPEndpoint:
         await respond(Relay(call), exchange.receive, exchange.send, self._streams, headers=headers)
 
     async def _legacy_post(
-        self, legacy: LegacyServer, message: JSONRPCMessage, exchange: _Exchange
+        self,
+        legacy: LegacyServer,
+        message: JSONRPCMessage,
+        exchange: _Exchange,
+        token: str | None,
+        version: str | None,
     ) -> None:
-        headers = exchange.headers
+        """A POST of a 2025 session (``token``, ``version``: its two headers)."""
         # what the middleware may read; without middleware nobody does (the hot path)
-        context = TransportContext("tcp", "http", headers) if self.suite.middleware else NO_CONTEXT
-        token, version = _era_headers(headers)[::-1]
+        middleware = self.suite.middleware
+        context = TransportContext("tcp", "http", exchange.headers) if middleware else NO_CONTEXT
         try:
             answer = await legacy.post(message, token, version, exchange.assigns, context)
         except MCPError as exc:  # a session fault: the 2025 texts send no id when there is none
@@ -361,7 +373,3 @@ def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
     return headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
 
 
-def _era(message: JSONRPCMessage, headers: Mapping[str, str]) -> Era:
-    if isinstance(message, Response):
-        return era_of(None, None, *_era_headers(headers))
-    return era_of(message.method, message.params, *_era_headers(headers))
