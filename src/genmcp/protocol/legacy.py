@@ -307,8 +307,6 @@ def _result_meta(result: Mapping[str, Any], target: dict[str, Any], version: str
             target["_meta"] = kept
 
 
-_INFO_ONLY: Final = META_SERVER_INFO
-"""The one ``_meta`` key of a usual result (no 2025 result carries it)."""
 _PLAIN_TEXT: Final = frozenset({"type", "text"})
 """A text block with these fields only is one every revision knows as it is."""
 
@@ -417,7 +415,9 @@ def legacy_result(method: str, result: Any, version: str) -> Any:
     else:
         legacy = {k: v for k, v in result.items() if k not in (*_MODERN_RESULT_KEYS, "_meta")}
     meta = result.get("_meta")  # usually only the modern serverInfo: no call (hot path)
-    if meta is not None and not (type(meta) is dict and len(meta) == 1 and _INFO_ONLY in meta):
+    if meta is not None and not (
+        type(meta) is dict and len(meta) == 1 and META_SERVER_INFO in meta
+    ):
         _result_meta(result, legacy, version)
     return legacy
 
