@@ -371,5 +371,3 @@ async def _send_error(
 
 def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
     return headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
-
-
