@@ -428,20 +428,21 @@ class LegacyServer:
             )
         if not self.signals.listening:  # this process's first call: stoppable from its start
             await self.signals.listen()
-        params = legacy.modern_params(
-            request.params,
+        params = request.params
+        meta = legacy.modern_meta(
+            params,
             modern_version=self.suite.supported_versions[0],
             capabilities=session.modern_capabilities,
             client_info=session.client_info,
             level=session.log_level,
         )
-        meta = params["_meta"]
-        if "_meta" in request.params or session.log_level is not None:
+        if "_meta" in params or session.log_level is not None:
             check_meta(meta)  # else only the session's own values, right as they were made
+        # the request in the modern shape: its params are its own (parsed from its body), so
+        # they change in place rather than in a copy and a new Request (the hot path)
+        legacy.modernize(params, meta)
         rounds = InputRounds(self._asking, session, method)
-        call = await self.suite.handle(
-            Request(request.id, method, params), assigns, meta, asker=rounds, context=context
-        )
+        call = await self.suite.handle(request, assigns, meta, asker=rounds, context=context)
         journal = None
         if call.task is not None:  # in flight: cancellable through the session, id reserved
             self.signals.track(session.key, request.id, call)
