@@ -32,6 +32,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Final, final
 
 from genmcp.call.call import Call
@@ -106,7 +107,7 @@ class CallSignals:
         kind = type(request_id)  # _key's usual case inline: no frame (the hot path)
         key = (session, request_id) if kind is str or kind is int else _key(session, request_id)
         self._calls[key] = call
-        call.when_done(lambda: self._forget(key, call))
+        call.when_done(partial(self._forget, key, call))  # a C call: no lambda frame
         if self._early and self._early.pop(key, 0.0) > time.monotonic():
             call.cancel()  # its cancel came first
 
