@@ -247,7 +247,6 @@ def test_modern_params_synthesize_meta_and_drop_modern_only_params() -> None:
     }
 
 
-
 def test_modernize_is_modern_params_in_place() -> None:
     """``modern_meta`` then ``modernize`` leave the params as ``modern_params`` returns them."""
     for sent in (
