@@ -247,6 +247,21 @@ def test_modern_params_synthesize_meta_and_drop_modern_only_params() -> None:
     }
 
 
+def test_modernize_is_modern_params_in_place() -> None:
+    """``modern_meta`` then ``modernize`` leave the params as ``modern_params`` returns them."""
+    for sent in (
+        {"name": "t", "arguments": {"a": 1}},
+        {"name": "t", "task": {"ttl": 5}, "requestState": "x", "inputResponses": {},
+         "_meta": {"progressToken": 7, "io.modelcontextprotocol/protocolVersion": "x"}},
+    ):  # fmt: skip
+        options = {"modern_version": "2026-07-28", "capabilities": {"roots": {}},
+                   "client_info": {"name": "c"}, "level": "info"}  # fmt: skip
+        expected = legacy.modern_params(sent, **options)
+        params = dict(sent)
+        legacy.modernize(params, legacy.modern_meta(params, **options))
+        assert params == expected
+
+
 NESTED: Final = {
     "form": {"method": "elicitation/create",
              "params": {"mode": "form", "message": "m", "requestedSchema": {

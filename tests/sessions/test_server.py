@@ -210,6 +210,17 @@ async def test_errors_of_requests_travel_with_http_200(
     assert_error(subscribe, 200, METHOD_NOT_FOUND)  # no resources configured here
 
 
+@pytest.mark.parametrize("token", [True, 1.5, {"t": 1}])
+async def test_a_sent_meta_is_still_checked(
+    connect: Callable[..., LegacyClient], token: object
+) -> None:
+    """The synthesized ``_meta`` skips its check; one the client sent is checked as before."""
+    client = await opened(connect, "2025-11-25")
+    params = {"name": "rich", "_meta": {"progressToken": token}}
+    assert_error(await client.request("tools/call", params), 200, INVALID_PARAMS)
+    assert (await client.request("tools/call", {"name": "rich"})).status == 200
+
+
 # -- progress and cancellation --------------------------------------------------------------
 
 

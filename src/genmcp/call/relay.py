@@ -105,9 +105,10 @@ class Relay:
         event = self.call.outbox.get_nowait()
         if event is None:
             return None
-        if type(event) is Answer and self.codec is MODERN:  # the hot path: nothing to translate
+        if type(event) is Answer:  # the hot path: the answer, at once (no _through frame)
             self._done = True
-            return event
+            codec = self.codec
+            return event if codec is MODERN else codec.final(event)
         return self._through(event)
 
     async def next(self) -> Event:

@@ -239,20 +239,15 @@ class MCPEndpoint:
                 exc = await self.legacy.unusable(body, exc, token, version, assigns)
             await exchange.error(exc.request_id, exc)
             return
-        if self.authorize is not None and isinstance(message, Request):  # auth: op scopes
-            denied = self.authorize(message, assigns, self.suite)
-            if denied is not None:  # (body, status, headers): answered before any stream
-                await send_json(exchange.send, *denied)
-                return
-        if self._languages is not None and isinstance(message, Request):  # SEP-2792's mirror
-            try:
-                mirrors(_lines(exchange.scope, b"accept-language"), _accepted(message))
-            except MCPError as exc:  # 400 -32020 in both eras, before the Suite
-                await exchange.error(message.id, exc)
-                return
-        if self.legacy is not None and _era(message, headers) is Era.LEGACY:
-            await self._legacy_post(self.legacy, message, exchange)
+        checks = self.authorize is not None or self._languages is not None  # else: hot path
+        if checks and isinstance(message, Request) and await self._refused(message, exchange):
             return
+        legacy = self.legacy
+        if legacy is not None:  # the era rules read the two headers once (the hot path)
+            version, token = headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
+            if _era(message, version, token) is Era.LEGACY:
+                await self._legacy_post(legacy, message, exchange, token, version)
+                return
         if isinstance(message, Notification):
             await send_empty(exchange.send, 202)
             return
@@ -280,13 +275,28 @@ class MCPEndpoint:
             languages=self._languages,
         )
 
+    async def _refused(self, message: Request, exchange: _Exchange) -> bool:
+        """Answer, before any stream, a request the operation's scopes refuse (auth) or
+        whose languages do not mirror (SEP-2792); True when answered."""
+        if self.authorize is not None:
+            denied = self.authorize(message, exchange.assigns, self.suite)
+            if denied is not None:  # (body, status, headers)
+                await send_json(exchange.send, *denied)
+                return True
+        return self._languages is not None and await _language_refused(message, exchange)
+
     async def _legacy_post(
-        self, legacy: LegacyServer, message: JSONRPCMessage, exchange: _Exchange
+        self,
+        legacy: LegacyServer,
+        message: JSONRPCMessage,
+        exchange: _Exchange,
+        token: str | None,
+        version: str | None,
     ) -> None:
-        headers = exchange.headers
+        """A POST of a 2025 session (``token``, ``version``: its two headers)."""
         # what the middleware may read; without middleware nobody does (the hot path)
-        context = TransportContext("tcp", "http", headers) if self.suite.middleware else NO_CONTEXT
-        token, version = _era_headers(headers)[::-1]
+        middleware = self.suite.middleware
+        context = TransportContext("tcp", "http", exchange.headers) if middleware else NO_CONTEXT
         try:
             answer = await legacy.post(message, token, version, exchange.assigns, context)
         except MCPError as exc:  # a session fault: the 2025 texts send no id when there is none
@@ -375,6 +385,24 @@ async def _send_error(
     await send_json(send, error_response(request_id, failure), status, extra)
 
 
+def _era(message: JSONRPCMessage, version: str | None, token: str | None) -> Era:
+    """The era of ``message`` given the request's two era headers."""
+    if isinstance(message, Response):
+        return era_of(None, None, version, token)
+    return era_of(message.method, message.params, version, token)
+
+
+async def _language_refused(message: Request, exchange: _Exchange) -> bool:
+    """Answer 400 -32020 (both eras, before the Suite) when the request's
+    ``Accept-Language`` does not mirror its ``_meta`` ``acceptLanguage`` (SEP-2792)."""
+    try:
+        mirrors(_lines(exchange.scope, b"accept-language"), _accepted(message))
+    except MCPError as exc:
+        await exchange.error(message.id, exc)
+        return True
+    return False
+
+
 def _lines(scope: Scope, name: bytes) -> list[str]:
     """Every value of the request header ``name`` (lower case), in order."""
     return [value.decode("latin-1") for key, value in scope["headers"] if key == name]
@@ -403,9 +431,3 @@ def _adding_headers(send: Send, assigns: Mapping[str, Any]) -> tuple[Send, Mappi
 
 def _era_headers(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
     return headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
-
-
-def _era(message: JSONRPCMessage, headers: Mapping[str, str]) -> Era:
-    if isinstance(message, Response):
-        return era_of(None, None, *_era_headers(headers))
-    return era_of(message.method, message.params, *_era_headers(headers))

@@ -4,7 +4,8 @@ Legacy clients (2025-11-25, 2025-06-18, 2025-03-26) negotiate once with ``initia
 then send requests without ``_meta`` keys. genmcp serves them with the same Suite and tools
 as 2026-07-28 clients:
 
-* ``modern_params`` rebuilds a legacy request in the modern shape: ``params._meta`` is
+* ``modern_params`` rebuilds a legacy request in the modern shape (``modernize`` in place,
+  given its ``modern_meta``): ``params._meta`` is
   synthesized from the session (``protocolVersion`` = the modern version served,
   ``clientCapabilities`` and ``clientInfo`` from ``initialize`` as that revision understands
   them, ``logLevel`` from ``logging/setLevel``); the client's ``progressToken`` is kept.
@@ -58,7 +59,9 @@ __all__ = [
     "legacy_message",
     "legacy_result",
     "log_level",
+    "modern_meta",
     "modern_params",
+    "modernize",
     "server_capabilities",
     "server_request",
 ]
@@ -278,6 +281,39 @@ def modern_params(
     replaced, and modern-only multi round-trip params
     (``inputResponses``, ``requestState``) and the 2025-11-25 ``task`` param are dropped.
     """
+    meta = modern_meta(
+        params,
+        modern_version=modern_version,
+        capabilities=capabilities,
+        client_info=client_info,
+        level=level,
+    )
+    if params.keys().isdisjoint(_NOT_MODERN):  # the usual params: one C-level copy
+        modern = dict(params)
+    else:
+        modern = {k: v for k, v in params.items() if k not in _NOT_MODERN}
+    modern["_meta"] = meta  # replaces the client's
+    return modern
+
+
+def modernize(params: dict[str, Any], meta: dict[str, Any]) -> None:
+    """``modern_params`` in place, given its ``modern_meta``: for params that are the
+    request's own (parsed from its body), which a copy would only duplicate (the hot path)."""
+    if not params.keys().isdisjoint(_NOT_MODERN):
+        for key in _NOT_MODERN:
+            params.pop(key, None)
+    params["_meta"] = meta  # replaces the client's
+
+
+def modern_meta(
+    params: Mapping[str, Any],
+    *,
+    modern_version: str,
+    capabilities: Mapping[str, Any],
+    client_info: Mapping[str, Any] | None,
+    level: str | None,
+) -> dict[str, Any]:
+    """The ``_meta`` of ``modern_params``: the client's own keys, the session's synthesized."""
     sent = params.get("_meta")
     meta: dict[str, Any] = {}
     if sent is not None and isinstance(sent, Mapping):
@@ -292,12 +328,7 @@ def modern_params(
         meta[META_CLIENT_INFO] = dict(client_info)
     if level is not None:
         meta[META_LOG_LEVEL] = level
-    if params.keys().isdisjoint(_NOT_MODERN):  # the usual params: one C-level copy
-        modern = dict(params)
-    else:
-        modern = {k: v for k, v in params.items() if k not in _NOT_MODERN}
-    modern["_meta"] = meta  # replaces the client's
-    return modern
+    return meta
 
 
 # --------------------------------------------------------------------------- results out
@@ -348,7 +379,13 @@ def _tool(tool: Mapping[str, Any], version: str) -> dict[str, Any]:
 
 
 def _call_tool(result: Mapping[str, Any], version: str) -> dict[str, Any]:
-    legacy: dict[str, Any] = {"content": [_content(b, version) for b in result.get("content", ())]}
+    blocks = []
+    for block in result.get("content", ()):  # a loop, not a comprehension: no frame (hot path)
+        if type(block) is dict and block.keys() <= _PLAIN_TEXT and block.get("type") == "text":
+            blocks.append(block)  # the usual block, as _content would share it
+        else:
+            blocks.append(_content(block, version))
+    legacy: dict[str, Any] = {"content": blocks}
     structured = result.get("structuredContent")
     if structured is not None and at_least(version, _MID) and isinstance(structured, Mapping):
         legacy["structuredContent"] = structured  # a 2025 structuredContent is an object
@@ -414,7 +451,11 @@ def legacy_result(method: str, result: Any, version: str) -> Any:
         }
     else:
         legacy = {k: v for k, v in result.items() if k not in (*_MODERN_RESULT_KEYS, "_meta")}
-    _result_meta(result, legacy, version)
+    meta = result.get("_meta")  # usually only the modern serverInfo: no call (hot path)
+    if meta is not None and not (
+        type(meta) is dict and len(meta) == 1 and META_SERVER_INFO in meta
+    ):
+        _result_meta(result, legacy, version)
     return legacy
 
 

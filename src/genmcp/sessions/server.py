@@ -181,6 +181,8 @@ class LegacyServer:
         self.stream_retry_ms = stream_retry_ms
         self.journal_tasks = JournalTasks()  # the journals' tasks past their streams
         self._told_foreign = False  # a foreign session is logged once, not per request
+        # a codec is immutable: the tools/call one of each revision is shared (the hot path)
+        self._call_codecs = {v: LegacyCodec(TOOLS_CALL, v) for v in LEGACY_VERSIONS}
 
     def close(self) -> None:
         """Drop the process's signal subscription (at shutdown)."""
@@ -198,7 +200,8 @@ class LegacyServer:
         """
         if token is None:
             raise MCPError("session_required", "Bad Request: Mcp-Session-Id header is required")
-        session = self.ids.verify(token, principal_of(assigns), self.session_max_age_s)
+        who = principal_of(assigns) if assigns else None  # no auth: nobody (the hot path)
+        session = self.ids.verify(token, who, self.session_max_age_s)
         state = await self.registry.lookup(session.key, session.epoch, (_LOG_LEVEL,))
         if state is None:  # ended, or begun before the session store lost its data
             raise await self._not_found(session)
@@ -425,26 +428,31 @@ class LegacyServer:
             )
         if not self.signals.listening:  # this process's first call: stoppable from its start
             await self.signals.listen()
-        params = legacy.modern_params(
-            request.params,
+        params = request.params
+        meta = legacy.modern_meta(
+            params,
             modern_version=self.suite.supported_versions[0],
             capabilities=session.modern_capabilities,
             client_info=session.client_info,
             level=session.log_level,
         )
-        meta = params["_meta"]
-        check_meta(meta)
+        if "_meta" in params or session.log_level is not None:
+            check_meta(meta)  # else only the session's own values, right as they were made
+        # the request in the modern shape: its params are its own (parsed from its body), so
+        # they change in place rather than in a copy and a new Request (the hot path)
+        legacy.modernize(params, meta)
         rounds = InputRounds(self._asking, session, method)
-        call = await self.suite.handle(
-            Request(request.id, method, params), assigns, meta, asker=rounds, context=context
-        )
+        call = await self.suite.handle(request, assigns, meta, asker=rounds, context=context)
         journal = None
         if call.task is not None:  # in flight: cancellable through the session, id reserved
             self.signals.track(session.key, request.id, call)
             if self.events is not None:  # its events are logged if it streams: made then
                 journal = partial(self._journal, session, request.id)
-        codec = LegacyCodec(method, session.version)
-        return LegacyAnswer(call, codec, journal=journal, expires_at=session.expires_at)
+        codec = self._call_codecs.get(session.version) if method == TOOLS_CALL else None
+        if codec is None:
+            codec = LegacyCodec(method, session.version)
+        # built by tuple's own __new__: no Python frame, it runs on every request
+        return tuple.__new__(LegacyAnswer, (call, codec, None, journal, session.expires_at))
 
     def _journal(self, session: Session, request_id: RequestId) -> Journal:
         """The log of one streamed answer (most calls answer as JSON and never need one)."""

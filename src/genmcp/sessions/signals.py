@@ -32,6 +32,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Final, final
 
 from genmcp.call.call import Call
@@ -90,7 +91,9 @@ class CallSignals:
         ends it), though its task may end a loop turn later: a client may reuse an id it
         has its answer for.
         """
-        return _key(session, request_id) in self._calls
+        kind = type(request_id)  # _key's usual case inline: no frame (the hot path)
+        key = (session, request_id) if kind is str or kind is int else _key(session, request_id)
+        return key in self._calls
 
     @property
     def listening(self) -> bool:
@@ -101,9 +104,10 @@ class CallSignals:
     def track(self, session: str, request_id: RequestId, call: Call) -> None:
         """Keep ``call`` stoppable until it is done (forgotten in the step that ends it,
         not by a task done callback: that would cost a loop handle on every call)."""
-        key = _key(session, request_id)
+        kind = type(request_id)  # _key's usual case inline: no frame (the hot path)
+        key = (session, request_id) if kind is str or kind is int else _key(session, request_id)
         self._calls[key] = call
-        call.when_done(lambda: self._forget(key, call))
+        call.when_done(partial(self._forget, key, call))  # a C call: no lambda frame
         if self._early and self._early.pop(key, 0.0) > time.monotonic():
             call.cancel()  # its cancel came first
 

@@ -49,7 +49,9 @@ class MemorySessionRegistry:
         if epoch != self._epoch or self._ended.get(session) is True:
             return None
         fields: _Fields | None = self._fields.get(session)
-        values = {} if fields is None else fields.values
+        if fields is None:  # nothing set in this session (the usual case): no comprehension
+            return dict.fromkeys(names)
+        values = fields.values
         return {name: values.get(name) for name in names}
 
     async def end(self, session: str, ttl_s: float) -> None:
