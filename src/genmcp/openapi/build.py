@@ -11,23 +11,21 @@ An operation no tool can carry (a form or file body, a required cookie, a requir
 without ``headers=True``) is refused with ``BuildError`` when ``operations=`` names it, and
 otherwise left out with a warning naming it: a public API rarely fits whole.
 
-Imports this package and genmcp's routes-as-tools argument reader.
+Imports this package and genmcp's routes-as-tools argument reader, selection and naming.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from genmcp.openapi.document import Document, Operation, load
 from genmcp.openapi.tool import OpenAPITool, OperationSpec, tool_class
 from genmcp.openapi.upstream import Credentials, HTTPUpstream
 from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
-from genmcp.routes_as_tools.build import Selection
-from genmcp.routes_as_tools.tool import annotations_for
+from genmcp.routes_as_tools.build import Selection, tool_name, tool_options
 
 if TYPE_CHECKING:
     import httpx
@@ -35,16 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["openapi_tools"]
 
 log = logging.getLogger("genmcp")
-
-_TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-
-
-def _set(values: Iterable[str] | None, upper: bool = False) -> frozenset[str] | None:
-    if values is None:
-        return None
-    if isinstance(values, str):
-        raise TypeError(f"give a list of names, not the string {values!r}")
-    return frozenset(v.upper() if upper else v for v in values)
 
 
 def openapi_tools(
@@ -93,16 +81,10 @@ def openapi_tools(
             would share a name.
     """
     document = load(spec)
-    selection = Selection(
-        _set(operations),
-        _set(tags),
-        None if paths is None else tuple(paths),
-        _set(methods, upper=True),
-        _set(exclude_operations) or frozenset(),
-        _set(exclude_tags) or frozenset(),
-        tuple(exclude_paths),
-        _set(exclude_methods, upper=True) or frozenset(),
-    )
+    selection = Selection.of(
+        operations, tags, paths, methods,
+        exclude_operations, exclude_tags, exclude_paths, exclude_methods,
+    )  # fmt: skip
     if upstream is None:
         upstream = HTTPUpstream(
             document.base_url(base_url), timeout_s, failures, cooldown_s, credentials,
@@ -117,11 +99,7 @@ def openapi_tools(
         label = f"operation {operation.method} {operation.path} ({operation_id})"
         if not selection.wants(operation_id, operation.tags, operation.path, operation.method):
             continue
-        name = (names or {}).get(operation_id, operation_id)
-        if not _TOOL_NAME.match(name):
-            raise BuildError(f"{label}: {name!r} is not a valid tool name; rename it with names=")
-        if name in seen:
-            raise BuildError(f"{label} and {seen[name]} would both be the tool {name!r}")
+        name = tool_name(operation_id, names, label, seen)
         try:
             made.append(_tool(document, operation, upstream, name, label, headers))
         except BuildError as exc:
@@ -160,15 +138,5 @@ def _tool(
         output is not None,
         wrapped,
     )
-    summary = content.get("summary")
-    options: dict[str, Any] = {
-        "name": name,
-        "description": content.get("description") or summary or f"{operation.method} {name}",
-        "annotations": annotations_for(operation.method),
-        "input_schema": arguments.schema,
-    }
-    if summary:
-        options["title"] = summary
-    if output is not None:
-        options["output_schema"] = output
+    options = tool_options(name, content, operation.method, arguments, output)
     return tool_class(spec, options, name)

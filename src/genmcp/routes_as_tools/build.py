@@ -41,7 +41,7 @@ from genmcp.routes_as_tools.tool import (
     tool_class,
 )
 
-__all__ = ["SELECTION", "Selection", "route_tools"]
+__all__ = ["SELECTION", "Selection", "route_tools", "tool_name", "tool_options"]
 
 _TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _STREAMING: Final = (StreamingResponse, FileResponse)
@@ -105,6 +105,31 @@ class Selection:
         )
         return included and not excluded
 
+    @classmethod
+    def of(
+        cls,
+        operations: Iterable[str] | None,
+        tags: Iterable[str] | None,
+        paths: Iterable[str] | None,
+        methods: Iterable[str] | None,
+        exclude_operations: Iterable[str],
+        exclude_tags: Iterable[str],
+        exclude_paths: Iterable[str],
+        exclude_methods: Iterable[str],
+    ) -> Selection:
+        """The selection the keywords of ``route_tools`` and ``openapi_tools`` describe
+        (methods upper-cased; a bare string is refused with ``TypeError``)."""
+        return cls(
+            _set(operations),
+            _set(tags),
+            None if paths is None else tuple(paths),
+            _set(methods, upper=True),
+            _set(exclude_operations) or frozenset(),
+            _set(exclude_tags) or frozenset(),
+            tuple(exclude_paths),
+            _set(exclude_methods, upper=True) or frozenset(),
+        )
+
 
 def _set(values: Iterable[str] | None, upper: bool = False) -> frozenset[str] | None:
     if values is None:
@@ -112,6 +137,19 @@ def _set(values: Iterable[str] | None, upper: bool = False) -> frozenset[str] | 
     if isinstance(values, str):
         raise TypeError(f"give a list of names, not the string {values!r}")
     return frozenset(v.upper() if upper else v for v in values)
+
+
+def tool_name(
+    operation_id: str, names: Mapping[str, str] | None, label: str, seen: Mapping[str, str]
+) -> str:
+    """The tool name of an operation (``names=`` renames), refused with ``BuildError`` when
+    it is no valid tool name or ``seen`` (tool name -> label) already has it."""
+    name = (names or {}).get(operation_id, operation_id)
+    if not _TOOL_NAME.match(name):
+        raise BuildError(f"{label}: {name!r} is not a valid tool name; rename it with names=")
+    if name in seen:
+        raise BuildError(f"{label} and {seen[name]} would both be the tool {name!r}")
+    return name
 
 
 def route_tools(
@@ -162,16 +200,10 @@ def route_tools(
             app's ids and the closest one), a selection names only routes of a mounted app,
             or two tools share a name.
     """
-    selection = Selection(
-        _set(operations),
-        _set(tags),
-        None if paths is None else tuple(paths),
-        _set(methods, upper=True),
-        _set(exclude_operations) or frozenset(),
-        _set(exclude_tags) or frozenset(),
-        tuple(exclude_paths),
-        _set(exclude_methods, upper=True) or frozenset(),
-    )
+    selection = Selection.of(
+        operations, tags, paths, methods,
+        exclude_operations, exclude_tags, exclude_paths, exclude_methods,
+    )  # fmt: skip
     document = get_openapi(
         title=app.title,
         version=app.version,
@@ -193,11 +225,7 @@ def route_tools(
         label = f"route {method} {path} ({operation_id})"
         if not selection.wants(operation_id, _tags(operation), path, method):
             continue
-        name = (names or {}).get(operation_id, operation_id)
-        if not _TOOL_NAME.match(name):
-            raise BuildError(f"{label}: {name!r} is not a valid tool name; rename it with names=")
-        if name in seen:
-            raise BuildError(f"{label} and {seen[name]} would both be the tool {name!r}")
+        name = tool_name(operation_id, names, label, seen)
         seen[name] = label
         route = served.get((path, method))
         template, status, modelled = _served_as(route, operation, path, label)
@@ -216,7 +244,8 @@ def route_tools(
             max_response_bytes,
             forwarded,
         )
-        made.append(tool_class(spec, _options(name, operation, method, arguments, output), name))
+        options = tool_options(name, operation, method, arguments, output)
+        made.append(tool_class(spec, options, name))
     table.check_found(selection.operations, selection.paths, found, mounts)
     return made
 
@@ -270,13 +299,15 @@ def _refuse_streaming(route: Any, label: str) -> None:
             )
 
 
-def _options(
+def tool_options(
     name: str,
     operation: Mapping[str, Any],
     method: str,
     arguments: Arguments,
     output: dict[str, Any] | None,
 ) -> dict[str, Any]:
+    """A tool class's options from its OpenAPI operation: title from the summary,
+    description (else the summary), annotations from the method, input and output schema."""
     summary = operation.get("summary")
     description = operation.get("description") or summary or f"{method} {name}"
     options: dict[str, Any] = {
