@@ -21,14 +21,20 @@ from genmcp.client.errors import RPCError
 __all__ = [
     "INVALID_PARAMS",
     "MODEL_FAILED",
+    "TOOL_MODES",
     "SamplingAdapter",
+    "assistant_result",
     "blocks",
+    "options_of",
     "pick_model",
     "single_or_list",
+    "tool_mode",
 ]
 
 INVALID_PARAMS: Final = -32602
 MODEL_FAILED: Final = -32603
+TOOL_MODES: Final = ("auto", "required", "none")
+"""The ``toolChoice.mode`` values MCP names (another is left to the API's default)."""
 
 
 def pick_model(preferences: Any, models: Sequence[str], default: str) -> str:
@@ -141,3 +147,35 @@ def single_or_list(content: list[dict[str, Any]], params: Mapping[str, Any]) -> 
     if len(content) == 1 and not params.get("tools"):
         return content[0]
     return content
+
+
+def tool_mode(params: Mapping[str, Any]) -> str | None:
+    """The request's ``toolChoice.mode`` when it is one of ``TOOL_MODES``, else None."""
+    choice = params.get("toolChoice")
+    mode = choice.get("mode") if isinstance(choice, Mapping) else None
+    return mode if isinstance(mode, str) and mode in TOOL_MODES else None
+
+
+def assistant_result(
+    content: list[dict[str, Any]], params: Mapping[str, Any], model: Any, reason: str | None
+) -> dict[str, Any]:
+    """The ``CreateMessageResult`` of an answer's blocks (one empty text block when there are
+    none), the answering model and the MCP ``stopReason`` (left out when None)."""
+    if not content:
+        content.append({"type": "text", "text": ""})
+    result: dict[str, Any] = {"role": "assistant", "content": single_or_list(content, params),
+                              "model": str(model or "")}  # fmt: skip
+    if reason is not None:
+        result["stopReason"] = reason
+    return result
+
+
+def options_of(params: Mapping[str, Any], stop_field: str) -> dict[str, Any]:
+    """The request's ``temperature`` and ``stopSequences`` (under ``stop_field``) as the API
+    body's fields, each only when given."""
+    found: dict[str, Any] = {}
+    if params.get("temperature") is not None:
+        found["temperature"] = params["temperature"]
+    if params.get("stopSequences"):
+        found[stop_field] = list(params["stopSequences"])
+    return found

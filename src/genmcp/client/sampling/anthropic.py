@@ -25,8 +25,10 @@ from genmcp.client.errors import RPCError
 from genmcp.client.sampling.adapter import (
     INVALID_PARAMS,
     SamplingAdapter,
+    assistant_result,
     blocks,
-    single_or_list,
+    options_of,
+    tool_mode,
 )
 
 __all__ = ["API_VERSION", "AnthropicSampling"]
@@ -91,10 +93,7 @@ class AnthropicSampling(SamplingAdapter):
         system = params.get("systemPrompt")
         if isinstance(system, str) and system:
             body["system"] = system
-        if params.get("temperature") is not None:
-            body["temperature"] = params["temperature"]
-        if params.get("stopSequences"):
-            body["stop_sequences"] = list(params["stopSequences"])
+        body.update(options_of(params, "stop_sequences"))
         tools = params.get("tools")
         if tools:
             body["tools"] = [
@@ -102,9 +101,8 @@ class AnthropicSampling(SamplingAdapter):
                  "input_schema": tool.get("inputSchema") or {"type": "object"}}
                 for tool in tools
             ]  # fmt: skip
-            choice = params.get("toolChoice")
-            mode = choice.get("mode") if isinstance(choice, Mapping) else None
-            if isinstance(mode, str) and mode in TOOL_CHOICE:
+            mode = tool_mode(params)
+            if mode is not None:
                 body["tool_choice"] = {"type": TOOL_CHOICE[mode]}
         return body
 
@@ -116,11 +114,5 @@ class AnthropicSampling(SamplingAdapter):
             elif block.get("type") == "tool_use":
                 used = {"id": str(block["id"]), "name": str(block["name"])}
                 content.append({"type": "tool_use", **used, "input": dict(block["input"])})
-        if not content:
-            content.append({"type": "text", "text": ""})
-        result: dict[str, Any] = {"role": "assistant", "content": single_or_list(content, params),
-                                  "model": str(answer.get("model") or "")}  # fmt: skip
         reason = STOP_REASONS.get(str(answer.get("stop_reason")))
-        if reason is not None:
-            result["stopReason"] = reason
-        return result
+        return assistant_result(content, params, answer.get("model"), reason)

@@ -27,8 +27,10 @@ from genmcp.client.errors import RPCError
 from genmcp.client.sampling.adapter import (
     INVALID_PARAMS,
     SamplingAdapter,
+    assistant_result,
     blocks,
-    single_or_list,
+    options_of,
+    tool_mode,
 )
 
 __all__ = ["OpenAISampling"]
@@ -135,10 +137,7 @@ class OpenAISampling(SamplingAdapter):
             messages.extend(_messages(message))
         body: dict[str, Any] = {"model": model, "messages": messages,
                                 self.tokens_field: params.get("maxTokens")}  # fmt: skip
-        if params.get("temperature") is not None:
-            body["temperature"] = params["temperature"]
-        if params.get("stopSequences"):
-            body["stop"] = list(params["stopSequences"])
+        body.update(options_of(params, "stop"))
         tools = params.get("tools")
         if tools:
             body["tools"] = [
@@ -147,9 +146,8 @@ class OpenAISampling(SamplingAdapter):
                     "parameters": tool.get("inputSchema") or {"type": "object"}}}
                 for tool in tools
             ]  # fmt: skip
-            choice = params.get("toolChoice")
-            mode = choice.get("mode") if isinstance(choice, Mapping) else None
-            if mode in ("auto", "required", "none"):
+            mode = tool_mode(params)
+            if mode is not None:
                 body["tool_choice"] = mode
         return body
 
@@ -164,11 +162,5 @@ class OpenAISampling(SamplingAdapter):
             arguments = function.get("arguments") or "{}"
             used = {"id": str(call["id"]), "name": str(function["name"])}
             content.append({"type": "tool_use", **used, "input": json.loads(arguments)})
-        if not content:
-            content.append({"type": "text", "text": ""})
-        result: dict[str, Any] = {"role": "assistant", "content": single_or_list(content, params),
-                                  "model": str(answer.get("model") or "")}  # fmt: skip
         reason = STOP_REASONS.get(str(choice.get("finish_reason")))
-        if reason is not None:
-            result["stopReason"] = reason
-        return result
+        return assistant_result(content, params, answer.get("model"), reason)
