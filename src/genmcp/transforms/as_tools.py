@@ -39,6 +39,8 @@ __all__ = ["prompts_as_tools", "resources_as_tools"]
 _IDS: Final = itertools.count(1)
 _MAX_PAGES: Final = 100
 """How many list pages one listing tool reads at most."""
+_READ_ONLY: Final = {"readOnlyHint": True, "idempotentHint": True}
+"""The four tools' annotations: each only reads."""
 
 
 class _Call(Protocol):
@@ -91,7 +93,7 @@ class ListPrompts(
     name="list_prompts",
     description="Lists the prompts this server offers: each one's name, description and "
     "arguments. Get one with get_prompt.",
-    annotations={"readOnlyHint": True, "idempotentHint": True},
+    annotations=_READ_ONLY,
 ):
     """``prompts/list`` as a tool; ``arg``: the Suite."""
 
@@ -107,7 +109,7 @@ class GetPrompt(
     name="get_prompt",
     description="Renders one prompt of this server (see list_prompts) with its arguments; "
     "answers its messages.",
-    annotations={"readOnlyHint": True, "idempotentHint": True},
+    annotations=_READ_ONLY,
     input_schema={
         "type": "object",
         "properties": {
@@ -140,7 +142,7 @@ class ListResources(
     name="list_resources",
     description="Lists the resources this server offers (URIs, names, media types) and its "
     "resource templates. Read one with read_resource.",
-    annotations={"readOnlyHint": True, "idempotentHint": True},
+    annotations=_READ_ONLY,
 ):
     """``resources/list`` and ``resources/templates/list`` as a tool; ``arg``: the Suite."""
 
@@ -162,7 +164,7 @@ class ReadResource(
     Tool,
     name="read_resource",
     description="Reads one resource of this server by its URI (see list_resources).",
-    annotations={"readOnlyHint": True, "idempotentHint": True},
+    annotations=_READ_ONLY,
     input_schema={
         "type": "object",
         "properties": {"uri": {"type": "string", "description": "the resource's URI"}},
