@@ -28,6 +28,16 @@ if TYPE_CHECKING:
 __all__ = ["TOKEN_ENV", "limits_of", "proxy_app", "register"]
 
 TOKEN_ENV: Final = "GENMCP_PROXY_TOKEN"
+_BOUND_FLAGS: Final[tuple[tuple[str, type[float], float, str, str], ...]] = (
+    ("--max-message-bytes", int, 32 * 1024 * 1024, "N",
+     "the largest response body or SSE event taken from the upstream (32 MiB)"),
+    ("--max-pages", int, 1000, "N", "the most pages one upstream listing follows (1000)"),
+    ("--max-items", int, 100_000, "N", "the most items one upstream listing collects (100000)"),
+    ("--deadline", float, 300.0, "SECONDS",
+     "seconds one upstream call may take in all (300; 0: no deadline)"),
+)  # fmt: skip
+"""The upstream bounds' flags (``ClientLimits``, read by ``limits_of``): flag, type,
+default, metavar, help."""
 EXAMPLES: Final = """\
 examples:
   genmcp proxy http://127.0.0.1:3001/mcp --port 8000     # MCP at http://127.0.0.1:8000/mcp
@@ -107,22 +117,8 @@ def register(
         "--timeout", type=float, default=10.0, help="seconds a connect or read upstream may take"
     )
     bounds = sub.add_argument_group("upstream bounds (genmcp.client.ClientLimits)")
-    bounds.add_argument(
-        "--max-message-bytes", type=int, default=32 * 1024 * 1024, metavar="N",
-        help="the largest response body or SSE event taken from the upstream (32 MiB)",
-    )  # fmt: skip
-    bounds.add_argument(
-        "--max-pages", type=int, default=1000, metavar="N",
-        help="the most pages one upstream listing follows (1000)",
-    )  # fmt: skip
-    bounds.add_argument(
-        "--max-items", type=int, default=100_000, metavar="N",
-        help="the most items one upstream listing collects (100000)",
-    )  # fmt: skip
-    bounds.add_argument(
-        "--deadline", type=float, default=300.0, metavar="SECONDS",
-        help="seconds one upstream call may take in all (300; 0: no deadline)",
-    )  # fmt: skip
+    for flag, kind, default, metavar, text in _BOUND_FLAGS:
+        bounds.add_argument(flag, type=kind, default=default, metavar=metavar, help=text)
     caching = sub.add_argument_group("response cache and scale-out")
     caching.add_argument(
         "--no-cache", action="store_true",
