@@ -264,14 +264,33 @@ async def test_no_cache_when_cache_s_is_zero(documents: Documents) -> None:
     assert verifier.requests == 2
 
 
-async def test_the_cache_never_outlives_the_token(documents: Documents) -> None:
-    exp = time.time() + 0.5  # room for two round trips on a loaded machine
+class Clock:
+    """The verifier's wall clock, moved by the test (its monotonic clock stays real)."""
+
+    monotonic = staticmethod(time.monotonic)
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def time(self) -> float:
+        return self.now
+
+
+async def test_the_cache_never_outlives_the_token(
+    documents: Documents, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The verifier's clock, not the machine's: a real exp 0.5 s ahead had passed by the
+    # first answer on a loaded machine (the token was refused as expired).
+    clock = Clock()
+    monkeypatch.setattr("genmcp.auth.introspection.time", clock)
+    exp = clock.now + 60
     documents.answers[ENDPOINT] = (200, {"active": True, "sub": "alice", "exp": exp})
     verifier = introspector(documents, cache_s=3600)
     assert (await verifier.verify("t")).subject == "alice"
     answer(documents, sub="bob")  # what the endpoint says once that token has expired
+    clock.now = exp - 0.001
     assert (await verifier.verify("t")).subject == "alice"  # cached until its exp
-    await asyncio.sleep(max(exp - time.time(), 0) + 0.001)  # to the cached exp, not a guess
+    clock.now = exp + 0.001  # past the cached exp, not an hour on
     assert (await verifier.verify("t")).subject == "bob"
     assert verifier.requests == 2
 

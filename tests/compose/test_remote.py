@@ -348,6 +348,7 @@ STDIO: Final = [sys.executable, "-m", "genmcp", "run", "demo_tools:suite", "--tr
 TESTS: Final = str(Path(__file__).resolve().parents[1])
 
 
+@pytest.mark.timeout(300)  # a hang guard: a process start took 20 s+ under load
 async def test_stdio_servers_are_mounted_as_processes_in_both_eras() -> None:
     env = {"GENMCP_SECRET_KEY": "s" * 40}
     mounts = [
@@ -356,7 +357,7 @@ async def test_stdio_servers_are_mounted_as_processes_in_both_eras() -> None:
     ]
     outer = Suite(server_name="gateway", server_version="1", mounts=mounts)
     seen: dict[str, Any] = {}
-    async with MCPTestClient(outer, timeout=30) as client:  # two processes start (load)
+    async with MCPTestClient(outer, timeout=90) as client:  # hang guard: 2 processes start
         tools = {tool["name"] for tool in await client.list_tools()}
         for name in ("new", "old"):
             counted = await client.call_tool(f"{name}_count", {"n": 2}, progress=True)

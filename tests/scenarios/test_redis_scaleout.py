@@ -206,14 +206,14 @@ async def clients() -> AsyncIterator[Callable[..., LegacyClient]]:
         await client.aclose()
 
 
-async def eventually(check: Callable[[], bool], within: float = 5.0) -> None:
+async def eventually(check: Callable[[], bool], within: float = 60.0) -> None:  # a hang guard
     deadline = asyncio.get_running_loop().time() + within
     while not check():
         assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
         await asyncio.sleep(0.01)
 
 
-async def next_message(exchange: Any, within: float = 5.0) -> dict[str, Any]:
+async def next_message(exchange: Any, within: float = 60.0) -> dict[str, Any]:  # hang guard
     message: dict[str, Any] = await asyncio.wait_for(anext(aiter(exchange)), within)
     return message
 
@@ -462,7 +462,7 @@ async def test_a_thousand_concurrent_posts_from_b_all_reach_the_worker_on_a(
             return list(await asyncio.gather(*posts))
 
         assert await b.server.run_in_loop(burst()) == [True] * 1000
-        final = await next_message(exchange, within=10)
+        final = await next_message(exchange)
     assert final["result"]["content"][0]["text"] == "1000"  # 0 lost, 0 duplicated
 
 
@@ -568,8 +568,8 @@ async def test_a_tool_added_on_a_is_served_by_b_and_by_a_process_started_later(
         return b.suite.remove_tool("runtime")
 
     assert await b.server.run_in_loop(remove()) is True
-    await until_within(lambda: _lacks(on_a, "runtime"), within=5.0)
-    await until_within(lambda: _lacks(on_c, "runtime"), within=5.0)
+    await until_within(lambda: _lacks(on_a, "runtime"), within=60.0)  # a hang guard
+    await until_within(lambda: _lacks(on_c, "runtime"), within=60.0)  # a hang guard
 
 
 async def test_a_tool_added_on_a_can_be_called_on_b_as_soon_as_a_answers(
@@ -589,7 +589,7 @@ async def test_a_tool_added_on_a_can_be_called_on_b_as_soon_as_a_answers(
             assert called.result["content"][0]["text"] == f"hi{round_} from a runtime tool"
             removed = await admin.delete(f"{a.url}/admin/runtime")
             assert removed.json() == {"removed": True}
-            await until_within(lambda: _lacks(on_b, "runtime"), within=5.0)
+            await until_within(lambda: _lacks(on_b, "runtime"), within=60.0)  # a hang guard
 
 
 async def _has(client: ModernClient, name: str) -> bool:

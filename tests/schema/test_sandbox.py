@@ -53,3 +53,16 @@ def test_a_search_past_its_deadline_is_timed_out_and_the_next_starts_afresh() ->
         sandbox.search(r"^(a|a)*$", "a" * 40 + "!", deadline=time.monotonic() + 0.2)
     assert searching_children() == []  # the child was killed, not left searching
     assert sandbox.search(r"^(?=a)a$", "a", deadline=time.monotonic() + 5)
+
+
+def test_a_child_is_readied_before_a_search_s_clock_runs_and_the_search_uses_it() -> None:
+    """Starting an interpreter is not a search's time: on a loaded machine the start at the
+    lowest priority took longer than a whole validation budget (a 4-character search was
+    refused as too large)."""
+    sandbox._stop_children()  # none idle: a search would have to start one
+    assert sandbox.prepare() > 0.0  # started now, before any deadline
+    assert sandbox.prepare() == 0.0  # one is ready: nothing more to start
+    ready = [child.process.pid for child in sandbox._idle]
+    assert len(ready) == 1
+    assert sandbox.search(r"^(?=.*\d)\w+$", "abc1", deadline=time.monotonic() + 60)
+    assert [child.process.pid for child in sandbox._idle] == ready  # that child answered

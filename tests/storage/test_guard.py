@@ -94,6 +94,48 @@ def test_a_breaker_refuses_bounds_that_cannot_work() -> None:
         Breaker("kv", (), deadline_s=0)
     with pytest.raises(ValueError, match="cooldown_s"):
         Breaker("kv", (), cooldown_s=-1)
+    with pytest.raises(ValueError, match="concurrency"):
+        Breaker("kv", (), concurrency=0)
+
+
+class Pooled:
+    """A stand-in client with a pool of two connections: a third operation waits for one."""
+
+    def __init__(self) -> None:
+        self.pool = asyncio.Semaphore(2)
+        self.in_flight = self.most_in_flight = 0
+
+    async def read(self) -> str:
+        async with self.pool:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            await asyncio.sleep(0.3)  # each answer takes well under the deadline
+            self.in_flight -= 1
+        return "value"
+
+
+async def test_a_burst_queues_outside_the_deadline_behind_the_concurrency() -> None:
+    """Six at once on a pool of two: the last wait 0.6 s for a connection, over the 0.8 s
+    deadline with their own 0.3 s; that wait is this process's backlog, not the store
+    failing (a burst of posts once tripped the breaker on a healthy Redis)."""
+    pooled, breaker = Pooled(), Breaker("kv", (StoreDown,), deadline_s=0.8, concurrency=2)
+    answers = await asyncio.wait_for(  # a hang guard, not a budget
+        asyncio.gather(*(breaker.run(pooled.read) for _ in range(6))), 30
+    )
+    assert answers == ["value"] * 6
+    assert pooled.most_in_flight == 2 and not breaker.open
+
+
+async def test_a_hung_store_fails_the_queued_operations_without_touching_it() -> None:
+    store, breaker = Store(), Breaker("kv", (StoreDown,), deadline_s=0.1, concurrency=1)
+    store.hang = True
+    outcomes = await asyncio.wait_for(  # a hang guard, not a budget
+        asyncio.gather(*(breaker.run(store.read) for _ in range(3)), return_exceptions=True), 30
+    )
+    assert [type(outcome) for outcome in outcomes] == [StorageUnavailable] * 3
+    assert "no answer in time" in str(outcomes[0])
+    assert all("not retried yet" in str(outcome) for outcome in outcomes[1:])
+    assert store.calls == 1  # the queued two saw the breaker open once their turn came
 
 
 async def test_the_lag_clock_is_one_per_loop_and_counts_a_blocked_loop() -> None:

@@ -46,8 +46,8 @@ class LiveServer:
         *,
         host: str = "127.0.0.1",
         port: int = 0,
-        startup_timeout: float = 10.0,
-        shutdown_timeout: float = 10.0,
+        startup_timeout: float = 60.0,  # hang guards: a loaded machine starts a thread slowly
+        shutdown_timeout: float = 30.0,
         **config: Any,
     ) -> None:
         self.config = uvicorn.Config(app, host=host, port=port, **{**CONFIG_DEFAULTS, **config})

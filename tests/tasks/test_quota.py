@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, Final
 
 import httpx
+import pytest
 from fastapi import FastAPI, Request
 
 from genmcp import (
@@ -102,6 +103,7 @@ async def test_a_flood_of_creations_by_one_owner_is_held_to_its_quota(
         assert suite.tasks.running == quota.live_per_owner + 1
 
 
+@pytest.mark.timeout(300)  # a hang guard: its 200 clients in turn took over 60 s under load
 async def test_anonymous_clients_are_not_one_owner_only_the_global_cap_holds(
     live_server: LiveServers,
 ) -> None:

@@ -255,8 +255,10 @@ class Connection:
             if self.era is not None:
                 return
             if self.protocol in LEGACY_VERSIONS:
-                if not await self._open_session(self.protocol):
-                    raise ClientError(f"{self.url} did not open a {self.protocol} session")
+                refused = await self._open_session(self.protocol)
+                if refused is not None:
+                    why = f"did not open a {self.protocol} session: {refused}"
+                    raise ClientError(f"{self.url} {why}")
             elif self.protocol == LATEST:
                 self.era = LATEST
             else:
@@ -301,7 +303,7 @@ class Connection:
                 failure = ClientError(f"{self.url} answered server/discover without "
                                       f"supportedVersions naming {LATEST}")  # fmt: skip
             break
-        if not await self._open_session(_newest(failure)):
+        if await self._open_session(_newest(failure)) is not None:
             raise failure
 
     async def _discover(self, message: Message) -> Reply:
@@ -315,8 +317,8 @@ class Connection:
         headers = await self.http_headers(request_headers(message))
         return await self.wire.send(message, headers)
 
-    async def _open_session(self, version: str) -> bool:
-        """The 2025 handshake; True when the server opened a session."""
+    async def _open_session(self, version: str) -> str | None:
+        """The 2025 handshake; None when the server opened a session, else why not."""
         message = initialize_request(
             f"init-{next(self._ids)}", version, self.capabilities, self.client_info
         )
@@ -327,17 +329,17 @@ class Connection:
                 headers = {"accept": "application/json, text/event-stream",
                            "content-type": "application/json"}  # fmt: skip
                 reply = await self.wire.send(message, await self.http_headers(headers))
-        except ClientError:
-            return False
+        except ClientError as exc:
+            return str(exc) or type(exc).__name__
         session_id = reply.headers.get("mcp-session-id")
         session = LegacySession.accept((reply.message or {}).get("result"), session_id)
         if session is None:
-            return False
+            return f"HTTP {reply.status}, {reply.message!r}"[:500]
         self.session, self.era, self.server = session, session.version, session.server
         await self.reply(session.initialized())
         if isinstance(self.wire, HTTPWire):
             self._standalone = asyncio.create_task(self._server_stream(self.wire, session))
-        return True
+        return None
 
     async def _server_stream(self, wire: HTTPWire, session: LegacySession) -> None:
         """The session's GET stream: server requests and changes not tied to a request."""

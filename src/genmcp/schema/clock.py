@@ -22,6 +22,7 @@ __all__ = [
     "chunks",
     "deadline",
     "each",
+    "extend",
     "start_clock",
     "stop_clock",
 ]
@@ -101,6 +102,11 @@ def chunks(items: list[_T]) -> Iterator[list[_T]]:
     for start in range(0, len(items), _CHUNK):
         check()
         yield items[start : start + _CHUNK]
+
+
+def extend(seconds: float) -> None:
+    """Move this thread's deadline ``seconds`` later (time that was not the arguments')."""
+    _clock.budget.deadline += seconds
 
 
 def deadline() -> float:

@@ -35,6 +35,7 @@ from genmcp.schema.clock import check as _check_budget
 from genmcp.schema.clock import chunks as _chunks
 from genmcp.schema.clock import deadline as _deadline
 from genmcp.schema.clock import each as _on_the_clock_each
+from genmcp.schema.clock import extend as _extend_deadline
 from genmcp.schema.regex import Regex, Unchecked, compiles, regex
 
 __all__ = ["format_checker", "hardened"]
@@ -48,6 +49,8 @@ _short = terse.describe
 
 
 def _search(pattern: Regex, text: str) -> bool:
+    if not pattern.linear and len(text) <= limits.BACKTRACKING_MAX_CHARS:
+        _extend_deadline(sandbox.prepare())  # starting a helper is not the arguments' time
     try:
         return pattern.search(
             text,

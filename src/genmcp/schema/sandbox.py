@@ -6,7 +6,9 @@ the event loop. A tool that opts in to such patterns (``backtracking_patterns``)
 searched here instead: a small child interpreter (``python -I -S``, stdlib ``re`` only)
 answers one search per line on its pipes, at the lowest CPU priority; the caller waits
 without the GIL, and a child still searching at the deadline is killed (the next search
-starts a fresh one).
+starts a fresh one). Starting a child is not a search's time: ``prepare()`` readies an
+idle one before the caller's clock runs and says how long that took (an interpreter
+started at the lowest priority on a loaded machine took longer than a whole budget).
 
 Owns the pool of children. Pure: no asyncio, no web framework, nothing from genmcp; POSIX
 (``select`` on pipes).
@@ -24,14 +26,18 @@ import threading
 import time
 from typing import Final
 
-__all__ = ["MAX_CHILDREN", "TimedOut", "search"]
+__all__ = ["MAX_CHILDREN", "START_GUARD_S", "TimedOut", "prepare", "search"]
 
 MAX_CHILDREN: Final = 4
 """Helper processes alive at once; a search waits (within its deadline) for a free one."""
+START_GUARD_S: Final = 60.0
+"""A hang guard on a child's start (``prepare``): one that says nothing by then is killed."""
 
 _CHILD: Final = r"""
 import json, os, re, sys
 os.nice(19)  # a searching child must not take the CPU from the server's event loop
+sys.stdout.write("ready\n")
+sys.stdout.flush()
 cache = {}
 for line in sys.stdin:
     pattern, text = json.loads(line)
@@ -57,6 +63,12 @@ class _Child:
             text=True,
             bufsize=1,
         )
+        stdout = self.process.stdout
+        assert stdout is not None
+        ready, _, _ = select.select([stdout], [], [], START_GUARD_S)
+        if not ready or stdout.readline() != "ready\n":
+            self.kill()
+            raise TimedOut
 
     def ask(self, pattern: str, text: str, deadline: float) -> bool:
         stdin, stdout = self.process.stdin, self.process.stdout
@@ -89,6 +101,28 @@ def _timeout(deadline: float) -> float | None:
 _idle: list[_Child] = []  # the process's helpers: MAX_CHILDREN per process (tests/layout)
 _lock = threading.Lock()
 _slots = threading.BoundedSemaphore(MAX_CHILDREN)
+
+
+def prepare() -> float:
+    """Make sure an idle child is ready; the seconds spent starting one (0.0: one was).
+
+    Called before a search's clock runs: the caller adds the time to its deadline.
+    """
+    with _lock:
+        if any(child.process.poll() is None for child in _idle):
+            return 0.0
+    started = time.monotonic()
+    if not _slots.acquire(timeout=START_GUARD_S):  # every child busy: search waits its turn
+        return time.monotonic() - started
+    try:
+        child = _Child()
+        with _lock:
+            _idle.append(child)
+    except TimedOut:
+        pass  # the search starts one within its own deadline, and says so if it cannot
+    finally:
+        _slots.release()
+    return time.monotonic() - started
 
 
 def search(pattern: str, text: str, *, deadline: float) -> bool:

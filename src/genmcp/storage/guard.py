@@ -13,6 +13,11 @@ The deadline is counted in time the event loop was free to read the reply: a loo
 late (CPU starved under load) has the delay it lost added back (:class:`LagClock`, a tick
 every 50 ms), so an overloaded process with a healthy store is slow, not failing. The
 clients' own socket timeouts are longer than the deadline: the breaker is the one bound.
+With ``concurrency`` (the client's pool size), at most that many operations are in flight
+and the rest wait their turn before their deadline starts: a burst of a thousand
+operations from one process queues behind the pool, and a wait in that queue is this
+process's backlog, not the store failing (a hung store trips the breaker on the ones in
+flight; those queued then fail at once).
 
 Knows no store: the caller says which exceptions mean "the store failed".
 Imports asyncio and genmcp's errors.
@@ -93,9 +98,20 @@ class Breaker:
         failures: the exceptions that mean the store failed (a timeout always does).
         deadline_s: hard bound on one operation.
         cooldown_s: how long to fail at once after a failure.
+        concurrency: most operations in flight at once (None: no bound); the others wait
+            for a turn, outside their deadline.
     """
 
-    __slots__ = ("_failing_since", "_open_until", "cooldown_s", "deadline_s", "failures", "store")
+    __slots__ = (
+        "_failing_since",
+        "_gate",
+        "_open_until",
+        "concurrency",
+        "cooldown_s",
+        "deadline_s",
+        "failures",
+        "store",
+    )
 
     def __init__(
         self,
@@ -104,10 +120,15 @@ class Breaker:
         *,
         deadline_s: float = DEADLINE_S,
         cooldown_s: float = COOLDOWN_S,
+        concurrency: int | None = None,
     ) -> None:
         if deadline_s <= 0 or cooldown_s < 0:
             raise ValueError("deadline_s must be > 0 and cooldown_s >= 0")
+        if concurrency is not None and concurrency < 1:
+            raise ValueError("concurrency must be >= 1 (or None)")
         self.store = store
+        self.concurrency = concurrency
+        self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None  # per loop
         self.failures: tuple[type[BaseException], ...] = (*failures, TimeoutError, OSError)
         self.deadline_s, self.cooldown_s = deadline_s, cooldown_s
         self._open_until = 0.0
@@ -122,6 +143,17 @@ class Breaker:
         """``await operation()`` under the deadline; ``StorageUnavailable`` when it fails."""
         if self.open:
             raise StorageUnavailable(self.store, "failing; not retried yet")
+        if self.concurrency is None:
+            return await self._guarded(operation)
+        loop = asyncio.get_running_loop()
+        if self._gate is None or self._gate[0] is not loop:
+            self._gate = (loop, asyncio.Semaphore(self.concurrency))
+        async with self._gate[1]:  # a turn first: the deadline bounds the store, not our queue
+            if self.open:  # it failed while this one waited
+                raise StorageUnavailable(self.store, "failing; not retried yet")
+            return await self._guarded(operation)
+
+    async def _guarded(self, operation: Callable[[], Awaitable[T]]) -> T:
         try:
             result = await self._within_deadline(operation)
         except self.failures as exc:

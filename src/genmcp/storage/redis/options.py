@@ -189,9 +189,17 @@ class RedisOptions:
         return Acknowledged(client, replicas_wanted(client, self.replicas), timeout_ms)
 
     def breaker(self, store: str = "redis") -> Breaker:
-        """A breaker with these options' deadline and cooldown, for Redis failures."""
+        """A breaker with these options' deadline and cooldown, for Redis failures; at most
+        ``max_connections`` of its operations in flight (the rest wait outside the deadline:
+        the pool's queue is not Redis failing)."""
         failures = (RedisError, RedisClusterException)
-        return Breaker(store, failures, deadline_s=self.deadline_s, cooldown_s=self.cooldown_s)
+        return Breaker(
+            store,
+            failures,
+            deadline_s=self.deadline_s,
+            cooldown_s=self.cooldown_s,
+            concurrency=self.max_connections,
+        )
 
 
 class _GatedCluster(RedisCluster):
