@@ -29,7 +29,8 @@ from genmcp.catalogs.request_state import RequestStates
 from genmcp.catalogs.resources import ResourceProvider
 from genmcp.catalogs.served import Served
 from genmcp.catalogs.skills import SkillGroup, SkillProvider
-from genmcp.catalogs.tools import ToolEntry, ToolProvider
+from genmcp.catalogs.tool_entry import ToolEntry
+from genmcp.catalogs.tools import ToolProvider
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, TransportContext, run_chain

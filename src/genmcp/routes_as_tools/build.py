@@ -19,7 +19,6 @@ Imports FastAPI and Starlette.
 from __future__ import annotations
 
 import fnmatch
-import re
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from fastapi.datastructures import DefaultPlaceholder
 from fastapi.openapi.utils import get_openapi
 from starlette.responses import FileResponse, StreamingResponse
 
+from genmcp.catalogs.tool_entry import TOOL_NAME
 from genmcp.routes_as_tools import table
 from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
 from genmcp.routes_as_tools.exchange import MAX_RESPONSE_BYTES
@@ -43,7 +43,6 @@ from genmcp.routes_as_tools.tool import (
 
 __all__ = ["SELECTION", "Selection", "route_tools", "tool_name", "tool_options"]
 
-_TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _STREAMING: Final = (StreamingResponse, FileResponse)
 _STREAMING_PACKAGES: Final = frozenset({"sse_starlette"})
 """Packages whose responses all stream (sse-starlette's event source: it is not imported
@@ -145,7 +144,7 @@ def tool_name(
     """The tool name of an operation (``names=`` renames), refused with ``BuildError`` when
     it is no valid tool name or ``seen`` (tool name -> label) already has it."""
     name = (names or {}).get(operation_id, operation_id)
-    if not _TOOL_NAME.match(name):
+    if not TOOL_NAME.fullmatch(name):
         raise BuildError(f"{label}: {name!r} is not a valid tool name; rename it with names=")
     if name in seen:
         raise BuildError(f"{label} and {seen[name]} would both be the tool {name!r}")
