@@ -208,3 +208,40 @@ async def test_leaving_a_call_stream_ends_the_call(
         first = await anext(aiter(exchange))
         assert first["method"] == "notifications/message"
     wait_until(lambda: seen.closed == 1)
+
+
+async def test_the_shutdown_hub_tells_each_stream_once_even_one_that_joins_after_the_signal() -> (
+    None
+):
+    # a second broadcast would read, to a stream draining already, as its drain running out
+    # (the rolling restart's "Server shutting down" for calls that had time to answer)
+    exiting = asyncio.Event()
+
+    async def exit_signal() -> None:
+        await exiting.wait()
+
+    hub = ShutdownHub(exit_signal)
+    told: list[str] = []
+
+    def early() -> None:
+        told.append("early")
+
+    def left() -> None:
+        told.append("left")
+
+    def late() -> None:
+        told.append("late")
+
+    hub.join(early)
+    hub.join(left)
+    hub.leave(left)  # a stream that ended before the signal is not told
+    await asyncio.sleep(0)
+    assert told == []
+    exiting.set()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert told == ["early"]
+    hub.join(late)  # a stream opened after the signal
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert told == ["early", "late"]  # told alone: no one told before is told again

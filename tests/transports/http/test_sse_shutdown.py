@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -111,6 +112,37 @@ async def test_a_streaming_call_longer_than_the_drain_gets_the_shutdown_error() 
         assert process.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises the signal
         assert "ASGI callable returned without completing response" not in err
         assert "Traceback" not in err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+async def test_a_stream_that_opens_after_the_signal_does_not_cut_the_drain_of_the_others() -> (
+    None
+):
+    # the rolling restart's lost calls: a stream joining the shutdown after SIGTERM used to
+    # tell every stream again, which a draining stream reads as its drain running out
+    port = free_port()
+    process = await start(port, "drain_app:late_app")  # drain_s: the default, 30 s
+    try:
+        async with ModernClient(f"http://127.0.0.1:{port}") as client:
+
+            async def answer(name: str, arguments: dict[str, float]) -> Any:
+                async with client.stream(
+                    "tools/call", {"name": name, "arguments": arguments}
+                ) as exchange:
+                    return await exchange.drain()
+
+            early = asyncio.create_task(answer("slow_report", {"seconds": 1.5}))
+            late = asyncio.create_task(answer("late_stream", {"delay": 0.8, "seconds": 0.3}))
+            await asyncio.sleep(0.3)  # both calls work; only the first one's stream is open
+            process.send_signal(signal.SIGTERM)  # the late one opens its stream after it
+            first, second = await asyncio.wait_for(asyncio.gather(early, late), 10)
+        assert first.error is None, first.error  # its own answer, not the shutdown error
+        assert first.result["content"][0]["text"] == "report ready"
+        assert second.error is None, second.error
+        assert second.result["content"][0]["text"] == "late report ready"
     finally:
         if process.poll() is None:
             process.kill()

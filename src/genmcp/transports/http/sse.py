@@ -76,7 +76,9 @@ class SendTimeout(TimeoutError):
 
 
 class ShutdownHub:
-    """Tells every open stream of one event loop that the server stops (one watcher task)."""
+    """Tells every open stream of one event loop, once, that the server stops (one watcher
+    task). A stream that joins after the signal is told alone: a second broadcast would read,
+    to a stream already draining, as its drain running out."""
 
     def __init__(self, exit_signal: Callable[[], Awaitable[None]]) -> None:
         self._exit_signal = exit_signal
@@ -85,19 +87,23 @@ class ShutdownHub:
 
     def join(self, on_stop: Callable[[], None]) -> None:
         """Call ``on_stop`` (on the loop) when the server stops; ``leave`` when done."""
-        self._streams.add(on_stop)
         watcher = self._watcher
         if watcher is None or watcher.done() or watcher.get_loop() is not _loop():
-            self._watcher = _loop().create_task(self._watch(), name="genmcp:sse-shutdown")
+            # a new watch with a set of its own: those the last one told are not told again
+            self._streams = set()
+            self._watcher = _loop().create_task(
+                self._watch(self._streams), name="genmcp:sse-shutdown"
+            )
+        self._streams.add(on_stop)
 
     def leave(self, on_stop: Callable[[], None]) -> None:
         self._streams.discard(on_stop)
 
-    async def _watch(self) -> None:
+    async def _watch(self, streams: set[Callable[[], None]]) -> None:
         await self._exit_signal()
-        for on_stop in list(self._streams):
+        for on_stop in list(streams):
             on_stop()
-
+        streams.clear()
 
 @dataclass(frozen=True, slots=True)
 class StreamOptions:
