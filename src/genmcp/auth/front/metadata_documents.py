@@ -28,18 +28,18 @@ import socket
 import ssl
 import time
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 import httpx
 
 from genmcp.auth.front.registration import RegisteredClient, RegistrationError, check_redirect_uri
+from genmcp.storage.memory.expiring import Expiring
 
 __all__ = ["MetadataDocuments", "is_metadata_url", "public_address", "reached"]
 
 MAX_CACHED: Final = 1000
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-_V = TypeVar("_V")
 
 _NAT64: Final = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: the IPv4 in the last 32 bits
 _LOCAL_NAT64: Final = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: where it sits varies
@@ -108,8 +108,8 @@ class MetadataDocuments:
         self.failure_ttl_s = failure_ttl_s
         self.max_fetches, self.max_fetches_per_host = max_fetches, max_fetches_per_host
         self.allow_address, self.verify = allow_address, verify
-        self._cache: dict[str, tuple[RegisteredClient, float]] = {}
-        self._failed: dict[str, tuple[RegistrationError, float]] = {}
+        self._cache = Expiring(MAX_CACHED)  # url -> RegisteredClient
+        self._failed = Expiring(MAX_CACHED)  # url -> RegistrationError
         self._flights: dict[str, asyncio.Task[RegisteredClient]] = {}
         self._hosts: dict[str, int] = {}
 
@@ -117,14 +117,12 @@ class MetadataDocuments:
         """The client ``url`` describes; :class:`RegistrationError` (``invalid_client``) when
         it cannot be fetched or is not acceptable (``temporarily_unavailable`` when too many
         fetches run)."""
-        now = time.monotonic()
-        cached = self._cache.get(url)
-        if cached is not None and cached[1] > now:
-            return cached[0]
-        failed = self._failed.get(url)
-        if failed is not None and failed[1] > now:
-            error = failed[0]
-            raise RegistrationError(error.error, error.description, error.status)
+        cached: RegisteredClient | None = self._cache.get(url)
+        if cached is not None:
+            return cached
+        failed: RegistrationError | None = self._failed.get(url)
+        if failed is not None:
+            raise RegistrationError(failed.error, failed.description, failed.status)
         flight = self._flights.get(url)
         if flight is None:
             host, port = _check_url(url)
@@ -159,10 +157,10 @@ class MetadataDocuments:
                 raise _refused(f"{url}: no answer within {self.timeout_s} s") from None
             client = _client(url, body)
         except RegistrationError as exc:
-            _remember(self._failed, url, (exc, time.monotonic() + self.failure_ttl_s))
+            self._failed.put(url, exc, self.failure_ttl_s)
             raise
-        self._failed.pop(url, None)
-        _remember(self._cache, url, (client, time.monotonic() + self.cache_ttl_s))
+        self._failed.delete(url)
+        self._cache.put(url, client, self.cache_ttl_s)
         return client
 
     async def _resolve(self, host: str, port: int) -> list[Address]:
@@ -223,14 +221,6 @@ def _refused(description: str) -> RegistrationError:
 
 def _busy(description: str) -> RegistrationError:
     return RegistrationError("temporarily_unavailable", f"{description}: retry later", 503)
-
-
-def _remember(table: dict[str, _V], url: str, entry: _V) -> None:
-    """Keep ``entry`` for ``url`` in ``table``, the oldest going past ``MAX_CACHED``."""
-    table.pop(url, None)
-    if len(table) >= MAX_CACHED:
-        table.pop(next(iter(table)))
-    table[url] = entry
 
 
 def _check_url(url: str) -> tuple[str, int]:

@@ -1,8 +1,10 @@
 """``Expiring``: a bounded map whose entries expire, the one shape three memory stores share.
 
 ``MemorySessionRegistry`` keeps its end markers and session fields in one, ``MemoryBroker``
-its event logs, ``MemoryRecordStore`` each kind of record. A store full of entries drops the
-oldest first (hostile clients make entries for free); expired ones are pruned as it goes.
+its event logs, ``MemoryRecordStore`` each kind of record; the authorization front's
+``MetadataDocuments`` the client documents it fetched and the fetches that failed. A full map
+drops the oldest first (hostile clients make entries for free); expired ones are pruned as it
+goes.
 Runs on the server's event loop; not thread-safe, and need not be. Imports nothing from
 genmcp.
 """

@@ -330,6 +330,11 @@ class RedisTaskStore(RedisPart):
     async def _run(self, operation: Callable[[], Awaitable[T]]) -> T:
         return await self.breaker.run(lambda: refusing(operation))
 
+    async def _transition(self, script: Any, task_id: str, args: list[Any]) -> Any:
+        """``script`` run on the task's key with ``args``, acknowledged by the replicas."""
+        key = self.key(task_id)
+        return await self._run(lambda: self._ack.eval(script, [key], args))
+
     def key(self, task_id: str) -> str:
         """The Redis key of the task ``task_id``."""
         return f"{self._prefix}task:{task_id}"
@@ -350,9 +355,8 @@ class RedisTaskStore(RedisPart):
         task_id = record["taskId"]
         if quota is not None:
             await self._count(task_id, record.get("principal"), ttl_ms, quota)
-        key = self.key(task_id)
         args = [encode(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
-        await self._run(lambda: self._ack.eval(self._create, [key], args))
+        await self._transition(self._create, task_id, args)
 
     def _quota_keys(self, principal: Any) -> tuple[str, str]:
         """The owner's live set and creation bucket (one hash tag: one cluster slot)."""
@@ -411,15 +415,13 @@ class RedisTaskStore(RedisPart):
         self, task_id: str, requests: Mapping[str, Any], updated_at: str
     ) -> dict[str, Any] | None:
         args = [updated_at, *_pairs(requests)]
-        key = self.key(task_id)
-        return _record(await self._run(lambda: self._ack.eval(self._ask, [key], args)))
+        return _record(await self._transition(self._ask, task_id, args))
 
     async def answer(
         self, task_id: str, responses: Mapping[str, Any], updated_at: str
     ) -> dict[str, Any] | None:
         args = [updated_at, *_pairs(responses)]
-        key = self.key(task_id)
-        return _record(await self._run(lambda: self._ack.eval(self._answer, [key], args)))
+        return _record(await self._transition(self._answer, task_id, args))
 
     async def take_answers(self, task_id: str, keys: Iterable[str]) -> dict[str, Any]:
         wanted = list(keys)
@@ -430,9 +432,7 @@ class RedisTaskStore(RedisPart):
         return {_text(flat[i]): json.loads(flat[i + 1]) for i in range(0, len(flat), 2)}
 
     async def note(self, task_id: str, message: str, updated_at: str) -> dict[str, Any] | None:
-        key = self.key(task_id)
-        args = [message, updated_at]
-        return _record(await self._run(lambda: self._ack.eval(self._note, [key], args)))
+        return _record(await self._transition(self._note, task_id, [message, updated_at]))
 
     async def finish(self, task_id: str, end: TaskEnd, updated_at: str) -> dict[str, Any] | None:
         args = [
@@ -442,10 +442,8 @@ class RedisTaskStore(RedisPart):
             "" if end.error is None else encode(dict(end.error)),
             end.message or "",
         ]
-        key = self.key(task_id)
-        return await self._ended(await self._run(lambda: self._ack.eval(self._finish, [key], args)))
+        return await self._ended(await self._transition(self._finish, task_id, args))
 
     async def renew(self, task_id: str, lease_ms: int) -> str | None:
-        key = self.key(task_id)
-        status = await self._run(lambda: self._ack.eval(self._renew, [key], [lease_ms]))
+        status = await self._transition(self._renew, task_id, [lease_ms])
         return None if status is None else _text(status)
