@@ -23,7 +23,7 @@ Pure: no I/O, no asyncio, no web framework; imports genmcp's errors and protocol
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, TypedDict, Unpack
 
 from genmcp.errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, MCPError
 from genmcp.protocol import methods
@@ -266,33 +266,26 @@ _NOT_MODERN: Final = frozenset({"inputResponses", "requestState", "task"})
 """Params a legacy request may send that its modern form drops (modern-only, or 2025 tasks)."""
 
 
-def modern_params(
-    params: Mapping[str, Any],
-    *,
-    modern_version: str,
-    capabilities: Mapping[str, Any],
-    client_info: Mapping[str, Any] | None,
-    level: str | None,
-) -> dict[str, Any]:
-    """A legacy request's params rebuilt in the modern shape, with ``_meta`` synthesized.
+class _Session(TypedDict):
+    """The keywords of :func:`modern_meta`, which :func:`modern_params` hands on."""
+
+    modern_version: str
+    capabilities: Mapping[str, Any]
+    client_info: Mapping[str, Any] | None
+    level: str | None
+
+
+def modern_params(params: Mapping[str, Any], **session: Unpack[_Session]) -> dict[str, Any]:
+    """A legacy request's params rebuilt in the modern shape, with ``_meta`` synthesized
+    (:func:`modern_meta` of ``session``), in a copy (:func:`modernize` on it).
 
     The client's own ``_meta`` keys (``progressToken``, custom keys, SEP-2792's per-request
     ``acceptLanguage``) are kept, the other reserved ``io.modelcontextprotocol/`` keys are
     replaced, and modern-only multi round-trip params
     (``inputResponses``, ``requestState``) and the 2025-11-25 ``task`` param are dropped.
     """
-    meta = modern_meta(
-        params,
-        modern_version=modern_version,
-        capabilities=capabilities,
-        client_info=client_info,
-        level=level,
-    )
-    if params.keys().isdisjoint(_NOT_MODERN):  # the usual params: one C-level copy
-        modern = dict(params)
-    else:
-        modern = {k: v for k, v in params.items() if k not in _NOT_MODERN}
-    modern["_meta"] = meta  # replaces the client's
+    modern = dict(params)
+    modernize(modern, modern_meta(params, **session))
     return modern
 
 
