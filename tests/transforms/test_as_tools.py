@@ -22,6 +22,7 @@ from genmcp import (
 )
 from genmcp.caller import Caller
 from genmcp.fastapi.router import mcp_router
+from genmcp.testing import MCPTestClient
 from support.client import ModernClient
 from support.legacy_client import LegacyClient
 from support.server import LiveServers
@@ -110,6 +111,7 @@ async def test_resources_are_listed_and_read_as_blocks(base: str) -> None:
     listed = await call(base, "list_resources", {})
     assert sorted(r["uri"] for r in listed["structuredContent"]["resources"]) == [
         "docs://data", "docs://logo", "docs://readme"]
+    assert listed["structuredContent"]["resourceTemplates"] == []
     readme = await call(base, "read_resource", {"uri": "docs://readme"})
     assert readme["content"] == [{"type": "text", "text": "Read me."}]
     data = await call(base, "read_resource", {"uri": "docs://data"})
@@ -125,3 +127,15 @@ async def test_a_2025_session_uses_them_too(base: str) -> None:
         await legacy.open()
         reply = await legacy.request("tools/call", {"name": "list_prompts", "arguments": {}})
     assert json.loads(reply.result["content"][0]["text"])["prompts"][0]["name"] == "review"
+
+
+async def test_a_listing_the_suite_refuses_is_an_error_result_naming_why() -> None:
+    suite = Suite(server_name="t", server_version="1")  # no prompts, no resources
+    prompts_as_tools(suite)
+    resources_as_tools(suite)
+    async with MCPTestClient(suite) as client:
+        prompts = (await client.call_tool("list_prompts", {})).result
+        resources = (await client.call_tool("list_resources", {})).result
+    assert prompts["isError"] is True and "prompts/list" in prompts["content"][0]["text"]
+    assert resources["isError"] is True and "resources/list" in resources["content"][0]["text"]
+    assert "structuredContent" not in resources

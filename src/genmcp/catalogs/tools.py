@@ -39,9 +39,7 @@ from genmcp.protocol import v2607
 from genmcp.protocol.jsonrpc import Request
 from genmcp.protocol.methods import TOOLS_CALL, TOOLS_LIST
 from genmcp.protocol.tasks import declares_tasks, tasks_required
-from genmcp.schema import (
-    InvalidArguments,
-)
+from genmcp.schema import InvalidArguments
 from genmcp.tools import Tool, ToolRequest, with_arguments
 from genmcp.transforms.transform import Transform, shaped
 

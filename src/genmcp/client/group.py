@@ -32,6 +32,8 @@ from genmcp.client.listen import Subscription
 __all__ = ["ClientGroup", "GroupSubscription", "Listing"]
 
 Member = str | Sequence[str] | Client
+Lister = Callable[[Client], Awaitable[list[dict[str, Any]]]]
+"""How a listing asks one member."""
 
 
 class Listing(list[dict[str, Any]]):
@@ -104,7 +106,7 @@ class ClientGroup:
     # -- listings ------------------------------------------------------------------------
 
     async def _gather(
-        self, ask: Callable[[Client], Awaitable[list[dict[str, Any]]]]
+        self, ask: Lister
     ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Exception]]:
         names = list(self.clients)
         answers = await asyncio.gather(
@@ -121,7 +123,7 @@ class ClientGroup:
                 found[name] = answer
         return found, errors
 
-    async def _named(self, ask: Callable[[Client], Awaitable[list[dict[str, Any]]]]) -> Listing:
+    async def _named(self, ask: Lister) -> Listing:
         found, errors = await self._gather(ask)
         items = [
             {**item, "name": self.qualified(server, str(item.get("name")))}
@@ -136,24 +138,12 @@ class ClientGroup:
 
     async def list_prompts(self, *, cache: bool = True) -> Listing:
         """Every member's prompts (of those that declare prompts), namespaced."""
-
-        async def ask(client: Client) -> list[dict[str, Any]]:
-            await client.connect()
-            if "prompts" not in client.server_capabilities:
-                return []
-            return await client.list_prompts(cache=cache)
-
+        ask = _declaring("prompts", lambda client: client.list_prompts(cache=cache))
         return await self._named(ask)
 
     async def list_resources(self, *, cache: bool = True) -> Listing:
         """Every member's resources, URIs as they are (a read goes to the one that listed it)."""
-
-        async def ask(client: Client) -> list[dict[str, Any]]:
-            await client.connect()
-            if "resources" not in client.server_capabilities:
-                return []
-            return await client.list_resources(cache=cache)
-
+        ask = _declaring("resources", lambda client: client.list_resources(cache=cache))
         found, errors = await self._gather(ask)
         items = []
         for server, listed in found.items():
@@ -164,13 +154,7 @@ class ClientGroup:
 
     async def list_resource_templates(self, *, cache: bool = True) -> Listing:
         """Every member's resource templates, as they are (a read needs ``server=``)."""
-
-        async def ask(client: Client) -> list[dict[str, Any]]:
-            await client.connect()
-            if "resources" not in client.server_capabilities:
-                return []
-            return await client.list_resource_templates(cache=cache)
-
+        ask = _declaring("resources", lambda client: client.list_resource_templates(cache=cache))
         found, errors = await self._gather(ask)
         return Listing([item for listed in found.values() for item in listed], errors)
 
@@ -203,6 +187,19 @@ class ClientGroup:
         """Every member's change notifications (``Client.listen``'s filters):
         ``async with group.listen() as changes: async for server, note in changes: ...``."""
         return GroupSubscription(self, filters)
+
+
+def _declaring(capability: str, lister: Lister) -> Lister:
+    """``lister`` asked of a member whose server declares ``capability`` (after connecting,
+    to know); a member that does not has none to list."""
+
+    async def ask(client: Client) -> list[dict[str, Any]]:
+        await client.connect()
+        if capability not in client.server_capabilities:
+            return []
+        return await lister(client)
+
+    return ask
 
 
 class GroupSubscription:

@@ -169,19 +169,12 @@ class ProxyTool(Tool):
         capabilities = channel.client_capabilities
         if not upstream.serves_tasks:
             capabilities = _without_tasks(capabilities)
-
-        def go() -> Any:
-            return upstream.client.call_tool(
-                descriptor["name"],
-                request.arguments,
-                on_notification=relay(channel),
-                log_level=channel.log_level,
-                capabilities=capabilities,
-                input_responses=request.input_responses,
-                request_state=_upstream_state(request.request_state),
-            )
-
-        result = await upstream.send(go)
+        result = await _call_upstream(
+            upstream, descriptor, request, channel,
+            log_level=channel.log_level, capabilities=capabilities,
+            input_responses=request.input_responses,
+            request_state=_upstream_state(request.request_state),
+        )  # fmt: skip
         if isinstance(result, dict) and result.get("resultType") == "task":
             return await _followed(upstream, result, channel)
         return _outcome(result)
@@ -201,17 +194,26 @@ async def _held_call(
         if pending.channel is not None:
             pending.channel.close_stream()
 
+    result = await _call_upstream(
+        upstream, descriptor, request, channel,
+        on_input=pending.ask, on_resume=resume, log_level=first.log_level,
+    )  # fmt: skip
+    return _outcome(result)
+
+
+async def _call_upstream(
+    upstream: Upstream, descriptor: Mapping[str, Any], request: ToolRequest,
+    to: Channel | Callable[[], Channel | None], **options: Any,
+) -> Any:  # fmt: skip
+    """``request`` sent on to the upstream tool (``Client.call_tool``'s ``options``), its
+    progress and logs relayed to ``to``: the upstream's result, or an ``Error``."""
+
     def go() -> Any:
         return upstream.client.call_tool(
-            descriptor["name"],
-            request.arguments,
-            on_notification=relay(channel),
-            on_input=pending.ask,
-            on_resume=resume,
-            log_level=first.log_level,
+            descriptor["name"], request.arguments, on_notification=relay(to), **options
         )
 
-    return _outcome(await upstream.send(go))
+    return await upstream.send(go)
 
 
 async def _resumed(upstream: Upstream, request: ToolRequest, channel: Channel) -> Any:

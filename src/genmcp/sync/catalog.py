@@ -227,16 +227,7 @@ class CatalogSync:
         miss the change too), like a legacy request's one command. False without a log or
         when it is unreachable (the caller answers as it would have).
         """
-        if not isinstance(self._broker, CatalogLog):
-            return False
-        try:
-            events = await self._broker.changes()
-        except Exception:
-            log.warning("re-reading the catalog log failed", exc_info=True)
-            return False
-        for event in events:  # in version order
-            self._receive(event)
-        return True
+        return await self._catch_up("re-reading the catalog log failed") is not None
 
     def close(self) -> None:
         """Stop applying other processes' changes (at shutdown)."""
@@ -266,22 +257,32 @@ class CatalogSync:
         served by another process: the log's latest event for it is an ``add`` (applied here
         first: then it is removed here too). True without a log, or when it is unreachable
         (the removal goes out, as it would have)."""
-        if not isinstance(self._broker, CatalogLog):
-            return True
-        try:
-            events = await self._broker.changes()
-        except Exception:
-            log.warning("reading the catalog log failed: the removal goes out", exc_info=True)
+        events = await self._catch_up("reading the catalog log failed: the removal goes out")
+        if events is None:
             return True
         latest = None
-        for logged in events:  # in version order
-            self._receive(logged)
+        for logged in events:
             if logged.get("kind") == event["kind"] and logged.get("key") == event["key"]:
                 latest = logged
         if latest is None or latest.get("op") != "add":
             return False
         self._apply("remove", event["kind"], event["key"], None)
         return True
+
+    async def _catch_up(self, failed: str) -> list[Any] | None:
+        """Read the log and apply what this process has not applied; the logged events in
+        version order, or None without a log or when it is unreachable (``failed`` is
+        logged)."""
+        if not isinstance(self._broker, CatalogLog):
+            return None
+        try:
+            events = await self._broker.changes()
+        except Exception:
+            log.warning(failed, exc_info=True)
+            return None
+        for event in events:  # in version order
+            self._receive(event)
+        return events
 
     async def _listen(self, subscription: Subscription) -> None:
         while True:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol
 
 from genmcp.events import Answer
 from genmcp.outcomes import Result
@@ -88,20 +88,32 @@ def _failed(error: Mapping[str, Any]) -> Result:
     return Result(call_tool_result(error=str(error.get("message", "the request failed"))))
 
 
+class _Listing(Tool, annotations=_READ_ONLY):
+    """A listing tool: its ``lists`` (method, result key) read whole, each under its key. An
+    error on the first is the tool's error; a later one lists nothing (a server without
+    resource templates answers their method unknown)."""
+
+    lists: ClassVar[tuple[tuple[str, str], ...]]
+
+    async def call(self, request: ToolRequest, channel: Channel, arg: Served) -> Result:
+        found: dict[str, list[Any]] = {}
+        for method, key in self.lists:
+            items, error = await _listed(arg, method, key, channel, request.meta)
+            if error is not None and not found:
+                return _failed(error)
+            found[key] = items if error is None else []
+        return Result(call_tool_result(structured=found))
+
+
 class ListPrompts(
-    Tool,
+    _Listing,
     name="list_prompts",
     description="Lists the prompts this server offers: each one's name, description and "
     "arguments. Get one with get_prompt.",
-    annotations=_READ_ONLY,
 ):
     """``prompts/list`` as a tool; ``arg``: the Suite."""
 
-    async def call(self, request: ToolRequest, channel: Channel, arg: Served) -> Result:
-        prompts, error = await _listed(arg, PROMPTS_LIST, "prompts", channel, request.meta)
-        if error is not None:
-            return _failed(error)
-        return Result(call_tool_result(structured={"prompts": prompts}))
+    lists = ((PROMPTS_LIST, "prompts"),)
 
 
 class GetPrompt(
@@ -138,26 +150,14 @@ class GetPrompt(
 
 
 class ListResources(
-    Tool,
+    _Listing,
     name="list_resources",
     description="Lists the resources this server offers (URIs, names, media types) and its "
     "resource templates. Read one with read_resource.",
-    annotations=_READ_ONLY,
 ):
     """``resources/list`` and ``resources/templates/list`` as a tool; ``arg``: the Suite."""
 
-    async def call(self, request: ToolRequest, channel: Channel, arg: Served) -> Result:
-        meta = request.meta
-        resources, error = await _listed(arg, RESOURCES_LIST, "resources", channel, meta)
-        if error is not None:
-            return _failed(error)
-        templates, error = await _listed(
-            arg, RESOURCES_TEMPLATES_LIST, "resourceTemplates", channel, meta
-        )
-        if error is not None:
-            templates = []  # a server without templates answers the method unknown
-        found = {"resources": resources, "resourceTemplates": templates}
-        return Result(call_tool_result(structured=found))
+    lists = ((RESOURCES_LIST, "resources"), (RESOURCES_TEMPLATES_LIST, "resourceTemplates"))
 
 
 class ReadResource(
