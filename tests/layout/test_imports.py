@@ -28,6 +28,7 @@ WEB_MODULES: Final = frozenset(
         "genmcp.fastapi.endpoint",
         "genmcp.fastapi.depends",
         "genmcp.fastapi.tenants",
+        "genmcp.fastapi.wrong_paths",
         "genmcp.fastapi",
     }
 )
