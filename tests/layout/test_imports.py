@@ -184,7 +184,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.tasks",),
     ("genmcp.sync",),
     ("genmcp.middleware", "genmcp.user_state"),
-    ("genmcp.suite",),
+    ("genmcp.suite", "genmcp.wiring"),
     ("genmcp.compose", "genmcp.search"),
     ("genmcp.sessions",),
     ("genmcp.transports", "genmcp.auth", "genmcp.docsui"),
