@@ -6,10 +6,10 @@ or running its job; the transport drains it through the relay. The work per feat
 its catalog (``genmcp.catalogs``: ``tools``, ``prompts``, ``resources``, ``completion``;
 ``sync.listen``, ``tasks``; together in ``catalogs.served``; the calls in flight in
 ``call.in_flight``), and each catalog exposes the handlers of its methods: the method
-table (method name -> handler) is data built from them, plus ``server/discover``, which is
-the Suite's own. Changes of the served set are published on the broker, for listen and
-legacy session streams. No transport, no HTTP status: errors are ``MCPError`` reasons in an
-``Answer``. Never imports a web framework.
+table (method name -> handler) is data built from them (``genmcp.wiring``, with the Suite's
+other parts), plus ``server/discover``, which is the Suite's own. Changes of the served set
+are published on the broker, for listen and legacy session streams. No transport, no HTTP
+status: errors are ``MCPError`` reasons in an ``Answer``. Never imports a web framework.
 """
 
 from __future__ import annotations
