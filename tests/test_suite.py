@@ -1,4 +1,4 @@
-"""genmcp.suite: the method table built from the catalogs' handlers, dispatch, capabilities.
+"""genmcp.suite: dispatch through the method table (``wiring`` builds it), capabilities.
 
 Each request goes through the real ``Suite.handle`` and the real relay (``support.answers``);
 what the tools themselves do is in tests/test_suite_tools.py.
@@ -6,7 +6,7 @@ what the tools themselves do is in tests/test_suite_tools.py.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 import pytest
 
@@ -29,6 +29,7 @@ from genmcp import (
 from genmcp.protocol import methods
 from genmcp.protocol.jsonrpc import Request
 from support.answers import answer_of
+from tests.test_wiring import SERVED
 
 KEY = "s" * 48
 TASKS = "io.modelcontextprotocol/tasks"
@@ -87,30 +88,6 @@ def everything() -> Suite:
 
 
 # -- the method table --------------------------------------------------------------------
-
-SERVED: Final = (
-    methods.SERVER_DISCOVER,
-    methods.TOOLS_LIST,
-    methods.TOOLS_CALL,
-    methods.PROMPTS_LIST,
-    methods.PROMPTS_GET,
-    methods.RESOURCES_LIST,
-    methods.RESOURCES_TEMPLATES_LIST,
-    methods.RESOURCES_READ,
-    methods.COMPLETION_COMPLETE,
-    methods.SUBSCRIPTIONS_LISTEN,
-    methods.TASKS_GET,
-    methods.TASKS_UPDATE,
-    methods.TASKS_CANCEL,
-    methods.SKILLS_LIST,
-    methods.SKILLS_GET,
-    methods.RESOURCES_DIRECTORY_READ,
-)
-
-
-def test_the_method_table_holds_every_2026_method_and_only_those() -> None:
-    assert set(everything()._methods) == set(SERVED)
-
 
 @pytest.mark.parametrize(
     "method",
@@ -208,18 +185,3 @@ async def test_the_lists_show_only_what_the_caller_may_use() -> None:
     assert tools["result"]["tools"] == []
     assert [p["name"] for p in prompts["result"]["prompts"]] == ["hello"]
     assert [t["name"] for t in everyone["result"]["tools"]] == ["echo"]
-
-
-class Unstartable:
-    """A broker of the old contract: subscribe and publish, no ``start``."""
-
-    def subscribe(self, *topics: str) -> Any:
-        raise AssertionError("never called")
-
-    async def publish(self, topic: str, message: Any) -> None:
-        raise AssertionError("never called")
-
-
-def test_a_broker_without_start_is_refused_when_the_suite_is_built() -> None:
-    with pytest.raises(TypeError, match=r"storage.Broker \(subscribe, publish, start\)"):
-        Suite(server_name="s", server_version="1", broker=Unstartable())  # type: ignore[arg-type]

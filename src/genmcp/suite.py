@@ -6,10 +6,10 @@ or running its job; the transport drains it through the relay. The work per feat
 its catalog (``genmcp.catalogs``: ``tools``, ``prompts``, ``resources``, ``completion``;
 ``sync.listen``, ``tasks``; together in ``catalogs.served``; the calls in flight in
 ``call.in_flight``), and each catalog exposes the handlers of its methods: the method
-table (method name -> handler) is data built from them, plus ``server/discover``, which is
-the Suite's own. Changes of the served set are published on the broker, for listen and
-legacy session streams. No transport, no HTTP status: errors are ``MCPError`` reasons in an
-``Answer``. Never imports a web framework.
+table (method name -> handler) is data built from them (``genmcp.wiring``, with the Suite's
+other parts), plus ``server/discover``, which is the Suite's own. Changes of the served set
+are published on the broker, for listen and legacy session streams. No transport, no HTTP
+status: errors are ``MCPError`` reasons in an ``Answer``. Never imports a web framework.
 """
 
 from __future__ import annotations
@@ -21,13 +21,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from genmcp.call.call import Call
-from genmcp.call.in_flight import InFlight
 from genmcp.call.job import Asker, Handler, Handlers, Job, Response
 from genmcp.catalogs.apps import is_view, serves_view
 from genmcp.catalogs.prompts import PromptEntry, PromptProvider
-from genmcp.catalogs.request_state import RequestStates
 from genmcp.catalogs.resources import ResourceProvider
-from genmcp.catalogs.served import Served
 from genmcp.catalogs.skills import SkillGroup, SkillProvider
 from genmcp.catalogs.tool_entry import ToolEntry
 from genmcp.catalogs.tools import ToolProvider
@@ -37,29 +34,25 @@ from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, Transpo
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.icons import checked_icons
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
-from genmcp.protocol.languages import Languages, accepted_languages, as_languages
+from genmcp.protocol.languages import Languages, accepted_languages
 from genmcp.protocol.meta import check_meta, meta_of, request_version
 from genmcp.protocol.methods import (
     PROMPTS_GET,
     PROMPTS_LIST,
     RESOURCES_LIST_CHANGED,
     RESOURCES_UPDATED,
-    SERVER_DISCOVER,
     TOOLS_CALL,
     TOOLS_LIST,
 )
-from genmcp.protocol.versions import META_SERVER_INFO, MODERN_VERSIONS
-from genmcp.sealing import Sealer
+from genmcp.protocol.versions import MODERN_VERSIONS
 from genmcp.storage import Broker, TaskOptions, TaskStore
-from genmcp.storage.memory import MemoryBroker
-from genmcp.sync.catalog import SharedCatalog, Watcher
+from genmcp.sync.catalog import Watcher
 from genmcp.sync.change_log import ChangeLog
 from genmcp.sync.interest import Interest
-from genmcp.sync.listen import ChangeFeed, Seen, listen_handlers
-from genmcp.sync.mail import MailRelay
-from genmcp.tasks.service import TaskService
+from genmcp.sync.listen import Seen
 from genmcp.transforms.transform import Transform
-from genmcp.visibility import Decide, Visibility, as_visibility
+from genmcp.visibility import Decide, Visibility
+from genmcp.wiring import Wiring
 
 __all__ = ["Mountable", "Suite"]
 
@@ -179,40 +172,25 @@ class Suite:
             self.server_info["icons"] = checked_icons(server_icons, "Suite(server_icons=...)")
         self.instructions = instructions
         self.page_size = page_size
-        self.sealer = Sealer.from_config(
-            secret_key, max_age_s=request_state_max_age_s, audience=audience or server_name
-        )
         self.discover_cache_control = discover_cache_control
         self.supported_versions: tuple[str, ...] = MODERN_VERSIONS
-        if broker is not None and not isinstance(broker, Broker):
-            raise TypeError(
-                f"Suite(broker=...) takes a genmcp.storage.Broker (subscribe, publish, start), "
-                f"not {broker!r}"
-            )
-        self.broker: Broker = MemoryBroker() if broker is None else broker
-        self._result_meta = {META_SERVER_INFO: self.server_info}
-        states = RequestStates(self.sealer, self._result_meta)
-        sealer, result_meta = self.sealer, self._result_meta
-        self.visibility = as_visibility(visibility)
-        self.sep2792 = as_languages(sep2792)
-        self._served = Served(sealer=sealer, states=states, page_size=page_size,
-                              visibility=self.visibility, result_meta=result_meta,
-                              schema_options=schema_options, transforms=transforms,
-                              languages=self.sep2792, lazy_schemas=lazy_schemas)  # fmt: skip
-        served = self._served
+        parts = Wiring(self.server_info, page_size=page_size, secret_key=secret_key,
+                       request_state_max_age_s=request_state_max_age_s, audience=audience,
+                       broker=broker, visibility=visibility, sep2792=sep2792,
+                       schema_options=schema_options, transforms=transforms,
+                       lazy_schemas=lazy_schemas, task_store=task_store,
+                       task_options=task_options)  # fmt: skip
+        self.sealer, self.broker, self._result_meta = parts.sealer, parts.broker, parts.result_meta
+        self.visibility, self.sep2792 = parts.visibility, parts.languages
+        self._served = served = parts.served
         self._tools, self._prompts = served.tools, served.prompts
         self._resources, self._skills = served.resources, served.skills
-        self._changes = ChangeFeed(self.broker)
+        self._changes, self._catalog = parts.changes, parts.catalog
         self.interest = Interest()
         """The resource URIs this process's subscribers hold (a remote mount follows it)."""
         self.middleware: tuple[Link, ...] = tuple(middleware)
-        self._catalog = SharedCatalog(
-            served.by_kind(), self._changes, self.broker, shared=broker is not None
-        )
         self._strict = strict_catalog and broker is not None
-        self.tasks = TaskService(task_store, task_options, self.broker, self._result_meta)
-        self._in_flight = InFlight()
-        self._mail = MailRelay(self.broker, self._in_flight.workers, shared=broker is not None)
+        self.tasks, self._in_flight, self._mail = parts.tasks, parts.in_flight, parts.mail
         for tool in tools:
             self.add_tool(tool, local=True)  # configuration: each process has it
         for prompt in prompts:
@@ -227,21 +205,13 @@ class Suite:
         self._ready = self._catalog.started and not self._mounts
         # else the first request (or the lifespan) awaits _get_ready
         self._readying: asyncio.Future[None] | None = None
-        self._methods: Handlers = {
-            SERVER_DISCOVER: self._discover,
-            # only a shared broker brings posts from other processes: start receiving them
-            **served.handlers(on_call=self._mail.start if broker is not None else None),
-            **listen_handlers(
-                broker=self.broker,
-                result_meta=result_meta,
-                tasks=self.tasks,
-                capabilities=lambda: self.capabilities,
-                routes=self.routes_resource,
-                lists=self.seen_lists,
-                interest=self.interest,
-            ),
-            **self.tasks.handlers(lambda: self._tools.serves_tasks),
-        }
+        self._methods: Handlers = parts.methods(
+            self._discover,
+            capabilities=lambda: self.capabilities,
+            routes=self.routes_resource,
+            lists=self.seen_lists,
+            interest=self.interest,
+        )
 
     # -- configuration ------------------------------------------------------------
     #

@@ -1,5 +1,6 @@
-"""The client tests' authorization server: one oidc-provider for the OAuth, DPoP and assertion
-tests (session-scoped: the modules on one xdist worker share it).
+"""The client tests' servers: the demo tools and the everything server, each on uvicorn per
+test, in both eras (``era``); and one authorization server, an oidc-provider for the OAuth,
+DPoP and assertion tests (session-scoped: the modules on one xdist worker share it).
 
 It demands its DPoP nonce (RFC 9449 §8) from proofs, which changes nothing for requests
 without one, and knows, besides the clients of `support.authorization_server`, two
@@ -13,9 +14,13 @@ from typing import Any, Final
 
 import pytest
 
+from demo_tools import Stats, make_suite
 from genmcp.client import SigningKey
+from genmcp.fastapi.router import mcp_app
 from support.authorization_server import AuthorizationServer, authorization_problem
+from support.examples import load
 from support.required import unavailable
+from support.server import LiveServers
 
 KEYS: Final = {alg: SigningKey.generate(alg) for alg in ("ES256", "RS256")}
 """The keys of the clients `svc-es256` and `svc-rs256` (key ids `svc-es256-1`...)."""
@@ -44,3 +49,32 @@ def authorization_server() -> Iterator[AuthorizationServer]:
         yield server
     finally:
         server.stop()
+
+
+ERAS: Final = [None, "2025-11-25"]
+"""The client probing (2026-07-28 found by ``server/discover``), and on a 2025 session."""
+
+
+@pytest.fixture(params=ERAS, ids=["2026-07-28", "2025-11-25"])
+def era(request: pytest.FixtureRequest) -> str | None:
+    return request.param  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def stats() -> Stats:
+    return Stats()
+
+
+@pytest.fixture
+def demo(live_server: LiveServers, stats: Stats) -> str:
+    return live_server(mcp_app(make_suite(stats, page_size=2), path="/mcp")) + "/mcp"
+
+
+@pytest.fixture(scope="module")
+def everything_app() -> Any:
+    return mcp_app(load("everything_server").build_suite(), path="/mcp")
+
+
+@pytest.fixture
+def everything(live_server: LiveServers, everything_app: Any) -> str:
+    return live_server(everything_app) + "/mcp"

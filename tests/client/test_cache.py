@@ -135,25 +135,6 @@ async def test_a_resource_update_empties_that_resource_s_reads(live_server: Live
     ]  # fmt: skip
 
 
-async def test_bypass_zero_ttl_and_2025_sessions_ask_the_server(live_server: LiveServers) -> None:
-    url, recorder = served(live_server, "public")
-    async with Client(url, cache=MemoryCacheStore(max_entries=8)) as client:
-        await client.list_tools()
-        await client.list_tools()
-        await client.list_tools(cache=False)
-        assert client.cache is not None and client.cache.hits == 1
-    assert len(recorder.posts("tools/list")) == 2
-    async with Client(url, cache=True, protocol="2025-11-25") as legacy:
-        await legacy.list_tools()
-        await legacy.list_tools()
-    assert len(recorder.posts("tools/list")) == 4
-    uncached, counted = served(live_server, "public", ttl_ms=0)
-    async with Client(uncached, cache=True) as client:
-        await client.list_tools()
-        await client.list_tools()
-    assert len(counted.posts("tools/list")) == 2
-
-
 async def test_the_memory_store_is_bounded() -> None:
     store = MemoryCacheStore(max_entries=2)
     for key in ("a", "b", "c"):
@@ -181,49 +162,6 @@ async def test_an_entry_over_max_entry_bytes_is_not_kept() -> None:
     assert len(store) == 0
     await cache.put("tools/list", {}, small, 0)
     assert len(store) == 1
-
-
-async def test_a_cached_page_whose_cursor_went_stale_lists_afresh(
-    live_server: LiveServers, redis_url: str, redis_prefix: str
-) -> None:
-    from redis import asyncio as aioredis
-
-    tools = []
-    for name in ("a", "b"):
-
-        @tool(name=name, cache_control=("public", 60_000))
-        def echo(text: str) -> str:
-            """Echo the text."""
-            return text
-
-        tools.append(echo)
-    suite = Suite(server_name="paged", server_version="1", tools=tools, page_size=1)
-    recorder = Recorder(mcp_app(suite, path="/mcp"))
-    url = live_server(recorder) + "/mcp"
-    server = live_server.last
-    store = RedisCacheStore.from_url(redis_url, prefix=redis_prefix)
-    raw = aioredis.Redis.from_url(redis_url)
-
-    async def grow() -> None:  # on the server's loop; the client does not listen
-        suite.add_tool(tool(lambda: "c", name="c"))
-
-    try:
-        async with Client(url, cache=store) as client:
-            assert client.cache is not None
-            assert [t["name"] for t in await client.list_tools()] == ["a", "b"]
-            first = "public:" + client.cache.request_key("tools/list", {})
-            keys = [k.decode() async for k in raw.scan_iter(match=redis_prefix + "*")]
-            pages = [k for k in keys if ":tools:" in k]  # not the kept server/discover
-            later = [k for k in pages if not k.endswith((":gen", first))]
-            assert len(later) == 1
-            await raw.delete(*later)  # Redis evicted the second page, kept the first
-            await server.run_in_loop(grow())
-            assert [t["name"] for t in await client.list_tools()] == ["a", "b", "c"]
-        # 2 pages; then page 1 under the cached page 0's cursor (refused), then 3 afresh
-        assert len(recorder.posts("tools/list")) == 6
-    finally:
-        await raw.aclose()
-        await store.aclose()
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 
 Every test runs twice: the client probing (2026-07-28 found by `server/discover`) and the
 client on a 2025-11-25 session. The servers are the demo tools (`tests/demo_tools.py`,
-paginated two per page) and the everything server (`examples/everything_server.py`).
+paginated two per page) and the everything server (`examples/everything_server.py`), both in
+`conftest.py`. Input rounds, tasks and the wire's choice have their own modules' tests.
 """
 
 from __future__ import annotations
@@ -18,33 +19,6 @@ from genmcp.client import Client, ClientError, RPCError
 from genmcp.fastapi.router import mcp_app
 from support.examples import load
 from support.server import LiveServers
-
-ERAS = [None, "2025-11-25"]
-
-
-@pytest.fixture(params=ERAS, ids=["2026-07-28", "2025-11-25"])
-def era(request: pytest.FixtureRequest) -> str | None:
-    return request.param  # type: ignore[no-any-return]
-
-
-@pytest.fixture
-def stats() -> Stats:
-    return Stats()
-
-
-@pytest.fixture
-def demo(live_server: LiveServers, stats: Stats) -> str:
-    return live_server(mcp_app(make_suite(stats, page_size=2), path="/mcp")) + "/mcp"
-
-
-@pytest.fixture(scope="module")
-def everything_app() -> Any:
-    return mcp_app(load("everything_server").build_suite(), path="/mcp")
-
-
-@pytest.fixture
-def everything(live_server: LiveServers, everything_app: Any) -> str:
-    return live_server(everything_app) + "/mcp"
 
 
 async def wait_for(check: Any, within: float = 5.0) -> None:
@@ -79,52 +53,6 @@ async def test_progress_and_logs_reach_the_call_s_callbacks(demo: str, era: str 
 
     assert progress == [(1, 2, "step 1"), (2, 2, "step 2")]
     assert logs == [("info", {"step": 1}, "count"), ("info", {"step": 2}, "count")]
-
-
-async def test_elicitation_is_answered_by_the_callback_in_each_era(
-    demo: str, era: str | None
-) -> None:
-    asked: list[dict[str, Any]] = []
-
-    async def elicit(params: dict[str, Any]) -> dict[str, Any]:
-        asked.append(params)
-        return {"action": "accept", "content": {"ok": True}}
-
-    async with Client(demo, protocol=era, elicitation=elicit) as client:
-        result = await client.call_tool("confirm", {"question": "Sure?"})
-
-    assert asked[0]["message"] == "Sure?"
-    assert result["structuredContent"]["confirmed"] is True
-
-
-async def test_without_a_callback_the_round_is_the_caller_s(demo: str) -> None:
-    async with Client(demo, capabilities={"elicitation": {}}) as client:
-        asked = await client.call_tool("confirm", {"question": "Sure?"})
-        assert asked["resultType"] == "input_required"
-        answer = {"ok": {"action": "accept", "content": {"ok": False}}}
-        done = await client.call_tool(
-            "confirm", {"question": "Sure?"},
-            input_responses=answer, request_state=asked["requestState"],
-        )  # fmt: skip
-
-    assert done["structuredContent"] == {"confirmed": False, "rounds": 2}
-
-
-async def test_a_per_call_on_input_wins_over_the_client_s(demo: str, era: str | None) -> None:
-    def never(params: dict[str, Any]) -> dict[str, Any]:
-        raise AssertionError("the client's callback was asked")
-
-    seen: list[str] = []
-
-    def forward(request: dict[str, Any]) -> dict[str, Any]:
-        seen.append(request["method"])
-        return {"action": "decline"}
-
-    async with Client(demo, protocol=era, elicitation=never) as client:
-        result = await client.call_tool("confirm", {"question": "?"}, on_input=forward)
-
-    assert seen == ["elicitation/create"]
-    assert result["content"][0]["text"] == "not confirmed (decline)"
 
 
 async def test_errors_carry_the_json_rpc_code(demo: str, era: str | None) -> None:
@@ -203,40 +131,6 @@ async def test_listen_gets_list_changed(everything: str, era: str | None) -> Non
     assert note["method"] == "notifications/tools/list_changed"
 
 
-async def test_tasks_are_created_polled_and_cancelled(everything: str) -> None:
-    async with Client(everything) as client:
-        created = await client.call_tool("slow_compute", {"seconds": 0.2}, task=True)
-        assert created["resultType"] == "task"
-        done = await client.wait_task(created["taskId"], poll=0.05)
-        slow = await client.call_tool("slow_compute", {"seconds": 30}, task=True)
-        await client.cancel_task(slow["taskId"])
-        cancelled = await client.wait_task(slow["taskId"], poll=0.05)
-        with pytest.raises(RPCError) as unknown:
-            await client.get_task("no-such-task")
-
-    assert done["status"] == "completed" and done["result"]["content"]
-    assert cancelled["status"] == "cancelled"
-    assert unknown.value.code == -32602
-
-
-async def test_a_task_needs_2026(everything: str) -> None:
-    async with Client(everything, protocol="2025-11-25") as client:
-        with pytest.raises(ClientError, match="needs 2026-07-28"):
-            await client.call_tool("slow_compute", {"seconds": 0}, task=True)
-
-
-async def test_task_input_is_answered_through_tasks_update(everything: str) -> None:
-    def yes(params: dict[str, Any]) -> dict[str, Any]:
-        return {"action": "accept", "content": {"confirm": True}}
-
-    async with Client(everything, elicitation=yes) as client:
-        created = await client.call_tool("confirm_delete", {"filename": "x.txt"}, task=True)
-        done = await client.wait_task(created["taskId"], poll=0.05)
-
-    assert done["status"] == "completed", done
-    assert done["result"]["content"][0]["text"] == "Deleted x.txt"
-
-
 async def test_a_2025_only_server_is_found_by_the_probe(live_server: LiveServers) -> None:
     from tests.cli.test_commands import Only2025
 
@@ -281,13 +175,3 @@ async def test_one_pool_serves_every_request(demo: str) -> None:
         assert not http.is_closed  # handed in: the caller's to close
 
     assert opened == ["POST"] * 4  # the probe and three calls, over the caller's pool
-
-
-async def test_bad_targets_are_clear_errors() -> None:
-    with pytest.raises(ClientError, match="not an http"):
-        Client("ftp://example.com/mcp")
-    with pytest.raises(ValueError, match="2024-01-01"):
-        Client("http://127.0.0.1:9/mcp", protocol="2024-01-01")
-    async with Client("http://127.0.0.1:9/mcp", timeout=2) as client:
-        with pytest.raises(ClientError, match="connection refused"):
-            await client.list_tools()

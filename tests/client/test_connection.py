@@ -3,7 +3,7 @@
 A -32022 naming only 2025 revisions opens a session at the newest named one; a -32022
 naming 2026-07-28 is a negotiation round (asked again); a 401 page stops the probe (no
 session would help); a `server/discover` result without `supportedVersions` is not a
-modern server's.
+modern server's. A `protocol=` the client does not speak is refused when it is built.
 """
 
 from __future__ import annotations
@@ -161,3 +161,9 @@ async def test_a_response_on_the_sessions_get_stream_reaches_its_call(
     async with Client(url) as client:
         result = await asyncio.wait_for(client.call_tool("slow", {}), 10)
     assert client.era == "2025-11-25" and result["ok"] == 1
+
+
+def test_a_protocol_the_client_does_not_speak_is_refused_naming_those_it_does() -> None:
+    with pytest.raises(ValueError, match="'2024-01-01' is not one this client speaks") as bad:
+        Client("http://127.0.0.1:9/mcp", protocol="2024-01-01")
+    assert "2026-07-28" in str(bad.value) and "2025-11-25" in str(bad.value)

@@ -28,7 +28,7 @@ from genmcp.client import (
 )
 from genmcp.client.http import HTTPWire
 from genmcp.client.limits import MIB, within
-from support.rogue import Rogue, chatter, drip, endless_pages, huge_event, huge_json, wrong_id
+from support.rogue import Rogue, chatter, drip, huge_event, huge_json, wrong_id
 from support.server import LiveServers
 
 SMALL = ClientLimits(max_message_bytes=MIB)
@@ -104,25 +104,6 @@ async def test_a_declared_length_over_the_bound_is_refused_unread(live_server: L
         assert received(client) == 0
 
 
-async def test_an_endless_listing_stops_at_max_pages(live_server: LiveServers) -> None:
-    rogue = Rogue(tools_list=endless_pages)
-    url = live_server(rogue) + "/mcp"
-    async with Client(url, limits=ClientLimits(max_pages=25)) as client:
-        with pytest.raises(ListingTooLong) as raised:
-            await client.list_tools()
-    assert raised.value.limit == "max_pages" and rogue.pages == 25
-    assert "nextCursor never ends" in str(raised.value)
-
-
-async def test_a_listing_stops_at_max_items(live_server: LiveServers) -> None:
-    rogue = Rogue(tools_list=endless_pages)
-    url = live_server(rogue) + "/mcp"
-    async with Client(url, limits=ClientLimits(max_items=7)) as client:
-        with pytest.raises(ListingTooLong) as raised:
-            await client.list_tools()
-    assert (raised.value.limit, raised.value.value, rogue.pages) == ("max_items", 7, 8)
-
-
 @pytest.mark.parametrize("behaviour", [drip, chatter])
 async def test_a_call_that_never_ends_meets_the_deadline(
     live_server: LiveServers, behaviour: Any
@@ -141,20 +122,6 @@ async def test_a_call_that_never_ends_meets_the_deadline(
     assert raised.value.limit == "deadline_s" and raised.value.value == 0.5
     assert "tools/call" in str(raised.value)
     assert (len(progress) > 0) == (behaviour is chatter)
-
-
-async def test_the_deadline_covers_every_page_of_a_listing(live_server: LiveServers) -> None:
-    async def slow_pages(rogue: Rogue, request: dict[str, Any]) -> Any:
-        await asyncio.sleep(0.1)
-        async for chunk in endless_pages(rogue, request):
-            yield chunk
-
-    rogue = Rogue(tools_list=slow_pages)
-    url = live_server(rogue) + "/mcp"
-    async with Client(url, limits=ClientLimits(deadline_s=0.5)) as client:
-        with pytest.raises(DeadlineExceeded, match=r"tools/list \(every page\)"):
-            await client.list_tools()
-    assert 0 < rogue.pages < 1000  # each page in time, the listing as a whole not
 
 
 async def test_time_in_the_clients_own_callbacks_is_not_counted() -> None:

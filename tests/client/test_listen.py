@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from genmcp.client import Client
+from genmcp.client.listen import listen_filters
 from genmcp.fastapi.router import mcp_app
 from support.examples import load
 from support.server import LiveServers
@@ -51,3 +52,12 @@ async def test_a_quiet_subscription_outlives_the_read_timeout(
             note = await asyncio.wait_for(anext(changes), 10)
 
     assert note["method"] == "notifications/tools/list_changed"
+
+
+def test_the_filters_name_what_is_followed_and_only_that() -> None:
+    assert listen_filters(True, True, True, (), ()) == {
+        "toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True,
+    }  # fmt: skip
+    assert listen_filters(False, False, False, ["a://1"], ["t1"]) == {
+        "resourceSubscriptions": ["a://1"], "taskIds": ["t1"],
+    }  # fmt: skip

@@ -28,6 +28,7 @@ WEB_MODULES: Final = frozenset(
         "genmcp.fastapi.endpoint",
         "genmcp.fastapi.depends",
         "genmcp.fastapi.tenants",
+        "genmcp.fastapi.wrong_paths",
         "genmcp.fastapi",
     }
 )
@@ -183,7 +184,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.tasks",),
     ("genmcp.sync",),
     ("genmcp.middleware", "genmcp.user_state"),
-    ("genmcp.suite",),
+    ("genmcp.suite", "genmcp.wiring"),
     ("genmcp.compose", "genmcp.search"),
     ("genmcp.sessions",),
     ("genmcp.transports", "genmcp.auth", "genmcp.docsui"),

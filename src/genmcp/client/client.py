@@ -1,13 +1,15 @@
 """``Client``: an async MCP client for one server, over Streamable HTTP or stdio, either era.
 
-The era is learned by the first request (:mod:`genmcp.client.connection`: ``server/discover``
-at 2026-07-28, a 2025 session as the fallback); ``era`` then says which, ``protocol=`` fixes
-it instead of probing. The methods are the protocol's: lists (every page), tools, resources,
-prompts, completion, tasks, listening.
+The target names the wire (``client.wires``); the era is learned by the first request
+(:mod:`genmcp.client.connection`: ``server/discover`` at 2026-07-28, a 2025 session as the
+fallback); ``era`` then says which, ``protocol=`` fixes it instead of probing. The methods
+are the protocol's: lists (every page: ``client.paging``), tools, resources, prompts,
+completion, tasks (``client.tasks``), listening.
 
 Every call takes its own callbacks (progress, logs, raw notifications, ``on_input``) over
-the client's; a 2026-07-28 ``input_required`` result is answered and retried (MRTR), a
-2025 server's requests on the stream are answered the same way, by the same callbacks.
+the client's; a 2026-07-28 ``input_required`` result is answered and retried (MRTR,
+``client.rounds``), a 2025 server's requests on the stream are answered the same way, by the
+same callbacks. An error the client can fix itself is retried once (``client.recovery``).
 Cancelling the awaiting task cancels the request on the server: the stream is closed
 (2026-07-28 HTTP) or ``notifications/cancelled`` is sent (2025, stdio).
 
@@ -16,54 +18,39 @@ the size of a message, the pages and items of a listing, the time of a call; eac
 crossed raises its ``LimitExceeded``, and the call is cancelled on the server.
 
 ``client.skills`` is the Skills extension (:mod:`genmcp.client.skills`). ``cache=`` keeps
-cacheable results as the server's ``ttlMs``/``cacheScope`` allow
-(:mod:`genmcp.client.cache`); ``cache=False`` on a call bypasses it.
+cacheable results as the server's ``ttlMs``/``cacheScope`` allow (:mod:`genmcp.client.cache`,
+around the requests: ``client.cached``); ``cache=False`` on a call bypasses it.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import httpx
 
-from genmcp.client.cache import CACHEABLE, CacheStore, ResponseCache
-from genmcp.client.connection import Connection, Listener
-from genmcp.client.errors import ClientError, ListingTooLong, RPCError
-from genmcp.client.exchange import Handlers, answer_all
-from genmcp.client.http import HTTPWire
+from genmcp.client.cache import CacheStore
+from genmcp.client.cached import cacheable, read_through, response_cache
+from genmcp.client.connection import Connection, Listener, check_protocol
+from genmcp.client.errors import RPCError
+from genmcp.client.exchange import Handlers
 from genmcp.client.inputs import InputHandler, Inputs, RootsSource
-from genmcp.client.limits import DEFAULT_LIMITS, ClientLimits, within
-from genmcp.client.listen import Subscription
+from genmcp.client.limits import DEFAULT_LIMITS, ClientLimits
+from genmcp.client.listen import Subscription, listen_filters
+from genmcp.client.paging import every_item
+from genmcp.client.recovery import recoverable
+from genmcp.client.rounds import answered_rounds
 from genmcp.client.session import LegacySession
 from genmcp.client.skills import Skills
-from genmcp.client.stdio import StdioWire
-from genmcp.protocol.client import as_object, header_params, header_problem, is_modern_error
-from genmcp.protocol.methods import (
-    COMPLETION_COMPLETE,
-    PROMPTS_GET,
-    PROMPTS_LIST,
-    RESOURCES_LIST,
-    RESOURCES_READ,
-    RESOURCES_TEMPLATES_LIST,
-    SERVER_DISCOVER,
-    TASKS_CANCEL,
-    TASKS_GET,
-    TASKS_UPDATE,
-    TOOLS_CALL,
-    TOOLS_LIST,
-)
-from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
-from genmcp.protocol.versions import LATEST, LEGACY_VERSIONS, META_SERVER_INFO
+from genmcp.client.tasks import declare_tasks, wait_task
+from genmcp.client.tool_headers import ToolHeaders
+from genmcp.client.wires import wire_for
+from genmcp.protocol import methods
 
 __all__ = ["DEFAULT_INFO", "Client"]
 
-logger = logging.getLogger("genmcp.client")
-
 DEFAULT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-client", "version": "0"}
-TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 
 
 class Client:
@@ -121,19 +108,8 @@ class Client:
         cache: bool | CacheStore = False,
         cache_principal: str | None = None,
     ) -> None:
-        if protocol is not None and protocol != LATEST and protocol not in LEGACY_VERSIONS:
-            known = ", ".join((LATEST, *LEGACY_VERSIONS))
-            raise ValueError(f"protocol {protocol!r} is not one this client speaks ({known})")
-        wire: HTTPWire | StdioWire
-        if isinstance(target, str):
-            parts = httpx.URL(target) if "://" in target else None
-            if parts is None or parts.scheme not in ("http", "https") or not parts.host:
-                raise ClientError(f"not an http(s) URL: {target!r}")
-            wire = HTTPWire(target, http=http, timeout=timeout, auth=auth,
-                            max_message_bytes=limits.max_message_bytes)  # fmt: skip
-        else:
-            wire = StdioWire(list(target), env=env, cwd=cwd,
-                             max_message_bytes=limits.max_message_bytes)  # fmt: skip
+        check_protocol(protocol)
+        wire = wire_for(target, limits, http=http, timeout=timeout, auth=auth, env=env, cwd=cwd)
         self.limits = limits
         """The bounds the server is held to."""
         self.url = wire.url
@@ -153,16 +129,9 @@ class Client:
         )
         """The wire, the era and the session: what sends each request."""
         self.log_level = log_level
-        self._tool_headers: dict[str, dict[str, str]] = {}
-        self.cache: ResponseCache | None = None
+        self._tool_headers = ToolHeaders()
+        self.cache = response_cache(cache, self.connection, self.url, token, cache_principal)
         """The response cache (``hits``, ``misses``), or None when off."""
-        if cache is not False:
-            if cache_principal is None and isinstance(token, str):
-                cache_principal = "token\n" + token
-            store = None if cache is True else cache
-            self.cache = ResponseCache(store, self.url, principal=cache_principal)
-            self.connection.add_listener(self.cache.notified)
-            self.connection.cache = self.cache  # a kept server/discover answers the probe
 
     @property
     def era(self) -> str | None:
@@ -196,21 +165,18 @@ class Client:
         """Learn the era and the server (done by the first request anyway); the server result."""
         await self.connection.ensure_era()
         if not self.connection.server and self.session is None:
-            self.connection.server = dict(await self.request(SERVER_DISCOVER) or {})
+            self.connection.server = dict(await self.request(methods.SERVER_DISCOVER) or {})
         return self.connection.server
 
     @property
     def server_info(self) -> dict[str, Any]:
         """The server's ``name``, ``version``... (``_meta`` serverInfo, or the 2025 one)."""
-        meta = as_object(self.server.get("_meta"))
-        found = self.server.get("serverInfo") or meta.get(META_SERVER_INFO) or {}
-        return dict(found) if isinstance(found, Mapping) else {}
+        return self.connection.server_info
 
     @property
     def server_capabilities(self) -> dict[str, Any]:
         """The capabilities the server declared."""
-        found = self.server.get("capabilities")
-        return dict(found) if isinstance(found, Mapping) else {}
+        return self.connection.server_capabilities
 
     @property
     def skills(self) -> Skills:
@@ -243,33 +209,29 @@ class Client:
         reached or understood. ``progress`` asks for progress (a ``progressToken``).
         ``cache=False`` bypasses the response cache (neither read nor kept).
         """
-        if cache and await self._cacheable(method, params):
+        if cache and await cacheable(self.cache, self.connection, method, params):
             assert self.cache is not None
-            body = params or {}
-            found, generation = await self.cache.get(method, body)
-            if found is not None:
-                return found
-            result = await self.request(
-                method, params, handlers=handlers, progress=progress, log_level=log_level,
-                meta=meta, capabilities=capabilities, cache=False,
+            fetch = functools.partial(
+                self.request, method, params, handlers=handlers, progress=progress,
+                log_level=log_level, meta=meta, capabilities=capabilities, cache=False,
             )  # fmt: skip
-            if generation is not None:
-                await self.cache.put(method, body, result, generation)
-            return result
+            return await read_through(self.cache, method, params, fetch)
         chosen = (handlers or Handlers()).over(self.defaults)
-        name = (params or {}).get("name") if method == TOOLS_CALL else None
+        name = (params or {}).get("name") if method == methods.TOOLS_CALL else None
         for attempt in range(2):
             reply = await self.connection.send(
                 method, params, chosen,
                 progress=progress or chosen.on_progress is not None
                 or chosen.on_notification is not None,
                 log_level=log_level or self.log_level, meta=meta, capabilities=capabilities,
-                header_params=self._tool_headers.get(str(name)),
+                header_params=self._tool_headers.of(name),
             )  # fmt: skip
             error = (reply.message or {}).get("error")
             if error is None:
                 return (reply.message or {}).get("result")
-            if attempt == 0 and await self._recoverable(method, params, error):
+            if attempt == 0 and await recoverable(
+                self.connection, self._tool_headers, self.list_tools, method, params, error
+            ):
                 continue
             raise RPCError.from_error(error, status=reply.status)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -304,17 +266,11 @@ class Client:
         (SSE polling: a proxy closes its own client's stream then).
         """
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
-        extra = dict(capabilities or {})
-        if task:
-            await self.connection.ensure_era()
-            if self.session is not None:
-                raise ClientError(f"{self.url} speaks {self.era}: task=True needs 2026-07-28 "
-                                  "(the Tasks extension); call without it")  # fmt: skip
-            extensions = {**extra.get("extensions", {}), TASKS_EXTENSION: {}}
-            extra["extensions"] = extensions
+        extra = await declare_tasks(self.connection, capabilities) if task else capabilities
         handlers = Handlers(on_progress, on_log, on_notification, on_input, on_resume)
-        return await self._rounds(
-            TOOLS_CALL, params, handlers, input_responses, request_state,
+        return await answered_rounds(
+            self.request, self.inputs, methods.TOOLS_CALL, params, handlers.over(self.defaults),
+            input_responses, request_state,
             log_level=log_level, meta=meta, capabilities=extra, max_rounds=max_rounds,
         )  # fmt: skip
 
@@ -328,10 +284,10 @@ class Client:
     ) -> dict[str, Any]:
         """Read one resource; its result (``contents``). ``RPCError`` -32602 when unknown.
         ``cache=False`` bypasses the response cache."""
-        handlers = Handlers(on_input=on_input)
-        return await self._rounds(
-            RESOURCES_READ, {"uri": uri}, handlers, max_rounds=max_rounds, cache=cache
-        )
+        handlers = Handlers(on_input=on_input).over(self.defaults)
+        params = {"uri": uri}
+        return await answered_rounds(self.request, self.inputs, methods.RESOURCES_READ, params,
+                                     handlers, max_rounds=max_rounds, cache=cache)  # fmt: skip
 
     async def get_prompt(
         self,
@@ -343,8 +299,10 @@ class Client:
     ) -> dict[str, Any]:
         """Get one prompt with its arguments; its result (``messages``)."""
         params = {"name": name, "arguments": dict(arguments or {})}
-        handlers = Handlers(on_input=on_input)
-        return await self._rounds(PROMPTS_GET, params, handlers, max_rounds=max_rounds)
+        handlers = Handlers(on_input=on_input).over(self.defaults)
+        return await answered_rounds(
+            self.request, self.inputs, methods.PROMPTS_GET, params, handlers, max_rounds=max_rounds
+        )
 
     async def complete(
         self,
@@ -358,7 +316,7 @@ class Client:
         params: dict[str, Any] = {"ref": dict(ref), "argument": {"name": argument, "value": value}}
         if context:
             params["context"] = {"arguments": dict(context)}
-        result = await self.request(COMPLETION_COMPLETE, params)
+        result = await self.request(methods.COMPLETION_COMPLETE, params)
         completion = (result or {}).get("completion")
         return dict(completion) if isinstance(completion, Mapping) else {"values": []}
 
@@ -377,110 +335,49 @@ class Client:
 
         One call: the deadline holds for every page together; more than ``max_pages``
         pages or ``max_items`` items is ``ListingTooLong`` (an endless ``nextCursor``)."""
-        limits = self.limits
-        async with within(limits.deadline_s, self.url, f"{method} (every page)"):
-            hits = None if self.cache is None else self.cache.hits
-            try:
-                return await self._pages(method, key, cache=cache)
-            except RPCError:
-                if not cache or self.cache is None or self.cache.hits == hits:
-                    raise
-            # a cached page's cursor the server no longer takes: every page afresh (SEP-2549)
-            return await self._pages(method, key, cache=False)
-
-    async def _pages(self, method: str, key: str, *, cache: bool) -> list[dict[str, Any]]:
-        """The pages of :meth:`list_all`, followed under its deadline."""
-        limits = self.limits
-        items: list[dict[str, Any]] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        for _ in range(limits.max_pages):
-            found = await self.page(method, cursor, cache=cache)
-            page = found.get(key) or []
-            if len(items) + len(page) > limits.max_items:
-                raise ListingTooLong(
-                    f"{self.url} listed more than the client's {limits.max_items} items "
-                    f"in {method} (ClientLimits(max_items=...) changes it)",
-                    "max_items",
-                    limits.max_items,
-                )
-            items.extend(page)
-            cursor = found.get("nextCursor")
-            if not isinstance(cursor, str) or cursor in seen:
-                return items
-            seen.add(cursor)
-        raise ListingTooLong(
-            f"{self.url} had more than the client's {limits.max_pages} pages in {method}: "
-            "its nextCursor never ends (ClientLimits(max_pages=...) changes it)",
-            "max_pages",
-            limits.max_pages,
-        )
+        cached = self.cache if cache else None
+        return await every_item(self.page, method, key, self.limits, self.url, cached)
 
     async def list_tools(self, *, cache: bool = True) -> list[dict[str, Any]]:
         """Every tool, minus those whose ``x-mcp-header`` annotations break the rules.
         ``cache=False`` asks the server even when the cache holds the listing."""
-        kept = []
-        for tool in await self.list_all(TOOLS_LIST, "tools", cache=cache):
-            problem = header_problem(tool.get("inputSchema"))
-            if problem is not None:
-                logger.warning("%s: dropped tool %r: %s", self.url, tool.get("name"), problem)
-                continue
-            self._tool_headers[str(tool.get("name"))] = header_params(tool.get("inputSchema"))
-            kept.append(tool)
-        return kept
+        listed = await self.list_all(methods.TOOLS_LIST, "tools", cache=cache)
+        return self._tool_headers.kept(listed, self.url)
 
     async def list_prompts(self, *, cache: bool = True) -> list[dict[str, Any]]:
         """Every prompt."""
-        return await self.list_all(PROMPTS_LIST, "prompts", cache=cache)
+        return await self.list_all(methods.PROMPTS_LIST, "prompts", cache=cache)
 
     async def list_resources(self, *, cache: bool = True) -> list[dict[str, Any]]:
         """Every resource."""
-        return await self.list_all(RESOURCES_LIST, "resources", cache=cache)
+        return await self.list_all(methods.RESOURCES_LIST, "resources", cache=cache)
 
     async def list_resource_templates(self, *, cache: bool = True) -> list[dict[str, Any]]:
         """Every resource template."""
-        return await self.list_all(RESOURCES_TEMPLATES_LIST, "resourceTemplates", cache=cache)
+        method = methods.RESOURCES_TEMPLATES_LIST
+        return await self.list_all(method, "resourceTemplates", cache=cache)
 
     # -- tasks (the io.modelcontextprotocol/tasks extension, 2026-07-28) ------------------------
 
     async def get_task(self, task_id: str) -> dict[str, Any]:
         """The task's record (``status``; ``result``, ``error`` or ``inputRequests``)."""
-        return dict(await self.request(TASKS_GET, {"taskId": task_id}) or {})
+        return dict(await self.request(methods.TASKS_GET, {"taskId": task_id}) or {})
 
     async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
         """Answer some of a task's outstanding ``inputRequests``."""
         params = {"taskId": task_id, "inputResponses": dict(input_responses)}
-        await self.request(TASKS_UPDATE, params)
+        await self.request(methods.TASKS_UPDATE, params)
 
     async def cancel_task(self, task_id: str) -> None:
         """Ask the server to cancel the task (cooperative: poll to see it end)."""
-        await self.request(TASKS_CANCEL, {"taskId": task_id})
+        await self.request(methods.TASKS_CANCEL, {"taskId": task_id})
 
     async def wait_task(
         self, task_id: str, *, on_input: InputHandler | None = None, poll: float | None = None
     ) -> dict[str, Any]:
         """Poll the task until it ends, answering its input requests; its final record."""
-        handlers = Handlers(on_input=on_input).over(self.defaults)
-        answered: set[str] = set()
-        while True:
-            record = await self.get_task(task_id)
-            status = record.get("status")
-            if status in TERMINAL:
-                return record
-            asked = {
-                key: ask
-                for key, ask in (record.get("inputRequests") or {}).items()
-                if key not in answered
-            }
-            if status == "input_required" and asked:
-                responses = await answer_all(asked, handlers, self.inputs)
-                if responses is None:
-                    return record  # nothing here can answer: the caller decides
-                await self.update_task(task_id, responses)
-                answered.update(responses)
-                continue
-            interval = poll if poll is not None else record.get("pollIntervalMs", 200) / 1000
-            await asyncio.sleep(min(max(float(interval), 0.01), 5.0))
+        answer = Handlers(on_input=on_input).over(self.defaults)
+        return await wait_task(self.get_task, self.update_task, task_id, answer, self.inputs, poll)
 
     # -- listening --------------------------------------------------------------------------
 
@@ -495,73 +392,8 @@ class Client:
     ) -> Subscription:
         """A :class:`~genmcp.client.listen.Subscription` to the server's change notifications:
         ``async with client.listen() as changes: async for note in changes: ...``."""
-        wanted = {"toolsListChanged": tools, "promptsListChanged": prompts,
-                  "resourcesListChanged": resources}  # fmt: skip
-        filters: dict[str, Any] = {key: True for key, on in wanted.items() if on}
-        if uris:
-            filters["resourceSubscriptions"] = list(uris)
-        if task_ids:
-            filters["taskIds"] = list(task_ids)
-        return Subscription(self, filters)
+        return Subscription(self, listen_filters(tools, prompts, resources, uris, task_ids))
 
     def add_listener(self, listener: Listener) -> Callable[[], None]:
         """Get the change notifications no request claims (2025); returns the remover."""
         return self.connection.add_listener(listener)
-
-    # -- the machinery ----------------------------------------------------------------------
-
-    async def _rounds(
-        self,
-        method: str,
-        params: dict[str, Any],
-        handlers: Handlers,
-        input_responses: Mapping[str, Any] | None = None,
-        request_state: str | None = None,
-        *,
-        max_rounds: int,
-        **options: Any,
-    ) -> dict[str, Any]:
-        """The request, retried with answers while it comes back ``input_required``."""
-        chosen = handlers.over(self.defaults)
-        body = dict(params)
-        for round_ in range(max_rounds):
-            if input_responses:
-                body["inputResponses"] = dict(input_responses)
-            if request_state is not None:
-                body["requestState"] = request_state
-            result = await self.request(method, body, handlers=chosen, **options)
-            result = dict(result or {})
-            if result.get("resultType") != "input_required":
-                return result
-            asked = result.get("inputRequests") or {}
-            input_responses = await answer_all(asked, chosen, self.inputs) if asked else {}
-            if input_responses is None:
-                return result  # nothing here can answer: the caller retries, or gives up
-            request_state = result.get("requestState")
-            body = dict(params)
-            if not asked:
-                await asyncio.sleep(min(0.05 * (round_ + 1), 1.0))  # state only: retry later
-        raise ClientError(f"{method} {params.get('name') or params.get('uri')!r} still asked "
-                          f"for input after {max_rounds} rounds")  # fmt: skip
-
-    async def _cacheable(self, method: str, params: Mapping[str, Any] | None) -> bool:
-        """True when the cache may answer or keep this request: a cacheable method, not the
-        retry of an input round, to a 2026-07-28 server (a 2025 session's results carry no
-        hints)."""
-        if self.cache is None or method not in CACHEABLE:
-            return False
-        if params and ("inputResponses" in params or "requestState" in params):
-            return False
-        await self.connection.ensure_era()
-        return self.session is None
-
-    async def _recoverable(self, method: str, params: Any, error: Any) -> bool:
-        """True when one retry may fix the error: a version the server named, or headers."""
-        code = error.get("code") if isinstance(error, Mapping) else None
-        if self.session is None and code == -32022 and is_modern_error(error):
-            return True  # it speaks 2026-07-28 after all (a version negotiation round)
-        if code == -32020 and method == TOOLS_CALL and isinstance(params, Mapping):
-            if str(params.get("name")) not in self._tool_headers:
-                await self.list_tools()  # learn its x-mcp-header parameters
-                return str(params.get("name")) in self._tool_headers
-        return False

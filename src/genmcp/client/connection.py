@@ -45,9 +45,9 @@ from genmcp.protocol.methods import (
     TASKS_PREFIX,
 )
 from genmcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
-from genmcp.protocol.versions import LATEST, LEGACY_VERSIONS
+from genmcp.protocol.versions import LATEST, LEGACY_VERSIONS, META_SERVER_INFO
 
-__all__ = ["Connection", "Listener"]
+__all__ = ["Connection", "Listener", "check_protocol"]
 
 logger = logging.getLogger("genmcp.client")
 
@@ -58,6 +58,14 @@ method with an error at once, so only a silent one waits this long."""
 STREAM_PAUSE: Final = 1.0
 """Seconds between a 2025 GET stream's end and the next one."""
 Listener = Callable[[Message], Awaitable[None]]
+
+
+def check_protocol(protocol: str | None) -> None:
+    """A ``ValueError`` naming the known revisions unless ``protocol`` (``Client(protocol=)``,
+    which skips the probe) is one this client speaks, or None (probe)."""
+    if protocol is not None and protocol != LATEST and protocol not in LEGACY_VERSIONS:
+        known = ", ".join((LATEST, *LEGACY_VERSIONS))
+        raise ValueError(f"protocol {protocol!r} is not one this client speaks ({known})")
 
 
 class Connection:
@@ -97,6 +105,20 @@ class Connection:
         """A 2025 session's requests in flight over HTTP, by id: the GET stream may answer."""
         if isinstance(wire, StdioWire):
             wire.unrouted = self.unrouted
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        """The server's ``name``, ``version``... (``_meta`` serverInfo, or the 2025 one)."""
+        meta = self.server.get("_meta")
+        meta = meta if isinstance(meta, Mapping) else {}
+        found = self.server.get("serverInfo") or meta.get(META_SERVER_INFO) or {}
+        return dict(found) if isinstance(found, Mapping) else {}
+
+    @property
+    def server_capabilities(self) -> dict[str, Any]:
+        """The capabilities the server declared."""
+        found = self.server.get("capabilities")
+        return dict(found) if isinstance(found, Mapping) else {}
 
     def add_listener(self, listener: Listener) -> Callable[[], None]:
         """Get the messages no request claims (2025 changes); returns the remover."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from genmcp.client.connection import Connection, Listener
@@ -38,7 +38,7 @@ from genmcp.protocol.methods import (
     TOOLS_LIST_CHANGED,
 )
 
-__all__ = ["Requester", "Subscription"]
+__all__ = ["Requester", "Subscription", "listen_filters"]
 
 STREAM_WAIT: Final = 10.0
 """Seconds a 2025 subscription waits for the session's GET stream to open."""
@@ -68,6 +68,21 @@ class Requester(Protocol):
     def add_listener(self, listener: Listener) -> Callable[[], None]:
         """Get what no request claims."""
         ...
+
+
+def listen_filters(
+    tools: bool, prompts: bool, resources: bool, uris: Sequence[str], task_ids: Sequence[str]
+) -> dict[str, Any]:
+    """The filters of a subscription: the list changes wanted, the resources and tasks
+    followed (``client.listen(...)``'s arguments)."""
+    wanted = {"toolsListChanged": tools, "promptsListChanged": prompts,
+              "resourcesListChanged": resources}  # fmt: skip
+    filters: dict[str, Any] = {key: True for key, on in wanted.items() if on}
+    if uris:
+        filters["resourceSubscriptions"] = list(uris)
+    if task_ids:
+        filters["taskIds"] = list(task_ids)
+    return filters
 
 
 class Subscription:

@@ -11,35 +11,34 @@ The endpoint itself (``fastapi.endpoint.MCPEndpoint``) serves both eras and
 writes each Call as JSON or SSE; this module builds the router around it, its
 lifespan (which shuts the Suite's live calls down) and ``mcp_app``.
 
-With ``fastapi/endpoint.py``, the only modules that import Starlette and FastAPI.
+Its parts: the storage it wires in (``fastapi.stores``), ``proxy=`` (``fastapi.proxy``),
+the wrong-path help (``fastapi.wrong_paths``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, params
 from fastapi.routing import APIRoute
-from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from genmcp.catalogs.tools import ToolProvider
 from genmcp.client.limits import ClientLimits
-from genmcp.compose import Mount
 from genmcp.docsui import DocsPage, docs_enabled
 from genmcp.fastapi.compat import plain_include, routes_changed
 from genmcp.fastapi.depends import remember_auth
 from genmcp.fastapi.endpoint import ENDPOINTS, MCPEndpoint
 from genmcp.fastapi.gcfreeze import freeze_startup_objects
-from genmcp.fastapi.redis_url import parts_given, redis_stores, redis_url_of, refuse_long_form
-from genmcp.fastapi.startup import check_at_startup, mcp_paths
+from genmcp.fastapi.proxy import add_proxy, share_cache
+from genmcp.fastapi.startup import check_at_startup
+from genmcp.fastapi.stores import router_stores
+from genmcp.fastapi.wrong_paths import help_wrong_paths
 from genmcp.middleware.ratelimit import share_buckets
 from genmcp.sessions import LegacyServer
 from genmcp.storage import Stores
@@ -54,28 +53,6 @@ if TYPE_CHECKING:
 __all__ = ["DOCS_ROUTE_NAME", "MCPRouter", "docs_route", "mcp_app", "mcp_router"]
 
 
-WRONG_PATHS: Final = ("mcp", "mcp/", "sse", "sse/", "messages", "messages/")
-"""Paths under the MCP mount that other frameworks' clients try (FastMCP's ``/mcp/mcp``
-trap, the 2024 SSE transport's ``/sse`` and ``/messages``): a 404 there says where the
-endpoint is (one route per MCP path, added to the app at start-up, matched last)."""
-WRONG_PATH_NAME: Final = "mcp: a wrong path (a JSON 404 naming the endpoint)"
-"""The name of those routes."""
-_ANY_METHOD: Final = ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
-
-
-class _WrongPath(Convertor[str]):
-    """The path convertor matching one of :data:`WRONG_PATHS` (and nothing else)."""
-
-    regex = "|".join(re.escape(wrong) for wrong in sorted(WRONG_PATHS, key=len, reverse=True))
-
-    def convert(self, value: str) -> str:
-        return value
-
-    def to_string(self, value: str) -> str:
-        return value
-
-
-register_url_convertor("genmcp_wrong_path", _WrongPath())
 DOCS_ROUTE_NAME: Final = "mcp: the interactive page (docs=True)"
 """The name of the page's route."""
 ROUTE_NAME: Final = "mcp; include the router with a prefix: include_router(router, prefix='/mcp')"
@@ -105,7 +82,7 @@ def _closing(
     suite: Suite, endpoint: MCPEndpoint, freeze_gc: bool, owned: Stores | None = None
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """A lifespan that runs the startup checks (``startup``), adds the wrong-path help
-    (:func:`_help_wrong_paths`), puts the raw routes in the app (:func:`_flatten_include`),
+    (``fastapi.wrong_paths``), puts the raw routes in the app (:func:`_flatten_include`),
     starts the Suite (its shared catalog), freezes the start-up objects (``gcfreeze``) and,
     at shutdown, ends its live calls and listen streams, closes the auth's clients
     (``auth.aclose``, if it has one), then the storage bundle the router built (``owned``:
@@ -114,7 +91,7 @@ def _closing(
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         check_at_startup(app, endpoint)
-        _help_wrong_paths(app, endpoint)
+        help_wrong_paths(app, endpoint)
         _flatten_include(app, endpoint)
         await suite.start()  # scale-out: the shared catalog, before the first request
         if freeze_gc:
@@ -243,11 +220,11 @@ def mcp_router(
     """
     options = _http_options(options, keywords)  # takes the HTTP options out of keywords
     redis = (redis_url, redis_prefix, redis_options)
-    stores, owned = _storage(stores, redis, suite, keywords, legacy)
-    if _add_proxy(proxy, (proxy_limits, proxy_timeout_s, proxy_cache), suite, keywords):
+    stores, owned = router_stores(stores, redis, suite, keywords, legacy)
+    if add_proxy(proxy, (proxy_limits, proxy_timeout_s, proxy_cache), suite, keywords):
         server_name = server_name or "genmcp-proxy"
         server_version = server_version or "1"
-    _share_cache(stores, keywords)
+    share_cache(stores, keywords)
     if suite is None:
         if server_name is None or server_version is None:
             raise TypeError("mcp_router needs server_name and server_version (or suite=...)")
@@ -286,115 +263,11 @@ def mcp_router(
     return router
 
 
-def _add_proxy(
-    proxy: str | None,
-    options: tuple[ClientLimits | None, float, bool | CacheStore | None],
-    suite: Suite | None,
-    keywords: dict[str, Any],
-) -> bool:
-    """Add ``proxy``'s upstream to the mounts of the Suite the router builds (True), or
-    refuse the proxy options (limits, timeout, cache) without ``proxy=`` (False when there
-    is no proxy)."""
-    limits, timeout_s, cache = options
-    if proxy is None:
-        if limits is not None or timeout_s != 10.0 or cache is not None:
-            raise TypeError(
-                "proxy_limits, proxy_timeout_s and proxy_cache configure the upstream of "
-                "proxy=URL: give proxy= too (or a Mount(url=..., limits=, timeout_s=, cache=) "
-                "in mounts=)"
-            )
-        return False
-    if suite is not None:
-        raise TypeError("mcp_router(proxy=URL) builds its own Suite: give no suite=")
-    upstream = Mount(url=proxy, resources=True, limits=limits, timeout_s=timeout_s, cache=cache)
-    keywords["mounts"] = [*keywords.pop("mounts", ()), upstream]
-    return True
-
-
-def _share_cache(stores: Stores | None, keywords: dict[str, Any]) -> None:
-    """Give the stores' response cache (``RedisStores.cache``; a bundle without one: none)
-    to every remote mount of ``mounts=`` left at its default cache: a gateway's processes
-    then share their upstreams' answers (and one process's invalidation empties them all)."""
-    shared = getattr(stores, "cache", None)
-    if shared is None:
-        return
-    mounts = keywords["mounts"] = list(keywords.get("mounts", ()))  # an iterable, once
-    for mount in mounts:
-        if isinstance(mount, Mount):
-            mount.share_cache(shared)
-
-
 def docs_route(path: str) -> Route:
     """The page's route at ``path + "/docs"`` (no auth: the page holds nothing; its calls
     to the endpoint carry the visitor's credentials)."""
     return Route(path.rstrip("/") + "/docs", DocsPage(), name=DOCS_ROUTE_NAME,
                  include_in_schema=False)  # fmt: skip
-
-
-def _storage(
-    stores: Stores | None,
-    redis: tuple[str | None, str, RedisOptions | None],
-    suite: Suite | None,
-    keywords: dict[str, Any],
-    legacy: object,
-) -> tuple[Stores | None, RedisStores | None]:
-    """The storage bundle the router wires in, and the one it built (and closes): ``stores``
-    as given, else ``RedisStores`` for ``redis_url=`` (or ``GENMCP_REDIS_URL`` when the
-    router builds its Suite): one path for both. Refuses a mix first."""
-    url, prefix, options = redis
-    if stores is not None:
-        _refuse_with_stores(url, suite, keywords, legacy)
-        return stores, None
-    url = redis_url_of(url, own_suite=suite is None)
-    if url is None:
-        return None, None
-    refuse_long_form(keywords, legacy, suite)
-    owned = redis_stores(url, prefix=prefix, options=options)
-    return owned, owned
-
-
-def _refuse_with_stores(
-    redis_url: str | None, suite: Suite | None, keywords: dict[str, Any], legacy: object
-) -> None:
-    """A ``TypeError`` saying the fix when ``stores=`` comes with what also gives storage."""
-    if redis_url is not None:
-        raise TypeError(
-            "give stores= or redis_url=, not both: redis_url= builds RedisStores and passes "
-            "them as stores= (stores=RedisStores.from_url(url) to build them yourself)"
-        )
-    if suite is not None:
-        raise TypeError(
-            "stores= wires the broker and task store into the Suite the router builds: give "
-            "it without suite=..., or build the Suite with Suite(broker=stores.broker, "
-            "task_store=stores.tasks) and the legacy server with LegacyServer(suite, "
-            "registry=stores.registry)"
-        )
-    given = parts_given(keywords, legacy)
-    if given:
-        raise TypeError(
-            f"stores= gives the broker, session registry and task store: drop "
-            f"{', '.join(given)}, or drop stores="
-        )
-
-
-def _help_wrong_paths(app: Any, endpoint: MCPEndpoint) -> None:
-    """Append to ``app``'s own routes, last, one route per path ``endpoint`` is served at:
-    the known wrong paths under it (:data:`WRONG_PATHS`) answer a JSON 404 naming it.
-
-    Done at start-up, on the app, not in the router: FastAPI walks an included router's
-    routes on every request (each route more costs every call), and a route the app
-    matches last costs a request nothing unless nothing else matched."""
-    routes = getattr(getattr(app, "router", None), "routes", None)
-    if not isinstance(routes, list):
-        return
-    known = {getattr(r, "path", None) for r in routes if getattr(r, "name", "") == WRONG_PATH_NAME}
-    for at, served in mcp_paths(routes):
-        wrong = at.rstrip("/") + "/{wrong:genmcp_wrong_path}"
-        if served is endpoint and not at.endswith("/") and wrong not in known:
-            known.add(wrong)
-            route = Route(wrong, _wrong_path, name=WRONG_PATH_NAME, include_in_schema=False,
-                          methods=_ANY_METHOD)  # fmt: skip
-            routes.append(route)
 
 
 def _flatten_include(app: Any, endpoint: MCPEndpoint) -> None:
@@ -452,19 +325,6 @@ def _flat_routes(include: Any, endpoint: MCPEndpoint) -> list[Route] | None:
 def _never_matches(route: Any, paths: set[str]) -> bool:
     """Whether ``route`` is a plain route (no path parameters) at none of ``paths``."""
     return isinstance(route, Route) and not route.param_convertors and route.path not in paths
-
-
-async def _wrong_path(request: HTTPRequest) -> HTTPResponse:
-    """A JSON 404 for a known wrong path under the mount, naming the endpoint's path."""
-    at = request.url.path
-    endpoint = at.removesuffix("/" + str(request.path_params.get("wrong", ""))) or "/"
-    message = (
-        f"Not found: no MCP endpoint at {at}; this server's MCP endpoint is {endpoint} "
-        "(Streamable HTTP: POST there; 2025 session clients also GET and DELETE it). "
-        "Point the client at that URL."
-    )
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
-    return JSONResponse(body, status_code=404)
 
 
 def _http_options(options: HTTPOptions | None, keywords: dict[str, Any]) -> HTTPOptions:

@@ -1,8 +1,9 @@
-"""``mcp_router(proxy=URL, proxy_limits=..., proxy_timeout_s=..., proxy_cache=...)``: the
-gateway's upstream bounds are the user's to set (issue 48: before, a proxy had only the
-client's defaults), and so is its response cache (issue 53): two gateways given one Redis
-(``redis_url=``, by default; or one ``RedisCacheStore`` as ``proxy_cache=``) ask their
-upstream once for a page either was asked for; ``proxy_cache=False`` or no Redis, once each.
+"""``mcp_router(proxy=URL, proxy_limits=..., proxy_timeout_s=..., proxy_cache=...)``
+(``fastapi/proxy.py``): the gateway's upstream bounds are the user's to set (issue 48: before,
+a proxy had only the client's defaults), and so is its response cache (issue 53): two
+gateways given one Redis (``redis_url=``, by default; or one ``RedisCacheStore`` as
+``proxy_cache=``) ask their upstream once for a page either was asked for;
+``proxy_cache=False`` or no Redis, once each.
 
 Real processes' worth of parts on loopback: the upstream is `support.rogue` (a 5 MiB answer,
 or an answer that drips forever) under its own uvicorn server, the gateway another, and a

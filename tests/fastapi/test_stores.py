@@ -1,4 +1,5 @@
-"""``mcp_router(stores=...)``: any backend's bundle, wired in whole, closed by its maker.
+"""``mcp_router(stores=...)`` (``fastapi/stores.py``): any backend's bundle, wired in whole,
+closed by its maker.
 
 A bundle of our own (``Counting``: the memory stores behind a wrapper that counts every
 call, as another backend would be) goes to ``mcp_router(stores=...)``; a 2025 session, a
