@@ -49,11 +49,14 @@ __all__ = [
     "make_class",
     "read_signature",
     "returns_model",
+    "type_hints",
 ]
 
 Function = Callable[..., Any]
 """A decorated function (a def or an async def)."""
 
+_NONE: Final[Mapping[str, Any]] = types.MappingProxyType({})
+"""The ``injected`` or ``dependencies`` of a function that has none (shared)."""
 CHANNEL: Final = "channel"
 REQUEST: Final = "request"
 
@@ -164,24 +167,35 @@ def dependency_of(value: Any) -> Any:
     return None
 
 
+def type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """The resolved annotations of the function ``fn`` (``Annotated`` kept); ``TypeError``
+    naming it when it is not a function or an annotation does not resolve. Read once per
+    decorated function (string annotations are compiled and evaluated each time)."""
+    owner = getattr(fn, "__qualname__", repr(fn))
+    if not callable(fn) or isinstance(fn, type):
+        raise TypeError(f"{owner!r} is not a function: decorate a def or an async def")
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except (NameError, TypeError) as exc:
+        raise TypeError(
+            f"{owner}: an annotation does not resolve ({exc}); import the names the "
+            "annotations use at module level"
+        ) from None
+
+
 def read_signature(
     fn: Callable[..., Any],
     *,
     request_type: type,
     named: tuple[str, ...] = (),
     flatten: bool = True,
+    hints: Mapping[str, Any] | None = None,
 ) -> Signature:
-    """Sort the parameters of ``fn`` (see the module); ``TypeError`` when genmcp cannot."""
+    """Sort the parameters of ``fn`` (see the module); ``TypeError`` when genmcp cannot.
+    ``hints``: its :func:`type_hints`, when already read."""
     owner = getattr(fn, "__qualname__", repr(fn))
-    if not callable(fn) or isinstance(fn, type):
-        raise TypeError(f"{owner!r} is not a function: decorate a def or an async def")
-    try:
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except (NameError, TypeError) as exc:
-        raise TypeError(
-            f"{owner}: an annotation does not resolve ({exc}); import the names the "
-            "annotations use at module level"
-        ) from None
+    if hints is None:
+        hints = type_hints(fn)
     fields: dict[str, Any] = {}
     injected: dict[str, str] = {}
     dependencies: dict[str, Any] = {}
@@ -218,8 +232,8 @@ def read_signature(
         arguments=tuple(fields),
         model=model,
         single=single,
-        injected=injected,
-        dependencies=dependencies,
+        injected=injected or _NONE,  # shared when empty: a catalog may make 100,000
+        dependencies=dependencies or _NONE,
         is_async=inspect.iscoroutinefunction(fn),
     )
 
@@ -233,14 +247,17 @@ def describe(fn: Function) -> dict[str, Any]:
     return described
 
 
-def returns_model(fn: Function) -> type[BaseModel] | None:
+def returns_model(fn: Function, hints: Mapping[str, Any] | None = None) -> type[BaseModel] | None:
     """The pydantic model ``fn`` returns: its return annotation, or the one model of a union
-    with outcomes (``-> Order | InputRequired``); None for any other annotation."""
-    returned = typing.get_type_hints(fn).get("return")
+    with outcomes (``-> Order | InputRequired``); None for any other annotation (``Annotated``
+    read through). ``hints``: its :func:`type_hints`, when already read."""
+    if hints is None:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    returned = _split(hints.get("return"))[0]
     members = typing.get_args(returned) if isinstance(returned, types.UnionType) else (returned,)
     if typing.get_origin(returned) is typing.Union:
         members = typing.get_args(returned)
-    models = [member for member in members if _is(member, BaseModel)]
+    models = [bare for bare in (_split(m)[0] for m in members) if _is(bare, BaseModel)]
     return models[0] if len(models) == 1 else None
 
 

@@ -31,6 +31,7 @@ from genmcp.functions.signature import (
     make_class,
     read_signature,
     returns_model,
+    type_hints,
 )
 from genmcp.tools import Tool, ToolRequest
 
@@ -79,13 +80,14 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
             f"{getattr(fn, '__qualname__', fn)}: @tool reads input_schema from the signature; "
             "write a Tool class to give your own"
         )
-    signature = read_signature(fn, request_type=ToolRequest)
+    hints = type_hints(fn)  # read once: the arguments' and the return's
+    signature = read_signature(fn, request_type=ToolRequest, hints=hints)
     options = {**describe(fn), **options}
-    returns = None if "output_schema" in options else read_returns(fn)  # the option wins
+    returns = None if "output_schema" in options else read_returns(fn, hints)  # the option wins
     if returns is not None:
         options["output_schema"] = returns.schema
     else:
-        options.setdefault("output_schema", returns_model(fn))
+        options.setdefault("output_schema", returns_model(fn, hints))
     if signature.model is not None:
         options["input_schema"] = signature.model
     call = _call(fn, signature)
