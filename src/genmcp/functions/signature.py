@@ -40,6 +40,7 @@ from genmcp.schema import InvalidArguments
 __all__ = [
     "CHANNEL",
     "REQUEST",
+    "UNREAD",
     "Function",
     "Signature",
     "dependency_of",
@@ -55,6 +56,12 @@ __all__ = [
 Function = Callable[..., Any]
 """A decorated function (a def or an async def)."""
 
+class _Unread:
+    """The type of :data:`UNREAD`."""
+
+
+UNREAD: Final = _Unread()
+"""A docstring not read yet (``describe`` and ``make_class`` then read it)."""
 _NONE: Final[Mapping[str, Any]] = types.MappingProxyType({})
 """The ``injected`` or ``dependencies`` of a function that has none (shared)."""
 CHANNEL: Final = "channel"
@@ -238,10 +245,12 @@ def read_signature(
     )
 
 
-def describe(fn: Function) -> dict[str, Any]:
-    """The ``name`` and ``description`` options a function gives (its name, its docstring)."""
+def describe(fn: Function, doc: str | _Unread | None = UNREAD) -> dict[str, Any]:
+    """The ``name`` and ``description`` options a function gives (its name, its docstring;
+    ``doc``: its ``inspect.getdoc``, when already read)."""
     described: dict[str, Any] = {"name": fn.__name__}
-    doc = inspect.getdoc(fn)
+    if isinstance(doc, _Unread):
+        doc = inspect.getdoc(fn)
     if doc:
         described["description"] = doc
     return described
@@ -261,16 +270,25 @@ def returns_model(fn: Function, hints: Mapping[str, Any] | None = None) -> type[
     return models[0] if len(models) == 1 else None
 
 
-def make_class(fn: Function, body: dict[str, Any], base: type, options: dict[str, Any]) -> Any:
-    """A subclass of ``base`` named after ``fn``, with ``body``, configured with ``options``."""
+def make_class(
+    fn: Function,
+    body: dict[str, Any],
+    base: type,
+    options: dict[str, Any],
+    doc: str | _Unread | None = UNREAD,
+) -> Any:
+    """A subclass of ``base`` named after ``fn``, with ``body``, configured with ``options``
+    (``doc``: the function's ``inspect.getdoc``, when already read)."""
     options = {key: value for key, value in options.items() if value is not None}
+    if isinstance(doc, _Unread):
+        doc = inspect.getdoc(fn)
 
     def fill(namespace: dict[str, Any]) -> None:
         namespace.update(body)
         namespace.update(
             __module__=fn.__module__,
             __qualname__=fn.__qualname__,
-            __doc__=inspect.getdoc(fn),
+            __doc__=doc,
             __wrapped__=staticmethod(fn),
         )
 

@@ -82,7 +82,8 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
         )
     hints = type_hints(fn)  # read once: the arguments' and the return's
     signature = read_signature(fn, request_type=ToolRequest, hints=hints)
-    options = {**describe(fn), **options}
+    doc = inspect.getdoc(fn)  # read once: the description and the class's __doc__
+    options = {**describe(fn, doc), **options}
     returns = None if "output_schema" in options else read_returns(fn, hints)  # the option wins
     if returns is not None:
         options["output_schema"] = returns.schema
@@ -93,7 +94,7 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
     call = _call(fn, signature)
     if returns is not None:
         call = _returning(call, returns, options["name"])
-    return make_class(fn, {"call": call}, Tool, options)
+    return make_class(fn, {"call": call}, Tool, options, doc)
 
 
 def _call(fn: Function, signature: Signature) -> Function:
