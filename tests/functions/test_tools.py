@@ -228,15 +228,20 @@ def _generated(i: int) -> type[Tool]:
 
 
 async def test_generated_tool_functions_each_answer_as_their_own_tool() -> None:
-    """Closures of one ``def`` made into tools (one signature check, one ``is async``
-    answer for their shared code) each list their own name and description and call their
-    own function."""
-    suite = Suite(server_name="t", server_version="1", tools=[_generated(i) for i in range(30)])
+    """Closures of one ``def`` made into tools (one arguments model, one signature check,
+    one ``is async`` answer for their shared code) each list their own name and description,
+    validate their arguments and call their own function."""
+    generated = [_generated(i) for i in range(30)]
+    models = {cls._genmcp_options["input_schema"] for cls in generated}
+    assert len(models) == 1  # one arguments model for the 30 (the same annotations)
+    suite = Suite(server_name="t", server_version="1", tools=generated)
     async with MCPTestClient(suite) as client:
         listed = {t["name"]: t["description"] for t in await client.list_tools()}
         assert listed == {f"lookup_{i}": f"Looks up in table {i}." for i in range(30)}
         for i in (0, 17, 29):
             assert (await client.call_tool(f"lookup_{i}", {"key": "k"})).text == f"{i}:k"
+        refused = await client.call_tool("lookup_3", {"key": 1})
+        assert refused.is_error and "lookup_3" in refused.text
 
 
 def test_a_generated_function_catalog_costs_little_memory_per_tool() -> None:

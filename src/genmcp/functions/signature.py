@@ -25,6 +25,7 @@ by its class, ``fastapi.params.Depends``, without importing FastAPI).
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import types
 import typing
@@ -317,11 +318,46 @@ def _single_model(field: tuple[Any, Any]) -> bool:
 
 
 def _arguments_model(owner: str, fields: dict[str, Any]) -> type[BaseModel]:
-    name = owner.replace(".", "_").replace("<", "").replace(">", "") + "_arguments"
     for field in fields:
         if field.startswith("_"):
             raise TypeError(f"{owner}: the argument {field!r} starts with _; rename it")
+    arguments = _Arguments(owner, fields)
     try:
-        return create_model(name, __config__=ConfigDict(extra="forbid"), **fields)
+        hash(arguments)
+    except TypeError:  # an unhashable default or annotation: a model of its own
+        return _new_model(arguments)
+    return _shared_model(arguments)
+
+
+class _Arguments:
+    """A function's arguments, equal to another function's when a model of them is the same
+    model: the same qualified name, argument names, annotations and defaults (of the same
+    type: ``1`` is not ``True``). Closures of one ``def`` (tools generated from data) then
+    share one pydantic model, and the Suite one compiled schema, instead of one each."""
+
+    __slots__ = ("fields", "key", "owner")
+
+    def __init__(self, owner: str, fields: dict[str, Any]) -> None:
+        self.owner, self.fields = owner, fields
+        self.key = (owner, tuple((n, a, type(d), d) for n, (a, d) in fields.items()))
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Arguments) and self.key == other.key
+
+
+@functools.lru_cache(maxsize=1024)
+def _shared_model(arguments: _Arguments) -> type[BaseModel]:
+    """:func:`_new_model`, once per distinct arguments (a memo over code: bounded)."""
+    return _new_model(arguments)
+
+
+def _new_model(arguments: _Arguments) -> type[BaseModel]:
+    owner = arguments.owner
+    name = owner.replace(".", "_").replace("<", "").replace(">", "") + "_arguments"
+    try:
+        return create_model(name, __config__=ConfigDict(extra="forbid"), **arguments.fields)
     except Exception as exc:  # pydantic refuses a type it cannot describe
         raise TypeError(f"{owner}: its arguments cannot form a schema: {exc}") from None
