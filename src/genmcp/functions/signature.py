@@ -57,6 +57,7 @@ __all__ = [
 Function = Callable[..., Any]
 """A decorated function (a def or an async def)."""
 
+
 class _Unread:
     """The type of :data:`UNREAD`."""
 
