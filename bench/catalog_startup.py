@@ -5,11 +5,13 @@ function, as a generated catalog has), built and started (its lifespan), no HTTP
     python bench/catalog_startup.py 100000              # this checkout
     python bench/catalog_startup.py 100000 --tree /tmp/base
     python bench/catalog_startup.py 100000 --form arg     # one class, (class, i) providers
+    python bench/catalog_startup.py 100000 --form function  # @tool functions (closures)
+    python bench/catalog_startup.py 100000 --form function_args  # ... with a `key: str` each
 
 Prints the CPU seconds of building the app (imports, the tool classes, ``mcp_router``) and of
 its lifespan start-up, and the process's RSS after both; then the same split: the imports,
 the tool classes (the bench's own ``types.new_class`` calls: CPython's, whatever the
-framework) and the Suite's build. ``make bench-curves``' catalog curve
+framework; for ``--form function`` the ``@tool`` calls, genmcp's) and the Suite's build. ``make bench-curves``' catalog curve
 measures the same through uvicorn (bench/curves.py).
 """
 
@@ -28,9 +30,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tools", type=int)
     parser.add_argument("--tree", help="a checkout whose src/ to import genmcp from")
-    parser.add_argument("--form", choices=("class", "arg"), default="class",
-                        help="one class per tool (default), or one class and (class, i) "
-                             "providers")
+    parser.add_argument("--form", choices=("class", "arg", "function", "function_args"), default="class",
+                        help="one class per tool (default), one class and (class, i) "
+                             "providers, @tool functions generated as closures, or those "
+                             "with one argument each")
     args = parser.parse_args()
     os.environ["EXTRA_TOOLS"] = str(args.tools)
     os.environ["EXTRA_FORM"] = args.form

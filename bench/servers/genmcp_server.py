@@ -9,7 +9,9 @@ tools/list page size (genmcp pages by 100 by default; the list scenario asks for
 MAX_BODY_BYTES raises the request body cap (4 MiB by default; the size curve sends 10 MB).
 REDIS_URL keeps the legacy sessions (and the rest of the shared state) in that Redis.
 EXTRA_FORM=arg serves the EXTRA_TOOLS as one class with N ``(class, arg)`` providers
-(a generated catalog's other form) instead of one class each.
+(a generated catalog's other form) instead of one class each; EXTRA_FORM=function as N
+``@tool`` functions, generated as closures (``tool(fn, name=..., description=...)``);
+EXTRA_FORM=function_args the same with one ``key: str`` argument each.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ os.environ.setdefault("GENMCP_SECRET_KEY", "genmcp-bench-not-a-secret-0123456789
 import _common as C
 from fastapi import FastAPI
 
-from genmcp import Result, Tool, call_tool_result, mcp_router
+from genmcp import Result, Tool, call_tool_result, mcp_router, tool
 
 print(f"genmcp from {sys.modules['genmcp'].__file__}", file=sys.stderr, flush=True)
 
@@ -90,10 +92,32 @@ class ExtraTool(Tool, input_schema=C.EXTRA_SCHEMA):
     call = _noop
 
 
+def _extra_function(i: int):
+    """EXTRA_FORM=function: one ``@tool`` function per extra tool, generated from data."""
+
+    async def noop() -> str:
+        return "ok"
+
+    return tool(noop, name=C.extra_name(i), description=C.extra_description(i))
+
+
+def _extra_function_args(i: int):
+    """EXTRA_FORM=function_args: the same with one argument (an arguments model each)."""
+
+    async def lookup(key: str) -> str:
+        return key
+
+    return tool(lookup, name=C.extra_name(i), description=C.extra_description(i))
+
+
 _classes_from = time.process_time()  # bench/catalog_startup.py splits the build by these
 TOOLS: list = [AddTool, EchoTool, ProgressTool, CreateOrderTool]
 if os.environ.get("EXTRA_FORM") == "arg":
     TOOLS += [(ExtraTool, i) for i in range(C.EXTRA_TOOLS)]
+elif os.environ.get("EXTRA_FORM") == "function":
+    TOOLS += [_extra_function(i) for i in range(C.EXTRA_TOOLS)]
+elif os.environ.get("EXTRA_FORM") == "function_args":
+    TOOLS += [_extra_function_args(i) for i in range(C.EXTRA_TOOLS)]
 else:
     TOOLS += [_extra_tool(i) for i in range(C.EXTRA_TOOLS)]
 C.CLASSES_CPU = (_classes_from, time.process_time())

@@ -336,6 +336,50 @@ def test_hooks_taking_more_than_genmcp_passes_still_build() -> None:
     Suite(server_name="s", server_version="1", tools=[Loose])
 
 
+def _closures(count: int) -> list[Any]:
+    """``call`` hooks made from one ``def`` (as ``@tool`` makes one per function)."""
+
+    def made(i: int) -> Any:
+        async def call(self: Tool, request: Any, channel: Any, arg: Any, *, n: int = i) -> Any:
+            return f"tool {n}"
+
+        return call
+
+    return [made(i) for i in range(count)]
+
+
+def _tool_class(name: str, hook: Any) -> type[Tool]:
+    return type(name.title(), (Tool,), {"call": hook}, name=name)
+
+
+async def test_closures_of_one_def_are_checked_by_their_own_defaults() -> None:
+    """Closures of one ``def`` share one signature check, but only while they bind alike:
+    one whose keyword-only default was taken away is refused, naming its class, though a
+    closure of the same code passed before and after it."""
+    fit, unfit, fit_again = _closures(3)
+    unfit.__kwdefaults__ = None  # n: now keyword-only and required
+    Suite(server_name="s", server_version="1", tools=[_tool_class("first", fit)])
+    with pytest.raises(TypeError, match=r"Second\.call\(.*\*, n.*cannot take"):
+        Suite(server_name="s", server_version="1", tools=[_tool_class("second", unfit)])
+    suite = Suite(server_name="s", server_version="1", tools=[_tool_class("third", fit_again)])
+    async with MCPTestClient(suite) as client:
+        assert (await client.call_tool("third")).text == "tool 2"
+
+
+def test_a_wrapped_hook_is_checked_by_the_signature_it_shows() -> None:
+    """A hook with ``__wrapped__`` is read through it (``inspect.signature``), never taken
+    for another closure of its code."""
+    fit, shown = _closures(2)
+
+    def narrow(self: Tool) -> Any:
+        return None
+
+    shown.__wrapped__ = narrow
+    Suite(server_name="s", server_version="1", tools=[_tool_class("plain", fit)])
+    with pytest.raises(TypeError, match=r"Shown\.call\(self[^,]*\) .*cannot take"):
+        Suite(server_name="s", server_version="1", tools=[_tool_class("shown", shown)])
+
+
 async def test_a_coroutine_from_a_plain_def_hook_asks_whether_await_was_forgotten(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

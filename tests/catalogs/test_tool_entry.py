@@ -84,6 +84,51 @@ def test_a_generated_catalog_costs_little_memory_per_tool() -> None:
     assert per_tool < 850, per_tool
 
 
+class _Table(Tool, input_schema=MAIL_SCHEMA):
+    """A generated catalog's other form: one class, ``(_Table, i)`` providers, its own
+    ``info`` giving each name and description (and, for ``"bad"``, an icon that is not)."""
+
+    def info(self, key: str, arg: Any) -> Any:
+        if key == "name":
+            return f"table_{arg}"
+        if key == "description":
+            return f"Table {arg}."
+        if key == "icons" and arg == "bad":
+            return [{"src": "javascript:alert(1)"}]
+        return None
+
+    call = _send
+
+
+async def test_providers_with_their_own_info_are_checked_at_build_and_listed_alike() -> None:
+    """A ``(class, arg)`` provider whose only own metadata hook is ``info`` is described at
+    build (a bad icon fails it, naming the class) and not held until listed: each lists
+    what its ``info`` gives, for 2,000 providers at about 470 bytes a tool (tracemalloc;
+    about 720 when every descriptor was held from the build)."""
+    import gc
+    import tracemalloc
+
+    with pytest.raises(ValueError, match="_Table"):
+        make((_Table, 1), (_Table, "bad"))
+    providers = [(_Table, i) for i in range(2000)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        suite = make(*providers)
+        gc.collect()
+        per_tool = (tracemalloc.get_traced_memory()[0] - before) / len(providers)
+    finally:
+        tracemalloc.stop()
+    assert per_tool < 560, per_tool
+    listing, _ = await ask(suite, "tools/list", {})
+    first = listing["result"]["tools"][0]
+    assert first == {"name": first["name"], "description": "Table " + first["name"][6:] + ".",
+                     "inputSchema": MAIL_SCHEMA}
+    answer, _ = await ask(suite, "tools/call", {"name": "table_7", "arguments": {"to": "a@b.c"}})
+    assert answer["result"]["content"][0]["text"] == "sent"
+
+
 async def test_a_tool_described_on_first_listing_lists_as_one_described_at_build() -> None:
     """A tool from options is described when first listed; one with icons (checked) at
     build: both list every key they set, and a bad icon still fails the build."""

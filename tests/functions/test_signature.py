@@ -114,3 +114,38 @@ def test_describe_and_returns_model() -> None:
     assert describe(plain) == {"name": "plain"}
     assert returns_model(documented) is Order
     assert returns_model(plain) is None
+
+
+def test_closures_of_one_def_share_an_arguments_model_only_when_it_is_the_same() -> None:
+    """Functions generated from one ``def`` with the same annotations and defaults share
+    one arguments model (a catalog of them builds one, not one each); a default of another
+    type (``True`` is ``1`` to ``==``), another value or an unhashable one gets its own,
+    and each validates by its own."""
+
+    def made(default: Any) -> Any:
+        def lookup(key: str, limit: Any = default) -> str:
+            return key
+
+        return lookup
+
+    def model_of(default: Any) -> Any:
+        return read_signature(made(default), request_type=ToolRequest).model
+
+    assert model_of(1) is model_of(1)
+    assert model_of(True) is not model_of(1)
+    assert model_of(2) is not model_of(1)
+    assert model_of([1]) is not model_of([1])
+    assert model_of(True)(key="k").limit is True
+    assert type(model_of(1)(key="k").limit) is int
+    assert model_of([1])(key="k").limit == [1]
+
+
+def test_returns_model_reads_through_annotated() -> None:
+    """The returned model is found through ``Annotated``, at the top or in a union."""
+
+    def annotated() -> Annotated[Order, "note"]: ...
+
+    def in_union() -> Annotated[Order, "note"] | None: ...
+
+    assert returns_model(annotated) is Order
+    assert returns_model(in_union) is Order

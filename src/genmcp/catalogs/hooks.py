@@ -46,6 +46,7 @@ import inspect
 import logging
 import operator
 import time
+import types
 from collections.abc import Callable, Coroutine, Generator, Mapping
 from typing import Any, ClassVar, Final, Protocol, TypeVar
 
@@ -144,7 +145,7 @@ def check_hooks(cls: type, base: type) -> None:
     for name, mine in zip(_HOOKS[kind], hooks, strict=True):
         if mine is getattr(kind, name):
             continue
-        if not _binds(mine, _expected(kind, name)):
+        if not _binds(_Shape(mine), _expected(kind, name)):
             raise TypeError(
                 f"{cls.__qualname__}.{name}{inspect.signature(mine)} cannot take the "
                 f"arguments genmcp passes: write {_signature_of(kind, name)}"
@@ -173,11 +174,38 @@ def _hooks_of(kind: type) -> Callable[[type], tuple[Any, ...]]:
     return getter if len(names) > 1 else lambda cls: (getter(cls),)
 
 
+class _Shape:
+    """A hook, equal to another when both bind arguments alike: for a plain function its
+    code, how many positional defaults it has and which keyword-only ones (closures of one
+    ``def``, as ``@tool`` makes a ``call`` per function: 100,000 functions, one signature
+    read); any other callable (a wrapper with ``__wrapped__`` or ``__signature__``, a
+    builtin, an object) only to itself."""
+
+    __slots__ = ("hook", "key")
+
+    def __init__(self, hook: Any) -> None:
+        self.hook = hook
+        self.key: Any = hook
+        if type(hook) is types.FunctionType and (
+            getattr(hook, "__wrapped__", None) is None
+            and getattr(hook, "__signature__", None) is None
+        ):
+            defaults, keywords = hook.__defaults__, hook.__kwdefaults__
+            self.key = (hook.__code__, len(defaults or ()), frozenset(keywords or ()))
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Shape) and self.key == other.key
+
+
 @functools.lru_cache(maxsize=4096)
-def _binds(hook: Any, expected: tuple[str, ...]) -> bool:
-    """Whether ``hook`` takes ``expected`` positionally (True when it has no signature to
-    read, a builtin: the call will tell). Kept per function: generated classes that share
-    one hook (a catalog of 100,000 tools) read its signature once."""
+def _binds(shape: _Shape, expected: tuple[str, ...]) -> bool:
+    """Whether the hook takes ``expected`` positionally (True when it has no signature to
+    read, a builtin: the call will tell). Kept per :class:`_Shape`: generated classes that
+    share one hook, or closures of one ``def``, read its signature once."""
+    hook = shape.hook
     try:
         inspect.signature(hook).bind(*expected)
     except TypeError:
@@ -249,6 +277,8 @@ def is_async_hook(owner: object, hook: str) -> bool:
     key = getattr(type(owner), hook, None)  # the class's function: shared by its subclasses
     if key is None:  # set on the instance only: read it
         return inspect.iscoroutinefunction(getattr(owner, hook))
+    if getattr(key, "_is_coroutine_marker", None) is None:  # not marked (3.12's inspect)
+        key = getattr(key, "__code__", key)  # closures of one def: one entry, not 100,000
     found = _ASYNC.get(key)
     if found is None:  # once per function: a class's methods do not change
         found = _ASYNC[key] = inspect.iscoroutinefunction(getattr(owner, hook))

@@ -63,8 +63,11 @@ class ToolEntry:
     Compact, since a catalog may hold 100,000 (bench/RESULTS.md, issue 50): slots only, no
     per-entry empty dicts, and a tool whose metadata hooks are the defaults reads its class
     options directly. Its ``tools/list`` descriptor is then built on first listing: from
-    options alone, it cannot fail (a tool with icons, annotations, ``_meta``, a view or its
-    own hooks is described at once, so a bad value still fails the Suite's build).
+    options alone, it cannot fail. A tool whose only own metadata hook is ``info`` (a
+    generated catalog's ``(class, arg)`` providers) is described once at build, so a bad
+    value fails the build, and again when first listed (``info`` gives the same answers):
+    the descriptor is not held until then. A tool with icons, annotations, ``_meta``, a
+    view or other own hooks is described at once and keeps it.
     """
 
     __slots__ = (
@@ -130,23 +133,12 @@ class ToolEntry:
         merged = merge_options(schema_options, own_options, owner=owner)
         self.validator: ArgumentValidator | None = None  # the generated validate_request's
         if type(tool).validate_request is Tool.validate_request:
-            found = None if shared is None else shared.get(id(schema))
-            if found is not None and found[0] is schema and _same(found[1], merged):
-                self.validator = found[2]  # compiled and linted for an earlier tool
-            else:
-                if lazy and isinstance(schema, Mapping):  # compiled at the first call
-                    self.validator = Pending(schema, owner, merged)
-                else:
-                    self.validator = compile_schema(schema, owner=owner, options=merged)
-                    lint_tool_schema(self.validator.advertised, owner=owner, which="input_schema")
-                if shared is not None:
-                    if len(shared) >= SHARED_MAX:  # many distinct schemas: start again
-                        shared.clear()
-                    shared[id(schema)] = (schema, merged, self.validator)
+            self.validator, self.header_params = _validator(schema, merged, owner, shared, lazy)
             advertised = self.validator.advertised
         else:  # the tool validates itself: the schema only describes it
             advertised = advertised_schema(schema, owner=owner)
             lint_tool_schema(advertised, owner=owner, which="input_schema")
+            self.header_params = _header_params(advertised) or NO_HEADERS
         self.output: ArgumentValidator | None = (
             None
             if output_schema is None
@@ -159,18 +151,18 @@ class ToolEntry:
             )
         if self.output is not None:
             lint_tool_schema(self.output.advertised, owner=owner, which="output_schema")
-        self.header_params: Mapping[str, str] = _header_params(advertised) or NO_HEADERS
+        self.view: type[AppView] | None = None
+        self._descriptor: dict[str, Any] | None = None  # built on first listing
         if (
-            hooks == _DEFAULTS
+            hooks[1:] == _DEFAULTS[1:]
             and self.validator is not None
             and options.keys().isdisjoint(_DESCRIBED_LATER)
         ):
-            self._descriptor: dict[str, Any] | None = None  # built from options on first use
-            self.view: type[AppView] | None = None
+            if hooks[0] is not _INFO:  # its own info(): checked now, described when listed
+                self._describe(advertised)
             return
         self._descriptor = self._describe(advertised)
-        view = tool.option("view")  # an AppView class the Suite serves with the tool
-        self.view = view if _is_view(view) else None
+        self.view = _view_of(tool)
 
     @property
     def behaviour(self) -> Tool:
@@ -250,6 +242,29 @@ _DEFAULTS: Final = _metadata_hooks(Tool)
 _INFO, _UI, _INPUT, _OUTPUT, _OPTIONS, _TASKS = _DEFAULTS
 _DESCRIBED_LATER: Final = frozenset({"annotations", "icons", "meta", "view", "visibility"})
 """The options whose check a lazily built descriptor would postpone: with any, build now."""
+
+
+def _validator(
+    schema: Any, merged: Any, owner: str, shared: SharedValidators | None, lazy: bool
+) -> tuple[ArgumentValidator, Mapping[str, str]]:
+    """The compiled (linted) input schema and its ``x-mcp-header`` parameters: those of an
+    earlier tool given the very same schema object and equal options (``shared``), or a
+    ``Pending`` one when ``lazy``."""
+    found = None if shared is None else shared.get(id(schema))
+    if found is not None and found[0] is schema and _same(found[1], merged):
+        return found[2], found[3]  # compiled and linted for an earlier tool
+    validator: ArgumentValidator
+    if lazy and isinstance(schema, Mapping):  # compiled at the first call
+        validator = Pending(schema, owner, merged)
+    else:
+        validator = compile_schema(schema, owner=owner, options=merged)
+        lint_tool_schema(validator.advertised, owner=owner, which="input_schema")
+    headers: Mapping[str, str] = _header_params(validator.advertised) or NO_HEADERS
+    if shared is not None:
+        if len(shared) >= SHARED_MAX:  # many distinct schemas: start again
+            shared.clear()
+        shared[id(schema)] = (schema, merged, validator, headers)
+    return validator, headers
 
 
 def _same(options: Any, other: Any) -> bool:
@@ -332,8 +347,10 @@ def checked_name(name: str, owner: str) -> str:
     return name
 
 
-def _is_view(view: Any) -> bool:
-    return isinstance(view, type) and issubclass(view, AppView)
+def _view_of(tool: Tool) -> type[AppView] | None:
+    """The ``view=`` option: an AppView class the Suite serves with the tool, or None."""
+    view = tool.option("view")
+    return view if isinstance(view, type) and issubclass(view, AppView) else None
 
 
 def _header_params(schema: dict[str, Any]) -> dict[str, str]:
@@ -350,8 +367,9 @@ def _header_params(schema: dict[str, Any]) -> dict[str, str]:
 
 SHARED_MAX: Final = 4096
 """Distinct schemas a catalog keeps compiled for sharing (then it starts again)."""
-SharedValidators = dict[int, tuple[Any, Any, Any]]
-"""A catalog's compiled input schemas by the schema object's id: (schema, options, validator).
+SharedValidators = dict[int, tuple[Any, Any, Any, Mapping[str, str]]]
+"""A catalog's compiled input schemas by the schema object's id: (schema, options, validator,
+its ``x-mcp-header`` parameters).
 Tools given the very same schema object and equal options share one validator (a generated
 catalog of 100,000 tools compiles and lints its schema once); the schema is held, so its id
 is not reused while the entry lives."""

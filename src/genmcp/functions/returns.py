@@ -31,6 +31,7 @@ import inspect
 import operator
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -99,16 +100,19 @@ class Returns:
         return Result(call_tool_result(structured={"result": dumped} if self.wrapped else dumped))
 
 
-def read_returns(fn: Any) -> Returns | None:
+def read_returns(fn: Any, hints: Mapping[str, Any] | None = None) -> Returns | None:
     """The :class:`Returns` of ``fn``'s return annotation, or None when the annotation asks
-    for nothing new (see the module); ``TypeError`` when it cannot be a JSON Schema."""
+    for nothing new (see the module); ``TypeError`` when it cannot be a JSON Schema.
+    ``hints``: its resolved annotations, when already read (``signature.type_hints``)."""
     owner = getattr(fn, "__qualname__", repr(fn))
     if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
         raise TypeError(
             f"@tool {owner}: a generator function cannot be a tool (its result is one "
             "value): collect the items and return a list (-> list[...])"
         )
-    annotation = _answered(typing.get_type_hints(fn, include_extras=True).get("return", Any))
+    if hints is None:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    annotation = _answered(hints.get("return", Any))
     if annotation is None or _as_today(annotation):
         return None
     try:

@@ -25,6 +25,7 @@ by its class, ``fastapi.params.Depends``, without importing FastAPI).
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import types
 import typing
@@ -40,6 +41,7 @@ from genmcp.schema import InvalidArguments
 __all__ = [
     "CHANNEL",
     "REQUEST",
+    "UNREAD",
     "Function",
     "Signature",
     "dependency_of",
@@ -49,11 +51,21 @@ __all__ = [
     "make_class",
     "read_signature",
     "returns_model",
+    "type_hints",
 ]
 
 Function = Callable[..., Any]
 """A decorated function (a def or an async def)."""
 
+
+class _Unread:
+    """The type of :data:`UNREAD`."""
+
+
+UNREAD: Final = _Unread()
+"""A docstring not read yet (``describe`` and ``make_class`` then read it)."""
+_NONE: Final[Mapping[str, Any]] = types.MappingProxyType({})
+"""The ``injected`` or ``dependencies`` of a function that has none (shared)."""
 CHANNEL: Final = "channel"
 REQUEST: Final = "request"
 
@@ -164,24 +176,35 @@ def dependency_of(value: Any) -> Any:
     return None
 
 
+def type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """The resolved annotations of the function ``fn`` (``Annotated`` kept); ``TypeError``
+    naming it when it is not a function or an annotation does not resolve. Read once per
+    decorated function (string annotations are compiled and evaluated each time)."""
+    owner = getattr(fn, "__qualname__", repr(fn))
+    if not callable(fn) or isinstance(fn, type):
+        raise TypeError(f"{owner!r} is not a function: decorate a def or an async def")
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except (NameError, TypeError) as exc:
+        raise TypeError(
+            f"{owner}: an annotation does not resolve ({exc}); import the names the "
+            "annotations use at module level"
+        ) from None
+
+
 def read_signature(
     fn: Callable[..., Any],
     *,
     request_type: type,
     named: tuple[str, ...] = (),
     flatten: bool = True,
+    hints: Mapping[str, Any] | None = None,
 ) -> Signature:
-    """Sort the parameters of ``fn`` (see the module); ``TypeError`` when genmcp cannot."""
+    """Sort the parameters of ``fn`` (see the module); ``TypeError`` when genmcp cannot.
+    ``hints``: its :func:`type_hints`, when already read."""
     owner = getattr(fn, "__qualname__", repr(fn))
-    if not callable(fn) or isinstance(fn, type):
-        raise TypeError(f"{owner!r} is not a function: decorate a def or an async def")
-    try:
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except (NameError, TypeError) as exc:
-        raise TypeError(
-            f"{owner}: an annotation does not resolve ({exc}); import the names the "
-            "annotations use at module level"
-        ) from None
+    if hints is None:
+        hints = type_hints(fn)
     fields: dict[str, Any] = {}
     injected: dict[str, str] = {}
     dependencies: dict[str, Any] = {}
@@ -218,42 +241,56 @@ def read_signature(
         arguments=tuple(fields),
         model=model,
         single=single,
-        injected=injected,
-        dependencies=dependencies,
+        injected=injected or _NONE,  # shared when empty: a catalog may make 100,000
+        dependencies=dependencies or _NONE,
         is_async=inspect.iscoroutinefunction(fn),
     )
 
 
-def describe(fn: Function) -> dict[str, Any]:
-    """The ``name`` and ``description`` options a function gives (its name, its docstring)."""
+def describe(fn: Function, doc: str | _Unread | None = UNREAD) -> dict[str, Any]:
+    """The ``name`` and ``description`` options a function gives (its name, its docstring;
+    ``doc``: its ``inspect.getdoc``, when already read)."""
     described: dict[str, Any] = {"name": fn.__name__}
-    doc = inspect.getdoc(fn)
+    if isinstance(doc, _Unread):
+        doc = inspect.getdoc(fn)
     if doc:
         described["description"] = doc
     return described
 
 
-def returns_model(fn: Function) -> type[BaseModel] | None:
+def returns_model(fn: Function, hints: Mapping[str, Any] | None = None) -> type[BaseModel] | None:
     """The pydantic model ``fn`` returns: its return annotation, or the one model of a union
-    with outcomes (``-> Order | InputRequired``); None for any other annotation."""
-    returned = typing.get_type_hints(fn).get("return")
+    with outcomes (``-> Order | InputRequired``); None for any other annotation (``Annotated``
+    read through). ``hints``: its :func:`type_hints`, when already read."""
+    if hints is None:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    returned = _split(hints.get("return"))[0]
     members = typing.get_args(returned) if isinstance(returned, types.UnionType) else (returned,)
     if typing.get_origin(returned) is typing.Union:
         members = typing.get_args(returned)
-    models = [member for member in members if _is(member, BaseModel)]
+    models = [bare for bare in (_split(m)[0] for m in members) if _is(bare, BaseModel)]
     return models[0] if len(models) == 1 else None
 
 
-def make_class(fn: Function, body: dict[str, Any], base: type, options: dict[str, Any]) -> Any:
-    """A subclass of ``base`` named after ``fn``, with ``body``, configured with ``options``."""
+def make_class(
+    fn: Function,
+    body: dict[str, Any],
+    base: type,
+    options: dict[str, Any],
+    doc: str | _Unread | None = UNREAD,
+) -> Any:
+    """A subclass of ``base`` named after ``fn``, with ``body``, configured with ``options``
+    (``doc``: the function's ``inspect.getdoc``, when already read)."""
     options = {key: value for key, value in options.items() if value is not None}
+    if isinstance(doc, _Unread):
+        doc = inspect.getdoc(fn)
 
     def fill(namespace: dict[str, Any]) -> None:
         namespace.update(body)
         namespace.update(
             __module__=fn.__module__,
             __qualname__=fn.__qualname__,
-            __doc__=inspect.getdoc(fn),
+            __doc__=doc,
             __wrapped__=staticmethod(fn),
         )
 
@@ -282,11 +319,46 @@ def _single_model(field: tuple[Any, Any]) -> bool:
 
 
 def _arguments_model(owner: str, fields: dict[str, Any]) -> type[BaseModel]:
-    name = owner.replace(".", "_").replace("<", "").replace(">", "") + "_arguments"
     for field in fields:
         if field.startswith("_"):
             raise TypeError(f"{owner}: the argument {field!r} starts with _; rename it")
+    arguments = _Arguments(owner, fields)
     try:
-        return create_model(name, __config__=ConfigDict(extra="forbid"), **fields)
+        hash(arguments)
+    except TypeError:  # an unhashable default or annotation: a model of its own
+        return _new_model(arguments)
+    return _shared_model(arguments)
+
+
+class _Arguments:
+    """A function's arguments, equal to another function's when a model of them is the same
+    model: the same qualified name, argument names, annotations and defaults (of the same
+    type: ``1`` is not ``True``). Closures of one ``def`` (tools generated from data) then
+    share one pydantic model, and the Suite one compiled schema, instead of one each."""
+
+    __slots__ = ("fields", "key", "owner")
+
+    def __init__(self, owner: str, fields: dict[str, Any]) -> None:
+        self.owner, self.fields = owner, fields
+        self.key = (owner, tuple((n, a, type(d), d) for n, (a, d) in fields.items()))
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Arguments) and self.key == other.key
+
+
+@functools.lru_cache(maxsize=1024)
+def _shared_model(arguments: _Arguments) -> type[BaseModel]:
+    """:func:`_new_model`, once per distinct arguments (a memo over code: bounded)."""
+    return _new_model(arguments)
+
+
+def _new_model(arguments: _Arguments) -> type[BaseModel]:
+    owner = arguments.owner
+    name = owner.replace(".", "_").replace("<", "").replace(">", "") + "_arguments"
+    try:
+        return create_model(name, __config__=ConfigDict(extra="forbid"), **arguments.fields)
     except Exception as exc:  # pydantic refuses a type it cannot describe
         raise TypeError(f"{owner}: its arguments cannot form a schema: {exc}") from None

@@ -31,6 +31,7 @@ from genmcp.functions.signature import (
     make_class,
     read_signature,
     returns_model,
+    type_hints,
 )
 from genmcp.tools import Tool, ToolRequest
 
@@ -79,19 +80,21 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
             f"{getattr(fn, '__qualname__', fn)}: @tool reads input_schema from the signature; "
             "write a Tool class to give your own"
         )
-    signature = read_signature(fn, request_type=ToolRequest)
-    options = {**describe(fn), **options}
-    returns = None if "output_schema" in options else read_returns(fn)  # the option wins
+    hints = type_hints(fn)  # read once: the arguments' and the return's
+    signature = read_signature(fn, request_type=ToolRequest, hints=hints)
+    doc = inspect.getdoc(fn)  # read once: the description and the class's __doc__
+    options = {**describe(fn, doc), **options}
+    returns = None if "output_schema" in options else read_returns(fn, hints)  # the option wins
     if returns is not None:
         options["output_schema"] = returns.schema
     else:
-        options.setdefault("output_schema", returns_model(fn))
+        options.setdefault("output_schema", returns_model(fn, hints))
     if signature.model is not None:
         options["input_schema"] = signature.model
     call = _call(fn, signature)
     if returns is not None:
         call = _returning(call, returns, options["name"])
-    return make_class(fn, {"call": call}, Tool, options)
+    return make_class(fn, {"call": call}, Tool, options, doc)
 
 
 def _call(fn: Function, signature: Signature) -> Function:
