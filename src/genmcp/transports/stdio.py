@@ -23,14 +23,16 @@ At EOF on stdin the server stops reading, gives the requests in flight
 ``shutdown_grace_s`` to answer, disconnects the rest, waits for every worker to end and
 returns. ``stop()`` (SIGTERM, SIGINT under ``run_stdio``) does the same without the grace.
 
-Imports asyncio, the Suite, the protocol modules and ``hosting``; never a web framework.
+Which Suite a target serves, and an app's lifespan around it, are ``transports.hosting``'s
+(``suite_of`` and ``host_apps`` still import from here); the reader thread that splits
+stdin into lines is ``transports.lines``. Imports asyncio, the Suite and the protocol
+modules; never a web framework.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import os
 import signal
@@ -57,19 +59,18 @@ from genmcp.protocol.methods import CANCELLED, INITIALIZE
 from genmcp.protocol.versions import Era
 from genmcp.sessions import LegacyServer
 from genmcp.suite import Suite
+from genmcp.transports.hosting import host_apps as host_apps
 from genmcp.transports.hosting import require_suite, served
+from genmcp.transports.hosting import suite_of as suite_of
 from genmcp.transports.http.rules import MAX_BODY_BYTES
+from genmcp.transports.lines import READ_AHEAD, TOO_LONG, read_lines
 
 __all__ = ["StdioServer", "run_stdio", "serve_stdio"]
 
 log = logging.getLogger("genmcp.stdio")
 
-_TOO_LONG: Final = b""
-"""Queued in place of a line over the limit (a line read is never empty: it has its newline)."""
 _PIPE: Final = TransportContext("pipe")
 """What the middleware knows of a stdio request: it came over a pipe."""
-_READ_AHEAD: Final = 64
-_CHUNK: Final = 65536
 
 
 class StdioServer:
@@ -123,9 +124,12 @@ class StdioServer:
         """Read and answer lines until EOF (or ``stop()``), then end every call."""
         loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
-        lines: asyncio.Queue[bytes | None] = asyncio.Queue(_READ_AHEAD)
+        lines: asyncio.Queue[bytes | None] = asyncio.Queue(READ_AHEAD)
         reader = threading.Thread(
-            target=self._read_lines, args=(loop, lines), name="genmcp-stdio-reader", daemon=True
+            target=read_lines,
+            args=(self._reader, self.max_line_bytes, loop, lines),
+            name="genmcp-stdio-reader",
+            daemon=True,
         )
         reader.start()
         stopped = asyncio.ensure_future(self._stopped.wait())
@@ -149,43 +153,10 @@ class StdioServer:
         if self._stopped is not None:
             self._stopped.set()
 
-    def _read_lines(self, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[Any]) -> None:
-        """Reader thread: blocking reads split into lines, handed to the loop one at a time.
-
-        Reads the file descriptor itself when there is one: a thread blocked in a buffered
-        reader holds its lock, and the interpreter aborts at exit if it is still held.
-        """
-
-        def put(line: bytes | None) -> None:
-            asyncio.run_coroutine_threadsafe(lines.put(line), loop).result()
-
-        limit, pending, skipping = self.max_line_bytes, bytearray(), False
-        try:
-            read = _raw_read(self._reader)
-            while chunk := read(_CHUNK):
-                start = 0
-                while (end := chunk.find(b"\n", start)) >= 0:
-                    piece, start = chunk[start : end + 1], end + 1
-                    too_long = skipping or len(pending) + len(piece) > limit + 1
-                    put(_TOO_LONG if too_long else bytes(pending + piece))
-                    pending.clear()
-                    skipping = False
-                if not skipping:
-                    pending += chunk[start:]
-                    skipping = len(pending) > limit
-            if pending or skipping:
-                put(_TOO_LONG if skipping else bytes(pending))
-        except (OSError, ValueError, RuntimeError) as exc:  # stdin closed under us, loop gone
-            log.debug("stdin reader stopped: %r", exc)
-        except Exception:  # never leave the loop waiting for a line that cannot come
-            log.exception("stdin reader failed")
-        with contextlib.suppress(RuntimeError):
-            asyncio.run_coroutine_threadsafe(lines.put(None), loop)
-
     # -- incoming messages --------------------------------------------------------------
 
     def _receive(self, line: bytes) -> None:
-        if line == _TOO_LONG:
+        if line == TOO_LONG:
             too_long = f"Invalid Request: message over {self.max_line_bytes} bytes"
             self._write(error_response(None, MCPError("invalid_request", too_long)))
             return
@@ -336,15 +307,6 @@ class StdioServer:
         """Wait (bounded) until the Suite runs no call: this process is its only client."""
         if not await self.suite.wait_idle(within_s=self.shutdown_timeout_s):
             log.warning("%d call(s) still running at exit", self.suite.live_workers)
-
-
-def _raw_read(stream: BinaryIO) -> Callable[[int], bytes]:
-    """``read(n)`` without Python-level locks: ``os.read`` on the descriptor when possible."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        return stream.read
-    return functools.partial(os.read, fd)
 
 
 async def serve_stdio(
