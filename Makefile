@@ -344,14 +344,17 @@ conformance-cluster: $(DEV_STAMP)
 # Sentinel-managed pair (each started once from redis-server on free ports), the failover
 # tests (tests/storage/redis/test_topology.py: a master SIGKILLed under a legacy server) and
 # slots moved under load (test_topology_reshard.py: redis-cli --cluster rebalance). ~75 s.
+STORAGE_CONTRACT := tests/storage/test_bundle.py tests/storage/test_sessions.py \
+	tests/storage/test_messaging.py tests/storage/test_tasks.py tests/storage/test_records.py \
+	tests/storage/test_states.py
 .PHONY: test-cluster
 test-cluster: $(DEV_STAMP)
 	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q -k "not memory" \
-		tests/storage/test_contract.py tests/storage/redis/test_topology.py \
+		$(STORAGE_CONTRACT) tests/storage/redis/test_topology.py \
 		tests/storage/redis/test_topology_reshard.py tests/storage/redis/test_notices.py
 	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q tests/storage/redis/test_failover.py
 	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q -k "not memory" \
-		tests/storage/test_contract.py tests/storage/redis/test_notices.py
+		$(STORAGE_CONTRACT) tests/storage/redis/test_notices.py
 
 # The scale-out scenarios on a 3-master cluster: processes sharing sessions, mail and tasks,
 # streams resumed on another process, a process killed behind nginx (~90 s; not in .ci/run).

@@ -36,9 +36,9 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │       the fast path cannot decide a schema: the full engine takes it
     ├── _NotPlain  [schema.re2syntax]
     │       a pattern outside the plain subset: RE2 itself must judge it
-    ├── InboxFull  [storage]
+    ├── InboxFull  [storage.messaging]
     │       a worker's inbox is at its bound (``Suite.post``, worker mail): retry later
-    ├── TaskQuotaExceeded  [storage]
+    ├── TaskQuotaExceeded  [storage.tasks]
     │       ``TaskStore.create`` refused a task (a ``TaskQuota`` limit): ``task_quota``, 429
     ├── ClientError  [client.errors]
     │   │   ``genmcp.client``: the server cannot be reached or understood (refused, timeout,

@@ -46,6 +46,7 @@ PUBLIC_MODULES: Final = (
     "genmcp.scaleout",
     "genmcp.fastapi",
     "genmcp.transports.stdio",
+    "genmcp.transports.hosting",
     "genmcp.sessions",
 )
 """Every module a user imports from; the reference must show each name of its ``__all__``."""

@@ -38,7 +38,7 @@ from genmcp.fastapi.compat import (
 )
 from genmcp.routes_as_tools import BuildError, RouteTool, route_tools, routes_router
 from genmcp.testing import MCPTestClient
-from genmcp.transports.stdio import suite_of
+from genmcp.transports.hosting import suite_of
 
 
 def _late() -> str:

@@ -49,7 +49,7 @@ ALLOWED: Final[dict[str, str]] = {
         "refused Host/Origin values are logged at most 64 per process (hostile traffic), "
         "whatever the routers (tenants)"
     ),
-    "genmcp.transports.stdio._HOSTS": (
+    "genmcp.transports.hosting._HOSTS": (
         "the FastAPI adapter registers its app host at import: stdio serves apps without "
         "importing a higher layer"
     ),

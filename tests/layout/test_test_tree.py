@@ -48,10 +48,6 @@ NOT_PACKAGES: Final[dict[str, str]] = {
 """Folders of ``tests/`` that hold tests but must not be packages, and why."""
 
 NAMING_EXEMPT: Final[dict[str, str]] = {
-    "tests/storage/test_contract.py": (
-        "the one contract every store passes (memory and Redis): the protocols of "
-        "storage/__init__.py, run against each implementation"
-    ),
     "tests/auth/test_oauth_eras.py": "OAuth in both eras: auth/ with the transports (scenario)",
     "tests/auth/test_oauth_lists.py": "scopes filtering the list results: auth/ with catalogs/",
     "tests/auth/test_oauth_matrix.py": "the OAuth matrix over real servers (scenario)",

@@ -8,6 +8,25 @@ Sentinel), so the same contract suite runs on it. Unset, they are tests/conftest
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
+import pytest
+
 from support.redis_topology import redis_prefix, redis_topology, redis_url
+from tests.storage.backend_kit import Backend
 
 __all__ = ["redis_prefix", "redis_topology", "redis_url"]  # fixtures for the tests below
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
+    if request.param == "memory":
+        made = Backend("memory")
+    else:
+        made = Backend(
+            "redis", request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
+        )
+    try:
+        yield made
+    finally:
+        await made.aclose()

@@ -56,7 +56,7 @@ MIN_DISTINCT: Final = 8
 _CHECK: Final = (
     "import sys\n"
     "from genmcp.cli.program import UsageError, load_target\n"
-    "from genmcp.transports.stdio import require_suite\n"
+    "from genmcp.transports.hosting import require_suite\n"
     "try:\n"
     "    require_suite(load_target(sys.argv[1], sys.argv[2]))\n"
     "except (UsageError, TypeError) as exc:\n"

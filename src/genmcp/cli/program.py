@@ -122,7 +122,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         from genmcp.fastapi.lifespan import LifespanError
         from genmcp.fastapi.stdio_app import AuthRequired
-        from genmcp.transports.stdio import require_suite, run_stdio
+        from genmcp.transports.hosting import require_suite
+        from genmcp.transports.stdio import run_stdio
 
         if args.reload:
             raise UsageError("--reload works with --transport http only")

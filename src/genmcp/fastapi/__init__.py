@@ -4,14 +4,15 @@ The router (``router``), the endpoint it mounts (``endpoint``), FastAPI's depend
 calls (``depends``), start-up checks and lifespans, per-tenant catalogs (``tenants``), the
 server card, stdio for an app (``stdio_app``), and the one module that reads what FastAPI and
 Starlette do not promise (``compat``). Importing the package lets ``transports.stdio`` serve
-apps: it registers ``stdio_app`` there (stdio sits below the adapter and never imports it).
+apps: it registers ``stdio_app`` with ``transports.hosting`` (which sits below the adapter and
+never imports it).
 """
 
 from genmcp.fastapi import stdio_app
 from genmcp.fastapi.endpoint import MCPEndpoint
 from genmcp.fastapi.router import MCPRouter, mcp_app, mcp_router
+from genmcp.transports.hosting import host_apps
 from genmcp.transports.http.options import HTTPOptions
-from genmcp.transports.stdio import host_apps
 
 host_apps(stdio_app)
 

@@ -78,7 +78,7 @@ def _inside(target: Any) -> Iterator[Any]:
 
 
 def suite_of(target: Any, _depth: int = 0) -> Suite | None:
-    """The one Suite behind an app, a router or a route (``transports.stdio.suite_of``).
+    """The one Suite behind an app, a router or a route (``transports.hosting.suite_of``).
 
     Routes are searched (through mounts and included routers) for the MCP endpoint, found
     by its route's handler in ``ENDPOINTS`` (a raw route's endpoint, or the function of the

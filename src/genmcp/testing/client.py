@@ -39,7 +39,7 @@ from genmcp.testing.session import (
     is_legacy,
     open_session,
 )
-from genmcp.transports.stdio import suite_of
+from genmcp.transports.hosting import suite_of
 
 __all__ = ["MCPTestClient"]
 

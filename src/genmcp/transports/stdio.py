@@ -23,21 +23,23 @@ At EOF on stdin the server stops reading, gives the requests in flight
 ``shutdown_grace_s`` to answer, disconnects the rest, waits for every worker to end and
 returns. ``stop()`` (SIGTERM, SIGINT under ``run_stdio``) does the same without the grace.
 
-Imports asyncio, the Suite and the protocol modules; never a web framework.
+Which Suite a target serves, and an app's lifespan around it, are ``transports.hosting``'s
+(``suite_of`` and ``host_apps`` still import from here); the reader thread that splits
+stdin into lines is ``transports.lines``. Imports asyncio, the Suite and the protocol
+modules; never a web framework.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import os
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, BinaryIO, Final, Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, BinaryIO, Final
 
 from genmcp.call.relay import Relay
 from genmcp.context import AppContext, bind, unbind
@@ -57,80 +59,18 @@ from genmcp.protocol.methods import CANCELLED, INITIALIZE
 from genmcp.protocol.versions import Era
 from genmcp.sessions import LegacyServer
 from genmcp.suite import Suite
+from genmcp.transports.hosting import host_apps as host_apps
+from genmcp.transports.hosting import require_suite, served
+from genmcp.transports.hosting import suite_of as suite_of
 from genmcp.transports.http.rules import MAX_BODY_BYTES
+from genmcp.transports.lines import READ_AHEAD, TOO_LONG, read_lines
 
-__all__ = ["StdioServer", "run_stdio", "serve_stdio", "suite_of"]
+__all__ = ["StdioServer", "run_stdio", "serve_stdio"]
 
 log = logging.getLogger("genmcp.stdio")
 
-_TOO_LONG: Final = b""
-"""Queued in place of a line over the limit (a line read is never empty: it has its newline)."""
 _PIPE: Final = TransportContext("pipe")
 """What the middleware knows of a stdio request: it came over a pipe."""
-_READ_AHEAD: Final = 64
-_CHUNK: Final = 65536
-
-
-class HostedApp(Protocol):
-    """What an app host gives stdio to serve: the Suite, the assigns, a context per call."""
-
-    @property
-    def suite(self) -> Suite: ...
-
-    @property
-    def assigns(self) -> Mapping[str, Any]: ...
-
-    @property
-    def context(self) -> Callable[[], AppContext]: ...
-
-
-class AppHost(Protocol):
-    """Serves an app (anything but a Suite) over stdio: finds its Suite, runs its lifespan
-    and auth around serving. The FastAPI adapter is the one (``genmcp.fastapi.stdio_app``);
-    ``genmcp.fastapi`` registers it on import (:func:`host_apps`), so stdio never imports the
-    adapter above it, and an app that serves MCP was built with the adapter, so it is there."""
-
-    def suite_of(self, target: Any) -> Suite | None:
-        """The one Suite ``target`` serves, or None."""
-        ...
-
-    def hosted(
-        self,
-        target: Any,
-        *,
-        headers: Mapping[str, str] | None = None,
-        assigns: Mapping[str, Any] | None = None,
-    ) -> contextlib.AbstractAsyncContextManager[HostedApp]:
-        """Run ``target``'s lifespan and auth; yields what to serve."""
-        ...
-
-
-_HOSTS: list[AppHost] = []  # filled at import by a higher layer: no upward import (tests/layout)
-
-
-def host_apps(host: AppHost) -> None:
-    """Serve apps through ``host`` (the FastAPI adapter registers itself once, on import)."""
-    if host not in _HOSTS:
-        _HOSTS.append(host)
-
-
-def suite_of(target: Any) -> Suite | None:
-    """The Suite behind ``target``: a Suite, an ``MCPRouter``, or an app that mounts one.
-
-    An app's routes are searched by the app host (``genmcp.fastapi.stdio_app.suite_of``:
-    through mounts and included routers, for the MCP endpoint); None when no single Suite
-    is found.
-    """
-    if isinstance(target, Suite):
-        return target
-    found = getattr(target, "suite", None)
-    if isinstance(found, Suite):
-        return found
-    for host in _HOSTS:
-        suite = host.suite_of(target)
-        if suite is not None:
-            return suite
-    return None
 
 
 class StdioServer:
@@ -184,9 +124,12 @@ class StdioServer:
         """Read and answer lines until EOF (or ``stop()``), then end every call."""
         loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
-        lines: asyncio.Queue[bytes | None] = asyncio.Queue(_READ_AHEAD)
+        lines: asyncio.Queue[bytes | None] = asyncio.Queue(READ_AHEAD)
         reader = threading.Thread(
-            target=self._read_lines, args=(loop, lines), name="genmcp-stdio-reader", daemon=True
+            target=read_lines,
+            args=(self._reader, self.max_line_bytes, loop, lines),
+            name="genmcp-stdio-reader",
+            daemon=True,
         )
         reader.start()
         stopped = asyncio.ensure_future(self._stopped.wait())
@@ -210,43 +153,10 @@ class StdioServer:
         if self._stopped is not None:
             self._stopped.set()
 
-    def _read_lines(self, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[Any]) -> None:
-        """Reader thread: blocking reads split into lines, handed to the loop one at a time.
-
-        Reads the file descriptor itself when there is one: a thread blocked in a buffered
-        reader holds its lock, and the interpreter aborts at exit if it is still held.
-        """
-
-        def put(line: bytes | None) -> None:
-            asyncio.run_coroutine_threadsafe(lines.put(line), loop).result()
-
-        limit, pending, skipping = self.max_line_bytes, bytearray(), False
-        try:
-            read = _raw_read(self._reader)
-            while chunk := read(_CHUNK):
-                start = 0
-                while (end := chunk.find(b"\n", start)) >= 0:
-                    piece, start = chunk[start : end + 1], end + 1
-                    too_long = skipping or len(pending) + len(piece) > limit + 1
-                    put(_TOO_LONG if too_long else bytes(pending + piece))
-                    pending.clear()
-                    skipping = False
-                if not skipping:
-                    pending += chunk[start:]
-                    skipping = len(pending) > limit
-            if pending or skipping:
-                put(_TOO_LONG if skipping else bytes(pending))
-        except (OSError, ValueError, RuntimeError) as exc:  # stdin closed under us, loop gone
-            log.debug("stdin reader stopped: %r", exc)
-        except Exception:  # never leave the loop waiting for a line that cannot come
-            log.exception("stdin reader failed")
-        with contextlib.suppress(RuntimeError):
-            asyncio.run_coroutine_threadsafe(lines.put(None), loop)
-
     # -- incoming messages --------------------------------------------------------------
 
     def _receive(self, line: bytes) -> None:
-        if line == _TOO_LONG:
+        if line == TOO_LONG:
             too_long = f"Invalid Request: message over {self.max_line_bytes} bytes"
             self._write(error_response(None, MCPError("invalid_request", too_long)))
             return
@@ -399,15 +309,6 @@ class StdioServer:
             log.warning("%d call(s) still running at exit", self.suite.live_workers)
 
 
-def _raw_read(stream: BinaryIO) -> Callable[[int], bytes]:
-    """``read(n)`` without Python-level locks: ``os.read`` on the descriptor when possible."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        return stream.read
-    return functools.partial(os.read, fd)
-
-
 async def serve_stdio(
     target: Any,
     *,
@@ -423,37 +324,8 @@ async def serve_stdio(
     """
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
-    async with _served(target, options) as (suite, served):
-        await StdioServer(suite, reader=reader, writer=writer, **served).serve()
-
-
-@contextlib.asynccontextmanager
-async def _served(
-    target: Any, options: dict[str, Any]
-) -> AsyncIterator[tuple[Suite, dict[str, Any]]]:
-    """The Suite and server options; an app's lifespan and auth run around the block."""
-    headers = options.pop("headers", None)
-    if isinstance(target, Suite):
-        if headers:
-            raise TypeError("headers= feed an app's auth dependency; a Suite takes assigns=")
-        yield target, options
-        return
-    if not _HOSTS:
-        require_suite(target)  # no adapter imported: nothing can serve an app's Suite
-    hosted = _HOSTS[0].hosted(target, headers=headers, assigns=options.pop("assigns", None))
-    async with hosted as app:
-        yield app.suite, {**options, "assigns": app.assigns, "context": app.context}
-
-
-def require_suite(target: Any) -> Suite:
-    """``suite_of(target)``, or a ``TypeError`` saying what to give instead."""
-    suite = suite_of(target)
-    if suite is None:
-        raise TypeError(
-            f"no Suite found in {target!r}: give a Suite, an MCPRouter, or an app that "
-            "includes exactly one mcp_router"
-        )
-    return suite
+    async with served(target, options) as (suite, kept):
+        await StdioServer(suite, reader=reader, writer=writer, **kept).serve()
 
 
 def run_stdio(target: Any, **options: Any) -> None:
@@ -475,8 +347,8 @@ def run_stdio(target: Any, **options: Any) -> None:
     sys.stdout = sys.stderr
 
     async def main() -> None:
-        async with _served(target, dict(options)) as (suite, served):
-            server = StdioServer(suite, reader=sys.stdin.buffer, writer=protocol, **served)
+        async with served(target, dict(options)) as (suite, kept):
+            server = StdioServer(suite, reader=sys.stdin.buffer, writer=protocol, **kept)
             loop = asyncio.get_running_loop()
             for signum in (signal.SIGTERM, signal.SIGINT):
                 with contextlib.suppress(NotImplementedError, RuntimeError):

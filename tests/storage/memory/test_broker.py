@@ -1,6 +1,6 @@
 """The in-process broker (``storage.memory.broker``): its own rules.
 
-The behaviour every broker shares is the contract (tests/storage/test_contract.py); these
+The behaviour every broker shares is the contract (tests/storage/test_messaging.py); these
 are the memory broker's: bounded subscriber queues and inboxes, topics forgotten with their
 last subscriber, the bounded event logs, and the latest catalog change per key.
 """

@@ -1,6 +1,6 @@
 """The in-process session registry (``storage.memory.registry``): its own rules.
 
-The behaviour every registry shares is the contract (tests/storage/test_contract.py); these
+The behaviour every registry shares is the contract (tests/storage/test_sessions.py); these
 are the memory registry's: a hard cap that drops the oldest entries (hostile clients open
 sessions for free), expiry, and a per-process epoch.
 """

@@ -1,6 +1,6 @@
 """The in-process bundle (``storage.memory.stores``): the defaults' parts, one of each per bundle.
 
-What every bundle shares is the contract (tests/storage/test_contract.py, which runs through
+What every bundle shares is the contract (tests/storage/test_bundle.py, which runs through
 ``MemoryStores``); these are the memory bundle's own rules.
 """
 

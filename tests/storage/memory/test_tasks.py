@@ -1,6 +1,6 @@
 """The in-process task store (``storage.memory.tasks``): its own rules.
 
-The behaviour every task store shares is the contract (tests/storage/test_contract.py);
+The behaviour every task store shares is the contract (tests/storage/test_tasks.py);
 these are the memory store's: its cap (ended records go first, never a live one), expiry
 with the record's TTL, and a lapsed lease failing the task.
 """

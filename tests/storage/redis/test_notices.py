@@ -2,10 +2,10 @@
 left off, each event handed on once.
 
 Two brokers on one real Redis and one key prefix stand for two processes. A durable topic
-(``storage.durable``) never goes over pub/sub: what is published while a reader's connection
-is cut (``CLIENT KILL``, as a failover cuts it) still arrives after it reconnects; an entry
-read twice (a publish sent again, a reader rewound after a failure) is handed on once; a
-plain topic is still pub/sub.
+(``storage.messaging.durable``) never goes over pub/sub: what is published while a reader's
+connection is cut (``CLIENT KILL``, as a failover cuts it) still arrives after it reconnects;
+an entry read twice (a publish sent again, a reader rewound after a failure) is handed on
+once; a plain topic is still pub/sub.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from genmcp.storage import Subscription, durable
+from genmcp.storage import Subscription
 from genmcp.storage.redis import RedisBroker
 from genmcp.storage.redis.notices import MAXLEN
 from support.redis_topology import admins, sync_client
@@ -45,12 +45,6 @@ async def brokers(redis_url: str, redis_prefix: str) -> AsyncIterator[list[Redis
 
 async def drain(subscription: Subscription, count: int) -> list[object]:
     return [(await asyncio.wait_for(subscription.receive(), 10))[1] for _ in range(count)]
-
-
-def test_the_change_and_task_topics_are_durable_and_the_others_are_not() -> None:
-    assert durable(CHANGES) and durable("genmcp.changes.logged")
-    assert durable("genmcp.task/abc") and durable("tenant:t1:genmcp.changes")
-    assert not durable("genmcp.catalog") and not durable("legacy/s/get")
 
 
 async def test_a_durable_message_is_logged_and_reaches_every_process_in_order(

@@ -1,7 +1,7 @@
 """``RedisSessionRegistry``: legacy session state in Redis, keyed the way its docstring says.
 
 A real Redis (tests/conftest.py: ``redis_url``, and a key prefix of the test's own). The
-behaviour it shares with the memory registry is the contract (tests/storage/test_contract.py);
+behaviour it shares with the memory registry is the contract (tests/storage/test_sessions.py);
 these check the Redis side: one hash per session that expires with it, one field per set
 member, an end marker with a TTL, one epoch per prefix that every process shares, copied
 into each hash-tag bucket (a Redis Cluster slot), and a bucket that lost its copy.

@@ -21,7 +21,7 @@ When it fails (a failover) or the server drops the subscriptions (the slot moved
 broker asks the cluster for the slot's master again and subscribes there to every topic.
 Under Sentinel the connection is asked again for the master at each reconnection, and
 redis-py subscribes again (what is published in between is lost: pub/sub is at most once).
-A durable topic (``storage.durable``: change notifications, task status changes) does not
+A durable topic (``storage.messaging.durable``: change notifications, task status changes) does not
 use pub/sub: it is logged in the app's notice stream and read from there by every process
 (``storage.redis.notices``), so that what was published during a failover still arrives.
 

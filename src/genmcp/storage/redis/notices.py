@@ -2,7 +2,7 @@
 
 Pub/sub is at most once: what is published while a process's pub/sub connection is down (a
 master killed, a planned failover) never reaches it, and nothing says so (issue 47: 10 of 97
-``resources/updated`` lost per stream). A durable topic (``storage.durable``: change
+``resources/updated`` lost per stream). A durable topic (``storage.messaging.durable``: change
 notifications, task status changes) goes instead into one bounded stream per app,
 ``<prefix>notices`` (``<prefix>{p}notices`` on a cluster: the pub/sub channels' slot):
 
