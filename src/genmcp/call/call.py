@@ -33,6 +33,7 @@ from typing import Any, final
 from typing import Final as Constant
 
 from genmcp.call import lifecycle
+from genmcp.call.eager import eager_task
 from genmcp.call.job import Asker, CallObserver, Job, plain_result
 from genmcp.call.lifecycle import Leaving, Phase, Trigger
 from genmcp.channel import Channel, Mailbox, Outbox
@@ -150,8 +151,8 @@ class Call:
         loop, name = asyncio.get_running_loop(), f"genmcp:{self._job.label}"
         if sys.version_info >= (3, 12):
             self.task = asyncio.Task(self._run(), loop=loop, name=name, eager_start=True)
-        else:
-            self.task = loop.create_task(self._run(), name=name)
+        else:  # the same, done by hand (call.eager)
+            self.task = eager_task(loop, self._run(), name)
 
     @classmethod
     def answered(cls, request: Request, final: Answer) -> Call:
