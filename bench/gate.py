@@ -11,7 +11,9 @@ bench/servers/genmcp_server.py, with 200 extra tools):
 Instruction counts do not move with the machine's load, as wall-clock and CPU time do, so the
 gate can run on a shared CI machine. One valgrind process does everything: start-up runs with
 instrumentation off (``--instr-atstart=no``, then ``vgdb ... instrumentation on``), each
-request is warmed up, then counted over a window of ``n`` and one of ``2n`` requests;
+request is warmed up, then counted over a window of ``n`` and one of ``2n`` requests (each
+window opens with one loop turn, so what the previous one's requests left to the loop, such as
+a call's task ending on 3.11, runs in that window);
 callgrind dumps its counters at every ``os.getppid()`` (``--dump-before=getppid``), so a
 window's cost is one dump and (cost(2n) - cost(n)) / n is one request's, whatever a window's
 fixed cost. ``PYTHONHASHSEED`` is fixed and the bytecode compiled first.
