@@ -1,7 +1,7 @@
-"""A call's first step: on Python 3.12+ it runs at once (an eager task), as the call's own
-task, so a call that answers in it is done when ``Suite.handle`` returns, with no loop turn;
-on 3.11 it runs on the next turn. Either way the tool runs as its own task: timeouts, task
-groups and cancellation bind to the call, not to the request that started it."""
+"""A call's first step runs at once, as the call's own task (an eager task: Python 3.12+'s,
+``call.eager`` on 3.11), so a call that answers in it is done when ``Suite.handle`` returns,
+with no loop turn; the tool runs as its own task: timeouts, task groups and cancellation
+bind to the call, not to the request that started it."""
 
 from __future__ import annotations
 
@@ -85,13 +85,13 @@ async def answer_of(call: Call) -> Answer | Ended:
 async def test_a_call_that_answers_in_its_first_step() -> None:
     call = await handle("quick")
     assert call.task is not None
-    if EAGER:  # done before handle returned: never scheduled, no loop turn
-        assert call.task.done() and call.phase is Phase.DONE
-        assert Relay(call).poll() is not None
-    else:  # scheduled: its first step runs on the next turn
-        assert not call.task.done() and call.phase is Phase.RUNNING
+    assert call.phase is Phase.DONE  # done before handle returned: no loop turn to wait for
+    assert Relay(call).poll() is not None
+    if EAGER:  # never scheduled
+        assert call.task.done()
+    else:  # its task ends on the next turn (call.eager), with nothing left to run
         await asyncio.sleep(0)
-        assert call.phase is Phase.DONE
+        assert call.task.done() and call.task.result() is None
     assert seen["task"] is call.task  # it ran as the call's own task
     assert seen["task"] is not asyncio.current_task()
 

@@ -33,6 +33,7 @@ from typing import Any, final
 from typing import Final as Constant
 
 from genmcp.call import lifecycle
+from genmcp.call.eager import eager_task
 from genmcp.call.job import Asker, CallObserver, Job, plain_result
 from genmcp.call.lifecycle import Leaving, Phase, Trigger
 from genmcp.channel import Channel, Mailbox, Outbox
@@ -142,16 +143,17 @@ class Call:
     def start(self) -> None:
         """Begin the work in the Call's own task (the Suite calls it once it holds the Call).
 
-        On Python 3.12+ the task starts eagerly: its first step runs now, as that task, and
-        a call that answers in it (most do) is never scheduled, which saves a loop turn (3 %
-        of a call's instructions on uvloop, 7 % on asyncio's loop). On 3.11 the first step
-        runs on the next turn.
+        The task starts eagerly: its first step runs now, as that task, so a call that
+        answers in it (most do) is done when the Suite returns it, and its reader writes the
+        answer with no loop turn (3 % of a call's instructions on uvloop, 7 % on asyncio's
+        loop). On 3.11, ``call.eager`` does what 3.12's ``eager_start`` does; the task, made
+        first, then ends on the next turn with nothing left to run.
         """
         loop, name = asyncio.get_running_loop(), f"genmcp:{self._job.label}"
         if sys.version_info >= (3, 12):
             self.task = asyncio.Task(self._run(), loop=loop, name=name, eager_start=True)
-        else:
-            self.task = loop.create_task(self._run(), name=name)
+        else:  # the same, done by hand (call.eager)
+            self.task = eager_task(loop, self._run(), name)
 
     @classmethod
     def answered(cls, request: Request, final: Answer) -> Call:

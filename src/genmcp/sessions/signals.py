@@ -36,6 +36,7 @@ from functools import partial
 from typing import Any, Final, final
 
 from genmcp.call.call import Call
+from genmcp.call.lifecycle import Phase
 from genmcp.protocol.jsonrpc import RequestId
 from genmcp.storage import Broker, Subscription
 
@@ -106,8 +107,9 @@ class CallSignals:
         not by a task done callback: that would cost a loop handle on every call)."""
         kind = type(request_id)  # _key's usual case inline: no frame (the hot path)
         key = (session, request_id) if kind is str or kind is int else _key(session, request_id)
-        self._calls[key] = call
-        call.when_done(partial(self._forget, key, call))  # a C call: no lambda frame
+        if call.phase is not Phase.DONE:  # else answered in its first step (the hot path)
+            self._calls[key] = call
+            call.when_done(partial(self._forget, key, call))  # a C call: no lambda frame
         if self._early and self._early.pop(key, 0.0) > time.monotonic():
             call.cancel()  # its cancel came first
 
