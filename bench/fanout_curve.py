@@ -18,6 +18,11 @@ figure; the idle rate times the burst's wall time is subtracted for the net figu
 alternate point by point (base N1, new N1, base N2, ...), ``--runs`` times. With
 ``--profile`` the server runs under cProfile and writes its stats next to the results.
 
+Knobs (the server's environment): ``FANOUT_KEEPALIVE_S`` sets the streams' ``keepalive_s``
+(0: no keepalive pings, so that only the fan-out is measured); ``FANOUT_GC=off`` disables the
+cyclic collector. The server counts its collections by generation (``GET /_gc``), reported
+per point with the CPU spent in them.
+
 Stdlib only (the server side imports the tree's genmcp, FastAPI and uvicorn from the
 interpreter given by ``--python``).
 """
@@ -57,7 +62,12 @@ def serve(port: int, profile: str | None) -> None:
         resources=[StaticResource(uri=URI, name="fanout", text="x", mime_type="text/plain")],
     )
     app = FastAPI()
-    app.include_router(mcp_router(suite=suite), prefix="/mcp")
+    keepalive = (
+        {"keepalive_s": float(os.environ["FANOUT_KEEPALIVE_S"])}
+        if os.environ.get("FANOUT_KEEPALIVE_S")
+        else {}
+    )
+    app.include_router(mcp_router(suite=suite, **keepalive), prefix="/mcp")
 
     @app.post("/_notify")
     async def notify() -> dict[str, bool]:
