@@ -11,7 +11,7 @@ Layers, lowest first (a module imports only from its own layer or below;
     tools, prompts, resources,  the public behaviours (apps: AppView, an MCP Apps view;
     apps, skills/               skills: Skill, SkillRepo, the Skills extension)
     functions                   @tool, @prompt, @resource: a function as a behaviour class
-    channel                     Channel, Mailbox, Outbox
+    outbox, channel             Outbox: a request's events; Channel, Mailbox
     storage/, visibility        Broker, SessionRegistry, Stores: memory, Redis; who sees what
     call/                       the request in flight: Call, its phase table, Job, the relay
     catalogs/                   one catalog per feature with its handlers; outcome -> result

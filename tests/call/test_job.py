@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from genmcp.call.job import HookJob, Job, plain_result
-from genmcp.channel import Channel, Mailbox, Outbox
+from genmcp.channel import Channel, Mailbox
 from genmcp.errors import MCPError
+from genmcp.outbox import Outbox
 
 
 class Bare(Job):

@@ -31,7 +31,7 @@ ALLOWED: Final[dict[str, str]] = {
     ),
     "genmcp.fastapi.depends._dependants": "a memo per dependency (code: bounded)",
     "genmcp.fastapi.gcfreeze._frozen": "gc.freeze is the process's: once per process",
-    "genmcp.protocol.legacy._KNOWN": "a memo per shape and supported version (bounded)",
+    "genmcp.protocol.legacy_schemas._KNOWN": "a memo per shape and supported version (bounded)",
     "genmcp.schema.keywords._CHECKERS": "a memo per jsonschema class (bounded)",
     "genmcp.schema.keywords._CLASSES": "a memo per jsonschema class (bounded)",
     "genmcp.schema.offload._pool": (

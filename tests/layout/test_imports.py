@@ -175,7 +175,7 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.schema",),
     ("genmcp.client",),
     ("genmcp.context",),
-    ("genmcp.outcomes", "genmcp.behaviour", "genmcp.channel", "genmcp.caller"),
+    ("genmcp.outcomes", "genmcp.behaviour", "genmcp.outbox", "genmcp.channel", "genmcp.caller"),
     ("genmcp.tools", "genmcp.prompts", "genmcp.resources", "genmcp.apps", "genmcp.skills",
      "genmcp.functions"),
     ("genmcp.storage", "genmcp.visibility"),

@@ -36,9 +36,10 @@ from genmcp.call import lifecycle
 from genmcp.call.eager import eager_task
 from genmcp.call.job import Asker, CallObserver, Job, plain_result
 from genmcp.call.lifecycle import Leaving, Phase, Trigger
-from genmcp.channel import Channel, Mailbox, Outbox
+from genmcp.channel import Channel, Mailbox
 from genmcp.errors import MCPError, internal_error
 from genmcp.events import ENDED, Answer
+from genmcp.outbox import Outbox
 from genmcp.outcomes import Stream
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
 from genmcp.protocol.languages import with_content_language

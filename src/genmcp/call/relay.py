@@ -15,7 +15,7 @@ A codec per era:
 
 - :data:`MODERN` (2026-07-28): the identity.
 - :class:`LegacyCodec` (2025 revisions): notifications and results as the session's
-  revision knows them (``genmcp.protocol.legacy``).
+  revision knows them (``genmcp.protocol.legacy_results``).
 
 It sits below the transports (in ``genmcp.call``) so the task service reads through it too.
 Imports asyncio and genmcp's events and protocol; never a transport or a web framework.
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, final
 from typing import Final as Constant
 
 from genmcp.events import Answer, Ended, Event, Interim
-from genmcp.protocol import legacy
+from genmcp.protocol import legacy_results
 
 if TYPE_CHECKING:
     from genmcp.call.call import Call
@@ -73,14 +73,14 @@ class LegacyCodec:
         self.method, self.version = method, version
 
     def interim(self, message: dict[str, Any]) -> dict[str, Any]:
-        return legacy.legacy_message(message, self.version)
+        return legacy_results.legacy_message(message, self.version)
 
     def final(self, final: Answer) -> Answer:
         response = final.response
         if "result" in response:
-            result = legacy.legacy_result(self.method, response["result"], self.version)
+            result = legacy_results.legacy_result(self.method, response["result"], self.version)
             return Answer({"jsonrpc": "2.0", "id": response.get("id"), "result": result})
-        error = legacy.legacy_error(self.method, response.get("error"))
+        error = legacy_results.legacy_error(self.method, response.get("error"))
         return Answer({"jsonrpc": "2.0", "id": response.get("id"), "error": error}, final.reason)
 
 

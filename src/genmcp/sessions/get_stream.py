@@ -34,7 +34,7 @@ import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
-from genmcp.protocol import legacy
+from genmcp.protocol import legacy_results
 from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.methods import RESOURCES_UPDATED
 from genmcp.sessions.rounds import end_topic
@@ -174,7 +174,7 @@ class SessionStream:
                         yield event
                 elif topic == CHANGES:  # no change log: the events carry no id
                     if await self._wanted(message, live=True):
-                        yield None, legacy.legacy_message(message, self._version)
+                        yield None, legacy_results.legacy_message(message, self._version)
                 else:
                     return  # the session ended, or a newer GET replaced this one
         finally:
@@ -217,7 +217,7 @@ class SessionStream:
             if isinstance(message, dict) and await self._wanted(message, live=True):
                 if isinstance(wake.get("e"), str):  # read later with the others: skipped then
                     self._ahead.add(wake["e"])
-                yield None, legacy.legacy_message(message, self._version)
+                yield None, legacy_results.legacy_message(message, self._version)
             return
         async for event in self._named(entries, live=True):
             yield event
@@ -229,7 +229,7 @@ class SessionStream:
                 self._ahead.discard(entry)
                 continue
             if message is not None and await self._wanted(message, live=live):
-                yield self._id(entry), legacy.legacy_message(message, self._version)
+                yield self._id(entry), legacy_results.legacy_message(message, self._version)
 
     async def _resync(self) -> AsyncIterator[SSEPair]:
         """The resumed-from entry is lost: tell the client to fetch whatever may have changed."""
@@ -239,7 +239,7 @@ class SessionStream:
         messages += [notification(_UPDATED, {"uri": uri}) for uri in sorted(await self._uris())]
         name = None if self._cursor is None else self._id(self._cursor)
         for n, message in enumerate(messages, 1):  # the last one carries the new cursor
-            translated = legacy.legacy_message(message, self._version)
+            translated = legacy_results.legacy_message(message, self._version)
             yield (name if n == len(messages) else None), translated
         if not messages and name is not None and self.retry_ms is not None:
             yield name, None

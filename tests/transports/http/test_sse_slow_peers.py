@@ -25,8 +25,8 @@ import pytest
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Stream, Tool, ToolRequest, call_tool_result, mcp_router
-from genmcp.channel import OUTBOX_CAPACITY, Outbox
 from genmcp.events import Answer, Interim
+from genmcp.outbox import OUTBOX_CAPACITY, Outbox
 from support.client import ModernClient
 from support.server import LiveServers
 
