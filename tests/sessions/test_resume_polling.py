@@ -48,6 +48,14 @@ class Polled(
         return Result(call_tool_result(text="answered after the close"))
 
 
+class ClosedThenAnswered(
+    Tool, name="closed_then_answered", description="Closes its stream and answers at once."
+):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        channel.close_stream()  # no await after it: the call ends in its first step
+        return Result(call_tool_result(text="answered in the first step"))
+
+
 class Ticks(Tool, name="ticks", description="Sends a log every 50 ms for 5 s, then answers."):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
         for tick in range(100):
@@ -67,7 +75,8 @@ class Held(Tool, name="held", description="Closes its stream and waits to be can
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[str, Suite]]:
-    suite = Suite(server_name="polling", server_version="1", tools=[Polled, Ticks, Held])
+    tools = [Polled, ClosedThenAnswered, Ticks, Held]
+    suite = Suite(server_name="polling", server_version="1", tools=tools)
     with LiveServer(app_of(suite, stream_retry_ms=RETRY_MS)) as base:
         yield f"{base}/mcp", suite
 
@@ -136,6 +145,20 @@ async def test_a_closed_stream_is_primed_and_resumed_to_its_response(
     assert data_of(await resume(http, url, headers, rest[1].id)) == messages[2:]
     assert await resume(http, url, headers, rest[-1].id) == []  # seen to its end: ends at once
     assert suite.live_workers == 0
+
+
+async def test_a_call_that_closes_its_stream_and_answers_in_its_first_step_is_resumable(
+    served: tuple[str, Suite], http: httpx.AsyncClient
+) -> None:
+    # a call started eagerly (3.12, and 3.11 through call.eager) is done when the session
+    # answers the POST: its stream was still opened, so its events are logged with ids
+    url, _suite = served
+    headers = await open_session(http, url, initialized=True)
+    [priming] = await post(http, url, tool_call(7, "closed_then_answered"), headers)
+    assert priming.data == "" and priming.id
+    [answer] = data_of(await resume(http, url, headers, priming.id))
+    assert answer["id"] == 7
+    assert answer["result"]["content"][0]["text"] == "answered in the first step"
 
 
 @pytest.mark.parametrize("version", ["2025-06-18", "2025-03-26"])

@@ -42,7 +42,6 @@ from functools import partial
 from typing import Any, Final, NamedTuple
 
 from genmcp.call.call import Call
-from genmcp.call.lifecycle import Phase
 from genmcp.call.relay import MODERN, Codec, LegacyCodec
 from genmcp.catalogs.request_state import principal_of
 from genmcp.errors import MCPError
@@ -447,8 +446,9 @@ class LegacyServer:
         journal = None
         if call.task is not None:  # in flight: cancellable through the session, id reserved
             self.signals.track(session.key, request.id, call)
-            # its events are logged if it streams (made then); answered already, it won't
-            if self.events is not None and call.phase is not Phase.DONE:
+            # its events are logged if it streams (made then); even one answered in its first
+            # step may have opened its stream (SSE polling: the client resumes by event id)
+            if self.events is not None:
                 journal = partial(self._journal, session, request.id)
         codec = self._call_codecs.get(session.version) if method == TOOLS_CALL else None
         if codec is None:
