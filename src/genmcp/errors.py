@@ -21,7 +21,7 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │   │       ``input_refused`` in a prompt or a resource
     │   └── StorageUnavailable  [storage.guard]
     │           shared storage down, hung or refusing: 503 with ``Retry-After``
-    ├── SealError  [sealing]
+    ├── SealError  [sealing.tokens]
     │       a token failed to unseal (malformed, tampered, expired, audience); the catalogs
     │       answer -32602 (bad cursor, bad requestState), a session id 404
     ├── InvalidArguments  [schema.compile]
@@ -113,7 +113,7 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │           a behaviour's hook returned what its contract does not allow (a server bug;
     │           the message names the kind, the name, the hook and the value)
     ├── ValueError
-    │   ├── WeakKeyError  [sealing]
+    │   ├── WeakKeyError  [sealing.tokens]
     │   │       a secret key too short to sign tokens: raised when the server is built
     │   ├── BuildError  [routes_as_tools.arguments]
     │   │       a selected route cannot become a tool (the message names it): at build time

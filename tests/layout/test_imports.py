@@ -72,13 +72,14 @@ PURE_OUTSIDE_PROTOCOL: Final = frozenset(
         "genmcp.schema.refs",
         "genmcp.schema.regex",
         "genmcp.schema.wellformed",
-        "genmcp.sealing",
+        *under("genmcp.sealing"),
     }
 )
 """Modules outside ``protocol/`` whose docstrings promise no asyncio and no web framework."""
 
 SELF_CONTAINED: Final = frozenset({"genmcp.errors", "genmcp.sealing"})
-"""Modules that import nothing from genmcp (everything else may build on them)."""
+"""Modules and packages that import nothing from the rest of genmcp (everything else may build
+on them): a module of such a package imports only within its package."""
 
 REDIS_MODULES: Final = frozenset(
     {
@@ -126,9 +127,25 @@ def test_pure_modules_stay_pure() -> None:
     assert {name: found for name, found in impure.items() if found} == {}
 
 
+def outside(root: str, name: str) -> list[str]:
+    """What module ``name`` imports from genmcp outside ``root`` (a module or a package)."""
+    return sorted(
+        each for each in from_genmcp(name) if each != root and not each.startswith(root + ".")
+    )
+
+
 def test_errors_and_sealing_import_nothing_from_genmcp() -> None:
-    users = {name: sorted(from_genmcp(name)) for name in sorted(SELF_CONTAINED)}
+    users = {name: outside(root, name) for root in sorted(SELF_CONTAINED) for name in under(root)}
     assert {name: found for name, found in users.items() if found} == {}
+    assert {"genmcp.sealing.sealer", "genmcp.sealing.tokens"} <= set(users)  # the package's own
+    assert PURE_OUTSIDE_PROTOCOL >= set(under("genmcp.sealing"))
+
+
+def test_a_self_contained_package_may_import_only_itself() -> None:
+    assert outside("genmcp.sealing", "genmcp.sealing.sealer") == []  # it imports its own modules
+    assert from_genmcp("genmcp.sealing.sealer")
+    assert outside("genmcp.seal", "genmcp.sealing.sealer")  # a mere prefix is another module
+    assert outside("genmcp.sealing.tokens", "genmcp.sealing.sealer")  # and a sibling is outside
 
 
 def test_only_the_fastapi_adapter_imports_the_web_framework() -> None:

@@ -1,8 +1,8 @@
-"""sealing with ``encrypt=True``: AES-256-GCM tokens that say nothing of what they carry.
+"""genmcp.sealing.encrypted: AES-256-GCM tokens that say nothing of what they carry.
 
-The ``v2.`` tokens of requestState and resource cursors: opaque, every bit authenticated,
-purpose-, audience- and age-bound like the signed ones, and a list of keys for rotation
-(the first encrypts, every one decrypts). Then a real requestState on the wire.
+The ``v2.`` tokens of requestState and resource cursors (``encrypt=True``): opaque, every bit
+authenticated, purpose-, audience- and age-bound like the signed ones, and a list of keys for
+rotation (the first encrypts, every one decrypts).
 """
 
 from __future__ import annotations
@@ -14,10 +14,22 @@ from typing import Any
 import pytest
 
 from genmcp.sealing import MAX_TOKEN_CHARS, SEALED_PREFIX, Sealer, SealError
+from genmcp.sealing.encrypted import ciphers, decrypt, encrypt
 
 KEY_A = "a" * 40
 KEY_B = "b" * 40
 SECRET = "the-tool-kept-this-secret-4242"
+VECTOR_KEYS = [b"genmcp fixed test vector key one!", b"genmcp fixed test vector key two!"]
+PAYLOAD = {"tool": "add", "n": [1, 2.5, None, True], "s": "h\u00e9"}
+MINTED = (
+    "v2.bzkWI8n2k_2W6OjitIqbSvAhAYHISjw9t4ukCPx-qna96uh80WHRkMH7XHE82VSxa2Aal0DW9t9V9lioes8JHpD8"
+    "IfvJxn7FSDk2daKdJdPDLrHrhgye1igz1SUIJ2vs"
+)
+MINTED_FOR_WEATHER = (
+    "v2.sxbV0lc_2KmwyJLY5UMHudQg661DBpiOU6zqELLMNh2KHGtZz8QiuBXdBAD7CunoikLEsAFLPIdq9_2L3EPAICsS"
+    "tQnnXxKPsCPa3GxV1UiyONEoaFs-XGtkMD4LXSywuiZfO3o"
+)
+"""Encrypted by genmcp.sealing as one module (before the package), on 2026-12-07: they open."""
 
 
 def raw(token: str) -> bytes:
@@ -29,6 +41,30 @@ def reason_of(sealer: Sealer, token: Any, purpose: str = "requestState", **kw: A
     with pytest.raises(SealError) as info:
         sealer.unseal(purpose, token, encrypted=True, **kw)
     return info.value.reason
+
+
+def test_tokens_minted_before_the_package_still_open() -> None:
+    forever = 10.0**10
+    sealer = Sealer(VECTOR_KEYS)
+    assert sealer.unseal("requestState", MINTED, encrypted=True, max_age_s=forever) == PAYLOAD
+    weather = Sealer(VECTOR_KEYS[1:], audience="weather")
+    assert weather.unseal("cursor", MINTED_FOR_WEATHER, encrypted=True, max_age_s=forever) == (
+        PAYLOAD
+    )
+    assert reason_of(Sealer(VECTOR_KEYS[:1]), MINTED_FOR_WEATHER, "cursor") == "tampered"
+    assert reason_of(Sealer(VECTOR_KEYS), MINTED_FOR_WEATHER, "cursor") == "audience"
+
+
+def test_one_cipher_per_key_and_the_first_encrypts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(time, "time", lambda: 1_800_000_000.75)
+    by_kid = ciphers([KEY_A.encode(), KEY_B.encode(), KEY_A.encode()])
+    assert len(by_kid) == 2 and all(len(kid) == 4 for kid in by_kid)
+    token = encrypt(by_kid, "salt", "srv", {"n": 1})
+    assert raw(token)[:4] == next(iter(by_kid))
+    issued_at, audience, payload = decrypt(by_kid, "p", "salt", token, False)
+    assert (issued_at, audience, payload) == (1_800_000_000, "srv", {"n": 1})
+    with pytest.raises(SealError, match="does not decrypt"):
+        decrypt(by_kid, "p", "another salt", token, False)
 
 
 @pytest.mark.parametrize(
