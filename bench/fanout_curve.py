@@ -20,8 +20,9 @@ alternate point by point (base N1, new N1, base N2, ...), ``--runs`` times. With
 
 Knobs (the server's environment): ``FANOUT_KEEPALIVE_S`` sets the streams' ``keepalive_s``
 (0: no keepalive pings, so that only the fan-out is measured); ``FANOUT_GC=off`` disables the
-cyclic collector. The server counts its collections by generation (``GET /_gc``), reported
-per point with the CPU spent in them.
+cyclic collector; ``FANOUT_REDIS=redis://...`` hands the change out through a ``RedisBroker``
+on that server (its notice stream) instead of the in-memory broker. The server counts its
+collections by generation (``GET /_gc``), reported per point with the CPU spent in them.
 
 Stdlib only (the server side imports the tree's genmcp, FastAPI and uvicorn from the
 interpreter given by ``--python``).
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 TICK = os.sysconf("SC_CLK_TCK")
@@ -56,10 +58,16 @@ def serve(port: int, profile: str | None) -> None:
 
     from genmcp import StaticResource, Suite, mcp_router
 
+    broker: Any = None
+    if os.environ.get("FANOUT_REDIS"):  # the knob: a RedisBroker (its notice stream) instead
+        from genmcp.storage.redis import RedisBroker
+
+        broker = RedisBroker.from_url(os.environ["FANOUT_REDIS"], prefix=f"fanout-{port}:")
     suite = Suite(
         server_name="fanout",
         server_version="1",
         resources=[StaticResource(uri=URI, name="fanout", text="x", mime_type="text/plain")],
+        broker=broker,
     )
     app = FastAPI()
     keepalive = (

@@ -15,8 +15,9 @@ from collections.abc import AsyncIterator
 import pytest
 from redis import asyncio as aioredis
 
+from genmcp.storage.fanout import FANOUT_CHUNK
 from genmcp.storage.redis import RedisBroker
-from genmcp.storage.redis.broker import CATALOG_TTL_MS
+from genmcp.storage.redis.broker import CATALOG_TTL_MS, RedisSubscription
 
 
 @pytest.fixture
@@ -136,3 +137,76 @@ async def test_a_catalog_version_stays_newer_than_any_before_redis_lost_the_log(
     after = await two.record_change("tool:t0", {"op": "remove"})
     assert after > max(before)
     assert await one.changes() == [{"op": "remove", "version": after}]
+
+
+# -- the hand-out to many local subscribers (storage.fanout, issue 50) ----------------------
+
+
+def fed(subscriptions: list[RedisSubscription]) -> int:
+    """How many of ``subscriptions`` hold a message they have not read."""
+    return sum(not s._queue.empty() for s in subscriptions)
+
+
+@pytest.mark.parametrize("topic", ["plain", "genmcp.changes"])
+async def test_a_large_local_fan_out_lets_woken_readers_run_between_chunks(
+    brokers: list[RedisBroker], topic: str
+) -> None:
+    # Over pub/sub and over the notice stream (a durable topic) alike.
+    one, two, _ = brokers
+    subscriptions = [two.subscribe(topic) for _ in range(FANOUT_CHUNK * 3 + 1)]
+    await subscriptions[0].ready()
+    fed_when_read: list[int] = []  # by each reader: how many had the message then
+
+    async def reader(subscription: RedisSubscription) -> None:
+        await subscription.receive()
+        fed_when_read.append(len(fed_when_read) + fed(subscriptions) + 1)
+
+    readers = [asyncio.ensure_future(reader(s)) for s in subscriptions]
+    await one.publish(topic, "news")
+    await asyncio.wait_for(asyncio.gather(*readers), 5)
+    assert fed_when_read[0] == FANOUT_CHUNK  # not all of them: the loop ran in between
+    assert max(fed_when_read) == len(subscriptions)
+
+
+@pytest.mark.parametrize("topics", [("t", "u"), ("genmcp.changes:t", "genmcp.changes:u")])
+async def test_publishes_reach_a_large_local_fan_out_in_order(
+    brokers: list[RedisBroker], topics: tuple[str, str]
+) -> None:
+    one, two, _ = brokers
+    t, u = topics
+    many = [two.subscribe(t, u) for _ in range(FANOUT_CHUNK * 2 + 5)]
+    few = two.subscribe(u)
+    for subscription in (many[0], few):
+        await subscription.ready()
+    for n in range(5):
+        await one.publish(t if n % 2 == 0 else u, n)
+    expected = [(t if n % 2 == 0 else u, n) for n in range(5)]
+    for subscription in many:
+        assert [await asyncio.wait_for(subscription.receive(), 5) for _ in range(5)] == expected
+    assert [await asyncio.wait_for(few.receive(), 5) for _ in range(2)] == [(u, 1), (u, 3)]
+
+
+async def test_closing_during_a_large_hand_out_ends_every_task_and_delivers_the_rest(
+    redis_url: str, redis_prefix: str
+) -> None:
+    sender = RedisBroker.from_url(redis_url, prefix=redis_prefix)
+    broker = RedisBroker.from_url(redis_url, prefix=redis_prefix)
+    try:
+        subscriptions = [broker.subscribe("t") for _ in range(FANOUT_CHUNK * 4)]
+        await subscriptions[0].ready()
+        # Published meanwhile: this test waits, before the message arrives, on a subscriber
+        # of the first chunk (the first in the broker's set), and so runs right after it.
+        first = next(iter(broker._topics["t"].subscribers))
+        publishing = asyncio.ensure_future(sender.publish("t", "news"))
+        async with asyncio.timeout(5):
+            assert await first.receive() == ("t", "news")
+        assert fed(subscriptions) == FANOUT_CHUNK - 1  # the reader waits between chunks
+        reader = broker._reader
+        assert reader is not None and not reader.done()
+        await broker.aclose()
+        await publishing
+    finally:
+        await sender.aclose()
+    assert reader.done() and all(s.closed for s in subscriptions)
+    assert fed(subscriptions) == len(subscriptions) - 1  # cancelled, it handed out the rest
+    assert [t for t in asyncio.all_tasks() if t.get_name().startswith("genmcp:")] == []

@@ -8,13 +8,13 @@ is Redis's default bound too), ``EventLog`` (the streamed legacy answers, in an
 ``Expiring`` map of at most ``MAX_LOGS`` logs) and the latest catalog change per key.
 Messages are kept and handed over as they are (no JSON copy): don't change them after.
 A publish to more than ``FANOUT_CHUNK`` subscribers hands the message out a chunk at a time,
-the loop running between chunks (``MemoryBroker._hand_out`` says why); a publish made
+the loop running between chunks (``storage.fanout``, which says why); a publish made
 meanwhile is handed out after it, in order, and returns at once.
 Runs on the server's event loop and is not thread-safe, but for one thing: a subscription is
 fed on the loop it was made on. One app may be served by two loops of a process at once (a
 test kit beside a live server, two servers in threads): a change published on one loop must
 wake a stream listening on the other. From genmcp it imports the ``storage`` protocols
-(``InboxFull``) and ``memory.expiring``.
+(``InboxFull``), ``fanout`` and ``memory.expiring``.
 """
 
 from __future__ import annotations
@@ -22,14 +22,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from genmcp.storage import InboxFull
+from genmcp.storage.fanout import Fanout
 from genmcp.storage.memory.expiring import Expiring
 
 __all__ = [
-    "FANOUT_CHUNK",
     "INBOX_SIZE",
     "MAX_LOGS",
     "QUEUE_SIZE",
@@ -42,8 +41,6 @@ log = logging.getLogger("genmcp")
 
 QUEUE_SIZE: Final = 256
 """Most undelivered messages one ``QueuedSubscription`` holds (both brokers)."""
-FANOUT_CHUNK: Final = 64
-"""Subscribers ``MemoryBroker.publish`` hands a message to before the loop runs on."""
 INBOX_SIZE: Final = 10_000
 """Most undelivered messages one inbox holds (both brokers)."""
 MAX_LOGS: Final = 10_000
@@ -147,10 +144,7 @@ class MemoryBroker:
         self._version = 0
         self._logs = Expiring(MAX_LOGS)
         self._entries = 0
-        # published, not yet handed to all its subscribers: (topic, message, subscribers)
-        self._outbox: deque[tuple[str, Any, tuple[Subscriber, ...]]] = deque()
-        self._handed = 0  # of the first in the outbox, the subscribers handed it already
-        self._handing_out = False
+        self._fanout = Fanout()  # published, not yet handed to every subscriber
 
     async def is_alive(self, address: str) -> bool:
         return address in self._inboxes
@@ -208,50 +202,8 @@ class MemoryBroker:
 
     async def publish(self, topic: str, message: Any) -> None:
         """Hand ``message`` to every subscriber of ``topic`` now, in publish order; past
-        ``FANOUT_CHUNK`` subscribers, a chunk at a time (see ``_hand_out``)."""
-        self._outbox.append((topic, message, tuple(self._topics.get(topic, ()))))
-        if self._handing_out:  # a publish is handing out a large fan-out: ours comes after it
-            return
-        self._handing_out = True
-        try:
-            await self._hand_out()
-        finally:
-            self._handing_out = False
-
-    async def _hand_out(self) -> None:
-        """Deliver the outbox in order. A fan-out past ``FANOUT_CHUNK`` subscribers lets the
-        loop run between chunks, so that the readers woken by one chunk write it out before
-        the next: held by 10,000 woken streams at once, each delivery's objects outlived
-        the young collections and every few notifications a full one walked every stream
-        (server CPU per delivery 71 -> 167 µs from 1,000 to 10,000 streams, now flat).
-        Cancelled (or its loop closing) meanwhile, it delivers the rest at once: nothing
-        published is lost."""
-        outbox = self._outbox
-        try:
-            while outbox:
-                topic, message, subscriptions = outbox[0]
-                start = self._handed
-                end = start + FANOUT_CHUNK
-                for subscription in subscriptions[start:end]:
-                    subscription._deliver(topic, message)
-                if end < len(subscriptions):
-                    self._handed = end
-                    await asyncio.sleep(0)  # the woken readers run ...
-                    await asyncio.sleep(0)  # ... and the writers they woke
-                else:
-                    self._handed = 0
-                    outbox.popleft()
-        except BaseException:
-            self._flush()
-            raise
-
-    def _flush(self) -> None:
-        """Deliver what is left of the outbox at once."""
-        while self._outbox:
-            topic, message, subscriptions = self._outbox.popleft()
-            for subscription in subscriptions[self._handed :]:
-                subscription._deliver(topic, message)
-            self._handed = 0
+        ``FANOUT_CHUNK`` subscribers, a chunk at a time (``storage.fanout``)."""
+        await self._fanout.send(topic, message, tuple(self._topics.get(topic, ())))
 
     async def start(self) -> None:
         """Nothing to check in one process."""

@@ -52,6 +52,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from genmcp.storage import durable
+from genmcp.storage.fanout import Fanout
 from genmcp.storage.memory.broker import QueuedSubscription
 from genmcp.storage.redis.eviction import check_eviction
 from genmcp.storage.redis.inbox import RedisInbox, RedisInboxes
@@ -122,6 +123,8 @@ class RedisBroker(RedisPart):
     Two tasks run once something subscribed: one sends ``SUBSCRIBE``/``UNSUBSCRIBE`` in
     order (retrying while Redis is unreachable), one reads the connection and hands each
     message to the local subscriptions of its topic. ``aclose`` ends both.
+    Both readers (pub/sub and the notice stream) hand out through one ``storage.fanout``:
+    past ``FANOUT_CHUNK`` local subscribers a chunk at a time, in the order read.
     """
 
     def __init__(
@@ -137,6 +140,7 @@ class RedisBroker(RedisPart):
         self._writer: asyncio.Task[None] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
+        self._fanout = Fanout()  # read, not yet handed to every local subscriber
         self.inboxes = RedisInboxes(client, prefix=self._prefix, options=self.options)
         self._record = client.register_script(_RECORD)
         self._ack = self.options.acknowledged(client)  # logs and catalog changes: replicated
@@ -449,15 +453,15 @@ class RedisBroker(RedisPart):
                 continue
             delay = 0.05
             if message is not None:
-                self._dispatch(message)
+                await self._dispatch(message)
 
-    def _hand_on(self, topic: str, message: Any) -> None:
+    async def _hand_on(self, topic: str, message: Any) -> None:
         """A durable topic's message, read from the notice stream: to its local subscribers."""
         entry = self._topics.get(topic)
-        for subscription in tuple(entry.subscribers if entry is not None else ()):
-            subscription._deliver(topic, message)
+        if entry is not None:
+            await self._fanout.send(topic, message, tuple(entry.subscribers))
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
+    async def _dispatch(self, message: dict[str, Any]) -> None:
         kind, channel = message.get("type"), _text(message.get("channel") or b"")
         if not channel.startswith(self._channels):
             return
@@ -482,5 +486,4 @@ class RedisBroker(RedisPart):
         except (TypeError, ValueError):
             log.warning("Redis channel %s carried a message that is not JSON: dropped", channel)
             return
-        for subscription in tuple(entry.subscribers):
-            subscription._deliver(topic, payload)
+        await self._fanout.send(topic, payload, tuple(entry.subscribers))

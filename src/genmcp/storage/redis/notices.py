@@ -29,7 +29,7 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from redis.exceptions import RedisClusterException, RedisError
@@ -54,8 +54,8 @@ SEEN_MARGIN: Final = 1_000
 _BATCH: Final = 1_000
 _FAILURES: Final = (RedisError, RedisClusterException, OSError)
 
-Deliver = Callable[[str, Any], None]
-"""``deliver(topic, message)``: hand one notification to the local subscriptions."""
+Deliver = Callable[[str, Any], Awaitable[None]]
+"""``await deliver(topic, message)``: hand one notification to the local subscriptions."""
 
 
 def _text(value: bytes | str) -> str:
@@ -167,7 +167,7 @@ class NoticeLog:
             delay = 0.05
             for _, entries in raw or ():
                 for entry_id, fields in entries:
-                    self._hand_on(_text(entry_id), fields or {})
+                    await self._hand_on(_text(entry_id), fields or {})
 
     def _rewind(self) -> None:
         """Read again from ``REWIND_MS`` before the newest id handed on (duplicates dropped)."""
@@ -175,7 +175,7 @@ class NoticeLog:
         self._last = f"{max(0, ms - REWIND_MS)}-0" if ms else "0-0"
         self.rewinds += 1
 
-    def _hand_on(self, entry: str, raw: dict[Any, Any]) -> None:
+    async def _hand_on(self, entry: str, raw: dict[Any, Any]) -> None:
         self._last = entry
         fields = {_text(k): _text(v) for k, v in raw.items()}
         event = fields.get("i", entry)
@@ -191,7 +191,7 @@ class NoticeLog:
         except (KeyError, ValueError):
             log.warning("notices: entry %s is not a notification: dropped", entry)
             return
-        self._deliver(fields.get("t", ""), message)
+        await self._deliver(fields.get("t", ""), message)
 
     async def aclose(self) -> None:
         """End the reader and close its client."""
