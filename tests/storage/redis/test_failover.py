@@ -358,6 +358,30 @@ async def test_a_cluster_write_is_acknowledged_once_its_masters_replica_has_it()
         cluster.close()
 
 
+async def test_a_new_session_epoch_is_copied_into_every_bucket_with_a_wait_on_each_master() -> (
+    None
+):
+    # a bucket's copy lost in a failover ends that bucket's sessions (404): the copies are
+    # acknowledged like every other session write (they waited for no replica on a cluster)
+    from genmcp.storage.redis import RedisOptions, RedisSessionRegistry
+
+    cluster = OwnCluster(masters=3, replicas=1).start()
+    roomy = RedisOptions(replica_timeout_s=5.0, deadline_s=15.0)  # a starved replica: no 503
+    registry = RedisSessionRegistry.from_url(cluster.url, prefix="copies:", options=roomy)
+    warm = RedisSessionRegistry.from_url(cluster.url, prefix="warm:", options=roomy)
+    try:
+        await warm.epoch(ttl_s=60)  # the scripts loaded (a NOSCRIPT retry is a second WAIT)
+        before = wait_calls(cluster.url)
+        epoch = await registry.epoch(ttl_s=60)
+        waited = wait_calls(cluster.url) - before
+        assert waited == 2 + 3  # the epoch, its copies (one WAIT per master), ready
+        assert await registry.lookup("s1", epoch, ()) == {}
+    finally:
+        await registry.aclose()
+        await warm.aclose()
+        cluster.close()
+
+
 def cluster_info(port: int) -> str:
     """``INFO replication`` of one node ('' when it does not answer)."""
     import redis

@@ -36,6 +36,8 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar, Unpack
 
+from redis.asyncio import RedisCluster
+
 from genmcp.storage.redis.batch import ScriptBatch
 from genmcp.storage.redis.part import PartOptions, RedisPart
 from genmcp.storage.redis.refusals import refusing
@@ -189,11 +191,27 @@ class RedisSessionRegistry(RedisPart):
         raise RuntimeError("the session epoch keeps changing")  # pragma: no cover
 
     async def _copy(self, epoch: str, millis: int) -> None:
-        def copy(pipe: Any) -> None:
+        """Every bucket's copy of ``epoch``, replicated before the epoch is ready: a copy a
+        failover lost would end its bucket's sessions. On a cluster, one acknowledged
+        pipeline per master (its ``WAIT`` there); elsewhere one."""
+        groups: dict[str, list[str]] = {}
+        client = self._client
+        if isinstance(client, RedisCluster):
+            await client.initialize()  # at once when it knows the nodes already
             for key in self._copies():
+                node = client.get_node_from_key(key)
+                groups.setdefault("" if node is None else str(node.name), []).append(key)
+        else:
+            groups[""] = self._copies()
+
+        def copy(keys: list[str], pipe: Any) -> None:
+            for key in keys:
                 pipe.set(key, epoch, px=millis)
 
-        await self._ack.pipeline(copy)
+        ack = self._ack
+        await asyncio.gather(
+            *(ack.pipeline(functools.partial(copy, keys), keys[0]) for keys in groups.values())
+        )
 
     async def _kept(self, epoch: str, millis: int) -> bool:
         """Whether every bucket still holds ``epoch`` (its copy kept ``millis`` more)."""
