@@ -21,7 +21,7 @@ from genmcp.storage.redis.broker import RedisBroker
 from genmcp.storage.redis.buckets import RedisBuckets
 from genmcp.storage.redis.cache import RedisCacheStore
 from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.part import DEFAULT_PREFIX, close_client
+from genmcp.storage.redis.part import DEFAULT_PREFIX, PartOptions, close_client
 from genmcp.storage.redis.registry import RedisSessionRegistry
 from genmcp.storage.redis.replays import RedisProofReplays
 from genmcp.storage.redis.states import RedisStateStore
@@ -64,15 +64,16 @@ class RedisStores:
         may run at import, in each worker process (never before a fork)."""
         options = RedisOptions() if options is None else options
         client = options.client(url, **connection)
+        part: PartOptions = {"prefix": prefix, "options": options}  # every part's, alike
         return cls(
             client,
-            RedisBroker(client, prefix=prefix, options=options),
-            RedisSessionRegistry(client, prefix=prefix, options=options),
-            RedisTaskStore(client, prefix=prefix, options=options),
-            RedisBuckets(client, prefix=prefix, options=options),
-            RedisProofReplays(client, prefix=prefix, options=options),
-            RedisStateStore(client, prefix=prefix, options=options),
-            RedisCacheStore(client, prefix=prefix, options=options),
+            RedisBroker(client, **part),
+            RedisSessionRegistry(client, **part),
+            RedisTaskStore(client, **part),
+            RedisBuckets(client, **part),
+            RedisProofReplays(client, **part),
+            RedisStateStore(client, **part),
+            RedisCacheStore(client, **part),
         )
 
     async def aclose(self) -> None:
