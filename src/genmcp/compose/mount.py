@@ -138,15 +138,19 @@ class Mount:
         """Whether :meth:`share_cache` may give it a store (its cache left at the default)."""
         target = url if url is not None else None if command is None else list(command)
         if target is not None:
+            from genmcp.client import Client
             from genmcp.client.limits import DEFAULT_LIMITS
             from genmcp.compose.remote import PROXIES
-            from genmcp.compose.upstream import Upstream
+            from genmcp.compose.upstream import RELAYED, Upstream
 
-            self.upstream = Upstream(
-                target, proxies=PROXIES, prefix=self.prefix, timeout_s=timeout_s,
-                failures=failures, cooldown_s=cooldown_s, token=token, headers=headers,
-                http=http, resources=resources, protocol=protocol, env=env, cwd=cwd,
+            client = Client(
+                target, token=token, headers=headers, http=http, timeout=timeout_s,
+                protocol=protocol, capabilities=RELAYED, env=env, cwd=cwd,
                 limits=limits or DEFAULT_LIMITS, cache=True if cache is None else cache,
+            )  # fmt: skip
+            self.upstream = Upstream(
+                target, client, proxies=PROXIES, prefix=self.prefix, timeout_s=timeout_s,
+                failures=failures, cooldown_s=cooldown_s, resources=resources,
             )  # fmt: skip
 
     def __repr__(self) -> str:

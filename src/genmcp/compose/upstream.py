@@ -33,13 +33,10 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from genmcp.client import (
     Client,
     ClientError,
-    ClientLimits,
     DeadlineExceeded,
     LimitExceeded,
     RPCError,
 )
-from genmcp.client.cache import CacheStore
-from genmcp.client.limits import DEFAULT_LIMITS
 from genmcp.compose.pending import PendingCalls
 from genmcp.compose.subscriptions import UpstreamSubscriptions
 from genmcp.errors import MISSING_CAPABILITY, REQUEST_TIMEOUT, MCPError
@@ -56,8 +53,6 @@ from genmcp.resources import ResourceRepo
 from genmcp.tools import Tool
 
 if TYPE_CHECKING:
-    import httpx
-
     from genmcp.suite import Suite
 
 __all__ = ["Breaker", "Proxies", "Upstream", "UpstreamDown"]
@@ -125,46 +120,32 @@ class Upstream:
 
     Args:
         target: the upstream MCP endpoint URL, or a stdio server's command (a list).
+        client: the ``Client`` of ``target``, declaring :data:`RELAYED` as its capabilities
+            (the mount makes it with its connection options: token, headers, limits, cache...).
         proxies: the entries its tools, prompts and resources are served through.
         prefix: what the mount puts before each name (``"weather_"``, or ``""``).
-        timeout_s: seconds a connect or a read may take upstream.
+        timeout_s: seconds a connect or a read may take upstream (the client's ``timeout``).
         failures, cooldown_s: the circuit breaker.
-        token, headers, http: the ``Client``'s (``http``: an ``httpx.AsyncClient`` to share).
         resources: serve the upstream's resources too (proxy mode).
-        protocol: the upstream's revision instead of probing it.
-        env, cwd: a stdio server's extra environment and working directory.
-        limits: the bounds the upstream is held to (the ``Client``'s).
-        cache: the ``Client``'s response cache (True: its own memory; a shared store).
     """
 
     def __init__(
         self,
         target: str | Sequence[str],
+        client: Client,
         *,
         proxies: Proxies,
         prefix: str,
         timeout_s: float,
         failures: int,
         cooldown_s: float,
-        token: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        http: httpx.AsyncClient | None = None,
         resources: bool = False,
-        protocol: str | None = None,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        limits: ClientLimits = DEFAULT_LIMITS,
-        cache: bool | CacheStore = True,
     ) -> None:
         self.proxies, self.prefix, self.timeout_s = proxies, prefix, timeout_s
         self.target = target if isinstance(target, str) else list(target)
         self.resources = resources
         self.templates: list[dict[str, Any]] | None = None  # served by the proxies' repo
-        self.client = Client(
-            target, token=token, headers=headers, http=http, timeout=timeout_s,
-            protocol=protocol, capabilities=RELAYED, env=env, cwd=cwd, limits=limits,
-            cache=cache,
-        )  # fmt: skip
+        self.client = client
         self.url = self.client.url
         """The URL, or the stdio command as one line: what messages and logs name."""
         self._modern = False
