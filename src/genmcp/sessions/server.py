@@ -17,8 +17,9 @@ also holds the registry's epoch when it began: a registry that lost its data sin
 restarted empty) refuses it, so an ended session never comes back. A request costs one
 registry round trip (``sessions.lookup``); cancellations travel on one subscription per
 process (``sessions.signals``); ``ping``, ``logging/setLevel`` and ``resources/(un)subscribe``
-are the session's own (``sessions.session_methods``). Shared storage down or hung: ``StorageUnavailable``
-(``storage_unavailable``, HTTP 503 with ``Retry-After``) within its deadline.
+are the session's own (``sessions.session_methods``). Shared storage down or hung:
+``StorageUnavailable`` (``storage_unavailable``, HTTP 503 with ``Retry-After``) within its
+deadline.
 
 Session rules, per the 2025 revisions (the statuses are the HTTP transport's): a request
 other than ``initialize`` without a session id is ``session_required`` (400); an unknown,
@@ -71,7 +72,7 @@ from genmcp.sessions.sessions import Session
 from genmcp.sessions.signals import CallSignals
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
-from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
+from genmcp.storage.memory import MemorySessionRegistry
 from genmcp.suite import Suite
 from genmcp.sync.change_log import ChangeLog
 from genmcp.sync.listen import SeenFilter
@@ -144,8 +145,7 @@ class LegacyServer:
             )
         self.suite = suite
         self.registry: SessionRegistry = MemorySessionRegistry() if registry is None else registry
-        broker = getattr(suite, "broker", None) if broker is None else broker
-        self.broker: Broker = MemoryBroker() if broker is None else broker
+        self.broker: Broker = suite.broker if broker is None else broker
         self.session_max_age_s, self.answer_timeout_s = session_max_age_s, answer_timeout_s
         self.max_input_rounds = max_input_rounds
         self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
