@@ -51,7 +51,6 @@ __all__ = ["Journal", "JournalTasks"]
 
 log = logging.getLogger("genmcp")
 
-
 class JournalTasks:
     """The tasks one server's journals run past their streams, kept here from the garbage
     collector: the rest of polled Calls being logged (``following``: awaited at shutdown,
