@@ -1,14 +1,12 @@
-"""genmcp.suite: dispatch through the method table (``wiring`` builds it), capabilities.
+"""genmcp.suite: capabilities and ``server/discover`` derived from what is served, the lists.
 
 Each request goes through the real ``Suite.handle`` and the real relay (``support.answers``);
-what the tools themselves do is in tests/test_suite_tools.py.
+the method table's dispatch is in tests/test_dispatch.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-import pytest
 
 from genmcp import (
     Channel,
@@ -29,7 +27,6 @@ from genmcp import (
 from genmcp.protocol import methods
 from genmcp.protocol.jsonrpc import Request
 from support.answers import answer_of
-from tests.test_wiring import SERVED
 
 KEY = "s" * 48
 TASKS = "io.modelcontextprotocol/tasks"
@@ -85,67 +82,6 @@ def everything() -> Suite:
         prompts=[Hello],
         resources=[Files, StaticResource(uri="x://a", name="a", text="a")],
     )
-
-
-# -- the method table --------------------------------------------------------------------
-
-@pytest.mark.parametrize(
-    "method",
-    sorted(
-        (methods.REQUESTS - set(SERVED)) | {"tools/unknown", "nope", ""},
-    ),
-)
-async def test_any_other_method_is_method_not_found(method: str) -> None:
-    response = await ask(everything(), method)
-    assert response["error"]["code"] == -32601
-    assert response["error"]["message"] == f"Method not found: {method}"
-
-
-@pytest.mark.parametrize(
-    ("method", "params"),
-    [
-        (methods.PROMPTS_LIST, {}),
-        (methods.PROMPTS_GET, {"name": "hello"}),
-        (methods.RESOURCES_LIST, {}),
-        (methods.RESOURCES_TEMPLATES_LIST, {}),
-        (methods.RESOURCES_READ, {"uri": "x://a"}),
-        (
-            methods.COMPLETION_COMPLETE,
-            {
-                "ref": {"type": "ref/prompt", "name": "hello"},
-                "argument": {"name": "a", "value": ""},
-            },
-        ),
-        (methods.TASKS_GET, {"taskId": "t"}),
-        (methods.SKILLS_LIST, {}),
-        (methods.SKILLS_GET, {"uri": "skill://a/SKILL.md"}),
-        (methods.RESOURCES_DIRECTORY_READ, {"uri": "skill://a"}),
-    ],
-)
-async def test_a_method_of_a_capability_not_served_is_method_not_found(
-    method: str, params: dict[str, Any]
-) -> None:
-    response = await ask(tools_only(), method, params, tasks=True)
-    assert response["error"]["code"] == -32601
-
-
-async def test_tools_list_is_served_even_without_tools() -> None:
-    suite = Suite(server_name="s", server_version="1", secret_key=KEY)
-    response = await ask(suite, methods.TOOLS_LIST)
-    assert response["result"]["tools"] == []
-
-
-async def test_each_catalogs_methods_answer_through_the_table() -> None:
-    suite = everything()
-    called = await ask(suite, methods.TOOLS_CALL, {"name": "echo", "arguments": {"text": "hi"}})
-    got = await ask(suite, methods.PROMPTS_GET, {"name": "hello"})
-    read = await ask(suite, methods.RESOURCES_READ, {"uri": "file://x"})
-    listed = await ask(suite, methods.RESOURCES_LIST)
-    assert called["result"]["content"][0]["text"] == "hi"
-    assert got["result"]["messages"][0]["content"]["text"] == "hello"
-    assert read["result"]["contents"][0]["text"] == "content"
-    assert [r["uri"] for r in listed["result"]["resources"]] == ["x://a"]
-    assert suite.live_workers == 0
 
 
 # -- server/discover and capabilities ----------------------------------------------------

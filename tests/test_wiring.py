@@ -72,7 +72,7 @@ def test_the_method_table_holds_every_2026_method_and_only_those() -> None:
                           interest=Interest())  # fmt: skip
     assert set(table) == set(SERVED) and table[methods.SERVER_DISCOVER] is discover
     suite = Suite(server_name="s", server_version="1", secret_key=KEY)
-    assert set(suite._methods) == set(SERVED)  # whatever is served: the rest answer -32601
+    assert set(suite._dispatch.methods) == set(SERVED)  # whatever is served: the rest answer -32601
 
 
 class Unstartable:

@@ -1,8 +1,10 @@
 """The Suite: serves tools, prompts and resources over MCP, whatever the transport.
 
-It routes a request to its method handler and derives the capabilities from what is
-configured. Every request comes back as a ``Call`` (``genmcp.call``), answered at once
-or running its job; the transport drains it through the relay. The work per feature lives in
+It derives the capabilities from what is configured and runs the middleware chain around
+its dispatch (``genmcp.dispatch``: a request to its method handler), once ready
+(``genmcp.readiness``: the shared catalog replayed, the mounts started). Every request comes
+back as a ``Call`` (``genmcp.call``), answered at once or running its job; the transport
+drains it through the relay. The work per feature lives in
 its catalog (``genmcp.catalogs``: ``tools``, ``prompts``, ``resources``, ``completion``;
 ``sync.listen``, ``tasks``; together in ``catalogs.served``; the calls in flight in
 ``call.in_flight``), and each catalog exposes the handlers of its methods: the method
@@ -18,33 +20,25 @@ import asyncio
 import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 from genmcp.call.call import Call
-from genmcp.call.job import Asker, Handler, Handlers, Job, Response
+from genmcp.call.job import Asker, Response
 from genmcp.catalogs.apps import is_view, serves_view
 from genmcp.catalogs.prompts import PromptEntry, PromptProvider
 from genmcp.catalogs.resources import ResourceProvider
 from genmcp.catalogs.skills import SkillGroup, SkillProvider
 from genmcp.catalogs.tool_entry import ToolEntry
 from genmcp.catalogs.tools import ToolProvider
-from genmcp.errors import MCPError
-from genmcp.events import Answer
+from genmcp.dispatch import Dispatch
 from genmcp.middleware.chain import NO_CONTEXT, Link, Local, MCPRequest, TransportContext, run_chain
 from genmcp.outcomes import CacheControl
 from genmcp.protocol.icons import checked_icons
-from genmcp.protocol.jsonrpc import Request, error_response, result_response
-from genmcp.protocol.languages import Languages, accepted_languages
-from genmcp.protocol.meta import check_meta, meta_of, request_version
-from genmcp.protocol.methods import (
-    PROMPTS_GET,
-    PROMPTS_LIST,
-    RESOURCES_LIST_CHANGED,
-    RESOURCES_UPDATED,
-    TOOLS_CALL,
-    TOOLS_LIST,
-)
+from genmcp.protocol.jsonrpc import Request
+from genmcp.protocol.languages import Languages
+from genmcp.protocol.methods import RESOURCES_LIST_CHANGED, RESOURCES_UPDATED
 from genmcp.protocol.versions import MODERN_VERSIONS
+from genmcp.readiness import Readiness
 from genmcp.storage import Broker, TaskOptions, TaskStore
 from genmcp.sync.catalog import Watcher
 from genmcp.sync.change_log import ChangeLog
@@ -57,18 +51,6 @@ from genmcp.wiring import Wiring
 __all__ = ["Mountable", "Suite"]
 
 log = logging.getLogger("genmcp")
-
-_MISSES: Final = frozenset({"unknown_tool", "unknown_prompt"})
-"""Refusals a shared catalog re-reads its log before answering (another process's change)."""
-_STRICT: Final = frozenset({TOOLS_LIST, TOOLS_CALL, PROMPTS_LIST, PROMPTS_GET})
-"""The methods that read the shared catalog's log first with ``strict_catalog=True``."""
-
-
-def _retry(
-    handler: Handler, meta: dict[str, Any], assigns: Mapping[str, Any], request: Request
-) -> Job | Response:
-    """The job of a legacy input round's retry: the same method, the retried params."""
-    return handler(request, meta, assigns)
 
 
 class Mountable(Protocol):
@@ -189,7 +171,6 @@ class Suite:
         self.interest = Interest()
         """The resource URIs this process's subscribers hold (a remote mount follows it)."""
         self.middleware: tuple[Link, ...] = tuple(middleware)
-        self._strict = strict_catalog and broker is not None
         self.tasks, self._in_flight, self._mail = parts.tasks, parts.in_flight, parts.mail
         for tool in tools:
             self.add_tool(tool, local=True)  # configuration: each process has it
@@ -202,16 +183,22 @@ class Suite:
         self._mounts = tuple(mounts)
         for mount in self._mounts:  # after the own catalog: a collision names the mount
             mount.attach(self)
-        self._ready = self._catalog.started and not self._mounts
-        # else the first request (or the lifespan) awaits _get_ready
-        self._readying: asyncio.Future[None] | None = None
-        self._methods: Handlers = parts.methods(
+        starts = [functools.partial(mount.start, self) for mount in self._mounts]
+        self._readiness = Readiness(self._catalog, starts)
+        methods = parts.methods(
             self._discover,
             capabilities=lambda: self.capabilities,
             routes=self.routes_resource,
             lists=self.seen_lists,
             interest=self.interest,
         )
+        self._dispatch = Dispatch(methods, readiness=self._readiness, catalog=self._catalog,
+                                  changes=self._changes, tasks=self.tasks,
+                                  in_flight=self._in_flight, mail=self._mail,
+                                  versions=self.supported_versions,
+                                  strict=strict_catalog and broker is not None,
+                                  languages=self.sep2792 is not None)  # fmt: skip
+        self._route = self._dispatch.route  # bound once: the hot path calls it directly
 
     # -- configuration ------------------------------------------------------------
     #
@@ -398,22 +385,7 @@ class Suite:
         self._changes.bind(asyncio.get_running_loop())
         await self.broker.start()  # a shared broker's checks (Redis: eviction)
         await self._catalog.start()
-        await self._get_ready()
-
-    async def _get_ready(self) -> None:
-        """Replay the shared catalog if not yet, and start the mounts once (a remote one
-        lists its upstream); concurrent first requests wait for the same start."""
-        if not self._catalog.started:
-            await self._catalog.start()
-        if self._readying is None:
-            self._readying = asyncio.ensure_future(self._start_mounts())
-        await asyncio.shield(self._readying)
-        self._ready = True
-
-    async def _start_mounts(self) -> None:
-        """Start the mounts side by side: a slow upstream (a stdio process starting, a
-        connect timing out) does not delay the others."""
-        await asyncio.gather(*(mount.start(self) for mount in self._mounts))
+        await self._readiness.wait()  # the mounts start (a remote one lists its upstream)
 
     def mail_address(self) -> str:
         """This Suite's mail address (worker ids name it); alive from now on (heartbeat)."""
@@ -434,8 +406,7 @@ class Suite:
         self._catalog.sync.close()
         for mount in self._mounts:
             await mount.aclose()
-        if self._readying is not None and self._mounts:
-            self._readying, self._ready = None, False  # a next lifespan starts them again
+        self._readiness.reset()  # a next lifespan starts the mounts again
         await self.tasks.close()
         await self._in_flight.shutdown(within_s=5)
 
@@ -448,10 +419,7 @@ class Suite:
 
     def check_request(self, request: Request) -> dict[str, Any]:
         """Check a modern request's ``_meta``; return it (errors per the spec digest §5.5)."""
-        meta = meta_of(request.params)
-        request_version(meta, self.supported_versions)
-        check_meta(meta)
-        return meta
+        return self._dispatch.check(request)
 
     async def handle(
         self,
@@ -474,55 +442,3 @@ class Suite:
             return await self._route(request, assigns, meta, asker)
         start = MCPRequest(request, assigns, context, meta)
         return await run_chain(self.middleware, start, self._route, asker, local)
-
-    async def _route(
-        self,
-        request: Request,
-        assigns: Mapping[str, Any],
-        meta: Any,
-        asker: Asker | None,
-        reread: bool = False,
-    ) -> Call:
-        self._changes.bind(asyncio.get_running_loop())
-        if not self._ready:  # scale-out: other processes' runtime changes, mounts: first
-            await self._get_ready()
-        if self._strict and not reread and request.method in _STRICT:
-            reread = await self._catalog.refresh()  # read after write, whatever the change
-        try:
-            if meta is None:
-                meta = self.check_request(request)
-            handler = self._methods.get(request.method)
-            if handler is None:
-                raise MCPError("method_not_found", f"Method not found: {request.method}")
-            made = handler(request, meta, assigns)
-            task = None
-            if isinstance(made, Job) and made.task_capable:  # else no coroutine at all
-                task = await self.tasks.opened(request, made, meta, assigns)  # a task, or None
-        except MCPError as exc:
-            if exc.reason in _MISSES and not reread and await self._catalog.refresh():
-                return await self._route(request, assigns, meta, asker, True)  # read after write
-            return Call.answered(request, Answer(error_response(request.id, exc), exc.reason))
-        if not isinstance(made, Job):
-            return Call.answered(request, Answer(result_response(request.id, made)))
-        tool_call, in_flight = request.method == TOOLS_CALL, self._in_flight
-        if task is not None:
-            asker = task.asker  # a task asks through tasks/update
-        again = None if asker is None else functools.partial(_retry, handler, meta, assigns)
-        call = Call(
-            request,
-            made,
-            meta=meta,
-            assigns=assigns,
-            on_end=in_flight.forget_worker if tool_call else in_flight.forget_call,
-            factory=again,
-            asker=asker,
-            id_prefix=self._mail.address,
-            languages=None if self.sep2792 is None else accepted_languages(meta),
-        )
-        (in_flight.workers if tool_call else in_flight.calls)[call.id] = call
-        if task is None:
-            call.start()
-            return call
-        created = self.tasks.run(request, task, call)  # the CreateTaskResult, answered now
-        call.start()  # the work runs on as the task, drained into its record
-        return created

@@ -19,7 +19,7 @@ from genmcp import Suite, Tool, mcp_router
 from genmcp.cli.install import weak_key
 from genmcp.errors import TOOL_CRASH_HINT, CallbackReturnError
 from genmcp.fastapi.lifespan import LifespanError
-from genmcp.sessions.server import FOREIGN_SESSION
+from genmcp.sessions.lookup import FOREIGN_SESSION
 from genmcp.sessions.session_ids import UNKNOWN_KEY
 from genmcp.testing import MCPTestClient
 

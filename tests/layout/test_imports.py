@@ -201,6 +201,8 @@ LAYERS: Final[tuple[tuple[str, ...], ...]] = (
     ("genmcp.tasks",),
     ("genmcp.sync",),
     ("genmcp.middleware", "genmcp.user_state"),
+    ("genmcp.readiness",),
+    ("genmcp.dispatch",),
     ("genmcp.suite", "genmcp.wiring"),
     ("genmcp.compose", "genmcp.search"),
     ("genmcp.sessions",),

@@ -97,61 +97,6 @@ async def test_initialized_is_accepted_with_202_and_no_body(
     assert reply.body == b""
 
 
-# -- MCP-Protocol-Version -------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("version", VERSIONS)
-async def test_protocol_version_header_rules(
-    connect: Callable[..., LegacyClient], version: str
-) -> None:
-    client = await opened(connect, version)
-    assert (await client.request("tools/list")).status == 200
-    absent = await client.request("tools/list", headers={"MCP-Protocol-Version": None})
-    assert absent.status == 200  # the negotiated version is assumed
-    other = next(v for v in VERSIONS if v != version)
-    mismatch = await client.request("tools/list", headers={"MCP-Protocol-Version": other})
-    assert_error(mismatch, 400, INVALID_REQUEST)
-    bogus = await client.request(
-        "tools/list", headers={"MCP-Protocol-Version": "v999"}, validate=False
-    )
-    assert bogus.status == 400
-
-
-# -- ping, logging ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("version", VERSIONS)
-async def test_ping_and_set_level_answer_empty_results(
-    connect: Callable[..., LegacyClient], version: str
-) -> None:
-    client = await opened(connect, version)
-    ping = await client.request("ping")
-    assert (ping.status, ping.result) == (200, {})
-    level = await client.request("logging/setLevel", {"level": "debug"})
-    assert (level.status, level.result) == (200, {})
-    bad = await client.request("logging/setLevel", {"level": "loud"})
-    assert_error(bad, 200, INVALID_PARAMS)
-
-
-@pytest.mark.parametrize("version", VERSIONS)
-async def test_logs_reach_the_call_stream_only_at_the_level_set(
-    connect: Callable[..., LegacyClient], version: str
-) -> None:
-    client = await opened(connect, version)
-    silent = await client.request("tools/call", {"name": "chatty"})
-    assert [n for n in silent.notifications if n["method"] == "notifications/message"] == []
-    await client.request("logging/setLevel", {"level": "info"})
-    loud = await client.request("tools/call", {"name": "chatty"})
-    logs = [n["params"] for n in loud.notifications if n["method"] == "notifications/message"]
-    assert logs == [{"level": "info", "logger": "chatty", "data": {"step": i}} for i in (1, 2, 3)]
-    assert loud.result["content"] == [{"type": "text", "text": "done"}]
-    await client.request("logging/setLevel", {"level": "error"})
-    quiet = await client.request("tools/call", {"name": "chatty"})
-    assert quiet.notifications == []
-    other = await opened(connect, version)  # the level belongs to its session
-    assert (await other.request("tools/call", {"name": "chatty"})).notifications == []
-
-
 # -- results per revision -------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ import httpx
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Tool, ToolRequest, call_tool_result, mcp_router
-from genmcp.sessions.server import SESSION_ENDED
+from genmcp.sessions.lookup import SESSION_ENDED
 from support.legacy_http import open_session
 from support.server import LiveServers
 

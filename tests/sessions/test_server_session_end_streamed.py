@@ -19,7 +19,8 @@ import httpx
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Suite, Tool, ToolRequest, call_tool_result, mcp_router
-from genmcp.sessions.server import SESSION_ENDED, LegacyServer
+from genmcp.sessions.lookup import SESSION_ENDED
+from genmcp.sessions.server import LegacyServer
 from support.legacy_http import open_session
 from support.server import LiveServers
 from support.sse import SSEEvent, SSEParser

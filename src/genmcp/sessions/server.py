@@ -15,9 +15,11 @@ cannot say lives behind ``storage.SessionRegistry`` (ended sessions, the log lev
 ``storage.Broker`` (cancellations, answers to server requests, the GET stream). A session id
 also holds the registry's epoch when it began: a registry that lost its data since (Redis
 restarted empty) refuses it, so an ended session never comes back. A request costs one
-registry round trip (``SessionRegistry.lookup``); cancellations travel on one subscription
-per process (``legacy.signals``). Shared storage down or hung: ``StorageUnavailable``
-(``storage_unavailable``, HTTP 503 with ``Retry-After``) within its deadline.
+registry round trip (``sessions.lookup``); cancellations travel on one subscription per
+process (``sessions.signals``); ``ping``, ``logging/setLevel`` and ``resources/(un)subscribe``
+are the session's own (``sessions.session_methods``). Shared storage down or hung:
+``StorageUnavailable`` (``storage_unavailable``, HTTP 503 with ``Retry-After``) within its
+deadline.
 
 Session rules, per the 2025 revisions (the statuses are the HTTP transport's): a request
 other than ``initialize`` without a session id is ``session_required`` (400); an unknown,
@@ -27,17 +29,15 @@ negotiated version is assumed); notifications and responses are accepted (202); 
 ends the session (then 404); ``stream`` opens the session's notification stream (a newer
 one replaces an open one). A request id already in flight in the session is refused. A body
 that did not parse goes to ``unusable``: an answer in it that cannot be used fails the server
-request waiting for it at once (``legacy.answers``), never leaving it to ``answer_timeout_s``.
+request waiting for it at once (``sessions.answers``), never leaving it to ``answer_timeout_s``.
 
 Imports asyncio and genmcp's core; never a web framework.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from functools import partial
 from typing import Any, Final, NamedTuple
 
@@ -58,45 +58,26 @@ from genmcp.protocol.jsonrpc import (
     result_response,
 )
 from genmcp.protocol.meta import check_meta
-from genmcp.protocol.methods import (
-    CANCELLED,
-    INITIALIZE,
-    LOGGING_SET_LEVEL,
-    PING,
-    RESOURCES_SUBSCRIBE,
-    RESOURCES_UNSUBSCRIBE,
-    TOOLS_CALL,
-)
+from genmcp.protocol.methods import CANCELLED, INITIALIZE, TOOLS_CALL
 from genmcp.protocol.versions import LEGACY_VERSIONS, SSE_POLLING, Era, at_least
 from genmcp.sessions.answers import fail_waiters
 from genmcp.sessions.get_stream import SessionStream, list_notices
 from genmcp.sessions.journal import Journal, JournalTasks
+from genmcp.sessions.lookup import SESSION_ENDED, SessionLookup
 from genmcp.sessions.resume import ResumedStream, parse_event_id, resumable
 from genmcp.sessions.rounds import Asking, InputRounds, end_topic, reply_topic
 from genmcp.sessions.session_ids import SessionIds
+from genmcp.sessions.session_methods import SessionMethods
 from genmcp.sessions.sessions import Session
 from genmcp.sessions.signals import CallSignals
 from genmcp.storage import Broker, EventLog, Inboxes, SessionRegistry
 from genmcp.storage.guard import StorageUnavailable
-from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry
+from genmcp.storage.memory import MemorySessionRegistry
 from genmcp.suite import Suite
 from genmcp.sync.change_log import ChangeLog
 from genmcp.sync.listen import SeenFilter
 
 __all__ = ["LegacyAnswer", "LegacyServer"]
-
-log = logging.getLogger("genmcp")
-
-_LOG_LEVEL: Final = "log_level"
-FOREIGN_SESSION: Final = (
-    "it was begun by another process of this server, and this one keeps 2025 sessions in "
-    "its own memory: with several workers, share one session store, mcp_router(..., "
-    "redis_url=...) or GENMCP_REDIS_URL (docs/guides/scaling-out.md), or run one worker"
-)
-"""Why a verified session id is unknown here when sessions live in memory, and the fix."""
-_RESOURCES: Final = "resources"
-SESSION_ENDED: Final = "Session not found: it ended (deleted or expired) while this request ran"
-"""The error message of a request stopped because its session ended."""
 
 
 class LegacyAnswer(NamedTuple):  # a tuple: made by tuple's own __new__ on every request
@@ -133,8 +114,8 @@ class LegacyServer:
         answer_timeout_s: how long a call waits for the client's answers to its server
             requests (a human may be filling in a form); then it ends with -32001.
         max_input_rounds: how many input rounds one request may take.
-        event_log: where streamed answers (``legacy.resume``) and the Suite's changes, which
-            GET streams resume from (``legacy.get_stream``), are logged (default: the broker,
+        event_log: where streamed answers (``sessions.resume``) and the Suite's changes, which
+            GET streams resume from (``sessions.get_stream``), are logged (default: the broker,
             when it is an ``EventLog``, as genmcp's are).
         stream_maxlen: events kept per stream, and changes kept (about).
         stream_ttl_s: how long a stream's events (and the changes) are kept after the last.
@@ -164,8 +145,7 @@ class LegacyServer:
             )
         self.suite = suite
         self.registry: SessionRegistry = MemorySessionRegistry() if registry is None else registry
-        broker = getattr(suite, "broker", None) if broker is None else broker
-        self.broker: Broker = MemoryBroker() if broker is None else broker
+        self.broker: Broker = suite.broker if broker is None else broker
         self.session_max_age_s, self.answer_timeout_s = session_max_age_s, answer_timeout_s
         self.max_input_rounds = max_input_rounds
         self.signals = CallSignals(self.broker)  # this process's calls, stoppable from any
@@ -173,6 +153,8 @@ class LegacyServer:
         logs = self.broker if isinstance(self.broker, EventLog) else None
         self.events = logs if event_log is None else event_log
         self.ids = SessionIds(suite.sealer)  # sealed session ids, verified once each
+        self.lookup = SessionLookup(self.ids, self.registry, session_max_age_s)
+        self._own = SessionMethods(self.registry, suite.interest, lambda: suite.capabilities)
         self.stream_maxlen, self.stream_ttl_s = stream_maxlen, stream_ttl_s
         self.changes = None  # the Suite's change log: GET streams resume from it
         if self.events is not None:
@@ -180,7 +162,6 @@ class LegacyServer:
             suite.log_changes(self.changes)
         self.stream_retry_ms = stream_retry_ms
         self.journal_tasks = JournalTasks()  # the journals' tasks past their streams
-        self._told_foreign = False  # a foreign session is logged once, not per request
         # a codec is immutable: the tools/call one of each revision is shared (the hot path)
         self._call_codecs = {v: LegacyCodec(TOOLS_CALL, v) for v in LEGACY_VERSIONS}
 
@@ -196,38 +177,10 @@ class LegacyServer:
         """The session ``token`` names, sent with protocol ``version`` (None: not said).
 
         Raises ``session_required`` without a token, ``session_not_found`` when it is not
-        (or no more) ours, ``invalid_request`` for another version than the negotiated one.
+        (or no more) ours, ``invalid_request`` for another version than the negotiated one
+        (``sessions.lookup``).
         """
-        if token is None:
-            raise MCPError("session_required", "Bad Request: Mcp-Session-Id header is required")
-        who = principal_of(assigns) if assigns else None  # no auth: nobody (the hot path)
-        session = self.ids.verify(token, who, self.session_max_age_s)
-        state = await self.registry.lookup(session.key, session.epoch, (_LOG_LEVEL,))
-        if state is None:  # ended, or begun before the session store lost its data
-            raise await self._not_found(session)
-        if state[_LOG_LEVEL] is not None:
-            session = replace(session, log_level=state[_LOG_LEVEL])
-        if version is not None and version != session.version:
-            raise MCPError(
-                "invalid_request",
-                f"Bad Request: MCP-Protocol-Version {version!r} is not the session's "
-                f"negotiated version {session.version!r}",
-            )
-        return session
-
-    async def _not_found(self, session: Session) -> MCPError:
-        """``session_not_found`` for a session the registry does not hold; when the id
-        verified but names another process's in-memory registry (several workers, no shared
-        store), the message says the fix and the server log says it once."""
-        registry = self.registry
-        if not isinstance(registry, MemorySessionRegistry):
-            return MCPError("session_not_found", "Session not found")
-        if session.epoch == await registry.epoch(self.session_max_age_s):
-            return MCPError("session_not_found", "Session not found")  # ended here
-        if not self._told_foreign:
-            self._told_foreign = True
-            log.warning("a 2025 session was refused (logged once): %s", FOREIGN_SESSION)
-        return MCPError("session_not_found", f"Session not found: {FOREIGN_SESSION}")
+        return await self.lookup.find(token, version, assigns)
 
     # -- what a client sends ---------------------------------------------------------
 
@@ -246,7 +199,7 @@ class LegacyServer:
         """
         if isinstance(message, Request) and message.method == INITIALIZE:
             return await self._initialize(message, assigns, context.replace(era=Era.LEGACY))
-        session = await self.session(token, version, assigns)
+        session = await self.lookup.find(token, version, assigns)
         if self.suite.middleware:  # only middleware reads it (the hot path skips the copy)
             context = context.in_session(session.key, session.version)
         if isinstance(message, Response):
@@ -279,7 +232,7 @@ class LegacyServer:
         if not isinstance(message, Request) or message.method == INITIALIZE:
             return None
         try:
-            await self.session(token, version, assigns)
+            await self.lookup.find(token, version, assigns)
         except MCPError as exc:
             if exc.reason == "session_not_found":
                 exc = MCPError(exc.reason, SESSION_ENDED)
@@ -299,12 +252,12 @@ class LegacyServer:
         """The error for a body sent with session ``token`` that did not parse (``failure``).
 
         An answer in it that a waiting server request cannot use fails that request at once
-        (``legacy.answers``). Without a valid session, or with a modern version, ``failure``.
+        (``sessions.answers``). Without a valid session, or with a modern version, ``failure``.
         """
         if token is None or (version is not None and version not in LEGACY_VERSIONS):
             return failure
         try:
-            session = await self.session(token, version, assigns)
+            session = await self.lookup.find(token, version, assigns)
             return await fail_waiters(self.registry, self.broker, session.key, body, failure)
         except MCPError:  # a session fault (or storage down) leaves the parse error to answer
             return failure
@@ -317,7 +270,7 @@ class LegacyServer:
         context: TransportContext = NO_CONTEXT,
     ) -> None:
         """End the session: its id is unknown from now on; its streams and calls stop."""
-        session = await self.session(token, version, assigns)
+        session = await self.lookup.find(token, version, assigns)
         await self.registry.end(session.key, session.ttl_s)
         self.suite.interest.release(session.key)  # its subscriptions end with it
         await self.signals.end(session.key)
@@ -338,11 +291,11 @@ class LegacyServer:
         """Open the session's notification stream; a newer one of the same session replaces it.
 
         With the ``Last-Event-ID`` of one of this session's POST streams, resume that stream
-        instead (``legacy.resume``); with one of its GET stream, resume that from the change
-        log (``legacy.get_stream``); an id that is not one of ours, or names a stream this
+        instead (``sessions.resume``); with one of its GET stream, resume that from the change
+        log (``sessions.get_stream``); an id that is not one of ours, or names a stream this
         session never had (another session's), opens the plain stream, nothing replayed.
         """
-        session = await self.session(token, version, assigns)
+        session = await self.lookup.find(token, version, assigns)
         event = parse_event_id(last_event_id)
         if event is not None and self.events is not None:
             if not await resumable(self.events, session.key, event):
@@ -408,13 +361,10 @@ class LegacyServer:
     ) -> LegacyAnswer:
         method = request.method
         if method != TOOLS_CALL:  # the hot path: a tools/call is none of these
-            if method in (PING, LOGGING_SET_LEVEL) or (
-                method in (RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE)
-                and "resources" in self.suite.capabilities
-            ):
+            if self._own.answers(method):
 
                 async def answer(sent: Request) -> Answer:  # the session answers, in the chain
-                    return await self._session_method(session, sent)
+                    return await self._own.answer(session, sent)
 
                 call = await self.suite.handle(request, assigns, context=context, local=answer)
                 return LegacyAnswer(call, MODERN)
@@ -470,24 +420,3 @@ class LegacyServer:
             tasks=self.journal_tasks,
             retry_ms=self.stream_retry_ms if polled else None,
         )
-
-    async def _session_method(self, session: Session, request: Request) -> Answer:
-        """``ping``, ``logging/setLevel``, ``resources/(un)subscribe``: the session answers."""
-        if request.method == LOGGING_SET_LEVEL:
-            level = legacy.log_level(request.params)
-            await self.registry.put(session.key, _LOG_LEVEL, level, session.ttl_s)
-        elif request.method != PING:
-            await self._subscribe(session, request.method, request.params)
-        return Answer(result_response(request.id, {}))
-
-    async def _subscribe(self, session: Session, method: str, params: Mapping[str, Any]) -> None:
-        uri = params.get("uri")
-        if not isinstance(uri, str):
-            raise MCPError("invalid_params", f"Invalid params: {method} needs params.uri")
-        # One atomic update per URI: concurrent (un)subscribes, on any process, lose nothing.
-        if method == RESOURCES_SUBSCRIBE:
-            await self.registry.add(session.key, _RESOURCES, uri, session.ttl_s)
-            self.suite.interest.hold(session.key, (uri,), ttl_s=session.ttl_s)
-        else:
-            await self.registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
-            self.suite.interest.release(session.key, (uri,))

@@ -1,4 +1,4 @@
-"""2025 sessions across worker processes with nothing shared: the refusal names its fix.
+"""``sessions.lookup`` across worker processes with nothing shared: the refusal names its fix.
 
 Two real uvicorn servers of one app stand for two workers behind a round-robin balancer.
 With no ``GENMCP_SECRET_KEY`` a session id from the other worker does not verify; with a
