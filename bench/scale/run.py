@@ -114,7 +114,8 @@ def measure(
     try:
         if n > 1 or proxied:
             binary = shutil.which("nginx") or "/usr/sbin/nginx"
-            nginx = Nginx(binary, processes.ports, keepalive=keepalive).start()
+            nginx = Nginx(binary, processes.ports, keepalive=keepalive,  # as measured so far
+                          request_buffering=False).start()
             url = nginx.url + "/mcp"
         else:
             url = processes.urls()[0] + "/mcp"

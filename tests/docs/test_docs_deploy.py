@@ -9,11 +9,15 @@ started with Debian's nginx; skipped without nginx, a failure under `CI`.
 from __future__ import annotations
 
 import asyncio
+import http.client
 import importlib
+import json
 import re
+import select
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -33,6 +37,10 @@ from support.topology import NGINX_MAIN, Nginx, require_nginx, wait_port
 
 PAGE: Final = Path(__file__).resolve().parents[2] / "docs" / "guides" / "deployment.md"
 HOLD_S: Final = 0.5
+PAUSE_S: Final = 1.0
+"""How long the refusal test's clients wait for early answers before they send the bodies."""
+CONNECTIONS: Final = 16
+"""Clients in the refusal test (with their upstream connections, under the 64 nginx allows)."""
 
 
 def shown(language: str) -> str:
@@ -120,10 +128,64 @@ async def test_the_nginx_config_streams_progress_before_the_result(nginx: str) -
         assert result_at - progress_at > HOLD_S * 0.8  # not held back by a proxy buffer
 
 
+def test_a_refused_request_keeps_the_clients_connection_to_nginx(nginx: str) -> None:
+    """genmcp refuses a request (here 415) before reading its body, with ``Connection: close``.
+    Passing the body on unbuffered, nginx answered the client ``Connection: keep-alive`` but,
+    when that answer came before it had read the whole body, often closed the connection
+    after it: the client's next request on it was lost (httpx: "Server disconnected without
+    sending a response"). Here each of ``CONNECTIONS`` clients sends its body only after its
+    refusal had ``PAUSE_S`` to come, then a second request on the same connection; buffered
+    (the shown block), nginx answers after the body and every connection serves both."""
+    host, port = nginx.split("/")[2].split(":")
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
+    head = (f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: text/plain\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()  # fmt: skip
+    socks = [socket.create_connection((host, int(port)), timeout=30) for _ in range(CONNECTIONS)]
+    try:
+        for sock in socks:
+            sock.sendall(head)
+        waiting, until = list(socks), time.monotonic() + PAUSE_S
+        while waiting and time.monotonic() < until:  # unbuffered, the refusals come now
+            ready = select.select(waiting, [], [], until - time.monotonic())[0]
+            waiting = [sock for sock in waiting if sock not in ready]
+        answers = [[refused(sock, body)] for sock in socks]
+        for sock, seen in zip(socks, answers, strict=True):
+            seen.append(refused(sock, head + body))
+    finally:
+        for sock in socks:
+            sock.close()
+    lost = [seen for seen in answers if seen != [(415, "keep-alive")] * 2]
+    assert lost == [], f"{len(lost)} of {CONNECTIONS} connections: {lost[:3]}"
+
+
+def refused(sock: socket.socket, data: bytes) -> tuple[int, str | None] | str:
+    """Send ``data`` and read the answer: its status and ``Connection``, or how it failed."""
+    try:
+        sock.sendall(data)
+        reply = http.client.HTTPResponse(sock)
+        reply.begin()
+        assert json.loads(reply.read())["error"]["code"] < 0
+    except OSError as exc:  # RemoteDisconnected, a reset, a broken pipe
+        return type(exc).__name__
+    return reply.status, reply.getheader("connection")
+
+
 def directives(config: str) -> set[str]:
     """The directive lines of an nginx config (trimmed), blocks and comments aside."""
     lines = (line.strip() for line in config.splitlines())
     return {line for line in lines if line.endswith(";")}
+
+
+def test_the_behind_nginx_block_is_what_the_tests_run() -> None:
+    """The scale-out tests run behind `support.topology.Nginx`: its config has every proxy
+    directive of "Behind nginx" (request buffering on among them)."""
+    shown_proxy = {line for line in directives(shown("nginx")) if line.startswith("proxy_")}
+    kit = Nginx(require_nginx(), [8001, 8002])
+    try:
+        written = directives((kit.dir / "nginx.conf").read_text())
+    finally:
+        kit.stop()
+    assert "proxy_request_buffering on;" in shown_proxy and shown_proxy - written == set()
 
 
 def test_the_lossless_block_is_what_make_rolling_runs() -> None:

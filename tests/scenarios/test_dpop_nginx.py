@@ -6,7 +6,8 @@ in front (tests/support/topology.py). On the wire: a proof accepted by one proce
 refused by the others (straight to each process, and through nginx); a proof without the
 server's nonce, with a stale or a forged one, is challenged (`use_dpop_nonce` with a fresh
 `DPoP-Nonce` that any process accepts); a DPoP-bound token presented as `Bearer` is refused;
-`ath` and `htu` mismatches are refused; a 2025-11-25 session runs over every process with
+`ath` and `htu` mismatches are refused, all on one kept-alive connection to nginx; a
+2025-11-25 session runs over every process with
 a fresh proof per request. Proofs come from genmcp's client key (`genmcp.client.DPoP`).
 """
 
@@ -200,6 +201,11 @@ async def test_ath_and_htu_mismatches_are_refused(deployment: Deployment) -> Non
     assert error_of(htm) == "invalid_dpop_proof" and "htm" in htm.text
     assert error_of(stolen) == "invalid_token" and "not bound" in stolen.text
     assert error_of(audience) == "invalid_token" and "not issued for this" in audience.text
+    # one kept-alive connection to nginx for all five: refused before its body is read, a
+    # request passed on unbuffered often ended it (the next request lost: "Server
+    # disconnected without sending a response"); nginx now reads each body first
+    streams = [reply.extensions["network_stream"] for reply in (ath, htu, htm, audience, stolen)]
+    assert all(stream is streams[0] for stream in streams)
 
 
 async def test_a_legacy_session_runs_over_every_process_with_fresh_proofs(

@@ -3,10 +3,12 @@
 `Processes` starts `bench/scale/app.py` (or any app) in N uvicorn processes, each on a
 free port, sharing one Redis; `Nginx` starts Debian's nginx with a config of its own (a
 temporary prefix, no daemon, no access log) that spreads requests round-robin over them: a
-fresh upstream connection per request (no keepalive, so no stickiness), no buffering in
-either direction (SSE flows as it is written), the next process tried when one refuses the
-connection. Both stop their processes by pid. Without nginx the test is skipped; with `CI`
-set it fails instead.
+fresh upstream connection per request (no keepalive, so no stickiness), responses unbuffered
+(SSE flows as it is written), request bodies read whole before a process is picked (as
+docs/guides/deployment.md shows: unbuffered, nginx often closed a client's kept-alive
+connection after a refusal genmcp sent before the body), the next process tried when one
+refuses the connection. Both stop their processes by pid. Without nginx the test is
+skipped; with `CI` set it fails instead.
 """
 
 from __future__ import annotations
@@ -177,14 +179,15 @@ class Nginx:
         keepalive: int | None = None,
         keepalive_timeout_s: float | None = None,
         next_upstream: str = "error",
-        request_buffering: bool = False,
+        request_buffering: bool = True,
     ) -> None:
         """``keepalive``: idle upstream connections each worker keeps (None: a new one per
         request, as the tests run it); ``keepalive_timeout_s``: how long nginx keeps an idle
         one (its default is 60 s; under uvicorn's 5 s it never reuses one uvicorn closed);
         ``next_upstream``: when nginx tries the next process (``proxy_next_upstream``);
         ``request_buffering``: nginx reads a request's body before it picks a process (a
-        request it has sent can then be sent again to the next one)."""
+        request it has sent can then be sent again to the next one; off, a refusal that
+        genmcp sends before the body often ends the client's connection to nginx)."""
         self.binary = binary
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
