@@ -191,6 +191,19 @@ def test_the_era_switch_serves_a_2025_session(shop: dict[str, Any]) -> None:
     assert "2026-07-28" in readings["back"] and "session" not in readings["back"]
 
 
+def test_a_late_answer_to_an_earlier_connection_changes_nothing(shop: dict[str, Any]) -> None:
+    readings = flow(shop, "late")
+    # the first connection's 401 (no token yet), answered after the 2025 session was up
+    assert readings["newest"].startswith("←error of server/discover"), readings["newest"]
+    assert readings["status"] == "connected · 2025-11-25 · session"
+    assert sorted(readings["tools"]) == sorted(SHOP_TOOLS)
+    assert readings["detail"] == "Server"  # not the refusal
+    # a 2025 initialize answered after the switch back: its session is not taken up
+    assert readings["back"] == "connected · 2026-07-28"
+    assert (readings["protocol"], readings["session"]) == ("2026-07-28", 0)
+    assert '"item": "toast"' in readings["called"], readings["called"]  # and calls work
+
+
 def test_without_a_token_the_page_says_so_and_lists_nothing(shop: dict[str, Any]) -> None:
     readings = flow(shop, "auth")
     assert readings["without"] == "unauthorized: paste a bearer token"

@@ -24,9 +24,10 @@ const browser = await chromium.launch({
 });
 const errors = [];
 
-async function open(path, { token, era, seed, refused } = {}) {
+async function open(path, { token, era, seed, refused, before } = {}) {
   const context = await browser.newContext({ viewport: config.viewport || { width: 1280, height: 800 } });
   const page = await context.newPage();
+  if (before) await before(page);  // e.g. holdFirst, before the page's first request
   if (seed) {  // the token the page remembers (per tab): its first connection uses it
     await page.addInitScript((token) => sessionStorage.setItem("genmcp-docs", JSON.stringify({ token })), token);
     token = undefined;
@@ -56,6 +57,26 @@ async function connected(page, era) {
     throw new Error(`not connected: ${await page.locator("#status").textContent()}: ${error.message} ${log.join(" | ")}`);
   }
 }
+
+// Hold the first request to the endpoint that `which(request)` picks until the function
+// returned is called: then it goes on to the server, which answers it late, as a loaded
+// server or a slow network may. Every other request goes on at once.
+async function holdFirst(page, which) {
+  let release;
+  const gate = new Promise((resolve) => { release = resolve; });
+  let held = false;
+  await page.route((url) => url.pathname.endsWith("/mcp"), async (route) => {
+    if (!held && which(route.request())) {
+      held = true;
+      await gate;
+    }
+    await route.continue();
+  });
+  return release;
+}
+
+const asks = (request, method) => request.method() === "POST" &&
+  (JSON.parse(request.postData() || "{}").method === method);
 
 async function names(page, kind) {
   return page.locator(`nav button[data-kind="${kind}"]`).evaluateAll(
@@ -215,6 +236,47 @@ const shop = {
     await page.getByLabel("Protocol").selectOption("2026-07-28");
     await connected(page, "2026-07-28");
     readings.back = await page.locator("#status").textContent();
+    return readings;
+  },
+
+  // Answers to an earlier connection arriving after a later one is up (a loaded server):
+  // the first connection's 401 (2026-07-28, before the token was typed) after the 2025
+  // session is up, then a 2025 initialize after the switch back to 2026-07-28.
+  async late() {
+    let release;
+    const page = await open("/mcp/docs", { token: "alice-token", era: "2025-11-25",
+      before: async (page) => {
+        release = await holdFirst(page, (r) => asks(r, "server/discover") && !r.headers().authorization);
+      } });
+    release();
+    const refused = page.locator('#timeline li[data-method="error"] summary', { hasText: "of server/discover" });
+    await refused.waitFor({ state: "attached" });  // then the page has handled it (microtasks)
+    const readings = {
+      newest: await page.locator("#timeline li summary").first().textContent(),
+      status: await page.locator("#status").textContent(),
+      tools: await names(page, "tools"),
+      detail: await page.locator("#detail").evaluate((d) => (d.querySelector("h2") || d).textContent),
+    };
+    await page.getByLabel("Protocol").selectOption("2026-07-28");
+    await connected(page, "2026-07-28");
+    const initialized = page.locator('#timeline li[data-method="result"] summary', { hasText: "of initialize" });
+    const before = await initialized.count();
+    release = await holdFirst(page, (r) => asks(r, "initialize"));
+    await page.getByLabel("Protocol").selectOption("2025-11-25");
+    await page.getByLabel("Protocol").selectOption("2026-07-28");
+    await connected(page, "2026-07-28");
+    release();
+    await initialized.nth(before).waitFor({ state: "attached" });
+    await page.getByRole("button", { name: "Server", exact: true }).click();
+    readings.back = await page.locator("#status").textContent();
+    readings.protocol = await page.locator("#server-protocol").textContent();
+    readings.session = await page.locator("#detail dt", { hasText: "Session" }).count();
+    await openItem(page, "tools", "create_order");
+    await page.getByLabel("customer").fill("ada");
+    await page.getByLabel("item").fill("toast");
+    await page.getByRole("button", { name: "Call" }).click();
+    readings.called = await (await result(page)).textContent();  // a result, or the error
+    await shot(page, "late");
     return readings;
   },
 
