@@ -221,6 +221,15 @@ def test_the_page_sees_only_the_tools_the_caller_may_see(tenants: dict[str, Any]
     assert "failed" in readings["otherTenant"]  # another tenant's token: a 404 there
 
 
+def test_lists_read_for_an_earlier_token_are_not_shown(tenants: dict[str, Any]) -> None:
+    readings = flow(tenants, "late", shot=False)
+    admin_only = {"delete_ticket", "export_data"}
+    assert readings["last"].endswith("/list")  # alice's last list, answered after bob connected
+    assert not admin_only & set(readings["bob"])
+    assert readings["after"] == readings["bob"]  # not alice's
+    assert readings["status"].startswith("connected")
+
+
 def test_results_render_images_audio_and_embedded_resources(tenants: dict[str, Any]) -> None:
     readings = flow(tenants, "results")
     mixed = readings["test_multiple_content_types"]

@@ -78,6 +78,11 @@ async function holdFirst(page, which) {
 const asks = (request, method) => request.method() === "POST" &&
   (JSON.parse(request.postData() || "{}").method === method);
 
+async function sentMethods(page) {  // the methods the page sent, newest first
+  return page.locator("#timeline li").evaluateAll((items) => items.map((i) => i.dataset.method)
+    .filter((m) => m !== "result" && m !== "error"));
+}
+
 async function names(page, kind) {
   return page.locator(`nav button[data-kind="${kind}"]`).evaluateAll(
     (buttons) => buttons.map((b) => b.dataset.name));
@@ -308,6 +313,36 @@ const tenants = {
     const other = await open("/t/globex/mcp/docs", { token: "alice-acme", refused: true });
     await other.waitForFunction(() => document.getElementById("status").className === "bad");
     readings.otherTenant = await other.locator("#status").textContent();
+    return readings;
+  },
+
+  // Lists read for an earlier connection, answered after a later one is up: alice's (an
+  // admin) last list answers only after bob (a member) has connected; bob's lists stay.
+  async late() {
+    const sent = await open("/t/acme/mcp/docs", { token: "alice-acme" });
+    const methods = await sentMethods(sent);
+    const last = methods.filter((m) => m.endsWith("/list")).at(0);  // newest first
+    await sent.context().close();
+    let release;
+    const page = await open("/t/acme/mcp/docs", { before: async (page) => {
+      release = await holdFirst(page, (r) => asks(r, last) && r.headers().authorization === "Bearer alice-acme");
+    } });
+    await connected(page);  // as a guest
+    const asked = page.locator(`#timeline li[data-method="${last}"]`);
+    const guest = await asked.count();
+    await page.getByLabel("Bearer token").fill("alice-acme");
+    await page.getByLabel("Bearer token").press("Enter");
+    await asked.nth(guest).waitFor({ state: "attached" });  // alice's: held
+    const answered = page.locator('#timeline li[data-method="result"] summary', { hasText: `of ${last}` });
+    const before = await answered.count();  // the guest's
+    await page.getByLabel("Bearer token").fill("bob-acme");
+    await page.getByLabel("Bearer token").press("Enter");
+    await connected(page);
+    const readings = { last, bob: await names(page, "tools") };
+    release();
+    await answered.nth(before + 1).waitFor({ state: "attached" });  // bob's, then alice's
+    readings.after = await names(page, "tools");
+    readings.status = await page.locator("#status").textContent();
     return readings;
   },
 
