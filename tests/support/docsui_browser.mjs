@@ -24,9 +24,10 @@ const browser = await chromium.launch({
 });
 const errors = [];
 
-async function open(path, { token, era, seed, refused } = {}) {
+async function open(path, { token, era, seed, refused, before } = {}) {
   const context = await browser.newContext({ viewport: config.viewport || { width: 1280, height: 800 } });
   const page = await context.newPage();
+  if (before) await before(page);  // e.g. holdFirst, before the page's first request
   if (seed) {  // the token the page remembers (per tab): its first connection uses it
     await page.addInitScript((token) => sessionStorage.setItem("genmcp-docs", JSON.stringify({ token })), token);
     token = undefined;
@@ -55,6 +56,31 @@ async function connected(page, era) {
     const log = await page.locator("#timeline pre").evaluateAll((p) => p.slice(0, 12).map((x) => x.textContent.replace(/\s+/g, " ").slice(0, 160)));
     throw new Error(`not connected: ${await page.locator("#status").textContent()}: ${error.message} ${log.join(" | ")}`);
   }
+}
+
+// Hold the first request to the endpoint that `which(request)` picks until the function
+// returned is called: then it goes on to the server, which answers it late, as a loaded
+// server or a slow network may. Every other request goes on at once.
+async function holdFirst(page, which) {
+  let release;
+  const gate = new Promise((resolve) => { release = resolve; });
+  let held = false;
+  await page.route((url) => url.pathname.endsWith("/mcp"), async (route) => {
+    if (!held && which(route.request())) {
+      held = true;
+      await gate;
+    }
+    await route.continue();
+  });
+  return release;
+}
+
+const asks = (request, method) => request.method() === "POST" &&
+  (JSON.parse(request.postData() || "{}").method === method);
+
+async function sentMethods(page) {  // the methods the page sent, newest first
+  return page.locator("#timeline li").evaluateAll((items) => items.map((i) => i.dataset.method)
+    .filter((m) => m !== "result" && m !== "error"));
 }
 
 async function names(page, kind) {
@@ -218,6 +244,47 @@ const shop = {
     return readings;
   },
 
+  // Answers to an earlier connection arriving after a later one is up (a loaded server):
+  // the first connection's 401 (2026-07-28, before the token was typed) after the 2025
+  // session is up, then a 2025 initialize after the switch back to 2026-07-28.
+  async late() {
+    let release;
+    const page = await open("/mcp/docs", { token: "alice-token", era: "2025-11-25",
+      before: async (page) => {
+        release = await holdFirst(page, (r) => asks(r, "server/discover") && !r.headers().authorization);
+      } });
+    release();
+    const refused = page.locator('#timeline li[data-method="error"] summary', { hasText: "of server/discover" });
+    await refused.waitFor({ state: "attached" });  // then the page has handled it (microtasks)
+    const readings = {
+      newest: await page.locator("#timeline li summary").first().textContent(),
+      status: await page.locator("#status").textContent(),
+      tools: await names(page, "tools"),
+      detail: await page.locator("#detail").evaluate((d) => (d.querySelector("h2") || d).textContent),
+    };
+    await page.getByLabel("Protocol").selectOption("2026-07-28");
+    await connected(page, "2026-07-28");
+    const initialized = page.locator('#timeline li[data-method="result"] summary', { hasText: "of initialize" });
+    const before = await initialized.count();
+    release = await holdFirst(page, (r) => asks(r, "initialize"));
+    await page.getByLabel("Protocol").selectOption("2025-11-25");
+    await page.getByLabel("Protocol").selectOption("2026-07-28");
+    await connected(page, "2026-07-28");
+    release();
+    await initialized.nth(before).waitFor({ state: "attached" });
+    await page.getByRole("button", { name: "Server", exact: true }).click();
+    readings.back = await page.locator("#status").textContent();
+    readings.protocol = await page.locator("#server-protocol").textContent();
+    readings.session = await page.locator("#detail dt", { hasText: "Session" }).count();
+    await openItem(page, "tools", "create_order");
+    await page.getByLabel("customer").fill("ada");
+    await page.getByLabel("item").fill("toast");
+    await page.getByRole("button", { name: "Call" }).click();
+    readings.called = await (await result(page)).textContent();  // a result, or the error
+    await shot(page, "late");
+    return readings;
+  },
+
   async auth() {
     const page = await open("/mcp/docs");
     await page.waitForFunction(() => document.getElementById("status").className === "bad");
@@ -246,6 +313,36 @@ const tenants = {
     const other = await open("/t/globex/mcp/docs", { token: "alice-acme", refused: true });
     await other.waitForFunction(() => document.getElementById("status").className === "bad");
     readings.otherTenant = await other.locator("#status").textContent();
+    return readings;
+  },
+
+  // Lists read for an earlier connection, answered after a later one is up: alice's (an
+  // admin) last list answers only after bob (a member) has connected; bob's lists stay.
+  async late() {
+    const sent = await open("/t/acme/mcp/docs", { token: "alice-acme" });
+    const methods = await sentMethods(sent);
+    const last = methods.filter((m) => m.endsWith("/list")).at(0);  // newest first
+    await sent.context().close();
+    let release;
+    const page = await open("/t/acme/mcp/docs", { before: async (page) => {
+      release = await holdFirst(page, (r) => asks(r, last) && r.headers().authorization === "Bearer alice-acme");
+    } });
+    await connected(page);  // as a guest
+    const asked = page.locator(`#timeline li[data-method="${last}"]`);
+    const guest = await asked.count();
+    await page.getByLabel("Bearer token").fill("alice-acme");
+    await page.getByLabel("Bearer token").press("Enter");
+    await asked.nth(guest).waitFor({ state: "attached" });  // alice's: held
+    const answered = page.locator('#timeline li[data-method="result"] summary', { hasText: `of ${last}` });
+    const before = await answered.count();  // the guest's
+    await page.getByLabel("Bearer token").fill("bob-acme");
+    await page.getByLabel("Bearer token").press("Enter");
+    await connected(page);
+    const readings = { last, bob: await names(page, "tools") };
+    release();
+    await answered.nth(before + 1).waitFor({ state: "attached" });  // bob's, then alice's
+    readings.after = await names(page, "tools");
+    readings.status = await page.locator("#status").textContent();
     return readings;
   },
 

@@ -128,6 +128,7 @@ async function request(method, params, on) {
   const body = { jsonrpc: "2.0", id, method, params: withMeta(params || {}, on.meta) };
   const begun = performance.now();
   const summary = record("out", body);
+  const session = conn.session;
   let response;
   try {
     response = await fetch(conn.endpoint, { method: "POST", body: JSON.stringify(body),
@@ -141,7 +142,8 @@ async function request(method, params, on) {
   summary.querySelector(".ms").before(el("span", { class: "took" },
     ` · ${Math.round(performance.now() - begun)} ms`));
   if (reply.error) {
-    if (response.status === 404 && conn.session) conn.session = null;  // the session ended
+    // the session it was sent in ended (not one a later connect has made since)
+    if (response.status === 404 && session && conn.session === session) conn.session = null;
     throw new RPCError(reply.error, response.status);
   }
   return reply.result;
@@ -226,8 +228,20 @@ async function post(message) {  // a notification or a response: 202, no body
 
 // -- connecting, and reconnecting after the server went away ---------------------------
 
+// Each connect is a generation: a later one (the era or token changed, a reconnect) makes
+// every earlier one stale, and a stale one's answers, arriving late, change nothing: not the
+// session, the version, the lists nor the status (its failure included).
 async function connect() {
   const generation = ++conn.generation;
+  try {
+    await connectAs(generation);
+  } catch (error) {
+    if (generation === conn.generation) throw error;
+  }
+}
+
+async function connectAs(generation) {
+  const current = () => generation === conn.generation;
   stopListening();
   conn.era = $("era").value;
   conn.session = null;
@@ -238,26 +252,28 @@ async function connect() {
   if (conn.era === MODERN) {
     info = await request("server/discover", {});
   } else {
+    const initialize = initializeMessage();
+    record("out", initialize);
     const response = await fetch(conn.endpoint, { method: "POST", credentials: "same-origin",
-      headers: headersFor(null), body: JSON.stringify(initializeMessage()) });
-    record("out", initializeMessage());
+      headers: headersFor(null), body: JSON.stringify(initialize) });
     const reply = await answer(response, 0, {});
+    if (!current()) return;  // switched meanwhile: this session is not the page's
     if (reply.error) throw new RPCError(reply.error, response.status);
     info = reply.result;
     conn.session = response.headers.get("mcp-session-id");
     conn.version = info.protocolVersion;
     await post({ jsonrpc: "2.0", method: "notifications/initialized" });
-    if (info.capabilities && info.capabilities.logging) {
+    if (current() && info.capabilities && info.capabilities.logging) {
       await request("logging/setLevel", { level: $("log-level").value }).catch(() => {});
     }
   }
-  if (generation !== conn.generation) return;
+  if (!current()) return;
   conn.info = info;
   const server = info.serverInfo || (info._meta && info._meta[META + "serverInfo"]) || {};
   document.title = `${server.title || server.name || "MCP"} · docs`;
   $("title").textContent = `${server.title || server.name || "MCP server"} ${server.version || ""}`;
-  await loadLists();
-  if (generation !== conn.generation) return;
+  await loadLists(generation);
+  if (!current()) return;
   setStatus(`connected · ${conn.version}${conn.session ? " · session" : ""}`, "ok");
   listen(generation);
 }
@@ -346,6 +362,7 @@ const SECTIONS = [
 ];
 const lists = {};
 let selected = null;
+let listing = 0;
 
 async function listAll(method, key) {
   const items = [];
@@ -359,29 +376,34 @@ async function listAll(method, key) {
   return items;
 }
 
-async function loadLists() {
+// The lists of connection `generation`, read whole, then shown: only by the newest listing of
+// the current connection (a stale one's lists, of another era or token, are dropped).
+async function loadLists(generation = conn.generation) {
+  const mine = ++listing;
   const capabilities = (conn.info && conn.info.capabilities) || {};
   const skills = capabilities.extensions && capabilities.extensions["io.modelcontextprotocol/skills"];
-  const nav = $("nav");
+  const read = {};
   const blocks = [el("button", { type: "button", "data-kind": "server",
     onclick: () => show("server") }, "Server")];
   for (const [kind, title, method, key, capability] of SECTIONS) {
-    if (capability ? !capabilities[capability] : !skills) { lists[kind] = []; continue; }
+    if (capability ? !capabilities[capability] : !skills) { read[kind] = []; continue; }
     try {
-      lists[kind] = await listAll(method, key);
+      read[kind] = await listAll(method, key);
     } catch (error) {
-      lists[kind] = [];
+      read[kind] = [];
       blocks.push(el("p", { class: "err" }, `${title}: ${error.message}`));
       continue;
     }
-    if (kind === "tools") conn.tools = Object.fromEntries(lists.tools.map((t) => [t.name, t]));
     const id = `nav-${kind}`;
-    blocks.push(el("h2", { id }, `${title} (${lists[kind].length})`),
-      el("ul", { "aria-labelledby": id }, lists[kind].map((item, index) => el("li", {},
+    blocks.push(el("h2", { id }, `${title} (${read[kind].length})`),
+      el("ul", { "aria-labelledby": id }, read[kind].map((item, index) => el("li", {},
         el("button", { type: "button", "data-kind": kind, "data-name": itemName(kind, item),
           onclick: () => show(kind, index) }, item.title || itemName(kind, item))))));
   }
-  nav.replaceChildren(...blocks);
+  if (generation !== conn.generation || mine !== listing) return;
+  Object.assign(lists, read);
+  conn.tools = Object.fromEntries(lists.tools.map((t) => [t.name, t]));
+  $("nav").replaceChildren(...blocks);
   // keep showing what was shown (after a reconnect or a list change), if it is still there
   if (!selected || selected.kind === "server") { show("server"); return; }
   const again = (lists[selected.kind] || []).findIndex((item) => itemName(selected.kind, item) === selected.name);
