@@ -47,6 +47,11 @@ def test_every_item_is_visible_by_default() -> None:
     assert issubclass(Tool, Behaviour) and issubclass(Prompt, Behaviour)
 
 
+def test_no_part_of_an_item_is_hidden_by_default() -> None:
+    assert tuple(Base().hidden_parts(None, None)) == ()  # type: ignore[arg-type]
+    assert Refined.hidden_parts is Behaviour.hidden_parts  # what visibility tells overrides by
+
+
 class Current(Prompt, name="current"):
     def complete(self, argument: Any, value: Any, context: Any, channel: Any, arg: Any) -> Any:
         return []

@@ -14,6 +14,7 @@ from genmcp import UserStates
 from genmcp.client import Client
 from genmcp.storage.memory import MemoryStateStore
 from genmcp.storage.owner import owner_key
+from genmcp.visibility import caller_of
 from support.topology import Processes
 
 SUPPORT = Path(__file__).resolve().parent / "support"
@@ -91,12 +92,23 @@ async def test_the_bounds_of_a_value_a_name_and_a_caller() -> None:
         await alice.get("")
     with pytest.raises(ValueError, match="no principal"):
         states.of({})
+    for neither in (None, "alice", ["alice"]):
+        with pytest.raises(TypeError, match="takes a Channel or its assigns"):
+            states.of(neither)  # type: ignore[arg-type]
     assert await alice.set("a", 1) and await alice.set("b", 2)
     assert not await alice.set("c", 3)
     assert await alice.delete("a") and not await alice.delete("a")
     assert await alice.set("c", 3) and await alice.names() == ["b", "c"]
     await alice.clear()
     assert await alice.names() == []
+
+
+async def test_whatever_carries_the_assigns_names_the_same_user() -> None:
+    states = UserStates()
+    assigns = {"principal": "dave", "tenant": "acme"}
+    await states.of(assigns).set("k", 1)
+    carried = caller_of(assigns)  # a visibility hook's Caller is Assigned too
+    assert (await states.of(carried).get("k"), states.of(carried).tenant) == (1, "acme")
 
 
 async def test_the_memory_store_refuses_new_users_when_full_never_evicting_one() -> None:

@@ -220,3 +220,40 @@ def test_a_callers_roles_come_from_the_assigns_or_the_tokens_claim() -> None:
     assert caller_of({}).roles == frozenset()
     found = caller_of({"principal": "p", "tenant": "acme", "effective_scopes": {"a"}})
     assert (found.principal, found.tenant, found.scopes) == ("p", "acme", {"a"})
+
+
+class Report(Tool, name="report", description="A report, its draft section for staff only."):
+    """A user's own parted tool (no VersionedTool): the ``hidden_parts`` hook of Behaviour."""
+
+    def hidden_parts(self, caller: Caller, arg: Any) -> list[str]:
+        return [] if "staff" in caller.roles else ["draft"]
+
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        return Result(call_tool_result(text="report"))
+
+
+def test_an_overridden_hidden_parts_makes_its_kind_parted_the_default_never() -> None:
+    plain, report = make_tool("alpha")(), Report()
+    untouched = Visibility()
+    untouched.hooked("tool", plain)  # Behaviour's own hidden_parts: nothing to decide
+    assert not untouched.active("tool")
+    assert untouched.hidden("tool", 1, lambda: [("alpha", None, plain, None)], USER) == set()
+    parted = Visibility()
+    parted.hooked("tool", plain)
+    parted.hooked("tool", report)
+    assert parted.active("tool")
+    entries = [("alpha", None, plain, None), ("report", None, report, None)]
+    assert parted.hidden("tool", 1, lambda: entries, USER) == {"report/draft"}
+    assert parted.hidden("tool", 1, lambda: entries, STAFF) == frozenset()
+
+
+async def test_callers_who_see_other_parts_get_other_pages_of_the_same_items() -> None:
+    served = Suite(server_name="v", server_version="1", secret_key=KEY,
+                   tools=[make_tool("alpha"), Report])  # fmt: skip
+    async with (
+        MCPTestClient(served, assigns=USER) as user,
+        MCPTestClient(served, assigns=STAFF) as staff,
+    ):
+        assert await names(user) == await names(staff) == ["alpha", "report"]
+        assert (await user.call_tool("report")).text == "report"
+    assert served.visibility.active("tool")

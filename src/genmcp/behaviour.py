@@ -12,7 +12,7 @@ Imports nothing from genmcp (the ``Caller`` of ``visible`` only for type checkin
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
@@ -57,6 +57,13 @@ class Behaviour:
         left out of lists and answered as unknown (``genmcp.visibility``). True by default;
         the decision is cached per caller key, so it must not depend on anything else."""
         return True
+
+    def hidden_parts(self, caller: Caller, arg: Any) -> Iterable[str]:
+        """The parts of this item ``caller`` may not see, though it sees the item (a
+        versioned tool: the versions it may not run): its lists are then apart from those of
+        callers who see them (``genmcp.visibility``). Empty by default (a catalog whose
+        entries keep the default never asks); cached per caller key, as :meth:`visible`."""
+        return ()
 
 
 def complete_takes_channel(behaviour: Behaviour) -> bool:

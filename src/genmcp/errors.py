@@ -40,13 +40,18 @@ another base or in another module, fails it. ``_Private`` ones never leave their
     │       a worker's inbox is at its bound (``Suite.post``, worker mail): retry later
     ├── TaskQuotaExceeded  [storage.tasks]
     │       ``TaskStore.create`` refused a task (a ``TaskQuota`` limit): ``task_quota``, 429
+    ├── StoreFailure  [storage.guard]
+    │   │   a store's failure that names its ``cause``, which a ``Breaker`` repeats in its
+    │   │   ``StorageUnavailable``
+    │   └── WritesRefused  [storage.redis.refusals]
+    │           a Redis that answers but refuses for now (``OOM``, ``READONLY`` ...; also a
+    │           ``RedisError``): its breaker's ``StorageUnavailable``, 503 with ``Retry-After``
     ├── ClientError  [client.errors]
     │   │   ``genmcp.client``: the server cannot be reached or understood (refused, timeout,
     │   │   an HTTP error page, a stream ended without a response)
     │   ├── RPCError  [client.errors]
-    │   │   │   the server answered with a JSON-RPC error (``code``, ``message``, ``data``)
-    │   │   └── RPCError  [testing.results]
-    │   │           ``MCPTestClient``'s: the client's, with the notifications seen before it
+    │   │       the server answered with a JSON-RPC error (``code``, ``message``, ``data``;
+    │   │       ``notifications`` before it, as ``MCPTestClient`` keeps them)
     │   ├── LimitExceeded  [client.errors]
     │   │   │   a server sent past one of the client's ``ClientLimits`` (``limit``, ``value``)
     │   │   ├── MessageTooLarge  [client.errors]

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from genmcp.call import Call
 from genmcp.caller import TENANT
@@ -46,10 +46,19 @@ from genmcp.storage import StateStore
 from genmcp.storage.memory.states import MemoryStateStore
 from genmcp.storage.owner import owner_of
 
-__all__ = ["MAX_NAME_CHARS", "UserState", "UserStates"]
+__all__ = ["MAX_NAME_CHARS", "Assigned", "UserState", "UserStates"]
 
 MAX_NAME_CHARS: Final = 200
 """The longest name of a value."""
+
+
+class Assigned(Protocol):
+    """What carries a request's assigns: a ``Channel``, an ``MCPRequest``, a ``Caller``."""
+
+    @property
+    def assigns(self) -> Mapping[str, Any]:
+        """What auth put there (the principal, the tenant ...)."""
+        ...
 
 
 class UserStates:
@@ -84,10 +93,14 @@ class UserStates:
         finally:
             USER_STATES.reset(token)
 
-    def of(self, caller: Any) -> UserState:
-        """The state of the caller of ``caller``: a ``Channel`` (its ``assigns``) or the
-        assigns themselves. ``ValueError`` when the caller has no principal."""
-        assigns = getattr(caller, "assigns", caller)
+    def of(self, caller: Assigned | Mapping[str, Any]) -> UserState:
+        """The state of the caller of ``caller``: a ``Channel`` (anything :class:`Assigned`:
+        its ``assigns``) or the assigns themselves. ``ValueError`` when the caller has no
+        principal."""
+        try:
+            assigns = caller if isinstance(caller, Mapping) else caller.assigns
+        except AttributeError:  # neither: the TypeError below says what to give
+            assigns = None
         if not isinstance(assigns, Mapping):
             raise TypeError("UserStates.of takes a Channel or its assigns")
         principal = owner_of(assigns)

@@ -16,9 +16,10 @@ every request. A hidden set is a ``frozenset`` of names, which the list pages ar
 (``catalogs.listing.PageSets``): the cached path of a request is one key, two dict lookups.
 
 An item may also hide *parts* of itself from a caller it is shown to (a versioned tool: the
-versions that caller may not run). Its behaviour's ``hidden_parts(caller, arg)`` names them
-and the hidden set holds ``<name>/<part>`` for each (:func:`part_key`; a tool name never
-holds ``/``), so the list pages of callers who see different parts are different pages.
+versions that caller may not run). Its behaviour's ``hidden_parts(caller, arg)`` hook names
+them (``Behaviour``'s names none) and the hidden set holds ``<name>/<part>`` for each
+(:func:`part_key`; a tool name never holds ``/``), so the list pages of callers who see
+different parts are different pages.
 
 Pure: no asyncio, no web framework; imports only genmcp's behaviour base, ``Caller`` and owner keys.
 """
@@ -133,11 +134,12 @@ class Visibility:
             OrderedDict()
         )
 
-    def hooked(self, kind: str, behaviour: Any) -> None:
-        """Note an entry of ``kind`` added: its own ``visible`` hook makes the kind decided."""
-        if getattr(type(behaviour), "visible", None) is not Behaviour.visible:
+    def hooked(self, kind: str, behaviour: Behaviour) -> None:
+        """Note an entry of ``kind`` added: its own ``visible`` hook makes the kind decided,
+        its own ``hidden_parts`` makes it parted (the defaults are never called)."""
+        if type(behaviour).visible is not Behaviour.visible:
             self._hooked.add(kind)
-        if callable(getattr(behaviour, "hidden_parts", None)):
+        if type(behaviour).hidden_parts is not Behaviour.hidden_parts:
             self._parted.add(kind)
 
     def active(self, kind: str) -> bool:
@@ -192,8 +194,8 @@ class Visibility:
                 hidden.append(name)
             elif decide is not None and not decide(caller, Item(kind, name, behaviour, arg)):
                 hidden.append(name)
-            elif parted and (parts := getattr(behaviour, "hidden_parts", None)) is not None:
-                hidden.extend(part_key(name, part) for part in parts(caller, arg))
+            elif parted:
+                hidden.extend(part_key(name, part) for part in behaviour.hidden_parts(caller, arg))
         return frozenset(hidden) if hidden else _EMPTY
 
 

@@ -25,6 +25,7 @@ from genmcp.auth import DPoPNonces, DPoPPolicy
 from genmcp.auth.dpop import DPoPProblem, bound_key, jwk_thumbprint
 from genmcp.client import DPoP, SigningKey
 from genmcp.client.jws import b64url
+from genmcp.storage.memory import MemoryStores
 from genmcp.storage.redis import RedisOptions, RedisProofReplays
 from support.dpop_app import Tokens, create_app
 from support.legacy_http import ACCEPT
@@ -119,9 +120,25 @@ def test_configuration_and_binding() -> None:
     with pytest.raises(ValueError, match="HS256"):
         DPoPPolicy(algorithms=["HS256"])
     with pytest.raises(TypeError, match="ProofReplays"):
-        DPoPPolicy(replays=object())
+        DPoPPolicy(replays=object())  # type: ignore[arg-type]
     assert bound_key({"cnf": {"jkt": "abc"}}) == "abc"
     assert bound_key({"cnf": "abc"}) is None and bound_key({}) is None
+
+
+class Replays:
+    """A bundle of another backend's parts, carrying only its replays (``WithReplays``)."""
+
+    def __init__(self, replays: Any) -> None:
+        self.replays = replays
+
+
+def test_replays_are_a_store_or_the_replays_a_bundle_carries() -> None:
+    stores = MemoryStores()
+    assert DPoPPolicy(replays=stores).replays is stores.replays
+    assert DPoPPolicy(replays=stores.replays).replays is stores.replays
+    assert DPoPPolicy(replays=Replays(stores.replays)).replays is stores.replays
+    with pytest.raises(TypeError, match="a ProofReplays or a storage bundle with one"):
+        DPoPPolicy(replays=Replays("not a store"))
 
 
 # -- on the wire: one process -------------------------------------------------------------

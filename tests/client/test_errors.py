@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from genmcp import testing
 from genmcp.client import ClientError, RPCError
 
 
@@ -17,6 +18,15 @@ def test_an_rpc_error_keeps_code_message_and_data_unchanged() -> None:
     assert str(raised) == "Missing capability (-32021)"
     assert raised.to_error() == error
     assert isinstance(raised, ClientError)
+
+
+def test_an_rpc_error_keeps_the_notifications_before_it_as_its_own_list() -> None:
+    note = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}
+    given = (note,)
+    raised = RPCError(-32603, "broke", notifications=given)
+    assert raised.notifications == [note] and str(raised) == "broke (-32603)"
+    assert RPCError.from_error({"code": 1, "message": "m"}).notifications == []
+    assert RPCError is testing.RPCError  # one class, whichever client raised it
 
 
 @pytest.mark.parametrize("error", [None, "boom", {"code": True}, {"code": "x", "message": 3}])

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from fastapi import FastAPI
 
 from genmcp import Suite, mcp_router
 from genmcp.docsui import DOCS_ENV, DocsPage, docs_enabled, page_bytes
+from genmcp.protocol.client import NAME_PARAMS
 from support.server import LiveServers
 
 
@@ -24,6 +27,16 @@ def test_the_page_inlines_its_stylesheet_and_script_and_stays_small() -> None:
     assert "import " not in page.split("<script>")[1]  # nothing loaded at run time
     assert "http://" not in page and "https://" not in page  # no CDN, no remote asset
     assert len(page_bytes()) < 64 * 1024  # the whole page, uncompressed (about 51 KiB)
+
+
+def test_the_page_reads_which_param_each_mcp_name_header_repeats_from_the_server() -> None:
+    page = page_bytes().decode()
+    block = page.split('<script type="application/json" id="name-params">')[1]
+    assert json.loads(block.split("</script>")[0]) == dict(NAME_PARAMS)  # protocol.methods'
+    assert "/*name-params*/" not in page
+    script = page.split("<script>")[1]
+    assert '"tools/call": "name"' not in script  # no table of the page's own
+    assert 'getElementById("name-params")' in script
 
 
 def test_get_and_head_answer_the_page_other_methods_405(live_server: LiveServers) -> None:

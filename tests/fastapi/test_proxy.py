@@ -21,7 +21,11 @@ from fastapi import FastAPI
 
 from genmcp import StaticResource, Suite, mcp_app, mcp_router
 from genmcp.client import Client, ClientLimits, RPCError
+from genmcp.client.cache import MemoryCacheStore
 from genmcp.client.limits import MIB
+from genmcp.compose import Mount
+from genmcp.fastapi.proxy import share_cache
+from genmcp.storage.memory import MemoryStores
 from genmcp.storage.redis import RedisCacheStore
 from support.recorder import Recorder
 from support.rogue import Rogue, drip, huge_json
@@ -109,3 +113,23 @@ async def test_two_gateways_share_the_upstream_answers_through_redis(
     for gateway, store in zip(gateways, stores, strict=True):  # on the loop that used it
         await gateway.run_in_loop(store.aclose())
     assert len(recorder.posts("resources/read")) - before == reads
+
+
+class CachedStores(MemoryStores):
+    """Another backend's bundle that carries a response cache (``WithCache``)."""
+
+    __slots__ = ("cache",)
+
+    def __init__(self, cache: MemoryCacheStore) -> None:
+        super().__init__()
+        self.cache = cache
+
+
+def test_the_stores_cache_goes_to_remote_mounts_a_bundle_without_one_changes_nothing() -> None:
+    url, shared = "http://127.0.0.1:1/mcp", MemoryCacheStore()
+    for stores, expected in ((CachedStores(shared), True), (MemoryStores(), False), (None, False)):
+        keywords: dict[str, Any] = {"mounts": (Mount(url=url),)}
+        share_cache(stores, keywords)
+        (mount,) = keywords["mounts"]
+        assert mount.upstream is not None and mount.upstream.client.cache is not None
+        assert (mount.upstream.client.cache.store is shared) is expected

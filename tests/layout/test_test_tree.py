@@ -78,7 +78,7 @@ UNMIRRORED: Final[dict[str, str]] = {
 TOP_LEVEL_UNMIRRORED: Final[dict[str, str]] = {
     "scaleout": (
         "a short import path: re-exports the Redis parts (tests/storage/redis/), LegacyServer "
-        "(tests/transports/legacy/) and two storage exceptions; nothing of its own"
+        "(tests/sessions/) and two storage exceptions; nothing of its own"
     ),
 }
 """Modules of ``src/genmcp/*.py`` without ``tests/test_<module>.py``, each with the reason."""

@@ -19,7 +19,7 @@ from genmcp.errors import MCPError
 from genmcp.protocol import methods
 from genmcp.protocol.jsonrpc import Request
 from genmcp.sessions.lookup import LOG_LEVEL
-from genmcp.sessions.session_methods import SessionMethods
+from genmcp.sessions.session_methods import SUBSCRIBED, SessionMethods
 from genmcp.sessions.sessions import Session
 from genmcp.storage.memory import MemorySessionRegistry
 from genmcp.sync.interest import Interest
@@ -98,11 +98,12 @@ async def test_a_subscription_is_kept_and_held_until_unsubscribed() -> None:
     methods_of, registry, told = own({"resources": {}})
     for uri in ("x://a", "x://b"):
         await methods_of.answer(session(), Request(2, methods.RESOURCES_SUBSCRIBE, {"uri": uri}))
-    assert await registry.members("k1", "resources") == {"x://a", "x://b"}
+    assert await registry.members("k1", SUBSCRIBED) == {"x://a", "x://b"}
     request = Request(3, methods.RESOURCES_UNSUBSCRIBE, {"uri": "x://a"})
     await methods_of.answer(session(), request)
-    assert await registry.members("k1", "resources") == {"x://b"}
+    assert await registry.members("k1", SUBSCRIBED) == {"x://b"}
     assert told == [("x://a", True), ("x://b", True), ("x://a", False)]
+    assert SUBSCRIBED == "resources"  # the stored field's name: sessions in a Redis keep it
 
 
 @pytest.mark.parametrize("params", [{}, {"uri": 7}])
@@ -112,4 +113,4 @@ async def test_a_subscribe_without_a_uri_is_invalid_params(params: dict[str, Any
         await methods_of.answer(session(), Request(4, methods.RESOURCES_SUBSCRIBE, params))
     assert caught.value.reason == "invalid_params"
     assert str(caught.value) == "Invalid params: resources/subscribe needs params.uri"
-    assert await registry.members("k1", "resources") == frozenset() and told == []
+    assert await registry.members("k1", SUBSCRIBED) == frozenset() and told == []

@@ -1,6 +1,8 @@
 """``Stores`` (``storage.bundle``): each backend's bundle holds the contracts' parts, its
 buckets are one budget, ``aclose`` releases it all; Redis prefixes keep two apps apart, and
-the Redis bundle without the redis package says what to install.
+the Redis bundle without the redis package says what to install. The optional parts
+(``WithReplays``, ``WithCache``) are protocols of their own: a bundle without them is still
+a ``Stores``.
 """
 
 from __future__ import annotations
@@ -8,11 +10,22 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
 
-from genmcp.storage import Broker, SessionRegistry, Stores, Subscription, TaskStore
-from genmcp.storage.buckets import Buckets
+from genmcp.storage import (
+    Broker,
+    ProofReplays,
+    SessionRegistry,
+    Stores,
+    Subscription,
+    TaskStore,
+    WithCache,
+    WithReplays,
+)
+from genmcp.storage.buckets import Buckets, MemoryBuckets
+from genmcp.storage.memory import MemoryBroker, MemorySessionRegistry, MemoryTaskStore
 from tests.storage.backend_kit import Backend, nothing_arrives, receive, session, subscribed
 
 
@@ -24,6 +37,37 @@ async def test_implementations_satisfy_the_protocols(backend: Backend) -> None:
     assert isinstance(stores.buckets, Buckets)
     assert isinstance(stores.broker, Broker)
     assert isinstance(await subscribed(stores.broker, "t"), Subscription)
+
+
+async def test_each_bundle_carries_its_replays_and_redis_its_cache(backend: Backend) -> None:
+    stores = backend.stores()
+    assert isinstance(stores, WithReplays) and isinstance(stores.replays, ProofReplays)
+    if backend.name == "redis":
+        from genmcp.storage.redis import RedisCacheStore
+
+        assert isinstance(stores, WithCache) and isinstance(stores.cache, RedisCacheStore)
+    else:
+        assert not isinstance(stores, WithCache)
+
+
+@dataclass
+class FourParts:
+    """A backend's own bundle as the Stores docstring says to write it: the four parts and
+    ``aclose``, nothing optional."""
+
+    broker: MemoryBroker
+    registry: MemorySessionRegistry
+    tasks: MemoryTaskStore
+    buckets: MemoryBuckets
+
+    async def aclose(self) -> None:
+        await self.broker.aclose()
+
+
+def test_a_bundle_without_the_optional_parts_is_still_a_stores() -> None:
+    bundle = FourParts(MemoryBroker(), MemorySessionRegistry(), MemoryTaskStore(), MemoryBuckets())
+    assert isinstance(bundle, Stores)
+    assert not isinstance(bundle, WithReplays) and not isinstance(bundle, WithCache)
 
 
 async def test_the_buckets_of_every_bundle_are_one_budget(backend: Backend) -> None:

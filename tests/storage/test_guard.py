@@ -13,7 +13,7 @@ import time
 import pytest
 
 from genmcp.errors import MCPError
-from genmcp.storage.guard import Breaker, LagClock, StorageUnavailable
+from genmcp.storage.guard import Breaker, LagClock, StorageUnavailable, StoreFailure
 
 
 class StoreDown(Exception):
@@ -87,6 +87,28 @@ async def test_errors_that_are_not_the_stores_pass_unchanged_and_do_not_trip_it(
     with pytest.raises(KeyError):
         await breaker.run(bug)
     assert not breaker.open
+
+
+class Refusing(StoreFailure):
+    """A store's own failure that says what failed (as Redis's ``WritesRefused`` does)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.cause = f"refusing: {code}"
+
+
+async def test_a_store_failure_names_its_cause_an_unnamed_one_its_class() -> None:
+    async def refused() -> None:
+        raise Refusing("FULL")
+
+    async def unnamed() -> None:
+        raise StoreFailure("no words of its own")
+
+    for operation, cause in ((refused, "refusing: FULL"), (unnamed, "StoreFailure")):
+        breaker = Breaker("kv", (StoreFailure,))
+        with pytest.raises(StorageUnavailable) as failed:
+            await breaker.run(operation)
+        assert f"kv is unreachable ({cause})" in str(failed.value)
 
 
 def test_a_breaker_refuses_bounds_that_cannot_work() -> None:

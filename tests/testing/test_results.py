@@ -1,9 +1,9 @@
 """genmcp.testing.results: what MCPTestClient hands back, the JSON-RPC error above all.
 
 There is one exception for "the server answered with a JSON-RPC error": ``genmcp.client.RPCError``.
-The test client raises it too (``genmcp.testing.RPCError`` is its subclass with the
-notifications seen before the error), so code written against the real client, ``except
-RPCError``, handles what a test drives in-process, and both say it the same way.
+The test client raises it too (``genmcp.testing.RPCError`` is the same class, its
+``notifications`` those seen before the error), so code written against the real client,
+``except RPCError``, handles what a test drives in-process, and both say it the same way.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ async def test_the_test_client_raises_the_clients_rpc_error_with_the_notificatio
         with pytest.raises(ClientRPCError) as caught:  # what code for genmcp.client catches
             await client.call_tool("halfway", {}, progress=True, log_level="info")
     failure = caught.value
-    assert isinstance(failure, RPCError) and isinstance(failure, ClientError)
+    assert type(failure) is RPCError is ClientRPCError and isinstance(failure, ClientError)
     assert failure.code == -32603
     assert str(failure) == f"{failure.message} (-32603)"  # the client's wording, one format
     assert "halfway" in failure.message

@@ -16,7 +16,14 @@ import genmcp.fastapi  # registers the FastAPI app host on import
 from genmcp import Suite, mcp_router
 from genmcp.context import AppContext
 from genmcp.transports import hosting
-from genmcp.transports.hosting import HostedApp, host_apps, require_suite, served, suite_of
+from genmcp.transports.hosting import (
+    HostedApp,
+    carried_suite,
+    host_apps,
+    require_suite,
+    served,
+    suite_of,
+)
 
 
 def suite(name: str = "s") -> Suite:
@@ -32,6 +39,24 @@ def test_the_suite_behind_a_suite_a_router_and_an_app() -> None:
     app.include_router(router, prefix="/mcp")
     assert suite_of(app) is router.suite  # found by the FastAPI host, through the include
     assert suite_of(FastAPI()) is None and suite_of(object()) is None
+
+
+class Holder:
+    """A user's object that carries something as ``suite``."""
+
+    def __init__(self, suite: object) -> None:
+        self.suite = suite
+
+
+def test_a_carried_suite_is_the_suite_itself_or_its_suite_attribute_no_routes_searched() -> None:
+    alone = suite()
+    router = mcp_router(suite=suite())
+    app = FastAPI()
+    app.include_router(router, prefix="/mcp")
+    assert carried_suite(alone) is alone and carried_suite(router) is router.suite
+    assert carried_suite(Holder(alone)) is alone  # any object carrying one, not only a router
+    assert carried_suite(Holder("not a suite")) is None and carried_suite(object()) is None
+    assert carried_suite(app) is None and suite_of(app) is router.suite  # the host searches
 
 
 def test_require_suite_says_what_to_give_instead() -> None:

@@ -32,7 +32,7 @@ import jwt
 
 from genmcp.auth.nonces import DPoPNonces
 from genmcp.auth.tokens import canonical_uri
-from genmcp.storage import ProofReplays
+from genmcp.storage import ProofReplays, WithReplays
 from genmcp.storage.memory.replays import MemoryProofReplays
 
 __all__ = ["ALGORITHMS", "DPoPPolicy", "DPoPProblem", "Proof", "bound_key", "jwk_thumbprint"]
@@ -102,8 +102,8 @@ class DPoPPolicy:
         nonces: demand server nonces (``DPoPNonces``: the same key in every process); None:
             proofs need none.
         replays: where the ``jti`` of each proof is kept: a ``ProofReplays``, or a storage
-            bundle with one (``RedisStores``: every process sees every proof); None: this
-            process's memory.
+            bundle with one (``WithReplays``: ``RedisStores``, every process sees every
+            proof); None: this process's memory.
     """
 
     def __init__(
@@ -113,7 +113,7 @@ class DPoPPolicy:
         algorithms: Iterable[str] = ALGORITHMS,
         iat_window_s: float = 60.0,
         nonces: DPoPNonces | None = None,
-        replays: ProofReplays | Any = None,
+        replays: ProofReplays | WithReplays | None = None,
     ) -> None:
         self.required = required
         self.algorithms = tuple(algorithms)
@@ -127,11 +127,11 @@ class DPoPPolicy:
         self.nonces = nonces
         if replays is None:
             replays = MemoryProofReplays()
-        elif not isinstance(replays, ProofReplays):
-            replays = getattr(replays, "replays", None)
-            if not isinstance(replays, ProofReplays):
-                raise TypeError("DPoPPolicy(replays=...) takes a ProofReplays or a storage "
-                                "bundle with one (MemoryStores, RedisStores)")  # fmt: skip
+        elif isinstance(replays, WithReplays) and not isinstance(replays, ProofReplays):
+            replays = replays.replays
+        if not isinstance(replays, ProofReplays):
+            raise TypeError("DPoPPolicy(replays=...) takes a ProofReplays or a storage "
+                            "bundle with one (MemoryStores, RedisStores)")  # fmt: skip
         self.replays: ProofReplays = replays
 
     @property

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Generic, Protocol, TypeVar
 
+from genmcp.behaviour import Behaviour
 from genmcp.catalogs.request_state import RequestStates
 from genmcp.errors import MCPError
 from genmcp.outcomes import CacheControl
@@ -191,8 +192,8 @@ class NamedEntry(Protocol):
         ...
 
     @property
-    def behaviour(self) -> Any:
-        """The ``Tool`` or ``Prompt`` instance (its ``visible`` hook)."""
+    def behaviour(self) -> Behaviour:
+        """The ``Tool`` or ``Prompt`` instance (its ``visible`` and ``hidden_parts`` hooks)."""
         ...
 
     def cache_control(self) -> CacheControl:

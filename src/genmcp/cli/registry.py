@@ -17,10 +17,13 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from genmcp.protocol.registry import package, server_card, server_json
 from genmcp.protocol.versions import LEGACY_VERSIONS
+
+if TYPE_CHECKING:
+    from genmcp.suite import Suite
 
 __all__ = ["register", "server_json_of", "suite_of"]
 
@@ -34,12 +37,12 @@ examples:
 """
 
 
-def suite_of(target: Any) -> Any:
+def suite_of(target: Any) -> Suite:
     """The Suite of ``target`` (a Suite, or a router with ``.suite``); ``TypeError`` else."""
-    from genmcp.suite import Suite
+    from genmcp.transports.hosting import carried_suite
 
-    found = target if isinstance(target, Suite) else getattr(target, "suite", None)
-    if not isinstance(found, Suite):
+    found = carried_suite(target)
+    if found is None:
         raise TypeError(
             f"{target!r} is neither a Suite nor an MCP router: point APP at the Suite "
             "(MODULE:suite) or at mcp_router(...)'s router"

@@ -5,6 +5,8 @@
   HTTP status when there was one; ``www_authenticate`` the challenge of a 401/403.
 * ``RPCError(ClientError)``: the server answered with a JSON-RPC error; ``code``,
   ``message`` and ``data`` are the error's, unchanged, so a proxy can pass it on as it is.
+  The one class for it: ``genmcp.testing``'s test client raises it too (with
+  ``notifications``, what the server sent on the request before the error).
 * A bound of ``ClientLimits`` (``genmcp.client.limits``) crossed: ``MessageTooLarge`` (a
   response, an SSE event or a stdio line over ``max_message_bytes``), ``ListingTooLong``
   (more pages or items than ``max_pages``/``max_items``), ``DeadlineExceeded`` (the call
@@ -21,7 +23,7 @@ fix is on the caller's side. Imports nothing from genmcp.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 __all__ = [
@@ -56,16 +58,25 @@ class RPCError(ClientError):
     """Raised when the server answers a request with a JSON-RPC error.
 
     ``str(error)`` is ``"<message> (<code>)"``; :meth:`to_error` gives the error object back
-    in its wire shape.
+    in its wire shape. ``notifications`` are the messages the server sent on the request
+    before the error, where the raiser kept them (``genmcp.testing``'s ``MCPTestClient``
+    does; empty otherwise).
     """
 
     def __init__(
-        self, code: int, message: str, data: Any = None, *, status: int | None = None
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        status: int | None = None,
+        notifications: Sequence[dict[str, Any]] = (),
     ) -> None:
         super().__init__(f"{message} ({code})", status=status)
         self.code = code
         self.message = message
         self.data = data
+        self.notifications: list[dict[str, Any]] = list(notifications)
 
     @classmethod
     def from_error(cls, error: Any, *, status: int | None = None) -> Self:

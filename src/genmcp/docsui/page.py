@@ -1,9 +1,12 @@
 """``DocsPage``: the raw ASGI app that serves the endpoint's interactive page.
 
 The page is ``assets/docs.html`` with ``docs.css`` and ``docs.js`` inlined (one response, read
-from the package once, then kept): it speaks MCP from the browser to the endpoint it is
-served beside (the page's own URL without ``/docs``), with the caller's bearer token or the
-app's cookies, so it sees exactly what that caller sees. The router adds its route only when
+from the package once, then kept), and with the one method fact its requests need, which
+params key each ``Mcp-Name`` header repeats (``protocol.client.NAME_PARAMS``, read from the
+``protocol.methods`` records), as a JSON block: the page keeps no table of its own. It speaks
+MCP from the browser to the endpoint it is served beside (the page's own URL without
+``/docs``), with the caller's bearer token or the app's cookies, so it sees exactly what that
+caller sees. The router adds its route only when
 asked (``docs=True``, or ``GENMCP_DOCS=1`` when ``docs`` is left None, as ``genmcp dev``
 does): disabled, nothing of it is on the request path.
 """
@@ -11,9 +14,12 @@ does): disabled, nothing of it is on the request path.
 from __future__ import annotations
 
 import functools
+import json
 import os
 from importlib import resources
 from typing import Any, Final
+
+from genmcp.protocol.client import NAME_PARAMS
 
 __all__ = ["DOCS_ENV", "DocsPage", "docs_enabled", "page_bytes"]
 
@@ -40,11 +46,14 @@ def docs_enabled(docs: bool | None) -> bool:
 
 @functools.cache
 def page_bytes() -> bytes:
-    """The page: ``docs.html`` with its stylesheet and script inlined, UTF-8."""
+    """The page: ``docs.html`` with its stylesheet, script and ``Mcp-Name`` table inlined,
+    UTF-8."""
     assets = resources.files("genmcp.docsui").joinpath("assets")
     html = assets.joinpath("docs.html").read_text(encoding="utf-8")
     css = assets.joinpath("docs.css").read_text(encoding="utf-8")
     script = assets.joinpath("docs.js").read_text(encoding="utf-8")
+    names = json.dumps(dict(NAME_PARAMS), sort_keys=True).replace("</", "<\\/")
+    html = html.replace("/*name-params*/", names)  # before the assets: their text is theirs
     html = html.replace("/*docs.css*/", css).replace("/*docs.js*/", script)
     return html.encode("utf-8")
 

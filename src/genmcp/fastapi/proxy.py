@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from genmcp.client.limits import ClientLimits
 from genmcp.compose import Mount
-from genmcp.storage import Stores
+from genmcp.storage import Stores, WithCache
 from genmcp.suite import Suite
 
 if TYPE_CHECKING:
@@ -42,10 +42,11 @@ def add_proxy(
 
 
 def share_cache(stores: Stores | None, keywords: dict[str, Any]) -> None:
-    """Give the stores' response cache (``RedisStores.cache``; a bundle without one: none)
-    to every remote mount of ``mounts=`` left at its default cache: a gateway's processes
-    then share their upstreams' answers (and one process's invalidation empties them all)."""
-    shared = getattr(stores, "cache", None)
+    """Give the stores' response cache (``WithCache``: ``RedisStores.cache``; a bundle without
+    one: none) to every remote mount of ``mounts=`` left at its default cache: a gateway's
+    processes then share their upstreams' answers (and one process's invalidation empties
+    them all)."""
+    shared = stores.cache if isinstance(stores, WithCache) else None
     if shared is None:
         return
     mounts = keywords["mounts"] = list(keywords.get("mounts", ()))  # an iterable, once

@@ -27,6 +27,7 @@ from genmcp.fastapi.endpoint import ENDPOINTS
 from genmcp.fastapi.lifespan import lifespan
 from genmcp.fastapi.router import MCPRouter, mcp_app
 from genmcp.suite import Suite
+from genmcp.transports.hosting import carried_suite
 
 __all__ = ["AuthRequired", "Hosted", "hosted", "mcp_of", "suite_of"]
 
@@ -85,10 +86,8 @@ def suite_of(target: Any, _depth: int = 0) -> Suite | None:
     API route that runs its auth dependency, wherever FastAPI copied that route); None
     when no single Suite is found.
     """
-    if isinstance(target, Suite):
-        return target
-    found = getattr(target, "suite", None)
-    if isinstance(found, Suite):
+    found = carried_suite(target)
+    if found is not None:
         return found
     endpoint = ENDPOINTS.get(target)
     if endpoint is not None:

@@ -38,6 +38,7 @@ from genmcp.protocol import legacy_results
 from genmcp.protocol.jsonrpc import notification
 from genmcp.protocol.methods import RESOURCES_UPDATED
 from genmcp.sessions.rounds import end_topic
+from genmcp.sessions.session_methods import SUBSCRIBED
 from genmcp.storage import Broker, SessionRegistry, Subscription
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.sync.change_log import LOGGED, ChangeLog, Entry
@@ -45,7 +46,6 @@ from genmcp.sync.listen import CHANGES, SeenFilter
 
 __all__ = ["SessionStream", "get_topic", "list_notices", "parse_get_event_id"]
 
-_RESOURCES: Final = "resources"
 _UPDATED: Final = RESOURCES_UPDATED
 _GET_EVENT: Final = re.compile(r"get~([0-9]{1,20}-[0-9]{1,20})")
 
@@ -264,7 +264,7 @@ class SessionStream:
     async def _uris(self) -> frozenset[str]:
         """The URIs the session subscribed to (none while the registry is unreachable)."""
         try:
-            return await self._registry.members(self._session, _RESOURCES)
+            return await self._registry.members(self._session, SUBSCRIBED)
         except StorageUnavailable:
             return frozenset()
 

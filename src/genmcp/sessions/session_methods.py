@@ -28,10 +28,11 @@ from genmcp.sessions.sessions import Session
 from genmcp.storage import SessionRegistry
 from genmcp.sync.interest import Interest
 
-__all__ = ["SessionMethods"]
+__all__ = ["SUBSCRIBED", "SessionMethods"]
 
-_RESOURCES: Final = "resources"
-"""The registry field of a session's subscribed URIs (and the capability they need)."""
+SUBSCRIBED: Final = "resources"
+"""The registry field of a session's subscribed URIs (named as the capability they need):
+written here, read by the session's GET stream (``sessions.get_stream``)."""
 
 
 class SessionMethods:
@@ -54,7 +55,7 @@ class SessionMethods:
         if method in (PING, LOGGING_SET_LEVEL):
             return True
         subscribing = method in (RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE)
-        return subscribing and _RESOURCES in self._capabilities()
+        return subscribing and SUBSCRIBED in self._capabilities()
 
     async def answer(self, session: Session, request: Request) -> Answer:
         """The answer to ``request`` of ``session``: an empty result once it is done."""
@@ -70,8 +71,8 @@ class SessionMethods:
         if not isinstance(uri, str):
             raise MCPError("invalid_params", f"Invalid params: {method} needs params.uri")
         if method == RESOURCES_SUBSCRIBE:
-            await self._registry.add(session.key, _RESOURCES, uri, session.ttl_s)
+            await self._registry.add(session.key, SUBSCRIBED, uri, session.ttl_s)
             self._interest.hold(session.key, (uri,), ttl_s=session.ttl_s)
         else:
-            await self._registry.discard(session.key, _RESOURCES, uri, session.ttl_s)
+            await self._registry.discard(session.key, SUBSCRIBED, uri, session.ttl_s)
             self._interest.release(session.key, (uri,))

@@ -29,9 +29,10 @@ shared implementation stores and carries them as JSON, and hands back equal copi
   sighting, in any process sharing the store, is a replay.
 
 * ``Stores``: one backend's broker, session registry, task store and rate-limit buckets as
-  one bundle (genmcp's two bundles carry their ``ProofReplays`` too, as ``replays``), closed
-  together: what ``mcp_router(stores=...)`` wires in (``memory.MemoryStores``,
-  ``redis.RedisStores``, or your own backend's).
+  one bundle, closed together: what ``mcp_router(stores=...)`` wires in
+  (``memory.MemoryStores``, ``redis.RedisStores``, or your own backend's). Its optional
+  parts have protocols of their own: ``WithReplays`` (``replays``, a ``ProofReplays``: both
+  of genmcp's bundles) and ``WithCache`` (``cache``, a response cache: ``RedisStores``).
 
 * ``Inboxes`` (optional, offered by both brokers): one inbox per Suite (per process), for
   mail to a worker. A post goes to the one inbox its worker id names, never to every process;
@@ -41,7 +42,8 @@ shared implementation stores and carries them as JSON, and hands back equal copi
 Each contract has its module, re-exported here: ``storage.sessions`` (``SessionRegistry``),
 ``storage.messaging`` (``Broker``, ``Subscription``, ``Inboxes``, ``EventLog``),
 ``storage.tasks`` (``TaskStore`` and its values), ``storage.records`` (``RecordStore``,
-``ProofReplays``), ``storage.states`` (``StateStore``), ``storage.bundle`` (``Stores``).
+``ProofReplays``), ``storage.states`` (``StateStore``), ``storage.bundle`` (``Stores``,
+``WithReplays``, ``WithCache``).
 The in-memory defaults are in ``genmcp.storage.memory``, the Redis ones in
 ``genmcp.storage.redis`` (``pip install 'genmcp[redis]'``). Imports nothing from genmcp
 outside ``storage``.
@@ -49,7 +51,7 @@ outside ``storage``.
 
 from __future__ import annotations
 
-from genmcp.storage.bundle import Stores
+from genmcp.storage.bundle import Stores, WithCache, WithReplays
 from genmcp.storage.messaging import DURABLE_TOPICS as DURABLE_TOPICS
 from genmcp.storage.messaging import (
     Broker,
@@ -90,6 +92,8 @@ __all__ = [
     "TaskQuota",
     "TaskQuotaExceeded",
     "TaskStore",
+    "WithCache",
+    "WithReplays",
     "durable",
     "now_ms",
 ]

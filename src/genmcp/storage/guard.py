@@ -34,7 +34,7 @@ from typing import Final, TypeVar
 
 from genmcp.errors import MCPError
 
-__all__ = ["DEADLINE_S", "Breaker", "LagClock", "StorageUnavailable"]
+__all__ = ["DEADLINE_S", "Breaker", "LagClock", "StorageUnavailable", "StoreFailure"]
 
 log = logging.getLogger("genmcp")
 
@@ -59,6 +59,15 @@ class StorageUnavailable(MCPError):
             {"reason": "storage_unavailable", "store": store},
         )
         self.store = store
+
+
+class StoreFailure(Exception):
+    """Base of a store's own failures that name their cause: a :class:`Breaker` given one
+    among its ``failures`` says ``cause`` in its ``StorageUnavailable`` (any other failure:
+    its class name)."""
+
+    cause: str = ""
+    """A few words on what failed (``"refusing: OOM"``); empty: the class name is used."""
 
 
 class LagClock:
@@ -161,7 +170,7 @@ class Breaker:
             cause = (
                 "no answer in time"
                 if isinstance(exc, TimeoutError)
-                else str(getattr(exc, "cause", "") or type(exc).__name__)
+                else (exc.cause if isinstance(exc, StoreFailure) else "") or type(exc).__name__
             )
             raise StorageUnavailable(self.store, cause) from None
         if self._failing_since is not None:

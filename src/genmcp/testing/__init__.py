@@ -22,10 +22,11 @@ held open), ``params`` (what the requests carry), ``results`` (what calls return
 top layer: used by tests only, it may import anything in genmcp.
 """
 
+from genmcp.client.errors import RPCError
 from genmcp.testing.client import MCPTestClient
 from genmcp.testing.opencall import Listener, OpenCall
 from genmcp.testing.params import DEFAULT_CAPABILITIES
-from genmcp.testing.results import CallResult, Reply, RPCError, accept, cancel, decline
+from genmcp.testing.results import CallResult, Reply, accept, cancel, decline
 
 __all__ = [
     "DEFAULT_CAPABILITIES",

@@ -14,6 +14,7 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final, Self
 
+from genmcp.client.errors import RPCError
 from genmcp.fastapi.lifespan import lifespan as run_lifespan
 from genmcp.fastapi.router import MCPRouter, mcp_app
 from genmcp.protocol import methods
@@ -31,7 +32,7 @@ from genmcp.testing.params import (
     complete_params,
     listen_params,
 )
-from genmcp.testing.results import CallResult, Reply, RPCError
+from genmcp.testing.results import CallResult, Reply
 from genmcp.testing.session import (
     LEGACY_CAPABILITIES,
     LegacySession,

@@ -2,24 +2,24 @@
 
 * ``Reply``: one request's response, HTTP status and notifications (errors included).
 * ``CallResult``: a ``tools/call`` outcome with the notifications and input rounds seen.
-* ``RPCError``: raised for a JSON-RPC error response: ``genmcp.client.RPCError`` (one
-  exception for "the server answered with a JSON-RPC error", whichever client asked) that
-  also carries the notifications seen before it.
 * ``accept``, ``decline``, ``cancel``: ``ElicitResult`` values to answer input requests.
 
-Plain data; imports nothing from genmcp but the method names and the client's error.
+A JSON-RPC error response raises ``genmcp.client.errors.RPCError`` (one exception for "the
+server answered with a JSON-RPC error", whichever client asked), its ``notifications`` the
+ones seen before it. Plain data; imports nothing from genmcp but the method names and the
+client's error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from genmcp.client.errors import RPCError as ClientRPCError
+from genmcp.client.errors import RPCError
 from genmcp.protocol.methods import MESSAGE, PROGRESS
 
-__all__ = ["CallResult", "RPCError", "Reply", "accept", "cancel", "decline"]
+__all__ = ["CallResult", "Reply", "accept", "cancel", "decline"]
 
 Message = dict[str, Any]
 
@@ -40,25 +40,6 @@ def decline() -> dict[str, Any]:
 def cancel() -> dict[str, Any]:
     """An ``ElicitResult`` dismissing the request."""
     return {"action": "cancel"}
-
-
-class RPCError(ClientRPCError):
-    """Raised when the server answers with a JSON-RPC error: ``genmcp.client.RPCError``, so
-    ``code``, ``message``, ``data``, ``status`` and ``str()`` are the same whichever client
-    asked, plus ``notifications``: what the server sent on the request before the error.
-    """
-
-    def __init__(
-        self,
-        code: int,
-        message: str,
-        data: Any = None,
-        *,
-        status: int | None = None,
-        notifications: Sequence[Message] = (),
-    ) -> None:
-        super().__init__(code, message, data, status=status)
-        self.notifications: list[Message] = list(notifications)
 
 
 @dataclass

@@ -16,7 +16,15 @@ from typing import Any, Protocol
 from genmcp.context import AppContext
 from genmcp.suite import Suite
 
-__all__ = ["AppHost", "HostedApp", "host_apps", "require_suite", "served", "suite_of"]
+__all__ = [
+    "AppHost",
+    "HostedApp",
+    "carried_suite",
+    "host_apps",
+    "require_suite",
+    "served",
+    "suite_of",
+]
 
 
 class HostedApp(Protocol):
@@ -62,6 +70,18 @@ def host_apps(host: AppHost) -> None:
         _HOSTS.append(host)
 
 
+def carried_suite(target: object) -> Suite | None:
+    """``target`` when it is a Suite, its ``suite`` when that is one (an ``MCPRouter``), else
+    None; no routes are searched."""
+    if isinstance(target, Suite):
+        return target
+    # a user's object of any type (what ``MODULE:ATTR`` names): the router is a class of a
+    # layer above this one, and whatever carries a Suite as ``suite`` serves it, so the
+    # attribute is asked for, not a class
+    found = getattr(target, "suite", None)
+    return found if isinstance(found, Suite) else None
+
+
 def suite_of(target: Any) -> Suite | None:
     """The Suite behind ``target``: a Suite, an ``MCPRouter``, or an app that mounts one.
 
@@ -69,10 +89,8 @@ def suite_of(target: Any) -> Suite | None:
     through mounts and included routers, for the MCP endpoint); None when no single Suite
     is found.
     """
-    if isinstance(target, Suite):
-        return target
-    found = getattr(target, "suite", None)
-    if isinstance(found, Suite):
+    found = carried_suite(target)
+    if found is not None:
         return found
     for host in _HOSTS:
         suite = host.suite_of(target)

@@ -21,7 +21,8 @@ import redis
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, TaskOptions, Tool, ToolRequest, call_tool_result, mcp_router
-from genmcp.storage.redis.refusals import refusal
+from genmcp.storage.guard import Breaker, StorageUnavailable, StoreFailure
+from genmcp.storage.redis.refusals import WritesRefused, refusal, refusing
 from support.redis_server import OwnRedis, free_port
 from support.server import LiveServers
 
@@ -157,3 +158,15 @@ def test_the_refusal_codes_are_read_from_redis_errors_a_script_met_too() -> None
     assert refusal(redis.ResponseError("ERR wrong number of arguments")) is None
     assert refusal(redis.ResponseError("WRONGTYPE Operation against a key")) is None
     assert refusal(ValueError("OOM")) is None
+
+
+async def test_a_refusal_is_a_store_failure_the_breaker_names_by_its_code() -> None:
+    breaker = Breaker("redis", (redis.RedisError,))
+
+    async def full() -> None:
+        raise redis.ResponseError("OOM command not allowed when used memory > 'maxmemory'.")
+
+    with pytest.raises(StorageUnavailable) as failed:
+        await breaker.run(lambda: refusing(full))
+    assert "redis is unreachable (refusing: OOM)" in str(failed.value)
+    assert issubclass(WritesRefused, StoreFailure) and issubclass(WritesRefused, redis.RedisError)

@@ -9,7 +9,9 @@ const MODERN = "2026-07-28";
 const UI = "io.modelcontextprotocol/ui";
 const APP_MIME = "text/html;profile=mcp-app";
 const META = "io.modelcontextprotocol/";
-const NAME_PARAM = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+// method -> the params key its Mcp-Name header repeats, as the server serving the page has
+// it (genmcp.protocol.methods), inlined beside this script
+const NAME_PARAM = JSON.parse(document.getElementById("name-params").textContent);
 const CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: {},
   extensions: { [UI]: { mimeTypes: [APP_MIME] } } };
 const CLIENT = { name: "genmcp-docs", version: "1" };

@@ -23,6 +23,8 @@ from typing import Final, TypeVar
 
 from redis.exceptions import OutOfMemoryError, ReadOnlyError, RedisError, ResponseError
 
+from genmcp.storage.guard import StoreFailure
+
 __all__ = ["REFUSALS", "WritesRefused", "refusal", "refusing"]
 
 T = TypeVar("T")
@@ -42,14 +44,13 @@ REFUSALS: Final = (
 _CODE: Final = re.compile(r"(?:^|-|: )(" + "|".join(REFUSALS) + r")\b")
 
 
-class WritesRefused(RedisError):
+class WritesRefused(StoreFailure, RedisError):
     """Redis answered with a refusal (``code``): the store is unavailable for now."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.cause = f"refusing: {code}"
-        """What ``guard.Breaker`` names as the cause in its ``StorageUnavailable``."""
 
 
 def refusal(exc: BaseException) -> str | None:
