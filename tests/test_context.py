@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from starlette.datastructures import State
 
-from genmcp.context import AppState
+from genmcp.context import AppContext, AppState
 
 
 class _OldState:
@@ -34,3 +34,28 @@ def test_app_state_is_read_by_attribute_after_the_lifespan_state(state: Any) -> 
         _ = AppState({"cache": "c"}, state).nope
     known = "cache, db" if isinstance(state, State) and hasattr(State, "__iter__") else "cache"
     assert f"(known: {known})" in str(missing.value)
+
+
+def test_a_request_context_is_the_one_the_keywords_make() -> None:
+    # of_request skips __init__ (the hot path): every slot as the constructor sets it
+    made: list[Any] = []
+
+    def request_of(scope: Any) -> Any:
+        made.append(scope)
+        return ("request", scope["path"])
+
+    async def solver(dependency: Any, context: AppContext, dependencies: Any) -> Any:
+        return dependency
+
+    app = type("App", (), {"state": State({"b": 2})})()
+    scope = {"path": "/mcp", "state": {"a": 1}}
+    quick = AppContext.of_request(app, scope, request_of, solver)
+    slow = AppContext(app=app, scope=scope, request_of=request_of, solver=solver)
+    for context in (quick, slow):
+        assert type(context) is AppContext and context.app is app
+        assert (context.state.a, context.state.b) == (1, 2)
+        assert context.http_request == ("request", "/mcp") and context.http_request is not None
+    assert made == [scope, scope]  # one request each, made on first use
+    built = {"_state", "_http_request"}  # made on first use above, one object each
+    same = [name for name in AppContext.__slots__ if name not in built]
+    assert [getattr(quick, name) for name in same] == [getattr(slow, name) for name in same]

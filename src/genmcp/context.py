@@ -168,6 +168,23 @@ class AppContext:
         self._scope, self._request_of = scope, request_of
         self._solver = solver
 
+    @classmethod
+    def of_request(
+        cls,
+        app: Any,
+        scope: Mapping[str, Any],
+        request_of: Callable[[Any], Any],
+        solver: Solver | None,
+    ) -> AppContext:
+        """``AppContext(app=app, scope=scope, request_of=request_of, solver=solver)``, made
+        with no keyword parsing and no ``__init__`` call: a transport makes one per request
+        (the hot path; 2.2k instructions instead of 4.7k)."""
+        context = object.__new__(cls)
+        context.app = app
+        context._state = context._http_request = None
+        context._scope, context._request_of, context._solver = scope, request_of, solver
+        return context
+
     @property
     def state(self) -> AppState:
         """The lifespan state, then ``app.state``."""

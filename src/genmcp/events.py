@@ -56,12 +56,22 @@ class StreamStart:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Answer:
     """The JSON-RPC response; ``reason`` is the failure's reason for an error response."""
 
     response: dict[str, Any]
     reason: str | None = None
+
+    def __init__(self, response: dict[str, Any], reason: str | None = None) -> None:
+        # through the slots' own setters: a frozen dataclass's generated __init__ goes
+        # through object.__setattr__ per field (every call makes one or two: the hot path)
+        _ANSWER_RESPONSE(self, response)
+        _ANSWER_REASON(self, reason)
+
+
+_ANSWER_RESPONSE: Final = vars(Answer)["response"].__set__
+_ANSWER_REASON: Final = vars(Answer)["reason"].__set__
 
 
 @final

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -42,11 +42,17 @@ CacheControl = tuple[Literal["public", "private"], int]
 """``("public" | "private", ttl_ms)``: how long clients may cache a listing or a read."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Result:
     """Finish with a result (``call_tool_result``, ``get_prompt_result``, ...)."""
 
     result: dict[str, Any]
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        _RESULT_RESULT(self, result)  # the slot's setter: no object.__setattr__ (hot path)
+
+
+_RESULT_RESULT: Final = vars(Result)["result"].__set__
 
 
 @dataclass(frozen=True, slots=True)

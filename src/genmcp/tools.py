@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from genmcp.apps import AppView
 from genmcp.behaviour import Behaviour
@@ -50,7 +50,11 @@ _OPTION_KEYS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+_NO_META: Any = object()
+"""``ToolRequest``'s default ``meta``: a new dict each (its field's ``default_factory``)."""
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class ToolRequest(HookRequest):
     """What a tool's hooks receive for one ``tools/call``.
 
@@ -66,6 +70,29 @@ class ToolRequest(HookRequest):
     meta: Mapping[str, Any] = field(default_factory=dict)
     input_responses: dict[str, Any] | None = None
     request_state: Any = None
+
+    def __init__(
+        self,
+        name: str,
+        arguments: Any,
+        meta: Mapping[str, Any] = _NO_META,
+        input_responses: dict[str, Any] | None = None,
+        request_state: Any = None,
+    ) -> None:
+        # through the slots' own setters: a frozen dataclass's generated __init__ goes
+        # through object.__setattr__ per field (every tools/call makes one: the hot path)
+        _set = _TOOL_REQUEST_SETTERS
+        _set[0](self, name)
+        _set[1](self, arguments)
+        _set[2](self, {} if meta is _NO_META else meta)
+        _set[3](self, input_responses)
+        _set[4](self, request_state)
+
+
+_TOOL_REQUEST_SETTERS: Final = tuple(
+    vars(ToolRequest)[name].__set__
+    for name in ("name", "arguments", "meta", "input_responses", "request_state")
+)
 
 
 class Tool(Behaviour):

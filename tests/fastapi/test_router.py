@@ -16,6 +16,7 @@ from typing import Any, Final
 import httpx
 import pytest
 from fastapi import APIRouter, FastAPI
+from fastapi.routing import APIRoute
 from starlette.routing import Route
 
 from genmcp import HTTPOptions, Suite, mcp_router
@@ -102,7 +103,8 @@ def test_a_bad_keyword_fails_when_the_router_is_built_naming_the_option(
 
 def test_without_auth_the_endpoint_is_the_route_and_calls_no_hook() -> None:
     router = mcp_router(suite=suite(), path="/x")
-    assert [type(route) for route in router.routes] == [Route, Route]  # "/x" and "/x/"
+    assert len(router.routes) == 2  # "/x" and "/x/": Starlette routes, no API route
+    assert all(isinstance(r, Route) and not isinstance(r, APIRoute) for r in router.routes)
     assert all(route.endpoint is router.endpoint for route in router.routes)  # type: ignore[attr-defined]
     endpoint = router.endpoint
     assert (endpoint.auth, endpoint.authenticate, endpoint.authorize) == (None, None, None)
@@ -204,7 +206,7 @@ async def test_a_raw_router_becomes_the_apps_own_routes_at_start_up_precedence_k
         first = ["/mcp", "/mcp/", *ahead[:-1]]
     assert paths[: len(first)] == first, paths
     flat = [r for r in app.routes if getattr(r, "endpoint", None) is router.endpoint]
-    assert [type(r) for r in flat] == [Route, Route]
+    assert len(flat) == 2 and not any(isinstance(r, APIRoute) for r in flat)
     assert app.url_path_for(flat[0].name) == "/mcp"  # type: ignore[attr-defined]
     async with httpx.AsyncClient(base_url=base, timeout=10) as http:
         for at in ("/mcp", "/mcp/"):
@@ -246,3 +248,39 @@ async def test_an_include_the_app_cannot_take_over_stays_an_include_and_serves(
         if shape == "max_body_size":  # FastAPI's own limit, as before
             large = await http.post(url, content=_list_body() + b" " * 400, headers=MCP_HEADERS)
             assert large.status_code == 413
+
+
+async def test_the_endpoint_answers_behind_a_root_path_a_mount_and_a_path_parameter(
+    live_server: LiveServers,
+) -> None:
+    # its route compares the path when there is no root_path (the hot path); each of these
+    # takes Starlette's own match instead, and answers as before
+    plain = FastAPI()
+    plain.include_router(mcp_router(suite=suite()), prefix="/mcp")
+    tenants = FastAPI()
+    tenants.include_router(mcp_router(suite=suite()), prefix="/t/{tenant}/mcp")
+    inner, outer = FastAPI(), FastAPI()
+    inner.include_router(mcp_router(suite=suite()), prefix="/mcp")
+    outer.mount("/api", inner)
+    urls = [
+        live_server(plain) + "/mcp",
+        live_server(plain, root_path="/base") + "/mcp",
+        live_server(tenants) + "/t/acme/mcp",
+        live_server(outer) + "/api/mcp",
+    ]
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": VERSION,
+        "mcp-method": "tools/list",
+    }
+    meta = call_message("any", {}, 1)["params"]["_meta"]
+    listing = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                          "params": {"_meta": meta}}).encode()  # fmt: skip
+    async with httpx.AsyncClient(timeout=10) as client:
+        for url in urls:
+            answer = await client.post(url, content=listing, headers=headers)
+            assert (url, answer.status_code, answer.json()["result"]["tools"]) == (url, 200, [])
+            elsewhere = await client.post(url + "x", content=listing, headers=headers)
+            trailing = await client.post(url + "/", content=listing, headers=headers)
+            assert (elsewhere.status_code, trailing.status_code) == (404, 200)

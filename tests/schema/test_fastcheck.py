@@ -24,6 +24,11 @@ SCHEMAS: list[dict[str, Any]] = [
      "maxLength": 4}, "qty": {"type": ["integer", "null"]}}, "required": ["sku"],
      "additionalProperties": {"type": "boolean"}}}}},
     {"type": "object", "properties": {"k": {"const": "only"}, "free": {}}},
+    # properties that say only their type (and annotations): passed by exact type at once
+    {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "integer"},
+     "n": {"type": "boolean"}, "tag": {"type": "string", "description": "d"},
+     "when": {"type": "null"}, "items": {"type": "array", "title": "t"}, "k": {"type": "object"},
+     "other": {"type": "number", "minimum": 2}}},
 ]  # fmt: skip
 
 VALUES: list[Any] = [

@@ -151,6 +151,11 @@ def next_phase(phase: Phase, trigger: Trigger) -> Phase:
 LIVE: Final = frozenset((_P.RUNNING, _P.STREAMING, _P.ASKING))
 """The phases in which the Call still owes its client an answer."""
 
+# Members read on every call, bound once: on Python 3.11 a read such as ``Phase.DONE`` goes
+# through EnumType's ``__getattr__`` hook (about 1k instructions); a module name does not.
+_DONE: Final = _P.DONE
+_ANSWER: Final = _T.ANSWER
+
 
 class Leaving(Enum):
     """What an outside trigger (``GONE``) asks of the Call, besides its emission."""
@@ -198,16 +203,16 @@ def move(held: Held, trigger: Trigger) -> bool:
     before = held.phase
     after = TRANSITIONS.get((before, trigger))
     held.phase = after = next_phase(before, trigger) if after is None else after
-    return after is Phase.DONE and before is not Phase.DONE
+    return after is _DONE and before is not _DONE
 
 
 def answer(held: Held) -> tuple[bool, bool]:
     """Take ``ANSWER`` (a final outcome): whether the answer is emitted (the client is still
     owed it), and whether this ended the Call."""
     before = held.phase
-    after = TRANSITIONS.get((before, Trigger.ANSWER))
-    held.phase = after = next_phase(before, Trigger.ANSWER) if after is None else after
-    return before in LIVE, after is Phase.DONE and before is not Phase.DONE
+    after = TRANSITIONS.get((before, _ANSWER))
+    held.phase = after = next_phase(before, _ANSWER) if after is None else after
+    return before in LIVE, after is _DONE and before is not _DONE
 
 
 def leave(held: Held, trigger: Trigger, work: Work) -> Leaving:

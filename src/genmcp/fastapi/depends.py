@@ -169,9 +169,7 @@ def _refusal(dependant: Dependant, exc: HTTPException) -> MCPError:
 
 def http_context(scope: Scope, solver: bool = True) -> AppContext:
     """The context of one HTTP request: its app, lifespan state and Starlette request."""
-    return AppContext(
-        app=scope.get("app"), scope=scope, request_of=HTTPRequest, solver=solve if solver else None
-    )
+    return AppContext.of_request(scope.get("app"), scope, HTTPRequest, solve if solver else None)
 
 
 def local_request(

@@ -67,6 +67,9 @@ __all__ = ["ENDPOINTS", "MCPEndpoint"]
 log = logging.getLogger("genmcp")
 
 _DEFAULTS: Final = HTTPOptions()
+# Members read on every request, bound once: on Python 3.11 a read such as ``Era.LEGACY`` goes
+# through EnumType's ``__getattr__`` hook (about 1k instructions); a module name does not.
+_LEGACY: Final = Era.LEGACY
 
 
 class MCPEndpoint:
@@ -107,9 +110,6 @@ class MCPEndpoint:
         self._languages = suite.sep2792  # SEP-2792 (None: off): headers mirrored
         ENDPOINTS.add(self, self)  # stdio and the start-up checks find it by its route
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.serve(scope, receive, send, {}, guarded=False)
-
     def check_guard(self, headers: Mapping[str, str]) -> MCPError | None:
         """Origin and Host checks (before the body is read and before auth)."""
         return guard(headers, self.options.allowed_hosts, self.options.allowed_origins)
@@ -131,11 +131,13 @@ class MCPEndpoint:
         scope: Scope,
         receive: Receive,
         send: Send,
-        assigns: Mapping[str, Any],
+        assigns: Mapping[str, Any] | None = None,
         *,
-        guarded: bool,
+        guarded: bool = False,
     ) -> None:
-        """Answer one HTTP request with ``assigns`` from auth.
+        """Answer one HTTP request with ``assigns`` from auth (None: none yet), its
+        Origin/Host already checked when ``guarded``. Called as an ASGI app (the raw route),
+        the endpoint is this method itself: no wrapper coroutine per request (the hot path).
 
         The request's app context (``channel.app`` / ``.state`` / ``.resolve``, see
         ``genmcp.context``) is bound for its whole answer; yield dependencies resolved by the
@@ -153,6 +155,8 @@ class MCPEndpoint:
                     await send_refusal(send, receive, headers, *found)
                     return
                 assigns = found
+            if assigns is None:
+                assigns = {}
             if RESPONSE_HEADERS in assigns:  # an auth's headers for this answer (rare)
                 send, assigns = _adding_headers(send, assigns)
             # built by tuple's own __new__: no Python frame, it runs on every request
@@ -170,6 +174,8 @@ class MCPEndpoint:
                 await self._dispatch(body, exchange)
         finally:
             unbind(token)
+
+    __call__ = serve  # the ASGI app: (scope, receive, send), no assigns, not guarded
 
     async def _body(self, exchange: _Exchange) -> bytes | None:
         """The request body; None when it was answered instead (over the cap, too slow)."""
@@ -245,7 +251,7 @@ class MCPEndpoint:
         legacy = self.legacy
         if legacy is not None:  # the era rules read the two headers once (the hot path)
             version, token = headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
-            if _era(message, version, token) is Era.LEGACY:
+            if _era(message, version, token) is _LEGACY:
                 await self._legacy_post(legacy, message, exchange, token, version)
                 return
         if isinstance(message, Notification):

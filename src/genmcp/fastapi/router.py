@@ -25,7 +25,7 @@ from fastapi import APIRouter, Depends, FastAPI, params
 from fastapi.routing import APIRoute
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response as HTTPResponse
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import Receive, Scope, Send
 
 from genmcp.catalogs.tools import ToolProvider
@@ -110,6 +110,30 @@ def _closing(
                 await owned.aclose()
 
     return lifespan
+
+
+# Members read on every request, bound once: on Python 3.11 a read such as ``Match.FULL`` goes
+# through EnumType's ``__getattr__`` hook (about 1k instructions); a module name does not.
+_FULL: Final = Match.FULL
+
+
+class _EndpointRoute(Route):
+    """The MCP endpoint's raw route: a request for its path, with no ``root_path``, is matched
+    by comparing the path, not by the route's regex (every MCP request is matched first: the
+    hot path). Anything else (a path with parameters, another path, a ``root_path``, a
+    websocket) is Starlette's own match, as for any route."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if (
+            scope["type"] == "http"
+            and scope["path"] == self.path
+            and not scope.get("root_path")
+            and not self.param_convertors
+        ):
+            params = scope.get("path_params")
+            child = {"endpoint": self.endpoint, "path_params": dict(params) if params else {}}
+            return _FULL, child
+        return super().matches(scope)
 
 
 class _Delegate(HTTPResponse):
@@ -251,7 +275,7 @@ def mcp_router(
     router.auth = None if checks is None else checks.dependency
     for at in (path, path + "/") if not path.endswith("/") else (path,):  # no 307 for "/mcp/"
         if raw:
-            route = Route(at or "/", endpoint, name=ROUTE_NAME, include_in_schema=False)
+            route = _EndpointRoute(at or "/", endpoint, name=ROUTE_NAME, include_in_schema=False)
             route.path = at  # FastAPI joins the include prefix with this path
             router.routes.append(route)
         else:
@@ -312,13 +336,14 @@ def _flat_routes(include: Any, endpoint: MCPEndpoint) -> list[Route] | None:
         if not isinstance(route, Route):
             return None
         page = isinstance(route.endpoint, DocsPage)
-        if not page and (type(route) is not Route or route.endpoint is not endpoint):
+        if not page and (type(route) is not _EndpointRoute or route.endpoint is not endpoint):
             return None  # an API route
         path = prefix + route.path
         if not path.startswith("/"):
             return None
+        made = Route if page else _EndpointRoute
         name = DOCS_ROUTE_NAME if page else ROUTE_NAME
-        flat.append(Route(path, route.endpoint, name=name, include_in_schema=False))
+        flat.append(made(path, route.endpoint, name=name, include_in_schema=False))
     return flat
 
 

@@ -47,15 +47,29 @@ __all__ = [
 ]
 
 RequestId = str | int
+_NO_PARAMS: Any = object()
+"""``Request``'s default ``params``: a new dict each (its field's ``default_factory``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Request:
     """A JSON-RPC request: it has an id and expects exactly one response."""
 
     id: RequestId
     method: str
     params: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(self, id: RequestId, method: str, params: dict[str, Any] = _NO_PARAMS) -> None:
+        # through the slots' own setters: a frozen dataclass's generated __init__ goes
+        # through object.__setattr__ per field (every request makes one: the hot path)
+        _REQUEST_ID(self, id)
+        _REQUEST_METHOD(self, method)
+        _REQUEST_PARAMS(self, {} if params is _NO_PARAMS else params)
+
+
+_REQUEST_ID: Final = vars(Request)["id"].__set__
+_REQUEST_METHOD: Final = vars(Request)["method"].__set__
+_REQUEST_PARAMS: Final = vars(Request)["params"].__set__
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,12 @@ class Era(StrEnum):
     LEGACY = "legacy"
 
 
+# Members read on every request, bound once: on Python 3.11 a read such as ``Era.MODERN`` goes
+# through EnumType's ``__getattr__`` hook (about 1k instructions); a module name does not.
+_MODERN: Final = Era.MODERN
+_LEGACY: Final = Era.LEGACY
+
+
 _AGE: Final = {version: age for age, version in enumerate(SUPPORTED_VERSIONS)}
 """Each supported version's place, newest first (``at_least`` runs per translated field)."""
 
@@ -117,10 +123,10 @@ def era_of(
     """
     modern_header = header_version is not None and header_version not in LEGACY_VERSIONS
     if http_method != "POST":
-        return Era.MODERN if modern_header else Era.LEGACY
+        return _MODERN if modern_header else _LEGACY
     if batch or method is None:
-        return Era.LEGACY
+        return _LEGACY
     meta = params.get("_meta") if params else None
     if modern_header or (isinstance(meta, dict) and META_PROTOCOL_VERSION in meta):
-        return Era.MODERN
-    return Era.LEGACY
+        return _MODERN
+    return _LEGACY

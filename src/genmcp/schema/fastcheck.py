@@ -168,6 +168,7 @@ def _object(schema: Mapping[str, Any], checker: FormatChecker | None) -> Check |
     if not isinstance(properties, Mapping) or not isinstance(required, list):
         raise _Unsupported
     known = {name: _compile(sub, checker) for name, sub in properties.items()}
+    plain = {name: kinds for name, sub in properties.items() if (kinds := _plain(sub))}
     needed = tuple(required)
     extra_check = None if extra is True else (_compile(extra, checker) if extra else None)
     closed = extra is False
@@ -179,6 +180,9 @@ def _object(schema: Mapping[str, Any], checker: FormatChecker | None) -> Check |
             if name not in value:
                 return False
         for name, item in value.items():
+            kinds = plain.get(name)
+            if kinds is not None and type(item) in kinds:
+                continue  # a plainly typed property of its exact type: no call (hot path)
             sub = known.get(name)
             if sub is not None:
                 if not sub(item):
@@ -188,6 +192,29 @@ def _object(schema: Mapping[str, Any], checker: FormatChecker | None) -> Check |
         return True
 
     return check
+
+
+_EXACT: Final[dict[str, tuple[type, ...]]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "integer": (int,),
+    "number": (int, float),
+}
+"""The exact types that certainly pass a bare ``{"type": ...}`` (``bool`` is neither an
+integer nor a number here, as ``_TYPES`` says; anything else is left to the check)."""
+
+
+def _plain(schema: Any) -> tuple[type, ...] | None:
+    """The exact types that certainly satisfy ``schema`` when it says only its ``type`` (and
+    annotations); None otherwise. Checked by ``type(value) in ...``: one C test per value."""
+    if not isinstance(schema, Mapping) or not isinstance(schema.get("type"), str):
+        return None
+    if not set(schema) - {"type"} <= _ANNOTATIONS:
+        return None
+    return _EXACT.get(schema["type"])
 
 
 def _array(schema: Mapping[str, Any], checker: FormatChecker | None) -> Check | None:

@@ -134,9 +134,9 @@ class BodyDeadlines:
 
     def enter(self) -> asyncio.Task[Any]:
         """Start the deadline of the current task's read; give the task to ``leave``."""
-        task = asyncio.current_task()
-        assert task is not None
         loop = asyncio.get_running_loop()
+        task = asyncio.current_task(loop)
+        assert task is not None
         self._due[task] = loop.time() + self.seconds
         self._entered += 1
         if self._ticker is None:
@@ -179,10 +179,18 @@ async def read_body(receive: Receive, headers: Mapping[str, str], limit: int) ->
     declared = headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         return None
-    chunks: list[bytes] = []
-    size = 0
+    message: Message = await receive()
+    if message["type"] != "http.request":
+        return b""
+    chunk: bytes = message.get("body", b"")
+    size = len(chunk)
+    if size > limit:
+        return None
+    if not message.get("more_body", False):  # the whole body in one message (the hot path)
+        return chunk
+    chunks = [chunk]
     while True:
-        message: Message = await receive()
+        message = await receive()
         if message["type"] != "http.request":
             return b""
         chunk = message.get("body", b"")
