@@ -49,6 +49,10 @@ ALLOWED: Final[dict[str, str]] = {
         "refused Host/Origin values are logged at most 64 per process (hostile traffic), "
         "whatever the routers (tenants)"
     ),
+    "genmcp.transports.http.keepalive._WHEELS": (
+        "one keepalive wheel (one timer) per event loop, shared by every endpoint's streams "
+        "on it; weakly keyed: a loop's wheel goes with the loop"
+    ),
     "genmcp.transports.hosting._HOSTS": (
         "the FastAPI adapter registers its app host at import: stdio serves apps without "
         "importing a higher layer"

@@ -19,7 +19,7 @@ import concurrent.futures
 import contextlib
 import threading
 import time
-from collections.abc import Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from typing import Any, Final, TypeVar
 
 import uvicorn
@@ -48,6 +48,7 @@ class LiveServer:
         port: int = 0,
         startup_timeout: float = 60.0,  # hang guards: a loaded machine starts a thread slowly
         shutdown_timeout: float = 30.0,
+        loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
         **config: Any,
     ) -> None:
         self.config = uvicorn.Config(app, host=host, port=port, **{**CONFIG_DEFAULTS, **config})
@@ -59,6 +60,7 @@ class LiveServer:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._failure: BaseException | None = None
+        self._loop_factory = loop_factory  # None: asyncio's loop (uvloop.new_event_loop: uvloop)
 
     @property
     def url(self) -> str:
@@ -122,7 +124,7 @@ class LiveServer:
 
     def _run(self) -> None:
         try:
-            with asyncio.Runner() as runner:
+            with asyncio.Runner(loop_factory=self._loop_factory) as runner:
                 self._loop = runner.get_loop()
                 runner.run(self.server.serve())
         except BaseException as exc:  # uvicorn reports a failed startup with sys.exit()

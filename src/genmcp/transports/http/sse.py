@@ -14,7 +14,8 @@ its cost per response (no task group of four tasks, no cancel scope per send):
 
 - each event is ``[id: <id>]`` ``data: <json>`` then a blank line (``\\n`` separators); a
   priming event (SSE polling, 2025-11-25) is an id, ``retry:`` and empty data;
-- a keepalive comment (``: ping - <UTC time>``) every ``keepalive_s``, from one timer;
+- a keepalive comment (``: ping - <UTC time>``) every ``keepalive_s``, told by the loop's
+  keepalive wheel (``transports.http.keepalive``: one timer for every stream of the loop);
 - a send that takes longer than ``send_timeout_s`` is a reader gone: the Call (if any) is
   disconnected and :class:`SendTimeout` raised;
 - the client going away (``http.disconnect``, watched by one task) disconnects the Call;
@@ -46,6 +47,7 @@ from genmcp.events import Answer, Ended, Event, Interim
 from genmcp.protocol.jsonrpc import encode
 from genmcp.sessions.stream_log import StreamLog, Unlogged, priming
 from genmcp.transports.http.asgi import Receive, Send, disconnected
+from genmcp.transports.http.keepalive import keepalive_wheel
 
 __all__ = [
     "SSE_RAW_HEADERS",
@@ -179,7 +181,6 @@ class _Writer(abc.ABC):
         "grace",
         "options",
         "ping_due",
-        "ping_timer",
         "receive",
         "relay",
         "send",
@@ -193,7 +194,6 @@ class _Writer(abc.ABC):
         self.options = options
         self.gone = self.cut = self.ping_due = self.stop_now = False
         self.detached = False  # the response ended early, the Call runs on (SSE polling)
-        self.ping_timer: asyncio.TimerHandle | None = None
         self.grace: asyncio.TimerHandle | None = None
         gone = _loop().create_task(disconnected(receive), name="genmcp:sse-disconnect")
         gone.add_done_callback(self._on_gone)
@@ -218,10 +218,10 @@ class _Writer(abc.ABC):
         """The stream's body: each item, keepalives, shutdown; the end if it ends."""
         send, options, relay = self.send, self.options, self.relay
         limit_s, keepalive_s = options.send_timeout_s, options.keepalive_s
-        loop, next_item = _loop(), self._source()
+        wheel, next_item = keepalive_wheel() if keepalive_s > 0 else None, self._source()
         try:
-            if keepalive_s > 0:
-                self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
+            if wheel is not None:
+                wheel.schedule(self, keepalive_s)
             while True:
                 if item is not None and await self._deliver(item):
                     return
@@ -230,19 +230,21 @@ class _Writer(abc.ABC):
                 if self.ping_due:
                     self.ping_due = False
                     await _send(send, _ping(), limit_s, relay)
-                    self.ping_timer = loop.call_later(keepalive_s, self._on_ping)
+                    if wheel is not None:  # the next one counts from this one, as before
+                        wheel.schedule(self, keepalive_s)
                 if self.stop_now:
                     self.stop_now = False
                     if await self._stopping():
                         return
                 item = await next_item()
         finally:
+            if wheel is not None:
+                wheel.forget(self)
             self._stop_timers()
 
     def _stop_timers(self) -> None:
-        for timer in (self.ping_timer, self.grace):
-            if timer is not None:
-                timer.cancel()
+        if self.grace is not None:
+            self.grace.cancel()
 
     def _unwatch(self) -> None:
         self._gone_task.remove_done_callback(self._on_gone)
@@ -254,7 +256,8 @@ class _Writer(abc.ABC):
             self._left()
             self.wake()
 
-    def _on_ping(self) -> None:
+    def keepalive_due(self) -> None:
+        """The wheel's: the next keepalive is due."""
         self.ping_due = True
         self.wake()
 
