@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from typing import Any
 
@@ -185,5 +186,8 @@ async def test_a_blocking_async_call_is_named_in_debug_mode(
             assert (await call(suite, "sleeper"))["result"]["content"][0]["text"] == "slept"
         finally:
             loop.set_debug(False)
-    assert "Sleeper.call() (tool 'sleeper') held the event loop for 0.3" in caplog.text
+    named = r"Sleeper\.call\(\) \(tool 'sleeper'\) held the event loop for ([\d.]+) s"
+    held = re.search(named, caplog.text)
+    assert held is not None, caplog.text
+    assert float(held.group(1)) >= 0.29  # it slept 0.3 s; a loaded machine only adds to that
     assert "make the hook a plain def" in caplog.text

@@ -23,6 +23,7 @@ import httpx
 from fastapi import FastAPI
 
 from genmcp import Channel, Result, Stream, Tool, ToolRequest, call_tool_result, mcp_router
+from genmcp.transports.http.keepalive import keepalive_wheel
 from genmcp.transports.http.sse import SendTimeout, ShutdownHub, StreamOptions, write_feed
 from support.client import ModernClient
 from support.server import LiveServers
@@ -119,6 +120,62 @@ async def test_a_quiet_feed_sends_keepalives_and_a_leaving_client_closes_its_sou
     assert all(type(item) is SSEComment and item.text.startswith("ping - ") for item in items)
     wait_until(lambda: feed.closed == [True])  # the client left: the source was closed
     assert feed.outcomes == ["returned"]
+
+
+async def test_a_stream_that_wrote_since_its_keepalive_was_scheduled_sends_no_ping(
+    live_server: LiveServers,
+) -> None:
+    # a keepalive is for silence: when the wheel's turn comes for a stream that wrote an
+    # item since, the stream is due again keepalive_s after that write and writes nothing
+    queues: list[asyncio.Queue[Any]] = []
+
+    async def source(queue: asyncio.Queue[Any]) -> AsyncIterator[tuple[str | None, Any]]:
+        while True:
+            yield None, await queue.get()
+
+    async def never() -> None:
+        await asyncio.Event().wait()
+
+    options = StreamOptions(60.0, 5.0, 1.0, ShutdownHub(never))
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        queues.append(queue)  # before the response's headers: the client sees it there
+        await write_feed(source(queue), receive, send, options, retry_ms=RETRY_MS)
+
+    async def put(message: Any) -> None:
+        queues[0].put_nowait(message)
+
+    async def turn_comes() -> float:
+        wheel = keepalive_wheel()
+        [stream] = list(wheel._where)  # the one open stream, as the wheel holds it
+        stream.keepalive_due()  # what the wheel does when the stream's turn comes
+        due = wheel.due(stream)
+        assert due is not None, "the stream left the wheel"
+        return due - asyncio.get_running_loop().time()
+
+    server = live_server.start(app, lifespan="off")
+    async with (
+        httpx.AsyncClient(timeout=10) as http,
+        http.stream("GET", server.url) as response,
+    ):
+        chunks, parser = response.aiter_bytes(), SSEParser()
+
+        async def next_item() -> SSEEvent | SSEComment:
+            items: list[SSEEvent | SSEComment] = []
+            while not items:
+                items = parser.feed(await anext(chunks))
+            assert len(items) == 1, items
+            return items[0]
+
+        await server.run_in_loop(put({"n": 1}))
+        first = await next_item()
+        assert type(first) is SSEEvent and json.loads(first.data) == {"n": 1}
+        left_s = await server.run_in_loop(turn_comes())
+        assert 50 < left_s <= 61, left_s  # counted from the write, on the wheel's grid
+        await server.run_in_loop(put({"n": 2}))
+        second = await next_item()  # the next thing written: the item, not a ping
+        assert type(second) is SSEEvent and json.loads(second.data) == {"n": 2}, second
 
 
 async def test_a_feed_ends_cleanly_when_the_server_stops(live_server: LiveServers) -> None:

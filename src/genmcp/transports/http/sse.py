@@ -14,8 +14,9 @@ its cost per response (no task group of four tasks, no cancel scope per send):
 
 - each event is ``[id: <id>]`` ``data: <json>`` then a blank line (``\\n`` separators); a
   priming event (SSE polling, 2025-11-25) is an id, ``retry:`` and empty data;
-- a keepalive comment (``: ping - <UTC time>``) every ``keepalive_s``, told by the loop's
-  keepalive wheel (``transports.http.keepalive``: one timer for every stream of the loop);
+- a keepalive comment (``: ping - <UTC time>``) once the stream has been silent for
+  ``keepalive_s``, told by the loop's keepalive wheel (``transports.http.keepalive``: one
+  timer for every stream of the loop); a stream writing items more often sends none;
 - a send that takes longer than ``send_timeout_s`` is a reader gone: the Call (if any) is
   disconnected and :class:`SendTimeout` raised;
 - the client going away (``http.disconnect``, watched by one task) disconnects the Call;
@@ -37,6 +38,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -185,6 +187,7 @@ class _Writer(abc.ABC):
         "relay",
         "send",
         "stop_now",
+        "wrote_at",
     )
 
     def __init__(
@@ -193,6 +196,7 @@ class _Writer(abc.ABC):
         self.relay, self.receive, self.send = relay, receive, send
         self.options = options
         self.gone = self.cut = self.ping_due = self.stop_now = False
+        self.wrote_at = -math.inf  # loop time of the last item written (keepalives: silence)
         self.detached = False  # the response ended early, the Call runs on (SSE polling)
         self.grace: asyncio.TimerHandle | None = None
         gone = _loop().create_task(disconnected(receive), name="genmcp:sse-disconnect")
@@ -219,12 +223,15 @@ class _Writer(abc.ABC):
         send, options, relay = self.send, self.options, self.relay
         limit_s, keepalive_s = options.send_timeout_s, options.keepalive_s
         wheel, next_item = keepalive_wheel() if keepalive_s > 0 else None, self._source()
+        loop = _loop()
         try:
             if wheel is not None:
                 wheel.schedule(self, keepalive_s)
             while True:
-                if item is not None and await self._deliver(item):
-                    return
+                if item is not None:
+                    if await self._deliver(item):
+                        return
+                    self.wrote_at = loop.time()
                 if self.gone or self.cut:
                     return
                 if self.ping_due:
@@ -257,7 +264,17 @@ class _Writer(abc.ABC):
             self.wake()
 
     def keepalive_due(self) -> None:
-        """The wheel's: the next keepalive is due."""
+        """The wheel's: a keepalive is due, unless the stream wrote since it was scheduled.
+
+        A keepalive is for a silent stream: one that wrote an item is due again
+        ``keepalive_s`` after that write, without waking its loop (a stream busy with
+        notifications sends no pings, and its keepalive allocates nothing that lives on).
+        """
+        keepalive_s = self.options.keepalive_s
+        silent_s = _loop().time() - self.wrote_at
+        if silent_s < keepalive_s:
+            keepalive_wheel().schedule(self, keepalive_s - silent_s)
+            return
         self.ping_due = True
         self.wake()
 
