@@ -129,6 +129,27 @@ def test_many_due_at_once_are_told_a_chunk_per_loop_turn(factory: LoopFactory) -
 
 
 @pytest.mark.parametrize("factory", LOOPS)
+def test_turns_counted_from_past_writes_share_the_grid_of_the_interval(
+    factory: LoopFactory,
+) -> None:
+    # streams that wrote at 100 different moments of the last half second are due again
+    # keepalive_s after each write: on the interval's 1 s grid, not a bucket (and a timer) each
+    async def body() -> set[float]:
+        wheel, now = keepalive_wheel(), asyncio.get_running_loop().time()
+        streams = [Stream(str(i), []) for i in range(100)]
+        for i, stream in enumerate(streams):
+            wheel.schedule(stream, 60, since=now - i * 0.005)
+        each = [wheel.due(stream) for stream in streams]
+        dues = set(each)
+        assert all(due is not None and due >= now - i * 0.005 + 60 for i, due in enumerate(each))
+        for stream in streams:
+            wheel.forget(stream)
+        return {due for due in dues if due is not None}
+
+    assert len(run(factory, body)) <= 2
+
+
+@pytest.mark.parametrize("factory", LOOPS)
 def test_one_wheel_per_loop_and_a_closed_loop_is_freed(factory: LoopFactory) -> None:
     async def grab() -> KeepaliveWheel:
         return keepalive_wheel()

@@ -63,11 +63,12 @@ class KeepaliveWheel:
         """When ``stream`` is told next (loop time), None when it is not waiting."""
         return self._where.get(stream)
 
-    def schedule(self, stream: Pinged, after_s: float) -> None:
-        """Tell ``stream`` once ``after_s`` seconds have passed (its previous turn dropped)."""
+    def schedule(self, stream: Pinged, after_s: float, since: float | None = None) -> None:
+        """Tell ``stream`` once ``after_s`` seconds have passed since ``since`` (loop time;
+        now when None), on the grid ``after_s`` gives; its previous turn dropped."""
         loop = asyncio.get_running_loop()
         step = TICK_S if after_s >= 8 * TICK_S else after_s / 8
-        due = math.ceil((loop.time() + after_s) / step) * step
+        due = math.ceil(((loop.time() if since is None else since) + after_s) / step) * step
         where = self._where
         previous = where.get(stream)
         if previous is not None:

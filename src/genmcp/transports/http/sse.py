@@ -270,10 +270,9 @@ class _Writer(abc.ABC):
         ``keepalive_s`` after that write, without waking its loop (a stream busy with
         notifications sends no pings, and its keepalive allocates nothing that lives on).
         """
-        keepalive_s = self.options.keepalive_s
-        silent_s = _loop().time() - self.wrote_at
-        if silent_s < keepalive_s:
-            keepalive_wheel().schedule(self, keepalive_s - silent_s)
+        keepalive_s, wrote_at = self.options.keepalive_s, self.wrote_at
+        if _loop().time() - wrote_at < keepalive_s:  # on the same grid as every stream's
+            keepalive_wheel().schedule(self, keepalive_s, since=wrote_at)
             return
         self.ping_due = True
         self.wake()
