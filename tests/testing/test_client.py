@@ -87,19 +87,33 @@ async def test_call_tool_returns_the_result_and_the_notifications(client: MCPTes
     assert methods == ["notifications/progress", "notifications/message"] * 3
 
 
-async def test_progress_reaches_an_async_callback_while_the_call_runs(
-    client: MCPTestClient,
-) -> None:
-    arrivals: list[float] = []
+class Gated(Tool, name="gated", description="Reports progress, then waits to be released."):
+    async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
+        channel.send_progress(1, 2, "waiting")
+        await RELEASED[-1].wait()  # set by the test's progress callback: only if it ran
+        return Result(call_tool_result(text="released"))
+
+
+RELEASED: list[asyncio.Event] = []
+
+
+async def test_progress_reaches_an_async_callback_while_the_call_runs(kind: str) -> None:
+    # the call cannot end before the callback ran: it waits for what the callback sets
+    RELEASED.append(asyncio.Event())
+    suite = Suite(server_name="gated", server_version="1", tools=[Gated])
+    target: Any = suite if kind == "suite" else mcp_router(suite=suite)
+    if kind == "app":
+        target = FastAPI()
+        target.include_router(mcp_router(suite=suite), prefix="/mcp")
+    seen: list[float] = []
 
     async def on_progress(params: dict[str, Any]) -> None:
-        arrivals.append(asyncio.get_running_loop().time())
+        seen.append(params["progress"])
+        RELEASED[-1].set()
 
-    await client.call_tool("count", {"n": 2, "delay": 0.05}, progress=on_progress)
-    finished = asyncio.get_running_loop().time()
-
-    assert len(arrivals) == 2
-    assert finished - arrivals[0] >= 0.09  # the first arrived long before the result
+    async with MCPTestClient(target) as client, asyncio.timeout(60):  # a hang guard only
+        call = await client.call_tool("gated", {}, progress=on_progress)
+    assert call.text == "released" and seen == [1]
 
 
 async def test_without_progress_or_log_level_no_notification_is_sent(
