@@ -89,7 +89,9 @@ class Dispatch:
     ) -> Call:
         """The Call of ``request``: answered at once or running. ``meta`` is its checked
         ``_meta`` (None: checked here); ``asker`` runs legacy input rounds."""
-        self._changes.bind(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        if self._changes.loop is not loop:  # else bound already: no call (the hot path)
+            self._changes.bind(loop)
         if not self._readiness.ready:  # scale-out: other processes' runtime changes, mounts
             await self._readiness.wait()
         if self._strict and not reread and request.method in _STRICT:
@@ -125,7 +127,7 @@ class Dispatch:
             id_prefix=self._mail.address,
             languages=accepted_languages(meta) if self._languages else None,
         )
-        (in_flight.workers if tool_call else in_flight.calls)[call.id] = call
+        (in_flight.workers if tool_call else in_flight.calls)[call.mailbox.id] = call
         if task is None:
             call.start()
             return call

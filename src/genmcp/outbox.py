@@ -89,8 +89,13 @@ class Outbox:
         ):
             self._drop()
             return False
-        if threading.get_ident() == self._thread:
-            self._append(event)
+        if threading.get_ident() == self._thread:  # _append inline: no frames (the hot path)
+            self._events.append(event)
+            for seen in self._taps:  # middleware and telemetry watching the call
+                seen(event)
+            waiter = self._waiter
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
         else:
             with _FOREIGN:
                 self._foreign += 1

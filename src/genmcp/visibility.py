@@ -160,7 +160,9 @@ class Visibility:
         the catalog (a cached set of an older generation is recomputed).
         """
         held = assigns.get("effective_scopes")
-        if held is None and not self.active(kind):
+        if held is None and not (  # active(kind), inline: no frame (the hot path)
+            self.decide is not None or kind in self._hooked or kind in self._parted
+        ):
             return _EMPTY
         key_of = self.key
         if key_of is None:

@@ -29,6 +29,11 @@ SCHEMAS: list[dict[str, Any]] = [
      "n": {"type": "boolean"}, "tag": {"type": "string", "description": "d"},
      "when": {"type": "null"}, "items": {"type": "array", "title": "t"}, "k": {"type": "object"},
      "other": {"type": "number", "minimum": 2}}},
+    # members with and without the object type said beside them (one closure tests both, or
+    # the members only): a value that is no object fails the first, passes the others
+    {"type": "object", "properties": {"k": {"type": "object", "properties": {"a": {}}}}},
+    {"type": ["object", "null"], "properties": {"a": {"type": "number"}}},
+    {"properties": {"a": {"type": "number"}}, "required": ["a"]},
 ]  # fmt: skip
 
 VALUES: list[Any] = [

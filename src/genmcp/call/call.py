@@ -128,7 +128,7 @@ class Call:
         loop = asyncio.get_running_loop()
         self.request = request
         self.outbox = Outbox(loop)
-        self.mailbox = Mailbox(loop, _next_id(id_prefix))
+        self.mailbox = Mailbox(loop, f"{id_prefix or _ID_PREFIX}-{next(_ids):x}")  # _next_id
         self.channel = Channel(
             meta=meta,
             assigns=assigns,
@@ -284,7 +284,7 @@ class Call:
             self._release()
 
     def _release(self) -> None:
-        self.channel._close()
+        self.channel._closed = True  # Channel._close inline: no frame (the hot path)
         self.mailbox.close()
         if self._watcher is not None:
             self._watcher.cancel()

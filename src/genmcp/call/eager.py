@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import sys
 from asyncio import tasks
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Final
 
 __all__ = ["eager_task"]
@@ -41,7 +42,7 @@ def eager_task(
     context = contextvars.copy_context()
     driven = _driven(coro)
     task: asyncio.Task[Any] = loop.create_task(driven, name=name, context=context)
-    outer = tasks.current_task(loop)
+    outer = _current_task(loop)
     if outer is not None:
         tasks._leave_task(loop, outer)
     tasks._enter_task(loop, task)
@@ -53,6 +54,11 @@ def eager_task(
             tasks._enter_task(loop, outer)
     return task
 
+
+_current_task: Final[Callable[[asyncio.AbstractEventLoop], asyncio.Task[Any] | None]] = (
+    vars(tasks)["_current_tasks"].get if sys.version_info < (3, 12) else tasks.current_task
+)
+"""``tasks.current_task(loop)``; on 3.11 the C ``get`` of the dict it reads: no frame."""
 
 _STEPPED: Final = object()
 """What ``_driven`` yields to ``eager_task`` once the first step is over (never to the task)."""

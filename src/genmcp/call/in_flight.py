@@ -30,11 +30,11 @@ class InFlight:
 
     def forget_worker(self, call: Call) -> None:
         """The ``on_end`` of a ``tools/call``."""
-        self.workers.pop(call.id, None)
+        self.workers.pop(call.mailbox.id, None)  # call.id's own read: no property frame
 
     def forget_call(self, call: Call) -> None:
         """The ``on_end`` of any other call."""
-        self.calls.pop(call.id, None)
+        self.calls.pop(call.mailbox.id, None)
 
     def running(self) -> list[Call]:
         """The calls that run work (listen streams aside)."""

@@ -321,7 +321,10 @@ class Catalog(Served, Generic[E]):
             raise MCPError(
                 "invalid_params", f"Invalid params: {method} needs params.name (a string)"
             )
-        return self.named(name, assigns, meta)
+        entry = self.entries.get(name)  # named(), inline: no frame (the hot path)
+        if entry is None or (assigns is not None and name in self.hidden_for(assigns, meta)):
+            raise MCPError(f"unknown_{self.kind}", f"Unknown {self.kind}: {name!r}", {"name": name})
+        return entry
 
     def remove(self, name: str) -> bool:
         """Stop serving the item ``name``; False when there is none."""

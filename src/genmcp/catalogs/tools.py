@@ -236,7 +236,8 @@ class ToolJob(Job):
             (False, None) if validator is None else validator.inline(request.arguments)
         )
         if done:  # the common call: validated at once on the loop
-            request = with_arguments(request, arguments)
+            if arguments is not request.arguments:  # else with_arguments would keep it
+                request = with_arguments(request, arguments)
         else:  # the tool's own validate_request, or a costly validation: off the loop
             request = await checked_request(entry.tool, request, entry.arg, validator)
         if entry.call_is_async:  # the hot path: one await, no thread

@@ -251,7 +251,12 @@ class MCPEndpoint:
         legacy = self.legacy
         if legacy is not None:  # the era rules read the two headers once (the hot path)
             version, token = headers.get("mcp-protocol-version"), headers.get("mcp-session-id")
-            if _era(message, version, token) is _LEGACY:
+            era = (  # _era, inline: no frame (the hot path)
+                era_of(None, None, version, token)
+                if isinstance(message, Response)
+                else era_of(message.method, message.params, version, token)
+            )
+            if era is _LEGACY:
                 await self._legacy_post(legacy, message, exchange, token, version)
                 return
         if isinstance(message, Notification):
@@ -389,13 +394,6 @@ async def _send_error(
 ) -> None:
     status, extra = http_status(failure.reason), (*extra, *retry_after(failure.reason))
     await send_json(send, error_response(request_id, failure), status, extra)
-
-
-def _era(message: JSONRPCMessage, version: str | None, token: str | None) -> Era:
-    """The era of ``message`` given the request's two era headers."""
-    if isinstance(message, Response):
-        return era_of(None, None, version, token)
-    return era_of(message.method, message.params, version, token)
 
 
 async def _language_refused(message: Request, exchange: _Exchange) -> bool:

@@ -253,7 +253,8 @@ def parse_message(obj: Any) -> Message:
         )
     if "id" not in obj:
         return Notification(method, params)
-    if not is_request_id(raw_id):
+    # a str or an int (not a bool): decided with no is_request_id frame (the hot path)
+    if type(raw_id) is not int and type(raw_id) is not str and not is_request_id(raw_id):
         raise EnvelopeError(
             "invalid_request", 'Invalid Request: "id" must be a string or an integer'
         )

@@ -118,11 +118,14 @@ def _compile(schema: Any, checker: FormatChecker | None) -> Check:
         return lambda value: True
     if not isinstance(schema, Mapping) or not set(schema) <= KNOWN:
         raise _Unsupported
+    members = _object(schema, checker)
+    # {"type": "object", "properties": ...}: the members' check tests the type too (one call)
+    typed = None if members is not None and schema.get("type") == "object" else _type(schema)
     checks = [
         check
         for check in (
-            _type(schema),
-            _object(schema, checker),
+            typed,
+            members,
             _array(schema, checker),
             _string(schema),
             _number(schema),
@@ -172,10 +175,11 @@ def _object(schema: Mapping[str, Any], checker: FormatChecker | None) -> Check |
     needed = tuple(required)
     extra_check = None if extra is True else (_compile(extra, checker) if extra else None)
     closed = extra is False
+    typed = schema.get("type") == "object"  # then _compile tests the type here, not apart
 
     def check(value: Any) -> bool:
         if not isinstance(value, dict):
-            return True
+            return not typed
         for name in needed:
             if name not in value:
                 return False

@@ -282,30 +282,27 @@ class ChangeFeed:
     reaches every open stream, also across a failover.
     """
 
-    __slots__ = ("_drainer", "_loop", "_pending", "_queue", "broker", "log")
+    __slots__ = ("_drainer", "_pending", "_queue", "broker", "log", "loop")
 
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
         self.log: ChangeLog | None = None
         """Where changes are logged for legacy GET streams (set by the legacy server)."""
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The server's loop, once a request reached the Suite (``bind``; an attribute, not a
+        property: the Suite reads it on every request)."""
         self._queue: deque[tuple[dict[str, Any], asyncio.Future[bool]]] = deque()
         self._pending: set[asyncio.Future[bool]] = set()  # published or dropped: True/False
         self._drainer: asyncio.Task[None] | None = None
 
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop | None:
-        """The server's loop, once a request reached the Suite."""
-        return self._loop
-
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Remember the server's loop (the Suite calls this on each request; first one wins)."""
-        if self._loop is None or self._loop.is_closed():
-            self._loop = loop
+        if self.loop is None or self.loop.is_closed():
+            self.loop = loop
 
     def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Publish the notification ``method`` (with ``params``) to every stream."""
-        loop = self._loop
+        loop = self.loop
         if loop is None or loop.is_closed():
             return
         message = notification(method, params)
