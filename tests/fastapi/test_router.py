@@ -111,6 +111,19 @@ def test_without_auth_the_endpoint_is_the_route_and_calls_no_hook() -> None:
     assert router.auth is None
 
 
+def tools_list() -> tuple[dict[str, str], bytes]:
+    """The headers and body of a 2026-07-28 ``tools/list`` request."""
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": VERSION,
+        "mcp-method": "tools/list",
+    }
+    meta = call_message("any", {}, 1)["params"]["_meta"]
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}
+    return headers, json.dumps(body).encode()
+
+
 @pytest.mark.parametrize("given", ["keywords", "options"])
 async def test_a_real_server_enforces_the_options_given(
     given: str, live_server: LiveServers
@@ -120,15 +133,7 @@ async def test_a_real_server_enforces_the_options_given(
     app = FastAPI()
     app.include_router(mcp_router(suite=suite(), **options), prefix="/mcp")
     url = live_server(app) + "/mcp"
-    headers = {
-        "accept": "application/json, text/event-stream",
-        "content-type": "application/json",
-        "mcp-protocol-version": VERSION,
-        "mcp-method": "tools/list",
-    }
-    meta = call_message("any", {}, 1)["params"]["_meta"]
-    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                       "params": {"_meta": meta}}).encode()  # fmt: skip
+    headers, ping = tools_list()
     async with httpx.AsyncClient(timeout=10) as client:
         small = await client.post(url, content=ping, headers=headers)
         large = await client.post(url, content=ping + b" " * 300, headers=headers)
@@ -268,15 +273,7 @@ async def test_the_endpoint_answers_behind_a_root_path_a_mount_and_a_path_parame
         live_server(tenants) + "/t/acme/mcp",
         live_server(outer) + "/api/mcp",
     ]
-    headers = {
-        "accept": "application/json, text/event-stream",
-        "content-type": "application/json",
-        "mcp-protocol-version": VERSION,
-        "mcp-method": "tools/list",
-    }
-    meta = call_message("any", {}, 1)["params"]["_meta"]
-    listing = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                          "params": {"_meta": meta}}).encode()  # fmt: skip
+    headers, listing = tools_list()
     async with httpx.AsyncClient(timeout=10) as client:
         for url in urls:
             answer = await client.post(url, content=listing, headers=headers)

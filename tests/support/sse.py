@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -90,3 +91,13 @@ class SSEParser:
         if not data and not event and event_id is None and retry is None:
             return None
         return SSEEvent("\n".join(data), event or "message", event_id, retry)
+
+
+async def read_items(chunks: AsyncIterator[bytes], count: int) -> list[SSEEvent | SSEComment]:
+    """The first ``count`` (or more, from the last chunk) items of a body read chunk by chunk."""
+    parser, items = SSEParser(), []
+    async for chunk in chunks:
+        items += parser.feed(chunk)
+        if len(items) >= count:
+            break
+    return items

@@ -25,7 +25,7 @@ from genmcp.transports.http.keepalive import WAKE_CHUNK, KeepaliveWheel, keepali
 from genmcp.transports.http.sse import ShutdownHub, StreamOptions, write_feed
 from support.client import ModernClient
 from support.server import LiveServer, LiveServers
-from support.sse import SSEComment, SSEEvent, SSEParser
+from support.sse import SSEComment, SSEEvent, read_items
 
 T = TypeVar("T")
 LOOPS: Final = [
@@ -197,15 +197,6 @@ def feed_app(closed: list[bool]) -> Any:
     return app
 
 
-async def pings(response: httpx.Response, count: int) -> list[SSEEvent | SSEComment]:
-    parser, items = SSEParser(), []
-    async for chunk in response.aiter_bytes():
-        items += parser.feed(chunk)
-        if len(items) >= count:
-            break
-    return items
-
-
 async def wheel_state(server: LiveServer) -> tuple[int, bool]:
     async def probe() -> tuple[int, bool]:
         wheel = keepalive_wheel()
@@ -232,7 +223,7 @@ async def test_idle_get_streams_keep_getting_pings_and_leave_the_wheel_empty(
 
         async def one() -> list[SSEEvent | SSEComment]:
             async with http.stream("GET", server.url) as response:
-                return await pings(response, PINGS)
+                return await read_items(response.aiter_bytes(), PINGS)
 
         got = await asyncio.gather(*(one() for _ in range(STREAMS)))
     for items in got:
