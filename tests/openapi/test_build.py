@@ -83,6 +83,11 @@ def test_an_unknown_operation_id_is_refused_listing_the_ids() -> None:
         openapi_tools(inventory.SPEC, base_url=BASE, operations=["getItems"])
 
 
+def test_a_misspelt_selection_keyword_is_refused_as_python_refuses_one() -> None:
+    with pytest.raises(TypeError, match=r"openapi_tools\(\) got an unexpected keyword .*'tag'"):
+        openapi_tools(inventory.SPEC, base_url=BASE, tag=["items"])  # type: ignore[call-arg]
+
+
 def test_a_relative_server_read_from_a_file_needs_base_url() -> None:
     with pytest.raises(BuildError, match="relative: pass base_url="):
         openapi_tools(inventory.SPEC)

@@ -79,6 +79,13 @@ def test_what_the_schema_would_refuse_is_a_value_error(options: dict[str, Any], 
         server_json(INFO, **options)
 
 
+def test_a_misspelt_keyword_is_refused_as_python_refuses_one() -> None:
+    with pytest.raises(TypeError, match=r"server_json\(\) got an unexpected .*'website'"):
+        server_json(INFO, name="io.x/y", description="ok", website="https://h")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"server_card\(\) got an unexpected .*'repo'"):
+        server_card(INFO, name="io.x/y", url="https://h/mcp", draft=True, repo={})  # type: ignore[call-arg]
+
+
 def test_a_package_needs_a_fixed_version() -> None:
     with pytest.raises(ValueError, match="latest"):
         package("npm", "x", "latest")

@@ -67,6 +67,11 @@ def test_a_string_where_a_list_belongs_is_an_error() -> None:
         route_tools(APP, tags="products")
 
 
+def test_a_misspelt_selection_keyword_is_refused_as_python_refuses_one() -> None:
+    with pytest.raises(TypeError, match=r"route_tools\(\) got an unexpected keyword .*'operation'"):
+        route_tools(APP, operation=["whoami"])  # type: ignore[call-arg]
+
+
 def test_names_rename_and_bad_names_are_refused() -> None:
     [tool] = route_tools(APP, operations=["whoami"], names={"whoami": "who.am-i"})
     assert tool().option("name") == "who.am-i"

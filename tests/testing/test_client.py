@@ -87,6 +87,16 @@ async def test_call_tool_returns_the_result_and_the_notifications(client: MCPTes
     assert methods == ["notifications/progress", "notifications/message"] * 3
 
 
+async def test_a_misspelt_call_option_is_refused_as_python_refuses_one(
+    client: MCPTestClient,
+) -> None:
+    with pytest.raises(TypeError, match=r"call_tool\(\) got an unexpected .*'loglevel'"):
+        await client.call_tool("add", {"a": 1, "b": 2}, loglevel="info")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"open_call\(\) got an unexpected .*'answer'"):
+        async with client.open_call("add", {"a": 1, "b": 2}, answer={}):  # type: ignore[call-arg]
+            pass
+
+
 class Gated(Tool, name="gated", description="Reports progress, then waits to be released."):
     async def call(self, request: ToolRequest, channel: Channel, arg: Any) -> Result:
         channel.send_progress(1, 2, "waiting")

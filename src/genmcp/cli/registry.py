@@ -17,9 +17,9 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Unpack
 
-from genmcp.protocol.registry import package, server_card, server_json
+from genmcp.protocol.registry import Identity, package, server_card, server_json
 from genmcp.protocol.versions import LEGACY_VERSIONS
 
 if TYPE_CHECKING:
@@ -55,15 +55,15 @@ def server_json_of(
     *,
     name: str,
     url: str | None = None,
-    description: str | None = None,
     packages: Mapping[str, Iterable[str]] | None = None,
-    repository: Mapping[str, Any] | None = None,
-    website_url: str | None = None,
+    **identity: Unpack[Identity],
 ) -> dict[str, Any]:
     """The ``server.json`` of ``target``'s Suite.
 
     ``packages`` maps a registry type (``"pypi"``, ``"npm"``, ``"oci"``, ``"nuget"``) to the
-    identifiers published there at the server's version, each run over stdio.
+    identifiers published there at the server's version, each run over stdio; ``identity``
+    is ``description``, ``repository``, ``website_url``, as ``protocol.registry.server_json``
+    takes them.
     """
     suite = suite_of(target)
     version = str(suite.server_info.get("version", ""))
@@ -72,15 +72,7 @@ def server_json_of(
         for kind, identifiers in (packages or {}).items()
         for identifier in identifiers
     ]
-    return server_json(
-        suite.server_info,
-        name=name,
-        description=description,
-        url=url,
-        packages=entries,
-        repository=repository,
-        website_url=website_url,
-    )
+    return server_json(suite.server_info, name=name, url=url, packages=entries, **identity)
 
 
 def _repository(url: str | None) -> dict[str, str] | None:

@@ -21,9 +21,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Unpack
 
-from genmcp.protocol.registry import SERVER_CARD_MEDIA_TYPE, server_card
+from genmcp.protocol.registry import SERVER_CARD_MEDIA_TYPE, Identity, server_card
 from genmcp.protocol.versions import LEGACY_VERSIONS
 from genmcp.transports.http.asgi import Receive, Scope, Send
 
@@ -89,10 +89,8 @@ def server_card_app(
     url: str,
     name: str,
     draft: bool,
-    description: str | None = None,
     legacy: bool = True,
-    repository: Mapping[str, Any] | None = None,
-    website_url: str | None = None,
+    **identity: Unpack[Identity],
 ) -> ServerCardApp:
     """The Server Card route of ``suite`` served at ``url`` (its Streamable HTTP endpoint).
 
@@ -101,19 +99,12 @@ def server_card_app(
         url: the public URL of the MCP endpoint, ``https://host/mcp``.
         name: the registry name, ``io.github.you/weather``.
         draft: must be True: the card follows a draft that may still change.
-        description: what the server does, at most 100 characters.
         legacy: also list the 2025 revisions (the router serves legacy sessions).
-        repository, website_url: as in ``server.json``.
+        identity: ``description`` (what the server does, at most 100 characters),
+            ``repository``, ``website_url``: as in ``server.json`` (``registry.Identity``).
     """
     versions = [*suite.supported_versions, *(LEGACY_VERSIONS if legacy else ())]
     card = server_card(
-        suite.server_info,
-        name=name,
-        url=url,
-        draft=draft,
-        description=description,
-        protocol_versions=versions,
-        repository=repository,
-        website_url=website_url,
+        suite.server_info, name=name, url=url, draft=draft, protocol_versions=versions, **identity
     )
     return ServerCardApp(card)

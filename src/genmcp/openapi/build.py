@@ -17,15 +17,15 @@ Imports this package and genmcp's routes-as-tools argument reader, selection and
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from genmcp.openapi.document import Document, Operation, load
 from genmcp.openapi.tool import OpenAPITool, OperationSpec, tool_class
 from genmcp.openapi.upstream import Credentials, HTTPUpstream
 from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
-from genmcp.routes_as_tools.build import Selection, tool_name, tool_options
+from genmcp.routes_as_tools.build import Selection, SelectionKeywords, tool_name, tool_options
 
 if TYPE_CHECKING:
     import httpx
@@ -39,16 +39,6 @@ def openapi_tools(
     spec: Mapping[str, Any] | str | Path,
     *,
     base_url: str | None = None,
-    operations: Iterable[str] | None = None,
-    tags: Iterable[str] | None = None,
-    paths: Iterable[str] | None = None,
-    methods: Iterable[str] | None = None,
-    exclude_operations: Iterable[str] = (),
-    exclude_tags: Iterable[str] = (),
-    exclude_paths: Iterable[str] = (),
-    exclude_methods: Iterable[str] = (),
-    headers: bool = False,
-    names: Mapping[str, str] | None = None,
     credentials: Credentials | None = None,
     forward_bearer: bool = False,
     timeout_s: float = 10.0,
@@ -57,6 +47,7 @@ def openapi_tools(
     max_response_bytes: int = 4 * 1024 * 1024,
     http: httpx.AsyncClient | None = None,
     upstream: HTTPUpstream | None = None,
+    **selection: Unpack[SelectionKeywords],
 ) -> list[type[OpenAPITool]]:
     """Tool classes for the selected operations of an external API, in the document's order.
 
@@ -81,10 +72,8 @@ def openapi_tools(
             would share a name.
     """
     document = load(spec)
-    selection = Selection.of(
-        operations, tags, paths, methods,
-        exclude_operations, exclude_tags, exclude_paths, exclude_methods,
-    )  # fmt: skip
+    picked = Selection.of(selection, "openapi_tools")
+    headers, names = selection.get("headers", False), selection.get("names")
     if upstream is None:
         upstream = HTTPUpstream(
             document.base_url(base_url), timeout_s, failures, cooldown_s, credentials,
@@ -97,18 +86,18 @@ def openapi_tools(
         operation_id = operation.operation_id
         found.add(operation_id)
         label = f"operation {operation.method} {operation.path} ({operation_id})"
-        if not selection.wants(operation_id, operation.tags, operation.path, operation.method):
+        if not picked.wants(operation_id, operation.tags, operation.path, operation.method):
             continue
         name = tool_name(operation_id, names, label, seen)
         try:
             made.append(_tool(document, operation, upstream, name, label, headers))
         except BuildError as exc:
-            if selection.operations is not None:
+            if picked.operations is not None:
                 raise
             log.warning("openapi_tools: %s is left out: %s", label, exc)
             continue
         seen[name] = label
-    missing = sorted((selection.operations or frozenset()) - found)
+    missing = sorted((picked.operations or frozenset()) - found)
     if missing:
         listed = ", ".join(sorted(found)[:20]) or "none"
         raise BuildError(f"{document.title} has no operation {missing}; its ids: {listed}")

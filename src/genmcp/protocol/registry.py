@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypedDict, Unpack
 
 __all__ = [
     "SERVER_CARD_MEDIA_TYPE",
     "SERVER_CARD_PATH",
     "SERVER_CARD_SCHEMA",
     "SERVER_JSON_SCHEMA",
+    "Identity",
     "check_registry_name",
     "package",
     "server_card",
@@ -94,13 +95,29 @@ def package(
     return entry
 
 
+class Identity(TypedDict, total=False):
+    """The keywords that describe a server beside its registry name and ``serverInfo``, the
+    same in a ``server.json`` and a Server Card (and so in every function that builds one):
+
+    - ``description``: what the server does, at most 100 characters (default: the
+      ``serverInfo`` description).
+    - ``repository``: ``{"url", "source"}`` (and ``id``, ``subfolder``).
+    - ``website_url``: the server's home page.
+    """
+
+    description: str | None
+    repository: Mapping[str, Any] | None
+    website_url: str | None
+
+
 def _identity(
-    server_info: Mapping[str, Any],
-    name: str,
-    description: str | None,
-    repository: Mapping[str, Any] | None,
-    website_url: str | None,
+    server_info: Mapping[str, Any], name: str, identity: Identity, where: str
 ) -> dict[str, Any]:
+    unknown = sorted(identity.keys() - Identity.__optional_keys__)
+    if unknown:  # as Python refuses a keyword a signature does not name
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    description = identity.get("description")
+    repository, website_url = identity.get("repository"), identity.get("website_url")
     text = description if description is not None else server_info.get("description")
     if not isinstance(text, str) or not 1 <= len(text) <= _MAX_DESCRIPTION:
         raise ValueError(
@@ -146,11 +163,9 @@ def server_json(
     server_info: Mapping[str, Any],
     *,
     name: str,
-    description: str | None = None,
     url: str | None = None,
     packages: Iterable[Mapping[str, Any]] = (),
-    repository: Mapping[str, Any] | None = None,
-    website_url: str | None = None,
+    **identity: Unpack[Identity],
 ) -> dict[str, Any]:
     """The ``server.json`` of a server whose ``serverInfo`` is ``server_info``.
 
@@ -158,15 +173,12 @@ def server_json(
         server_info: ``name``, ``version`` and the optional ``title``, ``description``,
             ``icons`` (``Suite.server_info``).
         name: the registry name, ``io.github.you/weather``.
-        description: what the server does, at most 100 characters (default: the
-            ``serverInfo`` description).
         url: the Streamable HTTP endpoint clients connect to (a ``remotes`` entry).
         packages: entries built with :func:`package`.
-        repository: ``{"url", "source"}`` (and ``id``, ``subfolder``).
-        website_url: the server's home page.
+        identity: ``description``, ``repository``, ``website_url``: see :class:`Identity`.
     """
     document: dict[str, Any] = {"$schema": SERVER_JSON_SCHEMA}
-    document.update(_identity(server_info, name, description, repository, website_url))
+    document.update(_identity(server_info, name, identity, "server_json"))
     if url is not None:
         document["remotes"] = [{"type": "streamable-http", "url": _checked_url(url, "URL")}]
     listed = [dict(entry) for entry in packages]
@@ -181,10 +193,8 @@ def server_card(
     name: str,
     url: str,
     draft: bool,
-    description: str | None = None,
     protocol_versions: Sequence[str] = (),
-    repository: Mapping[str, Any] | None = None,
-    website_url: str | None = None,
+    **identity: Unpack[Identity],
 ) -> dict[str, Any]:
     """A Server Card per the current SEP-2127 draft (``draft=True`` says you know it is one).
 
@@ -195,7 +205,7 @@ def server_card(
     if draft is not True:
         raise ValueError(_DRAFT)
     card: dict[str, Any] = {"$schema": SERVER_CARD_SCHEMA}
-    card.update(_identity(server_info, name, description, repository, website_url))
+    card.update(_identity(server_info, name, identity, "server_card"))
     remote: dict[str, Any] = {"type": "streamable-http", "url": _checked_url(url, "URL")}
     if protocol_versions:
         remote["supportedProtocolVersions"] = list(protocol_versions)

@@ -33,7 +33,7 @@ from fastapi import FastAPI
 from genmcp.catalogs.tools import ToolProvider
 from genmcp.fastapi.router import MCPRouter, mcp_router
 from genmcp.routes_as_tools.arguments import BuildError
-from genmcp.routes_as_tools.build import SELECTION, route_tools
+from genmcp.routes_as_tools.build import SELECTION, SelectionKeywords, route_tools
 from genmcp.routes_as_tools.credentials import Forwarded, forward_credentials, mcp_caller
 from genmcp.routes_as_tools.exchange import Reply
 from genmcp.routes_as_tools.tool import RouteSpec, RouteTool
@@ -46,6 +46,7 @@ __all__ = [
     "Reply",
     "RouteSpec",
     "RouteTool",
+    "SelectionKeywords",
     "forward_credentials",
     "mcp_caller",
     "route_tools",

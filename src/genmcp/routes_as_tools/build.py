@@ -22,7 +22,7 @@ import fnmatch
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypedDict, Unpack
 
 from fastapi import FastAPI
 from fastapi.datastructures import DefaultPlaceholder
@@ -41,7 +41,14 @@ from genmcp.routes_as_tools.tool import (
     tool_class,
 )
 
-__all__ = ["SELECTION", "Selection", "route_tools", "tool_name", "tool_options"]
+__all__ = [
+    "SELECTION",
+    "Selection",
+    "SelectionKeywords",
+    "route_tools",
+    "tool_name",
+    "tool_options",
+]
 
 _STREAMING: Final = (StreamingResponse, FileResponse)
 _STREAMING_PACKAGES: Final = frozenset({"sse_starlette"})
@@ -55,23 +62,31 @@ describes a route, with a success response naming no media type at all: the resp
 of a stream or a file has none (a bare ``Response`` neither, and is refused with them)."""
 _EMPTY: Final = frozenset({204, 205, 304})
 """Statuses whose response has no body (and no media type in the document)."""
-SELECTION: Final = frozenset(
-    {
-        "operations",
-        "tags",
-        "paths",
-        "methods",
-        "exclude_operations",
-        "exclude_tags",
-        "exclude_paths",
-        "exclude_methods",
-        "headers",
-        "names",
-        "credentials",
-        "max_response_bytes",
-        "forward_headers",
-    }
-)
+
+
+class SelectionKeywords(TypedDict, total=False):
+    """The keywords that pick operations, which :func:`route_tools` and ``openapi_tools``
+    both take (``**selection: Unpack[SelectionKeywords]``) and :meth:`Selection.of` reads:
+    include ``operations``, ``tags``, ``paths``, ``methods`` (None: all), drop the
+    ``exclude_`` forms; ``headers`` and ``names`` shape the tools of what is picked."""
+
+    operations: Iterable[str] | None
+    tags: Iterable[str] | None
+    paths: Iterable[str] | None
+    methods: Iterable[str] | None
+    exclude_operations: Iterable[str]
+    exclude_tags: Iterable[str]
+    exclude_paths: Iterable[str]
+    exclude_methods: Iterable[str]
+    headers: bool
+    names: Mapping[str, str] | None
+
+
+SELECTION: Final = SelectionKeywords.__optional_keys__ | {
+    "credentials",
+    "max_response_bytes",
+    "forward_headers",
+}
 """The keyword arguments of :func:`route_tools` (``routes_router`` passes them on)."""
 
 
@@ -105,28 +120,23 @@ class Selection:
         return included and not excluded
 
     @classmethod
-    def of(
-        cls,
-        operations: Iterable[str] | None,
-        tags: Iterable[str] | None,
-        paths: Iterable[str] | None,
-        methods: Iterable[str] | None,
-        exclude_operations: Iterable[str],
-        exclude_tags: Iterable[str],
-        exclude_paths: Iterable[str],
-        exclude_methods: Iterable[str],
-    ) -> Selection:
-        """The selection the keywords of ``route_tools`` and ``openapi_tools`` describe
-        (methods upper-cased; a bare string is refused with ``TypeError``)."""
+    def of(cls, keywords: SelectionKeywords, where: str) -> Selection:
+        """The selection ``keywords`` describe (methods upper-cased); a bare string, or a
+        keyword ``where`` (``route_tools``, ``openapi_tools``) does not take, is refused
+        with ``TypeError``, as Python refuses one a signature does not name."""
+        unknown = sorted(keywords.keys() - SelectionKeywords.__optional_keys__)
+        if unknown:
+            raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+        paths, exclude_paths = keywords.get("paths"), keywords.get("exclude_paths", ())
         return cls(
-            _set(operations),
-            _set(tags),
+            _set(keywords.get("operations")),
+            _set(keywords.get("tags")),
             None if paths is None else tuple(paths),
-            _set(methods, upper=True),
-            _set(exclude_operations) or frozenset(),
-            _set(exclude_tags) or frozenset(),
+            _set(keywords.get("methods"), upper=True),
+            _set(keywords.get("exclude_operations", ())) or frozenset(),
+            _set(keywords.get("exclude_tags", ())) or frozenset(),
             tuple(exclude_paths),
-            _set(exclude_methods, upper=True) or frozenset(),
+            _set(keywords.get("exclude_methods", ()), upper=True) or frozenset(),
         )
 
 
@@ -154,19 +164,10 @@ def tool_name(
 def route_tools(
     app: FastAPI,
     *,
-    operations: Iterable[str] | None = None,
-    tags: Iterable[str] | None = None,
-    paths: Iterable[str] | None = None,
-    methods: Iterable[str] | None = None,
-    exclude_operations: Iterable[str] = (),
-    exclude_tags: Iterable[str] = (),
-    exclude_paths: Iterable[str] = (),
-    exclude_methods: Iterable[str] = (),
-    headers: bool = False,
-    names: Mapping[str, str] | None = None,
     credentials: Credentials | None = None,
     max_response_bytes: int = MAX_RESPONSE_BYTES,
     forward_headers: Iterable[str] = ("authorization",),
+    **selection: Unpack[SelectionKeywords],
 ) -> list[type[RouteTool]]:
     """Tool classes for the selected routes of ``app``, in the order of its OpenAPI document.
 
@@ -199,10 +200,8 @@ def route_tools(
             app's ids and the closest one), a selection names only routes of a mounted app,
             or two tools share a name.
     """
-    selection = Selection.of(
-        operations, tags, paths, methods,
-        exclude_operations, exclude_tags, exclude_paths, exclude_methods,
-    )  # fmt: skip
+    picked = Selection.of(selection, "route_tools")
+    headers, names = selection.get("headers", False), selection.get("names")
     document = get_openapi(
         title=app.title,
         version=app.version,
@@ -222,7 +221,7 @@ def route_tools(
         operation_id = str(operation["operationId"])
         found.setdefault(operation_id, path)
         label = f"route {method} {path} ({operation_id})"
-        if not selection.wants(operation_id, _tags(operation), path, method):
+        if not picked.wants(operation_id, _tags(operation), path, method):
             continue
         name = tool_name(operation_id, names, label, seen)
         seen[name] = label
@@ -245,7 +244,7 @@ def route_tools(
         )
         options = tool_options(name, operation, method, arguments, output)
         made.append(tool_class(spec, options, name))
-    table.check_found(selection.operations, selection.paths, found, mounts)
+    table.check_found(picked.operations, picked.paths, found, mounts)
     return made
 
 

@@ -25,11 +25,12 @@ top layer: used by tests only, it may import anything in genmcp.
 from genmcp.client.errors import RPCError
 from genmcp.testing.client import MCPTestClient
 from genmcp.testing.opencall import Listener, OpenCall
-from genmcp.testing.params import DEFAULT_CAPABILITIES
+from genmcp.testing.params import DEFAULT_CAPABILITIES, CallOptions
 from genmcp.testing.results import CallResult, Reply, accept, cancel, decline
 
 __all__ = [
     "DEFAULT_CAPABILITIES",
+    "CallOptions",
     "CallResult",
     "Listener",
     "MCPTestClient",

@@ -12,7 +12,7 @@ import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, Final, Self
+from typing import Any, Final, Self, Unpack
 
 from genmcp.client.errors import RPCError
 from genmcp.fastapi.lifespan import lifespan as run_lifespan
@@ -26,8 +26,9 @@ from genmcp.testing.opencall import Listener, OpenCall, ProgressCallback, callba
 from genmcp.testing.params import (
     CLIENT_INFO,
     DEFAULT_CAPABILITIES,
-    Answers,
+    CallOptions,
     answer,
+    call_options,
     call_params,
     complete_params,
     listen_params,
@@ -238,37 +239,25 @@ class MCPTestClient:
         arguments: Any = None,
         *,
         progress: bool | ProgressCallback = False,
-        log_level: str | None = None,
-        capabilities: Mapping[str, Any] | None = None,
-        answers: Answers | None = None,
         max_rounds: int = 10,
-        input_responses: Mapping[str, Any] | None = None,
-        request_state: str | None = None,
-        meta: Mapping[str, Any] | None = None,
+        **options: Unpack[CallOptions],
     ) -> CallResult:
         """Call a tool and return its result with the notifications seen.
 
         ``progress`` asks for progress (a callable is called with each one's params as it
-        arrives); ``log_level`` opts in to log notifications. With ``answers`` (key ->
-        response, a callable(request) per key, or one callable(key, request)) every
-        ``input_required`` round is answered and retried with the echoed ``requestState``
-        until the tool completes. A JSON-RPC error raises ``RPCError``.
+        arrives); ``options`` (:class:`~genmcp.testing.params.CallOptions`) are
+        ``log_level`` (opt in to log notifications), ``capabilities``, ``input_responses``,
+        ``request_state``, ``meta`` and ``answers``. With ``answers`` (key -> response, a
+        callable(request) per key, or one callable(key, request)) every ``input_required``
+        round, up to ``max_rounds``, is answered and retried with the echoed
+        ``requestState`` until the tool completes. A JSON-RPC error raises ``RPCError``.
         """
+        answers = call_options(options, "call_tool").get("answers")
         rounds: list[dict[str, Any]] = []
         seen: list[Message] = []
         asked: list[Message] = []
         while True:
-            async with self.open_call(
-                name,
-                arguments,
-                progress=progress,
-                log_level=log_level,
-                capabilities=capabilities,
-                input_responses=input_responses,
-                request_state=request_state,
-                meta=meta,
-                answers=answers,
-            ) as call:
+            async with self.open_call(name, arguments, progress=progress, **options) as call:
                 try:
                     outcome = await call.result()
                 finally:
@@ -279,11 +268,11 @@ class MCPTestClient:
             if len(rounds) >= max_rounds:
                 raise AssertionError(f"{name!r} still asks for input after {max_rounds} rounds")
             rounds.append(outcome.result)
-            input_responses = {
+            options["input_responses"] = {
                 key: await answer(answers, key, request)
                 for key, request in outcome.input_requests.items()
             }
-            request_state = outcome.request_state
+            options["request_state"] = outcome.request_state
 
     async def retry(self, call: CallResult, responses: Mapping[str, Any], **options: Any) -> Any:
         """Answer an ``input_required`` ``call`` by hand: the same call, ``responses`` and the
@@ -303,19 +292,19 @@ class MCPTestClient:
         arguments: Any = None,
         *,
         progress: bool | ProgressCallback = True,
-        log_level: str | None = None,
-        capabilities: Mapping[str, Any] | None = None,
-        input_responses: Mapping[str, Any] | None = None,
-        request_state: str | None = None,
-        meta: Mapping[str, Any] | None = None,
-        answers: Answers | None = None,
+        **options: Unpack[CallOptions],
     ) -> AsyncIterator[OpenCall]:
         """Start a call and hold it open; leaving the block unfinished disconnects it.
 
         ``async with client.open_call("watch") as call:`` then ``await
         call.next_notification()``, ``await call.result()`` or ``await call.disconnect()``.
-        In a 2025 session, ``answers`` answers the server's requests on the call's stream.
+        ``options`` are those of :meth:`call_tool` (``log_level``, ``capabilities``,
+        ``input_responses``, ``request_state``, ``meta``, ``answers``); in a 2025 session,
+        ``answers`` answers the server's requests on the call's stream.
         """
+        call_options(options, "open_call")
+        log_level, answers = options.get("log_level"), options.get("answers")
+        responses, state = options.get("input_responses"), options.get("request_state")
         if self._session is not None and log_level != self._session.log_level:
             if log_level is not None:
                 (await self.request(methods.LOGGING_SET_LEVEL, {"level": log_level})).unwrap()
@@ -323,12 +312,12 @@ class MCPTestClient:
         request_id = next(self._ids)
         body = self.build(
             methods.TOOLS_CALL,
-            call_params(name, arguments, input_responses, request_state),
+            call_params(name, arguments, responses, state),
             id=request_id,
-            meta=meta,
+            meta=options.get("meta"),
             progress_token=f"progress-{request_id}" if progress else None,
             log_level=log_level,
-            capabilities=capabilities,
+            capabilities=options.get("capabilities"),
         )
         exchange = await self.send(body, wait=False)  # a slow call may not answer for long
 

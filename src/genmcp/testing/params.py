@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 __all__ = [
     "CLIENT_INFO",
     "DEFAULT_CAPABILITIES",
     "Answers",
+    "CallOptions",
     "answer",
+    "call_options",
     "call_params",
     "complete_params",
     "listen_params",
@@ -37,6 +39,36 @@ CLIENT_INFO: Final[Mapping[str, str]] = {"name": "genmcp-testing", "version": "0
 Answers = Mapping[str, Any] | Callable[[str, dict[str, Any]], Any]
 """A test's answers to input requests: key -> response (or a callable(request) per key), or
 one callable(key, request)."""
+
+
+class CallOptions(TypedDict, total=False):
+    """The keywords of a tool call that ``call_tool`` and ``open_call`` both take (``**options:
+    Unpack[CallOptions]``), and ``call_tool`` hands on to ``open_call`` for each round:
+
+    - ``log_level``: opt in to log notifications at this level (a 2025 session sends
+      ``logging/setLevel`` first).
+    - ``capabilities``: the client capabilities this request declares (default:
+      :data:`DEFAULT_CAPABILITIES`).
+    - ``answers``: the test's :data:`Answers` to the tool's input requests.
+    - ``input_responses``, ``request_state``: a retry's responses and echoed state.
+    - ``meta``: ``_meta`` entries of the request.
+    """
+
+    log_level: str | None
+    capabilities: Mapping[str, Any] | None
+    answers: Answers | None
+    input_responses: Mapping[str, Any] | None
+    request_state: str | None
+    meta: Mapping[str, Any] | None
+
+
+def call_options(options: CallOptions, where: str) -> CallOptions:
+    """``options``, or the ``TypeError`` Python raises for a keyword a signature does not name
+    (``where`` is the method given them)."""
+    unknown = sorted(options.keys() - CallOptions.__optional_keys__)
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    return options
 
 
 def call_params(
