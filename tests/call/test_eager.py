@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
+import subprocess
 import sys
+from asyncio import tasks
 from collections.abc import Callable, Coroutine
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
 import pytest
 import uvloop
 
-from genmcp.call.eager import eager_task
+from genmcp.call import eager
+from genmcp.call.eager import _current_task, eager_task
 
 pytestmark = pytest.mark.skipif(
     sys.version_info >= (3, 12), reason="3.12+ starts a task eagerly itself (Call.start)"
@@ -203,3 +208,83 @@ async def test_an_exception_in_the_first_step_is_the_tasks() -> None:
     task = eager_task(asyncio.get_running_loop(), work(), "eager-test")
     with pytest.raises(ValueError, match="early"):
         await task
+
+
+GONE: Final = (
+    "Python {version} has no asyncio.tasks.{name}, which genmcp.call.eager reads on 3.11 "
+    "(its docstring says why). {what}"
+)
+
+
+def test_on_3_11_the_private_names_it_reads_are_there() -> None:
+    """Loud when a 3.11.x drops one: ``_current_tasks`` (then the public, slower
+    ``current_task`` is asked: re-measure with bench/gate.py), ``_enter_task``/``_leave_task``
+    (then no task can start eagerly: Call.start must stop calling ``eager_task``)."""
+    version = sys.version.split()[0]
+    assert "_current_tasks" in vars(tasks), GONE.format(
+        version=version, name="_current_tasks",
+        what="eager_task now asks asyncio.current_task (a Python frame: ~1k instructions more "
+        "per call); find the new fast read of the loop's current task, or re-baseline the gate.",
+    )  # fmt: skip
+    for name in ("_enter_task", "_leave_task"):
+        assert name in vars(tasks), GONE.format(
+            version=version, name=name, what="eager_task cannot make its task the current one."
+        )
+    assert _current_task == tasks._current_tasks.get  # the fast read is the one taken
+
+
+@on_loops
+async def test_its_read_of_the_current_task_answers_as_current_task_does() -> None:
+    loop = asyncio.get_running_loop()
+    assert _current_task(loop) is asyncio.current_task(loop) is not None
+    outside: list[object] = []
+    done = loop.create_future()
+
+    def callback() -> None:  # a loop callback: no task is current
+        outside.extend([_current_task(loop), asyncio.current_task(loop)])
+        done.set_result(None)
+
+    loop.call_soon(callback)
+    await done
+    assert outside == [None, None]
+
+
+FALLBACK: Final = """
+import asyncio, asyncio.tasks as tasks
+saved = vars(tasks).pop("_current_tasks")  # as a 3.11.x without it would be
+
+def current_task(loop=None):  # that 3.11.x's public function, reading its own state
+    return saved.get(loop if loop is not None else asyncio.get_running_loop())
+
+tasks.current_task = asyncio.current_task = current_task
+from genmcp.call import eager
+assert eager._current_task is current_task, eager._current_task
+
+async def main():
+    seen = []
+    async def work():
+        seen.append(current_task())
+        return "done"
+    outer = current_task()
+    task = eager.eager_task(asyncio.get_running_loop(), work(), "fallback")
+    assert seen == [task] and current_task() is outer, (seen, task, outer)
+    assert await task == "done"
+
+asyncio.run(main())
+print("eager without _current_tasks: ok")
+"""
+
+
+def test_without_the_private_dict_it_asks_the_public_function() -> None:
+    """A 3.11.x without ``tasks._current_tasks``: genmcp still imports, and its first steps
+    run as their tasks (before: a ``KeyError`` importing ``genmcp.call.eager``)."""
+    src = Path(eager.__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", FALLBACK],
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang guard only
+        env={**os.environ, "PYTHONPATH": str(src)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "eager without _current_tasks: ok"

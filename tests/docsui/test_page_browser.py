@@ -192,6 +192,8 @@ def test_the_era_switch_serves_a_2025_session(shop: dict[str, Any]) -> None:
     since = readings["timeline"][: readings["timeline"].index("initialize")]  # newest first
     assert "server/discover" not in since and "tools/call" in since
     assert "2026-07-28" in readings["back"] and "session" not in readings["back"]
+    # the session the switch replaced was ended (DELETE): the server no longer knows it
+    assert (readings["sessions"], readings["live"]) == (1, [])
 
 
 def test_a_late_answer_to_an_earlier_connection_changes_nothing(shop: dict[str, Any]) -> None:
@@ -205,6 +207,8 @@ def test_a_late_answer_to_an_earlier_connection_changes_nothing(shop: dict[str, 
     assert readings["back"] == "connected · 2026-07-28"
     assert (readings["protocol"], readings["session"]) == ("2026-07-28", 0)
     assert '"item": "toast"' in readings["called"], readings["called"]  # and calls work
+    # the session the switch replaced and the one opened late were both ended (DELETE)
+    assert (readings["sessions"], readings["live"]) == (2, [])
 
 
 def test_without_a_token_the_page_says_so_and_lists_nothing(shop: dict[str, Any]) -> None:

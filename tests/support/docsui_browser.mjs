@@ -78,6 +78,35 @@ async function holdFirst(page, which) {
 const asks = (request, method) => request.method() === "POST" &&
   (JSON.parse(request.postData() || "{}").method === method);
 
+// The 2025 sessions the page opens (each initialize answer's Mcp-Session-Id), in order.
+function sessionsOpened(page) {
+  const ids = [];
+  page.on("response", (response) => {
+    const id = response.headers()["mcp-session-id"];
+    if (id && asks(response.request(), "initialize")) ids.push(id);
+  });
+  return ids;
+}
+
+// Those of `ids` the server still knows: a ping in each (as `token`, the session's owner)
+// answered other than 404. The page ends a session it no longer uses with a DELETE it does
+// not wait for: ask again until none is left, or TIMEOUT (a hang guard).
+async function stillLive(ids, token) {
+  for (const until = Date.now() + TIMEOUT; ;) {
+    const live = [];
+    for (const id of ids) {
+      const response = await fetch(`${config.base}/mcp`, { method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": id, Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+      await response.text();
+      if (response.status !== 404) live.push(id);
+    }
+    if (!live.length || Date.now() > until) return live;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function sentMethods(page) {  // the methods the page sent, newest first
   return page.locator("#timeline li").evaluateAll((items) => items.map((i) => i.dataset.method)
     .filter((m) => m !== "result" && m !== "error"));
@@ -218,7 +247,9 @@ const shop = {
   },
 
   async era() {
-    const page = await open("/mcp/docs", { token: "alice-token", era: "2025-11-25" });
+    let opened;
+    const page = await open("/mcp/docs", { token: "alice-token", era: "2025-11-25",
+      before: (page) => { opened = sessionsOpened(page); } });
     const readings = {
       status: await page.locator("#status").textContent(),
       tools: await names(page, "tools"),
@@ -241,6 +272,8 @@ const shop = {
     await page.getByLabel("Protocol").selectOption("2026-07-28");
     await connected(page, "2026-07-28");
     readings.back = await page.locator("#status").textContent();
+    readings.sessions = opened.length;
+    readings.live = await stillLive(opened, "alice-token");  // the replaced session ended
     return readings;
   },
 
@@ -248,9 +281,10 @@ const shop = {
   // the first connection's 401 (2026-07-28, before the token was typed) after the 2025
   // session is up, then a 2025 initialize after the switch back to 2026-07-28.
   async late() {
-    let release;
+    let release, opened;
     const page = await open("/mcp/docs", { token: "alice-token", era: "2025-11-25",
       before: async (page) => {
+        opened = sessionsOpened(page);
         release = await holdFirst(page, (r) => asks(r, "server/discover") && !r.headers().authorization);
       } });
     release();
@@ -281,6 +315,9 @@ const shop = {
     await page.getByLabel("item").fill("toast");
     await page.getByRole("button", { name: "Call" }).click();
     readings.called = await (await result(page)).textContent();  // a result, or the error
+    // both 2025 sessions ended: the one the switch replaced, and the one answered late
+    readings.sessions = opened.length;
+    readings.live = await stillLive(opened, "alice-token");
     await shot(page, "late");
     return readings;
   },

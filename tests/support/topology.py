@@ -1,14 +1,15 @@
 """A scaled-out deployment on loopback: N real uvicorn processes behind a real nginx.
 
-`Processes` starts `bench/scale/app.py` (or any app) in N uvicorn processes, each on a
-free port, sharing one Redis; `Nginx` starts Debian's nginx with a config of its own (a
-temporary prefix, no daemon, no access log) that spreads requests round-robin over them: a
-fresh upstream connection per request (no keepalive, so no stickiness), responses unbuffered
-(SSE flows as it is written), request bodies read whole before a process is picked (as
-docs/guides/deployment.md shows: unbuffered, nginx often closed a client's kept-alive
-connection after a refusal genmcp sent before the body), the next process tried when one
-refuses the connection. Both stop their processes by pid. Without nginx the test is
-skipped; with `CI` set it fails instead.
+`Processes` starts `bench/scale/app.py` (or any app) in N uvicorn processes, each on a port
+it holds from the moment it picks it (a listening socket handed down: `serve_socket.py`; a
+port picked free and given to uvicorn later could be taken meanwhile), sharing one Redis;
+`Nginx` starts Debian's nginx with a config of its own (a temporary prefix, no daemon, no
+access log) that spreads requests round-robin over them: a fresh upstream connection per
+request (no keepalive, so no stickiness), responses unbuffered (SSE flows as it is written),
+request bodies read whole before a process is picked (as docs/guides/deployment.md shows:
+unbuffered, nginx often closed a client's kept-alive connection after a refusal genmcp sent
+before the body), the next process tried when one refuses the connection. Both stop their
+processes by pid. Without nginx the test is skipped; with `CI` set it fails instead.
 """
 
 from __future__ import annotations
@@ -32,19 +33,42 @@ __all__ = ["SCALE_APP_DIR", "Nginx", "Processes", "require_nginx"]
 SCALE_APP_DIR = Path(__file__).resolve().parents[2] / "bench" / "scale"
 
 
+SERVE_SOCKET = Path(__file__).with_name("serve_socket.py")
+
+
+def _listening(port: int) -> socket.socket:
+    """A socket listening on loopback ``port`` (0: a free one), as uvicorn would bind it."""
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        held.bind(("127.0.0.1", port))
+        held.listen(2048)
+    except OSError:
+        held.close()
+        raise
+    return held
+
+
 def wait_port(port: int, process: subprocess.Popen[bytes], within: float = 60.0) -> None:
-    """Wait until ``process`` listens on ``port``; ``within`` is a hang guard (a start takes
-    about a second alone; several at once on a loaded 2-core machine took over 15 s)."""
+    """Wait until ``process`` answers HTTP on ``port`` (any status: a socket handed down by
+    ``Processes`` accepts connections before its app serves); ``within`` is a hang guard (a
+    start takes about a second alone; several at once on a loaded 2-core machine took over
+    15 s)."""
     deadline = time.monotonic() + within
+    asked = f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"process on port {port} exited with {process.returncode}")
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port} after {within} s")
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as probe:
+                probe.sendall(asked.encode())
+                probe.settimeout(1.0)
+                if probe.recv(1):
+                    return
+        except OSError:  # refused, or no answer yet (a timeout is an OSError)
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing answers on port {port} after {within} s")
 
 
 def require_nginx() -> str:
@@ -69,7 +93,11 @@ class Processes:
         """``graceful_s``: uvicorn's ``--timeout-graceful-shutdown`` (how long a SIGTERMed
         process may finish its requests; ``terminate`` waits that plus 5 s)."""
         self.graceful_s = graceful_s
-        self.ports = [free_port() for _ in range(n)]
+        # each port held (listening) from now until its process has the socket: never free
+        # for another server to take meanwhile (support/serve_socket.py says why)
+        held = [_listening(0) for _ in range(n)]
+        self.ports: list[int] = [sock.getsockname()[1] for sock in held]
+        self._held: list[socket.socket | None] = list(held)
         self.env = {**os.environ, **env}
         self.app, self.app_dir = app, app_dir
         self.processes: list[subprocess.Popen[bytes] | None] = [None] * n
@@ -88,13 +116,25 @@ class Processes:
         return self
 
     def start_one(self, index: int) -> None:
-        command = [sys.executable, "-m", "uvicorn", "--app-dir", str(self.app_dir), self.app]
-        command += ["--host", "127.0.0.1", "--port", str(self.ports[index]), "--no-access-log"]
-        command += ["--log-level", "warning", "--timeout-graceful-shutdown", f"{self.graceful_s:g}"]
-        with (self.logs / f"uvicorn-{index}.log").open("ab") as log:  # the child keeps its fd
-            self.processes[index] = subprocess.Popen(
-                command, env=self.env, stdout=log, stderr=subprocess.STDOUT
-            )
+        """Start process ``index`` on the socket held for its port (bound again for a
+        restart, or when the caller changed ``ports[index]``: an ``OSError`` if another
+        listener took the port meanwhile); the process has it, this one lets it go."""
+        held, port = self._held[index], self.ports[index]
+        self._held[index] = None
+        if held is None or held.getsockname()[1] != port:
+            if held is not None:
+                held.close()
+            held = _listening(port)
+        fd = held.fileno()
+        command = [sys.executable, str(SERVE_SOCKET), str(fd), str(self.app_dir), self.app,
+                   f"{self.graceful_s:g}"]  # fmt: skip
+        try:
+            with (self.logs / f"uvicorn-{index}.log").open("ab") as log:  # the child keeps it
+                self.processes[index] = subprocess.Popen(
+                    command, env=self.env, stdout=log, stderr=subprocess.STDOUT, pass_fds=[fd]
+                )
+        finally:
+            held.close()  # the child's copy listens: when it dies, connections are refused
 
     def log(self, index: int) -> str:
         """What process ``index`` wrote (warnings and tracebacks)."""
@@ -129,6 +169,9 @@ class Processes:
     def stop(self) -> None:
         for index in range(len(self.processes)):
             self.terminate(index)
+            held, self._held[index] = self._held[index], None
+            if held is not None:  # never started
+                held.close()
         shutil.rmtree(self.logs, ignore_errors=True)
 
 

@@ -20,6 +20,18 @@ there); when the first step already ended the coroutine, the task ends cancelled
 cancelled during its last step does. Only ``call.Call.start`` uses it, on 3.11 (3.12 takes
 no generator for a task's coroutine).
 
+Why it reads asyncio's private names (3.11 only; 3.12+ never calls ``eager_task``): no public
+API makes a task the loop's current one, so the first step swaps it in with
+``asyncio.tasks._enter_task``/``_leave_task`` (what 3.12's own eager start does), and both need
+the task that is current now (the caller's: ``_enter_task`` refuses while one is). The public
+``asyncio.current_task(loop)`` tells it, but on 3.11 it is a Python function (3.12 made it C)
+over a dict, ``asyncio.tasks._current_tasks``: its frame costs about 1k instructions a call
+(``bench/gate.py``, 3 runs, 3.11.7: call_2026 354,548 -> 355,450, call_2025 370,966 ->
+371,970, +0.25 %), so 3.11 reads that dict's C ``get`` itself, which answers the same (the
+dict is the one ``current_task`` and ``_enter_task`` use: ``_asyncio``'s, or the pure-Python
+module's own without it). A 3.11.x without the dict would still work, through the public
+function (slower); ``tests/call/test_eager.py`` fails, saying so, if one drops it.
+
 Imports asyncio only.
 """
 
@@ -55,8 +67,13 @@ def eager_task(
     return task
 
 
+_CURRENT_TASKS: Final[dict[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None] = (
+    vars(tasks).get("_current_tasks") if sys.version_info < (3, 12) else None
+)
+"""3.11: the loop -> current task dict ``tasks.current_task`` reads (private: see the module)."""
+
 _current_task: Final[Callable[[asyncio.AbstractEventLoop], asyncio.Task[Any] | None]] = (
-    vars(tasks)["_current_tasks"].get if sys.version_info < (3, 12) else tasks.current_task
+    tasks.current_task if _CURRENT_TASKS is None else _CURRENT_TASKS.get
 )
 """``tasks.current_task(loop)``; on 3.11 the C ``get`` of the dict it reads: no frame."""
 

@@ -83,6 +83,7 @@ const conn = {
   era: MODERN,
   version: MODERN,
   session: null,
+  ending: null,  // the headers that end the session (DELETE): its owner's, not the token's now
   info: null,
   rpc: 0,
   listen: null,
@@ -245,8 +246,10 @@ async function connect() {
 async function connectAs(generation) {
   const current = () => generation === conn.generation;
   stopListening();
+  if (conn.session) endSession(conn.ending);  // replaced: not left to the server's TTL
   conn.era = $("era").value;
   conn.session = null;
+  conn.ending = null;
   conn.version = conn.era;
   sessionStorage.setItem("genmcp-docs", JSON.stringify({ era: conn.era, token: $("token").value }));
   setStatus("connecting…");
@@ -256,13 +259,22 @@ async function connectAs(generation) {
   } else {
     const initialize = initializeMessage();
     record("out", initialize);
+    const headers = headersFor(null);
     const response = await fetch(conn.endpoint, { method: "POST", credentials: "same-origin",
-      headers: headersFor(null), body: JSON.stringify(initialize) });
+      headers, body: JSON.stringify(initialize) });
     const reply = await answer(response, 0, {});
-    if (!current()) return;  // switched meanwhile: this session is not the page's
+    const session = response.headers.get("mcp-session-id");
+    const ending = session && { "Mcp-Session-Id": session,
+      "MCP-Protocol-Version": (reply.result && reply.result.protocolVersion) || conn.era,
+      ...(headers.Authorization ? { Authorization: headers.Authorization } : {}) };
+    if (!current()) {  // switched meanwhile: this session is not the page's; end it
+      if (session) endSession(ending);
+      return;
+    }
     if (reply.error) throw new RPCError(reply.error, response.status);
     info = reply.result;
-    conn.session = response.headers.get("mcp-session-id");
+    conn.session = session;
+    conn.ending = ending;
     conn.version = info.protocolVersion;
     await post({ jsonrpc: "2.0", method: "notifications/initialized" });
     if (current() && info.capabilities && info.capabilities.logging) {
@@ -278,6 +290,15 @@ async function connectAs(generation) {
   if (!current()) return;
   setStatus(`connected · ${conn.version}${conn.session ? " · session" : ""}`, "ok");
   listen(generation);
+}
+
+// End a 2025 session the page no longer uses (DELETE, as the headers of the one who opened
+// it): replaced by a later connect, or opened by one that was replaced before its answer
+// came. Not waited for; a failure (the server gone, the session over already) is ignored.
+function endSession(headers) {
+  if (!headers) return;
+  fetch(conn.endpoint, { method: "DELETE", headers, credentials: "same-origin", keepalive: true })
+    .catch(() => {});
 }
 
 function initializeMessage() {
