@@ -7,6 +7,7 @@ function, as a generated catalog has), built and started (its lifespan), no HTTP
     python bench/catalog_startup.py 100000 --form arg     # one class, (class, i) providers
     python bench/catalog_startup.py 100000 --form function  # @tool functions (closures)
     python bench/catalog_startup.py 100000 --form function_args  # ... with a `key: str` each
+    python bench/catalog_startup.py 100000 --form class_slots  # a class each, `__slots__ = ()`
 
 Prints the CPU seconds of building the app (imports, the tool classes, ``mcp_router``) and of
 its lifespan start-up, and the process's RSS after both; then the same split: the imports,
@@ -30,10 +31,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tools", type=int)
     parser.add_argument("--tree", help="a checkout whose src/ to import genmcp from")
-    parser.add_argument("--form", choices=("class", "arg", "function", "function_args"), default="class",
+    parser.add_argument("--form", choices=("class", "class_slots", "arg", "function", "function_args"), default="class",
                         help="one class per tool (default), one class and (class, i) "
                              "providers, @tool functions generated as closures, or those "
-                             "with one argument each")
+                             "with one argument each; class_slots: a class per tool "
+                             "declaring __slots__ = ()")
     args = parser.parse_args()
     os.environ["EXTRA_TOOLS"] = str(args.tools)
     os.environ["EXTRA_FORM"] = args.form

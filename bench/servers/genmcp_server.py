@@ -11,7 +11,8 @@ REDIS_URL keeps the legacy sessions (and the rest of the shared state) in that R
 EXTRA_FORM=arg serves the EXTRA_TOOLS as one class with N ``(class, arg)`` providers
 (a generated catalog's other form) instead of one class each; EXTRA_FORM=function as N
 ``@tool`` functions, generated as closures (``tool(fn, name=..., description=...)``);
-EXTRA_FORM=function_args the same with one ``key: str`` argument each.
+EXTRA_FORM=function_args the same with one ``key: str`` argument each; EXTRA_FORM=class_slots
+a class per tool that declares ``__slots__ = ()``.
 """
 
 from __future__ import annotations
@@ -72,13 +73,14 @@ async def _noop(self, request, channel, arg):
     return Result(call_tool_result(text="ok"))
 
 
-def _extra_tool(i: int) -> type[Tool]:
+def _extra_tool(i: int, slots: bool = False) -> type[Tool]:
     options = {
         "name": C.extra_name(i),
         "description": C.extra_description(i),
         "input_schema": C.EXTRA_SCHEMA,
     }
-    return types.new_class(f"Extra{i:04d}", (Tool,), options, lambda ns: ns.update(call=_noop))
+    body = {"call": _noop, "__slots__": ()} if slots else {"call": _noop}
+    return types.new_class(f"Extra{i:04d}", (Tool,), options, lambda ns: ns.update(body))
 
 
 class ExtraTool(Tool, input_schema=C.EXTRA_SCHEMA):
@@ -118,6 +120,8 @@ elif os.environ.get("EXTRA_FORM") == "function":
     TOOLS += [_extra_function(i) for i in range(C.EXTRA_TOOLS)]
 elif os.environ.get("EXTRA_FORM") == "function_args":
     TOOLS += [_extra_function_args(i) for i in range(C.EXTRA_TOOLS)]
+elif os.environ.get("EXTRA_FORM") == "class_slots":
+    TOOLS += [_extra_tool(i, slots=True) for i in range(C.EXTRA_TOOLS)]
 else:
     TOOLS += [_extra_tool(i) for i in range(C.EXTRA_TOOLS)]
 C.CLASSES_CPU = (_classes_from, time.process_time())

@@ -33,6 +33,12 @@ class Behaviour:
     Subclasses name their ``kind`` (for messages) and their ``option_keys``.
     """
 
+    # No __dict__ here or in Tool: a subclass has one unless it declares __slots__ too, as
+    # @tool's classes do (CPython gives a class whose instances have a __dict__ a ~0.8 KB
+    # shared-keys table, and each instance a dict: a catalog of 100,000 pays both).
+    # __weakref__ is kept so that a subclass adds one descriptor, not two.
+    __slots__ = ("__weakref__",)
+
     kind: ClassVar[str] = "behaviour"
     option_keys: ClassVar[tuple[str, ...]] = ()
     _genmcp_options: ClassVar[dict[str, Any]] = {}
@@ -46,7 +52,8 @@ class Behaviour:
                 f"known options: {', '.join(cls.option_keys)}"
             )
         super().__init_subclass__()
-        cls._genmcp_options = {**cls._genmcp_options, **options} if options else cls._genmcp_options
+        if options:  # else the parent's, inherited
+            cls._genmcp_options = {**cls._genmcp_options, **options}
 
     def option(self, key: str, default: Any = None) -> Any:
         """The class option ``key`` (``"_meta"`` reads the ``meta=`` option)."""

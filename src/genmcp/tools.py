@@ -111,6 +111,8 @@ class Tool(Behaviour):
     ``call`` may be a plain ``def``; it then runs in a worker thread.
     """
 
+    __slots__ = ()  # see Behaviour: @tool's classes have no __dict__
+
     kind: ClassVar[str] = "tool"
     option_keys: ClassVar[tuple[str, ...]] = _OPTION_KEYS
 
@@ -227,12 +229,17 @@ def input_validator(tool: Tool, arg: Any) -> ArgumentValidator:
     """The tool's compiled input schema, compiled on first direct use (``tools/call``
     through a Suite validates with the validator its entry built, under the Suite's
     ``schema_options``)."""
-    validator: ArgumentValidator | None = tool.__dict__.get("_genmcp_validator")
+    own = getattr(tool, "__dict__", None)  # None for a @tool class's (slotted) instance
+    kept = vars(type(tool)) if own is None else own
+    validator: ArgumentValidator | None = kept.get("_genmcp_validator")
     if validator is None:
         owner = type(tool).__qualname__
         options = merge_options(None, tool.schema_options(arg), owner=owner)
         validator = compile_schema(tool.input_schema(arg), owner=owner, options=options)
-        tool.__dict__["_genmcp_validator"] = validator
+        if own is None:
+            type.__setattr__(type(tool), "_genmcp_validator", validator)
+        else:
+            own["_genmcp_validator"] = validator
     return validator
 
 

@@ -30,6 +30,9 @@ ALLOWED: Final[dict[str, str]] = {
         "uvicorn's exit is the process's: one watch per loop, shared by every stream"
     ),
     "genmcp.fastapi.depends._dependants": "a memo per dependency (code: bounded)",
+    "genmcp.functions.tools._READINGS": (
+        "a memo of @tool readings per function shape (code: bounded, cleared at 1024)"
+    ),
     "genmcp.fastapi.gcfreeze._frozen": "gc.freeze is the process's: once per process",
     "genmcp.protocol.legacy_schemas._KNOWN": "a memo per shape and supported version (bounded)",
     "genmcp.schema.keywords._CHECKERS": "a memo per jsonschema class (bounded)",

@@ -294,6 +294,10 @@ def make_class(
             __wrapped__=staticmethod(fn),
         )
 
+    if type(base) is type:  # no metaclass of its own: type() itself, no __prepare__ step
+        namespace: dict[str, Any] = {}
+        fill(namespace)
+        return type(fn.__name__, (base,), namespace, **options)
     return types.new_class(fn.__name__, (base,), options, fill)
 
 

@@ -11,6 +11,13 @@ first. What the function returns is a tool's return: ``str``, a pydantic model, 
 a value of its annotated type (structured, ``{"result": ...}`` unless an object), or an
 outcome (``Result``, ``InputRequired``, ``Error``).
 
+A catalog generated from data makes many closures of one ``def``: they are read once (the
+type hints, signature, return and docstring of the first, kept by the shape of the function:
+its code, qualified name, module, annotations and defaults, in the same globals), and a plain
+``async def`` without injected parameters shares one ``call`` hook that calls the class's
+``__wrapped__``. The class declares ``__slots__ = ()``: its instance has no ``__dict__`` (a
+class costs about 0.8 KB less; bench/RESULTS.md, issue 50).
+
 The class form stays the foundation: streaming (``Stream`` with ``handle_message``), a
 provider ``arg``, your own ``validate_request`` are written as classes.
 
@@ -20,14 +27,14 @@ Imports genmcp's tool behaviour and the signature reader; never a web framework.
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable
-from typing import Any, overload
+from typing import Any, Final, overload
 
 from genmcp.functions.returns import Returns, read_returns
 from genmcp.functions.signature import (
     Function,
     Signature,
-    describe,
     make_class,
     read_signature,
     returns_model,
@@ -66,12 +73,15 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
             return annotation (which is then not read).
 
     Returns:
-        The ``Tool`` subclass, named after the function; ``cls.__wrapped__`` is ``fn``.
+        The ``Tool`` subclass, named after the function; ``cls.__wrapped__`` is ``fn``. It
+        declares ``__slots__ = ()`` (its instances have no ``__dict__``; a subclass of it
+        without ``__slots__`` has one).
 
     Raises:
         TypeError: the signature cannot be served (``*args``, an unresolved annotation, a
             type pydantic cannot describe, a return annotation that cannot be a JSON Schema,
-            a generator function), or ``input_schema=`` was given.
+            a generator function), or ``input_schema=`` was given. Raised here, at the
+            decoration, by every function that has the fault (a failed reading is not kept).
     """
     if fn is None:
         return lambda function: tool(function, **options)
@@ -80,21 +90,93 @@ def tool(fn: Function | None = None, /, **options: Any) -> Any:
             f"{getattr(fn, '__qualname__', fn)}: @tool reads input_schema from the signature; "
             "write a Tool class to give your own"
         )
-    hints = type_hints(fn)  # read once: the arguments' and the return's
-    signature = read_signature(fn, request_type=ToolRequest, hints=hints)
-    doc = inspect.getdoc(fn)  # read once: the description and the class's __doc__
-    options = {**describe(fn, doc), **options}
-    returns = None if "output_schema" in options else read_returns(fn, hints)  # the option wins
+    reading = _read(fn, "output_schema" not in options)
+    given, options = options, {"name": fn.__name__}
+    if reading.doc:
+        options["description"] = reading.doc
+    options.update(given)
+    returns = reading.returns
     if returns is not None:
         options["output_schema"] = returns.schema
-    else:
-        options.setdefault("output_schema", returns_model(fn, hints))
+    elif reading.model is not None and "output_schema" not in options:
+        options["output_schema"] = reading.model
+    signature = reading.signature
     if signature.model is not None:
         options["input_schema"] = signature.model
-    call = _call(fn, signature)
+    call = reading.call or _call(fn, signature)
     if returns is not None:
         call = _returning(call, returns, options["name"])
-    return make_class(fn, {"call": call}, Tool, options, doc)
+    return make_class(fn, {"call": call, "__slots__": ()}, Tool, options, reading.doc)
+
+
+class _Reading:
+    """What ``@tool`` read from a function: its sorted signature, its return's ``Returns``
+    and model, its docstring and, when it needs nothing of its own, a ``call`` hook shared
+    by every function read alike (:func:`_shared_call`)."""
+
+    __slots__ = ("call", "doc", "globals", "model", "raw_doc", "returns", "signature")
+
+    def __init__(self, fn: Function, reads_returns: bool) -> None:
+        hints = type_hints(fn)  # read once: the arguments' and the return's
+        self.signature = signature = read_signature(fn, request_type=ToolRequest, hints=hints)
+        self.raw_doc = getattr(fn, "__doc__", None)
+        self.doc = inspect.getdoc(fn)  # read once: the description and the class's __doc__
+        self.returns = read_returns(fn, hints) if reads_returns else None
+        self.model = returns_model(fn, hints) if reads_returns and self.returns is None else None
+        self.globals = getattr(fn, "__globals__", None)
+        self.call = _shared_call(signature)
+
+
+_READINGS: Final[dict[Any, _Reading]] = {}
+"""Readings by the shape of a plain function (:func:`_shape`): closures of one ``def``,
+generated from data by the 100,000 (bench/RESULTS.md, issue 50), are read once."""
+READINGS_MAX: Final = 1024
+"""Shapes kept (then the memo starts again)."""
+
+
+def _read(fn: Function, reads_returns: bool) -> _Reading:
+    """The reading of ``fn``: an earlier function's of the same shape (its code, qualified
+    name, module, annotations and defaults, in the same globals, with the same docstring),
+    else a new one. A function that does not resolve raises here, each time."""
+    key = _shape(fn, reads_returns)
+    if key is None:
+        return _Reading(fn, reads_returns)
+    found = _READINGS.get(key)
+    if found is not None and found.globals is fn.__globals__ and found.raw_doc is fn.__doc__:
+        return found
+    reading = _Reading(fn, reads_returns)
+    if len(_READINGS) >= READINGS_MAX:
+        _READINGS.clear()
+    _READINGS[key] = reading
+    return reading
+
+
+def _shape(fn: Function, reads_returns: bool) -> Any:
+    """A hashable key that is equal for two plain functions ``@tool`` reads alike, or None
+    (not a plain function; a ``__wrapped__`` or ``__signature__`` of its own; an unhashable
+    annotation or default). Defaults compare with their types (``1`` is not ``True``)."""
+    if type(fn) is not types.FunctionType:
+        return None
+    if hasattr(fn, "__wrapped__") or hasattr(fn, "__signature__"):  # (not materializing __dict__)
+        return None
+    defaults = fn.__defaults__
+    keywords = fn.__kwdefaults__
+    key = (
+        fn.__code__,
+        fn.__qualname__,
+        fn.__module__,
+        reads_returns,
+        tuple(fn.__annotations__.items()),
+        defaults,
+        None if defaults is None else tuple(map(type, defaults)),
+        None if keywords is None else tuple(keywords.items()),
+        None if keywords is None else tuple(map(type, keywords.values())),
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _call(fn: Function, signature: Signature) -> Function:
@@ -125,6 +207,29 @@ def _call(fn: Function, signature: Signature) -> Function:
             return fn(**bind(request.arguments, request, channel))
 
     return call
+
+
+async def _call_model(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
+    """The ``call`` of a plain ``async def`` with arguments: the function is the class's."""
+    return await self.__wrapped__(**request.arguments.__dict__)  # type: ignore[attr-defined]
+
+
+async def _call_bare(self: Tool, request: ToolRequest, channel: Any, arg: Any) -> Any:
+    """The ``call`` of a plain ``async def`` without parameters."""
+    return await self.__wrapped__()  # type: ignore[attr-defined]
+
+
+def _shared_call(signature: Signature) -> Function | None:
+    """The ``call`` shared by every plain ``async def`` of this signature's kind, which
+    reads the function from its class's ``__wrapped__`` (no closure per function); None
+    when the function needs one of its own (``_call``)."""
+    if not signature.is_async or signature.injected or signature.dependencies:
+        return None
+    if signature.single:
+        return None
+    if signature.model is not None:
+        return _call_model
+    return _call_bare if not signature.arguments else None
 
 
 def _returning(call: Function, returns: Returns, name: str) -> Function:
