@@ -18,6 +18,13 @@ figure; the idle rate times the burst's wall time is subtracted for the net figu
 alternate point by point (base N1, new N1, base N2, ...), ``--runs`` times. With
 ``--profile`` the server runs under cProfile and writes its stats next to the results.
 
+    python3 bench/fanout_curve.py held --trees base=/tmp/base,new=. --streams 2000
+
+What each open stream keeps alive while it waits for its next notification, by type (the
+objects made since the last collection, counted after a notification reached every stream,
+collector off): those outlive the young collections, are promoted, and the count of
+promoted objects is what triggers a full collection, whose cost grows with the streams.
+
 Knobs (the server's environment): ``FANOUT_KEEPALIVE_S`` sets the streams' ``keepalive_s``
 (0: no keepalive pings, so that only the fan-out is measured); ``FANOUT_GC=off`` disables the
 cyclic collector; ``FANOUT_REDIS=redis://...`` hands the change out through a ``RedisBroker``
@@ -88,6 +95,15 @@ def serve(port: int, profile: str | None) -> None:
     async def gc_report() -> dict[str, list[float]]:
         return gc_stats
 
+    @app.get("/_young")
+    async def young() -> dict[str, int]:  # `held`: the young objects alive, then promoted
+        import collections
+        import gc
+
+        kinds = collections.Counter(_kind(o) for o in gc.get_objects(0) + gc.get_objects(1))
+        gc.collect(1)
+        return dict(kinds)
+
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
@@ -118,6 +134,11 @@ def serve(port: int, profile: str | None) -> None:
     finally:
         profiler.disable()
         profiler.dump_stats(profile)
+
+
+def _kind(o: object) -> str:
+    code = getattr(o, "cr_code", None)  # a coroutine: which one
+    return type(o).__qualname__ if code is None else f"coroutine {code.co_qualname}"
 
 
 def _watch_gc() -> dict[str, list[float]]:
@@ -198,11 +219,11 @@ async def _until(
                 raise SystemExit(f"timed out waiting for {n} {key}: {counts}") from None
 
 
-async def client(port: int, n: int, deliveries: int) -> None:
+async def _open_streams(
+    port: int, n: int, counts: dict[str, int], wake: asyncio.Event
+) -> list[asyncio.BaseTransport]:
     loop = asyncio.get_running_loop()
-    counts = {"ack": 0, "updates": 0, "lost": 0}
-    wake = asyncio.Event()
-    transports = []
+    transports: list[asyncio.BaseTransport] = []
     for start in range(0, n, 250):  # connect in batches: the listen backlog stays short
         batch = range(start, min(n, start + 250))
         opened = await asyncio.gather(
@@ -215,6 +236,13 @@ async def client(port: int, n: int, deliveries: int) -> None:
             transport.write(_listen_request(i))
             transports.append(transport)
         await _until(counts, wake, "ack", start + len(batch), 120)
+    return transports
+
+
+async def client(port: int, n: int, deliveries: int) -> None:
+    counts = {"ack": 0, "updates": 0, "lost": 0}
+    wake = asyncio.Event()
+    transports = await _open_streams(port, n, counts, wake)
     print(json.dumps({"ready": n}), flush=True)
     sys.stdin.readline()  # the harness read the server's CPU; go
     notes = max(1, round(deliveries / n))
@@ -228,6 +256,23 @@ async def client(port: int, n: int, deliveries: int) -> None:
         flush=True,
     )
     sys.stdin.readline()  # the harness read the server's CPU; close
+    for transport in transports:
+        transport.close()
+
+
+async def held_client(port: int, n: int) -> None:
+    """Two notifications, a count of the young objects after each (``held``)."""
+    counts = {"ack": 0, "updates": 0, "lost": 0}
+    wake = asyncio.Event()
+    transports = await _open_streams(port, n, counts, wake)
+    loop = asyncio.get_running_loop()
+    young: dict[str, int] = {}
+    for k in (1, 2):  # the first promotes what the streams' opening left
+        await _notify(port)
+        await _until(counts, wake, "updates", k * n, 120)
+        young = await loop.run_in_executor(None, _get, port, "/_young")
+    per_stream = {kind: round(c / n, 2) for kind, c in young.items() if c >= n / 20}
+    print(json.dumps({"per_stream": per_stream, "total": round(sum(young.values()) / n, 2)}))
     for transport in transports:
         transport.close()
 
@@ -246,12 +291,16 @@ def _rss_kb(pid: int) -> int:
 
 
 def _gc(port: int) -> dict[str, list[float]]:
+    return _get(port, "/_gc")
+
+
+def _get(port: int, path: str) -> Any:
     with socket.create_connection(("127.0.0.1", port)) as s:
-        s.sendall(b"GET /_gc HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        s.sendall(f"GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n".encode())
         data = b""
         while chunk := s.recv(65536):
             data += chunk
-    return dict(json.loads(data.partition(b"\r\n\r\n")[2]))
+    return json.loads(data.partition(b"\r\n\r\n")[2])
 
 
 def _free_port() -> int:
@@ -281,9 +330,12 @@ def _settle(pid: int, quiet_s: float = 0.5) -> None:
             return
 
 
-def point(o: argparse.Namespace, tree: str, n: int, profile: str | None) -> dict[str, object]:
+def point(
+    o: argparse.Namespace, tree: str, n: int, profile: str | None, extra: dict[str, str]
+) -> dict[str, object]:
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": f"{Path(tree).resolve()}/src", "GENMCP_SECRET_KEY": "b" * 48}
+    env.update(extra)
     argv = [o.python, __file__, "serve", str(port), *(["--profile", profile] if profile else [])]
     server = subprocess.Popen(["taskset", "-c", o.server_cpu, *argv], env=env)
     try:
@@ -344,16 +396,41 @@ def point(o: argparse.Namespace, tree: str, n: int, profile: str | None) -> dict
 
 def run(o: argparse.Namespace) -> None:
     trees = dict(t.split("=", 1) for t in o.trees.split(","))
+    envs: dict[str, dict[str, str]] = {name: {} for name in trees}
+    for spec in o.tree_env or ():  # NAME:VAR=VALUE, e.g. off:FANOUT_KEEPALIVE_S=0
+        name, _, assignment = spec.partition(":")
+        var, _, value = assignment.partition("=")
+        envs[name][var] = value
     out = Path(o.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     for rep in range(o.runs):
         for n in [int(p) for p in o.points.split(",")]:
             for name, tree in trees.items():
                 prof = str(out.with_suffix(f".{name}.{n}.prof")) if o.profile else None
-                r = {"run": rep, "name": name, **point(o, tree, n, prof)}
+                r = {"run": rep, "name": name, **point(o, tree, n, prof, envs[name])}
                 print(json.dumps(r), flush=True)
                 with out.open("a") as f:
                     f.write(json.dumps(r) + "\n")
+
+
+def held(o: argparse.Namespace) -> None:
+    for name, tree in (t.split("=", 1) for t in o.trees.split(",")):
+        port = _free_port()
+        env = {
+            **os.environ,
+            "PYTHONPATH": f"{Path(tree).resolve()}/src",
+            "GENMCP_SECRET_KEY": "b" * 48,
+            "FANOUT_GC": "off",
+        }
+        server = subprocess.Popen([o.python, __file__, "serve", str(port)], env=env)
+        try:
+            _wait_up(port, server)
+            argv = [sys.executable, __file__, "held-client", str(port), str(o.streams)]
+            out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+            print(json.dumps({"name": name, "streams": o.streams, **json.loads(out)}))
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
 
 
 def main() -> None:
@@ -366,6 +443,13 @@ def main() -> None:
     c.add_argument("port", type=int)
     c.add_argument("n", type=int)
     c.add_argument("deliveries", type=int)
+    hc = sub.add_parser("held-client")
+    hc.add_argument("port", type=int)
+    hc.add_argument("n", type=int)
+    h = sub.add_parser("held")
+    h.add_argument("--trees", default=f"this={HERE.parent}")
+    h.add_argument("--streams", type=int, default=2000)
+    h.add_argument("--python", default=sys.executable)
     r = sub.add_parser("run")
     r.add_argument("--trees", default=f"this={HERE.parent}")
     r.add_argument("--points", default="1000,3000,10000")
@@ -376,6 +460,11 @@ def main() -> None:
     r.add_argument("--server-cpu", default="0")
     r.add_argument("--client-cpu", default="1")
     r.add_argument("--profile", action="store_true")
+    r.add_argument(
+        "--tree-env",
+        action="append",
+        help="NAME:VAR=VALUE, one tree's server environment (a tree twice, a knob apart)",
+    )
     r.add_argument(
         "--out",
         default=str(HERE / "results" / "fanout" / f"{time.strftime('%Y%m%dT%H%M%S')}.jsonl"),
@@ -391,6 +480,10 @@ def main() -> None:
         except ImportError:
             pass
         asyncio.run(client(o.port, o.n, o.deliveries))
+    elif o.cmd == "held-client":
+        asyncio.run(held_client(o.port, o.n))
+    elif o.cmd == "held":
+        held(o)
     else:
         run(o)
 

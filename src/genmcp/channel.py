@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping
 from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any, Final, final
@@ -112,9 +112,10 @@ class Mailbox:
             return False
         return True
 
-    async def receive(self) -> Any:
-        """Wait for the next message (:data:`WAKE` when the mailbox closed meanwhile)."""
-        return await self._inbox().get()
+    def receive(self) -> Coroutine[Any, Any, Any]:
+        """Wait for the next message (:data:`WAKE` when the mailbox closed meanwhile); the
+        queue's ``get`` itself, no coroutine of ours around it while a stream waits."""
+        return self._inbox().get()
 
     def close(self) -> None:
         """Refuse further messages and wake a waiting receiver."""

@@ -133,7 +133,11 @@ class Outbox:
             if self._woken:
                 self._woken = False
                 return None
-            await self._sleep()
+            waiter = self._waiter = self._loop.create_future()  # _sleep inline: no coroutine
+            try:
+                await waiter
+            finally:
+                self._waiter = None
         return self._events.popleft()
 
     def wake(self) -> None:

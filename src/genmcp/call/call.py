@@ -353,6 +353,7 @@ class Call:
                 if not lifecycle.streaming(self):
                     break
                 outcome = await _step(self._job.message, message, self.channel, state)
+                message = None  # not held while waiting for the next (a listen stream's)
             if isinstance(outcome, Stream):
                 await self._close_stream(state)
                 return None

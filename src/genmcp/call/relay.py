@@ -106,20 +106,20 @@ class Relay:
         if not events:
             return None
         event = events.popleft()
-        if type(event) is Answer:  # the hot path: the answer, at once (no _through frame)
+        if type(event) is Answer:  # the hot path: the answer, at once (no through frame)
             self._done = True
             codec = self.codec
             return event if codec is MODERN else codec.final(event)
-        return self._through(event)
+        return self.through(event)
 
     async def next(self) -> Event:
         """Wait for the next event."""
-        return self._through(await self.call.outbox.get())
+        return self.through(await self.call.outbox.get())
 
     async def wake_or_next(self) -> Event | None:
         """The next event, or None when the outbox was woken (a timer, the client leaving)."""
         event = await self.call.outbox.get_or_wake()
-        return None if event is None else self._through(event)
+        return None if event is None else self.through(event)
 
     def __aiter__(self) -> Relay:
         return self
@@ -135,7 +135,9 @@ class Relay:
         self.call.disconnect()  # a no-op once the call is done
         self.call.outbox.clear()  # nobody will read what is queued: release it now
 
-    def _through(self, event: Event) -> Event:
+    def through(self, event: Event) -> Event:
+        """``event``, taken from the Call's outbox, as this reader sees it (an SSE writer
+        waits on the outbox itself, with no ``wake_or_next`` coroutine per wait)."""
         modern = self.codec is MODERN  # the identity: no copy
         if type(event) is Answer:
             self._done = True

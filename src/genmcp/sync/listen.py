@@ -68,6 +68,10 @@ log = logging.getLogger("genmcp")
 
 CHANGES: Final = "genmcp.changes"
 """The broker topic of change notifications (JSON-RPC notification dicts)."""
+_OPEN: Final = Stream()
+"""What a listen stream's Call keeps after each message: one for all (frozen), not one per
+delivery held by every stream until its next one (issue 50: what is held across a stream's
+wait outlives young collections, and at 10,000 streams drives full ones)."""
 
 
 class Seen(Protocol):
@@ -254,7 +258,7 @@ class ListenJob(Job):
 
     async def message(self, message: Any, channel: Channel, state: Any) -> Stream:
         channel._send(message)
-        return Stream()
+        return _OPEN
 
     def shutdown_result(self) -> dict[str, Any]:
         return listen_result(self.request_id, self._result_meta)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Coroutine
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from genmcp.storage import InboxFull
@@ -78,8 +79,9 @@ class QueuedSubscription(Generic[B]):
     async def ready(self) -> None:
         return None  # subscribed in the broker's ``subscribe`` already
 
-    async def receive(self) -> tuple[str, Any]:
-        return await self._queue.get()
+    def receive(self) -> Coroutine[Any, Any, tuple[str, Any]]:
+        """The queue's ``get`` itself: no coroutine of ours around it while a stream waits."""
+        return self._queue.get()
 
     def close(self) -> None:
         if not self.closed:

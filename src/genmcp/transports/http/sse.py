@@ -166,10 +166,11 @@ class _Writer(abc.ABC):
     """The one writer loop, and what the timers, the client and shutdown tell it.
 
     A subclass gives the source: ``_source()`` (the awaitable maker of its next item, None
-    when woken), ``wake()`` (makes a pending one return None), ``_deliver(item)`` (write it;
-    True when the stream ended) and ``_stopping()`` (the server stops; True when the stream
-    ended). Its caller joins the shutdown hub (``_on_stop``) before it opens the response.
-    No attribute refers back to the writer, so a feed's source is freed (and closed) with it.
+    when woken, and what each item is passed through first, if anything), ``wake()`` (makes
+    a pending one return None), ``_deliver(item)`` (write it; True when the stream ended)
+    and ``_stopping()`` (the server stops; True when the stream ended). Its caller joins
+    the shutdown hub (``_on_stop``) before it opens the response. No attribute refers back
+    to the writer, so a feed's source is freed (and closed) with it.
     """
 
     wake: Callable[[], None]
@@ -204,7 +205,7 @@ class _Writer(abc.ABC):
         self._gone_task = gone
 
     @abc.abstractmethod
-    def _source(self) -> Callable[[], Awaitable[Any]]:
+    def _source(self) -> tuple[Callable[[], Awaitable[Any]], Callable[[Any], Any] | None]:
         """A subclass's: see the class."""
 
     @abc.abstractmethod
@@ -222,7 +223,8 @@ class _Writer(abc.ABC):
         """The stream's body: each item, keepalives, shutdown; the end if it ends."""
         send, options, relay = self.send, self.options, self.relay
         limit_s, keepalive_s = options.send_timeout_s, options.keepalive_s
-        wheel, next_item = keepalive_wheel() if keepalive_s > 0 else None, self._source()
+        wheel = keepalive_wheel() if keepalive_s > 0 else None
+        next_item, through = self._source()
         loop = _loop()
         try:
             if wheel is not None:
@@ -232,6 +234,8 @@ class _Writer(abc.ABC):
                     if await self._deliver(item):
                         return
                     self.wrote_at = loop.time()
+                    item = None  # not held while the stream waits: it would outlive a
+                    # young collection and count towards the next full one (issue 50)
                 if self.gone or self.cut:
                     return
                 if self.ping_due:
@@ -244,6 +248,8 @@ class _Writer(abc.ABC):
                     if await self._stopping():
                         return
                 item = await next_item()
+                if item is not None and through is not None:
+                    item = through(item)
         finally:
             if wheel is not None:
                 wheel.forget(self)
@@ -346,8 +352,9 @@ class SSEStream(_Writer):
         assert relay is not None
         return relay
 
-    def _source(self) -> Callable[[], Awaitable[Event | None]]:
-        return self._relay().wake_or_next
+    def _source(self) -> tuple[Callable[[], Awaitable[Event | None]], Callable[[Event], Event]]:
+        relay = self._relay()  # the outbox itself: one coroutine less held per waiting stream
+        return relay.call.outbox.get_or_wake, relay.through
 
     async def _deliver(self, event: Event) -> bool:
         journal, send = self._journal, self.send
@@ -446,8 +453,8 @@ class _Feed(_Writer):
         self._pending: asyncio.Future[Any] | None = None
         self._woken: asyncio.Future[None] | None = None
 
-    def _source(self) -> Callable[[], Awaitable[Any]]:
-        return self._next_pair
+    def _source(self) -> tuple[Callable[[], Awaitable[Any]], None]:
+        return self._next_pair, None
 
     async def _next_pair(self) -> Any:
         """The next pair, or None when woken first (the pair stays pending: a client gone or
