@@ -89,7 +89,10 @@ print(f"Python {sys.version.split()[0]}, FastAPI {fastapi.__version__}, Starlett
       f"{starlette.__version__}, pydantic {pydantic.VERSION}, uvicorn {uvicorn.__version__},",
       "sse-starlette", version("sse-starlette"))')
     echo "==> matrix $cell: $versions"
-    if "$venv/bin/python" -m pytest -q "${args[@]}" "${extra[@]}" "${tests[@]}"; then
+    # this checkout's src first, for the tests and the processes they start: a run from another
+    # checkout may reinstall the kept venv's genmcp meanwhile
+    if PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" \
+        "$venv/bin/python" -m pytest -q "${args[@]}" "${extra[@]}" "${tests[@]}"; then
         echo "==> matrix $cell: passed in $((SECONDS - started))s"
     else
         echo "==> matrix $cell: FAILED in $((SECONDS - started))s"
