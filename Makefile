@@ -45,7 +45,7 @@ help:
 	@echo "make typecheck  mypy, configured in pyproject.toml"
 	@echo "make test-long  the long tests make test leaves out (load and fault runs; CI runs them)"
 	@echo "make pytest     pytest alone; PYTEST_ARGS='-k name' to narrow, PYTEST_XDIST= for one process"
-	@echo "make pytest-312 pytest on Python 3.12 in .venv312 (eager call tasks); PY312= to pick it"
+	@echo "make pytest-312 pytest on Python 3.12 (eager call tasks; venv: matrix.sh's py312); PY312= to pick it"
 	@echo "make matrix     the FastAPI-facing tests on the declared range: floor, 0.135, newest"
 	@echo "make fuzz       the long fuzz run: FUZZ_COUNT=10000 hostile requests, both eras"
 	@echo "make rolling    a rolling restart of 3 processes behind nginx under load: no call lost"
@@ -124,11 +124,16 @@ PY312 ?= $(shell for p in python3.12 /root/.pyenv/versions/3.12*/bin/python /usr
 # Only the packages a call's lifecycle runs through: auth, the docs' blocks, the examples,
 # the CLI, the schema engine, the protocol codecs and routes-as-tools behave alike on both
 # (they are about half the suite's time, and CI's whole run has a 20-minute budget).
+# The venv is scripts/matrix.sh's cell py312, under ~/.cache/genmcp-matrix like the matrix's:
+# built once per pyproject.toml and reused by CI's fresh clones (genmcp installed editable
+# from the checkout when it is another's), where a venv in the clone (.venv312) was built
+# anew each run.
 PYTEST_312_SKIP ?= auth docs examples cli schema protocol routes_as_tools layout
 pytest-312:
 	@test -n "$(PY312)" || { echo "pytest-312: no Python 3.12 found; set PY312=/path/to/python3.12"; exit 1; }
-	$(MAKE) pytest PYTHON=$(PY312) VENV=.venv312 \
-		PYTEST_ARGS="$(foreach d,$(PYTEST_312_SKIP),--ignore=tests/$(d)) $(PYTEST_ARGS)"
+	MATRIX_CELLS=py312 MATRIX_PYTHON=$(PY312) MATRIX_TESTS=tests MATRIX_XDIST="$(PYTEST_XDIST)" \
+		MATRIX_ARGS="$(foreach d,$(PYTEST_312_SKIP),--ignore=tests/$(d)) $(PYTEST_ARGS)" \
+		bash scripts/matrix.sh
 
 # The tested range of pyproject.toml (issue 45): the FastAPI-facing tests and the examples on
 # Python 3.11 and 3.13 with every web dependency at its floor, 3.12 with FastAPI 0.135.0 and
@@ -344,17 +349,22 @@ conformance-cluster: $(DEV_STAMP)
 # Sentinel-managed pair (each started once from redis-server on free ports), the failover
 # tests (tests/storage/redis/test_topology.py: a master SIGKILLed under a legacy server) and
 # slots moved under load (test_topology_reshard.py: redis-cli --cluster rebalance). ~75 s.
+# test_failover.py starts its own deployments (one per fault), whatever the topology: it runs
+# first in the Sentinel pytest (one interpreter and collection fewer; the session's Sentinel
+# starts after it).
 STORAGE_CONTRACT := tests/storage/test_bundle.py tests/storage/test_sessions.py \
 	tests/storage/test_messaging.py tests/storage/test_tasks.py tests/storage/test_records.py \
 	tests/storage/test_states.py
+# Left out on a topology: the memory bundles, and the check that imports the Redis module in a
+# child with no redis package (it reaches no Redis; make test runs it).
+TOPOLOGY_K := not memory and not test_importing_the_redis_module_without_redis
 .PHONY: test-cluster
 test-cluster: $(DEV_STAMP)
-	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q -k "not memory" \
+	GENMCP_TEST_REDIS_TOPOLOGY=cluster $(VENV_PYTHON) -m pytest -q -k "$(TOPOLOGY_K)" \
 		$(STORAGE_CONTRACT) tests/storage/redis/test_topology.py \
 		tests/storage/redis/test_topology_reshard.py tests/storage/redis/test_notices.py
-	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q tests/storage/redis/test_failover.py
-	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q -k "not memory" \
-		$(STORAGE_CONTRACT) tests/storage/redis/test_notices.py
+	GENMCP_TEST_REDIS_TOPOLOGY=sentinel $(VENV_PYTHON) -m pytest -q -k "$(TOPOLOGY_K)" \
+		tests/storage/redis/test_failover.py $(STORAGE_CONTRACT) tests/storage/redis/test_notices.py
 
 # The scale-out scenarios on a 3-master cluster: processes sharing sessions, mail and tasks,
 # streams resumed on another process, a process killed behind nginx (~90 s; not in .ci/run).
