@@ -45,9 +45,10 @@ async def test_a_quiet_subscription_outlives_the_read_timeout(
     suite = load("everything_server").build_suite()
     url = live_server(mcp_app(suite, path="/mcp")) + "/mcp"
 
-    async with Client(url, protocol=era, timeout=0.3) as client:
+    read_s = 2.0  # every request's read too: a hang guard for them, not a budget
+    async with Client(url, protocol=era, timeout=read_s) as client:
         async with client.listen(prompts=False, resources=False) as changes:
-            await asyncio.sleep(0.8)  # nothing on the stream for longer than a read may take
+            await asyncio.sleep(2.5 * read_s)  # nothing on the stream for longer than a read
             await client.call_tool("test_trigger_tool_change", {})
             note = await asyncio.wait_for(anext(changes), 10)
 

@@ -10,12 +10,14 @@ Every exchange is judged by the usual oracle; a scenario adds its own problems:
   cleanly;
 - `scenario.legacy_client_answers`: garbage answers to a server's `elicitation/create`;
 - `scenario.legacy_unparsable_answer` (finding F3): an answer the server cannot use (not
-  JSON, no valid JSON-RPC response, an id of a wrong type) ends the waiting call within
-  `PROMPT_S`;
+  JSON, no valid JSON-RPC response, an id of a wrong type) ends the waiting call, instead of
+  leaving it to wait for the server's `answer_timeout_s` (600 s: past the runner's hang
+  guard);
 - `scenario.legacy_duplicate_ids`: a second in-flight id is refused;
 - `scenario.legacy_elicitation_error`: a JSON-RPC error answer is no -32603;
-- `hostile_schema.stall`: a ping sent during a costly validation is answered within
-  `STALL_LIMIT_S` (sent `ALONE`: one at a time, after the others).
+- `hostile_schema.stall`: pings sent one after another during a costly validation are
+  answered all along: none waits for a large part of the call, judged against the call's
+  own duration in the same run (`Stall`; sent `ALONE`: one at a time, after the others).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import json
 import random
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from fuzz import values
@@ -33,9 +36,17 @@ from fuzz.cases import LATEST, Case, Catalog, encode, legacy_headers, modern_hea
 if TYPE_CHECKING:
     from fuzz.runner import Outcome, Target
 
-STALL_LIMIT_S: Final = 0.4
-PROMPT_S: Final = 2.0
-"""How long a call may take in all when its client's answer cannot be used (finding F3)."""
+STALL_PIECES: Final = 3
+"""While a costly call runs, the loop answers at least this many pings, and none waits more
+than this fraction (1/STALL_PIECES) of the call. Measured (one attempt each): healthy, 3.2-36
+pieces (both cores under a CPU hog: 6.8-30); validation run on the loop, 1.0-1.2 for the
+small-bodied `one_of_chain` and 1.9-2.8 for the multi-megabyte ones, whose body is decoded
+in steps on the loop first (under a CPU hog their decoding stretches and the fixed 0.5 s
+budget does not: 3-6 pieces, missed; `tests/catalogs/test_hooks_validation_stall.py` judges
+validation alone)."""
+STALL_ATTEMPTS: Final = 3
+"""A stall the code causes shows in every attempt; one caused by the machine's other load
+does not: the best of a few attempts is judged."""
 ALONE: Final = frozenset({"hostile_schema.stall"})
 """Categories the runner sends one at a time, after the others (they measure the loop)."""
 HOSTILE_PATH: Final = "/hostile"
@@ -221,10 +232,10 @@ async def legacy_unparsable_answer(target: Target, rng: random.Random) -> list[O
         target, rng, "scenario.legacy_unparsable_answer", lambda m: _unusable(rng, m.get("id"))
     )
     call = outcomes[0]
-    if call.answer.seconds > PROMPT_S:
+    if call.answer.error is not None:
         call.problems.append(
-            f"the call took {call.answer.seconds:.2f} s with an unusable answer "
-            f"(limit {PROMPT_S} s)"
+            f"the call did not end with an unusable answer ({call.answer.error}): it waits "
+            "for answer_timeout_s"
         )
     return outcomes
 
@@ -263,23 +274,82 @@ COSTLY_ARGUMENTS: Final[tuple[tuple[str, Callable[[random.Random], Any]], ...]] 
 )
 
 
+@dataclass
+class Stall:
+    """What the server's loop did for a train of pings while one costly call ran."""
+
+    took: float
+    """The costly call's duration (s): the yardstick, measured in the same run."""
+    slowest: float
+    """The longest a ping waited while the costly call ran (the one in flight at its
+    answer counted up to that answer: what the client does afterwards is not the loop's)."""
+    answered: int
+    """Pings answered before the costly call's answer."""
+
+    def pieces(self) -> float:
+        """How many times the slowest wait fits in the costly call: ~1 when it waited for all
+        of the validation."""
+        return self.took / self.slowest if self.slowest else float("inf")
+
+    def chunked(self) -> bool:
+        return self.answered >= STALL_PIECES and self.pieces() >= STALL_PIECES
+
+
+async def pings_during(target: Target, costly: Case, probe: Case) -> tuple[Stall, list[Outcome]]:
+    """Send `costly`, and `probe` one after another until its answer; measure the waits."""
+
+    async def timed() -> tuple[float, Outcome]:
+        return time.perf_counter(), await target.send(costly)
+
+    running = asyncio.ensure_future(timed())
+    sent: list[tuple[float, Outcome]] = []
+    while not running.done():
+        begin = time.perf_counter()
+        sent.append((begin, await target.send(probe)))
+    started, call = await running
+    answered_at = started + call.answer.seconds
+    during = [(begin, begin + o.answer.seconds) for begin, o in sent if begin < answered_at]
+    stall = Stall(
+        took=call.answer.seconds,
+        slowest=max((min(end, answered_at) - begin for begin, end in during), default=0.0),
+        answered=sum(end < answered_at for _, end in during),
+    )
+    return stall, [call, *(o for _, o in sent)]
+
+
 async def hostile_stall(target: Target, rng: random.Random) -> list[Outcome]:
-    name, arguments = rng.choice(COSTLY_ARGUMENTS)
+    """A costly tools/call with a train of pings beside it: no ping waits for a large part of
+    it (`STALL_PIECES`), the best of `STALL_ATTEMPTS` judged."""
+    listing = _modern("hostile_schema.stall", modern_request("tools/list"), HOSTILE_PATH)
+    outcomes = [await target.send(listing)]
+    served = {
+        tool.get("name")
+        for message in outcomes[0].answer.messages
+        if isinstance(message, dict)
+        for tool in message.get("result", {}).get("tools", [])
+        if isinstance(tool, dict)
+    }
+    choices = [(name, make) for name, make in COSTLY_ARGUMENTS if name in served]
+    if not choices:
+        outcomes[0].problems.append("the hostile server serves none of the costly tools")
+        return outcomes
+    name, arguments = rng.choice(choices)
     costly = _modern("hostile_schema.stall", _call(name, arguments(rng)), HOSTILE_PATH)
     probe = _modern("hostile_schema.stall", modern_request("server/discover", request_id=2))
-
-    async def ping() -> Outcome:
-        await asyncio.sleep(0.05)
-        return await target.send(probe)
-
-    started = time.perf_counter()
-    outcomes = list(await asyncio.gather(target.send(costly), ping()))
-    if outcomes[1].answer.seconds > STALL_LIMIT_S:
-        outcomes[1].problems.append(
-            f"a ping sent during tools/call {name} took {outcomes[1].answer.seconds * 1000:.0f} ms"
-            f" (limit {STALL_LIMIT_S * 1000:.0f} ms; event loop stalled)"
-        )
-    del started
+    best: Stall | None = None
+    for _attempt in range(STALL_ATTEMPTS):
+        seen, exchanged = await pings_during(target, costly, probe)
+        outcomes += exchanged
+        if best is None or seen.pieces() > best.pieces():
+            best = seen
+        if best.chunked():
+            return outcomes
+    assert best is not None
+    outcomes[1].problems.append(
+        f"event loop stalled during tools/call {name} (best of {STALL_ATTEMPTS}): "
+        f"{best.answered} pings answered during its {best.took * 1000:.0f} ms, one waited "
+        f"{best.slowest * 1000:.0f} ms ({best.pieces():.1f} pieces, at least {STALL_PIECES})"
+    )
     return outcomes
 
 
