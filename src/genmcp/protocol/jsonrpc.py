@@ -166,7 +166,9 @@ def decode_json(body: bytes | str) -> Any:
     if (
         _loads is not None
         and type(body) is bytes
-        and _LONG_DIGITS not in body.translate(_DIGITS_AS_ZEROS)
+        # find, not ``in``: bytes' ``in`` tries the needle as an int first, and formats
+        # and drops a TypeError for it on every body (the hot path)
+        and body.translate(_DIGITS_AS_ZEROS).find(_LONG_DIGITS) < 0
     ):
         try:
             value = _loads(body)
