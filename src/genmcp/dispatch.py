@@ -116,16 +116,16 @@ class Dispatch:
         if task is not None:
             asker = task.asker  # a task asks through tasks/update
         again = None if asker is None else functools.partial(_retry, handler, meta, assigns)
-        call = Call(
+        call = Call(  # positional: a class called with keywords builds a kwargs dict
             request,
             made,
-            meta=meta,
-            assigns=assigns,
-            on_end=in_flight.forget_worker if tool_call else in_flight.forget_call,
-            factory=again,
-            asker=asker,
-            id_prefix=self._mail.address,
-            languages=accepted_languages(meta) if self._languages else None,
+            meta,
+            assigns,
+            in_flight.forget_worker if tool_call else in_flight.forget_call,  # on_end
+            again,  # factory
+            asker,
+            self._mail.address,  # id_prefix
+            accepted_languages(meta) if self._languages else None,  # languages
         )
         (in_flight.workers if tool_call else in_flight.calls)[call.mailbox.id] = call
         if task is None:

@@ -116,7 +116,6 @@ class Call:
         self,
         request: Request,
         job: Job,
-        *,
         meta: dict[str, Any],
         assigns: Mapping[str, Any],
         on_end: Callable[[Call], None],
@@ -129,13 +128,8 @@ class Call:
         self.request = request
         self.outbox = Outbox(loop)
         self.mailbox = Mailbox(loop, f"{id_prefix or _ID_PREFIX}-{next(_ids):x}")  # _next_id
-        self.channel = Channel(
-            meta=meta,
-            assigns=assigns,
-            outbox=self.outbox,
-            mailbox=self.mailbox,
-            languages=languages,
-        )
+        # positional: a class called with keywords builds (and unpacks) a kwargs dict
+        self.channel = Channel(meta, assigns, self.outbox, self.mailbox, languages)
         self.phase = _RUNNING  # moved by the lifecycle's functions only
         self.started = False
         self.response_headers: tuple[tuple[str, str], ...] = ()  # HTTP: what middleware adds
@@ -170,7 +164,7 @@ class Call:
         call.request, call.outbox = request, Outbox(loop)
         call.mailbox = Mailbox(loop, _next_id())
         call.mailbox.close()
-        call.channel = Channel(meta={}, assigns={}, outbox=call.outbox, mailbox=call.mailbox)
+        call.channel = Channel({}, {}, call.outbox, call.mailbox)  # (positional: no kwargs dict)
         call.channel._close()
         call.phase, call.started, call.task = Phase.DONE, True, None
         call.response_headers = ()
