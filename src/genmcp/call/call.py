@@ -180,6 +180,13 @@ class Call:
         return self.mailbox.id
 
     @property
+    def answers_now(self) -> bool:
+        """True when the next event its reader takes is its ``Answer``, waiting: the reader
+        writes it as JSON, no stream (most calls: answered in their eager first step)."""
+        events = self.outbox._events
+        return bool(events) and type(events[0]) is Answer
+
+    @property
     def drains(self) -> bool:
         """Whether, at server shutdown, this Call may run on to its own answer (its job's)."""
         return self._job.drains
