@@ -122,8 +122,11 @@ def _finite(token: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_float=_finite, parse_constant=_not_json)
-_DIGITS_AS_ZEROS: Final = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
-"""``bytes.translate`` table: every digit becomes ``0``, every other byte a space."""
+_SCAN: Final = bytes(
+    48 if 48 <= byte <= 57 else 91 if byte in b"[{" else 32 for byte in range(256)
+)
+"""``bytes.translate`` table: every digit becomes ``0``, each ``[`` and ``{`` a ``[``, every
+other byte a space (``decode_json`` reads the long digit runs and the brackets from it)."""
 _LONG_DIGITS: Final = b"0" * 19
 """A run of digits that may be an integer past 64 bits, which orjson reads as a float: such a
 body (rare: ids and numbers are shorter) is decoded by the standard library. Found by a
@@ -163,19 +166,18 @@ def decode_json(body: bytes | str) -> Any:
     brackets unless the body has more of them than the limit, then one walk.
     """
     limit = MAX_JSON_DEPTH
-    if (
-        _loads is not None
-        and type(body) is bytes
-        # find, not ``in``: bytes' ``in`` tries the needle as an int first, and formats
-        # and drops a TypeError for it on every body (the hot path)
-        and body.translate(_DIGITS_AS_ZEROS).find(_LONG_DIGITS) < 0
-    ):
+    scan = body.translate(_SCAN) if _loads is not None and type(body) is bytes else None
+    # what is removed by replace, not find/count/in: on a small body the argument parsing
+    # of bytes.find and count costs more than their scan, and bytes' ``in`` tries the
+    # needle as an int first, formatting and dropping a TypeError (every request)
+    if scan is not None and len(scan.replace(_LONG_DIGITS, b"")) == len(scan):
         try:
             value = _loads(body)
         except ValueError:
             pass  # not plain UTF-8 JSON: the standard library decides below, with its reasons
         else:
-            too_deep = body.count(b"[") + body.count(b"{") > limit and _deeper_than(value, limit)
+            brackets = len(scan) - len(scan.replace(b"[", b""))  # of both kinds
+            too_deep = brackets > limit and _deeper_than(value, limit)
             if too_deep:
                 raise EnvelopeError(
                     "parse_error", f"Parse error: JSON nested deeper than {limit} levels"
