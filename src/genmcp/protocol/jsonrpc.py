@@ -166,23 +166,23 @@ def decode_json(body: bytes | str) -> Any:
     brackets unless the body has more of them than the limit, then one walk.
     """
     limit = MAX_JSON_DEPTH
-    scan = body.translate(_SCAN) if _loads is not None and type(body) is bytes else None
-    # what is removed by replace, not find/count/in: on a small body the argument parsing
-    # of bytes.find and count costs more than their scan, and bytes' ``in`` tries the
-    # needle as an int first, formatting and dropping a TypeError (every request)
-    if scan is not None and len(scan.replace(_LONG_DIGITS, b"")) == len(scan):
-        try:
-            value = _loads(body)
-        except ValueError:
-            pass  # not plain UTF-8 JSON: the standard library decides below, with its reasons
-        else:
-            brackets = len(scan) - len(scan.replace(b"[", b""))  # of both kinds
-            too_deep = brackets > limit and _deeper_than(value, limit)
-            if too_deep:
-                raise EnvelopeError(
-                    "parse_error", f"Parse error: JSON nested deeper than {limit} levels"
-                )
-            return value
+    if _loads is not None and type(body) is bytes:
+        scan = body.translate(_SCAN)
+        # what is removed by replace, not find/count/in: on a small body the argument
+        # parsing of bytes.find and count costs more than their scan, and bytes' ``in``
+        # tries the needle as an int first, formatting and dropping a TypeError
+        if len(scan.replace(_LONG_DIGITS, b"")) == len(scan):
+            try:
+                value = _loads(body)
+            except ValueError:
+                pass  # not plain UTF-8 JSON: the standard library decides, with its reasons
+            else:
+                brackets = len(scan) - len(scan.replace(b"[", b""))  # of both kinds
+                if brackets > limit and _deeper_than(value, limit):
+                    raise EnvelopeError(
+                        "parse_error", f"Parse error: JSON nested deeper than {limit} levels"
+                    )
+                return value
     try:
         if isinstance(body, bytes):
             text = _text_of(body)
