@@ -34,7 +34,7 @@ from typing import Final as Constant
 
 from genmcp.call import lifecycle
 from genmcp.call.eager import eager_task
-from genmcp.call.job import Asker, CallObserver, Job, plain_result
+from genmcp.call.job import Asker, CallObserver, Handler, Job, plain_result
 from genmcp.call.lifecycle import Leaving, Phase, Trigger
 from genmcp.channel import Channel, Mailbox
 from genmcp.errors import MCPError, internal_error
@@ -94,6 +94,7 @@ class Call:
 
     __slots__ = (
         "_asker",
+        "_assigns",
         "_factory",
         "_job",
         "_meta",
@@ -119,7 +120,7 @@ class Call:
         meta: dict[str, Any],
         assigns: Mapping[str, Any],
         on_end: Callable[[Call], None],
-        factory: Callable[[Request], Job | dict[str, Any]] | None = None,
+        factory: Handler | None = None,  # a legacy input round's retry: (request, meta, assigns)
         asker: Asker | None = None,
         id_prefix: str | None = None,  # scale-out: names the Suite's mail address (mail.py)
         languages: tuple[str, ...] | None = None,  # SEP-2792 on: the caller's (None: off)
@@ -134,7 +135,7 @@ class Call:
         self.started = False
         self.response_headers: tuple[tuple[str, str], ...] = ()  # HTTP: what middleware adds
         self._job, self._meta, self._on_end = job, meta, on_end
-        self._factory, self._asker = factory, asker
+        self._factory, self._asker, self._assigns = factory, asker, assigns
         self._observers: tuple[CallObserver, ...] = ()
         self._when_done: tuple[Callable[[], None], ...] = ()
         self.task: asyncio.Task[None] | None = None  # made by start()
@@ -170,6 +171,7 @@ class Call:
         call.response_headers = ()
         call._watcher, call._watched = None, None
         call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
+        call._assigns = {}
         call._on_end, call._observers, call._when_done = _ignore, (), ()
         call.outbox.put(final)
         return call
@@ -427,7 +429,7 @@ class Call:
         retry = Request(request.id, request.method, params)
         assert self._factory is not None
         try:
-            made: Any = self._factory(retry)
+            made: Any = self._factory(retry, self._meta, self._assigns)
         except Exception as exc:
             made = exc
         if isinstance(made, Job):
