@@ -159,9 +159,8 @@ class Channel:
         "meta",
     )
 
-    def __init__(
+    def __init__(  # positional from the Call: a class called with keywords builds a dict
         self,
-        *,
         meta: Mapping[str, Any],
         assigns: Mapping[str, Any],
         outbox: Outbox,

@@ -10,13 +10,12 @@ the middleware chain around :meth:`Dispatch.route`.
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Mapping
 from typing import Any, Final
 
 from genmcp.call.call import Call
 from genmcp.call.in_flight import InFlight
-from genmcp.call.job import Asker, Handler, Handlers, Job, Response
+from genmcp.call.job import Asker, Handlers, Job
 from genmcp.errors import MCPError
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request, error_response, result_response
@@ -35,13 +34,6 @@ _MISSES: Final = frozenset({"unknown_tool", "unknown_prompt"})
 """Refusals a shared catalog re-reads its log before answering (another process's change)."""
 _STRICT: Final = frozenset({TOOLS_LIST, TOOLS_CALL, PROMPTS_LIST, PROMPTS_GET})
 """The methods that read the shared catalog's log first with ``strict_catalog=True``."""
-
-
-def _retry(
-    handler: Handler, meta: dict[str, Any], assigns: Mapping[str, Any], request: Request
-) -> Job | Response:
-    """The job of a legacy input round's retry: the same method, the retried params."""
-    return handler(request, meta, assigns)
 
 
 class Dispatch:
@@ -115,17 +107,17 @@ class Dispatch:
         tool_call, in_flight = request.method == TOOLS_CALL, self._in_flight
         if task is not None:
             asker = task.asker  # a task asks through tasks/update
-        again = None if asker is None else functools.partial(_retry, handler, meta, assigns)
-        call = Call(
+        again = None if asker is None else handler  # a legacy input round's retry
+        call = Call(  # positional: a class called with keywords builds a kwargs dict
             request,
             made,
-            meta=meta,
-            assigns=assigns,
-            on_end=in_flight.forget_worker if tool_call else in_flight.forget_call,
-            factory=again,
-            asker=asker,
-            id_prefix=self._mail.address,
-            languages=accepted_languages(meta) if self._languages else None,
+            meta,
+            assigns,
+            in_flight.forget_worker if tool_call else in_flight.forget_call,  # on_end
+            again,  # factory
+            asker,
+            self._mail.address,  # id_prefix
+            accepted_languages(meta) if self._languages else None,  # languages
         )
         (in_flight.workers if tool_call else in_flight.calls)[call.mailbox.id] = call
         if task is None:

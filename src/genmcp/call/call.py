@@ -34,7 +34,7 @@ from typing import Final as Constant
 
 from genmcp.call import lifecycle
 from genmcp.call.eager import eager_task
-from genmcp.call.job import Asker, CallObserver, Job, plain_result
+from genmcp.call.job import Asker, CallObserver, Handler, Job, plain_result
 from genmcp.call.lifecycle import Leaving, Phase, Trigger
 from genmcp.channel import Channel, Mailbox
 from genmcp.errors import MCPError, internal_error
@@ -94,6 +94,7 @@ class Call:
 
     __slots__ = (
         "_asker",
+        "_assigns",
         "_factory",
         "_job",
         "_meta",
@@ -116,11 +117,10 @@ class Call:
         self,
         request: Request,
         job: Job,
-        *,
         meta: dict[str, Any],
         assigns: Mapping[str, Any],
         on_end: Callable[[Call], None],
-        factory: Callable[[Request], Job | dict[str, Any]] | None = None,
+        factory: Handler | None = None,  # a legacy input round's retry: (request, meta, assigns)
         asker: Asker | None = None,
         id_prefix: str | None = None,  # scale-out: names the Suite's mail address (mail.py)
         languages: tuple[str, ...] | None = None,  # SEP-2792 on: the caller's (None: off)
@@ -129,18 +129,13 @@ class Call:
         self.request = request
         self.outbox = Outbox(loop)
         self.mailbox = Mailbox(loop, f"{id_prefix or _ID_PREFIX}-{next(_ids):x}")  # _next_id
-        self.channel = Channel(
-            meta=meta,
-            assigns=assigns,
-            outbox=self.outbox,
-            mailbox=self.mailbox,
-            languages=languages,
-        )
+        # positional: a class called with keywords builds (and unpacks) a kwargs dict
+        self.channel = Channel(meta, assigns, self.outbox, self.mailbox, languages)
         self.phase = _RUNNING  # moved by the lifecycle's functions only
         self.started = False
         self.response_headers: tuple[tuple[str, str], ...] = ()  # HTTP: what middleware adds
         self._job, self._meta, self._on_end = job, meta, on_end
-        self._factory, self._asker = factory, asker
+        self._factory, self._asker, self._assigns = factory, asker, assigns
         self._observers: tuple[CallObserver, ...] = ()
         self._when_done: tuple[Callable[[], None], ...] = ()
         self.task: asyncio.Task[None] | None = None  # made by start()
@@ -170,12 +165,13 @@ class Call:
         call.request, call.outbox = request, Outbox(loop)
         call.mailbox = Mailbox(loop, _next_id())
         call.mailbox.close()
-        call.channel = Channel(meta={}, assigns={}, outbox=call.outbox, mailbox=call.mailbox)
+        call.channel = Channel({}, {}, call.outbox, call.mailbox)  # (positional: no kwargs dict)
         call.channel._close()
         call.phase, call.started, call.task = Phase.DONE, True, None
         call.response_headers = ()
         call._watcher, call._watched = None, None
         call._job, call._meta, call._factory, call._asker = _ANSWERED, {}, None, None
+        call._assigns = {}
         call._on_end, call._observers, call._when_done = _ignore, (), ()
         call.outbox.put(final)
         return call
@@ -184,6 +180,13 @@ class Call:
     def id(self) -> str:
         """The call id, also ``channel.mailbox.id``."""
         return self.mailbox.id
+
+    @property
+    def answers_now(self) -> bool:
+        """True when the next event its reader takes is its ``Answer``, waiting: the reader
+        writes it as JSON, no stream (most calls: answered in their eager first step)."""
+        events = self.outbox._events
+        return bool(events) and type(events[0]) is Answer
 
     @property
     def drains(self) -> bool:
@@ -427,7 +430,7 @@ class Call:
         retry = Request(request.id, request.method, params)
         assert self._factory is not None
         try:
-            made: Any = self._factory(retry)
+            made: Any = self._factory(retry, self._meta, self._assigns)
         except Exception as exc:
             made = exc
         if isinstance(made, Job):

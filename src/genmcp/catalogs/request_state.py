@@ -75,7 +75,7 @@ class RequestStates:
         of ``request`` (what it names: method, name or URI, arguments) and the caller's
         principal, computed only when needed: to verify a ``requestState`` or seal a new one.
         """
-        binding = functools.partial(_binding, request, assigns)  # the principal: when needed
+        binding = functools.partial(binding_of, request, assigns)  # the principal: when needed
         if "inputResponses" not in params and "requestState" not in params:
             return None, None, binding  # a first try: the common case
         responses = input_responses(params.get("inputResponses"))
@@ -122,7 +122,8 @@ class RequestStates:
         return result
 
 
-def _binding(request: tuple[Any, ...], assigns: Mapping[str, Any]) -> str:
+def binding_of(request: tuple[Any, ...], assigns: Mapping[str, Any]) -> str:
+    """The digest a request state is bound to: what ``request`` names and the principal."""
     return digest(*request, principal_of(assigns))
 
 

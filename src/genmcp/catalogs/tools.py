@@ -32,6 +32,7 @@ from genmcp.catalogs.hooks import (
     watched,
 )
 from genmcp.catalogs.listing import Catalog
+from genmcp.catalogs.request_state import binding_of
 from genmcp.catalogs.tool_entry import Pending, SharedValidators, ToolEntry
 from genmcp.errors import CallbackReturnError
 from genmcp.outcomes import Error, InputDeclined, InputRequired, Result, Stream
@@ -156,9 +157,13 @@ class ToolCatalog(Catalog[ToolEntry]):
         name, arguments = entry.name, arguments_of(params, TOOLS_CALL)
         if entry.task_support == "required" and not declares_tasks(meta):
             raise tasks_required()  # before any hook runs
-        responses, state, binding = self.states.retry(params, assigns, name, arguments)
+        binding: Callable[[], str] | None = None  # a first try's: made if the tool asks
+        if "inputResponses" in params or "requestState" in params:  # a retry
+            responses, state, binding = self.states.retry(params, assigns, name, arguments)
+        else:  # a first try (the hot path): nothing to read, no binding to make yet
+            responses = state = None
         tool_request = ToolRequest(name, arguments, meta, responses, state)
-        return ToolJob(self, entry, tool_request, binding)
+        return ToolJob(self, entry, tool_request, binding, assigns)
 
     def complete(self, entry: ToolEntry, result: Any) -> dict[str, Any]:
         """A tool's ``Result`` checked (shape, output schema) and completed."""
@@ -198,6 +203,7 @@ class ToolJob(Job):
     """One ``tools/call``: validation, ``call``, then the stream hooks (see the module)."""
 
     __slots__ = (
+        "_assigns",
         "_binding",
         "_catalog",
         "_entry",
@@ -212,9 +218,11 @@ class ToolJob(Job):
         catalog: ToolCatalog,
         entry: ToolEntry,
         request: ToolRequest,
-        binding: Callable[[], str],
+        binding: Callable[[], str] | None,
+        assigns: Mapping[str, Any],
     ) -> None:
         self._catalog, self._entry, self._request, self._binding = catalog, entry, request, binding
+        self._assigns = assigns
         self.label = entry.label
         self.cancellable = entry.call_is_async
         self.task_capable = entry.task_support != "none"  # ``wants_task`` decides per call
@@ -283,5 +291,10 @@ class ToolJob(Job):
             states=self._catalog.states,
             meta=self._request.meta,
             # the binding is needed only to seal InputRequired: computed then, not per call
-            binding=self._binding,
+            binding=self._binding or self._bind,
         )
+
+    def _bind(self) -> str:
+        """A first try's binding (a retry's came with its state): the tool and arguments
+        called, the caller's principal."""
+        return binding_of((self._entry.name, self._request.arguments), self._assigns)

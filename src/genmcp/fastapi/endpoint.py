@@ -317,6 +317,12 @@ class MCPEndpoint:
             await send_empty(exchange.send, 202)
             return
         extra = () if answer.session_id is None else (("mcp-session-id", answer.session_id),)
+        # asked only when no answer is waiting (most calls have one: JSON, no stream)
+        ended = (
+            None
+            if answer.call.answers_now
+            else partial(legacy.ended, message, token, version, exchange.assigns)
+        )
         await respond(
             Relay(answer.call, answer.codec),
             exchange.receive,
@@ -325,7 +331,7 @@ class MCPEndpoint:
             legacy=True,
             extra=extra,
             journal=answer.journal,
-            ended=partial(legacy.ended, message, token, version, exchange.assigns),
+            ended=ended,
             expires_at=answer.expires_at,
             languages=self._languages,
         )

@@ -121,7 +121,14 @@ class _EndpointRoute(Route):
     """The MCP endpoint's raw route: a request for its path, with no ``root_path``, is matched
     by comparing the path, not by the route's regex (every MCP request is matched first: the
     hot path). Anything else (a path with parameters, another path, a ``root_path``, a
-    websocket) is Starlette's own match, as for any route."""
+    websocket) is Starlette's own match, as for any route. Its ``handle`` is the endpoint's
+    own ``serve``: the router awaits it with no ``Route.handle`` frame between, and no call
+    through the endpoint instance's ``__call__`` slot (the route takes every method: the
+    endpoint answers the ones it does not)."""
+
+    def __init__(self, path: str, endpoint: MCPEndpoint, **options: Any) -> None:
+        super().__init__(path, endpoint, **options)
+        self.handle = endpoint.serve  # type: ignore[method-assign]
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         if (
@@ -341,9 +348,10 @@ def _flat_routes(include: Any, endpoint: MCPEndpoint) -> list[Route] | None:
         path = prefix + route.path
         if not path.startswith("/"):
             return None
-        made = Route if page else _EndpointRoute
-        name = DOCS_ROUTE_NAME if page else ROUTE_NAME
-        flat.append(made(path, route.endpoint, name=name, include_in_schema=False))
+        if page:
+            flat.append(Route(path, route.endpoint, name=DOCS_ROUTE_NAME, include_in_schema=False))
+        else:
+            flat.append(_EndpointRoute(path, endpoint, name=ROUTE_NAME, include_in_schema=False))
     return flat
 
 

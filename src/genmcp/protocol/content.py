@@ -207,7 +207,7 @@ def call_tool_result(
         ValueError: ``structured`` holds NaN or an infinity (not JSON).
         TypeError: ``structured`` is not JSON-serializable.
     """
-    if isinstance(structured, BaseModel):
+    if structured is not None and isinstance(structured, BaseModel):  # (ABC check: skipped)
         structured = structured.model_dump(mode="json", by_alias=True)
     blocks: list[JSONObject] = []
     if error is not None:
@@ -219,8 +219,11 @@ def call_tool_result(
     if content is not None:
         blocks.extend(dict(block) for block in content)
     result: JSONObject = {"content": blocks}
-    put(result, "structuredContent", structured)
+    # every tool's result is built here: the unset fields cost no call (the hot path)
+    if structured is not None:
+        result["structuredContent"] = structured
     if error is not None:
         result["isError"] = True
-    put(result, "_meta", copy_mapping(meta))
+    if meta is not None:
+        result["_meta"] = dict(meta)
     return result

@@ -122,8 +122,11 @@ def _finite(token: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_float=_finite, parse_constant=_not_json)
-_DIGITS_AS_ZEROS: Final = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
-"""``bytes.translate`` table: every digit becomes ``0``, every other byte a space."""
+_SCAN: Final = bytes(
+    48 if 48 <= byte <= 57 else 91 if byte in b"[{" else 32 for byte in range(256)
+)
+"""``bytes.translate`` table: every digit becomes ``0``, each ``[`` and ``{`` a ``[``, every
+other byte a space (``decode_json`` reads the long digit runs and the brackets from it)."""
 _LONG_DIGITS: Final = b"0" * 19
 """A run of digits that may be an integer past 64 bits, which orjson reads as a float: such a
 body (rare: ids and numbers are shorter) is decoded by the standard library. Found by a
@@ -163,22 +166,23 @@ def decode_json(body: bytes | str) -> Any:
     brackets unless the body has more of them than the limit, then one walk.
     """
     limit = MAX_JSON_DEPTH
-    if (
-        _loads is not None
-        and type(body) is bytes
-        and _LONG_DIGITS not in body.translate(_DIGITS_AS_ZEROS)
-    ):
-        try:
-            value = _loads(body)
-        except ValueError:
-            pass  # not plain UTF-8 JSON: the standard library decides below, with its reasons
-        else:
-            too_deep = body.count(b"[") + body.count(b"{") > limit and _deeper_than(value, limit)
-            if too_deep:
-                raise EnvelopeError(
-                    "parse_error", f"Parse error: JSON nested deeper than {limit} levels"
-                )
-            return value
+    if _loads is not None and type(body) is bytes:
+        scan = body.translate(_SCAN)
+        # what is removed by replace, not find/count/in: on a small body the argument
+        # parsing of bytes.find and count costs more than their scan, and bytes' ``in``
+        # tries the needle as an int first, formatting and dropping a TypeError
+        if len(scan.replace(_LONG_DIGITS, b"")) == len(scan):
+            try:
+                value = _loads(body)
+            except ValueError:
+                pass  # not plain UTF-8 JSON: the standard library decides, with its reasons
+            else:
+                brackets = len(scan) - len(scan.replace(b"[", b""))  # of both kinds
+                if brackets > limit and _deeper_than(value, limit):
+                    raise EnvelopeError(
+                        "parse_error", f"Parse error: JSON nested deeper than {limit} levels"
+                    )
+                return value
     try:
         if isinstance(body, bytes):
             text = _text_of(body)

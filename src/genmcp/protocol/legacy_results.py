@@ -77,8 +77,15 @@ def _tool(tool: Mapping[str, Any], version: str) -> dict[str, Any]:
 def _call_tool(result: Mapping[str, Any], version: str) -> dict[str, Any]:
     blocks = []
     for block in result.get("content", ()):  # a loop, not a comprehension: no frame (hot path)
-        if type(block) is dict and block.keys() <= _PLAIN_TEXT and block.get("type") == "text":
-            blocks.append(block)  # the usual block, as _content would share it
+        # the usual block, {"type": "text", "text": ...}, as _content would share it (told by
+        # its size and keys: a keys view's subset test costs more than the rest of the loop)
+        if (
+            type(block) is dict
+            and len(block) == 2
+            and "text" in block
+            and block.get("type") == "text"
+        ):
+            blocks.append(block)
         else:
             blocks.append(_content(block, version))
     legacy: dict[str, Any] = {"content": blocks}

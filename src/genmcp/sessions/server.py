@@ -398,7 +398,7 @@ class LegacyServer:
             self.signals.track(session.key, request.id, call)
             # its events are logged if it streams (made then); even one answered in its first
             # step may have opened its stream (SSE polling: the client resumes by event id)
-            if self.events is not None:
+            if self.events is not None and not call.answers_now:
                 journal = partial(self._journal, session, request.id)
         codec = self._call_codecs.get(session.version) if method == TOOLS_CALL else None
         if codec is None:
