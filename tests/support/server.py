@@ -17,8 +17,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import io
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from typing import Any, Final, TypeVar
 
@@ -47,7 +50,7 @@ class LiveServer:
         host: str = "127.0.0.1",
         port: int = 0,
         startup_timeout: float = 60.0,  # hang guards: a loaded machine starts a thread slowly
-        shutdown_timeout: float = 30.0,
+        shutdown_timeout: float = 20.0,  # twice of it stays under pytest-timeout's 60 s
         loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
         **config: Any,
     ) -> None:
@@ -103,10 +106,40 @@ class LiveServer:
         self.server.should_exit = True
         thread.join(self.shutdown_timeout)
         if thread.is_alive():
+            stuck = self.stacks()  # before forcing: what the graceful exit waits on
+            print(stuck, file=sys.stderr, flush=True)  # seen even if pytest-timeout fires next
             self.server.force_exit = True
             thread.join(self.shutdown_timeout)
-        if thread.is_alive():
-            raise RuntimeError(f"uvicorn on {self.url} did not stop")
+            if thread.is_alive():
+                raise RuntimeError(f"uvicorn on {self.url} did not stop\n{stuck}")
+
+    def stacks(self) -> str:
+        """The server thread's stack and every pending task of its loop, with their stacks:
+        what a server that does not stop is waiting on (read on the loop when it still turns,
+        e.g. inside ``asyncio.Runner``'s final cancel of leftover tasks)."""
+        out = io.StringIO()
+        out.write(f"uvicorn on {self.url} did not stop in {self.shutdown_timeout} s\n")
+        thread = self._thread
+        frame = sys._current_frames().get(thread.ident or -1) if thread is not None else None
+        if frame is not None:
+            out.write("-- server thread:\n" + "".join(traceback.format_stack(frame)))
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return out.getvalue()
+
+        def pending() -> list[asyncio.Task[Any]]:
+            return [task for task in asyncio.all_tasks(loop) if not task.done()]
+
+        try:  # on the loop's own thread: consistent
+            tasks = concurrent.futures.Future[list[asyncio.Task[Any]]]()
+            loop.call_soon_threadsafe(lambda: tasks.set_result(pending()))
+            found = tasks.result(timeout=5)
+        except (RuntimeError, concurrent.futures.TimeoutError):  # the loop does not turn
+            found = pending()
+        for task in found:
+            out.write(f"-- pending {task!r} (cancelling: {task.cancelling()})\n")
+            task.print_stack(file=out)
+        return out.getvalue()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule `coro` on the app's loop, from any thread."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import threading
 from collections.abc import AsyncIterator, Callable
 
 import httpx
@@ -15,7 +17,7 @@ from starlette.routing import Route
 
 from support.client import ModernClient, decode_header_value, encode_header_value
 from support.schema import SchemaViolation, require_schema, validate
-from support.server import LiveServers
+from support.server import LiveServer, LiveServers
 from support.sse import SSEComment, SSEEvent, SSEParser
 
 CALL_RESULT = {"resultType": "complete", "content": [{"type": "text", "text": "3"}]}
@@ -35,6 +37,36 @@ async def test_live_server_serves_a_real_get(live_server: LiveServers) -> None:
     assert await live_server.last.run_in_loop(asyncio.sleep(0, "on the app loop")) == (
         "on the app loop"
     )
+
+
+def test_a_server_that_does_not_stop_names_the_task_it_waits_on() -> None:
+    # A task that swallows its cancel keeps asyncio.Runner's final cancel of leftover tasks
+    # waiting after uvicorn's serve() returned (a teardown that hit pytest-timeout, once).
+    released = threading.Event()
+
+    async def stubborn() -> None:
+        while not released.is_set():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0.02)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        asyncio.get_running_loop().create_task(stubborn(), name="stubborn-task")
+        yield
+
+    server = LiveServer(Starlette(lifespan=lifespan), shutdown_timeout=1.0)
+    server.start()
+    try:
+        with pytest.raises(RuntimeError) as stopped:
+            server.stop()
+    finally:
+        released.set()  # the task ends; the loop closes
+        server.stop()
+    message = str(stopped.value)
+    assert "did not stop" in message
+    assert "stubborn-task" in message and "in stubborn" in message  # the task and its stack
+    assert "_cancel_all_tasks" in message  # where the server thread waits
+    assert not server.running
 
 
 def test_validate_rejects_a_bad_call_tool_result() -> None:

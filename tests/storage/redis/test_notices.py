@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from genmcp.storage import Subscription
-from genmcp.storage.redis import RedisBroker
-from genmcp.storage.redis.notices import MAXLEN
+from genmcp.storage.redis import RedisBroker, RedisOptions
+from genmcp.storage.redis.notices import MAXLEN, NoticeLog
 from support.redis_topology import admins, sync_client
 
 CHANGES = "genmcp.changes"
@@ -113,3 +113,38 @@ async def test_a_subscription_ready_gets_what_is_published_after_and_not_before(
     await subscription.ready()
     await one.publish(CHANGES, {"n": "after"})
     assert await drain(subscription, 1) == [{"n": "after"}]
+
+
+async def test_the_reader_ends_at_aclose_even_when_its_cancel_is_swallowed(
+    redis_url: str, redis_prefix: str
+) -> None:
+    # On Python 3.11 redis-py sends each command under asyncio.wait_for, which loses a cancel
+    # that lands as the send ends. Forced here: the cancel of aclose reaches the reader in a
+    # deliver that swallows it. The reader must stop anyway (it read on, with a new client,
+    # and Runner's final cancel could meet the same fate: a server that never stops).
+    client = RedisOptions().client(redis_url)
+    closing: list[asyncio.Task[None]] = []
+
+    async def deliver(topic: str, message: Any) -> None:
+        closing.append(asyncio.ensure_future(notices.aclose()))
+        try:
+            await asyncio.sleep(30)  # a hang guard: aclose cancels it at once
+        except asyncio.CancelledError:
+            pass  # what wait_for does on 3.11 when the send it waited on just ended
+
+    notices = NoticeLog(
+        client, key=f"{redis_prefix}notices", options=RedisOptions(), deliver=deliver
+    )
+    notices.start()
+    reader = notices._task
+    assert reader is not None
+    try:
+        await asyncio.wait_for(notices.positioned.wait(), 10)
+        await notices.publish(CHANGES, {"n": 1})
+        await asyncio.wait_for(asyncio.shield(reader), 10)  # a hang guard
+        assert reader.done() and not reader.cancelled()  # ended by itself: the cancel was lost
+        await asyncio.wait_for(closing[0], 10)
+    finally:
+        reader.cancel()
+        await notices.aclose()
+        await client.aclose()

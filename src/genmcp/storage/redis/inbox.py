@@ -46,6 +46,7 @@ class RedisInbox:
     def __init__(self, owner: RedisInboxes, address: str) -> None:
         self._owner, self.address = owner, address
         self._queue: asyncio.Queue[Any] = asyncio.Queue()  # bounded by the Redis list
+        self._closed = False  # the loops stop on it too: a cancel may be lost (notices.py)
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._beat(), name="genmcp:inbox-heartbeat"),
@@ -56,6 +57,7 @@ class RedisInbox:
         return await self._queue.get()
 
     def close(self) -> None:
+        self._closed = True
         for task in self._tasks:
             task.cancel()
         self._owner._closed(self)
@@ -63,7 +65,7 @@ class RedisInbox:
     async def _beat(self) -> None:
         owner = self._owner
         alive, inbox = owner.alive_key(self.address), owner.inbox_key(self.address)
-        while True:
+        while not self._closed:
             try:
                 async with owner.client.pipeline(transaction=False) as pipe:
                     pipe.set(alive, b"1", px=ttl_ms(owner.heartbeat_ttl_s))
@@ -76,7 +78,7 @@ class RedisInbox:
     async def _read(self) -> None:
         owner, key, delay = self._owner, self._owner.inbox_key(self.address), 0.05
         block_s = owner.options.block_s
-        while True:
+        while not self._closed:
             try:
                 popped = await owner.reader.blpop([key], timeout=block_s)
                 if popped is None:

@@ -93,6 +93,7 @@ class NoticeLog:
         self._ack = options.acknowledged(client)
         self._reader: Client | None = None
         self._task: asyncio.Task[None] | None = None
+        self._closed = False  # the reader stops on it too: a cancel may be swallowed
         self._last: str | None = None  # where the next read starts
         self._newest = "0-0"  # the newest id handed on
         self._seen: dict[str, None] = {}  # event ids handed on, oldest first
@@ -131,7 +132,7 @@ class NoticeLog:
 
     def start(self) -> None:
         """Start the reader (on the running loop), once."""
-        if self._task is None:
+        if self._task is None and not self._closed:
             self._task = asyncio.get_running_loop().create_task(
                 self._read(), name="genmcp:redis-notices"
             )
@@ -146,7 +147,8 @@ class NoticeLog:
     async def _read(self) -> None:
         delay, failed = 0.05, False
         block_ms = max(1, round(self.options.block_s * 1000))
-        while True:
+        while not self._closed:  # not only the cancel: on Python 3.11 redis-py's wait_for
+            # (each command's send, under socket_timeout) loses a cancel that lands as it ends
             try:
                 if self._last is None:
                     newest: Any = await self.reader.xrevrange(self.key, "+", "-", count=1)
@@ -195,9 +197,11 @@ class NoticeLog:
 
     async def aclose(self) -> None:
         """End the reader and close its client."""
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
-            await asyncio.wait({self._task}, timeout=1.0)
+            if (await asyncio.wait({self._task}, timeout=1.0))[1]:
+                log.warning("notices: the reader did not end at aclose")
             self._task = None
         if self._reader is not None:
             await self._reader.aclose()
