@@ -198,7 +198,9 @@ async def test_after_a_failed_fetch_the_next_try_comes_soon_and_backs_off(
     import time
 
     documents.answers["/jwks"] = (503, {"error": "starting"})
-    keys = cache(documents)  # the defaults: min_refresh_s 60, retry_s 0.5
+    # retry_s 0.5 (the default); the refresh interval an hour: a success at all is the retry
+    # (pytest's timeout ends the loop below if only the interval would fetch again)
+    keys = cache(documents, min_refresh_s=3600)
     started = time.monotonic()
     with pytest.raises(InvalidToken):
         await keys.key("k")
@@ -208,8 +210,6 @@ async def test_after_a_failed_fetch_the_next_try_comes_soon_and_backs_off(
             await keys.key("k")
             break
         except InvalidToken:
-            # a hang guard, and what tells the two waits apart: 0.5 s, not the 60 s interval
-            assert time.monotonic() - started < keys.min_refresh_s / 4, "the keys never came"
             await asyncio.sleep(0.02)
     first_success = time.monotonic() - started
     print(f"time to first success after one 503: {first_success:.2f}s")

@@ -160,7 +160,6 @@ def check_report(report: dict[str, Any], version: str) -> None:
     assert cancel["outcome"] == "rejected", cancel
     assert "cancelled by the interop test" in cancel["error"]
     assert cancel["progressSeen"] == 2
-    assert cancel["elapsedMs"] < 30_000  # before the 30 s call could end
     elicitation = report["elicitation"]
     [asked] = elicitation["asked"]
     assert asked["message"] == "Who are you?"

@@ -45,7 +45,6 @@ def test_the_ts_client_through_the_proxy(
     assert steps == [(0, 100), (50, 100), (100, 100)]
     cancel = report["cancel"]
     assert cancel["outcome"] == "rejected" and cancel["progressSeen"] == 2, cancel
-    assert cancel["elapsedMs"] < 30_000  # before the 30 s call could end
     [asked] = report["elicitation"]["asked"]
     assert asked["message"] == "Who are you?"
     assert '"username": "ada"' in report["elicitation"]["content"][0]["text"]

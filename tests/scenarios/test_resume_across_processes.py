@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -125,11 +124,9 @@ async def test_a_client_resuming_after_its_process_was_killed_gets_the_result_or
     async with http.stream("POST", first, json=call(8, 100, 0.1), headers=headers) as response:
         seen = await sse_events(response, stop_after=2)
         processes.kill(2)  # mid-stream: SIGKILL, nothing is cleaned up
-    started = time.monotonic()
     rest = await resumed(http, second, headers, seen[-1].id)
     assert rest[-1]["id"] == 8 and rest[-1]["error"]["code"] == -32603
     assert "the process running it was lost" in rest[-1]["error"]["message"]
-    assert time.monotonic() - started < 10  # the 1 s TTL here lapsed, not the 10 s default
     assert all(m.get("method") == "notifications/message" for m in rest[:-1])
     assert await resumed(http, second, headers, primed[10]) == answered  # its result
     assert answered[-1]["result"]["content"][0]["text"] == "0 ticks after the close"
