@@ -1,12 +1,15 @@
-"""outcomes.py: ``typed_input`` (what ``request.input(Model)`` returns) and ``InputDeclined``."""
+"""outcomes.py: ``typed_input`` (what ``request.input(Model)`` returns), ``InputDeclined`` and
+``HookRequest``, the fields every hook's request has."""
 
 from __future__ import annotations
+
+from dataclasses import fields
 
 import pytest
 from pydantic import BaseModel
 
-from genmcp import InputDeclined, MCPError, ToolRequest
-from genmcp.outcomes import typed_input
+from genmcp import InputDeclined, MCPError, PromptRequest, ResourceRequest, ToolRequest
+from genmcp.outcomes import HookRequest, typed_input
 
 
 class Confirm(BaseModel):
@@ -55,3 +58,22 @@ def test_content_that_does_not_fit_is_the_clients_fault() -> None:
         typed_input({"confirm": {"action": "accept", "content": {"yes": "perhaps"}}}, Confirm)
     assert caught.value.reason == "bad_input_responses" and caught.value.client_fault
     assert "'confirm' does not fit Confirm" in caught.value.message
+
+
+def test_the_three_requests_share_the_fields_hook_request_declares() -> None:
+    shared = [f.name for f in fields(HookRequest)]
+    assert shared == ["meta", "input_responses", "request_state"]
+    requests = [
+        ToolRequest("t", {}),
+        PromptRequest("p", {"code": "x"}),
+        ResourceRequest("test://r", {}),
+    ]
+    for request in requests:
+        assert isinstance(request, HookRequest)
+        assert [f.name for f in fields(request)][:3] == shared  # declared once, in the base
+        assert (request.meta, request.input_responses, request.request_state) == ({}, None, None)
+    prompt = PromptRequest("p", {}, meta={"k": 1}, input_responses={"a": 1}, request_state="s")
+    assert (prompt.meta, prompt.input_responses, prompt.request_state) == ({"k": 1}, {"a": 1}, "s")
+    with pytest.raises(TypeError):
+        PromptRequest("p", {}, {"k": 1})  # type: ignore[call-arg]  # keyword-only
+    assert ToolRequest("t", {}, {"k": 1}, None, "s").request_state == "s"  # the hot path's

@@ -16,7 +16,7 @@ Pure: imports only pydantic and ``genmcp.errors``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -162,20 +162,23 @@ def typed_input(
         ) from None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HookRequest:
     """The base of ``ToolRequest``, ``PromptRequest`` and ``ResourceRequest``: what a hook gets.
 
     Each is a frozen dataclass of its own leading fields (``name`` and ``arguments``, or
-    ``uri`` and ``params``) then the three every request has:
+    ``uri`` and ``params``) and the three every request has, declared here once and given by
+    keyword (``PromptRequest(name, arguments, meta=meta)``; ``ToolRequest``'s own
+    ``__init__``, on the hot path, takes them by position too):
 
     - ``meta``: the request's ``_meta`` (protocol version, client capabilities ...);
     - ``input_responses``: the client's answers on a multi round-trip retry, else None;
     - ``request_state``: the verified state from ``InputRequired(..., state)``, else None.
     """
 
-    __slots__ = ()
-
-    input_responses: dict[str, Any] | None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    input_responses: dict[str, Any] | None = None
+    request_state: Any = None
 
     def input(self, model: type[M], key: str | None = None) -> M | None:
         """The client's answer as a ``model`` instance (a pydantic class), or None on the

@@ -17,7 +17,7 @@ Imports genmcp's behaviour, outcomes and schema modules; no asyncio, never a web
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from genmcp.behaviour import Behaviour, Completion, Hooked
@@ -48,14 +48,11 @@ class PromptRequest(HookRequest):
     Attributes:
         name: the prompt name.
         arguments: the checked arguments (name -> string).
-        meta, input_responses, request_state: as in ``HookRequest``.
+        meta, input_responses, request_state: ``HookRequest``'s (keyword-only).
     """
 
     name: str
     arguments: Mapping[str, str]
-    meta: Mapping[str, Any] = field(default_factory=dict)
-    input_responses: dict[str, Any] | None = None
-    request_state: Any = None
 
 
 GetOutcome = Result | InputRequired | Error

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from genmcp.behaviour import Behaviour, Completion, Hooked
@@ -82,14 +82,11 @@ class ResourceRequest(HookRequest):
         uri: the URI the client asked for.
         params: what ``parse_uri`` found in it: the template variables (percent-decoded),
             ``{}`` for a prefix repository.
-        meta, input_responses, request_state: as in ``HookRequest``.
+        meta, input_responses, request_state: ``HookRequest``'s (keyword-only).
     """
 
     uri: str
     params: Mapping[str, Any]
-    meta: Mapping[str, Any] = field(default_factory=dict)
-    input_responses: dict[str, Any] | None = None
-    request_state: Any = None
 
 
 ReadOutcome = Result | InputRequired | Error | ResourceNotFound

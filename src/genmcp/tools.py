@@ -16,7 +16,7 @@ Imports asyncio-free modules only (behaviour, outcomes, schema); never a web fra
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from genmcp.apps import AppView
@@ -62,14 +62,11 @@ class ToolRequest(HookRequest):
         name: the tool name the client called.
         arguments: the arguments: a dict, or a pydantic model instance when the
             tool's input schema is a model class.
-        meta, input_responses, request_state: as in ``HookRequest``.
+        meta, input_responses, request_state: ``HookRequest``'s (here by position too).
     """
 
     name: str
     arguments: Any
-    meta: Mapping[str, Any] = field(default_factory=dict)
-    input_responses: dict[str, Any] | None = None
-    request_state: Any = None
 
     def __init__(
         self,
@@ -90,7 +87,7 @@ class ToolRequest(HookRequest):
 
 
 _TOOL_REQUEST_SETTERS: Final = tuple(
-    vars(ToolRequest)[name].__set__
+    getattr(ToolRequest, name).__set__  # the slots' descriptors (the last three: HookRequest's)
     for name in ("name", "arguments", "meta", "input_responses", "request_state")
 )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from genmcp.cli.program import main
-from genmcp.cli.registry import server_json_of, suite_of
+from genmcp.cli.registry import server_json_of
 from support import examples
 from support.registry import server_card_errors, server_json_errors
 
@@ -52,12 +52,21 @@ def test_mistakes_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "reverse-DNS" in capsys.readouterr().err
     not_suite = ["registry", "server-json", "everything_server:main", "--app-dir", EXAMPLES]
     assert main([*not_suite, *NAME]) == 2
-    assert "neither a Suite nor" in capsys.readouterr().err
+    assert "no Suite found in <function main" in capsys.readouterr().err  # require_suite's
+
+
+def test_the_command_finds_an_apps_suite_as_genmcp_run_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    app = ["registry", "server-json", "everything_server:app", "--app-dir", EXAMPLES, *NAME]
+    assert main(app) == 0  # the FastAPI app that mounts the router: its one Suite
+    assert json.loads(capsys.readouterr().out)["version"] == "1.0.0"
 
 
 def test_the_function_takes_a_router_too() -> None:
     everything = examples.load("everything_server")
-    assert suite_of(everything.router) is everything.SUITE
+    with pytest.raises(TypeError, match="give a Suite, an MCPRouter, or an app"):
+        server_json_of(everything.main, name="io.github.genmcp/everything")
     document = server_json_of(
         everything.router, name="io.github.genmcp/everything", description="Everything",
         packages={"npm": ["@genmcp/everything"]},

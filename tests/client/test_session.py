@@ -41,3 +41,11 @@ def test_requests_keep_their_meta_and_add_the_progress_token() -> None:
     assert "_meta" not in session.request("tools/list", None, 8)["params"]
     assert LegacySession.cancelled(7)["params"]["requestId"] == 7
     assert LegacySession.initialized() == {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def test_meta_is_merged_last_over_the_params_meta_and_the_progress_token() -> None:
+    params = {"name": "t", "_meta": {"k": 1, "keep": True}}
+    message = LegacySession.request("tools/call", params, 7, "p-7", {"k": 2, "progressToken": "x"})
+
+    assert message["params"] == {"name": "t", "_meta": {"k": 2, "keep": True, "progressToken": "x"}}
+    assert params == {"name": "t", "_meta": {"k": 1, "keep": True}}  # the caller's, untouched

@@ -33,6 +33,7 @@ from genmcp import (
     resource_item,
     text_contents,
 )
+from genmcp.client.session import LegacySession
 from genmcp.testing import MCPTestClient, RPCError, accept, decline
 
 
@@ -438,6 +439,15 @@ async def test_listen_reads_the_acknowledgement_then_each_change(kind: str) -> N
         "notifications/resources/updated",
         "notifications/prompts/list_changed",
     ]
+
+
+async def test_a_2025_session_client_builds_its_requests_as_the_client_does() -> None:
+    target, _ = features_target("app")
+    async with MCPTestClient(target, protocol_version="2025-11-25") as client:
+        params = {"name": "t", "_meta": {"own": 1}}
+        message = client.build("tools/call", params, id=3, progress_token="p", meta={"k": 2})
+    assert message == LegacySession.request("tools/call", params, 3, "p", {"k": 2})
+    assert message["params"]["_meta"] == {"own": 1, "progressToken": "p", "k": 2}
 
 
 async def test_listen_is_refused_to_a_2025_session_client() -> None:

@@ -165,7 +165,9 @@ class PromptCatalog(Catalog[PromptEntry]):
         responses, state, binding = self.states.retry(
             params, assigns, PROMPTS_GET, entry.name, arguments
         )
-        request = PromptRequest(entry.name, arguments, meta, responses, state)
+        request = PromptRequest(
+            entry.name, arguments, meta=meta, input_responses=responses, request_state=state
+        )
         try:
             request = entry.prompt.validate_request(request, entry.arg)
         except InvalidArguments as exc:

@@ -363,7 +363,9 @@ class ResourceCatalog(Served):
             raise _not_found(uri, None)
         entry, uri_params = routed
         responses, state, binding = self.states.retry(params, assigns, RESOURCES_READ, uri)
-        request = ResourceRequest(uri, uri_params, meta, responses, state)
+        request = ResourceRequest(
+            uri, uri_params, meta=meta, input_responses=responses, request_state=state
+        )
         outcome = plain(
             await call_hook(entry.repo, "read", request, channel, entry.arg), uri, entry.mime_type
         )

@@ -4,7 +4,8 @@
 (name, version, description, title, icons, the remote endpoint, packages where given);
 ``genmcp registry card APP --draft`` prints a Server Card per the current SEP-2127 draft
 (to serve one, mount ``genmcp.fastapi.server_card.server_card_app``). ``APP`` is
-``MODULE:ATTR`` naming a Suite or an MCP router. :func:`server_json_of` is the same as a
+``MODULE:ATTR`` naming a Suite, an MCP router or an app that mounts one (found as ``genmcp run``
+finds it: ``transports.hosting.require_suite``). :func:`server_json_of` is the same as a
 function, for a release script.
 
 Imports the Suite's protocol builders; no HTTP.
@@ -17,15 +18,12 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Unpack
+from typing import Any, Final, Unpack
 
 from genmcp.protocol.registry import Identity, package, server_card, server_json
 from genmcp.protocol.versions import LEGACY_VERSIONS
 
-if TYPE_CHECKING:
-    from genmcp.suite import Suite
-
-__all__ = ["register", "server_json_of", "suite_of"]
+__all__ = ["register", "server_json_of"]
 
 _RUNTIMES: Final = {"pypi": "uvx", "npm": "npx", "oci": "docker", "nuget": "dnx"}
 EXAMPLES: Final = """\
@@ -37,19 +35,6 @@ examples:
 """
 
 
-def suite_of(target: Any) -> Suite:
-    """The Suite of ``target`` (a Suite, or a router with ``.suite``); ``TypeError`` else."""
-    from genmcp.transports.hosting import carried_suite
-
-    found = carried_suite(target)
-    if found is None:
-        raise TypeError(
-            f"{target!r} is neither a Suite nor an MCP router: point APP at the Suite "
-            "(MODULE:suite) or at mcp_router(...)'s router"
-        )
-    return found
-
-
 def server_json_of(
     target: Any,
     *,
@@ -58,14 +43,16 @@ def server_json_of(
     packages: Mapping[str, Iterable[str]] | None = None,
     **identity: Unpack[Identity],
 ) -> dict[str, Any]:
-    """The ``server.json`` of ``target``'s Suite.
+    """The ``server.json`` of ``target``'s Suite (``TypeError`` when it has none).
 
     ``packages`` maps a registry type (``"pypi"``, ``"npm"``, ``"oci"``, ``"nuget"``) to the
     identifiers published there at the server's version, each run over stdio; ``identity``
     is ``description``, ``repository``, ``website_url``, as ``protocol.registry.server_json``
     takes them.
     """
-    suite = suite_of(target)
+    from genmcp.transports.hosting import require_suite
+
+    suite = require_suite(target)
     version = str(suite.server_info.get("version", ""))
     entries = [
         package(kind, identifier, version, runtime_hint=_RUNTIMES.get(kind))
@@ -96,7 +83,7 @@ def register(commands: Any, usage_error: type[Exception], load: Callable[[str, s
     describe = which.add_parser("server-json", help="the server.json to publish to the registry")
     card = which.add_parser("card", help="a Server Card (SEP-2127 draft: needs --draft)")
     for sub in (describe, card):
-        sub.add_argument("app", metavar="MODULE:ATTR", help="the Suite or MCP router")
+        sub.add_argument("app", metavar="MODULE:ATTR", help="the Suite, MCP router or app")
         sub.add_argument("--name", required=True, help="registry name: io.github.you/server")
         sub.add_argument("--description", help="what it does, at most 100 characters")
         sub.add_argument("--repository", help="the source repository URL")
@@ -114,8 +101,10 @@ def register(commands: Any, usage_error: type[Exception], load: Callable[[str, s
     card.add_argument("--no-legacy", action="store_true", help="list only 2026-07-28")
 
     def handler(args: argparse.Namespace) -> int:
+        from genmcp.transports.hosting import require_suite
+
         try:
-            suite = suite_of(load(args.app, args.app_dir))
+            suite = require_suite(load(args.app, args.app_dir))
             common: dict[str, Any] = {
                 "name": args.name,
                 "description": args.description,

@@ -182,8 +182,7 @@ class Connection:
         if session is not None:
             if log_level is not None and log_level != session.log_level:
                 await self._set_level(session, log_level)
-            body = {**(params or {}), **({"_meta": dict(meta)} if meta else {})}
-            message = session.request(method, body, request_id, token)
+            message = session.request(method, params, request_id, token, meta)
             headers = session.headers()
         else:
             declared = {**self.capabilities, **(capabilities or {})}

@@ -75,20 +75,25 @@ class LegacySession:
             found["mcp-session-id"] = self.session_id
         return found
 
+    @staticmethod
     def request(
-        self,
         method: str,
         params: Mapping[str, Any] | None,
         request_id: int | str,
         progress_token: str | int | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> Message:
-        """A 2025 request: ``_meta.progressToken`` only."""
+        """A 2025 request: no protocol ``_meta``; ``params``' own ``_meta``, the
+        ``progressToken`` when given, then ``meta``, merged last as ``build_request`` does (a
+        test may override or break any key). ``Client`` and ``MCPTestClient`` both build
+        theirs here."""
         body = dict(params or {})
-        meta = dict(body.pop("_meta", None) or {})
+        wanted = dict(body.pop("_meta", None) or {})
         if progress_token is not None:
-            meta["progressToken"] = progress_token
-        if meta:
-            body["_meta"] = meta
+            wanted["progressToken"] = progress_token
+        wanted.update(meta or {})
+        if wanted:
+            body["_meta"] = wanted
         return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body}
 
     @staticmethod

@@ -15,6 +15,7 @@ Imports genmcp's prompt behaviour and the signature reader; never a web framewor
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, overload
 
 from pydantic.fields import FieldInfo
@@ -91,9 +92,7 @@ def _validate(signature: Signature) -> Function:
         request = Prompt.validate_request(self, request, arg)  # strings, required, known
         model = signature.validate(request.arguments)  # then typed by the annotations
         typed = {name: getattr(model, name) for name in signature.arguments}
-        return PromptRequest(
-            request.name, typed, request.meta, request.input_responses, request.request_state
-        )
+        return replace(request, arguments=typed)
 
     return validate_request
 

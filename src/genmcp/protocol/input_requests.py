@@ -10,6 +10,7 @@ and ``missing_capabilities`` say which client capabilities they need (the -32021
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import Any, Final
 
 from pydantic import BaseModel
@@ -27,13 +28,16 @@ __all__ = [
 ]
 
 
-# Capability features an input request can need; rendered into ClientCapabilities objects.
-_FORM: Final = "elicitation.form"
-_URL: Final = "elicitation.url"
-_SAMPLING: Final = "sampling"
-_SAMPLING_TOOLS: Final = "sampling.tools"
-_SAMPLING_CONTEXT: Final = "sampling.context"
-_ROOTS_CAP: Final = "roots"
+class _Feature(StrEnum):
+    """A client capability an input request can need: its path in ``ClientCapabilities``."""
+
+    FORM = "elicitation.form"
+    URL = "elicitation.url"
+    SAMPLING = "sampling"
+    SAMPLING_CONTEXT = "sampling.context"
+    SAMPLING_TOOLS = "sampling.tools"
+    ROOTS = "roots"
+
 
 # includeContext values that need ``sampling.context`` (deprecated by SEP-2596).
 _CONTEXT_VALUES_NEEDING_CAP: Final = frozenset({"thisServer", "allServers"})
@@ -199,7 +203,7 @@ def input_required_result(
 # --------------------------------------------------------------------------- capabilities
 
 
-def _request_features(key: str, request: Any) -> set[str]:
+def _request_features(key: str, request: Any) -> set[_Feature]:
     """Return the capability features one nested request needs."""
     if not isinstance(request, Mapping):
         raise ValueError(f"input request {key!r} must be an object, not {type(request).__name__}")
@@ -212,58 +216,48 @@ def _request_features(key: str, request: Any) -> set[str]:
     if method == ELICITATION_CREATE:
         mode = params.get("mode", "form")
         if mode == "form":
-            return {_FORM}
+            return {_Feature.FORM}
         if mode == "url":
-            return {_URL}
+            return {_Feature.URL}
         raise ValueError(f"input request {key!r}: unknown elicitation mode {mode!r}")
     if method == SAMPLING_CREATE_MESSAGE:
-        features = {_SAMPLING}
+        features = {_Feature.SAMPLING}
         if params.get("tools") is not None or params.get("toolChoice") is not None:
-            features.add(_SAMPLING_TOOLS)
+            features.add(_Feature.SAMPLING_TOOLS)
         if params.get("includeContext") in _CONTEXT_VALUES_NEEDING_CAP:
-            features.add(_SAMPLING_CONTEXT)
+            features.add(_Feature.SAMPLING_CONTEXT)
         return features
     if method == ROOTS_LIST:
-        return {_ROOTS_CAP}
+        return {_Feature.ROOTS}
     raise ValueError(
         f"input request {key!r}: unknown method {method!r} "
         f"(expected {ELICITATION_CREATE!r}, {SAMPLING_CREATE_MESSAGE!r} or {ROOTS_LIST!r})"
     )
 
 
-def _needed_features(input_requests: Mapping[str, Any]) -> set[str]:
+def _needed_features(input_requests: Mapping[str, Any]) -> set[_Feature]:
     """Return the union of the capability features the nested requests need."""
     if not isinstance(input_requests, Mapping):
         raise ValueError("input requests must be an object mapping keys to requests")
-    features: set[str] = set()
+    features: set[_Feature] = set()
     for key, request in input_requests.items():
         features |= _request_features(str(key), request)
     return features
 
 
-def _render(features: set[str], *, explicit_form: bool) -> JSONObject:
+def _render(features: set[_Feature], *, explicit_form: bool) -> JSONObject:
     """Render capability features as a ``ClientCapabilities`` object.
 
     Form elicitation is written as ``elicitation: {}`` (which means form only) unless
     ``explicit_form`` asks for ``elicitation: {"form": {}}``.
     """
     caps: JSONObject = {}
-    if _FORM in features or _URL in features:
-        elicitation: JSONObject = {}
-        if _FORM in features and explicit_form:
-            elicitation["form"] = {}
-        if _URL in features:
-            elicitation["url"] = {}
-        caps["elicitation"] = elicitation
-    if features & {_SAMPLING, _SAMPLING_TOOLS, _SAMPLING_CONTEXT}:
-        sampling: JSONObject = {}
-        if _SAMPLING_CONTEXT in features:
-            sampling["context"] = {}
-        if _SAMPLING_TOOLS in features:
-            sampling["tools"] = {}
-        caps["sampling"] = sampling
-    if _ROOTS_CAP in features:
-        caps["roots"] = {}
+    for feature in _Feature:
+        if feature in features:
+            capability, _, mode = feature.partition(".")
+            section = caps.setdefault(capability, {})
+            if mode and (feature is not _Feature.FORM or explicit_form):
+                section[mode] = {}
     return caps
 
 
@@ -286,7 +280,7 @@ def required_capabilities(input_requests: Mapping[str, Mapping[str, Any]]) -> JS
         ValueError: A request is not an object, or names an unknown method or elicitation mode.
     """
     features = _needed_features(input_requests)
-    return _render(features, explicit_form=_URL in features)
+    return _render(features, explicit_form=_Feature.URL in features)
 
 
 def _sub(caps: Any, key: str) -> Mapping[str, Any] | None:
@@ -297,24 +291,18 @@ def _sub(caps: Any, key: str) -> Mapping[str, Any] | None:
     return value if isinstance(value, Mapping) else None
 
 
-def _declared(feature: str, client_capabilities: Mapping[str, Any]) -> bool:
+def _declared(feature: _Feature, client_capabilities: Mapping[str, Any]) -> bool:
     """Tell whether the client declared one capability feature."""
-    elicitation = _sub(client_capabilities, "elicitation")
-    sampling = _sub(client_capabilities, "sampling")
-    if feature == _FORM:
+    if feature is _Feature.FORM:
         # ``elicitation: {}`` (no mode listed) means form only, for older clients.
+        elicitation = _sub(client_capabilities, "elicitation")
         return elicitation is not None and (
             _sub(elicitation, "form") is not None or "url" not in elicitation
         )
-    if feature == _URL:
-        return _sub(elicitation, "url") is not None
-    if feature == _SAMPLING:
-        return sampling is not None
-    if feature == _SAMPLING_TOOLS:
-        return _sub(sampling, "tools") is not None
-    if feature == _SAMPLING_CONTEXT:
-        return _sub(sampling, "context") is not None
-    return _sub(client_capabilities, "roots") is not None
+    declared: Any = client_capabilities
+    for key in feature.split("."):
+        declared = _sub(declared, key)
+    return declared is not None
 
 
 def missing_capabilities(
@@ -343,5 +331,5 @@ def missing_capabilities(
     missing = {f for f in _needed_features(input_requests) if not _declared(f, client_capabilities)}
     if not missing:
         return None
-    explicit_form = _URL in missing or _sub(client_capabilities, "elicitation") is not None
+    explicit_form = _Feature.URL in missing or _sub(client_capabilities, "elicitation") is not None
     return _render(missing, explicit_form=explicit_form)

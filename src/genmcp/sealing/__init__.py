@@ -16,32 +16,16 @@ decrypt.
 
 One concept per module: ``tokens`` (errors, limits, prefixes, key and form checks),
 ``signed`` (the ``v1.`` format), ``encrypted`` (the ``v2.`` format), ``sealer`` (the
-:class:`Sealer`), ``binding`` (:func:`digest`). The package imports nothing from the rest of
-genmcp.
+:class:`Sealer`), ``binding`` (:func:`digest`); this face exports what their ``__all__`` name.
+The package imports nothing from the rest of genmcp.
 """
 
 from __future__ import annotations
 
-from genmcp.sealing.binding import digest
-from genmcp.sealing.sealer import Sealer
-from genmcp.sealing.tokens import (
-    CLOCK_SKEW_S,
-    MAX_TOKEN_CHARS,
-    MIN_KEY_BYTES,
-    SEALED_PREFIX,
-    TOKEN_PREFIX,
-    SealError,
-    WeakKeyError,
-)
+from genmcp.sealing import binding, sealer, tokens
+from genmcp.sealing.binding import *  # noqa: F403 (the face is its modules' __all__)
+from genmcp.sealing.sealer import *  # noqa: F403
+from genmcp.sealing.tokens import *  # noqa: F403
 
-__all__ = [
-    "CLOCK_SKEW_S",
-    "MAX_TOKEN_CHARS",
-    "MIN_KEY_BYTES",
-    "SEALED_PREFIX",
-    "TOKEN_PREFIX",
-    "SealError",
-    "Sealer",
-    "WeakKeyError",
-    "digest",
-]
+__all__ = [*tokens.__all__, *sealer.__all__, *binding.__all__]
+"""The public names of ``tokens``, ``sealer`` and ``binding``, each declared once, there."""

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final, Self, Unpack
 
 from genmcp.client.errors import RPCError
+from genmcp.client.session import LegacySession as ClientSession  # the 2025 request shapes
 from genmcp.fastapi.lifespan import lifespan as run_lifespan
 from genmcp.fastapi.router import MCPRouter, mcp_app
 from genmcp.protocol import methods
@@ -163,7 +164,7 @@ class MCPTestClient:
         """The JSON-RPC request ``request()`` would send; ``meta`` entries are merged last."""
         request_id = next(self._ids) if id is None else id
         if self._session is not None:
-            return self._session.body(method, params, request_id, progress_token, meta)
+            return ClientSession.request(method, params, request_id, progress_token, meta)
         return build_request(
             method,
             params,

@@ -38,7 +38,8 @@ def is_legacy(version: str) -> bool:
 
 
 class LegacySession:
-    """One 2025 session: the ``initialize`` body, then the headers and bodies of requests."""
+    """One 2025 session: the ``initialize`` body, then the headers of requests (their bodies
+    are the client's: ``genmcp.client.session.LegacySession.request``)."""
 
     def __init__(
         self, version: str, capabilities: Mapping[str, Any], client_info: Mapping[str, Any]
@@ -66,22 +67,6 @@ class LegacySession:
             raise AssertionError(f"initialize answered without an Mcp-Session-Id: {result}")
         self.session_id, self.server = session_id, dict(result)
         self.negotiated = str(result.get("protocolVersion", self.version))
-
-    def body(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None,
-        request_id: str | int,
-        progress_token: str | int | None = None,
-        meta: Mapping[str, Any] | None = None,
-    ) -> Message:
-        """A 2025 request: no protocol ``_meta``, a ``progressToken`` when asked."""
-        body_params = dict(params or {})
-        extra = {**({"progressToken": progress_token} if progress_token is not None else {})}
-        extra.update(meta or {})
-        if extra:
-            body_params["_meta"] = extra
-        return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
 
     def headers(self) -> dict[str, str]:
         """The session headers of every POST after ``initialize``."""
