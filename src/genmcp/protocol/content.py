@@ -34,9 +34,10 @@ def _block_extras(block: JSONObject, extras: ExtraKeywords, where: str) -> JSONO
     """Add the ``annotations`` and ``_meta`` every content block may carry (``where``: the
     builder, named when a keyword is misspelt)."""
     if extras:  # most blocks carry neither
-        check_keywords(extras, _EXTRAS, where)
-        put(block, "annotations", copy_mapping(extras.get("annotations")))
-        put(block, "_meta", copy_mapping(extras.get("meta")))
+        put(block, "annotations", copy_mapping(extras.pop("annotations", None)))
+        put(block, "_meta", copy_mapping(extras.pop("meta", None)))
+        if extras:  # what is left (the call's own dict) was not declared
+            check_keywords(extras, _EXTRAS, where)
     return block
 
 
