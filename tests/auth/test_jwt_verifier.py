@@ -15,7 +15,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from genmcp.auth import InvalidToken, JWTVerifier
+from genmcp.auth import InvalidToken, JWKSOptions, JWTVerifier
 from support.documents import Documents
 
 EC_KEY = ec.generate_private_key(ec.SECP256R1())
@@ -120,6 +120,19 @@ async def test_token_types_pin_the_typ_header(documents: Documents) -> None:
     for typ in ("JWT", None):
         with pytest.raises(InvalidToken, match="not an access token"):
             await verifier.verify(sign(claims(), typ=typ))
+
+
+def test_the_jwks_options_reach_the_key_cache_and_a_misspelt_one_is_refused() -> None:
+    options = JWKSOptions(timeout_s=1.0, max_age_s=600.0, min_refresh_s=10.0, retry_s=0.25)
+    cache = JWTVerifier(ISSUER, jwks_uri="x", jwks_options=options).jwks
+    assert (cache.timeout_s, cache.max_age_s, cache.min_refresh_s, cache.retry_s) == (
+        1.0, 600.0, 10.0, 0.25,
+    )  # fmt: skip
+    default = JWTVerifier(ISSUER, jwks_uri="x").jwks
+    assert (default.timeout_s, default.max_age_s, default.min_refresh_s) == (5.0, 3600.0, 60.0)
+    misspelt: dict[str, Any] = {"max_age": 600.0}
+    with pytest.raises(TypeError, match=r"JWKSCache\(\) got an unexpected keyword .*'max_age'"):
+        JWTVerifier(ISSUER, jwks_uri="x", jwks_options=misspelt)  # type: ignore[arg-type]
 
 
 def test_none_is_never_an_accepted_algorithm() -> None:

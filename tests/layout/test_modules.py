@@ -118,10 +118,16 @@ def stub_bases(src: list[ClassShape], elsewhere: list[tuple[str, ...]]) -> dict[
     for bases in [shape.bases for shape in src] + elsewhere:
         for base in set(bases):
             subclasses[base] += 1
+    interfaces = {shape.qualname.rsplit(".", 1)[1] for shape in src if shape.interface}
+    grown = True
+    while grown:  # a TypedDict (a Protocol...) that extends one is an interface too
+        more = {s.qualname.rsplit(".", 1)[1] for s in src if set(s.bases) & interfaces}
+        grown = not more <= interfaces
+        interfaces |= more
     refused = {}
     for shape in src:
         name = shape.qualname.rsplit(".", 1)[1]
-        if shape.interface or not subclasses[name] or not (shape.stubs or shape.declared):
+        if name in interfaces or not subclasses[name] or not (shape.stubs or shape.declared):
             continue
         if shape.others == 0:
             refused[shape.qualname] = "its body is only stubs and declared attributes"
@@ -161,7 +167,7 @@ def _shapes(text: str) -> list[ClassShape]:
 
 def test_the_rule_tells_mixins_from_interfaces_and_templates() -> None:
     text = (
-        "from typing import Protocol, ClassVar\n"
+        "from typing import Protocol, ClassVar, TypedDict\n"
         "from abc import ABC, abstractmethod\n"
         "class Half:\n"
         "    size: int\n"
@@ -189,6 +195,12 @@ def test_the_rule_tells_mixins_from_interfaces_and_templates() -> None:
         "class Two(Template): ...\n"
         "class Unused:\n"
         "    def make(self): raise TypeError\n"
+        "class Keys(TypedDict):\n"
+        "    a: int\n"
+        "class MoreKeys(Keys):\n"
+        "    b: int\n"
+        "class MostKeys(MoreKeys):\n"
+        "    c: int\n"
     )
     assert stub_bases(_shapes(text), []) == {
         "m.Half": "stubs ['send'] filled in by its one subclass: write one class",

@@ -64,6 +64,17 @@ def test_links_and_embedded_resources() -> None:
             embedded_resource("a://b", **both_or_neither)
 
 
+def test_a_keyword_no_builder_declares_is_a_type_error() -> None:
+    misspelt: dict[str, Any] = {"annotation": NOTE}
+    for build, args in ((text, ("hi",)), (image, (b"x", "image/png")), (audio, (b"x", "a/b"))):
+        with pytest.raises(TypeError, match=rf"^{build.__name__}\(\) got an unexpected .*'annot"):
+            build(*args, **misspelt)
+    with pytest.raises(TypeError, match=r"^embedded_resource\(\) got an unexpected .*'metadata'"):
+        embedded_resource("a://b", text="hi", metadata={})  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"^resource_link\(\) got an unexpected .*'mimeType'"):
+        resource_link("a://b", "b", mimeType="text/plain")  # type: ignore[call-arg]
+
+
 def test_the_annotations_are_copied() -> None:
     note = {"priority": 1}
     block = text("x", annotations=note)

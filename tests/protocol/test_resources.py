@@ -88,5 +88,12 @@ def test_items_and_templates_carry_the_described_keys_in_wire_names() -> None:
 
 def test_described_adds_nothing_unset() -> None:
     item = {"uri": "a://b", "name": "b"}
-    assert described(item, None, None, None, None, None, None, None) is item
+    assert described(item, {"title": None, "size": None, "icons": None}, "x") is item
     assert item == {"uri": "a://b", "name": "b"}
+
+
+def test_a_keyword_the_builder_does_not_declare_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match=r"resource_item\(\) got an unexpected keyword .*'titel'"):
+        resource_item("a://b", "b", titel="B")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"resource_template\(\) got an unexpected .*'size'"):
+        resource_template("a://{x}", "x", size=3)  # type: ignore[call-arg]

@@ -20,8 +20,9 @@ stdio runs; a plain FastAPI dependency is wrapped as a ``DependencyAuth``.
 ``OAuthResource(dpop=DPoPPolicy(...))`` also takes DPoP-bound tokens (RFC 9449): proofs
 checked, their ``jti`` kept in a shared store, nonces from ``DPoPNonces``.
 
-``JWTVerifier``, ``IntrospectionVerifier`` and ``DPoPPolicy`` need the ``auth`` extra
-(``pip install 'genmcp[auth]'``: PyJWT and httpx); they are imported on first use.
+``JWTVerifier`` (its key set fetched as ``JWKSOptions`` say), ``IntrospectionVerifier`` and
+``DPoPPolicy`` need the ``auth`` extra (``pip install 'genmcp[auth]'``: PyJWT and httpx);
+they are imported on first use.
 
 Modules: ``tokens`` (verified tokens, audience), ``challenges`` (WWW-Authenticate),
 ``scopes`` (hierarchy, checks), ``metadata`` (RFC 9728), ``jwks`` and ``jwt_verifier``
@@ -50,6 +51,7 @@ from genmcp.transports.http.auth import Auth, DependencyAuth
 if TYPE_CHECKING:
     from genmcp.auth.dpop import DPoPPolicy
     from genmcp.auth.introspection import IntrospectionVerifier
+    from genmcp.auth.jwks import JWKSOptions
     from genmcp.auth.jwt_verifier import JWTVerifier
 
 __all__ = [
@@ -61,6 +63,7 @@ __all__ = [
     "DependencyAuth",
     "IntrospectionVerifier",
     "InvalidToken",
+    "JWKSOptions",
     "JWTVerifier",
     "OAuthResource",
     "ScopeHierarchy",
@@ -74,6 +77,7 @@ __all__ = [
 
 _LAZY = {
     "JWTVerifier": "genmcp.auth.jwt_verifier",
+    "JWKSOptions": "genmcp.auth.jwks",
     "IntrospectionVerifier": "genmcp.auth.introspection",
     "DPoPPolicy": "genmcp.auth.dpop",
 }

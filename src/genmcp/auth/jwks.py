@@ -20,14 +20,15 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final, TypedDict, Unpack
 
 import httpx
 from jwt import PyJWK, PyJWTError
 
 from genmcp.auth.tokens import InvalidToken
+from genmcp.protocol.shapes import check_keywords
 
-__all__ = ["JWKSCache", "discover_jwks_uri"]
+__all__ = ["JWKSCache", "JWKSOptions", "discover_jwks_uri"]
 
 log = logging.getLogger("genmcp.auth")
 
@@ -62,18 +63,38 @@ async def discover_jwks_uri(issuer: str, *, timeout_s: float = 5.0) -> str:
     raise LookupError(f"no authorization server metadata with a jwks_uri for issuer {issuer}")
 
 
+class JWKSOptions(TypedDict, total=False):
+    """How a key set is fetched and kept: the keywords :class:`JWKSCache` takes, and what
+    ``JWTVerifier(jwks_options=...)`` passes on to its cache.
+
+    Attributes:
+        timeout_s: connect/read timeout of each fetch (default 5 s).
+        max_age_s: how long a fetched set is used before it is fetched again (1 h).
+        min_refresh_s: least time between two fetches caused by unknown ``kid`` values (60 s).
+        retry_s: the first wait after a failed fetch, doubled per failure up to
+            ``min_refresh_s`` (0.5 s).
+    """
+
+    timeout_s: float
+    max_age_s: float
+    min_refresh_s: float
+    retry_s: float
+
+
+_OPTIONS: Final = JWKSOptions.__optional_keys__
+
+
 class JWKSCache:
     """Signing keys of one issuer, by ``kid``.
 
     Args:
         issuer: used to discover ``jwks_uri`` when it is not given.
         jwks_uri: where the key set lives (else discovered on first use).
-        timeout_s: connect/read timeout of each fetch.
-        max_age_s: how long a fetched set is used before it is fetched again.
-        min_refresh_s: least time between two fetches caused by unknown ``kid`` values.
         keys: a JWKS document to use as is (no discovery, no fetch), or None.
-        retry_s: the first wait after a failed fetch (doubled per failure, up to
-            ``min_refresh_s``).
+        **options: how the set is fetched and kept (:class:`JWKSOptions`).
+
+    Raises:
+        TypeError: a keyword :class:`JWKSOptions` does not declare.
     """
 
     def __init__(
@@ -81,15 +102,15 @@ class JWKSCache:
         issuer: str,
         jwks_uri: str | None = None,
         *,
-        timeout_s: float = 5.0,
-        max_age_s: float = 3600.0,
-        min_refresh_s: float = 60.0,
         keys: Mapping[str, Any] | None = None,
-        retry_s: float = 0.5,
+        **options: Unpack[JWKSOptions],
     ) -> None:
+        check_keywords(options, _OPTIONS, "JWKSCache")
         self.issuer, self.jwks_uri = issuer, jwks_uri
-        self.timeout_s, self.max_age_s, self.min_refresh_s = timeout_s, max_age_s, min_refresh_s
-        self.retry_s = retry_s
+        self.timeout_s = options.get("timeout_s", 5.0)
+        self.max_age_s = options.get("max_age_s", 3600.0)
+        self.min_refresh_s = options.get("min_refresh_s", 60.0)
+        self.retry_s = options.get("retry_s", 0.5)
         self.fetches = 0
         self.failures = 0  # fetches that failed
         self._keys: dict[str | None, PyJWK] = {}

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import jwt
 
-from genmcp.auth.jwks import JWKSCache
+from genmcp.auth.jwks import JWKSCache, JWKSOptions
 from genmcp.auth.tokens import AccessToken, InvalidToken, scopes_of
 
 __all__ = ["JWTVerifier", "decoded"]
@@ -41,8 +41,9 @@ class JWTVerifier:
         algorithms: the accepted signing algorithms (pinned; the token cannot choose).
         leeway_s: clock skew allowed on ``exp``, ``nbf`` and ``iat``.
         token_types: accepted ``typ`` header values (e.g. ``("at+jwt",)``); None: any.
-        timeout_s, jwks_max_age_s, jwks_min_refresh_s, jwks_retry_s: see :class:`JWKSCache`.
         jwks: the issuer's key set, when it lives in this process (never fetched then).
+        jwks_options: how the key set is fetched and kept (:class:`JWKSOptions`:
+            ``timeout_s``, ``max_age_s``, ``min_refresh_s``, ``retry_s``); None: the defaults.
     """
 
     def __init__(
@@ -53,11 +54,8 @@ class JWTVerifier:
         algorithms: Iterable[str] = ("RS256",),
         leeway_s: float = 30.0,
         token_types: Iterable[str] | None = None,
-        timeout_s: float = 5.0,
-        jwks_max_age_s: float = 3600.0,
-        jwks_min_refresh_s: float = 60.0,
         jwks: Mapping[str, Any] | None = None,
-        jwks_retry_s: float = 0.5,
+        jwks_options: JWKSOptions | None = None,
     ) -> None:
         self.issuer = issuer
         self.algorithms = tuple(alg for alg in algorithms if alg.lower() != "none")
@@ -65,15 +63,7 @@ class JWTVerifier:
             raise ValueError("JWTVerifier needs at least one signing algorithm (never 'none')")
         self.leeway_s = leeway_s
         self.token_types = None if token_types is None else {t.lower() for t in token_types}
-        self.jwks = JWKSCache(
-            issuer,
-            jwks_uri,
-            timeout_s=timeout_s,
-            max_age_s=jwks_max_age_s,
-            min_refresh_s=jwks_min_refresh_s,
-            keys=jwks,
-            retry_s=jwks_retry_s,
-        )
+        self.jwks = JWKSCache(issuer, jwks_uri, keys=jwks, **(jwks_options or {}))
 
     async def aclose(self) -> None:
         """Nothing to release: each key-set fetch opens and closes its own client."""

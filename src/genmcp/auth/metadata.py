@@ -61,14 +61,13 @@ def metadata_document(
         "bearer_methods_supported": ["header"],
     }
     scopes = [scope for scope in dict.fromkeys(scopes_supported) if scope != "offline_access"]
-    if scopes:
-        document["scopes_supported"] = scopes
-    if resource_name is not None:
-        document["resource_name"] = resource_name
-    if resource_documentation is not None:
-        document["resource_documentation"] = resource_documentation
-    if dpop_algorithms is not None:
-        document["dpop_signing_alg_values_supported"] = list(dpop_algorithms)
-    if dpop_bound_required:
-        document["dpop_bound_access_tokens_required"] = True
+    algorithms = None if dpop_algorithms is None else list(dpop_algorithms)
+    optional = {  # None: left out of the document
+        "scopes_supported": scopes or None,
+        "resource_name": resource_name,
+        "resource_documentation": resource_documentation,
+        "dpop_signing_alg_values_supported": algorithms,
+        "dpop_bound_access_tokens_required": dpop_bound_required or None,
+    }
+    document.update((key, value) for key, value in optional.items() if value is not None)
     return json.dumps(document, separators=(",", ":"), sort_keys=True).encode()

@@ -8,130 +8,112 @@ blocks a tool (or a prompt) answers with; ``call_tool_result`` wraps them into t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, Unpack
 
 from pydantic import BaseModel
 
-from genmcp.protocol.resources import described
-from genmcp.protocol.shapes import JSON, JSONObject, compact_json, copy_mapping, put, to_base64
+from genmcp.protocol.resources import ResourceKeywords, described
+from genmcp.protocol.shapes import (
+    JSON,
+    ExtraKeywords,
+    JSONObject,
+    check_keywords,
+    compact_json,
+    copy_mapping,
+    put,
+    to_base64,
+)
 
 __all__ = ["audio", "call_tool_result", "embedded_resource", "image", "resource_link", "text"]
 
+_EXTRAS: Final = ExtraKeywords.__optional_keys__
 
-def _block_extras(
-    block: JSONObject, annotations: Mapping[str, Any] | None, meta: Mapping[str, Any] | None
-) -> JSONObject:
-    """Add the ``annotations`` and ``_meta`` every content block may carry."""
-    put(block, "annotations", copy_mapping(annotations))
-    put(block, "_meta", copy_mapping(meta))
+
+def _block_extras(block: JSONObject, extras: ExtraKeywords, where: str) -> JSONObject:
+    """Add the ``annotations`` and ``_meta`` every content block may carry (``where``: the
+    builder, named when a keyword is misspelt)."""
+    if extras:  # most blocks carry neither
+        put(block, "annotations", copy_mapping(extras.pop("annotations", None)))
+        put(block, "_meta", copy_mapping(extras.pop("meta", None)))
+        if extras:  # what is left (the call's own dict) was not declared
+            check_keywords(extras, _EXTRAS, where)
     return block
 
 
-def _media(
-    kind: str,
-    data: bytes | str,
-    mime_type: str,
-    annotations: Mapping[str, Any] | None,
-    meta: Mapping[str, Any] | None,
-) -> JSONObject:
+def _media(kind: str, data: bytes | str, mime_type: str, extras: ExtraKeywords) -> JSONObject:
     """An ``ImageContent`` or ``AudioContent`` block (``kind`` is ``"image"`` or ``"audio"``)."""
     block = {"type": kind, "data": to_base64(data, f"{kind} data"), "mimeType": mime_type}
-    return _block_extras(block, annotations, meta)
+    return _block_extras(block, extras, kind)
 
 
 # --------------------------------------------------------------------------- content blocks
 
 
-def text(
-    text: str,
-    *,
-    annotations: Mapping[str, Any] | None = None,
-    meta: Mapping[str, Any] | None = None,
-) -> JSONObject:
+def text(text: str, **extras: Unpack[ExtraKeywords]) -> JSONObject:
     """Build a ``TextContent`` block.
 
     Args:
         text: The text.
-        annotations: Optional ``Annotations`` (``audience``, ``priority``, ``lastModified``).
-        meta: Optional ``_meta`` object.
+        **extras: The optional ``annotations`` and ``meta`` (:class:`ExtraKeywords`), as
+            every content block builder here takes them.
 
     Returns:
         ``{"type": "text", "text": ...}`` plus the optional keys that were given.
+
+    Raises:
+        TypeError: A keyword :class:`ExtraKeywords` does not declare.
     """
-    return _block_extras({"type": "text", "text": text}, annotations, meta)
+    return _block_extras({"type": "text", "text": text}, extras, "text")
 
 
-def image(
-    data: bytes | str,
-    mime_type: str,
-    *,
-    annotations: Mapping[str, Any] | None = None,
-    meta: Mapping[str, Any] | None = None,
-) -> JSONObject:
+def image(data: bytes | str, mime_type: str, **extras: Unpack[ExtraKeywords]) -> JSONObject:
     """Build an ``ImageContent`` block.
 
     Args:
         data: Raw image bytes (base64-encoded here) or a str that already is standard base64.
         mime_type: The image MIME type, e.g. ``"image/png"``; sent as ``mimeType``.
-        annotations: Optional ``Annotations``.
-        meta: Optional ``_meta`` object.
+        **extras: The optional ``annotations`` and ``meta`` (:class:`ExtraKeywords`).
 
     Returns:
         ``{"type": "image", "data": ..., "mimeType": ...}`` plus the optional keys given.
 
     Raises:
         ValueError: ``data`` is a str that is not valid base64.
-        TypeError: ``data`` is neither bytes nor str.
+        TypeError: ``data`` is neither bytes nor str, or a keyword is not one of
+            :class:`ExtraKeywords`.
     """
-    return _media("image", data, mime_type, annotations, meta)
+    return _media("image", data, mime_type, extras)
 
 
-def audio(
-    data: bytes | str,
-    mime_type: str,
-    *,
-    annotations: Mapping[str, Any] | None = None,
-    meta: Mapping[str, Any] | None = None,
-) -> JSONObject:
+def audio(data: bytes | str, mime_type: str, **extras: Unpack[ExtraKeywords]) -> JSONObject:
     """Build an ``AudioContent`` block: :func:`image` for sound.
 
     ``{"type": "audio", "data": ..., "mimeType": ...}`` (``mime_type`` e.g. ``"audio/wav"``)
-    plus the optional keys given; ``data`` and the errors raised as for :func:`image`.
+    plus the optional keys given; ``data``, ``extras`` and the errors raised as for
+    :func:`image`.
     """
-    return _media("audio", data, mime_type, annotations, meta)
+    return _media("audio", data, mime_type, extras)
 
 
-def resource_link(
-    uri: str,
-    name: str,
-    *,
-    title: str | None = None,
-    description: str | None = None,
-    mime_type: str | None = None,
-    size: int | None = None,
-    icons: Sequence[Mapping[str, Any]] | None = None,
-    annotations: Mapping[str, Any] | None = None,
-    meta: Mapping[str, Any] | None = None,
-) -> JSONObject:
+def resource_link(uri: str, name: str, **fields: Unpack[ResourceKeywords]) -> JSONObject:
     """Build a ``ResourceLink`` block (a resource the client may read later).
 
     Args:
         uri: The resource URI.
         name: Programmatic name of the resource.
-        title: Optional human-readable title.
-        description: Optional description.
-        mime_type: Optional MIME type; sent as ``mimeType``.
-        size: Optional size of the raw content in bytes.
-        icons: Optional list of ``Icon`` objects (``src``, ``mimeType?``, ``sizes?``, ``theme?``).
-        annotations: Optional ``Annotations``.
-        meta: Optional ``_meta`` object.
+        **fields: The optional keywords of a listed resource (``resource_item``):
+            ``title``, ``description``, ``mime_type``, ``size``, ``annotations``, ``icons``,
+            ``meta`` (:class:`~genmcp.protocol.resources.ResourceKeywords`).
 
     Returns:
         ``{"type": "resource_link", "uri": ..., "name": ...}`` plus the optional keys given.
+
+    Raises:
+        TypeError: A keyword ``ResourceKeywords`` does not declare.
     """
     block: JSONObject = {"type": "resource_link", "uri": uri, "name": name}
-    return described(block, title, description, mime_type, size, annotations, icons, meta)
+    return described(block, fields, "resource_link")
 
 
 def embedded_resource(
@@ -140,8 +122,7 @@ def embedded_resource(
     text: str | None = None,
     blob: bytes | str | None = None,
     mime_type: str | None = None,
-    annotations: Mapping[str, Any] | None = None,
-    meta: Mapping[str, Any] | None = None,
+    **extras: Unpack[ExtraKeywords],
 ) -> JSONObject:
     """Build an ``EmbeddedResource`` block carrying the resource contents inline.
 
@@ -150,8 +131,8 @@ def embedded_resource(
         text: The contents as text; give exactly one of ``text`` and ``blob``.
         blob: The contents as bytes (base64-encoded here) or as a standard base64 str.
         mime_type: Optional MIME type of the contents; sent as ``resource.mimeType``.
-        annotations: Optional ``Annotations`` of the block.
-        meta: Optional ``_meta`` of the block (not of the inner contents).
+        **extras: The optional ``annotations`` and ``meta`` of the block (not of the inner
+            contents; :class:`ExtraKeywords`).
 
     Returns:
         ``{"type": "resource", "resource": {"uri": ..., "text" | "blob": ...}}`` plus the
@@ -160,6 +141,7 @@ def embedded_resource(
     Raises:
         ValueError: Both or neither of ``text`` and ``blob`` were given, or ``blob`` is a str
             that is not valid base64.
+        TypeError: A keyword :class:`ExtraKeywords` does not declare.
     """
     if (text is None) == (blob is None):
         raise ValueError("embedded_resource needs exactly one of text= or blob=")
@@ -169,7 +151,7 @@ def embedded_resource(
         contents["blob"] = to_base64(blob, "resource blob")
     else:
         contents["text"] = text
-    return _block_extras({"type": "resource", "resource": contents}, annotations, meta)
+    return _block_extras({"type": "resource", "resource": contents}, extras, "embedded_resource")
 
 
 # --------------------------------------------------------------------------- results

@@ -1,8 +1,10 @@
 """Builders for the MCP 2026-07-28 resource shapes: listings, templates, contents, results.
 
 The companions of :mod:`genmcp.protocol.v2607` for ``resources/list``,
-``resources/templates/list`` and ``resources/read``; :func:`described` writes the optional
-keys a ``Resource``, a ``ResourceTemplate`` and a ``ResourceLink`` share. Conventions in
+``resources/templates/list`` and ``resources/read``. The optional keys a ``Resource``, a
+``ResourceTemplate`` and a ``ResourceLink`` share are declared once,
+:class:`DescriptionKeywords` (and :class:`ResourceKeywords`, with ``size``), and written by
+:func:`described`. Conventions in
 :mod:`genmcp.protocol.shapes`; ``resultType``, cache hints the repo did not choose and the
 server ``_meta`` are added by the Suite, not here.
 """
@@ -10,11 +12,20 @@ server ``_meta`` are added by the Suite, not here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Final, Literal, Unpack
 
-from genmcp.protocol.shapes import JSONObject, copy_mapping, put, to_base64
+from genmcp.protocol.shapes import (
+    ExtraKeywords,
+    JSONObject,
+    check_keywords,
+    copy_mapping,
+    put,
+    to_base64,
+)
 
 __all__ = [
+    "DescriptionKeywords",
+    "ResourceKeywords",
     "blob_contents",
     "read_resource_result",
     "resource_item",
@@ -113,84 +124,93 @@ def read_resource_result(
     return result
 
 
-def resource_item(
-    uri: str,
-    name: str,
-    *,
-    title: str | None = None,
-    description: str | None = None,
-    mime_type: str | None = None,
-    size: int | None = None,
-    annotations: Mapping[str, Any] | None = None,
-    icons: Sequence[Mapping[str, Any]] | None = None,
-    meta: Mapping[str, Any] | None = None,
-) -> JSONObject:
+class DescriptionKeywords(ExtraKeywords, total=False):
+    """The optional keywords that describe a ``ResourceTemplate`` (:func:`resource_template`),
+    and with ``size`` (:class:`ResourceKeywords`) a ``Resource`` and a ``ResourceLink``;
+    ``annotations`` and ``meta`` as every content block (:class:`ExtraKeywords`).
+
+    Attributes:
+        title: Human-readable title (``name`` is the display fallback without it).
+        description: Description, a hint for the model.
+        mime_type: MIME type (of every resource a template names); sent as ``mimeType``.
+        icons: ``Icon`` objects (``src``, ``mimeType?``, ``sizes?``, ``theme?``).
+    """
+
+    title: str | None
+    description: str | None
+    mime_type: str | None
+    icons: Sequence[Mapping[str, Any]] | None
+
+
+class ResourceKeywords(DescriptionKeywords, total=False):
+    """The optional keywords of a ``Resource`` (:func:`resource_item`) and a ``ResourceLink``
+    (``resource_link``): :class:`DescriptionKeywords` and the size.
+
+    Attributes:
+        size: Size of the raw content in bytes.
+    """
+
+    size: int | None
+
+
+def resource_item(uri: str, name: str, **fields: Unpack[ResourceKeywords]) -> JSONObject:
     """Build a ``Resource``: one entry of ``resources/list``.
 
     Args:
         uri: The resource URI.
         name: Programmatic name (also the display fallback when ``title`` is absent).
-        title: Optional human-readable title.
-        description: Optional description, a hint for the model.
-        mime_type: Optional MIME type; sent as ``mimeType``.
-        size: Optional size of the raw content in bytes.
-        annotations: Optional ``Annotations`` (``audience``, ``priority``, ``lastModified``).
-        icons: Optional list of ``Icon`` objects.
-        meta: Optional ``_meta`` object.
+        **fields: The optional :class:`ResourceKeywords` (``title``, ``description``,
+            ``mime_type``, ``size``, ``annotations``, ``icons``, ``meta``).
 
     Returns:
         ``{"uri": ..., "name": ...}`` plus the optional keys given.
+
+    Raises:
+        TypeError: A keyword :class:`ResourceKeywords` does not declare.
     """
-    item: JSONObject = {"uri": uri, "name": name}
-    return described(item, title, description, mime_type, size, annotations, icons, meta)
+    return described({"uri": uri, "name": name}, fields, "resource_item")
 
 
 def resource_template(
-    uri_template: str,
-    name: str,
-    *,
-    title: str | None = None,
-    description: str | None = None,
-    mime_type: str | None = None,
-    annotations: Mapping[str, Any] | None = None,
-    icons: Sequence[Mapping[str, Any]] | None = None,
-    meta: Mapping[str, Any] | None = None,
+    uri_template: str, name: str, **fields: Unpack[DescriptionKeywords]
 ) -> JSONObject:
     """Build a ``ResourceTemplate``: one entry of ``resources/templates/list``.
 
     Args:
         uri_template: An RFC 6570 template, e.g. ``"test://template/{id}/data"``.
         name: Programmatic name.
-        title: Optional human-readable title.
-        description: Optional description.
-        mime_type: Optional MIME type shared by every resource the template names.
-        annotations: Optional ``Annotations``.
-        icons: Optional list of ``Icon`` objects.
-        meta: Optional ``_meta`` object.
+        **fields: The optional :class:`DescriptionKeywords` (``title``, ``description``,
+            ``mime_type``, ``annotations``, ``icons``, ``meta``); no ``size``.
 
     Returns:
         ``{"uriTemplate": ..., "name": ...}`` plus the optional keys given.
+
+    Raises:
+        TypeError: A keyword :class:`DescriptionKeywords` does not declare.
     """
     item: JSONObject = {"uriTemplate": uri_template, "name": name}
-    return described(item, title, description, mime_type, None, annotations, icons, meta)
+    return described(item, fields, "resource_template", _DESCRIPTION)
+
+
+_DESCRIPTION: Final = DescriptionKeywords.__optional_keys__
+_RESOURCE: Final = ResourceKeywords.__optional_keys__
 
 
 def described(
     item: JSONObject,
-    title: str | None,
-    description: str | None,
-    mime_type: str | None,
-    size: int | None,
-    annotations: Mapping[str, Any] | None,
-    icons: Sequence[Mapping[str, Any]] | None,
-    meta: Mapping[str, Any] | None,
+    fields: Mapping[str, Any],
+    where: str,
+    declared: frozenset[str] = _RESOURCE,
 ) -> JSONObject:
-    """Add the optional keys ``Resource``, ``ResourceTemplate`` and ``ResourceLink`` share."""
-    put(item, "title", title)
-    put(item, "description", description)
-    put(item, "mimeType", mime_type)
-    put(item, "size", size)
-    put(item, "annotations", copy_mapping(annotations))
+    """Add to ``item`` the optional keys of ``fields`` that are set, after refusing a keyword
+    not ``declared`` (``where`` names the builder in the ``TypeError``)."""
+    check_keywords(fields, declared, where)
+    put(item, "title", fields.get("title"))
+    put(item, "description", fields.get("description"))
+    put(item, "mimeType", fields.get("mime_type"))
+    put(item, "size", fields.get("size"))
+    put(item, "annotations", copy_mapping(fields.get("annotations")))
+    icons = fields.get("icons")
     put(item, "icons", None if icons is None else [dict(icon) for icon in icons])
-    put(item, "_meta", copy_mapping(meta))
+    put(item, "_meta", copy_mapping(fields.get("meta")))
     return item

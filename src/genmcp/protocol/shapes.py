@@ -2,7 +2,9 @@
 
 Builders (``content``, ``input_requests``, ``resources``, ``prompts``) take snake_case keyword
 arguments, drop the ones left unset (``None``) with :func:`put`, copy caller mappings with
-:func:`copy_mapping` and return a fresh ``dict`` the caller owns.
+:func:`copy_mapping` and return a fresh ``dict`` the caller owns. A keyword set several
+builders share is declared once as a ``TypedDict`` (:class:`ExtraKeywords`) they take as
+``**keywords: Unpack[...]``; :func:`check_keywords` refuses a misspelt one at run time.
 """
 
 from __future__ import annotations
@@ -11,15 +13,44 @@ import base64
 import binascii
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["JSON", "JSONObject", "compact_json", "copy_mapping", "put", "to_base64"]
+__all__ = [
+    "JSON",
+    "ExtraKeywords",
+    "JSONObject",
+    "check_keywords",
+    "compact_json",
+    "copy_mapping",
+    "put",
+    "to_base64",
+]
 
 JSON = Any
 """Any JSON value: ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None``."""
 
 JSONObject = dict[str, Any]
 """A JSON object as built by this module (a fresh ``dict`` with ``str`` keys)."""
+
+
+class ExtraKeywords(TypedDict, total=False):
+    """The optional keywords every content block, ``Resource`` and ``ResourceTemplate`` takes.
+
+    Attributes:
+        annotations: ``Annotations`` (``audience``, ``priority``, ``lastModified``).
+        meta: The ``_meta`` object.
+    """
+
+    annotations: Mapping[str, Any] | None
+    meta: Mapping[str, Any] | None
+
+
+def check_keywords(keywords: Mapping[str, Any], declared: frozenset[str], where: str) -> None:
+    """Refuse with ``TypeError`` a keyword not ``declared``, as Python refuses one a signature
+    does not name (``**keywords: Unpack[...]`` is checked by type checkers only)."""
+    if not keywords.keys() <= declared:
+        unknown = next(key for key in keywords if key not in declared)
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown!r}")
 
 
 def put(target: JSONObject, key: str, value: Any) -> None:

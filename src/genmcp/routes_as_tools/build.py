@@ -30,6 +30,7 @@ from fastapi.openapi.utils import get_openapi
 from starlette.responses import FileResponse, StreamingResponse
 
 from genmcp.catalogs.tool_entry import TOOL_NAME
+from genmcp.protocol.shapes import check_keywords
 from genmcp.routes_as_tools import table
 from genmcp.routes_as_tools.arguments import Arguments, BuildError, output_schema
 from genmcp.routes_as_tools.exchange import MAX_RESPONSE_BYTES
@@ -124,9 +125,7 @@ class Selection:
         """The selection ``keywords`` describe (methods upper-cased); a bare string, or a
         keyword ``where`` (``route_tools``, ``openapi_tools``) does not take, is refused
         with ``TypeError``, as Python refuses one a signature does not name."""
-        unknown = sorted(keywords.keys() - SelectionKeywords.__optional_keys__)
-        if unknown:
-            raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+        check_keywords(keywords, SelectionKeywords.__optional_keys__, where)
         paths, exclude_paths = keywords.get("paths"), keywords.get("exclude_paths", ())
         return cls(
             _set(keywords.get("operations")),
