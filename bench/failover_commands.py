@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from genmcp.storage import TaskEnd
+from genmcp.storage import Lease, TaskEnd
 from genmcp.storage.redis import RedisBroker, RedisOptions, RedisSessionRegistry, RedisTaskStore
 from support.redis_topology import OwnSentinel, admins
 
@@ -58,7 +58,7 @@ async def measure(url: str, options: RedisOptions, label: str) -> None:
         record: dict[str, Any] = {"lastUpdatedAt": "2026-12-07T00:00:00Z", "ttlMs": 60_000}
         before = counts(url)
         for n in range(N):
-            await tasks.create({**record, "taskId": f"t{n}"}, lease_ms=5000, owner="me")
+            await tasks.create({**record, "taskId": f"t{n}"}, Lease("me", 5000))
         results["task create"] = spent(before, before := counts(url))
         for n in range(N):
             await tasks.finish(f"t{n}", TaskEnd("completed", result={}), "2026-12-07T00:00:01Z")

@@ -31,6 +31,7 @@ from genmcp import (
 )
 from genmcp.client import Client, RPCError
 from genmcp.protocol.tasks import iso_now
+from genmcp.storage import Lease, TaskQuota
 from genmcp.storage.memory import MemoryTaskStore
 from genmcp.testing import accept
 from support.server import LiveServer, LiveServers
@@ -86,8 +87,8 @@ class Recording(MemoryTaskStore):
         super().__init__()
         self.ids: list[str] = []
 
-    async def create(self, record: Any, **options: Any) -> None:
-        await super().create(record, **options)
+    async def create(self, record: Any, lease: Lease, quota: TaskQuota | None = None) -> None:
+        await super().create(record, lease, quota)
         self.ids.append(record["taskId"])
 
 

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 import pytest
 
-from genmcp.storage import TaskEnd, TaskOptions, TaskQuota, now_ms
+from genmcp.storage import Lease, TaskEnd, TaskOptions, TaskQuota, now_ms
 from tests.storage.backend_kit import Backend
 
 LOST: Final = {"code": -32603, "message": "lease lost"}
@@ -47,7 +47,7 @@ async def new_task(store: Any, principal: str | None, quota: Any = None) -> str:
     from genmcp.protocol.tasks import new_record, new_task_id
 
     record = new_record(new_task_id(), principal, 60_000, 1000)
-    await store.create(record, lease_ms=6_000, owner="p", quota=quota)
+    await store.create(record, Lease("p", 6_000), quota=quota)
     return str(record["taskId"])
 
 
@@ -132,7 +132,7 @@ async def test_a_lost_lease_frees_the_owners_place(task_store: Any) -> None:
 
     quota = TaskQuota(live_per_owner=1, created_per_window=0, max_live=0)
     record = new_record(new_task_id(), "alice", 60_000, 1000)
-    await task_store.create(record, lease_ms=30, owner="dead", quota=quota)
+    await task_store.create(record, Lease("dead", 30), quota=quota)
     assert (await refused(task_store, "alice", quota)).limit == "live_per_owner"
     await asyncio.sleep(0.06)
     assert (await task_store.get(record["taskId"], lost=LOST))["status"] == "failed"

@@ -33,6 +33,7 @@ from genmcp import (
 from genmcp.events import Answer
 from genmcp.protocol.jsonrpc import Request as RPC
 from genmcp.protocol.tasks import new_record
+from genmcp.storage import Lease
 from support.client import ModernClient
 
 EXT: Final = "io.modelcontextprotocol/tasks"
@@ -367,7 +368,7 @@ async def test_a_server_without_task_tools_honors_no_task_ids(
     base, router = serve(live_server, seen, Plain)
     client: ModernClient = modern_client(base, validate=False)
     record = new_record("x", "anonymous", 60_000, None)  # a task of the caller's, in the store
-    await router.suite.tasks.store.create(record, lease_ms=60_000, owner="elsewhere")
+    await router.suite.tasks.store.create(record, Lease("elsewhere", 60_000))
     wanted = {"notifications": {"taskIds": ["x"], "toolsListChanged": True}}
     async with client.stream("subscriptions/listen", wanted, capabilities=TASKS) as exchange:
         ack = await anext(aiter(exchange))

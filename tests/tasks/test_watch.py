@@ -34,6 +34,7 @@ from genmcp import (
     mcp_router,
 )
 from genmcp.protocol.tasks import new_record
+from genmcp.storage import Lease
 from support import schema
 from support.client import Exchange, ModernClient
 
@@ -245,7 +246,7 @@ async def test_a_task_whose_lease_lapsed_is_notified_as_failed(
     base, router = serve(live_server, gates, lease_ms=300)  # listeners re-read every 0.15 s
     client: ModernClient = modern_client(base)
     store = router.suite.tasks.store  # a task whose process died: nobody renews it
-    await store.create(new_record("orphan", "alice", 60_000, None), lease_ms=200, owner="dead")
+    await store.create(new_record("orphan", "alice", 60_000, None), Lease("dead", 200))
     stream = listen(client, "orphan")
     exchange, honored = await anext(stream)
     assert honored == {"taskIds": ["orphan"]}

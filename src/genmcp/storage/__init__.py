@@ -16,7 +16,8 @@ Values and messages are JSON values (dicts, lists, strings, numbers, booleans, N
 shared implementation stores and carries them as JSON, and hands back equal copies.
 
 * ``TaskStore``: the Tasks extension's records, their outstanding input and their leases
-  (``TaskOptions`` says how a Suite runs tasks, ``TaskEnd`` how one ends); see the class.
+  (``TaskOptions`` says how a Suite runs tasks, ``Lease`` who runs one, ``TaskEnd`` how one
+  ends); see the class.
 
 * ``RecordStore``: expiring JSON records by kind and key, some used once (taking one leaves
   a spent marker, so a replay is recognised): what an OAuth authorization server
@@ -67,6 +68,7 @@ from genmcp.storage.sessions import SessionRegistry
 from genmcp.storage.states import StateStore
 from genmcp.storage.tasks import TERMINAL as TERMINAL
 from genmcp.storage.tasks import (
+    Lease,
     TaskEnd,
     TaskOptions,
     TaskQuota,
@@ -81,6 +83,7 @@ __all__ = [
     "Inbox",
     "InboxFull",
     "Inboxes",
+    "Lease",
     "ProofReplays",
     "RecordStore",
     "SessionRegistry",

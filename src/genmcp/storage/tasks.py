@@ -1,9 +1,10 @@
 """The Tasks extension's store: ``TaskStore`` and the values it takes and gives.
 
 ``TaskOptions`` says how a Suite runs tasks, ``TaskQuota`` how many a store takes (refused
-with ``TaskQuotaExceeded``), ``TaskEnd`` how one ends; ``now_ms`` is the clock leases are
-compared on across processes. Implemented by ``memory.tasks`` and ``redis.tasks``; the
-service that runs tasks is ``genmcp.tasks``. Imports nothing from genmcp.
+with ``TaskQuotaExceeded``), ``Lease`` who runs one and how long it holds, ``TaskEnd`` how
+it ends; ``now_ms`` is the clock leases are compared on across processes. Implemented by
+``memory.tasks`` and ``redis.tasks``; the service that runs tasks is ``genmcp.tasks``.
+Imports nothing from genmcp.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 __all__ = [
     "TERMINAL",
+    "Lease",
     "TaskEnd",
     "TaskOptions",
     "TaskQuota",
@@ -117,6 +119,21 @@ class TaskOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class Lease:
+    """Who runs a task and how long that holds unrenewed (``TaskStore.create``): made once by
+    the process that runs tasks, handed to every creation.
+
+    Attributes:
+        owner: the process's token (``TaskStore.owner`` answers it).
+        ms: how long the task stays ``working`` unless ``owner`` renews it (``TaskStore.renew``);
+            then it reads as ``failed``.
+    """
+
+    owner: str
+    ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class TaskEnd:
     """How a task ends (``TaskStore.finish``): its terminal status and what its record gains.
 
@@ -169,16 +186,11 @@ class TaskStore(Protocol):
     """
 
     async def create(
-        self,
-        record: Mapping[str, Any],
-        *,
-        lease_ms: int,
-        owner: str,
-        quota: TaskQuota | None = None,
+        self, record: Mapping[str, Any], lease: Lease, quota: TaskQuota | None = None
     ) -> None:
-        """Store a new ``working`` record, leased to ``owner`` (the process) for ``lease_ms``;
-        :class:`TaskQuotaExceeded` when ``quota`` (counted per record ``principal``) or the
-        store's room says no. Only terminal records are ever evicted to make room."""
+        """Store a new ``working`` record under ``lease``; :class:`TaskQuotaExceeded` when
+        ``quota`` (counted per record ``principal``) or the store's room says no. Only
+        terminal records are ever evicted to make room."""
         ...
 
     async def get(self, task_id: str, *, lost: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -54,7 +54,7 @@ from genmcp.events import Answer, Ended
 from genmcp.protocol import tasks as task_wire
 from genmcp.protocol.jsonrpc import Request, result_response
 from genmcp.protocol.methods import TASKS_CANCEL, TASKS_GET, TASKS_UPDATE
-from genmcp.storage import Broker, TaskEnd, TaskOptions, TaskQuotaExceeded, TaskStore
+from genmcp.storage import Broker, Lease, TaskEnd, TaskOptions, TaskQuotaExceeded, TaskStore
 from genmcp.storage.guard import StorageUnavailable
 from genmcp.storage.memory import MemoryTaskStore
 from genmcp.tasks.quota import quota_of, quota_refusal
@@ -158,6 +158,7 @@ class TaskService:
         self.quota, self.sep3304 = options.quota, options.sep3304
         self.renew_s = self.lease_ms / 3000
         self.owner = secrets.token_hex(8)  # this process, as the records name it
+        self.lease = Lease(self.owner, self.lease_ms)  # every task it creates runs under it
         self._running: dict[str, Running] = {}
         self._listener: asyncio.Task[None] | None = None
 
@@ -219,7 +220,7 @@ class TaskService:
         record = task_wire.new_record(task_id, principal, self.ttl_ms, self.poll_interval_ms)
         try:
             quota = quota_of(self.quota, principal)
-            await self.store.create(record, lease_ms=self.lease_ms, owner=self.owner, quota=quota)
+            await self.store.create(record, self.lease, quota)
         except StorageUnavailable:
             raise  # 503 with Retry-After: the client retries the call
         except TaskQuotaExceeded as exc:

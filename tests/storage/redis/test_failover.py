@@ -309,6 +309,7 @@ def wait_calls(url: str) -> int:
 async def test_a_cluster_write_is_acknowledged_once_its_masters_replica_has_it() -> None:
     from redis.crc import key_slot
 
+    from genmcp.storage import Lease
     from genmcp.storage.guard import StorageUnavailable
     from genmcp.storage.redis import RedisOptions, RedisTaskStore
 
@@ -320,10 +321,10 @@ async def test_a_cluster_write_is_acknowledged_once_its_masters_replica_has_it()
     store = RedisTaskStore.from_url(cluster.url, prefix="ack:", options=roomy)
     record: dict[str, Any] = {"lastUpdatedAt": "2026-12-07T00:00:00Z", "ttlMs": 60_000}
     try:
-        await store.create({**record, "taskId": "warm"}, lease_ms=5000, owner="me")  # loaded
+        await store.create({**record, "taskId": "warm"}, Lease("me", 5000))  # loaded
         before = wait_calls(cluster.url)
         for n in range(5):
-            await store.create({**record, "taskId": f"t{n}"}, lease_ms=5000, owner="me")
+            await store.create({**record, "taskId": f"t{n}"}, Lease("me", 5000))
         assert wait_calls(cluster.url) - before == 5  # one WAIT per write, on its master
         # The replica of t9's master stops answering: the write is not acknowledged (503).
         master = cluster.master_of(key_slot(store.key("t9").encode()))
@@ -336,7 +337,7 @@ async def test_a_cluster_write_is_acknowledged_once_its_masters_replica_has_it()
         os.kill(replica.process.pid, signal.SIGSTOP)
         try:
             with pytest.raises(StorageUnavailable):
-                await store.create({**record, "taskId": "t9"}, lease_ms=5000, owner="me")
+                await store.create({**record, "taskId": "t9"}, Lease("me", 5000))
         finally:
             os.kill(replica.process.pid, signal.SIGCONT)
         # The master killed: its replica takes over, alone; writes go there (MOVED followed,
@@ -346,7 +347,7 @@ async def test_a_cluster_write_is_acknowledged_once_its_masters_replica_has_it()
         deadline = time.monotonic() + 30
         while True:
             try:
-                await store.create({**record, "taskId": "t10"}, lease_ms=5000, owner="me")
+                await store.create({**record, "taskId": "t10"}, Lease("me", 5000))
                 break
             except StorageUnavailable:
                 assert time.monotonic() < deadline, "the new master never took writes"

@@ -51,6 +51,8 @@ async def test_a_store_on_a_given_client_leaves_it_open(
 ) -> None:
     client = RedisOptions().client(redis_url)
     try:
+        with pytest.raises(TypeError, match="'prefx'"):  # a misspelt prefix is no default
+            kind(client, prefx=redis_prefix)  # type: ignore[call-arg]
         part = kind(client, prefix=redis_prefix)
         await USE[kind](part)
         await part.aclose()

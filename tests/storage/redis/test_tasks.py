@@ -22,7 +22,7 @@ from typing import Any, Final
 import pytest
 
 from genmcp.protocol.tasks import iso_now, lease_lost_error, new_record
-from genmcp.storage import TaskEnd, TaskStore
+from genmcp.storage import Lease, TaskEnd, TaskStore
 from genmcp.storage.memory import MemoryTaskStore
 from support.client import Exchange, ModernClient
 from support.tasks_process import TasksProcess
@@ -57,7 +57,7 @@ async def test_the_store_moves_a_task_through_input_to_one_terminal_status(
     store: TaskStore,
 ) -> None:
     record = new_record("t1", "alice", 60_000, 500)
-    await store.create(record, lease_ms=10_000, owner="me")
+    await store.create(record, Lease("me", 10_000))
     assert await store.owner("t1") == "me"
     got = await store.get("t1", lost=LOST)
     assert got is not None and got["status"] == "working" and got["principal"] == "alice"
@@ -96,7 +96,7 @@ async def test_the_store_moves_a_task_through_input_to_one_terminal_status(
 
 
 async def test_a_lapsed_lease_fails_the_task_and_the_ttl_removes_it(store: TaskStore) -> None:
-    await store.create(new_record("t2", None, 400, None), lease_ms=50, owner="dead")
+    await store.create(new_record("t2", None, 400, None), Lease("dead", 50))
     await asyncio.sleep(0.1)
     got = await store.get("t2", lost=LOST)
     assert got is not None and got["status"] == "failed" and got["error"] == LOST
@@ -120,7 +120,7 @@ async def test_a_lease_run_out_on_another_server_than_its_last_gets_a_grace(
     raw = sync_client(redis_url)
     try:
         for task_id in ("moved", "here"):
-            await store.create(new_record(task_id, None, 60_000, None), lease_ms=50, owner="o")
+            await store.create(new_record(task_id, None, 60_000, None), Lease("o", 50))
         raw.hset(store.key("moved"), "run", "a-server-that-failed-over")
         await asyncio.sleep(0.1)  # both leases ran out
         kept = await store.get("moved", lost=LOST)
@@ -139,7 +139,7 @@ async def test_a_lease_run_out_on_another_server_than_its_last_gets_a_grace(
 
 
 async def test_a_working_tasks_status_message_changes_until_it_ends(store: TaskStore) -> None:
-    await store.create(new_record("t3", None, 60_000, None), lease_ms=10_000, owner="me")
+    await store.create(new_record("t3", None, 60_000, None), Lease("me", 10_000))
     moved = await store.note("t3", "step 1 of 2", iso_now())
     assert moved is not None and moved["statusMessage"] == "step 1 of 2"
     assert moved["version"] == 2 and moved["status"] == "working"

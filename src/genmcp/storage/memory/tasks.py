@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from genmcp.protocol.tasks import iso_now
-from genmcp.storage import TERMINAL, TaskEnd, TaskQuota, TaskQuotaExceeded, now_ms
+from genmcp.storage import TERMINAL, Lease, TaskEnd, TaskQuota, TaskQuotaExceeded, now_ms
 from genmcp.storage.buckets import MemoryBuckets
 
 __all__ = ["MAX_TASKS", "MAX_WINDOWS", "MemoryTaskStore"]
@@ -121,12 +121,7 @@ class MemoryTaskStore:
                 raise TaskQuotaExceeded("created_per_window", made.wait_s)
 
     async def create(
-        self,
-        record: Mapping[str, Any],
-        *,
-        lease_ms: int,
-        owner: str,
-        quota: TaskQuota | None = None,
+        self, record: Mapping[str, Any], lease: Lease, quota: TaskQuota | None = None
     ) -> None:
         principal = record.get("principal")
         self._admit(principal, quota)
@@ -134,7 +129,7 @@ class MemoryTaskStore:
         expires = time.monotonic() + (ttl_ms / 1000 if isinstance(ttl_ms, int) else float("inf"))
         copy = dict(record)
         task_id = copy["taskId"]
-        self._entries[task_id] = _Entry(copy, expires, now_ms() + lease_ms, owner)
+        self._entries[task_id] = _Entry(copy, expires, now_ms() + lease.ms, lease.owner)
         self._working.setdefault(principal, set()).add(task_id)
         self._live_count += 1
 

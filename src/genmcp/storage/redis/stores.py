@@ -15,13 +15,12 @@ router closing the bundle.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Self, Unpack
 
 from genmcp.storage.redis.broker import RedisBroker
 from genmcp.storage.redis.buckets import RedisBuckets
 from genmcp.storage.redis.cache import RedisCacheStore
-from genmcp.storage.redis.options import RedisOptions
-from genmcp.storage.redis.part import DEFAULT_PREFIX, PartOptions, close_client
+from genmcp.storage.redis.part import OnRedis, PartOptions, close_client
 from genmcp.storage.redis.registry import RedisSessionRegistry
 from genmcp.storage.redis.replays import RedisProofReplays
 from genmcp.storage.redis.states import RedisStateStore
@@ -32,9 +31,10 @@ __all__ = ["RedisStores"]
 
 
 @dataclass(slots=True)
-class RedisStores:
+class RedisStores(OnRedis):
     """The Redis ``Stores`` of one process: one client, a broker, a session registry, a task
-    store, the rate limits' buckets and the DPoP proofs seen on it."""
+    store, the rate limits' buckets and the DPoP proofs seen on it. ``from_url`` makes them
+    (``OnRedis``): the parts for ``url`` on one client, each under the same prefix."""
 
     client: Client
     broker: RedisBroker
@@ -51,20 +51,8 @@ class RedisStores:
     redis_url=...)``: one gateway's processes ask their upstream once)."""
 
     @classmethod
-    def from_url(
-        cls,
-        url: str,
-        *,
-        prefix: str = DEFAULT_PREFIX,
-        options: RedisOptions | None = None,
-        **connection: Any,
-    ) -> RedisStores:
-        """The parts for ``url`` on one client made with ``options`` (and ``connection``
-        options such as ``client_name``). Nothing connects before the first command, so this
-        may run at import, in each worker process (never before a fork)."""
-        options = RedisOptions() if options is None else options
-        client = options.client(url, **connection)
-        part: PartOptions = {"prefix": prefix, "options": options}  # every part's, alike
+    def _owning(cls, client: Client, **part: Unpack[PartOptions]) -> Self:
+        """Every part on ``client`` (``from_url``'s), each with the same ``part`` options."""
         return cls(
             client,
             RedisBroker(client, **part),

@@ -68,7 +68,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from genmcp.protocol.tasks import iso_now
-from genmcp.storage import TaskEnd, TaskQuota, TaskQuotaExceeded
+from genmcp.storage import Lease, TaskEnd, TaskQuota, TaskQuotaExceeded
 from genmcp.storage.guard import Breaker
 from genmcp.storage.redis.buckets import TAKE_LUA
 from genmcp.storage.redis.part import PartOptions, RedisPart
@@ -340,12 +340,7 @@ class RedisTaskStore(RedisPart):
         return f"{self._prefix}task:{task_id}"
 
     async def create(
-        self,
-        record: Mapping[str, Any],
-        *,
-        lease_ms: int,
-        owner: str,
-        quota: TaskQuota | None = None,
+        self, record: Mapping[str, Any], lease: Lease, quota: TaskQuota | None = None
     ) -> None:
         ttl_ms = record.get("ttlMs")
         if not isinstance(ttl_ms, int) or ttl_ms < 1:
@@ -355,7 +350,7 @@ class RedisTaskStore(RedisPart):
         task_id = record["taskId"]
         if quota is not None:
             await self._count(task_id, record.get("principal"), ttl_ms, quota)
-        args = [encode(base), record["lastUpdatedAt"], lease_ms, owner, ttl_ms, version]
+        args = [encode(base), record["lastUpdatedAt"], lease.ms, lease.owner, ttl_ms, version]
         await self._transition(self._create, task_id, args)
 
     def _quota_keys(self, principal: Any) -> tuple[str, str]:
