@@ -299,6 +299,11 @@ def sentinel_flags(on: Any, service: str) -> tuple[str, list[str]]:
     return str(master["flags"]), [str(replica["flags"]) for replica in replicas]
 
 
+def promotable(replica: dict[str, Any]) -> bool:
+    """Whether Sentinel would promote ``replica``: its own ``INFO`` read, a few s ago."""
+    return replica.get("master-link-status") == "ok" and int(replica["info-refresh"]) < 5000
+
+
 async def test_a_write_to_a_master_being_failed_over_is_not_acknowledged_without_a_replica() -> (
     None
 ):
@@ -322,6 +327,10 @@ async def test_a_write_to_a_master_being_failed_over_is_not_acknowledged_without
     try:
         await store.create({**record, "taskId": "before"}, Lease("me", 5000))
         on.sentinel_set(sentinel.service, "failover-timeout", 120_000)  # no abort meanwhile
+        deadline = time.monotonic() + 30  # a hang guard: until Sentinel has read the replica
+        while not all(promotable(r) for r in on.sentinel_slaves(sentinel.service)):
+            assert time.monotonic() < deadline, on.sentinel_slaves(sentinel.service)
+            await asyncio.sleep(0.05)
         sentinel.failover()  # its replica chosen (at once), then told to take over (later):
         os.kill(replica.pid, signal.SIGSTOP)  # it never gets to it
         try:
