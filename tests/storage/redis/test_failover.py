@@ -292,6 +292,66 @@ async def test_a_sentinel_master_killed_loses_no_accepted_task_nor_notification(
     await notified_across(apps, sentinel.kill_master, settle, tasks_on=apps[1])
 
 
+def sentinel_flags(on: Any, service: str) -> tuple[str, list[str]]:
+    """A Sentinel's flags of ``service``'s master and of each of its replicas."""
+    master: Any = on.sentinel_master(service)
+    replicas: Any = on.sentinel_slaves(service)
+    return str(master["flags"]), [str(replica["flags"]) for replica in replicas]
+
+
+def promotable(replica: dict[str, Any]) -> bool:
+    """Whether Sentinel would promote ``replica``: its own ``INFO`` read, a few s ago."""
+    return replica.get("master-link-status") == "ok" and int(replica["info-refresh"]) < 5000
+
+
+async def test_a_write_to_a_master_being_failed_over_is_not_acknowledged_without_a_replica() -> (
+    None
+):
+    # A planned failover whose chosen replica is starved of CPU (stopped here): Sentinel is
+    # promoting it, the master still takes writes and its replica acknowledges none. The
+    # master is not "alone" (on main it was, its replica being down: the write was kept
+    # without WAIT, to be flushed with the master's demotion): a 503, nothing acknowledged.
+    import redis
+
+    from genmcp.storage import Lease
+    from genmcp.storage.guard import StorageUnavailable
+    from genmcp.storage.redis import RedisTaskStore
+
+    sentinel = OwnSentinel(sentinels=1).start()
+    assert sentinel.sentinel is not None and sentinel.replica is not None
+    replica = sentinel.replica.process
+    assert replica is not None
+    on = redis.Redis(port=sentinel.sentinel.port, socket_timeout=2)
+    store = RedisTaskStore.from_url(sentinel.url, prefix="moving:")
+    record: dict[str, Any] = {"lastUpdatedAt": "2026-12-07T00:00:00Z", "ttlMs": 60_000}
+    try:
+        await store.create({**record, "taskId": "before"}, Lease("me", 5000))
+        on.sentinel_set(sentinel.service, "failover-timeout", 120_000)  # no abort meanwhile
+        deadline = time.monotonic() + 30  # a hang guard: until Sentinel has read the replica
+        while not all(promotable(r) for r in on.sentinel_slaves(sentinel.service)):
+            assert time.monotonic() < deadline, on.sentinel_slaves(sentinel.service)
+            await asyncio.sleep(0.05)
+        sentinel.failover()  # its replica chosen (at once), then told to take over (later):
+        os.kill(replica.pid, signal.SIGSTOP)  # it never gets to it
+        try:
+            deadline = time.monotonic() + 30  # a hang guard: Sentinel marks it down in 0.5 s
+            while True:
+                flags, replicas = sentinel_flags(on, sentinel.service)
+                if "failover_in_progress" in flags and all("s_down" in r for r in replicas):
+                    break
+                assert time.monotonic() < deadline, (flags, replicas)
+                await asyncio.sleep(0.05)
+            with pytest.raises(StorageUnavailable):
+                await store.create({**record, "taskId": "during"}, Lease("me", 5000))
+            assert "failover_in_progress" in sentinel_flags(on, sentinel.service)[0]
+        finally:
+            os.kill(replica.pid, signal.SIGCONT)
+    finally:
+        await store.aclose()
+        on.close()
+        sentinel.close()
+
+
 # -- a Redis Cluster with replicas: WAIT on the master of each write's key ------------------
 
 

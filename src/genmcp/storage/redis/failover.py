@@ -14,9 +14,13 @@ flushes them). Two parts close it:
   ``WAIT <replicas> <timeout>`` in one pipeline on one connection: the reply counts only
   once a replica has the write. A short ``WAIT`` is :class:`NotReplicated` (a connection
   error: the breaker answers 503 with ``Retry-After`` and the task runner retries), unless
-  Sentinel says the node written to is still the master and it has no healthy replica (a
-  deployment running on its master alone, after a ``kill -9``): then the write is kept and
-  no ``WAIT`` is sent for a second, when Sentinel is asked again. On a Redis Cluster the
+  the server written to is alone: the master of the newest configuration the Sentinels
+  report (a Sentinel that missed a failover still names the old master, which keeps
+  writing until it is demoted, then flushes), no failover under way, and no Sentinel sees
+  a healthy replica of it (a deployment running on its master alone, after a ``kill -9``).
+  Then the write is kept and no ``WAIT`` is sent for a second on connections to that
+  server, and to it alone (a write that reached another one, or moved on a reconnect,
+  waits as any other). On a Redis Cluster the
   ``WAIT`` goes to the master of the write's key, on the connection that wrote (and a master
   that reports no replica is written to without it). On by default under Sentinel and on a
   cluster whose masters have replicas; ``RedisOptions.replicas`` sets it.
@@ -150,7 +154,7 @@ class Acknowledged:
         self._client = client
         self.replicas = replicas
         self.timeout_ms = timeout_ms
-        self._degraded: dict[str, float] = {}  # node ("" off a cluster): no WAIT until then
+        self._degraded: dict[object, float] = {}  # cluster node, or address: no WAIT until
         self._has_replica: dict[str, tuple[bool, float]] = {}  # cluster node: known until
         self.waits = 0
         """How many writes were sent with a ``WAIT``."""
@@ -202,13 +206,10 @@ class Acknowledged:
             name = str(node.name)
             if self.replicas is None and not await self._replicated(client, name):
                 return None
-        else:
-            name = ""
-            if not self.replicas:
+            if time.monotonic() < self._degraded.get(name, 0.0):
                 return None
-        if time.monotonic() < self._degraded.get(name, 0.0):
-            return None
-        return name
+            return name
+        return "" if self.replicas else None  # the connection's server decides (_acked)
 
     async def _replicated(self, client: aioredis.RedisCluster, name: str) -> bool:
         """Whether the cluster master ``name`` has a replica (its ``INFO``, kept a while)."""
@@ -225,26 +226,48 @@ class Acknowledged:
         return has
 
     async def _acked(self, build: Callable[[Any], object], key: Any, node: str) -> list[Any]:
-        self.waits += 1
         client, replicas = self._client, self.replicas or 1
-        if isinstance(client, aioredis.RedisCluster):
-            target = client.get_node(node_name=node)
-            pipe = client.pipeline()
-            build(pipe)
-            pipe.execute_command("WAIT", replicas, self.timeout_ms, target_nodes=target)
-            replies: list[Any] = await pipe.execute(raise_on_error=False)
-        else:
-            async with client.pipeline(transaction=False) as plain:
-                build(plain)
-                plain.wait(replicas, self.timeout_ms)
-                replies = await plain.execute(raise_on_error=False)
+        if not isinstance(client, aioredis.RedisCluster):
+            return await self._acked_on_connection(client, build)
+        self.waits += 1
+        target = client.get_node(node_name=node)
+        pipe = client.pipeline()
+        build(pipe)
+        pipe.execute_command("WAIT", replicas, self.timeout_ms, target_nodes=target)
+        replies: list[Any] = await pipe.execute(raise_on_error=False)
         self._raise_first(replies)
         acked = replies.pop()
-        if isinstance(client, aioredis.RedisCluster):
-            now = client.get_node_from_key(key)
-            if now is None or now.name != node:
-                raise NotReplicated("the key's master changed while it was written")
-        if int(acked) < replicas and not await self._alone(node):
+        now = client.get_node_from_key(key)
+        if now is None or now.name != node:
+            raise NotReplicated("the key's master changed while it was written")
+        if int(acked) < replicas and not await self._cluster_alone(node):
+            raise NotReplicated(f"{acked} of {replicas} replicas acknowledged a write")
+        return replies
+
+    async def _acked_on_connection(
+        self, client: aioredis.Redis, build: Callable[[Any], object]
+    ) -> list[Any]:
+        """``build``'s commands and a ``WAIT`` on one connection of the pool, judged by the
+        server that connection reached: without the ``WAIT`` only on one found alone."""
+        replicas = self.replicas or 1
+        async with client.pipeline(transaction=False) as plain:
+            pool = client.connection_pool
+            connection = await pool.get_connection()  # type: ignore[no-untyped-call, unused-ignore]
+            plain.connection = connection  # released by the pipeline (redis-py's reset())
+            server = _address(connection)
+            alone = time.monotonic() < self._degraded.get(server, 0.0)
+            build(plain)
+            if not alone:
+                self.waits += 1
+                plain.wait(replicas, self.timeout_ms)
+            replies: list[Any] = await plain.execute(raise_on_error=False)
+        if _address(connection) != server:  # reconnected elsewhere (a retry)
+            raise NotReplicated("the write's connection moved to another server")
+        self._raise_first(replies)
+        if alone:
+            return replies
+        acked = replies.pop()
+        if int(acked) < replicas and not await self._sentinel_alone(server):
             raise NotReplicated(f"{acked} of {replicas} replicas acknowledged a write")
         return replies
 
@@ -255,47 +278,43 @@ class Acknowledged:
             if isinstance(reply, Exception):
                 raise reply
 
-    async def _alone(self, node: str) -> bool:
-        """Whether the master written to is still a master and has no replica (the write is
-        kept then); False when it is no longer the master, or a replica lags."""
-        client = self._client
-        if isinstance(client, aioredis.RedisCluster):
-            try:
-                info = await _replication(client, node)
-            except (RedisError, OSError):
-                return False
-            self._has_replica.pop(node, None)
-            if info.get("role") != "master" or int(info.get("connected_slaves", 1)) > 0:
-                return False
-            self._degraded[node] = time.monotonic() + _DEGRADED_S
-            log.warning("redis: cluster master %s has no replica; writes are not replicated", node)
-            return True
-        return await self._sentinel_alone()
-
-    async def _sentinel_alone(self) -> bool:
-        """Whether the master written to is still Sentinel's and has no healthy replica (the
+    async def _cluster_alone(self, node: str) -> bool:
+        """Whether the cluster master written to is still a master and has no replica (the
         write is kept then); False when it is no longer the master, or a replica lags."""
+        client = self._client
+        assert isinstance(client, aioredis.RedisCluster)
+        try:
+            info = await _replication(client, node)
+        except (RedisError, OSError):
+            return False
+        self._has_replica.pop(node, None)
+        if info.get("role") != "master" or int(info.get("connected_slaves", 1)) > 0:
+            return False
+        self._degraded[node] = time.monotonic() + _DEGRADED_S
+        log.warning("redis: cluster master %s has no replica; writes are not replicated", node)
+        return True
+
+    async def _sentinel_alone(self, server: object) -> bool:
+        """Whether ``server``, written to, is the master of the newest configuration a
+        majority of the Sentinels report, with no failover under way and no healthy replica
+        any of them sees (the write is kept then). False otherwise: it is being failed over
+        from, a Sentinel names a newer master (the pool moves there), or a replica lags."""
         pool = getattr(self._client, "connection_pool", None)
         if not isinstance(pool, SentinelConnectionPool):
             return False
-        manager, service = pool.sentinel_manager, pool.service_name
-        address = await manager.discover_master(service)
-        if pool.master_address is not None and address != pool.master_address:
-            await pool.disconnect(inuse_connections=True)  # a failover Sentinel did not say
-            pool.master_address = address
+        service = pool.service_name
+        views = await _views(pool.sentinel_manager.sentinels, service)
+        if 2 * len(views) <= len(pool.sentinel_manager.sentinels):
+            return False  # a minority cannot say the others did not fail it over
+        newest = max(views, key=lambda view: view.epoch)
+        if pool.master_address != newest.master:  # a failover no announcement reached us for
+            pool.master_address = newest.master
+            await pool.disconnect(inuse_connections=True)
+        if server != newest.master or any(view.failing_over or view.replica for view in views):
             return False
-        for sentinel in manager.sentinels:
-            try:
-                replicas = await sentinel.sentinel_slaves(service)
-            except (RedisError, OSError):
-                continue
-            healthy = [r for r in replicas if _healthy(r)]
-            if healthy:
-                return False
-            self._degraded[""] = time.monotonic() + _DEGRADED_S
-            log.warning("redis: %s has no healthy replica; writes are not replicated", service)
-            return True
-        return False
+        self._degraded[server] = time.monotonic() + _DEGRADED_S
+        log.warning("redis: %s has no healthy replica; writes are not replicated", service)
+        return True
 
 
 async def _replication(client: aioredis.RedisCluster, name: str) -> dict[str, Any]:
@@ -304,6 +323,41 @@ async def _replication(client: aioredis.RedisCluster, name: str) -> dict[str, An
     if "role" not in info and info:  # by node name, on some versions
         info = next(iter(info.values()))
     return dict(info)
+
+
+def _address(connection: Any) -> object:
+    """The server a connection talks to (its host and port, or its socket path)."""
+    path = getattr(connection, "path", None)
+    return getattr(connection, "host", None), getattr(connection, "port", path)
+
+
+class _View:
+    """One Sentinel's view of a service: its master, config epoch, whether it is failing it
+    over, whether it sees a healthy replica of it."""
+
+    __slots__ = ("epoch", "failing_over", "master", "replica")
+
+    def __init__(self, state: dict[str, Any], replicas: list[dict[str, Any]]) -> None:
+        self.master = (state["ip"], int(state["port"]))
+        self.epoch = int(state.get("config-epoch", 0))
+        flags = state["flags"]
+        flags = flags if isinstance(flags, set) else set(str(flags).split(","))
+        self.failing_over = bool(flags & {"failover_in_progress", "s_down", "o_down"})
+        self.replica = any(_healthy(r) for r in replicas)
+
+
+async def _views(sentinels: Sequence[aioredis.Redis], service: str) -> list[_View]:
+    """The views of ``service`` of every Sentinel that answers."""
+
+    async def view(sentinel: aioredis.Redis) -> _View | None:
+        try:
+            state: Any = await sentinel.sentinel_master(service)
+            replicas: Any = await sentinel.sentinel_slaves(service)
+        except (RedisError, OSError):
+            return None
+        return _View(state, replicas)
+
+    return [v for v in await asyncio.gather(*(view(s) for s in sentinels)) if v is not None]
 
 
 def _healthy(replica: dict[str, Any]) -> bool:
