@@ -44,7 +44,7 @@ small-bodied `one_of_chain` and 1.9-2.8 for the multi-megabyte ones, whose body 
 in steps on the loop first (under a CPU hog their decoding stretches and the fixed 0.5 s
 budget does not: 3-6 pieces, missed; `tests/catalogs/test_hooks_validation_stall.py` judges
 validation alone)."""
-STALL_ATTEMPTS: Final = 3
+STALL_ATTEMPTS: Final = 5
 """A stall the code causes shows in every attempt; one caused by the machine's other load
 does not: the best of a few attempts is judged."""
 ALONE: Final = frozenset({"hostile_schema.stall"})
