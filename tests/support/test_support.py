@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
+import socket
 import threading
 from collections.abc import AsyncIterator, Callable
 
@@ -19,6 +21,7 @@ from support.client import ModernClient, decode_header_value, encode_header_valu
 from support.schema import SchemaViolation, require_schema, validate
 from support.server import LiveServer, LiveServers
 from support.sse import SSEComment, SSEEvent, SSEParser
+from support.topology import Nginx, require_nginx
 
 CALL_RESULT = {"resultType": "complete", "content": [{"type": "text", "text": "3"}]}
 
@@ -167,3 +170,26 @@ async def test_leaving_a_stream_closes_the_connection(
 
     assert first == SSEComment("tick")
     await asyncio.wait_for(closed.wait(), 5)
+
+
+def test_the_nginx_port_cannot_be_taken_before_nginx_serves_it() -> None:
+    """A port picked free and given to nginx only at its start could be taken meanwhile by
+    another server (a parallel worker's uvicorn or Redis): nginx then failed to bind, or the
+    test talked to that server. Forced here: another listener tries the port between the pick
+    and the start; nginx then serves on the socket held for it."""
+    nginx = Nginx(require_nginx(), [9])  # nothing there: nginx answers 502 itself
+    try:
+        with socket.socket() as other:
+            other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            with pytest.raises(OSError) as taken:
+                other.bind(("127.0.0.1", nginx.port))
+                other.listen()
+        assert taken.value.errno == errno.EADDRINUSE
+        nginx.start()
+        with httpx.Client(trust_env=False) as http:
+            reply = http.get(nginx.url)
+        log = (nginx.dir / "error.log").read_text()
+    finally:
+        nginx.stop()
+    assert reply.headers["server"].startswith("nginx")
+    assert "using inherited sockets" in log
