@@ -18,6 +18,7 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from support.client import ModernClient, decode_header_value, encode_header_value
+from support.redis_server import OwnRedis, require_redis_server
 from support.schema import SchemaViolation, require_schema, validate
 from support.server import LiveServer, LiveServers
 from support.sse import SSEComment, SSEEvent, SSEParser
@@ -193,3 +194,20 @@ def test_the_nginx_port_cannot_be_taken_before_nginx_serves_it() -> None:
         nginx.stop()
     assert reply.headers["server"].startswith("nginx")
     assert "using inherited sockets" in log
+
+
+def test_own_redis_takes_another_port_when_its_port_was_taken() -> None:
+    """redis-server binds the port it is given itself: picked free, it can be taken by another
+    server first (a parallel worker's). Forced here: a first start then takes another port
+    (before: it waited on the squatter and failed, or served another test's Redis)."""
+    redis = OwnRedis(require_redis_server())
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", redis.port))
+        squatter.listen()  # accepts, never answers
+        taken = redis.port
+        try:
+            redis.start()
+            ours = redis.answers() and redis.port != taken
+        finally:
+            redis.close()
+    assert ours
