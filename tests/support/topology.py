@@ -30,7 +30,8 @@ from pathlib import Path
 
 from support.required import unavailable
 
-__all__ = ["SCALE_APP_DIR", "Nginx", "Processes", "require_nginx"]
+__all__ = ["SCALE_APP_DIR", "SERVE_SOCKET", "Nginx", "Processes", "handing", "listening",
+           "require_nginx"]
 
 SCALE_APP_DIR = Path(__file__).resolve().parents[2] / "bench" / "scale"
 
@@ -38,7 +39,7 @@ SCALE_APP_DIR = Path(__file__).resolve().parents[2] / "bench" / "scale"
 SERVE_SOCKET = Path(__file__).with_name("serve_socket.py")
 
 
-def _listening(port: int) -> socket.socket:
+def listening(port: int) -> socket.socket:
     """A socket listening on loopback ``port`` (0: a free one), as uvicorn would bind it."""
     held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -52,7 +53,7 @@ def _listening(port: int) -> socket.socket:
 
 
 @contextlib.contextmanager
-def _handing(held: socket.socket | None, port: int) -> Iterator[int]:
+def handing(held: socket.socket | None, port: int) -> Iterator[int]:
     """The descriptor of a socket listening on ``port`` for a child process to inherit:
     ``held``, or bound again when it is gone or on another port (a restart, a port changed:
     an ``OSError`` if another listener took it meanwhile); closed once the child has its
@@ -60,7 +61,7 @@ def _handing(held: socket.socket | None, port: int) -> Iterator[int]:
     if held is None or held.getsockname()[1] != port:
         if held is not None:
             held.close()
-        held = _listening(port)
+        held = listening(port)
     try:
         yield held.fileno()
     finally:
@@ -113,7 +114,7 @@ class Processes:
         self.graceful_s = graceful_s
         # each port held (listening) from now until its process has the socket: never free
         # for another server to take meanwhile (support/serve_socket.py says why)
-        held = [_listening(0) for _ in range(n)]
+        held = [listening(0) for _ in range(n)]
         self.ports: list[int] = [sock.getsockname()[1] for sock in held]
         self._held: list[socket.socket | None] = list(held)
         self.env = {**os.environ, **env}
@@ -138,7 +139,7 @@ class Processes:
         restart, or when the caller changed ``ports[index]``: an ``OSError`` if another
         listener took the port meanwhile); the process has it, this one lets it go."""
         held, self._held[index] = self._held[index], None
-        with _handing(held, self.ports[index]) as fd:
+        with handing(held, self.ports[index]) as fd:
             command = [sys.executable, str(SERVE_SOCKET), str(fd), str(self.app_dir), self.app,
                        f"{self.graceful_s:g}"]  # fmt: skip
             with (self.logs / f"uvicorn-{index}.log").open("ab") as log:  # the child keeps it
@@ -243,7 +244,7 @@ class Nginx:
         request it has sent can then be sent again to the next one; off, a refusal that
         genmcp sends before the body often ends the client's connection to nginx)."""
         self.binary = binary
-        self._held: socket.socket | None = _listening(0)
+        self._held: socket.socket | None = listening(0)
         self.port: int = self._held.getsockname()[1]
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
         self.upstreams = list(upstreams)
@@ -289,7 +290,7 @@ class Nginx:
         """Start nginx on the held socket (``NGINX=fd;``: it listens there, binds nothing, as
         the config's ``listen`` is that address; bound again for a restart)."""
         held, self._held = self._held, None
-        with _handing(held, self.port) as fd:
+        with handing(held, self.port) as fd:
             self.process = subprocess.Popen(
                 [
                     self.binary,
