@@ -34,7 +34,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from support.cachelock import installing
-from support.topology import handing, listening
+from support.ports import handing, listening
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SCRIPT: Final = Path(__file__).with_name("oidc_as.mjs")

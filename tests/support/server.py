@@ -18,6 +18,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import io
+import socket
 import sys
 import threading
 import time
@@ -52,8 +53,14 @@ class LiveServer:
         startup_timeout: float = 60.0,  # hang guards: a loaded machine starts a thread slowly
         shutdown_timeout: float = 20.0,  # twice of it stays under pytest-timeout's 60 s
         loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
+        sock: socket.socket | None = None,
         **config: Any,
     ) -> None:
+        """``sock``: a listening socket to serve (``ports.listening(0)``, its port known to the
+        app before it starts and never free meanwhile) instead of binding ``host:port``."""
+        if sock is not None:
+            host, port = sock.getsockname()[:2]
+        self.sock = sock
         self.config = uvicorn.Config(app, host=host, port=port, **{**CONFIG_DEFAULTS, **config})
         self.server = uvicorn.Server(self.config)
         self.host = host
@@ -159,7 +166,7 @@ class LiveServer:
         try:
             with asyncio.Runner(loop_factory=self._loop_factory) as runner:
                 self._loop = runner.get_loop()
-                runner.run(self.server.serve())
+                runner.run(self.server.serve(None if self.sock is None else [self.sock]))
         except BaseException as exc:  # uvicorn reports a failed startup with sys.exit()
             self._failure = exc
 

@@ -18,7 +18,8 @@ from typing import Final
 
 import httpx
 
-from support.topology import SERVE_SOCKET, handing, listening
+from support.ports import handing, listening
+from support.topology import SERVE_SOCKET
 
 __all__ = ["TasksProcess"]
 

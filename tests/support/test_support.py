@@ -18,6 +18,7 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from support.client import ModernClient, decode_header_value, encode_header_value
+from support.ports import listening
 from support.redis_server import OwnRedis, require_redis_server
 from support.schema import SchemaViolation, require_schema, validate
 from support.server import LiveServer, LiveServers
@@ -211,3 +212,20 @@ def test_own_redis_takes_another_port_when_its_port_was_taken() -> None:
         finally:
             redis.close()
     assert ours
+
+
+def test_a_live_server_serves_the_socket_held_for_it(live_server: LiveServers) -> None:
+    """An app that names its own URL needs its port before it serves: held (listening) from
+    the pick, another server cannot take it meanwhile, as it could a port picked free."""
+    held = listening(0)
+    with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        with pytest.raises(OSError) as taken:
+            other.bind(held.getsockname())
+            other.listen()
+    assert taken.value.errno == errno.EADDRINUSE
+    base = live_server(Starlette(routes=[Route("/", lambda request: PlainTextResponse("ours"))]),
+                       sock=held)  # fmt: skip
+    with httpx.Client(trust_env=False) as http:
+        assert http.get(base + "/").text == "ours"
+    assert base == f"http://127.0.0.1:{held.getsockname()[1]}"

@@ -16,7 +16,6 @@ nginx the test is skipped; with `CI` set it fails instead.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import signal
@@ -25,47 +24,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from support.ports import handing, listening
 from support.required import unavailable
 
-__all__ = ["SCALE_APP_DIR", "SERVE_SOCKET", "Nginx", "Processes", "handing", "listening",
-           "require_nginx"]
+__all__ = ["SCALE_APP_DIR", "SERVE_SOCKET", "Nginx", "Processes", "require_nginx"]
 
 SCALE_APP_DIR = Path(__file__).resolve().parents[2] / "bench" / "scale"
 
 
 SERVE_SOCKET = Path(__file__).with_name("serve_socket.py")
-
-
-def listening(port: int) -> socket.socket:
-    """A socket listening on loopback ``port`` (0: a free one), as uvicorn would bind it."""
-    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        held.bind(("127.0.0.1", port))
-        held.listen(2048)
-    except OSError:
-        held.close()
-        raise
-    return held
-
-
-@contextlib.contextmanager
-def handing(held: socket.socket | None, port: int) -> Iterator[int]:
-    """The descriptor of a socket listening on ``port`` for a child process to inherit:
-    ``held``, or bound again when it is gone or on another port (a restart, a port changed:
-    an ``OSError`` if another listener took it meanwhile); closed once the child has its
-    copy (the child's copy listens: when it dies, connections are refused)."""
-    if held is None or held.getsockname()[1] != port:
-        if held is not None:
-            held.close()
-        held = listening(port)
-    try:
-        yield held.fileno()
-    finally:
-        held.close()
 
 
 def wait_port(port: int, process: subprocess.Popen[bytes], within: float = 60.0) -> None:
