@@ -106,10 +106,13 @@ class LiveServer:
         return self.url
 
     def stop(self) -> None:
-        """Ask uvicorn to exit; force it after `shutdown_timeout`; wait for the thread."""
+        """Stop accepting connections, then ask uvicorn to exit; force it after
+        `shutdown_timeout`; wait for the thread."""
         thread = self._thread
         if thread is None or not thread.is_alive():
             return
+        with contextlib.suppress(RuntimeError, TimeoutError):  # gone, or stuck: exit all the same
+            self.submit(self._stop_accepting()).result(self.shutdown_timeout)
         self.server.should_exit = True
         thread.join(self.shutdown_timeout)
         if thread.is_alive():
@@ -119,6 +122,20 @@ class LiveServer:
             thread.join(self.shutdown_timeout)
             if thread.is_alive():
                 raise RuntimeError(f"uvicorn on {self.url} did not stop\n{stuck}")
+
+    async def _stop_accepting(self) -> None:
+        """Take the listening sockets off the loop and let the connections accepted so far
+        get their transports, before uvicorn closes the server: a connection accepted in the
+        loop turn that closes it cannot be attached to it (CPython 3.11's ``Server._attach``
+        asserts), and its transport and socket were left unclosed to the garbage collector
+        (an "unclosed socket" error in whichever test it collected in). Connections arriving
+        from now on wait in the backlog and are refused when uvicorn closes the socket."""
+        loop = asyncio.get_running_loop()
+        for server in self.server.servers:
+            for sock in server.sockets:
+                loop.remove_reader(sock.fileno())
+        for _ in range(3):  # accepted -> transport built -> connection_made: one turn each
+            await asyncio.sleep(0)
 
     def stacks(self) -> str:
         """The server thread's stack and every pending task of its loop, with their stacks:

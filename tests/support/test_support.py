@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import gc
 import json
 import socket
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 
@@ -229,3 +231,33 @@ def test_a_live_server_serves_the_socket_held_for_it(live_server: LiveServers) -
     with httpx.Client(trust_env=False) as http:
         assert http.get(base + "/").text == "ours"
     assert base == f"http://127.0.0.1:{held.getsockname()[1]}"
+
+
+def test_a_connection_arriving_as_the_server_stops_is_not_left_to_the_gc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cause of an "unclosed socket" error in a later test (tests/compose/test_remote.py,
+    1 run in about 15 under load): a client connected as uvicorn's shutdown began, asyncio
+    accepted it in the loop turn that closed the server, and the transport it then built
+    failed (CPython 3.11: ``Server._attach`` asserts the server is open) and was left, with
+    its socket, to the garbage collector. Forced here: the connection arrives, is accepted,
+    then the shutdown closes the server before its transport is built."""
+    server = LiveServer(Starlette())
+    server.start()
+    shutdown = server.server.shutdown
+    late: list[socket.socket] = []
+
+    async def late_client(sockets: list[socket.socket] | None = None) -> None:
+        late.append(socket.create_connection(("127.0.0.1", server.port)))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # accepted (if the server still accepts); its transport not built
+        await shutdown(sockets)
+
+    monkeypatch.setattr(server.server, "shutdown", late_client)
+    server.stop()
+    for sock in late:
+        sock.close()
+    left: list[str] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda raised: left.append(str(raised.object)))
+    gc.collect()
+    assert left == []
