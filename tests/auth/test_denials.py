@@ -21,7 +21,7 @@ from genmcp.auth.denials import CONTEXT_META
 from support.dpop_app import ISSUER, Tokens
 from support.legacy_http import ACCEPT
 from support.oauth import call_message
-from support.redis_server import free_port
+from support.ports import listening
 from support.server import LiveServers
 
 LEGACY: Final = "2025-11-25"
@@ -33,14 +33,15 @@ class Write(Tool, name="write", description="Needs notes:write.", scopes=["notes
 
 
 def serve(live_server: LiveServers, sep2643: bool) -> tuple[str, Tokens]:
-    port, tokens = free_port(), Tokens()
+    held, tokens = listening(0), Tokens()  # held until the server serves it
+    port = held.getsockname()[1]
     mcp = f"http://127.0.0.1:{port}/mcp"
     auth = OAuthResource(resource=mcp, authorization_servers=[ISSUER], verifier=tokens.verifier(),
                          required_scopes=["mcp:tools"], sep2643=sep2643)  # fmt: skip
     app = FastAPI()
     app.include_router(mcp_router(server_name="d", server_version="1", tools=[Write], auth=auth),
                        prefix="/mcp")  # fmt: skip
-    live_server(app, port=port)
+    live_server(app, sock=held)
     return mcp, tokens
 
 

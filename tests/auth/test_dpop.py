@@ -30,6 +30,7 @@ from genmcp.storage.redis import RedisOptions, RedisProofReplays
 from support.dpop_app import Tokens, create_app
 from support.legacy_http import ACCEPT
 from support.oauth import call_message
+from support.ports import listening
 from support.redis_server import free_port
 from support.server import LiveServers
 
@@ -155,9 +156,10 @@ def mcp_headers(authorization: str | None = None, dpop: str | None = None) -> di
 
 
 def serve(live_server: LiveServers, policy: DPoPPolicy) -> tuple[str, Tokens]:
-    port, tokens = free_port(), Tokens()
+    held, tokens = listening(0), Tokens()  # held until the server serves it
+    port = held.getsockname()[1]
     mcp = f"http://127.0.0.1:{port}/mcp"
-    live_server(create_app(mcp, policy, tokens), port=port)
+    live_server(create_app(mcp, policy, tokens), sock=held)
     return mcp, tokens
 
 
@@ -258,14 +260,15 @@ async def test_the_dependency_form_checks_proofs_too(live_server: LiveServers) -
     async def nothing() -> None:
         return None
 
-    port, tokens = free_port(), Tokens()
+    held, tokens = listening(0), Tokens()  # held until the server serves it
+    port = held.getsockname()[1]
     mcp = f"http://127.0.0.1:{port}/mcp"
     resource = OAuthResource(resource=mcp, authorization_servers=[ISSUER],
                              verifier=tokens.verifier(), dpop=DPoPPolicy())  # fmt: skip
     app = FastAPI()
     app.include_router(mcp_router(server_name="d", server_version="1", tools=[Pid], auth=resource,
                                   dependencies=[Depends(nothing)]), prefix="/mcp")  # fmt: skip
-    live_server(app, port=port)
+    live_server(app, sock=held)
     key = DPoP()
     token = tokens.issue(mcp, jkt=key.thumbprint)
     async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
@@ -301,7 +304,8 @@ async def test_the_dependency_form_sends_a_rotated_nonce_and_hides_it(
         return None
 
     nonces = DPoPNonces("d" * 16, rotate_s=10**6)
-    port, tokens = free_port(), Tokens()
+    held, tokens = listening(0), Tokens()  # held until the server serves it
+    port = held.getsockname()[1]
     mcp = f"http://127.0.0.1:{port}/mcp"
     policy = DPoPPolicy(nonces=nonces)
     resource = OAuthResource(resource=mcp, authorization_servers=[ISSUER],
@@ -310,7 +314,7 @@ async def test_the_dependency_form_sends_a_rotated_nonce_and_hides_it(
     app.include_router(mcp_router(server_name="d", server_version="1", tools=[Keys],
                                   auth=resource, dependencies=[Depends(nothing)]),
                        prefix="/mcp")  # fmt: skip
-    live_server(app, port=port)
+    live_server(app, sock=held)
     key = DPoP()
     token = tokens.issue(mcp, jkt=key.thumbprint)
     key.remember(mcp, httpx.Response(401, headers={"dpop-nonce": nonces.at(time.time() - 10**6)}))

@@ -42,9 +42,9 @@ from support.authorization_server import (
     PUBLIC_CLIENT,
     REDIRECT_URI,
     AuthorizationServer,
-    free_port,
 )
 from support.examples import load
+from support.ports import listening
 from support.recorder import Recorder
 from support.server import LiveServers
 from support.www_authenticate import parse_bearer
@@ -84,11 +84,12 @@ class Served:
 
 @pytest.fixture
 def served(authorization_server: AuthorizationServer, live_server: LiveServers) -> Served:
-    port = free_port()
+    held = listening(0)  # held until the server serves it
+    port = held.getsockname()[1]
     mcp = f"http://127.0.0.1:{port}/mcp"
     env = {"MCP_RESOURCE": mcp, "MCP_ISSUER": authorization_server.issuer}
     wire = Recorder(load("protected_app").create_app(env))
-    live_server(wire, port=port)
+    live_server(wire, sock=held)
     return Served(mcp, wire, authorization_server)
 
 

@@ -26,20 +26,22 @@ from genmcp.client import (
     PrivateKeyJWT,
     SigningKey,
 )
-from support.authorization_server import AuthorizationServer, free_port
+from support.authorization_server import AuthorizationServer
 from support.dpop_gate import DPoPGate
 from support.examples import load
+from support.ports import listening
 from support.server import LiveServers
 from tests.client.conftest import KEYS
 
 
 @pytest.fixture
 def mcp(authorization_server: AuthorizationServer, live_server: LiveServers) -> str:
-    port = free_port()
+    held = listening(0)  # held until the server serves it
+    port = held.getsockname()[1]
     url = f"http://127.0.0.1:{port}/mcp"
     env = {"MCP_RESOURCE": url, "MCP_ISSUER": authorization_server.issuer}
     app = load("protected_app").create_app(env)
-    live_server(DPoPGate(app, url), port=port)  # bearer tokens pass; DPoP ones are checked
+    live_server(DPoPGate(app, url), sock=held)  # bearer tokens pass; DPoP ones are checked
     return url
 
 

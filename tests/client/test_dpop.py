@@ -21,21 +21,22 @@ from genmcp.client import Client, ClientError, DPoP, OAuth, SigningKey
 from support.authorization_server import (
     CLIENTS,
     AuthorizationServer,
-    free_port,
 )
 from support.dpop_gate import DPoPGate, thumbprint
 from support.examples import load
+from support.ports import listening
 from support.server import LiveServers
 
 ERAS = [None, "2025-11-25"]
 
 
 def serve(live_server: LiveServers, issuer: str, **gate: Any) -> tuple[str, DPoPGate]:
-    port = free_port()
+    held = listening(0)  # held until the server serves it
+    port = held.getsockname()[1]
     mcp = f"http://127.0.0.1:{port}/mcp"
     app = load("protected_app").create_app({"MCP_RESOURCE": mcp, "MCP_ISSUER": issuer})
     wall = DPoPGate(app, mcp, **gate)
-    live_server(wall, port=port)
+    live_server(wall, sock=held)
     return mcp, wall
 
 

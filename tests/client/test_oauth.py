@@ -23,9 +23,9 @@ from support.authorization_server import (
     PUBLIC_CLIENT,
     REDIRECT_URI,
     AuthorizationServer,
-    free_port,
 )
 from support.examples import load
+from support.ports import listening
 from support.recorder import Recorder
 from support.server import LiveServers
 
@@ -34,11 +34,12 @@ ERAS = [None, "2025-11-25"]
 
 @pytest.fixture
 def served(authorization_server: AuthorizationServer, live_server: LiveServers) -> Any:
-    port = free_port()
+    held = listening(0)  # held until the server serves it
+    port = held.getsockname()[1]
     mcp = f"http://127.0.0.1:{port}/mcp"
     env = {"MCP_RESOURCE": mcp, "MCP_ISSUER": authorization_server.issuer}
     wire = Recorder(load("protected_app").create_app(env))
-    live_server(wire, port=port)
+    live_server(wire, sock=held)
     return mcp, wire
 
 

@@ -24,7 +24,7 @@ from genmcp.fastapi.server_card import server_card_app
 from genmcp.fastapi.tenants import Tenants, tenants_router
 from genmcp.protocol.catalog import AI_CATALOG_PATH, MCP_CATALOG_PATH
 from support.legacy_http import ACCEPT
-from support.redis_server import free_port
+from support.ports import listening
 from support.registry import server_card_errors
 from support.server import LiveServer
 
@@ -43,8 +43,8 @@ def tenant_suite(tenant: str, **shared: Any) -> Suite:
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    port = free_port()
-    origin = f"http://127.0.0.1:{port}"
+    held = listening(0)  # held until the server serves it
+    origin = f"http://127.0.0.1:{held.getsockname()[1]}"
     tenants = Tenants(tenant_suite, known={"acme", "globex"})
     app = FastAPI()
     app.include_router(mcp_router(suite=NOTES), prefix="/notes/mcp")
@@ -60,7 +60,7 @@ def base() -> Iterator[str]:
     for path, form in ((MCP_CATALOG_PATH, "mcp"), (AI_CATALOG_PATH, "ai")):
         served = catalog_app([notes, *shops], draft=True, form=form)
         app.add_route(path, served, methods=["GET", "HEAD", "OPTIONS"])
-    with LiveServer(app, port=port) as url:
+    with LiveServer(app, sock=held) as url:
         yield url
 
 

@@ -3,6 +3,7 @@
 Owns: installing `oidc-provider` into `.cache/oidc-provider` (gitignored) from the npm
 registry on first use, generating the AS's signing keys (one RS256 key it signs with, one
 ES256 key it only publishes), starting `tests/support/oidc_as.mjs` on a free loopback port
+(held from the pick: its listening socket handed down, never free for another server meanwhile)
 and stopping it (by its pid), and getting real access tokens from it with the
 client-credentials grant for a resource indicator (RFC 8707). `PUBLIC_CLIENT` uses the
 authorization code grant with PKCE; `oidc_as.mjs` approves its login and consent at once, so
@@ -33,6 +34,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from support.cachelock import installing
+from support.ports import handing, listening
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SCRIPT: Final = Path(__file__).with_name("oidc_as.mjs")
@@ -115,17 +117,17 @@ class AuthorizationServer:
     ) -> None:
         """`clients`: more oidc-provider client records (e.g. a confidential code client);
         `dpop_nonces`: DPoP proofs at the AS must carry its nonce (RFC 9449 §8)."""
-        self.port = free_port()
-        self.issuer = f"http://127.0.0.1:{self.port}"
         self.rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.ec_key = ec.generate_private_key(ec.SECP256R1())
         rsa_jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.rsa_key))
         ec_jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.ec_key))
         keys = [{**rsa_jwk, "kid": "rs-1", "alg": "RS256", "use": "sig"}]
         keys.append({**ec_jwk, "kid": "ec-1", "alg": "ES256", "use": "sig"})
+        held = listening(0)  # held from the pick until node listens on it (handed down)
+        self.port: int = held.getsockname()[1]
+        self.issuer = f"http://127.0.0.1:{self.port}"
         config = {
             "issuer": self.issuer,
-            "port": self.port,
             "keys": keys,
             "scopes": list(SCOPES),
             "ttl": ttl_s,
@@ -152,20 +154,22 @@ class AuthorizationServer:
             ]
             + list(clients),
         }
-        env = {
-            **os.environ,
-            "AS_CONFIG": json.dumps(config),
-            "AS_MODULES": str(CACHE / "node_modules"),
-        }
         node = _node()
         assert node is not None
-        self.process = subprocess.Popen(
-            [node, str(SCRIPT)],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        with handing(held, self.port) as fd:
+            env = {
+                **os.environ,
+                "AS_CONFIG": json.dumps({**config, "fd": fd}),
+                "AS_MODULES": str(CACHE / "node_modules"),
+            }
+            self.process = subprocess.Popen(
+                [node, str(SCRIPT)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                pass_fds=[fd],
+            )
         self._wait_ready()
 
     def _wait_ready(self) -> None:

@@ -1,5 +1,5 @@
 // A real OAuth 2.1 authorization server for the auth tests: the certified `oidc-provider`
-// package (npm), configured from the JSON in $AS_CONFIG, listening on 127.0.0.1:$port.
+// package (npm), configured from the JSON in $AS_CONFIG, listening on the socket handed down ($fd).
 // Client-credentials grant, authorization code + PKCE (public clients; the login and consent
 // interactions approve at once, as user `alice`, every scope and resource asked for), RFC 8707
 // resource indicators, DPoP-bound tokens, private_key_jwt clients (every indicator gets JWT access
@@ -65,7 +65,8 @@ provider.use(async (ctx, next) => {
   const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: true });
   ctx.redirect(to);
 });
-const server = provider.listen(cfg.port, '127.0.0.1', () => {
+// on the listening socket the test holds since it picked the port (fd): never free meanwhile
+const server = provider.listen({ fd: cfg.fd }, () => {
   console.log(`ready ${server.address().port}`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -9,6 +9,7 @@ Without `redis-server` the test is skipped; with `CI` set it fails instead.
 
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 import socket
@@ -48,18 +49,37 @@ class OwnRedis:
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-redis-"))
         self.process: subprocess.Popen[bytes] | None = None
+        self.served = False
+        """Whether it has answered once (its port is then kept: clients know it)."""
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, *, empty: bool = False) -> None:
+        """Start it and return once it answers. redis-server cannot be handed a socket held
+        since the pick: a port picked free can be taken by another server before it binds
+        (it then exits: address in use). So what answers must be this process (``INFO``'s
+        ``process_id``), never another test's Redis; and a first start takes another free
+        port then (a restart keeps its port, which clients know)."""
         assert self.process is None
         if empty:
             for old in self.dir.iterdir():
                 shutil.rmtree(old) if old.is_dir() else old.unlink()
+        for _ in range(5):
+            if self._run():
+                self.served = True
+                return
+            if self.served:
+                break
+            self.port = free_port()
+        raise RuntimeError(f"redis-server did not answer on port {self.port}")
+
+    def _run(self) -> bool:
+        """Start redis-server on ``port``; True once it answers, False when it exited (the
+        port taken) or did not answer in 5 s."""
         aof = ["yes", "--appendfsync", "always"] if self.persist else ["no"]
-        self.process = subprocess.Popen(
+        process = self.process = subprocess.Popen(
             [
                 self.binary,
                 "--port",
@@ -79,11 +99,12 @@ class OwnRedis:
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            if self.answers():
-                return
+        while time.monotonic() < deadline and process.poll() is None:
+            if self.answers() and self._pid() == process.pid:
+                return True
             time.sleep(0.02)
-        raise RuntimeError(f"redis-server did not answer on port {self.port}")
+        self.stop()
+        return False
 
     def answers(self) -> bool:
         try:
@@ -92,6 +113,16 @@ class OwnRedis:
                 return conn.recv(7).startswith(b"+PONG")
         except OSError:
             return False
+
+    def _pid(self) -> int | None:
+        """The ``process_id`` of the Redis answering on ``port`` (None: no answer)."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+                conn.sendall(b"INFO server\r\n")
+                found = re.search(rb"process_id:(\d+)", conn.recv(65536))
+        except OSError:
+            return None
+        return None if found is None else int(found[1])
 
     def stop(self) -> None:
         """Kill it (SIGKILL: without ``persist`` its data is gone; with it, every write

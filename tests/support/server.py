@@ -18,6 +18,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import io
+import socket
 import sys
 import threading
 import time
@@ -52,8 +53,14 @@ class LiveServer:
         startup_timeout: float = 60.0,  # hang guards: a loaded machine starts a thread slowly
         shutdown_timeout: float = 20.0,  # twice of it stays under pytest-timeout's 60 s
         loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
+        sock: socket.socket | None = None,
         **config: Any,
     ) -> None:
+        """``sock``: a listening socket to serve (``ports.listening(0)``, its port known to the
+        app before it starts and never free meanwhile) instead of binding ``host:port``."""
+        if sock is not None:
+            host, port = sock.getsockname()[:2]
+        self.sock = sock
         self.config = uvicorn.Config(app, host=host, port=port, **{**CONFIG_DEFAULTS, **config})
         self.server = uvicorn.Server(self.config)
         self.host = host
@@ -99,10 +106,13 @@ class LiveServer:
         return self.url
 
     def stop(self) -> None:
-        """Ask uvicorn to exit; force it after `shutdown_timeout`; wait for the thread."""
+        """Stop accepting connections, then ask uvicorn to exit; force it after
+        `shutdown_timeout`; wait for the thread."""
         thread = self._thread
         if thread is None or not thread.is_alive():
             return
+        with contextlib.suppress(RuntimeError, TimeoutError):  # gone, or stuck: exit all the same
+            self.submit(self._stop_accepting()).result(self.shutdown_timeout)
         self.server.should_exit = True
         thread.join(self.shutdown_timeout)
         if thread.is_alive():
@@ -112,6 +122,20 @@ class LiveServer:
             thread.join(self.shutdown_timeout)
             if thread.is_alive():
                 raise RuntimeError(f"uvicorn on {self.url} did not stop\n{stuck}")
+
+    async def _stop_accepting(self) -> None:
+        """Take the listening sockets off the loop and let the connections accepted so far
+        get their transports, before uvicorn closes the server: a connection accepted in the
+        loop turn that closes it cannot be attached to it (CPython 3.11's ``Server._attach``
+        asserts), and its transport and socket were left unclosed to the garbage collector
+        (an "unclosed socket" error in whichever test it collected in). Connections arriving
+        from now on wait in the backlog and are refused when uvicorn closes the socket."""
+        loop = asyncio.get_running_loop()
+        for server in self.server.servers:
+            for sock in server.sockets:
+                loop.remove_reader(sock.fileno())
+        for _ in range(3):  # accepted -> transport built -> connection_made: one turn each
+            await asyncio.sleep(0)
 
     def stacks(self) -> str:
         """The server thread's stack and every pending task of its loop, with their stacks:
@@ -159,7 +183,7 @@ class LiveServer:
         try:
             with asyncio.Runner(loop_factory=self._loop_factory) as runner:
                 self._loop = runner.get_loop()
-                runner.run(self.server.serve())
+                runner.run(self.server.serve(None if self.sock is None else [self.sock]))
         except BaseException as exc:  # uvicorn reports a failed startup with sys.exit()
             self._failure = exc
 

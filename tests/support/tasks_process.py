@@ -18,7 +18,8 @@ from typing import Final
 
 import httpx
 
-from support.redis_server import free_port
+from support.ports import handing, listening
+from support.topology import SERVE_SOCKET
 
 __all__ = ["TasksProcess"]
 
@@ -26,22 +27,23 @@ APP_DIR: Final = Path(__file__).resolve().parents[1] / "storage" / "redis"
 
 
 class TasksProcess:
-    """``tasks_app:app`` under uvicorn on a free loopback port (``url``), on ``redis_url``."""
+    """``tasks_app:app`` under uvicorn on a free loopback port (``url``), on ``redis_url``; the
+    port held from the pick (a listening socket handed down, as ``topology.Processes`` do)."""
 
     def __init__(
         self, redis_url: str, *, prefix: str, root: Path, secret: str, **settings: str
     ) -> None:
-        self.port = free_port()
+        held = listening(0)  # held until the process has it: never free for another server
+        self.port: int = held.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         env = {"TASKS_REDIS_URL": redis_url, "TASKS_PREFIX": prefix,
                "TASKS_MARKERS": str(root),  # a cancelled work call leaves its file there
                "GENMCP_SECRET_KEY": secret, **settings}  # fmt: skip
         self.log = root / f"uvicorn-{self.port}.log"
-        with self.log.open("ab") as out:
+        with handing(held, self.port) as fd, self.log.open("ab") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "--app-dir", str(APP_DIR), "tasks_app:app",
-                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
-                env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
+                [sys.executable, str(SERVE_SOCKET), str(fd), str(APP_DIR), "tasks_app:app", "none"],
+                env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT, pass_fds=[fd],
             )  # fmt: skip
 
     def wait_ready(self, within_s: float = 30) -> None:

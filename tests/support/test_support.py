@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import gc
 import json
+import socket
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 
@@ -16,9 +20,12 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from support.client import ModernClient, decode_header_value, encode_header_value
+from support.ports import listening
+from support.redis_server import OwnRedis, require_redis_server
 from support.schema import SchemaViolation, require_schema, validate
 from support.server import LiveServer, LiveServers
 from support.sse import SSEComment, SSEEvent, SSEParser
+from support.topology import Nginx, require_nginx
 
 CALL_RESULT = {"resultType": "complete", "content": [{"type": "text", "text": "3"}]}
 
@@ -167,3 +174,90 @@ async def test_leaving_a_stream_closes_the_connection(
 
     assert first == SSEComment("tick")
     await asyncio.wait_for(closed.wait(), 5)
+
+
+def test_the_nginx_port_cannot_be_taken_before_nginx_serves_it() -> None:
+    """A port picked free and given to nginx only at its start could be taken meanwhile by
+    another server (a parallel worker's uvicorn or Redis): nginx then failed to bind, or the
+    test talked to that server. Forced here: another listener tries the port between the pick
+    and the start; nginx then serves on the socket held for it."""
+    nginx = Nginx(require_nginx(), [9])  # nothing there: nginx answers 502 itself
+    try:
+        with socket.socket() as other:
+            other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            with pytest.raises(OSError) as taken:
+                other.bind(("127.0.0.1", nginx.port))
+                other.listen()
+        assert taken.value.errno == errno.EADDRINUSE
+        nginx.start()
+        with httpx.Client(trust_env=False) as http:
+            reply = http.get(nginx.url)
+        log = (nginx.dir / "error.log").read_text()
+    finally:
+        nginx.stop()
+    assert reply.headers["server"].startswith("nginx")
+    assert "using inherited sockets" in log
+
+
+def test_own_redis_takes_another_port_when_its_port_was_taken() -> None:
+    """redis-server binds the port it is given itself: picked free, it can be taken by another
+    server first (a parallel worker's). Forced here: a first start then takes another port
+    (before: it waited on the squatter and failed, or served another test's Redis)."""
+    redis = OwnRedis(require_redis_server())
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", redis.port))
+        squatter.listen()  # accepts, never answers
+        taken = redis.port
+        try:
+            redis.start()
+            ours = redis.answers() and redis.port != taken
+        finally:
+            redis.close()
+    assert ours
+
+
+def test_a_live_server_serves_the_socket_held_for_it(live_server: LiveServers) -> None:
+    """An app that names its own URL needs its port before it serves: held (listening) from
+    the pick, another server cannot take it meanwhile, as it could a port picked free."""
+    held = listening(0)
+    with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        with pytest.raises(OSError) as taken:
+            other.bind(held.getsockname())
+            other.listen()
+    assert taken.value.errno == errno.EADDRINUSE
+    base = live_server(Starlette(routes=[Route("/", lambda request: PlainTextResponse("ours"))]),
+                       sock=held)  # fmt: skip
+    with httpx.Client(trust_env=False) as http:
+        assert http.get(base + "/").text == "ours"
+    assert base == f"http://127.0.0.1:{held.getsockname()[1]}"
+
+
+def test_a_connection_arriving_as_the_server_stops_is_not_left_to_the_gc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cause of an "unclosed socket" error in a later test (tests/compose/test_remote.py,
+    1 run in about 15 under load): a client connected as uvicorn's shutdown began, asyncio
+    accepted it in the loop turn that closed the server, and the transport it then built
+    failed (CPython 3.11: ``Server._attach`` asserts the server is open) and was left, with
+    its socket, to the garbage collector. Forced here: the connection arrives, is accepted,
+    then the shutdown closes the server before its transport is built."""
+    server = LiveServer(Starlette())
+    server.start()
+    shutdown = server.server.shutdown
+    late: list[socket.socket] = []
+
+    async def late_client(sockets: list[socket.socket] | None = None) -> None:
+        late.append(socket.create_connection(("127.0.0.1", server.port)))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # accepted (if the server still accepts); its transport not built
+        await shutdown(sockets)
+
+    monkeypatch.setattr(server.server, "shutdown", late_client)
+    server.stop()
+    for sock in late:
+        sock.close()
+    left: list[str] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda raised: left.append(str(raised.object)))
+    gc.collect()
+    assert left == []

@@ -4,12 +4,14 @@
 it holds from the moment it picks it (a listening socket handed down: `serve_socket.py`; a
 port picked free and given to uvicorn later could be taken meanwhile), sharing one Redis;
 `Nginx` starts Debian's nginx with a config of its own (a temporary prefix, no daemon, no
-access log) that spreads requests round-robin over them: a fresh upstream connection per
-request (no keepalive, so no stickiness), responses unbuffered (SSE flows as it is written),
-request bodies read whole before a process is picked (as docs/guides/deployment.md shows:
-unbuffered, nginx often closed a client's kept-alive connection after a refusal genmcp sent
-before the body), the next process tried when one refuses the connection. Both stop their
-processes by pid. Without nginx the test is skipped; with `CI` set it fails instead.
+access log), on a port held the same way (the socket inherited through nginx's ``NGINX``
+environment variable, which its binary upgrade uses), that spreads requests round-robin
+over them: a fresh upstream connection per request (no keepalive, so no stickiness),
+responses unbuffered (SSE flows as it is written), request bodies read whole before a
+process is picked (as docs/guides/deployment.md shows: unbuffered, nginx often closed a
+client's kept-alive connection after a refusal genmcp sent before the body), the next
+process tried when one refuses the connection. Both stop their processes by pid. Without
+nginx the test is skipped; with `CI` set it fails instead.
 """
 
 from __future__ import annotations
@@ -25,28 +27,15 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from support.redis_server import free_port
+from support.ports import handing, listening
 from support.required import unavailable
 
-__all__ = ["SCALE_APP_DIR", "Nginx", "Processes", "require_nginx"]
+__all__ = ["SCALE_APP_DIR", "SERVE_SOCKET", "Nginx", "Processes", "require_nginx"]
 
 SCALE_APP_DIR = Path(__file__).resolve().parents[2] / "bench" / "scale"
 
 
 SERVE_SOCKET = Path(__file__).with_name("serve_socket.py")
-
-
-def _listening(port: int) -> socket.socket:
-    """A socket listening on loopback ``port`` (0: a free one), as uvicorn would bind it."""
-    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        held.bind(("127.0.0.1", port))
-        held.listen(2048)
-    except OSError:
-        held.close()
-        raise
-    return held
 
 
 def wait_port(port: int, process: subprocess.Popen[bytes], within: float = 60.0) -> None:
@@ -95,7 +84,7 @@ class Processes:
         self.graceful_s = graceful_s
         # each port held (listening) from now until its process has the socket: never free
         # for another server to take meanwhile (support/serve_socket.py says why)
-        held = [_listening(0) for _ in range(n)]
+        held = [listening(0) for _ in range(n)]
         self.ports: list[int] = [sock.getsockname()[1] for sock in held]
         self._held: list[socket.socket | None] = list(held)
         self.env = {**os.environ, **env}
@@ -119,22 +108,14 @@ class Processes:
         """Start process ``index`` on the socket held for its port (bound again for a
         restart, or when the caller changed ``ports[index]``: an ``OSError`` if another
         listener took the port meanwhile); the process has it, this one lets it go."""
-        held, port = self._held[index], self.ports[index]
-        self._held[index] = None
-        if held is None or held.getsockname()[1] != port:
-            if held is not None:
-                held.close()
-            held = _listening(port)
-        fd = held.fileno()
-        command = [sys.executable, str(SERVE_SOCKET), str(fd), str(self.app_dir), self.app,
-                   f"{self.graceful_s:g}"]  # fmt: skip
-        try:
+        held, self._held[index] = self._held[index], None
+        with handing(held, self.ports[index]) as fd:
+            command = [sys.executable, str(SERVE_SOCKET), str(fd), str(self.app_dir), self.app,
+                       f"{self.graceful_s:g}"]  # fmt: skip
             with (self.logs / f"uvicorn-{index}.log").open("ab") as log:  # the child keeps it
                 self.processes[index] = subprocess.Popen(
                     command, env=self.env, stdout=log, stderr=subprocess.STDOUT, pass_fds=[fd]
                 )
-        finally:
-            held.close()  # the child's copy listens: when it dies, connections are refused
 
     def log(self, index: int) -> str:
         """What process ``index`` wrote (warnings and tracebacks)."""
@@ -212,7 +193,8 @@ _HTTP = """    upstream genmcp {{
 
 
 class Nginx:
-    """nginx on a free loopback port, round-robin over `upstreams` (host:port)."""
+    """nginx on a free loopback port, round-robin over `upstreams` (host:port); the port is
+    held (listening) from the pick until nginx has it, as `Processes` holds theirs."""
 
     def __init__(
         self,
@@ -232,7 +214,8 @@ class Nginx:
         request it has sent can then be sent again to the next one; off, a refusal that
         genmcp sends before the body often ends the client's connection to nginx)."""
         self.binary = binary
-        self.port = free_port()
+        self._held: socket.socket | None = listening(0)
+        self.port: int = self._held.getsockname()[1]
         self.dir = Path(tempfile.mkdtemp(prefix="genmcp-nginx-"))
         self.upstreams = list(upstreams)
         self.keepalive, self.keepalive_timeout_s = keepalive, keepalive_timeout_s
@@ -274,23 +257,32 @@ class Nginx:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> Nginx:
-        self.process = subprocess.Popen(
-            [
-                self.binary,
-                "-p",
-                str(self.dir),
-                "-c",
-                str(self.dir / "nginx.conf"),
-                "-e",
-                str(self.dir / "error.log"),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        """Start nginx on the held socket (``NGINX=fd;``: it listens there, binds nothing, as
+        the config's ``listen`` is that address; bound again for a restart)."""
+        held, self._held = self._held, None
+        with handing(held, self.port) as fd:
+            self.process = subprocess.Popen(
+                [
+                    self.binary,
+                    "-p",
+                    str(self.dir),
+                    "-c",
+                    str(self.dir / "nginx.conf"),
+                    "-e",
+                    str(self.dir / "error.log"),
+                ],
+                env={**os.environ, "NGINX": f"{fd};"},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=[fd],
+            )
         wait_port(self.port, self.process)
         return self
 
     def stop(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:  # never started
+            held.close()
         if self.process is not None:
             self.process.send_signal(signal.SIGTERM)  # fast shutdown
             try:

@@ -33,8 +33,9 @@ from genmcp.auth.front import MetadataDocuments, RegistrationError
 from genmcp.auth.front.metadata_documents import reached
 from genmcp.client import Client
 from genmcp.client.oauth import OAuth
-from support.authorization_server import AuthorizationServer, free_port
+from support.authorization_server import AuthorizationServer
 from support.examples import load
+from support.ports import listening
 from support.recorder import Recorder
 from support.server import LiveServer, LiveServers
 
@@ -123,9 +124,10 @@ def _documents_app(base: str) -> FastAPI:
 @pytest.fixture(scope="module")
 def documents_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     cert, key = _certificate(tmp_path_factory.mktemp("tls"))
-    port = free_port()
+    held = listening(0)  # held until the server serves it
+    port = held.getsockname()[1]
     base = f"https://localhost:{port}"
-    server = LiveServer(_documents_app(base), port=port, ssl_certfile=str(cert),
+    server = LiveServer(_documents_app(base), sock=held, ssl_certfile=str(cert),
                         ssl_keyfile=str(key))  # fmt: skip
     with server:
         yield base, cert
