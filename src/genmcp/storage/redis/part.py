@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Final, Self, TypedDict, Unpack
 
+from genmcp.protocol.shapes import check_keywords
 from genmcp.storage.redis.options import RedisOptions
 from genmcp.storage.redis.topology import Client
 
@@ -33,6 +34,9 @@ class PartOptions(TypedDict, total=False):
 
     prefix: str
     options: RedisOptions | None
+
+
+_PART_KEYWORDS: Final = PartOptions.__optional_keys__
 
 
 async def close_client(closeable: Any) -> None:
@@ -79,9 +83,7 @@ class RedisPart(OnRedis):
     """
 
     def __init__(self, client: Client, **part: Unpack[PartOptions]) -> None:
-        unknown = sorted(part.keys() - PartOptions.__optional_keys__)
-        if unknown:  # what the signature of keywords named one by one refused
-            raise TypeError(f"{type(self).__name__}() got an unexpected keyword {unknown[0]!r}")
+        check_keywords(part, _PART_KEYWORDS, type(self).__name__)
         self._client, self._prefix = client, part.get("prefix", DEFAULT_PREFIX)
         self._owns_client = False
         options = part.get("options")
